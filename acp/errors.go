@@ -1,0 +1,112 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// JSON-RPC and ACP error codes.
+const (
+	CodeParseError       = -32700
+	CodeInvalidRequest   = -32600
+	CodeMethodNotFound   = -32601
+	CodeInvalidParams    = -32602
+	CodeInternalError    = -32603
+	CodeAuthRequired     = -32000
+	CodeResourceNotFound = -32002
+	CodeRequestCancelled = -32800
+)
+
+// Error is an error that carries its JSON-RPC code. Wrap it with %w anywhere;
+// ToRPCError finds it with errors.As.
+type Error struct {
+	Code    int64
+	Message string
+	Data    any
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Is makes errors.Is(err, ErrInvalidParams) match any *Error of the same code.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code && t.Message == ""
+}
+
+// Sentinels for errors.Is; their empty message means "any error of this code".
+var (
+	ErrInvalidParams    = &Error{Code: CodeInvalidParams}
+	ErrInvalidRequest   = &Error{Code: CodeInvalidRequest}
+	ErrMethodNotFound   = &Error{Code: CodeMethodNotFound}
+	ErrInternal         = &Error{Code: CodeInternalError}
+	ErrResourceNotFound = &Error{Code: CodeResourceNotFound}
+	ErrCancelled        = &Error{Code: CodeRequestCancelled}
+)
+
+// Errorf builds an *Error with the given code.
+func Errorf(code int64, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// InvalidParams reports bad params of method; it names the method and the problem.
+func InvalidParams(method string, err error) *Error {
+	return &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("invalid params for %s: %v", method, err)}
+}
+
+// MethodNotFound reports an unknown method by name.
+func MethodNotFound(method string) *Error {
+	return &Error{Code: CodeMethodNotFound, Message: "method not found: " + method}
+}
+
+// ToRPCError is the one place errors become JSON-RPC errors. A wrapped
+// *Error or *jsonrpc2.Error keeps its code (with the full wrapped message);
+// context cancellation becomes -32800; anything else -32603, never code 0.
+func ToRPCError(err error) *jsonrpc2.Error {
+	if err == nil {
+		return nil
+	}
+	out := &jsonrpc2.Error{Code: CodeInternalError, Message: err.Error()}
+	var ae *Error
+	var je *jsonrpc2.Error
+	switch {
+	case errors.As(err, &ae):
+		out.Code = ae.Code
+		if ae.Data != nil {
+			b, mErr := json.Marshal(ae.Data)
+			if mErr == nil {
+				raw := json.RawMessage(b)
+				out.Data = &raw
+			}
+		}
+	case errors.As(err, &je):
+		out.Code = je.Code
+		out.Data = je.Data
+		if out.Code == 0 {
+			out.Code = CodeInternalError
+		}
+	case errors.Is(err, context.Canceled):
+		out.Code = CodeRequestCancelled
+	}
+	if out.Message == "" {
+		out.Message = "error"
+	}
+	return out
+}
+
+// FromRPCError turns an error returned by jsonrpc2 (a peer's error reply)
+// into an *Error, keeping code, message and data; other errors pass through.
+func FromRPCError(err error) error {
+	var je *jsonrpc2.Error
+	if errors.As(err, &je) {
+		out := &Error{Code: je.Code, Message: je.Message}
+		if je.Data != nil {
+			out.Data = *je.Data
+		}
+		return out
+	}
+	return err
+}

@@ -1,0 +1,217 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// Peer is the side of a connection a handler can talk back to.
+type Peer interface {
+	// Call sends a request and waits for its response. If ctx ends first, a
+	// $/cancel_request is sent to the peer and ctx.Err() is returned.
+	Call(ctx context.Context, method string, params, result any) error
+	// Notify sends a notification. It returns once the message is written.
+	Notify(ctx context.Context, method string, params any) error
+}
+
+// Handler receives one connection's inbound messages.
+type Handler interface {
+	// HandleNotification runs inline on the read loop, in arrival order. It
+	// may write (Notify) but must never wait for a response.
+	HandleNotification(ctx context.Context, method string, params json.RawMessage)
+	// HandleRequest runs in its own goroutine. ctx is cancelled by the peer's
+	// $/cancel_request for this request or when the connection closes. The
+	// result is marshalled as is (json.RawMessage passes through untouched);
+	// the error is mapped by ToRPCError.
+	HandleRequest(ctx context.Context, method string, params json.RawMessage) (any, error)
+}
+
+// Conn is one JSON-RPC connection with ACP's dispatch rules.
+type Conn struct {
+	rpc *jsonrpc2.Conn
+
+	nextID atomic.Uint64 // ids of our outgoing requests
+
+	mu       sync.Mutex
+	inflight map[jsonrpc2.ID]context.CancelFunc // requests being handled, for $/cancel_request
+	wg       sync.WaitGroup                     // request goroutines
+}
+
+// ConnOptions configures NewConn.
+type ConnOptions struct {
+	// Logf receives jsonrpc2's own diagnostics (responses to unknown ids,
+	// protocol errors). nil discards them.
+	Logf func(format string, args ...any)
+	// Trace, when set, sees every message in each direction.
+	OnRecv func(*jsonrpc2.Request, *jsonrpc2.Response)
+	OnSend func(*jsonrpc2.Request, *jsonrpc2.Response)
+}
+
+type logfLogger func(format string, args ...any)
+
+func (l logfLogger) Printf(format string, v ...any) { l(format, v...) }
+
+// NewConn starts serving stream with h. It returns at once; the read loop
+// runs until the stream fails or Close is called.
+func NewConn(ctx context.Context, stream jsonrpc2.ObjectStream, h Handler, opts ConnOptions) *Conn {
+	c := &Conn{inflight: map[jsonrpc2.ID]context.CancelFunc{}}
+	logf := opts.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	copts := []jsonrpc2.ConnOpt{jsonrpc2.SetLogger(logfLogger(logf))}
+	if opts.OnRecv != nil {
+		copts = append(copts, jsonrpc2.OnRecv(opts.OnRecv))
+	}
+	if opts.OnSend != nil {
+		copts = append(copts, jsonrpc2.OnSend(opts.OnSend))
+	}
+	c.rpc = jsonrpc2.NewConn(ctx, stream, &dispatcher{c: c, h: h}, copts...)
+	return c
+}
+
+// Done is closed when the connection is closed, by either side.
+func (c *Conn) Done() <-chan struct{} { return c.rpc.DisconnectNotify() }
+
+// Close closes the connection. Pending calls fail with jsonrpc2.ErrClosed.
+func (c *Conn) Close() error { return c.rpc.Close() }
+
+// Wait blocks until every request goroutine has returned (after Close).
+func (c *Conn) Wait() { c.wg.Wait() }
+
+// Call implements Peer.
+func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	p, err := c.Start(ctx, method, params)
+	if err != nil {
+		return err
+	}
+	return p.Wait(ctx, result)
+}
+
+// Pending is a call that was sent and not yet answered.
+type Pending struct {
+	c      *Conn
+	method string
+	id     jsonrpc2.ID
+	w      jsonrpc2.Waiter
+}
+
+// Start sends a request and returns without waiting for the answer.
+func (c *Conn) Start(ctx context.Context, method string, params any) (*Pending, error) {
+	id := jsonrpc2.ID{Num: c.nextID.Add(1) - 1}
+	w, err := c.rpc.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	return &Pending{c: c, method: method, id: id, w: w}, nil
+}
+
+// Wait waits for the answer; see Conn.Call.
+func (p *Pending) Wait(ctx context.Context, result any) error {
+	err := p.w.Wait(ctx, result)
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		// Tell the peer; it must still answer, but nobody waits any more.
+		p.c.CancelRequest(p.id)
+		return ctx.Err()
+	}
+	return fmt.Errorf("%s: %w", p.method, FromRPCError(err))
+}
+
+// CancelRequest sends $/cancel_request for one of our requests. Best effort.
+func (c *Conn) CancelRequest(id jsonrpc2.ID) {
+	_ = c.rpc.Notify(context.Background(), MethodCancelRequest, map[string]any{"requestId": id})
+}
+
+// ID is the JSON-RPC id of the request on the wire.
+func (p *Pending) ID() jsonrpc2.ID { return p.id }
+
+// Notify implements Peer.
+func (c *Conn) Notify(ctx context.Context, method string, params any) error {
+	if err := c.rpc.Notify(ctx, method, params); err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	return nil
+}
+
+type dispatcher struct {
+	c *Conn
+	h Handler
+}
+
+func params(req *jsonrpc2.Request) json.RawMessage {
+	if req.Params == nil {
+		return nil
+	}
+	return *req.Params
+}
+
+func (d *dispatcher) Handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	if req.Notif {
+		if req.Method == MethodCancelRequest {
+			d.cancelRequest(params(req))
+			return
+		}
+		d.h.HandleNotification(ctx, req.Method, params(req))
+		return
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	c := d.c
+	c.mu.Lock()
+	c.inflight[req.ID] = cancel
+	c.mu.Unlock()
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer func() {
+			c.mu.Lock()
+			delete(c.inflight, req.ID)
+			c.mu.Unlock()
+			cancel()
+		}()
+		res, err := d.safeHandle(rctx, req)
+		// Replies go out on a context that outlives the request's.
+		rep := context.WithoutCancel(rctx)
+		if err != nil {
+			_ = rpc.ReplyWithError(rep, req.ID, ToRPCError(err))
+			return
+		}
+		if res == nil {
+			res = json.RawMessage("{}")
+		}
+		if err := rpc.Reply(rep, req.ID, res); err != nil {
+			_ = rpc.ReplyWithError(rep, req.ID, ToRPCError(fmt.Errorf("encode result: %w", err)))
+		}
+	}()
+}
+
+func (d *dispatcher) safeHandle(ctx context.Context, req *jsonrpc2.Request) (res any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = Errorf(CodeInternalError, "internal error handling %s: %v", req.Method, r)
+		}
+	}()
+	return d.h.HandleRequest(ctx, req.Method, params(req))
+}
+
+func (d *dispatcher) cancelRequest(raw json.RawMessage) {
+	var p struct {
+		RequestID jsonrpc2.ID `json:"requestId"`
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return // unknown or malformed: ignore, as ACP says
+	}
+	d.c.mu.Lock()
+	cancel := d.c.inflight[p.RequestID]
+	d.c.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}

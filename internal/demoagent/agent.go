@@ -79,15 +79,14 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	a.peer = conn
 	close(a.ready)
 
-	var err error
 	select {
 	case <-conn.Done():
 	case <-ctx.Done():
-		err = ctx.Err()
 	}
 	_ = conn.Close()
 	conn.Wait()
-	return err
+	// jsonrpc2 also closes the conn when ctx ends, so Done may win the race.
+	return ctx.Err()
 }
 
 // closers closes every member that is an io.Closer.

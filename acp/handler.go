@@ -31,6 +31,15 @@ type Handler interface {
 	HandleRequest(ctx context.Context, method string, params json.RawMessage) (any, error)
 }
 
+// Preparer is optionally implemented by a Handler. PrepareRequest runs inline
+// on the read loop, in arrival order, before the request's goroutine starts,
+// so state a later notification depends on (e.g. a turn that session/cancel
+// must find) exists by then. It must not block. The returned context becomes
+// the request's context (return ctx unchanged if there is nothing to add).
+type Preparer interface {
+	PrepareRequest(ctx context.Context, method string, params json.RawMessage) context.Context
+}
+
 // Conn is one JSON-RPC connection with ACP's dispatch rules.
 type Conn struct {
 	rpc *jsonrpc2.Conn
@@ -141,6 +150,14 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	return nil
 }
 
+// AfterReply may be returned by HandleRequest: Result is sent as the reply,
+// then Then runs (on the request's goroutine), so a follow-up message is
+// ordered after the reply on the wire.
+type AfterReply struct {
+	Result any
+	Then   func()
+}
+
 type dispatcher struct {
 	c *Conn
 	h Handler
@@ -162,6 +179,9 @@ func (d *dispatcher) Handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrp
 		d.h.HandleNotification(ctx, req.Method, params(req))
 		return
 	}
+	if p, ok := d.h.(Preparer); ok {
+		ctx = p.PrepareRequest(ctx, req.Method, params(req))
+	}
 	rctx, cancel := context.WithCancel(ctx)
 	c := d.c
 	c.mu.Lock()
@@ -182,6 +202,12 @@ func (d *dispatcher) Handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrp
 		if err != nil {
 			_ = rpc.ReplyWithError(rep, req.ID, ToRPCError(err))
 			return
+		}
+		if ar, ok := res.(AfterReply); ok {
+			if ar.Then != nil {
+				defer ar.Then()
+			}
+			res = ar.Result
 		}
 		if res == nil {
 			res = json.RawMessage("{}")

@@ -48,5 +48,5 @@ const (
 	// Notifications, bridge -> editor.
 	MethodApprovalResolved = "_acp-bridge/approval/resolved"
 	MethodAgentStatus      = "_acp-bridge/agent/status"
-	MethodDecision         = "_acp-bridge/decision"
+	MethodSettingsInvalid  = "_acp-bridge/settings/invalid"
 )

@@ -1,0 +1,144 @@
+package agents
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"sync"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+)
+
+const (
+	// maxStderrLine bounds one logged stderr line; longer lines are split.
+	maxStderrLine = 64 << 10
+	// stderrTailLines is how many stderr lines ExitError keeps.
+	stderrTailLines = 20
+	// tailLineBytes bounds each line kept in the tail.
+	tailLineBytes = 1 << 10
+)
+
+// readStderr is the stderr goroutine: every line goes to the logger and the
+// tail ring. It returns at EOF or when the waiter closes the pipe.
+func (p *Process) readStderr() {
+	defer close(p.stderrDone)
+	err := readLines(p.stderr, maxStderrLine, func(line []byte) {
+		s := string(line)
+		p.tail.add(s)
+		if ce := p.log.Check(lineLevel(line), s); ce != nil {
+			ce.Write()
+		}
+	})
+	if err != nil && !errors.Is(err, io.EOF) && !isClosed(err) {
+		p.log.Debug("read agent stderr", zap.Error(err))
+	}
+}
+
+// readLines calls emit for each non-empty line of r, without its line ending
+// and with ANSI escape sequences removed. A line longer than max bytes is
+// emitted in pieces of max bytes. emit must not keep line. It returns the
+// error that ended reading (io.EOF at the end of input).
+func readLines(r io.Reader, max int, emit func(line []byte)) error {
+	br := bufio.NewReaderSize(r, max)
+	var buf []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(chunk) > 0 {
+			buf = stripANSI(buf[:0], bytes.TrimRight(chunk, "\r\n"))
+			if len(bytes.TrimSpace(buf)) > 0 {
+				emit(buf)
+			}
+		}
+		switch {
+		case err == nil, errors.Is(err, bufio.ErrBufferFull):
+			continue
+		default:
+			return err
+		}
+	}
+}
+
+// stripANSI appends src to dst without CSI escape sequences (colours, cursor
+// moves) and other two-byte ESC sequences.
+func stripANSI(dst, src []byte) []byte {
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if c != 0x1b {
+			dst = append(dst, c)
+			continue
+		}
+		if i+1 >= len(src) {
+			break
+		}
+		if src[i+1] != '[' {
+			i++ // ESC x
+			continue
+		}
+		// CSI: parameters and intermediates up to a final byte in 0x40..0x7e.
+		j := i + 2
+		for j < len(src) && (src[j] < 0x40 || src[j] > 0x7e) {
+			j++
+		}
+		i = j
+	}
+	return dst
+}
+
+// errorWords mark a stderr line as looking like an error or a warning.
+var errorWords = [][]byte{
+	[]byte("error"), []byte("panic"), []byte("fatal"), []byte("exception"),
+	[]byte("traceback"), []byte("uncaught"), []byte("failed"), []byte("warn"),
+}
+
+// lineLevel is Warn for lines that look like errors, else Info. Only the
+// first 256 bytes are looked at.
+func lineLevel(line []byte) zapcore.Level {
+	head := line[:min(len(line), 256)]
+	lower := bytes.ToLower(head)
+	for _, w := range errorWords {
+		if bytes.Contains(lower, w) {
+			return zapcore.WarnLevel
+		}
+	}
+	return zapcore.InfoLevel
+}
+
+func isClosed(err error) bool {
+	return errors.Is(err, os.ErrClosed)
+}
+
+// lineRing keeps the last n lines added, each cut to tailLineBytes.
+type lineRing struct {
+	mu   sync.Mutex
+	buf  []string // guarded by mu
+	next int      // guarded by mu: where the next line goes once buf is full
+}
+
+func newLineRing(n int) *lineRing { return &lineRing{buf: make([]string, 0, n)} }
+
+func (r *lineRing) add(s string) {
+	if len(s) > tailLineBytes {
+		s = strings.ToValidUTF8(s[:tailLineBytes], "") + "…"
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.buf) < cap(r.buf) {
+		r.buf = append(r.buf, s)
+		return
+	}
+	r.buf[r.next] = s
+	r.next = (r.next + 1) % len(r.buf)
+}
+
+// lines returns the kept lines, oldest first.
+func (r *lineRing) lines() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]string, 0, len(r.buf))
+	out = append(out, r.buf[r.next:]...)
+	return append(out, r.buf[:r.next]...)
+}

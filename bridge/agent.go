@@ -1,0 +1,480 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/acp-bridge/acp-bridge/acp"
+	"github.com/acp-bridge/acp-bridge/agents"
+	"github.com/acp-bridge/acp-bridge/approvals"
+)
+
+// Agent statuses reported by _acp-bridge/agents/list.
+const (
+	statusIdle     = "idle"
+	statusStarting = "starting"
+	statusRunning  = "running"
+	statusCrashed  = "crashed"
+	statusStopped  = "stopped"
+)
+
+type agentInfo struct {
+	ID           string          `json:"id"`
+	Name         string          `json:"name"`
+	Command      string          `json:"command"`
+	Args         []string        `json:"args"`
+	Status       string          `json:"status"`
+	Pid          int             `json:"pid,omitempty"`
+	Capabilities json.RawMessage `json:"capabilities,omitempty"`
+	AgentInfo    *acp.Implementation `json:"agentInfo,omitempty"`
+	Modes        json.RawMessage `json:"modes,omitempty"`
+	LastError    string          `json:"lastError,omitempty"`
+	Restarts     int             `json:"restarts"`
+	Family       string          `json:"family"`
+}
+
+// agentRT is one configured agent at run time: its process (if any), its
+// connection, its sessions.
+type agentRT struct {
+	b    *Bridge
+	name string
+	log  *zap.Logger
+
+	mu        sync.Mutex
+	status    string
+	lastErr   string
+	restarts  int
+	gen       int // process generation, bumped at every start
+	proc      *agents.Process
+	conn      *acp.Conn
+	stdin     *acp.QueueWriter
+	init      acp.InitializeResponse
+	modes     json.RawMessage // the last session/new modes, for agents/list
+	modeIDs   map[string]bool
+	family    approvals.Family
+	command   string
+	args      []string
+	starting  chan struct{} // non-nil while a start is in progress
+	backoff   agents.Backoff
+	notBefore time.Time
+	startedAt time.Time
+	stopping  bool
+	reported  chan struct{} // closed by watch once an exit of the current process is recorded
+	sessions  map[string]*session // by child session id, current generation
+	active    *session            // the session that prompted last
+}
+
+func newAgentRT(b *Bridge, name string) *agentRT {
+	return &agentRT{
+		b: b, name: name, log: b.log.With(zap.String("agent", name)),
+		status: statusIdle, sessions: map[string]*session{}, modeIDs: map[string]bool{},
+		backoff: agents.Backoff{Min: 500 * time.Millisecond, Max: 30 * time.Second},
+	}
+}
+
+func (a *agentRT) info() agentInfo {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	in := agentInfo{ID: a.name, Name: a.name, Command: a.command, Args: a.args, Status: a.status,
+		LastError: a.lastErr, Restarts: a.restarts, Family: string(a.family), Modes: a.modes}
+	if in.Command == "" {
+		cfg := a.b.snapshot().Config.Agents[a.name]
+		in.Command, in.Args = cfg.Command, cfg.Args
+	}
+	if a.proc != nil && a.status == statusRunning {
+		in.Pid = a.proc.Pid()
+	}
+	if len(a.init.AgentCapabilities) > 0 {
+		in.Capabilities = a.init.AgentCapabilities
+	}
+	in.AgentInfo = a.init.AgentInfo
+	return in
+}
+
+func (a *agentRT) notifyStatus() {
+	a.b.notifyEditor(acp.MethodAgentStatus, a.info())
+}
+
+// connFor returns the connection if the process of generation gen is still running.
+func (a *agentRT) connFor(gen int) *acp.Conn {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.gen != gen || a.status != statusRunning {
+		return nil
+	}
+	return a.conn
+}
+
+// sessionConn returns the connection serving s, or a clear error if the
+// process that owned s is gone.
+func (a *agentRT) sessionConn(ctx context.Context, s *session) (*acp.Conn, error) {
+	if c := a.connFor(s.gen); c != nil {
+		return c, nil
+	}
+	a.mu.Lock()
+	status, lastErr := a.status, a.lastErr
+	a.mu.Unlock()
+	return nil, acp.Errorf(acp.CodeInternalError,
+		"agent %s is %s (%s); session %s belonged to a process that is gone: start a new session", a.name, status, orNone(lastErr), s.id)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no error reported"
+	}
+	return s
+}
+
+// ensure returns a running, initialized connection, starting the process if
+// needed (one start at a time; concurrent callers wait for it). After a
+// crash, a restart waits out the backoff (bounded by ctx).
+func (a *agentRT) ensure(ctx context.Context) (*acp.Conn, int, error) {
+	for {
+		a.mu.Lock()
+		if a.status == statusRunning && a.conn != nil {
+			c, g := a.conn, a.gen
+			a.mu.Unlock()
+			return c, g, nil
+		}
+		if a.starting != nil {
+			ch := a.starting
+			a.mu.Unlock()
+			select {
+			case <-ch:
+				a.mu.Lock()
+				err := a.lastErr
+				running := a.status == statusRunning
+				a.mu.Unlock()
+				if !running {
+					return nil, 0, acp.Errorf(acp.CodeInternalError, "agent %s failed to start: %s", a.name, err)
+				}
+				continue
+			case <-ctx.Done():
+				return nil, 0, ctx.Err()
+			}
+		}
+		if a.b.lifetime.Err() != nil {
+			a.mu.Unlock()
+			return nil, 0, acp.Errorf(acp.CodeInternalError, "acp-bridge is shutting down")
+		}
+		if wait := time.Until(a.notBefore); wait > 0 {
+			a.mu.Unlock()
+			a.log.Info("waiting before restarting a crashed agent", zap.Duration("backoff", wait))
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return nil, 0, ctx.Err()
+			}
+			continue
+		}
+		ch := make(chan struct{})
+		a.starting = ch
+		if a.gen > 0 {
+			a.restarts++
+		}
+		a.gen++
+		gen := a.gen
+		a.status = statusStarting
+		a.mu.Unlock()
+		a.notifyStatus()
+
+		err := a.start(ctx, gen)
+
+		a.mu.Lock()
+		a.starting = nil
+		if err != nil {
+			a.status = statusCrashed
+			a.lastErr = err.Error()
+			a.notBefore = time.Now().Add(a.backoff.Next())
+		} else {
+			a.status = statusRunning
+			a.lastErr = ""
+		}
+		close(ch)
+		a.mu.Unlock()
+		a.notifyStatus()
+		if err != nil {
+			a.log.Error("agent failed to start", zap.Error(err))
+			return nil, 0, acp.Errorf(acp.CodeInternalError, "agent %s failed to start: %v", a.name, err)
+		}
+	}
+}
+
+// start spawns the process and runs initialize. Called with no lock held,
+// by the one caller that set a.starting.
+func (a *agentRT) start(ctx context.Context, gen int) error {
+	snap := a.b.snapshot()
+	cfg, ok := snap.Config.Agents[a.name]
+	if !ok {
+		return fmt.Errorf("agent %s is no longer configured", a.name)
+	}
+	if cfg.Command == "" {
+		return fmt.Errorf("agents.%s.command is empty", a.name)
+	}
+	family := approvals.Family(cfg.Family)
+	if family == "" {
+		family = approvals.DetectFamily(a.name, cfg.Command, cfg.Args)
+	}
+	dir := cfg.Cwd
+	if dir == "" {
+		dir = a.b.opts.WorkspaceDir
+	}
+	proc, err := agents.Start(a.b.lifetime, agents.Spec{
+		Name: a.name, Command: cfg.Command, Args: cfg.Args, Env: cfg.Env, Dir: dir,
+	}, a.b.log)
+	if err != nil {
+		return err
+	}
+	stdin := acp.NewQueueWriter(proc.Stdin(), proc.Stdin())
+	stream := acp.NewStream(proc.Stdout(), stdin, stdin, acp.StreamOptions{
+		MaxLineBytes: snap.Config.MaxLineBytes,
+		OnDrop: func(ev acp.StreamEvent) {
+			a.log.Warn("dropped a line from the agent; the connection goes on",
+				zap.String("kind", ev.Kind), zap.Error(ev.Err), zap.String("prefix", ev.Prefix))
+		},
+	})
+	conn := acp.NewConn(a.b.lifetime, stream, &childHandler{a: a, gen: gen}, a.b.connOptions("agent:"+a.name))
+
+	a.mu.Lock()
+	a.proc, a.conn, a.stdin = proc, conn, stdin
+	a.reported = make(chan struct{})
+	a.family, a.command, a.args = family, cfg.Command, cfg.Args
+	a.startedAt = time.Now()
+	a.sessions = map[string]*session{}
+	a.active = nil
+	a.mu.Unlock()
+	go a.watch(proc, conn, gen)
+
+	caps := a.b.editorCapabilities()
+	initParams := acp.InitializeRequest{
+		ProtocolVersion: acp.ProtocolVersion,
+		// fs and terminal only when the editor offered them: the bridge
+		// serves them by forwarding, after a policy check.
+		ClientCapabilities: acp.ClientCapabilities{FS: caps.FS, Terminal: caps.Terminal},
+		ClientInfo:         &acp.Implementation{Name: "acp-bridge", Version: a.b.opts.Version},
+	}
+	ictx, cancel := context.WithTimeout(ctx, a.b.opts.InitTimeout)
+	defer cancel()
+	var res acp.InitializeResponse
+	err = conn.Call(ictx, acp.MethodInitialize, initParams, &res)
+	if err == nil && res.ProtocolVersion != acp.ProtocolVersion {
+		err = fmt.Errorf("agent answered protocolVersion %d; acp-bridge speaks %d", res.ProtocolVersion, acp.ProtocolVersion)
+	}
+	if err != nil {
+		select {
+		case <-proc.Done():
+			err = fmt.Errorf("initialize: agent exited: %v", proc.ExitErr())
+		default:
+			if errors.Is(err, context.DeadlineExceeded) {
+				err = fmt.Errorf("initialize: no answer within %s", a.b.opts.InitTimeout)
+			} else {
+				err = fmt.Errorf("initialize: %w", err)
+			}
+		}
+		a.kill(proc, stdin)
+		return err
+	}
+	a.mu.Lock()
+	a.init = res
+	a.mu.Unlock()
+	a.log.Info("agent started", zap.Int("pid", proc.Pid()), zap.String("family", string(family)))
+	return nil
+}
+
+func (a *agentRT) kill(proc *agents.Process, stdin *acp.QueueWriter) {
+	stdin.Abort()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = proc.Stop(ctx)
+}
+
+// watch turns a process exit into a crash report: approvals resolved as
+// cancelled, prompts failed (their conn closes), status crashed.
+func (a *agentRT) watch(proc *agents.Process, conn *acp.Conn, gen int) {
+	select {
+	case <-proc.Done():
+	case <-conn.Done():
+		// stdout closed while the process lives: it can no longer talk.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = proc.Stop(ctx)
+		cancel()
+		<-proc.Done()
+	}
+	_ = conn.Close()
+	exitErr := proc.ExitErr()
+	a.mu.Lock()
+	if a.gen != gen {
+		a.mu.Unlock()
+		return
+	}
+	stopping := a.stopping
+	uptime := time.Since(a.startedAt)
+	if stopping {
+		a.status = statusStopped
+	} else {
+		a.status = statusCrashed
+		if exitErr != nil {
+			a.lastErr = exitErr.Error()
+		} else {
+			a.lastErr = "exited with status 0"
+		}
+		if uptime > time.Minute {
+			a.backoff.Reset()
+		}
+		a.notBefore = time.Now().Add(a.backoff.Next())
+	}
+	a.conn = nil
+	lastErr := a.lastErr
+	close(a.reported)
+	a.mu.Unlock()
+	by := approvals.SourceAgentExit
+	n := a.b.broker.ResolveAgent(a.name, approvals.Resolution{Outcome: acp.OutcomeCancelled, By: by})
+	if stopping {
+		a.log.Info("agent stopped", zap.Int("approvalsCancelled", n))
+	} else {
+		a.log.Error("agent exited unexpectedly", zap.String("error", lastErr), zap.Int("approvalsCancelled", n))
+	}
+	a.notifyStatus()
+}
+
+// stop stops the process gracefully (close stdin after the queue drains,
+// SIGTERM, SIGKILL), bounded by ctx.
+func (a *agentRT) stop(ctx context.Context) {
+	a.mu.Lock()
+	proc, stdin := a.proc, a.stdin
+	a.stopping = true
+	a.mu.Unlock()
+	if proc == nil {
+		return
+	}
+	stdin.Close()
+	select {
+	case <-stdin.Done():
+	case <-proc.Done():
+	case <-ctx.Done():
+	}
+	if err := proc.Stop(ctx); err != nil {
+		a.log.Warn("stopping agent", zap.Error(err))
+	}
+}
+
+// callError turns a failed call to the child into a clear error for the editor.
+func (a *agentRT) callError(method string, err error) error {
+	var ae *acp.Error
+	if errors.As(err, &ae) {
+		return err // the agent's own error, code and all
+	}
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	if isClosed(err) {
+		// The connection closed under the call: wait (bounded) for the exit
+		// to be recorded so the error can say how the agent ended.
+		a.mu.Lock()
+		reported := a.reported
+		a.mu.Unlock()
+		if reported != nil {
+			t := time.NewTimer(3 * time.Second)
+			select {
+			case <-reported:
+			case <-t.C:
+			}
+			t.Stop()
+		}
+	}
+	a.mu.Lock()
+	status, lastErr := a.status, a.lastErr
+	a.mu.Unlock()
+	if status == statusCrashed || status == statusStopped || isClosed(err) {
+		if lastErr == "" {
+			lastErr = err.Error()
+		}
+		return acp.Errorf(acp.CodeInternalError, "agent %s exited during %s: %s", a.name, method, lastErr)
+	}
+	return acp.Errorf(acp.CodeInternalError, "agent %s: %s: %v", a.name, method, err)
+}
+
+func (a *agentRT) addSession(s *session) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.sessions[s.childID] = s
+	if a.active == nil {
+		a.active = s
+	}
+}
+
+func (a *agentRT) removeSession(s *session) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.sessions[s.childID] == s {
+		delete(a.sessions, s.childID)
+	}
+	if a.active == s {
+		a.active = nil
+		for _, o := range a.sessions {
+			a.active = o
+			break
+		}
+	}
+}
+
+func (a *agentRT) setActive(s *session) {
+	a.mu.Lock()
+	a.active = s
+	a.mu.Unlock()
+}
+
+// sessionFor maps a child session id to its bridge session. An id the bridge
+// never created (sub-agents do this) maps to the agent's active session.
+func (a *agentRT) sessionFor(childID string) (s *session, known bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if s, ok := a.sessions[childID]; ok {
+		return s, true
+	}
+	return a.active, false
+}
+
+func (a *agentRT) bridgeIDFor(childID string) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if s, ok := a.sessions[childID]; ok {
+		return s.id
+	}
+	return ""
+}
+
+// rememberModes records the modes a session/new returned.
+func (a *agentRT) rememberModes(modes json.RawMessage) {
+	var m acp.SessionModeState
+	if json.Unmarshal(modes, &m) != nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.modes = modes
+	for _, x := range m.AvailableModes {
+		a.modeIDs[x.ID] = true
+	}
+}
+
+func (a *agentRT) offersMode(id string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.modeIDs[id]
+}
+
+func (a *agentRT) familyOf() approvals.Family {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.family
+}

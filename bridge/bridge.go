@@ -1,0 +1,303 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/acp-bridge/acp-bridge/acp"
+	"github.com/acp-bridge/acp-bridge/approvals"
+	"github.com/acp-bridge/acp-bridge/internal/audit"
+	"github.com/acp-bridge/acp-bridge/settings"
+)
+
+// Auditor records decisions. *audit.Log implements it.
+type Auditor interface {
+	Append(audit.Record) error
+}
+
+// Options configures a Bridge.
+type Options struct {
+	Settings *settings.Store
+	Logger   *zap.Logger
+	Version  string
+	// WorkspaceDir is the project root (the editor starts the bridge there).
+	WorkspaceDir string
+	// Audit may be nil.
+	Audit Auditor
+	// Decider overrides the policy (tests); nil = the policy engine over Settings.
+	Decider Decider
+	// InitTimeout bounds a child's initialize answer (default 30 s).
+	InitTimeout time.Duration
+	// StopTimeout bounds stopping all children at shutdown (default 10 s).
+	StopTimeout time.Duration
+	// PersistTimeout bounds the editor's answer to settings/persist (default 10 s).
+	PersistTimeout time.Duration
+	// TraceWire logs every message at debug level.
+	TraceWire bool
+}
+
+// Bridge is one editor connection and its child agents. Serve runs it.
+type Bridge struct {
+	opts    Options
+	log     *zap.Logger
+	broker  *approvals.Broker
+	decider Decider
+	store   *settings.Store
+	home    string
+
+	editor     *acp.Conn       // set in Serve before any handler runs
+	lifetime   context.Context // Serve's context; the children's lifetime
+	editorGone chan struct{}   // closed when the editor connection ends
+
+	mu         sync.Mutex
+	editorCaps acp.ClientCapabilities
+	agents     map[string]*agentRT
+	sessions   map[string]*session // by bridge session id
+	// runtimeRules are "always" grants made since the last settings change,
+	// so they apply at once, before the persisted copy comes back as settings.
+	runtimeRules []approvals.RuleText
+	// runtimeBypass: agents switched to bypass by a card since the last settings change.
+	runtimeBypass map[string]bool
+}
+
+// New returns a bridge; Serve starts it.
+func New(opts Options) *Bridge {
+	if opts.Logger == nil {
+		opts.Logger = zap.NewNop()
+	}
+	if opts.InitTimeout <= 0 {
+		opts.InitTimeout = 30 * time.Second
+	}
+	if opts.StopTimeout <= 0 {
+		opts.StopTimeout = 10 * time.Second
+	}
+	if opts.PersistTimeout <= 0 {
+		opts.PersistTimeout = 10 * time.Second
+	}
+	home, _ := os.UserHomeDir()
+	b := &Bridge{
+		opts:          opts,
+		log:           opts.Logger,
+		broker:        approvals.NewBroker(nil),
+		store:         opts.Settings,
+		home:          home,
+		agents:        map[string]*agentRT{},
+		sessions:      map[string]*session{},
+		runtimeBypass: map[string]bool{},
+		editorGone:    make(chan struct{}),
+	}
+	b.decider = opts.Decider
+	if b.decider == nil {
+		b.decider = newPolicyDecider(b)
+	}
+	if b.store != nil {
+		b.store.OnChange(func(*settings.Snapshot) { b.settingsChanged() })
+	}
+	return b
+}
+
+// Serve speaks ACP to the editor over in/out until the editor closes its end
+// or ctx ends. On return every pending approval has been resolved and every
+// child agent has been stopped.
+func (b *Bridge) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	b.lifetime = ctx
+	snap := b.snapshot()
+	stream := acp.NewStream(in, out, nil, acp.StreamOptions{
+		MaxLineBytes: snap.Config.MaxLineBytes,
+		OnDrop: func(ev acp.StreamEvent) {
+			b.log.Warn("dropped a line from the editor", zap.String("kind", ev.Kind), zap.Error(ev.Err), zap.String("prefix", ev.Prefix))
+		},
+	})
+	b.editor = acp.NewConn(ctx, stream, &editorHandler{b: b}, b.connOptions("editor"))
+	if snap.Config.StartAgentsOnLaunch {
+		go b.startAgentsOnLaunch(ctx)
+	}
+	var reason approvals.Source
+	select {
+	case <-b.editor.Done():
+		reason = approvals.SourceEditorGone
+		b.log.Info("editor disconnected")
+	case <-ctx.Done():
+		reason = approvals.SourceShutdown
+		b.log.Info("shutting down")
+	}
+	close(b.editorGone)
+	b.shutdown(reason)
+	_ = b.editor.Close()
+	b.editor.Wait()
+	return nil
+}
+
+func (b *Bridge) connOptions(peer string) acp.ConnOptions {
+	log := b.log.With(zap.String("peer", peer))
+	o := acp.ConnOptions{Logf: func(format string, args ...any) { log.Warn(fmt.Sprintf(format, args...)) }}
+	if b.opts.TraceWire {
+		o.OnRecv = func(req *jsonrpc2Request, resp *jsonrpc2Response) { traceMsg(log, "recv", req, resp) }
+		o.OnSend = func(req *jsonrpc2Request, resp *jsonrpc2Response) { traceMsg(log, "send", req, resp) }
+	}
+	return o
+}
+
+// shutdown resolves every approval, then stops every child.
+func (b *Bridge) shutdown(reason approvals.Source) {
+	n := b.broker.ResolveAll(approvals.Resolution{Outcome: acp.OutcomeCancelled, By: reason})
+	if n > 0 {
+		b.log.Info("resolved pending approvals at shutdown", zap.Int("count", n), zap.String("by", string(reason)))
+	}
+	b.mu.Lock()
+	agents := make([]*agentRT, 0, len(b.agents))
+	for _, a := range b.agents {
+		agents = append(agents, a)
+	}
+	b.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), b.opts.StopTimeout)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, a := range agents {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a.stop(ctx)
+		}()
+	}
+	wg.Wait()
+}
+
+func (b *Bridge) startAgentsOnLaunch(ctx context.Context) {
+	snap := b.snapshot()
+	for _, name := range snap.AgentNames() {
+		if !snap.Config.StartAgentsOnLaunch && !snap.Config.Agents[name].StartOnLaunch {
+			continue
+		}
+		a, err := b.agent(name)
+		if err != nil {
+			continue
+		}
+		go func() {
+			if _, err := a.ensure(ctx); err != nil {
+				b.log.Warn("start on launch failed", zap.String("agent", name), zap.Error(err))
+			}
+		}()
+	}
+}
+
+func (b *Bridge) snapshot() *settings.Snapshot {
+	if b.store == nil {
+		return &settings.Snapshot{}
+	}
+	return b.store.Snapshot()
+}
+
+// settingsChanged runs when any settings layer changed: persisted grants are
+// now part of the settings, so the runtime copies go (a rule removed from the
+// settings is revoked at once).
+func (b *Bridge) settingsChanged() {
+	b.mu.Lock()
+	b.runtimeRules = nil
+	b.runtimeBypass = map[string]bool{}
+	b.mu.Unlock()
+}
+
+// agent returns the runtime of a configured agent.
+func (b *Bridge) agent(name string) (*agentRT, error) {
+	snap := b.snapshot()
+	if _, ok := snap.Config.Agents[name]; !ok {
+		return nil, acp.Errorf(acp.CodeInvalidParams, "unknown agent %q (configured: %s)", name, joinNames(snap.AgentNames()))
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	a, ok := b.agents[name]
+	if !ok {
+		a = newAgentRT(b, name)
+		b.agents[name] = a
+	}
+	return a, nil
+}
+
+func joinNames(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	s := ""
+	for i, n := range names {
+		if i > 0 {
+			s += ", "
+		}
+		s += n
+	}
+	return s
+}
+
+// notifyEditor sends a notification to the editor; failures are logged.
+func (b *Bridge) notifyEditor(method string, params any) {
+	if b.editor == nil {
+		return
+	}
+	if err := b.editor.Notify(context.Background(), method, params); err != nil {
+		select {
+		case <-b.editorGone:
+		default:
+			b.log.Debug("notify editor failed", zap.String("method", method), zap.Error(err))
+		}
+	}
+}
+
+func (b *Bridge) editorCapabilities() acp.ClientCapabilities {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.editorCaps
+}
+
+// agentsList is the result of _acp-bridge/agents/list.
+func (b *Bridge) agentsList() map[string]any {
+	snap := b.snapshot()
+	out := []agentInfo{}
+	for _, name := range snap.AgentNames() {
+		b.mu.Lock()
+		a := b.agents[name]
+		b.mu.Unlock()
+		if a == nil {
+			cfg := snap.Config.Agents[name]
+			out = append(out, agentInfo{ID: name, Name: name, Command: cfg.Command, Args: cfg.Args, Status: statusIdle})
+			continue
+		}
+		out = append(out, a.info())
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return map[string]any{"agents": out}
+}
+
+// session lookup by bridge id.
+func (b *Bridge) session(id string) (*session, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s, ok := b.sessions[id]
+	if !ok {
+		return nil, acp.Errorf(acp.CodeResourceNotFound, "unknown session %q", id)
+	}
+	return s, nil
+}
+
+// errAgentExited is wrapped when a child went away under a request.
+var errAgentExited = errors.New("agent exited")
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func userHome() (string, error) { return os.UserHomeDir() }

@@ -1,0 +1,454 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/acp-bridge/acp-bridge/acp"
+	"github.com/acp-bridge/acp-bridge/approvals"
+)
+
+// childHandler serves one child agent process: the bridge as an ACP client.
+type childHandler struct {
+	a   *agentRT
+	gen int
+}
+
+// HandleNotification runs on the child's read loop. session/update is
+// forwarded synchronously: that is what keeps order and puts each update on
+// the editor's wire before the prompt response that follows it.
+func (h *childHandler) HandleNotification(ctx context.Context, method string, params json.RawMessage) {
+	a := h.a
+	if method != acp.MethodSessionUpdate {
+		a.log.Debug("ignored notification from agent", zap.String("method", method))
+		return
+	}
+	o, err := acp.ParseObject(params)
+	if err != nil {
+		a.log.Warn("session/update params are not an object; dropped", zap.Error(err))
+		return
+	}
+	childID := o.String("sessionId")
+	s, known := a.sessionFor(childID)
+	if s == nil {
+		a.log.Warn("session/update for a session the bridge does not know, and the agent has no session to show it on; dropped",
+			zap.String("childSession", childID))
+		return
+	}
+	if !known {
+		a.log.Debug("session/update for an unknown child session shown on the agent's active session",
+			zap.String("childSession", childID), zap.String("session", s.id))
+	}
+	if upd, ok := o["update"]; ok {
+		switch acp.UpdateKind(upd) {
+		case "tool_call", "tool_call_update":
+			s.cache.Upsert(upd)
+		case "current_mode_update":
+			// The child's own mode; the bridge's policy mode is separate.
+		}
+	}
+	o.Set("sessionId", s.id)
+	if err := a.b.editor.Notify(ctx, acp.MethodSessionUpdate, o.Marshal()); err != nil {
+		a.log.Debug("forwarding session/update failed", zap.Error(err))
+	}
+}
+
+func (h *childHandler) HandleRequest(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	b := h.a.b
+	switch method {
+	case acp.MethodRequestPermission:
+		return b.requestPermission(ctx, h.a, params)
+	case acp.MethodFSReadTextFile, acp.MethodFSWriteTextFile, acp.MethodTerminalCreate:
+		return b.clientOp(ctx, h.a, method, params)
+	case acp.MethodTerminalOutput, acp.MethodTerminalWaitForExit, acp.MethodTerminalKill, acp.MethodTerminalRelease:
+		return b.forwardToEditor(ctx, h.a, method, params)
+	default:
+		return nil, acp.MethodNotFound(method)
+	}
+}
+
+// forwarded is what the editor is shown for one approval (also kept for approvals/list).
+type forwarded struct {
+	SessionID string                 `json:"sessionId"`
+	ToolCall  json.RawMessage        `json:"toolCall"`
+	Options   []acp.PermissionOption `json:"options"`
+	Meta      approvalMeta           `json:"-"`
+	created   time.Time
+}
+
+func (f *forwarded) offers(optionID string) bool {
+	for _, o := range f.Options {
+		if o.OptionID == optionID {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *forwarded) optionIDs() string {
+	s := ""
+	for i, o := range f.Options {
+		if i > 0 {
+			s += ", "
+		}
+		s += o.OptionID
+	}
+	return s
+}
+
+func (f *forwarded) params() json.RawMessage {
+	o := acp.Object{}
+	o.Set("sessionId", f.SessionID)
+	o["toolCall"] = f.ToolCall
+	o.Set("options", f.Options)
+	acp.SetBridgeMeta(o, f.Meta)
+	return o.Marshal()
+}
+
+// approvalMeta is _meta["acp-bridge"] of a forwarded permission request.
+type approvalMeta struct {
+	ApprovalID     string   `json:"approvalId"`
+	Agent          string   `json:"agent"`
+	SessionID      string   `json:"sessionId"`
+	ToolCallID     string   `json:"toolCallId,omitempty"`
+	Tool           string   `json:"tool"`
+	Specifier      string   `json:"specifier"`
+	Paths          []string `json:"paths,omitempty"`
+	SubCommands    []string `json:"subCommands,omitempty"`
+	MatchedRule    string   `json:"matchedRule,omitempty"`
+	Source         string   `json:"source"`
+	Reason         string   `json:"reason"`
+	Breaker        string   `json:"breaker,omitempty"`
+	Mode           string   `json:"mode"`
+	SuggestedRules []string `json:"suggestedRules,omitempty"`
+	ExpiresAt      string   `json:"expiresAt,omitempty"`
+	Operation      string   `json:"operation,omitempty"` // fs/terminal requests: the method checked
+}
+
+// requestPermission decides a child's session/request_permission. It
+// answers exactly once: by policy at once, or after the person (or a
+// timeout, a cancel, an exit) resolves the approval.
+func (b *Bridge) requestPermission(ctx context.Context, a *agentRT, params json.RawMessage) (any, error) {
+	var req acp.RequestPermissionRequest
+	if err := json.Unmarshal(params, &req); err != nil {
+		return nil, acp.InvalidParams(acp.MethodRequestPermission, err)
+	}
+	if err := req.Validate(); err != nil {
+		return nil, acp.InvalidParams(acp.MethodRequestPermission, err)
+	}
+	s, known := a.sessionFor(req.SessionID)
+	if s == nil {
+		// Nowhere to show it and no session policy to apply: never allow.
+		a.log.Warn("permission request for an unknown session, and the agent has no session to show it on: answered cancelled",
+			zap.String("childSession", req.SessionID))
+		return acp.Cancelled(), nil
+	}
+	if !known {
+		a.log.Info("permission request from an unknown child session (sub-agent?) shown on the agent's active session",
+			zap.String("childSession", req.SessionID), zap.String("session", s.id))
+	}
+	if s.isCancelled() {
+		return acp.Cancelled(), nil
+	}
+	merged := s.cache.Merge(req.ToolCall)
+	call, nerr := approvals.Normalize(a.familyOf(), merged)
+	if nerr != nil {
+		a.log.Debug("tool call not understood; the policy will ask", zap.Error(nerr))
+	}
+	d := b.decide(s, call)
+	toolCallID := toolCallIDOf(merged)
+
+	answerAllow := pickOption(req.Options, acp.KindAllowOnce)
+	answerReject := pickOption(req.Options, acp.KindRejectOnce)
+	switch d.verdict.Decision {
+	case approvals.Allow:
+		if answerAllow != "" {
+			b.record(s, call, d, toolCallID, "", "allow", answerAllow, string(d.verdict.Source), 0)
+			return acp.Selected(answerAllow), nil
+		}
+		d.verdict.Reason += " (the agent offers no allow-once option, so the person decides)"
+	case approvals.Deny:
+		b.record(s, call, d, toolCallID, "", "deny", answerReject, string(d.verdict.Source), 0)
+		if answerReject == "" {
+			return acp.Cancelled(), nil
+		}
+		return acp.Selected(answerReject), nil
+	}
+
+	// Ask the person.
+	options := bridgeOptions(a.name, call, req.Options)
+	res, fwd, err := b.ask(ctx, s, call, d, merged, toolCallID, options, "")
+	if err != nil {
+		return nil, err
+	}
+	return b.applyResolution(s, call, d, fwd, res, req.Options)
+}
+
+// decision is a verdict plus what was evaluated, for cards and the audit log.
+type decision struct {
+	verdict approvals.Verdict
+	mode    approvals.Mode
+	env     approvals.Env
+}
+
+func (b *Bridge) decide(s *session, call approvals.Call) decision {
+	mode := b.effectiveMode(s)
+	req := DecisionRequest{
+		Agent: s.agent.name, SessionID: s.id, Call: call, Mode: mode,
+		Cwd: s.cwd, AdditionalDirectories: s.addDirs, Session: s,
+	}
+	v, env := b.decider.Decide(req)
+	return decision{verdict: v, mode: mode, env: env}
+}
+
+func toolCallIDOf(tc json.RawMessage) string {
+	var f acp.ToolCallFields
+	_ = json.Unmarshal(tc, &f)
+	return f.ToolCallID
+}
+
+// pickOption returns the first option of a kind, or "".
+func pickOption(opts []acp.PermissionOption, kind string) string {
+	for _, o := range opts {
+		if o.Kind == kind {
+			return o.OptionID
+		}
+	}
+	return ""
+}
+
+// ask opens an approval, forwards it to the editor and waits for exactly one
+// resolution. It returns the resolution and what was shown.
+func (b *Bridge) ask(ctx context.Context, s *session, call approvals.Call, d decision, toolCall json.RawMessage,
+	toolCallID string, options []acp.PermissionOption, operation string) (approvals.Resolution, *forwarded, error) {
+	snap := b.snapshot()
+	timeout := snap.Config.Approvals.Timeout
+	timeoutRes := approvals.Resolution{Outcome: acp.OutcomeSelected, OptionID: optRejectOnce}
+	if snap.Config.Approvals.TimeoutOutcome == "cancel" {
+		timeoutRes = approvals.Resolution{Outcome: acp.OutcomeCancelled}
+	}
+	id := newID()
+	meta := approvalMeta{
+		ApprovalID: id, Agent: s.agent.name, SessionID: s.id, ToolCallID: toolCallID,
+		Tool: call.Tool, Specifier: d.verdict.Specifier, Paths: call.Paths, SubCommands: d.verdict.SubCommands,
+		MatchedRule: d.verdict.Rule, Source: string(d.verdict.Source), Reason: d.verdict.Reason, Breaker: d.verdict.Breaker,
+		Mode: string(d.mode), SuggestedRules: approvals.SuggestRules(call, d.env), Operation: operation,
+	}
+	if meta.Tool == "" {
+		meta.Tool = "unknown"
+	}
+	fwd := &forwarded{SessionID: s.id, ToolCall: toolCall, Options: options}
+	appr, err := b.broker.Open(approvals.Ticket{
+		ID: id, SessionID: s.id, Agent: s.agent.name, Timeout: timeout, TimeoutResolution: timeoutRes, Data: fwd,
+	})
+	if err != nil {
+		return approvals.Resolution{}, nil, fmt.Errorf("open approval: %w", err)
+	}
+	if !appr.Expires.IsZero() {
+		meta.ExpiresAt = appr.Expires.UTC().Format(timeFormat)
+	}
+	fwd.Meta = meta
+	fwd.created = appr.Created
+
+	// Forward to the editor; its answer resolves the approval (first wins).
+	pending, err := b.editor.Start(context.WithoutCancel(ctx), acp.MethodRequestPermission, fwd.params())
+	if err != nil {
+		_ = b.broker.Resolve(id, approvals.Resolution{Outcome: acp.OutcomeCancelled, By: approvals.SourceEditorGone})
+	} else {
+		go func() {
+			var resp struct {
+				Outcome acp.PermissionOutcome `json:"outcome"`
+				Meta    json.RawMessage       `json:"_meta"`
+			}
+			werr := pending.Wait(b.lifetime, &resp)
+			r := approvals.Resolution{By: approvals.SourceUser}
+			switch {
+			case werr != nil && isClosed(werr):
+				r = approvals.Resolution{Outcome: acp.OutcomeCancelled, By: approvals.SourceEditorGone}
+			case werr != nil:
+				if errors.Is(werr, context.Canceled) {
+					r = approvals.Resolution{Outcome: acp.OutcomeCancelled, By: approvals.SourceShutdown}
+				} else {
+					b.log.Warn("editor answered the permission request with an error; treated as cancelled", zap.Error(werr))
+					r.Outcome = acp.OutcomeCancelled
+				}
+			default:
+				r.Outcome = resp.Outcome.Outcome
+				r.OptionID = resp.Outcome.OptionID
+				var m struct {
+					Rule  string `json:"rule"`
+					Scope string `json:"scope"`
+				}
+				_ = acp.BridgeMeta(acp.Object{"_meta": resp.Meta}, &m)
+				r.Rule, r.Scope = m.Rule, m.Scope
+			}
+			if rerr := b.broker.Resolve(id, r); rerr != nil {
+				b.log.Debug("editor answer came after the approval was resolved", zap.String("approval", id), zap.Error(rerr))
+			}
+		}()
+	}
+
+	select {
+	case <-appr.Done():
+	case <-ctx.Done():
+		// The child withdrew the request ($/cancel_request) or went away.
+		by := approvals.SourceCancel
+		if s.agent.connFor(s.gen) == nil {
+			by = approvals.SourceAgentExit
+		}
+		_ = b.broker.Resolve(id, approvals.Resolution{Outcome: acp.OutcomeCancelled, By: by})
+	}
+	res := appr.Resolution()
+	if res.By != approvals.SourceUser && pending != nil {
+		// Resolved elsewhere: tell the editor its request is moot.
+		b.editor.CancelRequest(pending.ID())
+	}
+	return res, fwd, nil
+}
+
+// Bridge option ids (see docs/extension-surface.md).
+const (
+	optAllowOnce    = "acp-bridge:allow_once"
+	optAllowSession = "acp-bridge:allow_session"
+	optAllowAlways  = "acp-bridge:allow_always"
+	optRejectOnce   = "acp-bridge:reject_once"
+	optRejectStop   = "acp-bridge:reject_and_stop"
+	optRejectAlways = "acp-bridge:reject_always"
+	optBypass       = "acp-bridge:bypass"
+	agentOptPrefix  = "agent:"
+)
+
+// bridgeOptions lists what the person can choose, in design.md's order.
+func bridgeOptions(agent string, call approvals.Call, agentOpts []acp.PermissionOption) []acp.PermissionOption {
+	understood := call.Tool != ""
+	out := []acp.PermissionOption{{OptionID: optAllowOnce, Name: "Allow once", Kind: acp.KindAllowOnce}}
+	if understood {
+		out = append(out, acp.PermissionOption{OptionID: optAllowSession, Name: "Allow for this session", Kind: acp.KindAllowAlways},
+			acp.PermissionOption{OptionID: optAllowAlways, Name: "Always allow", Kind: acp.KindAllowAlways})
+	}
+	out = append(out, acp.PermissionOption{OptionID: optRejectOnce, Name: "Deny", Kind: acp.KindRejectOnce},
+		acp.PermissionOption{OptionID: optRejectStop, Name: "Deny and stop the turn", Kind: acp.KindRejectOnce})
+	if understood {
+		out = append(out, acp.PermissionOption{OptionID: optRejectAlways, Name: "Always deny", Kind: acp.KindRejectAlways})
+	}
+	if agentOpts != nil {
+		out = append(out, acp.PermissionOption{OptionID: optBypass, Name: "Bypass permissions for " + agent, Kind: acp.KindAllowAlways})
+	}
+	for _, o := range agentExtras(call, agentOpts) {
+		out = append(out, acp.PermissionOption{OptionID: agentOptPrefix + o.OptionID, Name: o.Name, Kind: o.Kind, Meta: o.Meta})
+	}
+	return out
+}
+
+// agentExtras are the agent's options with no bridge equivalent: for a mode
+// switch (e.g. Claude's plan-exit) all of them; otherwise any second option
+// of a kind the bridge already maps (allow_once/reject_once) and none of the
+// "always" ones (the bridge's own grants replace them).
+func agentExtras(call approvals.Call, opts []acp.PermissionOption) []acp.PermissionOption {
+	if call.Kind == "switch_mode" || call.Tool == "ExitPlanMode" {
+		return opts
+	}
+	var out []acp.PermissionOption
+	seen := map[string]bool{}
+	for _, o := range opts {
+		switch o.Kind {
+		case acp.KindAllowOnce, acp.KindRejectOnce:
+			if seen[o.Kind] {
+				out = append(out, o)
+			}
+			seen[o.Kind] = true
+		case acp.KindAllowAlways, acp.KindRejectAlways:
+		default:
+			out = append(out, o) // an unknown kind is shown, never auto-picked
+		}
+	}
+	return out
+}
+
+// applyResolution turns the person's (or the broker's) resolution into the
+// child's answer, applying grants on the way.
+func (b *Bridge) applyResolution(s *session, call approvals.Call, d decision, fwd *forwarded,
+	res approvals.Resolution, agentOpts []acp.PermissionOption) (any, error) {
+	allow := func() acp.RequestPermissionResponse {
+		if id := pickOption(agentOpts, acp.KindAllowOnce); id != "" {
+			return acp.Selected(id)
+		}
+		if id := pickOption(agentOpts, acp.KindAllowAlways); id != "" {
+			return acp.Selected(id) // the person allowed; the agent offers nothing narrower
+		}
+		return acp.Cancelled()
+	}
+	reject := func() acp.RequestPermissionResponse {
+		if id := pickOption(agentOpts, acp.KindRejectOnce); id != "" {
+			return acp.Selected(id)
+		}
+		return acp.Cancelled()
+	}
+	out, outcome := b.resolveToAnswer(s, call, d, fwd, res, allow, reject)
+	b.finish(s, call, d, fwd, res, outcome, answerOption(out))
+	if res.OptionID == optRejectStop && res.By == approvals.SourceUser {
+		return acp.AfterReply{Result: out, Then: func() { b.cancelSession(s.id, "deny and stop the turn") }}, nil
+	}
+	return out, nil
+}
+
+func answerOption(r acp.RequestPermissionResponse) string { return r.Outcome.OptionID }
+
+// resolveToAnswer maps a resolution to an answer and applies grants.
+// outcome is "allow", "deny" or "cancelled".
+func (b *Bridge) resolveToAnswer(s *session, call approvals.Call, d decision, fwd *forwarded, res approvals.Resolution,
+	allow, reject func() acp.RequestPermissionResponse) (acp.RequestPermissionResponse, string) {
+	if res.Outcome != acp.OutcomeSelected {
+		return acp.Cancelled(), "cancelled"
+	}
+	if !fwd.offers(res.OptionID) {
+		b.log.Warn("the editor chose an option that was not offered; treated as cancelled", zap.String("optionId", res.OptionID))
+		return acp.Cancelled(), "cancelled"
+	}
+	rule := res.Rule
+	if rule == "" && len(fwd.Meta.SuggestedRules) > 0 {
+		rule = fwd.Meta.SuggestedRules[0]
+	}
+	switch res.OptionID {
+	case optAllowOnce:
+		return allow(), "allow"
+	case optAllowSession:
+		if rule != "" {
+			if err := s.grant(rule); err != nil {
+				b.log.Warn("session grant refused; allowed once only", zap.String("rule", rule), zap.Error(err))
+			}
+		}
+		return allow(), "allow"
+	case optAllowAlways:
+		b.grantAlways(s.agent.name, "allow", rule, res.Scope)
+		return allow(), "allow"
+	case optRejectOnce, optRejectStop:
+		return reject(), "deny"
+	case optRejectAlways:
+		b.grantAlways(s.agent.name, "deny", rule, res.Scope)
+		return reject(), "deny"
+	case optBypass:
+		b.grantBypass(s.agent.name, res.Scope)
+		return allow(), "allow"
+	}
+	if len(res.OptionID) > len(agentOptPrefix) && res.OptionID[:len(agentOptPrefix)] == agentOptPrefix {
+		agentOpt := res.OptionID[len(agentOptPrefix):]
+		kind := ""
+		for _, o := range fwd.Options {
+			if o.OptionID == res.OptionID {
+				kind = o.Kind
+			}
+		}
+		outcome := "deny"
+		if kind == acp.KindAllowOnce || kind == acp.KindAllowAlways {
+			outcome = "allow"
+		}
+		return acp.Selected(agentOpt), outcome
+	}
+	return acp.Cancelled(), "cancelled"
+}

@@ -1,0 +1,125 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/acp-bridge/acp-bridge/acp"
+	"github.com/acp-bridge/acp-bridge/approvals"
+)
+
+// CodePermissionDenied answers a child's fs/terminal request that the policy
+// or the person refused.
+const CodePermissionDenied = -32001
+
+// clientOp serves a child's fs/read_text_file, fs/write_text_file and
+// terminal/create: only if the editor offered the capability, and only after
+// the policy (and, if it asks, the person) allowed it. A real agent once read
+// a denied .env because a client served reads unchecked: not here.
+func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params json.RawMessage) (any, error) {
+	caps := b.editorCapabilities()
+	o, err := acp.ParseObject(params)
+	if err != nil {
+		return nil, acp.InvalidParams(method, err)
+	}
+	childID := o.String("sessionId")
+	var call approvals.Call
+	var title, kind string
+	switch method {
+	case acp.MethodFSReadTextFile, acp.MethodFSWriteTextFile:
+		if (method == acp.MethodFSReadTextFile && !caps.FS.ReadTextFile) || (method == acp.MethodFSWriteTextFile && !caps.FS.WriteTextFile) {
+			return nil, acp.Errorf(acp.CodeMethodNotFound, "%s: the editor does not offer this capability", method)
+		}
+		path := o.String("path")
+		if path == "" {
+			return nil, acp.InvalidParams(method, errors.New("path is required"))
+		}
+		if method == acp.MethodFSReadTextFile {
+			call = approvals.Call{Tool: "Read", Paths: []string{path}, Kind: "read"}
+			title, kind = "Read "+path, "read"
+		} else {
+			call = approvals.Call{Tool: "Edit", Paths: []string{path}, Kind: "edit"}
+			title, kind = "Write "+path, "edit"
+		}
+	case acp.MethodTerminalCreate:
+		if !caps.Terminal {
+			return nil, acp.Errorf(acp.CodeMethodNotFound, "%s: the editor does not offer terminals", method)
+		}
+		var p struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		}
+		if err := json.Unmarshal(params, &p); err != nil || p.Command == "" {
+			return nil, acp.InvalidParams(method, errors.New("command is required"))
+		}
+		cmd := approvals.ShellJoin(p.Command, p.Args)
+		call = approvals.Call{Tool: "Bash", Command: cmd, Kind: "execute"}
+		title, kind = cmd, "execute"
+	}
+	call.Title, call.Kind = title, kind
+	call.Input = params
+	s, _ := a.sessionFor(childID)
+	if s == nil {
+		return nil, acp.Errorf(CodePermissionDenied, "%s refused: session %q is unknown to acp-bridge", method, childID)
+	}
+	d := b.decide(s, call)
+	switch d.verdict.Decision {
+	case approvals.Deny:
+		b.record(s, call, d, "", "", "deny", "", string(d.verdict.Source), 0)
+		return nil, acp.Errorf(CodePermissionDenied, "%s refused by acp-bridge: %s", method, d.verdict.Reason)
+	case approvals.Ask:
+		tc := acp.Object{}
+		tc.Set("toolCallId", "acp-bridge-"+newID())
+		tc.Set("title", title)
+		tc.Set("kind", kind)
+		tc.Set("status", "pending")
+		tc["rawInput"] = params
+		if len(call.Paths) > 0 {
+			tc.Set("locations", []map[string]string{{"path": call.Paths[0]}})
+		}
+		raw := tc.Marshal()
+		res, fwd, err := b.ask(ctx, s, call, d, raw, toolCallIDOf(raw), bridgeOptions(a.name, call, nil), method)
+		if err != nil {
+			return nil, err
+		}
+		allowed := func() acp.RequestPermissionResponse { return acp.Selected("allow") }
+		rejected := func() acp.RequestPermissionResponse { return acp.Selected("reject") }
+		_, outcome := b.resolveToAnswer(s, call, d, fwd, res, allowed, rejected)
+		b.finish(s, call, d, fwd, res, outcome, "")
+		if outcome != "allow" {
+			return nil, acp.Errorf(CodePermissionDenied, "%s refused: %s by %s", method, outcome, res.By)
+		}
+	default:
+		b.record(s, call, d, "", "", "allow", "", string(d.verdict.Source), 0)
+	}
+	o.Set("sessionId", s.id)
+	var out json.RawMessage
+	if err := b.editor.Call(ctx, method, o.Marshal(), &out); err != nil {
+		return nil, fmt.Errorf("editor: %w", err)
+	}
+	return out, nil
+}
+
+// forwardToEditor passes terminal/output, wait_for_exit, kill and release
+// to the editor under the bridge's session id.
+func (b *Bridge) forwardToEditor(ctx context.Context, a *agentRT, method string, params json.RawMessage) (any, error) {
+	if !b.editorCapabilities().Terminal {
+		return nil, acp.Errorf(acp.CodeMethodNotFound, "%s: the editor does not offer terminals", method)
+	}
+	o, err := acp.ParseObject(params)
+	if err != nil {
+		return nil, acp.InvalidParams(method, err)
+	}
+	s, _ := a.sessionFor(o.String("sessionId"))
+	if s == nil {
+		return nil, acp.Errorf(acp.CodeResourceNotFound, "%s: unknown session %q", method, o.String("sessionId"))
+	}
+	o.Set("sessionId", s.id)
+	var out json.RawMessage
+	if err := b.editor.Call(ctx, method, o.Marshal(), &out); err != nil {
+		return nil, fmt.Errorf("editor: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,32 @@
+// Package bridge joins one editor connection to many child agent
+// connections: it is the ACP agent the editor talks to and the ACP client of
+// every configured agent. It owns sessions (the bridge's session ids and
+// their mapping to an agent and that agent's session id), routing, ordering,
+// cancellation, the approval flow (decide, ask the editor, wait by approval
+// id, answer the child exactly once) and the wiring of settings, policy and
+// audit.
+//
+// Goroutines and what they touch:
+//   - The editor connection's read loop (acp.Conn) runs editorHandler's
+//     notifications inline (session/cancel, settings/didChange) and its
+//     PrepareRequest hook; none of them waits on a response or on a child:
+//     writes to children go through acp.QueueWriter and never block.
+//   - Each editor request runs in its own goroutine (acp.Conn), e.g. a
+//     session/prompt waits there for the child's answer.
+//   - Each child connection's read loop runs childHandler's notifications
+//     inline: session/update is forwarded to the editor synchronously, which
+//     keeps the child's order and puts every update on the editor's wire
+//     before the prompt response that follows it (that response is only
+//     processed by the same read loop afterwards). A slow editor therefore
+//     back-pressures the child, which is what bounds memory.
+//   - Each child request (session/request_permission, fs/*, terminal/*) runs
+//     in its own goroutine and blocks, by approval id, in approvals.Broker
+//     until exactly one resolution arrives.
+//   - One watcher goroutine per agent process turns its exit into a crash
+//     report, cancelled approvals and failed prompts.
+//
+// Locks: Bridge.mu guards the agent and session maps and runtime grants;
+// agentRT.mu guards one agent's process state; session.mu guards one
+// session's mode, grants and turns. Never hold two of them at once except
+// Bridge.mu -> session.mu in that order.
+package bridge

@@ -1,0 +1,636 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+
+	"github.com/acp-bridge/acp-bridge/acp"
+	"github.com/acp-bridge/acp-bridge/approvals"
+)
+
+// editorHandler serves the editor: the bridge as an ACP agent.
+type editorHandler struct{ b *Bridge }
+
+var policyModes = []approvals.Mode{approvals.ModeDefault, approvals.ModeAcceptEdits, approvals.ModePlan, approvals.ModeDontAsk, approvals.ModeBypass}
+
+// bridgeMeta is _meta["acp-bridge"] of session/new, load and list params.
+type bridgeMeta struct {
+	Agent string `json:"agent,omitempty"`
+	Mode  string `json:"mode,omitempty"`
+}
+
+// PrepareRequest runs inline: a prompt's turn exists before any later
+// session/cancel is handled.
+func (h *editorHandler) PrepareRequest(ctx context.Context, method string, params json.RawMessage) context.Context {
+	if method != acp.MethodSessionPrompt {
+		return ctx
+	}
+	var p acp.SessionIDParams
+	if json.Unmarshal(params, &p) != nil {
+		return ctx
+	}
+	s, err := h.b.session(p.SessionID)
+	if err != nil {
+		return ctx
+	}
+	return withTurn(ctx, s.beginTurn())
+}
+
+func (h *editorHandler) HandleNotification(ctx context.Context, method string, params json.RawMessage) {
+	b := h.b
+	switch method {
+	case acp.MethodSessionCancel:
+		var p acp.SessionIDParams
+		if err := json.Unmarshal(params, &p); err != nil {
+			b.log.Warn("bad session/cancel params", zap.Error(err))
+			return
+		}
+		b.cancelSession(p.SessionID, "session/cancel")
+	case acp.MethodSettingsDidChange:
+		var p struct {
+			Settings json.RawMessage `json:"settings"`
+		}
+		if err := json.Unmarshal(params, &p); err != nil || len(p.Settings) == 0 {
+			b.reportSettingsError(fmt.Errorf("_acp-bridge/settings/didChange: params must be {\"settings\": {...}}"))
+			return
+		}
+		if b.store == nil {
+			return
+		}
+		if err := b.store.ApplyEditor(p.Settings); err != nil {
+			b.reportSettingsError(err)
+			return
+		}
+		b.settingsChanged()
+		b.log.Info("editor settings applied")
+	default:
+		b.log.Debug("ignored notification from the editor", zap.String("method", method))
+	}
+}
+
+func (b *Bridge) reportSettingsError(err error) {
+	b.log.Error("editor settings refused; the previous settings stay in force", zap.Error(err))
+	b.notifyEditor(acp.MethodSettingsInvalid, map[string]any{"error": err.Error()})
+}
+
+// cancelSession cancels a session's turns and resolves its approvals as
+// cancelled, then tells the child (never blocking: writes are queued).
+func (b *Bridge) cancelSession(id, why string) {
+	s, err := b.session(id)
+	if err != nil {
+		b.log.Debug("cancel for unknown session", zap.String("session", id))
+		return
+	}
+	sent := s.cancel()
+	n := b.broker.ResolveSession(id, approvals.Resolution{Outcome: acp.OutcomeCancelled, By: approvals.SourceCancel})
+	b.log.Info("session cancelled", zap.String("session", id), zap.String("why", why), zap.Int("approvalsCancelled", n))
+	if !sent {
+		return
+	}
+	if conn := s.agent.connFor(s.gen); conn != nil {
+		_ = conn.Notify(context.Background(), acp.MethodSessionCancel, acp.SessionIDParams{SessionID: s.childID})
+	}
+}
+
+func (h *editorHandler) HandleRequest(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	b := h.b
+	switch method {
+	case acp.MethodInitialize:
+		return b.initialize(params)
+	case acp.MethodAuthenticate:
+		return b.forwardAuthenticate(ctx, params)
+	case acp.MethodSessionNew:
+		return b.newSession(ctx, params)
+	case acp.MethodSessionLoad:
+		return b.loadSession(ctx, params)
+	case acp.MethodSessionList:
+		return b.listSessions(ctx, params)
+	case acp.MethodSessionPrompt:
+		return b.prompt(ctx, params)
+	case acp.MethodSessionSetMode:
+		return b.setMode(ctx, params)
+	case acp.MethodSessionSetConfigOpt, acp.MethodSessionClose:
+		return b.forwardSession(ctx, method, params)
+	case acp.MethodAgentsList:
+		return b.agentsList(), nil
+	case acp.MethodApprovalsList:
+		return b.approvalsList(), nil
+	case acp.MethodApprovalsRespond:
+		return b.approvalsRespond(params)
+	case acp.MethodGrantsList:
+		return b.grantsList(), nil
+	case acp.MethodGrantsRevoke:
+		return b.grantsRevoke(params)
+	default:
+		return nil, acp.MethodNotFound(method)
+	}
+}
+
+func (b *Bridge) initialize(params json.RawMessage) (any, error) {
+	var p acp.InitializeRequest
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, acp.InvalidParams(acp.MethodInitialize, err)
+	}
+	var probe map[string]json.RawMessage
+	_ = json.Unmarshal(params, &probe)
+	if _, ok := probe["protocolVersion"]; !ok {
+		return nil, acp.InvalidParams(acp.MethodInitialize, errors.New("protocolVersion is required"))
+	}
+	b.mu.Lock()
+	b.editorCaps = p.ClientCapabilities
+	b.mu.Unlock()
+	snap := b.snapshot()
+	agents := []map[string]string{}
+	for _, n := range snap.AgentNames() {
+		agents = append(agents, map[string]string{"id": n, "name": n})
+	}
+	modes := make([]string, len(policyModes))
+	for i, m := range policyModes {
+		modes[i] = string(m)
+	}
+	return map[string]any{
+		"protocolVersion": acp.ProtocolVersion,
+		"agentCapabilities": map[string]any{
+			"loadSession":        true,
+			"promptCapabilities": map[string]bool{"image": true, "audio": false, "embeddedContext": true},
+			"mcpCapabilities":    map[string]bool{"http": true, "sse": false},
+			"sessionCapabilities": map[string]any{
+				"list": map[string]any{},
+			},
+		},
+		"authMethods": []any{},
+		"agentInfo":   acp.Implementation{Name: "acp-bridge", Title: "ACP Bridge", Version: b.opts.Version},
+		"_meta": map[string]any{acp.MetaKey: map[string]any{
+			"version": b.opts.Version, "agents": agents, "defaultAgent": snap.Config.DefaultAgent, "policyModes": modes,
+		}},
+	}, nil
+}
+
+// pickAgent reads _meta["acp-bridge"] and returns the agent it names, else the default.
+func (b *Bridge) pickAgent(o acp.Object) (*agentRT, bridgeMeta, error) {
+	var m bridgeMeta
+	if err := acp.BridgeMeta(o, &m); err != nil {
+		return nil, m, acp.Errorf(acp.CodeInvalidParams, "%v", err)
+	}
+	name := m.Agent
+	if name == "" {
+		name = b.snapshot().Config.DefaultAgent
+	}
+	if name == "" {
+		return nil, m, acp.Errorf(acp.CodeInvalidParams, "no agent given in _meta[%q].agent and no defaultAgent configured", acp.MetaKey)
+	}
+	a, err := b.agent(name)
+	return a, m, err
+}
+
+// stripBridgeMeta removes our key from _meta before params go to a child.
+func stripBridgeMeta(o acp.Object) {
+	raw, ok := o["_meta"]
+	if !ok {
+		return
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return
+	}
+	delete(m, acp.MetaKey)
+	if len(m) == 0 {
+		delete(o, "_meta")
+		return
+	}
+	o.Set("_meta", m)
+}
+
+func (b *Bridge) newSession(ctx context.Context, params json.RawMessage) (any, error) {
+	o, err := acp.ParseObject(params)
+	if err != nil {
+		return nil, acp.InvalidParams(acp.MethodSessionNew, err)
+	}
+	var p acp.NewSessionRequest
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, acp.InvalidParams(acp.MethodSessionNew, err)
+	}
+	if p.Cwd == "" || !filepath.IsAbs(p.Cwd) {
+		return nil, acp.InvalidParams(acp.MethodSessionNew, fmt.Errorf("cwd must be an absolute path, got %q", p.Cwd))
+	}
+	if _, ok := o["mcpServers"]; !ok {
+		o.Set("mcpServers", []any{}) // required by ACP; be lenient toward the editor, exact toward the child
+	}
+	a, meta, err := b.pickAgent(o)
+	if err != nil {
+		return nil, err
+	}
+	var mode approvals.Mode
+	if meta.Mode != "" {
+		if mode, err = approvals.ParseMode(meta.Mode); err != nil {
+			return nil, acp.InvalidParams(acp.MethodSessionNew, err)
+		}
+	}
+	conn, gen, err := a.ensure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	stripBridgeMeta(o)
+	var res json.RawMessage
+	if err := conn.Call(ctx, acp.MethodSessionNew, o.Marshal(), &res); err != nil {
+		return nil, a.callError(acp.MethodSessionNew, err)
+	}
+	ro, err := acp.ParseObject(res)
+	if err != nil {
+		return nil, acp.Errorf(acp.CodeInternalError, "agent %s answered session/new with a non-object: %v", a.name, err)
+	}
+	childID := ro.String("sessionId")
+	if childID == "" {
+		return nil, acp.Errorf(acp.CodeInternalError, "agent %s answered session/new without a sessionId", a.name)
+	}
+	if modes, ok := ro["modes"]; ok {
+		a.rememberModes(modes)
+	}
+	s := newSession(uuid.NewString(), a, childID, gen, p.Cwd, p.AdditionalDirectories)
+	if mode != "" {
+		s.setMode(mode)
+	}
+	b.addSession(s)
+	ro.Set("sessionId", s.id)
+	acp.SetBridgeMeta(ro, map[string]any{"agent": a.name, "mode": b.effectiveMode(s)})
+	return ro.Marshal(), nil
+}
+
+func (b *Bridge) addSession(s *session) {
+	b.mu.Lock()
+	b.sessions[s.id] = s
+	b.mu.Unlock()
+	s.agent.addSession(s)
+}
+
+func (b *Bridge) loadSession(ctx context.Context, params json.RawMessage) (any, error) {
+	o, err := acp.ParseObject(params)
+	if err != nil {
+		return nil, acp.InvalidParams(acp.MethodSessionLoad, err)
+	}
+	id := o.String("sessionId")
+	if id == "" {
+		return nil, acp.InvalidParams(acp.MethodSessionLoad, errors.New("sessionId is required"))
+	}
+	cwd := o.String("cwd")
+	if cwd == "" || !filepath.IsAbs(cwd) {
+		return nil, acp.InvalidParams(acp.MethodSessionLoad, fmt.Errorf("cwd must be an absolute path, got %q", cwd))
+	}
+	if _, ok := o["mcpServers"]; !ok {
+		o.Set("mcpServers", []any{})
+	}
+	s, lookupErr := b.session(id)
+	var a *agentRT
+	if lookupErr == nil {
+		a = s.agent
+	} else {
+		// An id the bridge never issued: treat it as the agent's own id.
+		if a, _, err = b.pickAgent(o); err != nil {
+			return nil, err
+		}
+	}
+	conn, gen, err := a.ensure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	childID := id
+	if s != nil {
+		childID = s.childID
+	}
+	// Map before forwarding: the replay arrives as session/update under childID.
+	ns := newSession(id, a, childID, gen, cwd, nil)
+	if s != nil {
+		ns.mode = s.modeOverride()
+	}
+	b.addSession(ns)
+	stripBridgeMeta(o)
+	o.Set("sessionId", childID)
+	var res json.RawMessage
+	if err := conn.Call(ctx, acp.MethodSessionLoad, o.Marshal(), &res); err != nil {
+		return nil, a.callError(acp.MethodSessionLoad, err)
+	}
+	ro, err := acp.ParseObject(res)
+	if err != nil {
+		ro = acp.Object{}
+	}
+	acp.SetBridgeMeta(ro, map[string]any{"agent": a.name, "mode": b.effectiveMode(ns)})
+	return ro.Marshal(), nil
+}
+
+func (b *Bridge) listSessions(ctx context.Context, params json.RawMessage) (any, error) {
+	o, err := acp.ParseObject(params)
+	if err != nil {
+		return nil, acp.InvalidParams(acp.MethodSessionList, err)
+	}
+	a, _, err := b.pickAgent(o)
+	if err != nil {
+		return nil, err
+	}
+	conn, _, err := a.ensure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	stripBridgeMeta(o)
+	var res struct {
+		Sessions   []acp.Object    `json:"sessions"`
+		NextCursor json.RawMessage `json:"nextCursor,omitempty"`
+	}
+	if err := conn.Call(ctx, acp.MethodSessionList, o.Marshal(), &res); err != nil {
+		return nil, a.callError(acp.MethodSessionList, err)
+	}
+	if res.Sessions == nil {
+		res.Sessions = []acp.Object{}
+	}
+	for _, so := range res.Sessions {
+		child := so.String("sessionId")
+		if id := a.bridgeIDFor(child); id != "" {
+			so.Set("sessionId", id)
+		}
+		// Unknown ids pass as they are: session/load accepts them as the agent's own.
+	}
+	out := acp.Object{}
+	out.Set("sessions", res.Sessions)
+	if len(res.NextCursor) > 0 && string(res.NextCursor) != "null" {
+		out["nextCursor"] = res.NextCursor
+	}
+	acp.SetBridgeMeta(out, map[string]any{"agent": a.name})
+	return out.Marshal(), nil
+}
+
+// routed parses params with a bridge sessionId, rewrites it to the child's
+// and returns the session and the child connection.
+func (b *Bridge) routed(ctx context.Context, method string, params json.RawMessage) (*session, *acp.Conn, acp.Object, error) {
+	o, err := acp.ParseObject(params)
+	if err != nil {
+		return nil, nil, nil, acp.InvalidParams(method, err)
+	}
+	id := o.String("sessionId")
+	if id == "" {
+		return nil, nil, nil, acp.InvalidParams(method, errors.New("sessionId is required"))
+	}
+	s, err := b.session(id)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	conn, err := s.agent.sessionConn(ctx, s)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	o.Set("sessionId", s.childID)
+	return s, conn, o, nil
+}
+
+func (b *Bridge) prompt(ctx context.Context, params json.RawMessage) (any, error) {
+	s, conn, o, err := b.routed(ctx, acp.MethodSessionPrompt, params)
+	t := turnFrom(ctx)
+	if err != nil {
+		if t != nil && s != nil {
+			s.endTurn(t)
+		}
+		return nil, err
+	}
+	if t == nil { // PrepareRequest could not find the session then; it exists now
+		t = s.beginTurn()
+	}
+	if _, ok := o["prompt"]; !ok {
+		s.endTurn(t)
+		return nil, acp.InvalidParams(acp.MethodSessionPrompt, errors.New("prompt is required"))
+	}
+	s.mu.Lock()
+	if t.cancelled {
+		s.mu.Unlock()
+		s.endTurn(t)
+		return acp.PromptResponse{StopReason: acp.StopCancelled}, nil
+	}
+	t.sent = true
+	pending, err := conn.Start(ctx, acp.MethodSessionPrompt, o.Marshal())
+	s.mu.Unlock()
+	s.agent.setActive(s)
+	if err != nil {
+		s.endTurn(t)
+		return nil, s.agent.callError(acp.MethodSessionPrompt, err)
+	}
+	var res json.RawMessage
+	err = pending.Wait(ctx, &res)
+	cancelled := s.endTurn(t)
+	if err != nil {
+		return nil, s.agent.callError(acp.MethodSessionPrompt, err)
+	}
+	if cancelled {
+		// Agents may answer end_turn to a cancelled turn; the editor asked to cancel.
+		ro, perr := acp.ParseObject(res)
+		if perr == nil && ro.String("stopReason") != acp.StopCancelled {
+			b.log.Debug("agent ended a cancelled turn with another stop reason", zap.String("agent", s.agent.name), zap.String("stopReason", ro.String("stopReason")))
+			ro.Set("stopReason", acp.StopCancelled)
+			return ro.Marshal(), nil
+		}
+	}
+	return res, nil
+}
+
+func (b *Bridge) setMode(ctx context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		SessionID string `json:"sessionId"`
+		ModeID    string `json:"modeId"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, acp.InvalidParams(acp.MethodSessionSetMode, err)
+	}
+	if p.ModeID == "" {
+		return nil, acp.InvalidParams(acp.MethodSessionSetMode, errors.New("modeId is required"))
+	}
+	s, err := b.session(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	policyMode, perr := approvals.ParseMode(p.ModeID)
+	childKnows := s.agent.offersMode(p.ModeID)
+	if perr != nil && !childKnows {
+		return nil, acp.Errorf(acp.CodeInvalidParams, "unknown mode %q: not a policy mode (%v) and agent %s offers no such mode", p.ModeID, policyModes, s.agent.name)
+	}
+	if perr == nil {
+		s.setMode(policyMode)
+		b.log.Info("session policy mode set", zap.String("session", s.id), zap.String("mode", string(policyMode)))
+	}
+	if !childKnows {
+		return map[string]any{}, nil
+	}
+	_, conn, o, err := b.routed(ctx, acp.MethodSessionSetMode, params)
+	if err != nil {
+		return nil, err
+	}
+	var res json.RawMessage
+	if err := conn.Call(ctx, acp.MethodSessionSetMode, o.Marshal(), &res); err != nil {
+		if perr == nil { // our mode is set; the child's refusal is only logged
+			b.log.Warn("agent refused set_mode", zap.String("agent", s.agent.name), zap.Error(err))
+			return map[string]any{}, nil
+		}
+		return nil, s.agent.callError(acp.MethodSessionSetMode, err)
+	}
+	return res, nil
+}
+
+func (b *Bridge) forwardSession(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	s, conn, o, err := b.routed(ctx, method, params)
+	if err != nil {
+		return nil, err
+	}
+	var res json.RawMessage
+	if err := conn.Call(ctx, method, o.Marshal(), &res); err != nil {
+		return nil, s.agent.callError(method, err)
+	}
+	if method == acp.MethodSessionClose {
+		b.cancelSession(s.id, "session/close")
+		b.mu.Lock()
+		delete(b.sessions, s.id)
+		b.mu.Unlock()
+		s.agent.removeSession(s)
+	}
+	return res, nil
+}
+
+func (b *Bridge) forwardAuthenticate(ctx context.Context, params json.RawMessage) (any, error) {
+	o, err := acp.ParseObject(params)
+	if err != nil {
+		return nil, acp.InvalidParams(acp.MethodAuthenticate, err)
+	}
+	a, _, err := b.pickAgent(o)
+	if err != nil {
+		return nil, err
+	}
+	conn, _, err := a.ensure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	stripBridgeMeta(o)
+	var res json.RawMessage
+	if err := conn.Call(ctx, acp.MethodAuthenticate, o.Marshal(), &res); err != nil {
+		return nil, a.callError(acp.MethodAuthenticate, err)
+	}
+	return res, nil
+}
+
+// effectiveMode is the policy mode in force for a session now.
+func (b *Bridge) effectiveMode(s *session) approvals.Mode {
+	if m := s.modeOverride(); m != "" {
+		return m
+	}
+	snap := b.snapshot()
+	cfg := snap.Config.Agents[s.agent.name]
+	if cfg.BypassPermissions || b.runtimeBypassFor(s.agent.name) {
+		return approvals.ModeBypass
+	}
+	for _, candidate := range []string{cfg.Mode, snap.Config.Permissions.DefaultMode} {
+		if candidate == "" {
+			continue
+		}
+		if m, err := approvals.ParseMode(candidate); err == nil {
+			return m
+		}
+	}
+	return approvals.ModeDefault
+}
+
+func (b *Bridge) runtimeBypassFor(agent string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.runtimeBypass[agent]
+}
+
+func (b *Bridge) grantsList() map[string]any {
+	type grant struct {
+		SessionID string `json:"sessionId"`
+		Agent     string `json:"agent"`
+		Rule      string `json:"rule"`
+	}
+	out := []grant{}
+	b.mu.Lock()
+	sessions := make([]*session, 0, len(b.sessions))
+	for _, s := range b.sessions {
+		sessions = append(sessions, s)
+	}
+	b.mu.Unlock()
+	for _, s := range sessions {
+		_, gs := s.grantPolicy()
+		for _, g := range gs {
+			out = append(out, grant{SessionID: s.id, Agent: s.agent.name, Rule: g.Text})
+		}
+	}
+	return map[string]any{"grants": out}
+}
+
+func (b *Bridge) grantsRevoke(params json.RawMessage) (any, error) {
+	var p struct {
+		SessionID string `json:"sessionId"`
+		Rule      string `json:"rule"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil || p.SessionID == "" || p.Rule == "" {
+		return nil, acp.InvalidParams(acp.MethodGrantsRevoke, errors.New("sessionId and rule are required"))
+	}
+	s, err := b.session(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if !s.revoke(p.Rule) {
+		return nil, acp.Errorf(acp.CodeResourceNotFound, "session %s has no grant %q", p.SessionID, p.Rule)
+	}
+	return map[string]any{"revoked": true}, nil
+}
+
+// approvalsList is the result of _acp-bridge/approvals/list.
+func (b *Bridge) approvalsList() map[string]any {
+	out := []map[string]any{}
+	for _, a := range b.broker.List() {
+		fwd, ok := a.Data.(*forwarded)
+		if !ok {
+			continue
+		}
+		entry := map[string]any{
+			"approvalId": a.ID, "sessionId": a.SessionID, "agent": a.Agent,
+			"toolCall": fwd.ToolCall, "options": fwd.Options, "meta": fwd.Meta,
+			"createdAt": a.Created.UTC().Format(time.RFC3339Nano),
+		}
+		if !a.Expires.IsZero() {
+			entry["expiresAt"] = a.Expires.UTC().Format(time.RFC3339Nano)
+		}
+		out = append(out, entry)
+	}
+	return map[string]any{"approvals": out}
+}
+
+func (b *Bridge) approvalsRespond(params json.RawMessage) (any, error) {
+	var p struct {
+		ApprovalID string `json:"approvalId"`
+		OptionID   string `json:"optionId"`
+		Rule       string `json:"rule"`
+		Scope      string `json:"scope"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, acp.InvalidParams(acp.MethodApprovalsRespond, err)
+	}
+	if p.ApprovalID == "" || p.OptionID == "" {
+		return nil, acp.InvalidParams(acp.MethodApprovalsRespond, errors.New("approvalId and optionId are required"))
+	}
+	if p.Scope != "" && p.Scope != "user" && p.Scope != "workspace" {
+		return nil, acp.InvalidParams(acp.MethodApprovalsRespond, fmt.Errorf("scope must be \"user\" or \"workspace\", got %q", p.Scope))
+	}
+	if a, ok := b.broker.Get(p.ApprovalID); ok {
+		if fwd, ok := a.Data.(*forwarded); ok && !fwd.offers(p.OptionID) {
+			return nil, acp.Errorf(acp.CodeInvalidParams, "approval %s offers no option %q (offered: %s)", p.ApprovalID, p.OptionID, fwd.optionIDs())
+		}
+	}
+	err := b.broker.Resolve(p.ApprovalID, approvals.Resolution{
+		Outcome: acp.OutcomeSelected, OptionID: p.OptionID, By: approvals.SourceUser, Rule: p.Rule, Scope: p.Scope,
+	})
+	if err != nil {
+		return nil, &acp.Error{Code: acp.CodeResourceNotFound, Message: err.Error()}
+	}
+	return map[string]any{"approvalId": p.ApprovalID, "outcome": acp.OutcomeSelected}, nil
+}

@@ -1,0 +1,98 @@
+package bridge
+
+import (
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/acp-bridge/acp-bridge/approvals"
+	"github.com/acp-bridge/acp-bridge/settings"
+)
+
+// DecisionRequest is one call to decide.
+type DecisionRequest struct {
+	Agent                 string
+	SessionID             string
+	Call                  approvals.Call
+	Mode                  approvals.Mode
+	Cwd                   string
+	AdditionalDirectories []string
+	Session               *session
+}
+
+// Decider decides allow, deny or ask for one call. The policy engine is the
+// production Decider; tests may plug in their own.
+type Decider interface {
+	Decide(req DecisionRequest) (approvals.Verdict, approvals.Env)
+}
+
+// policyDecider evaluates the settings' rules, the runtime grants and the
+// session's grants with the approvals engine. Compiled policies are cached
+// per settings snapshot and agent.
+type policyDecider struct {
+	b *Bridge
+
+	mu       sync.Mutex
+	snap     *settings.Snapshot
+	runtime  int // len(b.runtimeRules) the cache was built with
+	compiled map[string]*approvals.Policy
+}
+
+func newPolicyDecider(b *Bridge) *policyDecider {
+	return &policyDecider{b: b, compiled: map[string]*approvals.Policy{}}
+}
+
+func (p *policyDecider) policy(agent string) (*approvals.Policy, *settings.Snapshot) {
+	b := p.b
+	snap := b.snapshot()
+	b.mu.Lock()
+	runtime := append([]approvals.RuleText(nil), b.runtimeRules...)
+	b.mu.Unlock()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.snap != snap || p.runtime != len(runtime) {
+		p.snap, p.runtime = snap, len(runtime)
+		p.compiled = map[string]*approvals.Policy{}
+	}
+	if pol, ok := p.compiled[agent]; ok {
+		return pol, snap
+	}
+	var rules []approvals.RuleText
+	for _, r := range snap.AgentRules(agent) {
+		rules = append(rules, approvals.RuleText{List: r.List, Text: r.Text, Origin: approvals.Origin{Layer: r.Layer, File: r.File, Root: r.Root}})
+	}
+	rules = append(rules, runtime...)
+	pol, errs := approvals.Compile(rules)
+	for _, e := range errs {
+		b.log.Warn("bad permission rule: it is ignored and can only make the bridge ask more", zap.String("agent", agent), zap.Error(e))
+	}
+	p.compiled[agent] = pol
+	return pol, snap
+}
+
+func (p *policyDecider) Decide(req DecisionRequest) (approvals.Verdict, approvals.Env) {
+	pol, snap := p.policy(req.Agent)
+	env := approvals.Env{
+		Cwd: req.Cwd, ProjectRoot: p.b.opts.WorkspaceDir, Home: p.b.home,
+		AdditionalDirectories: append(append([]string(nil), snap.Config.Permissions.AdditionalDirectories...), req.AdditionalDirectories...),
+		FS:                    approvals.OSFS{},
+	}
+	if env.Cwd == "" {
+		env.Cwd = env.ProjectRoot
+	}
+	var grants *approvals.Policy
+	if req.Session != nil {
+		grants, _ = req.Session.grantPolicy()
+	}
+	cfg := snap.Config.Agents[req.Agent]
+	// The agent's bypass holds unless the session was explicitly put in a
+	// stricter mode (plan, dontAsk), which then wins.
+	bypass := cfg.BypassPermissions || p.b.runtimeBypassFor(req.Agent)
+	if bypass && (req.Mode == approvals.ModePlan || req.Mode == approvals.ModeDontAsk) {
+		bypass = false
+	}
+	v := approvals.Evaluate(approvals.Input{
+		Call: req.Call, Mode: req.Mode, Env: env, Policy: pol, Session: grants, AgentBypass: bypass,
+	})
+	return v, env
+}

@@ -1,0 +1,171 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/acp-bridge/acp-bridge/acp"
+	"github.com/acp-bridge/acp-bridge/agents"
+	"github.com/acp-bridge/acp-bridge/approvals"
+	"github.com/acp-bridge/acp-bridge/settings"
+)
+
+// ProbeResult is what `acp-bridge agents` reports for one agent.
+type ProbeResult struct {
+	ID           string              `json:"id"`
+	Command      string              `json:"command"`
+	Args         []string            `json:"args"`
+	Default      bool                `json:"default"`
+	OK           bool                `json:"ok"`
+	Error        string              `json:"error,omitempty"`
+	AgentInfo    *acp.Implementation `json:"agentInfo,omitempty"`
+	Capabilities json.RawMessage     `json:"capabilities,omitempty"`
+	StartupMS    int64               `json:"startupMs"`
+}
+
+// ProbeAgents starts each configured agent, runs initialize (advertising no
+// fs/terminal), reports, and stops it.
+func ProbeAgents(ctx context.Context, snap *settings.Snapshot, workspace, version string, timeout time.Duration, log *zap.Logger) []ProbeResult {
+	var out []ProbeResult
+	for _, name := range snap.AgentNames() {
+		cfg := snap.Config.Agents[name]
+		r := ProbeResult{ID: name, Command: cfg.Command, Args: cfg.Args, Default: name == snap.Config.DefaultAgent}
+		started := time.Now()
+		res, err := probeOne(ctx, cfg, workspace, version, timeout, log)
+		r.StartupMS = time.Since(started).Milliseconds()
+		if err != nil {
+			r.Error = err.Error()
+		} else {
+			r.OK = true
+			r.AgentInfo = res.AgentInfo
+			r.Capabilities = res.AgentCapabilities
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func probeOne(ctx context.Context, cfg settings.Agent, workspace, version string, timeout time.Duration, log *zap.Logger) (acp.InitializeResponse, error) {
+	var res acp.InitializeResponse
+	dir := cfg.Cwd
+	if dir == "" {
+		dir = workspace
+	}
+	pctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	proc, err := agents.Start(pctx, agents.Spec{Name: cfg.Name, Command: cfg.Command, Args: cfg.Args, Env: cfg.Env, Dir: dir}, log)
+	if err != nil {
+		return res, err
+	}
+	defer func() {
+		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer scancel()
+		_ = proc.Stop(sctx)
+	}()
+	stdin := acp.NewQueueWriter(proc.Stdin(), proc.Stdin())
+	defer stdin.Abort()
+	conn := acp.NewConn(pctx, acp.NewStream(proc.Stdout(), stdin, stdin, acp.StreamOptions{}), nopHandler{}, acp.ConnOptions{})
+	defer conn.Close()
+	err = conn.Call(pctx, acp.MethodInitialize, acp.InitializeRequest{
+		ProtocolVersion: acp.ProtocolVersion, ClientInfo: &acp.Implementation{Name: "acp-bridge", Version: version},
+	}, &res)
+	if err != nil {
+		select {
+		case <-proc.Done():
+			return res, fmt.Errorf("exited before answering initialize: %v", proc.ExitErr())
+		default:
+		}
+		if pctx.Err() != nil {
+			return res, fmt.Errorf("no answer to initialize within %s", timeout)
+		}
+		return res, fmt.Errorf("initialize: %w", err)
+	}
+	if res.ProtocolVersion != acp.ProtocolVersion {
+		return res, fmt.Errorf("answered protocolVersion %d; acp-bridge speaks %d", res.ProtocolVersion, acp.ProtocolVersion)
+	}
+	return res, nil
+}
+
+type nopHandler struct{}
+
+func (nopHandler) HandleNotification(context.Context, string, json.RawMessage) {}
+func (nopHandler) HandleRequest(_ context.Context, method string, _ json.RawMessage) (any, error) {
+	return nil, acp.MethodNotFound(method)
+}
+
+// PrintProbe prints probe results as a table.
+func PrintProbe(w io.Writer, rs []ProbeResult) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "AGENT\tSTATUS\tAGENT INFO\tSTARTUP\tCOMMAND")
+	for _, r := range rs {
+		name := r.ID
+		if r.Default {
+			name += " (default)"
+		}
+		status, info := "ok", ""
+		if !r.OK {
+			status = "FAILED"
+		}
+		if r.AgentInfo != nil {
+			info = r.AgentInfo.Name + " " + r.AgentInfo.Version
+		}
+		cmd := r.Command
+		for _, a := range r.Args {
+			cmd += " " + a
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%dms\t%s\n", name, status, info, r.StartupMS, cmd)
+	}
+	_ = tw.Flush()
+	for _, r := range rs {
+		if r.Error != "" {
+			fmt.Fprintf(w, "\n%s: %s\n", r.ID, r.Error)
+		}
+		if len(r.Capabilities) > 0 {
+			fmt.Fprintf(w, "%s capabilities: %s\n", r.ID, r.Capabilities)
+		}
+	}
+}
+
+// Explain evaluates one call under the current settings, as the bridge would
+// for a new session of the agent in cwd.
+func Explain(snap *settings.Snapshot, workspace, agent, mode, cwd string, call approvals.Call) (approvals.Call, approvals.Verdict, []approvals.RuleError, error) {
+	if agent == "" {
+		agent = snap.Config.DefaultAgent
+	}
+	cfg, ok := snap.Config.Agents[agent]
+	if !ok && agent != "" {
+		return call, approvals.Verdict{}, nil, fmt.Errorf("unknown agent %q", agent)
+	}
+	var rules []approvals.RuleText
+	for _, r := range snap.AgentRules(agent) {
+		rules = append(rules, approvals.RuleText{List: r.List, Text: r.Text, Origin: approvals.Origin{Layer: r.Layer, File: r.File, Root: r.Root}})
+	}
+	pol, errs := approvals.Compile(rules)
+	m := approvals.ModeDefault
+	for _, candidate := range []string{mode, cfg.Mode, snap.Config.Permissions.DefaultMode} {
+		if candidate == "" {
+			continue
+		}
+		pm, err := approvals.ParseMode(candidate)
+		if err != nil {
+			if candidate == mode {
+				return call, approvals.Verdict{}, errs, err
+			}
+			continue
+		}
+		m = pm
+		break
+	}
+	home, _ := userHome()
+	v := approvals.Evaluate(approvals.Input{
+		Call: call, Mode: m, Policy: pol, AgentBypass: cfg.BypassPermissions && mode == "",
+		Env: approvals.Env{Cwd: cwd, ProjectRoot: workspace, Home: home, AdditionalDirectories: snap.Config.Permissions.AdditionalDirectories, FS: approvals.OSFS{}},
+	})
+	return call, v, errs, nil
+}

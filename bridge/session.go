@@ -1,0 +1,144 @@
+package bridge
+
+import (
+	"context"
+	"sync"
+
+	"github.com/acp-bridge/acp-bridge/approvals"
+)
+
+// session is one bridge session: the editor's id for a session of one agent.
+type session struct {
+	id      string // the bridge's id, given to the editor
+	agent   *agentRT
+	childID string // the agent's id for it
+	gen     int    // the agent process generation that created it
+	cwd     string
+	addDirs []string
+	cache   *approvals.ToolCallCache
+
+	mu     sync.Mutex
+	mode   approvals.Mode // "" = the agent's / global default
+	grants []approvals.RuleText
+	grantP *approvals.Policy // compiled grants, nil when none
+	turns  map[*turn]struct{}
+	// cancelled is set by session/cancel and cleared when a new turn starts:
+	// permission requests arriving in between are answered "cancelled".
+	cancelled bool
+}
+
+// turn is one session/prompt in flight.
+type turn struct {
+	cancelled bool // guarded by session.mu
+	sent      bool // the prompt went to the child; guarded by session.mu
+}
+
+type turnKey struct{}
+
+func withTurn(ctx context.Context, t *turn) context.Context { return context.WithValue(ctx, turnKey{}, t) }
+func turnFrom(ctx context.Context) *turn {
+	t, _ := ctx.Value(turnKey{}).(*turn)
+	return t
+}
+
+func newSession(id string, a *agentRT, childID string, gen int, cwd string, addDirs []string) *session {
+	return &session{
+		id: id, agent: a, childID: childID, gen: gen, cwd: cwd, addDirs: addDirs,
+		cache: approvals.NewToolCallCache(1024),
+		turns: map[*turn]struct{}{},
+	}
+}
+
+// beginTurn registers a prompt (inline, on the editor's read loop).
+func (s *session) beginTurn() *turn {
+	t := &turn{}
+	s.mu.Lock()
+	s.turns[t] = struct{}{}
+	s.cancelled = false
+	s.mu.Unlock()
+	return t
+}
+
+func (s *session) endTurn(t *turn) (cancelled bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.turns, t)
+	if len(s.turns) == 0 {
+		s.cancelled = false
+	}
+	return t.cancelled
+}
+
+// cancel marks every turn cancelled; it reports whether any prompt already
+// reached the child (then the child must be told).
+func (s *session) cancel() (anySent bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cancelled = true
+	for t := range s.turns {
+		t.cancelled = true
+		anySent = anySent || t.sent
+	}
+	return anySent
+}
+
+func (s *session) isCancelled() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cancelled
+}
+
+func (s *session) setMode(m approvals.Mode) {
+	s.mu.Lock()
+	s.mode = m
+	s.mu.Unlock()
+}
+
+func (s *session) modeOverride() approvals.Mode {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mode
+}
+
+// grant adds an "Allow for this session" rule.
+func (s *session) grant(rule string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, g := range s.grants {
+		if g.Text == rule {
+			return nil
+		}
+	}
+	next := append(append([]approvals.RuleText(nil), s.grants...), approvals.RuleText{
+		List: "allow", Text: rule, Origin: approvals.Origin{Layer: "session", Root: s.cwd},
+	})
+	p, errs := approvals.Compile(next)
+	if len(errs) > 0 {
+		return errs[0]
+	}
+	s.grants, s.grantP = next, p
+	return nil
+}
+
+func (s *session) revoke(rule string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, g := range s.grants {
+		if g.Text == rule {
+			next := append(append([]approvals.RuleText(nil), s.grants[:i]...), s.grants[i+1:]...)
+			s.grants = next
+			s.grantP = nil
+			if len(next) > 0 {
+				s.grantP, _ = approvals.Compile(next)
+			}
+			return true
+		}
+	}
+	return false
+}
+
+func (s *session) grantPolicy() (*approvals.Policy, []approvals.RuleText) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.grantP, s.grants
+}

@@ -1,0 +1,466 @@
+// Command acp-bridge is the ACP bridge: launched by an editor over stdio, it
+// speaks ACP to many child agents and decides every permission request in one
+// place. See README.md and docs/.
+//
+// This file is wiring only: flags, subcommands, signals, logging. The logic
+// lives in bridge/, settings/, approvals/, agents/ and internal/.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/acp-bridge/acp-bridge/approvals"
+	"github.com/acp-bridge/acp-bridge/bridge"
+	"github.com/acp-bridge/acp-bridge/internal/audit"
+	"github.com/acp-bridge/acp-bridge/internal/chat"
+	"github.com/acp-bridge/acp-bridge/internal/demoagent"
+	"github.com/acp-bridge/acp-bridge/internal/policycli"
+	"github.com/acp-bridge/acp-bridge/settings"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+const usage = `acp-bridge: one place that decides what every ACP coding agent may do.
+
+Usage:
+  acp-bridge [flags]                 serve ACP on stdio (what an editor launches)
+  acp-bridge chat [--agent NAME]     chat in the terminal through a bridge process
+  acp-bridge demo-agent              the built-in scripted demo agent (ACP on stdio)
+  acp-bridge agents                  list configured agents; check each starts and answers initialize
+  acp-bridge policy eval             decide JSON-lines calls read on stdin (see docs/policy.md)
+  acp-bridge policy explain --tool Bash --command 'CMD'   explain one decision under the current settings
+  acp-bridge audit [--since D] [--agent A] [--decision D] [--json]   print the audit log
+  acp-bridge version                 print the version
+
+Common flags (before or after the subcommand):
+  --config PATH        config file (default: $XDG_CONFIG_HOME/acp-bridge/config.yaml, optional)
+  --workspace DIR      project root (default: the current directory); reads DIR/.acp-bridge.yaml
+  --log-level LEVEL    debug, info, warn, error (default: settings log.level, else info)
+  --log-file PATH      log to a file instead of stderr
+Run "acp-bridge SUBCOMMAND --help" for the flags of one subcommand.
+`
+
+// common holds the flags every subcommand accepts.
+type common struct {
+	config, workspace, logLevel, logFile string
+	trace                                bool
+}
+
+func (c *common) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.config, "config", "", "config file")
+	fs.StringVar(&c.workspace, "workspace", "", "project root (default: current directory)")
+	fs.StringVar(&c.logLevel, "log-level", "", "log level: debug, info, warn, error")
+	fs.StringVar(&c.logFile, "log-file", "", "log file (default: stderr)")
+	fs.BoolVar(&c.trace, "trace", false, "log every ACP message (debug level)")
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cmd := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "":
+		return serve(args, stdin, stdout, stderr)
+	case "demo-agent":
+		return demoAgent(args, stdin, stdout, stderr)
+	case "chat":
+		return chatCmd(args, stdin, stdout, stderr)
+	case "agents":
+		return agentsCmd(args, stdout, stderr)
+	case "policy":
+		return policyCmd(args, stdin, stdout, stderr)
+	case "audit":
+		return auditCmd(args, stdout, stderr)
+	case "version":
+		fmt.Fprintf(stdout, "acp-bridge %s\n", version)
+		return 0
+	case "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "acp-bridge: unknown command %q\n\n%s", cmd, usage)
+		return 2
+	}
+}
+
+func newFlags(name string, stderr io.Writer, help string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, help)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse returns -1 to continue, else an exit code.
+func parse(fs *flag.FlagSet, args []string) int {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "acp-bridge %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return 2
+	}
+	return -1
+}
+
+func newLogger(level, file string, stderr io.Writer) (*zap.Logger, func(), error) {
+	lvl := zapcore.InfoLevel
+	if level != "" {
+		if err := lvl.UnmarshalText([]byte(level)); err != nil {
+			return nil, nil, fmt.Errorf("log level %q: want debug, info, warn or error", level)
+		}
+	}
+	var ws zapcore.WriteSyncer = zapcore.AddSync(stderr)
+	closeFn := func() {}
+	if file != "" {
+		if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+			return nil, nil, fmt.Errorf("log file: %w", err)
+		}
+		f, err := os.OpenFile(file, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return nil, nil, fmt.Errorf("log file: %w", err)
+		}
+		ws = zapcore.AddSync(f)
+		closeFn = func() { _ = f.Close() }
+	}
+	enc := zap.NewProductionEncoderConfig()
+	enc.EncodeTime = zapcore.ISO8601TimeEncoder
+	core := zapcore.NewCore(zapcore.NewConsoleEncoder(enc), zapcore.Lock(ws), lvl)
+	return zap.New(core), closeFn, nil
+}
+
+// loadSettings loads the layered settings; errors name file and key.
+func loadSettings(c *common, log *zap.Logger) (*settings.Store, string, error) {
+	ws := c.workspace
+	if ws == "" {
+		var err error
+		if ws, err = os.Getwd(); err != nil {
+			return nil, "", fmt.Errorf("working directory: %w", err)
+		}
+	}
+	ws, _ = filepath.Abs(ws)
+	exe, err := os.Executable()
+	if err != nil {
+		exe = "acp-bridge"
+	}
+	store, err := settings.Load(settings.Options{ConfigFile: c.config, WorkspaceDir: ws, Executable: exe, Logger: log})
+	return store, ws, err
+}
+
+func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var c common
+	var showVersion bool
+	fs := newFlags("serve", stderr, usage)
+	c.register(fs)
+	fs.BoolVar(&showVersion, "version", false, "print the version and exit")
+	if code := parse(fs, args); code >= 0 {
+		return code
+	}
+	if showVersion {
+		fmt.Fprintf(stdout, "acp-bridge %s\n", version)
+		return 0
+	}
+	boot, closeBoot, err := newLogger(c.logLevel, c.logFile, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "acp-bridge: %v\n", err)
+		return 2
+	}
+	defer closeBoot()
+	store, ws, err := loadSettings(&c, boot)
+	if err != nil {
+		fmt.Fprintf(stderr, "acp-bridge: refusing to start with broken settings:\n%v\n", err)
+		return 2
+	}
+	defer store.Close()
+	snap := store.Snapshot()
+	log := boot
+	if c.logLevel == "" && snap.Config.Log.Level != "" || c.logFile == "" && snap.Config.Log.File != "" {
+		level, file := c.logLevel, c.logFile
+		if level == "" {
+			level = snap.Config.Log.Level
+		}
+		if file == "" {
+			file = snap.Config.Log.File
+		}
+		l, closeL, err := newLogger(level, file, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "acp-bridge: log settings: %v\n", err)
+			return 2
+		}
+		defer closeL()
+		log = l
+	}
+	defer func() { _ = log.Sync() }()
+
+	var auditor bridge.Auditor
+	if al, err := audit.Open(snap.Config.Audit.Path, snap.Config.Audit.MaxSizeBytes, log); err != nil {
+		log.Error("audit log unavailable; decisions still apply and are logged here", zap.String("path", snap.Config.Audit.Path), zap.Error(err))
+	} else {
+		defer al.Close()
+		auditor = al
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	b := bridge.New(bridge.Options{
+		Settings: store, Logger: log, Version: version, WorkspaceDir: ws, Audit: auditor, TraceWire: c.trace,
+	})
+	log.Info("acp-bridge serving on stdio", zap.String("version", version), zap.String("workspace", ws), zap.Strings("config", snap.Sources))
+	if err := b.Serve(ctx, stdin, stdout); err != nil {
+		log.Error("serve", zap.Error(err))
+		return 1
+	}
+	return 0
+}
+
+func demoAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var logLevel string
+	var delay time.Duration
+	fs := newFlags("demo-agent", stderr, "Usage: acp-bridge demo-agent [flags]\n\nThe built-in scripted ACP agent (no network, no API key), on stdio.\n\n")
+	fs.StringVar(&logLevel, "log-level", "warn", "log level")
+	fs.DurationVar(&delay, "delay", 40*time.Millisecond, "pause between streamed steps")
+	if code := parse(fs, args); code >= 0 {
+		return code
+	}
+	log, closeLog, err := newLogger(logLevel, "", stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "acp-bridge demo-agent: %v\n", err)
+		return 2
+	}
+	defer closeLog()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := demoagent.Serve(ctx, stdin, stdout, demoagent.Options{Delay: delay, Logger: log}); err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintf(stderr, "acp-bridge demo-agent: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func chatCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var c common
+	var agent string
+	var auto string
+	fs := newFlags("chat", stderr, "Usage: acp-bridge chat [--agent NAME] [flags]\n\nA terminal ACP client: starts a bridge process and chats through it.\nAnswer approval cards with the number of an option.\n\n")
+	c.register(fs)
+	fs.StringVar(&agent, "agent", "", "agent to chat with (default: defaultAgent)")
+	fs.StringVar(&auto, "auto-answer", "", "answer every approval card without asking: allow, deny or first (for scripts)")
+	if code := parse(fs, args); code >= 0 {
+		return code
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "acp-bridge chat: %v\n", err)
+		return 1
+	}
+	var bridgeArgs []string
+	for _, kv := range [][2]string{{"--config", c.config}, {"--workspace", c.workspace}, {"--log-level", c.logLevel}, {"--log-file", c.logFile}} {
+		if kv[1] != "" {
+			bridgeArgs = append(bridgeArgs, kv[0], kv[1])
+		}
+	}
+	if c.logLevel == "" {
+		bridgeArgs = append(bridgeArgs, "--log-level", "warn")
+	}
+	cwd := c.workspace
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	cwd, _ = filepath.Abs(cwd)
+	log, closeLog, err := newLogger("warn", "", stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "acp-bridge chat: %v\n", err)
+		return 2
+	}
+	defer closeLog()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	err = chat.Run(ctx, chat.Options{Command: exe, Args: bridgeArgs, Agent: agent, Cwd: cwd, In: stdin, Out: stdout, Logger: log, AutoAnswer: auto})
+	if err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintf(stderr, "acp-bridge chat: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func agentsCmd(args []string, stdout, stderr io.Writer) int {
+	var c common
+	var timeout time.Duration
+	var asJSON bool
+	fs := newFlags("agents", stderr, "Usage: acp-bridge agents [flags]\n\nLists the configured agents and checks that each starts and answers initialize.\n\n")
+	c.register(fs)
+	fs.DurationVar(&timeout, "timeout", 20*time.Second, "how long each agent may take to answer initialize")
+	fs.BoolVar(&asJSON, "json", false, "print JSON")
+	if code := parse(fs, args); code >= 0 {
+		return code
+	}
+	if c.logLevel == "" {
+		c.logLevel = "warn"
+	}
+	log, closeLog, err := newLogger(c.logLevel, c.logFile, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "acp-bridge agents: %v\n", err)
+		return 2
+	}
+	defer closeLog()
+	store, ws, err := loadSettings(&c, log)
+	if err != nil {
+		fmt.Fprintf(stderr, "acp-bridge agents: broken settings:\n%v\n", err)
+		return 2
+	}
+	defer store.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	results := bridge.ProbeAgents(ctx, store.Snapshot(), ws, version, timeout, log)
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(results)
+	} else {
+		bridge.PrintProbe(stdout, results)
+	}
+	for _, r := range results {
+		if r.Error != "" {
+			return 1
+		}
+	}
+	return 0
+}
+
+func policyCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	const help = "Usage:\n  acp-bridge policy eval      < calls.jsonl\n  acp-bridge policy explain --tool Bash --command 'CMD' [--agent NAME] [--mode MODE]\n  acp-bridge policy explain --tool Read|Edit --path PATH\n\n"
+	if len(args) == 0 {
+		fmt.Fprint(stderr, help)
+		return 2
+	}
+	switch args[0] {
+	case "eval":
+		fs := newFlags("policy eval", stderr, help+"eval reads one JSON object per line and writes one decision per line (docs/policy.md).\n")
+		if code := parse(fs, args[1:]); code >= 0 {
+			return code
+		}
+		if err := policycli.Eval(stdin, stdout); err != nil {
+			fmt.Fprintf(stderr, "acp-bridge policy eval: %v\n", err)
+			return 1
+		}
+		return 0
+	case "explain":
+		var c common
+		var tool, command, path, url, agent, mode, cwd string
+		fs := newFlags("policy explain", stderr, help)
+		c.register(fs)
+		fs.StringVar(&tool, "tool", "Bash", "tool: Bash, Read, Edit, WebFetch, WebSearch, mcp__server__tool or an agent's tool")
+		fs.StringVar(&command, "command", "", "the shell command (Bash)")
+		fs.StringVar(&path, "path", "", "the file (Read, Edit)")
+		fs.StringVar(&url, "url", "", "the URL (WebFetch)")
+		fs.StringVar(&agent, "agent", "", "agent whose rules apply (default: defaultAgent)")
+		fs.StringVar(&mode, "mode", "", "mode (default: the agent's, else permissions.defaultMode)")
+		fs.StringVar(&cwd, "cwd", "", "the session's cwd (default: the workspace)")
+		if code := parse(fs, args[1:]); code >= 0 {
+			return code
+		}
+		log, closeLog, err := newLogger("error", "", stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "acp-bridge policy explain: %v\n", err)
+			return 2
+		}
+		defer closeLog()
+		store, ws, err := loadSettings(&c, log)
+		if err != nil {
+			fmt.Fprintf(stderr, "acp-bridge policy explain: broken settings:\n%v\n", err)
+			return 2
+		}
+		defer store.Close()
+		call := approvals.Call{Tool: tool, Command: command, URL: url}
+		if path != "" {
+			call.Paths = []string{path}
+		}
+		if cwd == "" {
+			cwd = ws
+		}
+		call, v, errs, err := bridge.Explain(store.Snapshot(), ws, agent, mode, cwd, call)
+		if err != nil {
+			fmt.Fprintf(stderr, "acp-bridge policy explain: %v\n", err)
+			return 2
+		}
+		for _, e := range errs {
+			fmt.Fprintf(stderr, "warning: %v\n", e)
+		}
+		policycli.Explain(stdout, call, v)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "acp-bridge policy: unknown subcommand %q\n\n%s", args[0], help)
+		return 2
+	}
+}
+
+func auditCmd(args []string, stdout, stderr io.Writer) int {
+	var c common
+	var since, agent, decision, path string
+	var asJSON bool
+	fs := newFlags("audit", stderr, "Usage: acp-bridge audit [--since 2h|2026-11-21T10:00:00Z] [--agent NAME] [--decision allow|ask|deny|cancelled] [--json]\n\n")
+	c.register(fs)
+	fs.StringVar(&since, "since", "", "only records newer than a duration ago (e.g. 2h) or an RFC 3339 time")
+	fs.StringVar(&agent, "agent", "", "only this agent")
+	fs.StringVar(&decision, "decision", "", "only this decision")
+	fs.StringVar(&path, "path", "", "audit log file (default: settings audit.path)")
+	fs.BoolVar(&asJSON, "json", false, "print the JSON lines")
+	if code := parse(fs, args); code >= 0 {
+		return code
+	}
+	f := audit.Filter{Agent: agent, Decision: decision}
+	if since != "" {
+		if d, err := time.ParseDuration(since); err == nil {
+			f.Since = time.Now().Add(-d)
+		} else if t, err := time.Parse(time.RFC3339, since); err == nil {
+			f.Since = t
+		} else {
+			fmt.Fprintf(stderr, "acp-bridge audit: --since %q: want a duration (2h) or an RFC 3339 time\n", since)
+			return 2
+		}
+	}
+	if path == "" {
+		log, closeLog, err := newLogger("error", "", stderr)
+		if err != nil {
+			return 2
+		}
+		defer closeLog()
+		store, _, err := loadSettings(&c, log)
+		if err != nil {
+			fmt.Fprintf(stderr, "acp-bridge audit: broken settings:\n%v\n", err)
+			return 2
+		}
+		path = store.Snapshot().Config.Audit.Path
+		store.Close()
+	}
+	if err := audit.Print(stdout, path, f, asJSON); err != nil {
+		fmt.Fprintf(stderr, "acp-bridge audit: %v\n", err)
+		return 1
+	}
+	return 0
+}

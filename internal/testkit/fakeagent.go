@@ -1,0 +1,286 @@
+package testkit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/acp-bridge/acp-bridge/acp"
+)
+
+// FakeAgentOptions shape the fake agent's start-up behaviour (its args).
+type FakeAgentOptions struct {
+	HangInit     bool // never answer initialize
+	ExitInit     bool // exit(3) on initialize
+	GarbageFirst bool // print non-JSON lines, invalid UTF-8 and a stray response before anything else
+	LongLine     int  // print one line of this many bytes before answering initialize
+	Name         string
+}
+
+// ParseFakeAgentArgs reads the fake agent's flags: --hang-init, --exit-init,
+// --garbage, --long-line=N, --name=X.
+func ParseFakeAgentArgs(args []string) FakeAgentOptions {
+	var o FakeAgentOptions
+	for _, a := range args {
+		switch {
+		case a == "--hang-init":
+			o.HangInit = true
+		case a == "--exit-init":
+			o.ExitInit = true
+		case a == "--garbage":
+			o.GarbageFirst = true
+		case strings.HasPrefix(a, "--long-line="):
+			o.LongLine, _ = strconv.Atoi(strings.TrimPrefix(a, "--long-line="))
+		case strings.HasPrefix(a, "--name="):
+			o.Name = strings.TrimPrefix(a, "--name=")
+		}
+	}
+	if o.Name == "" {
+		o.Name = "fake"
+	}
+	return o
+}
+
+// ServeFakeAgent is a scriptable ACP agent for tests. It is honest about
+// what it is: no model, a fixed interpretation of the prompt text, each
+// command on its own line:
+//
+//	updates N            stream N agent_message_chunk updates "N:i"
+//	perm ID [ID...]      ask permission for each tool call id concurrently
+//	                     (ids may repeat); reply text lists "ID=optionId|cancelled"
+//	bash CMD             announce tool_call (execute, rawInput {command}) and ask
+//	bare ID              announce tool_call ID then ask with only {toolCallId}
+//	subperm              ask permission under a session id nobody created
+//	read PATH            call fs/read_text_file; reply text "read:<content>" or "read-error:<msg>"
+//	crash                ask permission, then exit(3) while it is pending
+//	exit                 exit(4) at once
+//	wait                 block until session/cancel, then end with cancelled
+//	endturn-on-cancel    like wait, but answer end_turn (a buggy agent)
+//
+// The turn ends with end_turn (or cancelled after session/cancel).
+func ServeFakeAgent(in io.Reader, out io.Writer, o FakeAgentOptions) error {
+	if o.GarbageFirst {
+		fmt.Fprintln(out, "this is not json")
+		fmt.Fprintln(out, "{\"truncated\": ")
+		out.Write([]byte("\xff\xfe invalid utf-8 \xc3\x28\n"))
+		fmt.Fprintln(out, `{"jsonrpc":"2.0","id":987654,"result":{}}`)
+		fmt.Fprintln(out, `{"jsonrpc":"2.0","method":"_fake/unknown","params":{}}`)
+	}
+	if o.LongLine > 0 {
+		line := make([]byte, o.LongLine)
+		for i := range line {
+			line[i] = 'x'
+		}
+		line = append(line, '\n')
+		out.Write(line)
+	}
+	f := &fakeAgent{o: o, sessions: map[string]*fakeSession{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f.conn = acp.NewConn(ctx, acp.NewStream(in, out, nil, acp.StreamOptions{}), f, acp.ConnOptions{})
+	<-f.conn.Done()
+	return nil
+}
+
+type fakeAgent struct {
+	o    FakeAgentOptions
+	conn *acp.Conn
+
+	mu       sync.Mutex
+	n        int
+	sessions map[string]*fakeSession
+}
+
+type fakeSession struct {
+	id     string
+	cancel chan struct{}
+	once   sync.Once
+}
+
+func (f *fakeAgent) HandleNotification(_ context.Context, method string, params json.RawMessage) {
+	if method != acp.MethodSessionCancel {
+		return
+	}
+	var p acp.SessionIDParams
+	_ = json.Unmarshal(params, &p)
+	f.mu.Lock()
+	s := f.sessions[p.SessionID]
+	f.mu.Unlock()
+	if s != nil {
+		s.once.Do(func() { close(s.cancel) })
+	}
+}
+
+func (f *fakeAgent) HandleRequest(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	switch method {
+	case acp.MethodInitialize:
+		if f.o.ExitInit {
+			os.Exit(3)
+		}
+		if f.o.HangInit {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+		return map[string]any{
+			"protocolVersion":   1,
+			"agentCapabilities": map[string]any{"loadSession": false},
+			"agentInfo":         map[string]any{"name": f.o.Name, "version": "0.0.1"},
+			"authMethods":       []any{},
+		}, nil
+	case acp.MethodSessionNew:
+		f.mu.Lock()
+		f.n++
+		id := fmt.Sprintf("%s-session-%d", f.o.Name, f.n)
+		f.sessions[id] = &fakeSession{id: id, cancel: make(chan struct{})}
+		f.mu.Unlock()
+		return map[string]any{"sessionId": id, "modes": map[string]any{
+			"currentModeId": "default",
+			"availableModes": []map[string]any{
+				{"id": "default", "name": "Default"}, {"id": "fast", "name": "Fast (agent-only mode)"},
+			},
+		}}, nil
+	case acp.MethodSessionSetMode:
+		return map[string]any{}, nil
+	case acp.MethodSessionPrompt:
+		return f.prompt(ctx, params)
+	}
+	return nil, acp.MethodNotFound(method)
+}
+
+func (f *fakeAgent) update(sid string, u map[string]any) {
+	_ = f.conn.Notify(context.Background(), acp.MethodSessionUpdate, map[string]any{"sessionId": sid, "update": u})
+}
+
+func (f *fakeAgent) text(sid, s string) {
+	f.update(sid, map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": s}})
+}
+
+var fakeOptions = []map[string]any{
+	{"optionId": "allow_always", "name": "Always Allow", "kind": "allow_always"},
+	{"optionId": "allow", "name": "Allow", "kind": "allow_once"},
+	{"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+}
+
+func (f *fakeAgent) ask(ctx context.Context, sid string, toolCall map[string]any) string {
+	var res acp.RequestPermissionResponse
+	err := f.conn.Call(ctx, acp.MethodRequestPermission, map[string]any{
+		"sessionId": sid, "toolCall": toolCall, "options": fakeOptions,
+	}, &res)
+	if err != nil {
+		return "error:" + err.Error()
+	}
+	if res.Outcome.Outcome == acp.OutcomeCancelled {
+		return "cancelled"
+	}
+	return res.Outcome.OptionID
+}
+
+func (f *fakeAgent) prompt(ctx context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		SessionID string `json:"sessionId"`
+		Prompt    []struct {
+			Text string `json:"text"`
+		} `json:"prompt"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, acp.InvalidParams(acp.MethodSessionPrompt, err)
+	}
+	f.mu.Lock()
+	s := f.sessions[p.SessionID]
+	if s != nil {
+		s.once = sync.Once{}
+		s.cancel = make(chan struct{})
+	}
+	f.mu.Unlock()
+	if s == nil {
+		return nil, acp.Errorf(acp.CodeResourceNotFound, "unknown session %s", p.SessionID)
+	}
+	var text strings.Builder
+	for _, b := range p.Prompt {
+		text.WriteString(b.Text)
+		text.WriteString("\n")
+	}
+	stop := acp.StopEndTurn
+	for _, line := range strings.Split(text.String(), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		switch fields[0] {
+		case "updates":
+			n, _ := strconv.Atoi(fields[1])
+			for i := 1; i <= n; i++ {
+				f.text(s.id, fmt.Sprintf("%s:%d", f.o.Name, i))
+			}
+		case "perm":
+			ids := fields[1:]
+			answers := make([]string, len(ids))
+			var wg sync.WaitGroup
+			for i, id := range ids {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					answers[i] = id + "=" + f.ask(ctx, s.id, map[string]any{
+						"toolCallId": id, "title": "`touch " + id + "`", "kind": "edit",
+						"rawInput": map[string]any{"command": "touch " + id},
+					})
+				}()
+			}
+			wg.Wait()
+			f.text(s.id, strings.Join(answers, " "))
+		case "bash":
+			cmd := strings.TrimSpace(strings.TrimPrefix(line, "bash"))
+			id := fmt.Sprintf("bash-%d", len(cmd))
+			f.update(s.id, map[string]any{"sessionUpdate": "tool_call", "toolCallId": id, "title": "`" + cmd + "`",
+				"kind": "execute", "status": "pending", "rawInput": map[string]any{"command": cmd}})
+			f.text(s.id, "bash="+f.ask(ctx, s.id, map[string]any{"toolCallId": id, "title": "`" + cmd + "`", "rawInput": map[string]any{"command": cmd}}))
+		case "bare":
+			id := fields[1]
+			f.update(s.id, map[string]any{"sessionUpdate": "tool_call", "toolCallId": id, "title": "`rm -rf build`",
+				"kind": "execute", "status": "pending", "rawInput": map[string]any{"command": "rm -rf build"}})
+			f.text(s.id, "bare="+f.ask(ctx, s.id, map[string]any{"toolCallId": id}))
+		case "subperm":
+			f.text(s.id, "subperm="+f.ask(ctx, "subagent-"+s.id, map[string]any{
+				"toolCallId": "sub-1", "title": "`touch sub`", "kind": "edit", "rawInput": map[string]any{"command": "touch sub"},
+			}))
+		case "read":
+			var res struct {
+				Content string `json:"content"`
+			}
+			if err := f.conn.Call(ctx, acp.MethodFSReadTextFile, map[string]any{"sessionId": s.id, "path": fields[1]}, &res); err != nil {
+				f.text(s.id, "read-error:"+err.Error())
+			} else {
+				f.text(s.id, "read:"+res.Content)
+			}
+		case "crash":
+			// Ask, and die while the request is pending.
+			_, _ = f.conn.Start(ctx, acp.MethodRequestPermission, map[string]any{"sessionId": s.id, "options": fakeOptions,
+				"toolCall": map[string]any{"toolCallId": "crash-1", "title": "`touch crash`", "kind": "edit", "rawInput": map[string]any{"command": "touch crash"}}})
+			os.Exit(3)
+		case "exit":
+			os.Exit(4)
+		case "wait", "endturn-on-cancel":
+			select {
+			case <-s.cancel:
+			case <-ctx.Done():
+			}
+			stop = acp.StopCancelled
+			if fields[0] == "endturn-on-cancel" {
+				stop = acp.StopEndTurn
+			}
+		}
+		select {
+		case <-s.cancel:
+			if fields[0] != "endturn-on-cancel" {
+				stop = acp.StopCancelled
+			}
+		default:
+		}
+	}
+	return acp.PromptResponse{StopReason: stop}, nil
+}

@@ -1,0 +1,199 @@
+package settings
+
+import (
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// defaultsLayer is the shipped defaults as a layer.
+func defaultsLayer(executable string) *layer {
+	str := func(s string) *string { return &s }
+	num := func(n int) *int { return &n }
+	no := false
+	return &layer{
+		name:   LayerDefault,
+		source: "built-in defaults",
+		where:  func([]string) (string, int) { return "built-in defaults", 0 },
+		agents: map[string]*agentLayer{
+			DefaultAgentName: {command: str(executable), args: []string{"demo-agent"}, argsSet: true},
+		},
+		defaultAgent:   str(DefaultAgentName),
+		defaultMode:    str(ModeDefault),
+		timeoutSeconds: num(DefaultTimeoutSeconds),
+		timeoutOutcome: str(OutcomeReject),
+		auditPath:      str(""),
+		auditMaxSizeMB: num(DefaultAuditMaxSizeMB),
+		logLevel:       str(DefaultLogLevel),
+		logFile:        str(""),
+		maxLineBytes:   num(DefaultMaxLineBytes),
+		startAgents:    &no,
+	}
+}
+
+// provenance remembers which layers set what, to name files in errors
+// about the merged result.
+type provenance struct {
+	defaultAgent *layer
+	agents       map[string][]*layer
+}
+
+// merge folds layers (lightest first) into a Config and the global rules.
+// Scalars: the heaviest layer that sets one wins. Agents: merged per name,
+// field by field (env per variable). Rules and additionalDirectories:
+// concatenated, each rule keeping its origin.
+func merge(layers []*layer, userConfigDir string) (Config, []Rule, provenance) {
+	c := Config{Agents: map[string]Agent{}}
+	var rules []Rule
+	var timeoutSeconds, maxSizeMB int
+	pv := provenance{agents: map[string][]*layer{}}
+	for _, l := range layers {
+		if l == nil {
+			continue
+		}
+		if l.defaultAgent != nil {
+			c.DefaultAgent, pv.defaultAgent = *l.defaultAgent, l
+		}
+		set(&c.Permissions.DefaultMode, l.defaultMode)
+		set(&timeoutSeconds, l.timeoutSeconds)
+		set(&c.Approvals.TimeoutOutcome, l.timeoutOutcome)
+		set(&c.Audit.Path, l.auditPath)
+		set(&maxSizeMB, l.auditMaxSizeMB)
+		set(&c.Log.Level, l.logLevel)
+		set(&c.Log.File, l.logFile)
+		set(&c.MaxLineBytes, l.maxLineBytes)
+		set(&c.StartAgentsOnLaunch, l.startAgents)
+		for _, d := range l.additionalDirs {
+			if !slices.Contains(c.Permissions.AdditionalDirectories, d) {
+				c.Permissions.AdditionalDirectories = append(c.Permissions.AdditionalDirectories, d)
+			}
+		}
+		for _, r := range l.rules {
+			rules = append(rules, l.rule(r, ""))
+		}
+		for _, name := range sortedKeys(l.agents) {
+			al := l.agents[name]
+			if l.name == LayerEnv {
+				// Variable names are upper case: match a configured agent
+				// whatever its case.
+				for existing := range c.Agents {
+					if strings.EqualFold(existing, name) {
+						name = existing
+						break
+					}
+				}
+			}
+			pv.agents[name] = append(pv.agents[name], l)
+			a := c.Agents[name]
+			a.Name = name
+			set(&a.Command, al.command)
+			if al.argsSet {
+				a.Args = al.args
+			}
+			if len(al.env) > 0 {
+				env := make(map[string]string, len(a.Env)+len(al.env))
+				maps.Copy(env, a.Env)
+				maps.Copy(env, al.env)
+				a.Env = env
+			}
+			set(&a.Cwd, al.cwd)
+			set(&a.Family, al.family)
+			set(&a.Mode, al.mode)
+			set(&a.BypassPermissions, al.bypass)
+			set(&a.StartOnLaunch, al.startOnLaunch)
+			for _, r := range al.rules {
+				a.Rules = append(a.Rules, l.rule(r, name))
+			}
+			c.Agents[name] = a
+		}
+	}
+	c.Approvals.Timeout = time.Duration(timeoutSeconds) * time.Second
+	c.Audit.MaxSizeBytes = int64(maxSizeMB) << 20
+	if c.Audit.Path == "" && userConfigDir != "" {
+		c.Audit.Path = filepath.Join(userConfigDir, "audit.jsonl")
+	}
+	return c, rules, pv
+}
+
+func (l *layer) rule(r ruleEntry, agent string) Rule {
+	return Rule{List: r.list, Text: r.text, Layer: l.name, Agent: agent, File: l.file, Root: l.root}
+}
+
+func set[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+// Validate checks a merged configuration and returns every problem, each a
+// *FieldError naming its key. Load and every change run it after the
+// per-layer checks, which already name the file of each bad value.
+func Validate(c Config) []error {
+	var errs []error
+	add := func(key, format string, args ...any) {
+		errs = append(errs, &FieldError{Key: key, Msg: fmt.Sprintf(format, args...)})
+	}
+	switch {
+	case c.DefaultAgent == "":
+		add("defaultAgent", "required")
+	case len(c.Agents) > 0:
+		if _, ok := c.Agents[c.DefaultAgent]; !ok {
+			add("defaultAgent", "%q is not a configured agent (configured: %s)", c.DefaultAgent, strings.Join(sortedKeys(c.Agents), ", "))
+		}
+	default:
+		add("defaultAgent", "%q is not a configured agent (none configured)", c.DefaultAgent)
+	}
+	for _, name := range sortedKeys(c.Agents) {
+		a := c.Agents[name]
+		p := "agents." + name
+		if !agentNameRE.MatchString(name) {
+			add(p, "agent name must start with a letter or digit and hold only letters, digits, - and _")
+		}
+		if strings.TrimSpace(a.Command) == "" {
+			add(p+".command", "required")
+		}
+		if a.Mode != "" {
+			if _, ok := NormalizeMode(a.Mode); !ok {
+				add(p+".mode", "%s", modeProblem(a.Mode))
+			}
+		}
+		errs = append(errs, validateRules(p+".permissions", a.Rules)...)
+	}
+	if _, ok := NormalizeMode(c.Permissions.DefaultMode); !ok {
+		add("permissions.defaultMode", "%s", modeProblem(c.Permissions.DefaultMode))
+	}
+	if c.Approvals.Timeout <= 0 {
+		add("approvals.timeoutSeconds", "must be > 0")
+	}
+	if !slices.Contains(timeoutOutcomes, c.Approvals.TimeoutOutcome) {
+		add("approvals.timeoutOutcome", "%s", oneOfProblem(c.Approvals.TimeoutOutcome, timeoutOutcomes))
+	}
+	if c.Audit.MaxSizeBytes <= 0 {
+		add("audit.maxSizeMB", "must be > 0")
+	}
+	if !slices.Contains(logLevels, c.Log.Level) {
+		add("log.level", "%s", oneOfProblem(c.Log.Level, logLevels))
+	}
+	if c.MaxLineBytes < MinMaxLineBytes {
+		add("maxLineBytes", "must be >= %d", MinMaxLineBytes)
+	}
+	return errs
+}
+
+// validateRules checks rules' lists and that each has text; grammar is the
+// policy engine's (approvals.Compile).
+func validateRules(key string, rules []Rule) []error {
+	var errs []error
+	for _, r := range rules {
+		if !slices.Contains(ruleLists, r.List) {
+			errs = append(errs, &FieldError{Key: key, Msg: fmt.Sprintf("rule %q is in list %s", r.Text, oneOfProblem(r.List, ruleLists))})
+		}
+		if strings.TrimSpace(r.Text) == "" {
+			errs = append(errs, &FieldError{Key: key + "." + r.List, Msg: "empty rule"})
+		}
+	}
+	return errs
+}

@@ -1,0 +1,250 @@
+package settings
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Layer names, lightest to heaviest. A Rule's Layer is one of these.
+const (
+	LayerDefault   = "default"
+	LayerUser      = "user"
+	LayerWorkspace = "workspace"
+	LayerEnv       = "env"
+	LayerEditor    = "editor"
+)
+
+// Rule lists.
+const (
+	ListAllow = "allow"
+	ListAsk   = "ask"
+	ListDeny  = "deny"
+)
+
+// Timeout outcomes of an approval nobody answered.
+const (
+	OutcomeReject = "reject"
+	OutcomeCancel = "cancel"
+)
+
+// Modes, canonical names (Claude Code's).
+const (
+	ModeDefault     = "default"
+	ModeAcceptEdits = "acceptEdits"
+	ModePlan        = "plan"
+	ModeDontAsk     = "dontAsk"
+	ModeBypass      = "bypassPermissions"
+)
+
+// WorkspaceFileName is the workspace layer's file, in the workspace root.
+const WorkspaceFileName = ".acp-bridge.yaml"
+
+// EnvPrefix starts every environment variable this package reads.
+const EnvPrefix = "ACP_BRIDGE_"
+
+// Shipped defaults.
+const (
+	DefaultAgentName      = "demo"
+	DefaultTimeoutSeconds = 300
+	DefaultAuditMaxSizeMB = 50
+	DefaultLogLevel       = "info"
+	DefaultMaxLineBytes   = 64 << 20
+	// MinMaxLineBytes is the smallest accepted maxLineBytes.
+	MinMaxLineBytes = 4096
+	// fallbackExecutable is the demo agent's command when the running
+	// binary cannot be found.
+	fallbackExecutable = "acp-bridge"
+)
+
+// Options says where Load finds each layer. Zero values pick the defaults.
+type Options struct {
+	// ConfigFile is --config: the user file, which must then exist and parse.
+	ConfigFile string
+	// UserConfigDir holds config.{yaml,yml,json,toml} and the default audit
+	// log. Default: os.UserConfigDir()/acp-bridge.
+	UserConfigDir string
+	// WorkspaceDir holds .acp-bridge.yaml; "" means no workspace layer.
+	WorkspaceDir string
+	// Environ is the environment (KEY=VALUE). Default: os.Environ().
+	Environ []string
+	// Executable is the demo agent's command. Default: os.Executable(),
+	// else "acp-bridge".
+	Executable string
+	// Logger gets reload errors and notes; default zap.NewNop().
+	Logger *zap.Logger
+}
+
+// Snapshot is one immutable, validated view of the merged settings. Never
+// modify it (nor its maps and slices): every reader shares it.
+type Snapshot struct {
+	Config Config
+	// Rules are the global allow/ask/deny rules of every layer, in layer
+	// order (lightest first), each with its origin.
+	Rules []Rule
+	// Sources are the files that were read, lightest first.
+	Sources []string
+}
+
+// Config is the merged configuration.
+type Config struct {
+	DefaultAgent        string
+	Agents              map[string]Agent
+	Permissions         Permissions
+	Approvals           Approvals
+	Audit               Audit
+	Log                 Log
+	MaxLineBytes        int
+	StartAgentsOnLaunch bool
+}
+
+// Agent is one configured child agent.
+type Agent struct {
+	Name    string
+	Command string
+	Args    []string
+	Env     map[string]string
+	// Cwd is the agent's working directory, absolute; "" means the session's.
+	Cwd    string
+	Family string
+	// Mode is the agent's canonical mode, "" when not set (use the global one).
+	Mode              string
+	BypassPermissions bool
+	StartOnLaunch     bool
+	// Rules are the agent's own rules (agents.<name>.permissions), every layer.
+	Rules []Rule
+}
+
+// EffectiveMode is the mode a new session of this agent starts in:
+// bypassPermissions when BypassPermissions is set, else the agent's Mode,
+// else global.
+func (a Agent) EffectiveMode(global string) string {
+	switch {
+	case a.BypassPermissions:
+		return ModeBypass
+	case a.Mode != "":
+		return a.Mode
+	default:
+		return global
+	}
+}
+
+// Permissions holds the global permission settings other than rules.
+type Permissions struct {
+	// DefaultMode is canonical (aliases are resolved).
+	DefaultMode string
+	// AdditionalDirectories are absolute, deduplicated, every layer.
+	AdditionalDirectories []string
+}
+
+// Rule is one allow/ask/deny rule and where it came from. Text is not
+// parsed here: the policy engine compiles it.
+type Rule struct {
+	List  string // allow, ask or deny
+	Text  string // e.g. "Bash(npm run test *)"
+	Layer string // default, user, workspace, env or editor
+	// Agent is "" for a global rule, else the agent whose
+	// agents.<name>.permissions holds it.
+	Agent string
+	// File is the file the rule was read from ("" for env and editor).
+	File string
+	// Root is the directory "/"-anchored patterns resolve against: the
+	// workspace for workspace, env and editor rules, the user file's
+	// directory for user rules.
+	Root string
+}
+
+// Origin describes where a rule came from, for people: e.g.
+// "workspace agent:claude (/src/app/.acp-bridge.yaml)".
+func (r Rule) Origin() string {
+	s := r.Layer
+	if r.Agent != "" {
+		s += " agent:" + r.Agent
+	}
+	if r.File != "" {
+		s += " (" + r.File + ")"
+	}
+	return s
+}
+
+// String is the rule as the person wrote it, with its list.
+func (r Rule) String() string { return fmt.Sprintf("%s %s", r.List, r.Text) }
+
+// Approvals configures unanswered approvals.
+type Approvals struct {
+	Timeout        time.Duration
+	TimeoutOutcome string // reject or cancel
+}
+
+// Audit configures the audit log.
+type Audit struct {
+	// Path is absolute when a user config dir is known.
+	Path         string
+	MaxSizeBytes int64
+}
+
+// Log configures the bridge's own log.
+type Log struct {
+	Level string // debug, info, warn or error
+	File  string // "" means stderr
+}
+
+// AgentRules returns the global rules followed by that agent's rules, in a
+// new slice. An unknown agent gets the global rules only.
+func (s *Snapshot) AgentRules(name string) []Rule {
+	a := s.Config.Agents[name]
+	out := make([]Rule, 0, len(s.Rules)+len(a.Rules))
+	out = append(out, s.Rules...)
+	return append(out, a.Rules...)
+}
+
+// AgentNames returns the configured agents' names, sorted.
+func (s *Snapshot) AgentNames() []string {
+	names := make([]string, 0, len(s.Config.Agents))
+	for n := range s.Config.Agents {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Agent returns the named agent.
+func (s *Snapshot) Agent(name string) (Agent, bool) {
+	a, ok := s.Config.Agents[name]
+	return a, ok
+}
+
+// canonicalModes are the accepted mode names, in the order error messages
+// list them.
+var canonicalModes = []string{ModeDefault, ModeAcceptEdits, ModePlan, ModeDontAsk, ModeBypass}
+
+// modeAliases maps the seed's mode names to canonical ones.
+var modeAliases = map[string]string{
+	"auto":                  ModeBypass,
+	"autonomous":            ModeBypass,
+	"ask_every_time":        ModeDefault,
+	"auto_accept_read_only": ModeDefault,
+	"auto_accept_all":       ModeBypass,
+}
+
+// modeAliasOrder is the order error messages list the aliases in.
+var modeAliasOrder = []string{"auto", "autonomous", "ask_every_time", "auto_accept_read_only", "auto_accept_all"}
+
+// NormalizeMode returns the canonical name of a mode or alias, and whether
+// s names a mode at all.
+func NormalizeMode(s string) (string, bool) {
+	if slices.Contains(canonicalModes, s) {
+		return s, true
+	}
+	m, ok := modeAliases[s]
+	return m, ok
+}
+
+var logLevels = []string{"debug", "info", "warn", "error"}
+
+var timeoutOutcomes = []string{OutcomeReject, OutcomeCancel}
+
+var ruleLists = []string{ListAllow, ListAsk, ListDeny}

@@ -1,0 +1,191 @@
+// The ACP connection to the bridge, over the official TypeScript SDK
+// (@agentclientprotocol/sdk 2.x: a ClientApp connected to an ndJsonStream).
+// Standard ACP and the bridge's _acp-bridge/* extension methods go through the
+// same app: onRequest/onNotification with a params parser, and
+// connection.agent.request/notify. Params that we only display are passed
+// through raw (no schema stripping), as the bridge passes unknown fields through.
+// No vscode import: the host injects fs and UI through ClientHandlers.
+
+import { Readable, Writable } from "node:stream";
+import { client, ndJsonStream, RequestError, type ClientConnection, type Stream } from "@agentclientprotocol/sdk";
+import type { PermissionResponse } from "./approvals";
+import {
+  bridgeMeta,
+  isObj,
+  M,
+  META_KEY,
+  str,
+  type AgentEntry,
+  type ApprovalResolvedWire,
+  type BridgeInitMeta,
+  type Grant,
+  type Obj,
+  type PendingApprovalWire,
+  type PersistRequest,
+} from "./wire";
+
+export const CLIENT_INFO = { name: "acp-bridge-vscode", title: "ACP Bridge for VS Code", version: "0.1.0" };
+
+export interface ClientHandlers {
+  readTextFile(p: { sessionId: string; path: string; line?: number | null; limit?: number | null }): Promise<{ content: string }>;
+  writeTextFile(p: { sessionId: string; path: string; content: string }): Promise<void>;
+  /** A permission request the policy left to the person; resolves with the answer. */
+  requestPermission(params: { sessionId: string; toolCall: Obj; options: unknown; _meta?: Obj }, signal: AbortSignal): Promise<PermissionResponse>;
+  sessionUpdate(p: { sessionId: string; update: unknown }): void;
+  approvalResolved(p: ApprovalResolvedWire): void;
+  agentStatus(p: AgentEntry): void;
+  persist(p: PersistRequest): Promise<{ persisted: true }>;
+}
+
+export interface NewSessionResult {
+  sessionId: string;
+  agent?: string;
+  mode?: string;
+  raw: Obj;
+}
+
+const raw = <T>(p: unknown): T => (p ?? {}) as T;
+
+function requireString(o: Obj, key: string, method: string): string {
+  const v = o[key];
+  if (typeof v !== "string" || !v) throw RequestError.invalidParams({ [key]: "required string" }, `${method}: ${key} is required`);
+  return v;
+}
+
+/** Web streams over a child's stdin/stdout, framed as NDJSON by the SDK. */
+export function stdioStream(stdin: NodeJS.WritableStream, stdout: NodeJS.ReadableStream): Stream {
+  const output = Writable.toWeb(stdin as Writable) as WritableStream<Uint8Array>;
+  const input = Readable.toWeb(stdout as Readable) as ReadableStream<Uint8Array>;
+  return ndJsonStream(output, input);
+}
+
+export class BridgeConnection {
+  private constructor(private readonly conn: ClientConnection) {}
+
+  static connect(stream: Stream, h: ClientHandlers): BridgeConnection {
+    const app = client({ name: "acp-bridge-vscode" })
+      .onRequest("fs/read_text_file", raw<Obj>, async ({ params }) => {
+        const path = requireString(params, "path", "fs/read_text_file");
+        const line = typeof params["line"] === "number" ? params["line"] : undefined;
+        const limit = typeof params["limit"] === "number" ? params["limit"] : undefined;
+        return h.readTextFile({ sessionId: str(params["sessionId"]) ?? "", path, line, limit });
+      })
+      .onRequest("fs/write_text_file", raw<Obj>, async ({ params }) => {
+        const path = requireString(params, "path", "fs/write_text_file");
+        const content = params["content"];
+        if (typeof content !== "string") throw RequestError.invalidParams({ content: "required string" }, "fs/write_text_file: content is required");
+        await h.writeTextFile({ sessionId: str(params["sessionId"]) ?? "", path, content });
+        return {};
+      })
+      .onRequest("session/request_permission", raw<Obj>, async ({ params, signal }) => {
+        const sessionId = requireString(params, "sessionId", "session/request_permission");
+        const toolCall = isObj(params["toolCall"]) ? params["toolCall"] : {};
+        return h.requestPermission({ sessionId, toolCall, options: params["options"], _meta: isObj(params["_meta"]) ? params["_meta"] : undefined }, signal);
+      })
+      .onRequest(M.settingsPersist, raw<PersistRequest>, async ({ params }) => {
+        try {
+          return await h.persist(params);
+        } catch (e) {
+          throw new RequestError(-32603, `settings/persist: ${(e as Error).message}`);
+        }
+      })
+      .onNotification("session/update", raw<Obj>, ({ params }) => {
+        const sessionId = str(params["sessionId"]);
+        if (sessionId) h.sessionUpdate({ sessionId, update: params["update"] });
+      })
+      .onNotification(M.approvalResolved, raw<ApprovalResolvedWire>, ({ params }) => {
+        if (params && typeof params.approvalId === "string") h.approvalResolved(params);
+      })
+      .onNotification(M.agentStatus, raw<AgentEntry>, ({ params }) => {
+        if (params && typeof params.id === "string") h.agentStatus(params);
+      })
+      .onNotification("*", () => {});
+    return new BridgeConnection(app.connect(stream));
+  }
+
+  get closed(): Promise<void> {
+    return this.conn.closed;
+  }
+
+  get signal(): AbortSignal {
+    return this.conn.signal;
+  }
+
+  close(): void {
+    this.conn.close();
+  }
+
+  private req<T>(method: string, params: unknown): Promise<T> {
+    return this.conn.agent.request<T, unknown>(method, params);
+  }
+
+  async initialize(): Promise<{ meta: BridgeInitMeta; raw: Obj }> {
+    const res = await this.req<Obj>("initialize", {
+      protocolVersion: 1,
+      clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
+      clientInfo: CLIENT_INFO,
+    });
+    const m = bridgeMeta(res);
+    const meta: BridgeInitMeta = {
+      version: str(m["version"]),
+      defaultAgent: str(m["defaultAgent"]),
+      agents: Array.isArray(m["agents"]) ? (m["agents"].filter(isObj) as BridgeInitMeta["agents"]) : undefined,
+      policyModes: Array.isArray(m["policyModes"]) ? m["policyModes"].filter((x): x is string => typeof x === "string") : undefined,
+    };
+    return { meta, raw: res };
+  }
+
+  async newSession(cwd: string, agent?: string, mode?: string): Promise<NewSessionResult> {
+    const meta: Obj = {};
+    if (agent) meta["agent"] = agent;
+    if (mode) meta["mode"] = mode;
+    const res = await this.req<Obj>("session/new", { cwd, mcpServers: [], _meta: { [META_KEY]: meta } });
+    const sessionId = str(res["sessionId"]);
+    if (!sessionId) throw new Error("session/new: the bridge returned no sessionId");
+    const m = bridgeMeta(res);
+    return { sessionId, agent: str(m["agent"]), mode: str(m["mode"]), raw: res };
+  }
+
+  prompt(sessionId: string, text: string): Promise<{ stopReason?: string }> {
+    return this.req("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+  }
+
+  cancel(sessionId: string): Promise<void> {
+    return this.conn.agent.notify("session/cancel", { sessionId });
+  }
+
+  setMode(sessionId: string, modeId: string): Promise<unknown> {
+    return this.req("session/set_mode", { sessionId, modeId });
+  }
+
+  closeSession(sessionId: string): Promise<unknown> {
+    return this.req("session/close", { sessionId });
+  }
+
+  async listAgents(): Promise<AgentEntry[]> {
+    const res = await this.req<Obj>(M.agentsList, {});
+    return Array.isArray(res["agents"]) ? (res["agents"].filter(isObj) as unknown as AgentEntry[]) : [];
+  }
+
+  async listApprovals(): Promise<PendingApprovalWire[]> {
+    const res = await this.req<Obj>(M.approvalsList, {});
+    return Array.isArray(res["approvals"]) ? (res["approvals"].filter(isObj) as unknown as PendingApprovalWire[]) : [];
+  }
+
+  respond(params: Obj): Promise<{ approvalId: string; outcome: unknown }> {
+    return this.req(M.approvalsRespond, params);
+  }
+
+  async listGrants(): Promise<Grant[]> {
+    const res = await this.req<Obj>(M.grantsList, {});
+    return Array.isArray(res["grants"]) ? (res["grants"].filter(isObj) as unknown as Grant[]) : [];
+  }
+
+  revokeGrant(sessionId: string, rule: string): Promise<unknown> {
+    return this.req(M.grantsRevoke, { sessionId, rule });
+  }
+
+  settingsDidChange(settings: unknown): Promise<void> {
+    return this.conn.agent.notify(M.settingsDidChange, { settings });
+  }
+}

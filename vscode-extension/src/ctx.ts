@@ -1,0 +1,639 @@
+// The extension's one context object: it owns the bridge process and its ACP
+// connection, the chat model, the live permission requests, the status-bar
+// item and the settings sync, and it is what commands and the chat view talk
+// to. Everything here runs on the extension host's single JS thread; the
+// logic that can live without `vscode` is in bootstrap/client/model/settings/
+// approvals and is unit-tested there.
+
+import * as os from "node:os";
+import * as vscode from "vscode";
+import { LiveRequests, quickOption, respondParams, type PermissionResponse } from "./approvals";
+import { BridgeProcess, checkVersion, locateBridge, missingBridgeMessage, RestartBudget, type Candidate } from "./bootstrap";
+import { BridgeConnection, stdioStream } from "./client";
+import { ChatStore, listEntryToParams } from "./model";
+import { POLICY_MODES, type AgentSummary, type BridgeState, type HostMessage, type Scope, type WebviewMessage } from "./protocol";
+import { buildBridgeSettings, mergeAgents, planPersist, type RawSettings, type SettingsEdit } from "./settings";
+import { sliceLines } from "./text";
+import { META_KEY, type AgentEntry, type ApprovalResolvedWire, type Obj, type PersistRequest } from "./wire";
+
+export const SECTION = "acpBridge";
+
+export interface ChatSurface {
+  post(m: HostMessage): void;
+  readonly visible: boolean;
+  reveal(): Promise<void>;
+}
+
+export class Ctx implements vscode.Disposable {
+  readonly output: vscode.OutputChannel;
+  readonly store: ChatStore;
+  private readonly live = new LiveRequests();
+  private readonly budget = new RestartBudget(5);
+  private readonly statusItem: vscode.StatusBarItem;
+  private disposables: vscode.Disposable[] = [];
+  private proc?: BridgeProcess;
+  private conn?: BridgeConnection;
+  private bin?: Candidate & { version: string };
+  private startedAt = 0;
+  private generation = 0;
+  private restartTimer?: NodeJS.Timeout;
+  private disposed = false;
+  private bridge: BridgeState = { status: "stopped" };
+  private agents: AgentSummary[] = [];
+  private defaultAgent = "demo";
+  /** Agent the next "New Chat" uses (the picker / Select Agent). */
+  currentAgent?: string;
+  surface?: ChatSurface;
+  private connected?: Promise<BridgeConnection>;
+  private connectedResolve?: (c: BridgeConnection) => void;
+  private syntheticIds = 0;
+
+  constructor(private readonly ext: vscode.ExtensionContext) {
+    this.output = vscode.window.createOutputChannel("ACP Bridge");
+    this.store = new ChatStore((m) => this.post(m));
+    this.statusItem = vscode.window.createStatusBarItem("acpBridge.pending", vscode.StatusBarAlignment.Left, 100);
+    this.statusItem.name = "ACP Bridge approvals";
+    this.statusItem.command = "acpBridge.showPendingApprovals";
+    this.disposables.push(
+      this.output,
+      this.statusItem,
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (!e.affectsConfiguration(SECTION)) return;
+        if (e.affectsConfiguration(`${SECTION}.bridgePath`)) void this.restart("acpBridge.bridgePath changed");
+        else void this.pushSettings();
+      }),
+    );
+    this.refreshAgentsFromSettings();
+  }
+
+  // ---- webview -----------------------------------------------------------------
+
+  post(m: HostMessage): void {
+    this.surface?.post(m);
+  }
+
+  fullState(): HostMessage {
+    const snap = this.store.snapshot();
+    return {
+      type: "state",
+      bridge: this.bridge,
+      agents: this.agents,
+      defaultAgent: this.currentAgent ?? this.defaultAgent,
+      modes: [...POLICY_MODES],
+      chats: snap.chats,
+      activeChatId: snap.activeChatId,
+    };
+  }
+
+  async onWebviewMessage(m: WebviewMessage): Promise<void> {
+    switch (m.type) {
+      case "ready":
+        this.post(this.fullState());
+        void this.reconcileApprovals();
+        return;
+      case "newChat":
+        await this.newChat(m.agent);
+        return;
+      case "selectChat":
+        this.store.setActive(m.chatId);
+        return;
+      case "closeChat":
+        await this.closeChat(m.chatId);
+        return;
+      case "prompt":
+        await this.prompt(m.chatId, m.text);
+        return;
+      case "cancel":
+        await this.cancel(m.chatId);
+        return;
+      case "setMode":
+        await this.setMode(m.chatId, m.mode);
+        return;
+      case "approve":
+        await this.answer(m.approvalId, m.optionId, m.rule, m.scope);
+        return;
+      case "openFile": {
+        const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(m.path));
+        const line = Math.max(0, (m.line ?? 1) - 1);
+        await vscode.window.showTextDocument(doc, { selection: new vscode.Range(line, 0, line, 0), preview: true });
+        return;
+      }
+    }
+  }
+
+  // ---- bridge lifecycle ----------------------------------------------------------
+
+  private setBridge(b: BridgeState): void {
+    this.bridge = b;
+    this.post({ type: "bridge", bridge: b });
+  }
+
+  private workspaceCwd(): string {
+    return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? os.homedir();
+  }
+
+  /** Starts the bridge if it is not running. Resolves once it is connected (or failed). */
+  async start(): Promise<void> {
+    if (this.proc || this.disposed) return;
+    const gen = ++this.generation;
+    this.setBridge({ status: this.budget.restarts ? "restarting" : "starting" });
+    this.connected = new Promise((r) => (this.connectedResolve = r));
+    const cfg = vscode.workspace.getConfiguration(SECTION);
+    const cand = locateBridge({
+      configured: cfg.get<string>("bridgePath"),
+      extensionPath: this.ext.extensionPath,
+      platform: process.platform,
+      arch: process.arch,
+      pathEnv: process.env["PATH"],
+    });
+    let version: string;
+    try {
+      if (!cand) throw new Error("not found");
+      version = await checkVersion(cand.path);
+    } catch (e) {
+      const msg = missingBridgeMessage(cand, cand ? (e as Error) : undefined);
+      this.output.appendLine(msg);
+      this.setBridge({ status: "failed", message: msg });
+      void vscode.window.showErrorMessage(msg, "Open Settings", "Show Log").then((pick) => {
+        if (pick === "Open Settings") void vscode.commands.executeCommand("workbench.action.openSettings", "acpBridge.bridgePath");
+        if (pick === "Show Log") this.output.show(true);
+      });
+      return;
+    }
+    if (gen !== this.generation || this.disposed) return;
+    this.bin = { ...cand!, version };
+    this.output.appendLine(`starting ${cand!.path} (${cand!.source}, ${version}) in ${this.workspaceCwd()}`);
+    this.startedAt = Date.now();
+    const proc = new BridgeProcess({
+      bin: cand!.path,
+      cwd: this.workspaceCwd(),
+      onStderrLine: (l) => this.output.appendLine(l),
+      onExit: (code, signal, expected) => this.onExit(proc, gen, code, signal, expected),
+    });
+    this.proc = proc;
+    const conn = BridgeConnection.connect(stdioStream(proc.child.stdin!, proc.child.stdout!), {
+      readTextFile: (p) => this.readTextFile(p.path, p.line, p.limit),
+      writeTextFile: (p) => this.writeTextFile(p.path, p.content),
+      requestPermission: (p, signal) => this.onPermissionRequest(p, signal),
+      sessionUpdate: (p) => this.store.applySessionUpdate(p.sessionId, p.update),
+      approvalResolved: (r) => this.onApprovalResolved(r),
+      agentStatus: (a) => this.onAgentStatus(a),
+      persist: (p) => this.persist(p),
+    });
+    this.conn = conn;
+    try {
+      const init = await withTimeout(conn.initialize(), 20_000, "initialize");
+      if (gen !== this.generation) return;
+      if (init.meta.defaultAgent) this.defaultAgent = init.meta.defaultAgent;
+      this.output.appendLine(`connected: acp-bridge ${init.meta.version ?? version}`);
+      await this.pushSettings();
+      this.setBridge({ status: "running", version: init.meta.version ?? version });
+      this.connectedResolve?.(conn);
+      await this.refreshAgents();
+      await this.reconcileApprovals();
+    } catch (e) {
+      this.output.appendLine(`bridge handshake failed: ${(e as Error).message}`);
+      void proc.stop(500);
+    }
+  }
+
+  private onExit(proc: BridgeProcess, gen: number, code: number | null, signal: string | null, expected: boolean): void {
+    if (this.proc !== proc) return;
+    this.output.appendLine(`acp-bridge exited (code ${code}, signal ${signal})${expected ? "" : " unexpectedly"}`);
+    this.proc = undefined;
+    this.conn?.close();
+    this.conn = undefined;
+    this.connected = undefined;
+    this.live.releaseAll();
+    this.store.expireAll("shutdown");
+    for (const id of this.store.chatIds()) {
+      const chat = this.store.chat(id);
+      if (chat?.sessionId) {
+        this.store.updateChat(id, { sessionId: undefined, busy: false });
+        if (!expected) this.store.addNotice(id, "The bridge stopped; the next message starts a new session.", "warn");
+      }
+    }
+    this.updateStatusBar();
+    if (expected || this.disposed || gen !== this.generation) {
+      if (!this.disposed && this.bridge.status !== "starting" && this.bridge.status !== "restarting") this.setBridge({ status: "stopped" });
+      return;
+    }
+    const delay = this.budget.onCrash(Date.now() - this.startedAt);
+    if (delay === undefined) {
+      const msg = `ACP Bridge crashed ${this.budget.max + 1} times; not restarting it again. See the "ACP Bridge" output, then run "ACP Bridge: Restart Bridge".`;
+      this.setBridge({ status: "failed", message: msg });
+      void vscode.window.showErrorMessage(msg, "Show Log", "Restart Bridge").then((pick) => {
+        if (pick === "Show Log") this.output.show(true);
+        if (pick === "Restart Bridge") void this.restart("restart requested", true);
+      });
+      return;
+    }
+    const msg = `ACP Bridge exited unexpectedly; restarting (${this.budget.restarts}/${this.budget.max}).`;
+    this.setBridge({ status: "restarting", message: msg });
+    void vscode.window.showWarningMessage(msg);
+    this.restartTimer = setTimeout(() => void this.start(), delay);
+  }
+
+  async stop(): Promise<void> {
+    this.generation++;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    const p = this.proc;
+    if (p) await p.stop();
+  }
+
+  async restart(why: string, resetBudget = false): Promise<void> {
+    this.output.appendLine(`restarting the bridge: ${why}`);
+    if (resetBudget) this.budget.reset();
+    await this.stop();
+    this.proc = undefined;
+    await this.start();
+  }
+
+  /** The connection, waiting for a start in progress; throws when the bridge is not available. */
+  async connection(): Promise<BridgeConnection> {
+    if (this.conn && this.bridge.status === "running") return this.conn;
+    if (!this.proc && this.bridge.status !== "failed") await this.start();
+    if (this.connected) {
+      const c = await withTimeout(this.connected, 25_000, "waiting for the bridge");
+      if (c) return c;
+    }
+    throw new Error(this.bridge.message ?? "the bridge is not running");
+  }
+
+  // ---- settings --------------------------------------------------------------------
+
+  readRawSettings(): RawSettings {
+    const cfg = vscode.workspace.getConfiguration(SECTION);
+    const i = <T>(k: string) => {
+      const x = cfg.inspect<T>(k);
+      return { defaultValue: x?.defaultValue, globalValue: x?.globalValue, workspaceValue: x?.workspaceValue, workspaceFolderValue: x?.workspaceFolderValue };
+    };
+    return {
+      agents: i("agents"),
+      permissions: i("permissions"),
+      defaultAgent: cfg.get<string>("defaultAgent"),
+      timeoutSeconds: cfg.get<number>("approvals.timeoutSeconds"),
+      logLevel: cfg.get<string>("logLevel"),
+    };
+  }
+
+  bridgeSettings() {
+    return buildBridgeSettings(this.readRawSettings(), this.bin?.path);
+  }
+
+  private refreshAgentsFromSettings(): void {
+    const s = this.bridgeSettings();
+    this.defaultAgent = s.defaultAgent;
+    const prev = new Map(this.agents.map((a) => [a.id, a]));
+    this.agents = Object.entries(s.agents).map(([id, a]) => ({
+      id,
+      name: prev.get(id)?.name ?? id,
+      status: prev.get(id)?.status,
+      mode: a.bypassPermissions ? "bypassPermissions" : (a.mode ?? s.permissions.defaultMode),
+    }));
+    if (this.currentAgent && !s.agents[this.currentAgent]) this.currentAgent = undefined;
+    this.post({ type: "agents", agents: this.agents, defaultAgent: this.currentAgent ?? this.defaultAgent });
+  }
+
+  async pushSettings(): Promise<void> {
+    this.refreshAgentsFromSettings();
+    if (!this.conn) return;
+    const settings = this.bridgeSettings();
+    await this.conn.settingsDidChange(settings);
+    this.output.appendLine(`settings sent: agents ${Object.keys(settings.agents).join(", ")}; default ${settings.defaultAgent}`);
+  }
+
+  async applyEdit(edit: SettingsEdit): Promise<void> {
+    if (edit.scope === "workspace" && !vscode.workspace.workspaceFolders?.length) throw new Error("no workspace folder is open to store a workspace setting");
+    const target = edit.scope === "workspace" ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+    await vscode.workspace.getConfiguration(SECTION).update(edit.key, edit.value, target);
+  }
+
+  private async persist(req: PersistRequest): Promise<{ persisted: true }> {
+    const edit = planPersist(req, this.readRawSettings());
+    await this.applyEdit(edit);
+    const what = req.kind === "bypass" ? `bypass for ${req.agent}` : `${req.list ?? "allow"} rule ${req.rule}${req.agent ? ` (agent ${req.agent})` : ""}`;
+    this.output.appendLine(`persisted ${what} in ${edit.scope} settings`);
+    return { persisted: true };
+  }
+
+  // ---- agents ----------------------------------------------------------------------
+
+  async refreshAgents(): Promise<void> {
+    if (!this.conn) return;
+    try {
+      const list = await this.conn.listAgents();
+      for (const a of list) this.onAgentStatus(a, false);
+      this.post({ type: "agents", agents: this.agents, defaultAgent: this.currentAgent ?? this.defaultAgent });
+    } catch (e) {
+      this.output.appendLine(`agents/list failed: ${(e as Error).message}`);
+    }
+  }
+
+  private onAgentStatus(a: AgentEntry, post = true): void {
+    const cur = this.agents.find((x) => x.id === a.id);
+    if (cur) {
+      cur.status = a.status ?? cur.status;
+      if (a.name) cur.name = a.name;
+      cur.lastError = a.lastError;
+    } else {
+      this.agents.push({ id: a.id, name: a.name ?? a.id, status: a.status, lastError: a.lastError });
+    }
+    if (post) this.post({ type: "agents", agents: this.agents, defaultAgent: this.currentAgent ?? this.defaultAgent });
+  }
+
+  agentList(): AgentSummary[] {
+    return this.agents;
+  }
+
+  agentModeFor(agent: string): string {
+    return this.agents.find((a) => a.id === agent)?.mode ?? "default";
+  }
+
+  // ---- chats -----------------------------------------------------------------------
+
+  async newChat(agent?: string): Promise<string> {
+    const id = agent || this.currentAgent || this.defaultAgent;
+    const chat = this.store.createChat(id, this.agentModeFor(id));
+    await this.ensureSession(chat.chatId);
+    return chat.chatId;
+  }
+
+  private async ensureSession(chatId: string): Promise<string | undefined> {
+    const chat = this.store.chat(chatId);
+    if (!chat) return undefined;
+    if (chat.sessionId) return chat.sessionId;
+    try {
+      const conn = await this.connection();
+      const res = await conn.newSession(this.workspaceCwd(), chat.agent, chat.mode !== this.agentModeFor(chat.agent) ? chat.mode : undefined);
+      this.store.updateChat(chatId, { sessionId: res.sessionId, mode: res.mode ?? chat.mode, error: undefined });
+      return res.sessionId;
+    } catch (e) {
+      const msg = (e as Error).message;
+      this.store.updateChat(chatId, { error: msg });
+      this.store.addNotice(chatId, `Could not start a session with ${chat.agent}: ${msg}`, "error");
+      return undefined;
+    }
+  }
+
+  async prompt(chatId: string, text: string): Promise<void> {
+    const chat = this.store.chat(chatId);
+    if (!chat || !text.trim()) return;
+    this.store.addUserMessage(chatId, text);
+    this.store.updateChat(chatId, { busy: true, error: undefined });
+    if (chat.title === chat.agent) this.store.updateChat(chatId, { title: `${chat.agent}: ${text.slice(0, 24)}` });
+    try {
+      const sessionId = await this.ensureSession(chatId);
+      if (!sessionId) return;
+      const conn = await this.connection();
+      const res = await conn.prompt(sessionId, text);
+      if (res.stopReason === "cancelled") {
+        this.store.cancelTools(chatId);
+        this.store.addNotice(chatId, "Turn cancelled.", "info");
+      } else if (res.stopReason && res.stopReason !== "end_turn") {
+        this.store.addNotice(chatId, `Turn ended: ${res.stopReason}.`, "info");
+      }
+    } catch (e) {
+      this.store.addNotice(chatId, `Error: ${(e as Error).message}`, "error");
+    } finally {
+      this.store.updateChat(chatId, { busy: false });
+    }
+  }
+
+  async cancel(chatId: string): Promise<void> {
+    const chat = this.store.chat(chatId);
+    if (!chat?.sessionId || !this.conn) return;
+    await this.conn.cancel(chat.sessionId);
+    // ACP: after session/cancel the client answers every pending permission request of that session with cancelled.
+    for (const a of this.store.pendingApprovals()) {
+      if (a.chatId !== chatId) continue;
+      if (this.live.release(a.approvalId)) {
+        this.store.resolveApproval({ approvalId: a.approvalId, decision: "cancelled", by: "cancel" });
+      }
+    }
+    this.updateStatusBar();
+  }
+
+  async setMode(chatId: string, mode: string): Promise<void> {
+    const chat = this.store.chat(chatId);
+    if (!chat) return;
+    const prev = chat.mode;
+    this.store.updateChat(chatId, { mode });
+    if (!chat.sessionId) return; // applied when the session starts
+    try {
+      const conn = await this.connection();
+      await conn.setMode(chat.sessionId, mode);
+      this.store.addNotice(chatId, `Mode: ${mode}`, "quiet");
+    } catch (e) {
+      this.store.updateChat(chatId, { mode: prev });
+      this.store.addNotice(chatId, `Could not set mode ${mode}: ${(e as Error).message}`, "error");
+    }
+  }
+
+  async closeChat(chatId: string): Promise<void> {
+    const chat = this.store.chat(chatId);
+    if (!chat) return;
+    if (chat.sessionId && this.conn) {
+      if (chat.busy) await this.cancel(chatId);
+      void this.conn.closeSession(chat.sessionId).catch(() => {});
+    }
+    this.store.closeChat(chatId);
+  }
+
+  // ---- approvals -------------------------------------------------------------------
+
+  private onPermissionRequest(params: { sessionId: string; toolCall: Obj; options: unknown; _meta?: Obj }, signal: AbortSignal): Promise<PermissionResponse> {
+    const meta = (params._meta?.[META_KEY] as Obj | undefined) ?? {};
+    if (typeof meta["approvalId"] !== "string") {
+      // A request without the bridge's meta (should not happen): still show a card, answered only through this request.
+      const approvalId = `local-${++this.syntheticIds}`;
+      params = { ...params, _meta: { ...(params._meta ?? {}), [META_KEY]: { ...meta, approvalId } } };
+    }
+    const card = this.store.addApproval(params);
+    if (!card) return Promise.resolve({ outcome: { outcome: "cancelled" } });
+    const answer = this.live.wait(card.approvalId, signal, () => {
+      this.store.resolveApproval({ approvalId: card.approvalId, decision: "cancelled", by: "cancel" });
+      this.updateStatusBar();
+    });
+    this.updateStatusBar();
+    this.maybeNotify(card.approvalId);
+    return answer;
+  }
+
+  private onApprovalResolved(r: ApprovalResolvedWire): void {
+    const card = this.store.approval(r.approvalId);
+    // Keep the local "expired by cancel" when the bridge reports the same turn's end differently.
+    if (!(card?.resolution?.by === "cancel" && r.decision === "cancelled")) this.store.resolveApproval(r);
+    this.live.release(r.approvalId);
+    this.updateStatusBar();
+  }
+
+  /** The person chose an option (card, notification or command). */
+  async answer(approvalId: string, optionId: string, rule?: string, scope?: Scope): Promise<boolean> {
+    const card = this.store.approval(approvalId);
+    if (card && card.state === "resolved") return false;
+    const opt = card?.options.find((o) => o.optionId === optionId);
+    this.store.markAnswering(approvalId, optionId);
+    const local = () =>
+      this.store.resolveApproval({
+        approvalId,
+        decision: opt?.kind.startsWith("allow") ? "allow" : opt?.kind.startsWith("reject") ? "deny" : "cancelled",
+        by: "user",
+        optionId,
+        rule,
+      });
+    if (this.live.answer(approvalId, optionId, rule, scope)) {
+      local();
+      this.updateStatusBar();
+      return true;
+    }
+    try {
+      const conn = await this.connection();
+      await conn.respond(respondParams(approvalId, optionId, rule, scope));
+      local();
+      return true;
+    } catch (e) {
+      this.store.approvalError(approvalId, (e as Error).message);
+      return false;
+    } finally {
+      this.updateStatusBar();
+    }
+  }
+
+  /** Brings back cards the webview should show (reload, late open, restart): _acp-bridge/approvals/list. */
+  async reconcileApprovals(): Promise<void> {
+    if (!this.conn || this.bridge.status !== "running") return;
+    const before = new Set(this.store.pendingApprovals().map((a) => a.approvalId));
+    let list;
+    try {
+      list = await this.conn.listApprovals();
+    } catch (e) {
+      this.output.appendLine(`approvals/list failed: ${(e as Error).message}`);
+      return;
+    }
+    const listed = new Set(list.map((a) => a.approvalId));
+    for (const e of list) {
+      if (!this.store.approval(e.approvalId)) {
+        this.store.addApproval(listEntryToParams(e), e.agent);
+        this.maybeNotify(e.approvalId);
+      }
+    }
+    for (const id of before) {
+      const a = this.store.approval(id);
+      if (a && a.state !== "resolved" && !listed.has(id) && !this.live.has(id) && !id.startsWith("local-")) {
+        this.store.resolveApproval({ approvalId: id, decision: "cancelled", by: "elsewhere" });
+      }
+    }
+    this.updateStatusBar();
+  }
+
+  pendingCount(): number {
+    return this.store.pendingApprovals().filter((a) => a.state === "pending").length;
+  }
+
+  private updateStatusBar(): void {
+    const n = this.pendingCount();
+    if (n === 0) {
+      this.statusItem.hide();
+      return;
+    }
+    this.statusItem.text = `$(bell-dot) ${n} approval${n === 1 ? "" : "s"} pending`;
+    this.statusItem.tooltip = "ACP Bridge: agents are waiting for your answer. Click to show them.";
+    this.statusItem.backgroundColor = new vscode.ThemeColor("statusBarItem.warningBackground");
+    this.statusItem.show();
+  }
+
+  /** A notification with Allow / Deny when the chat is hidden or the window is not focused. */
+  private maybeNotify(approvalId: string): void {
+    const a = this.store.approval(approvalId);
+    if (!a || a.state !== "pending") return;
+    if (this.surface?.visible && vscode.window.state.focused) return;
+    const allow = quickOption(a.options, "allow");
+    const deny = quickOption(a.options, "deny");
+    const buttons = [allow ? "Allow" : undefined, deny ? "Deny" : undefined, "Show"].filter((x): x is string => !!x);
+    const who = a.meta.agent ?? "An agent";
+    const what = a.meta.specifier ?? a.tool.command ?? a.tool.title;
+    void vscode.window.showWarningMessage(`${who} asks: ${what}`, ...buttons).then(async (pick) => {
+      if (pick === "Allow" && allow) await this.answerFromElsewhere(approvalId, allow);
+      else if (pick === "Deny" && deny) await this.answerFromElsewhere(approvalId, deny);
+      else if (pick === "Show") await this.showApproval(approvalId);
+    });
+  }
+
+  /** Answers from outside the chat (notification): always through _acp-bridge/approvals/respond. */
+  private async answerFromElsewhere(approvalId: string, optionId: string): Promise<void> {
+    const card = this.store.approval(approvalId);
+    if (!card || card.state === "resolved") {
+      void vscode.window.showInformationMessage("That approval was already answered.");
+      return;
+    }
+    try {
+      const conn = await this.connection();
+      this.store.markAnswering(approvalId, optionId);
+      await conn.respond(respondParams(approvalId, optionId));
+      const opt = card.options.find((o) => o.optionId === optionId);
+      this.store.resolveApproval({ approvalId, decision: opt?.kind.startsWith("allow") ? "allow" : "deny", by: "user", optionId });
+    } catch (e) {
+      this.store.approvalError(approvalId, (e as Error).message);
+      void vscode.window.showWarningMessage(`ACP Bridge: ${(e as Error).message}`);
+    }
+    this.updateStatusBar();
+  }
+
+  async showApproval(approvalId: string): Promise<void> {
+    const a = this.store.approval(approvalId);
+    if (!a) return;
+    await this.surface?.reveal();
+    this.store.setActive(a.chatId);
+    this.post({ type: "focusApproval", chatId: a.chatId, approvalId });
+  }
+
+  // ---- fs ---------------------------------------------------------------------------
+
+  private async readTextFile(path: string, line?: number | null, limit?: number | null): Promise<{ content: string }> {
+    const uri = vscode.Uri.file(path);
+    const open = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === uri.fsPath);
+    const text = open ? open.getText() : new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+    return { content: sliceLines(text, line, limit) };
+  }
+
+  private async writeTextFile(path: string, content: string): Promise<void> {
+    await vscode.workspace.fs.writeFile(vscode.Uri.file(path), new TextEncoder().encode(content));
+  }
+
+  // ---- misc ---------------------------------------------------------------------------
+
+  get bridgeBinary(): (Candidate & { version: string }) | undefined {
+    return this.bin;
+  }
+
+  get isConnected(): boolean {
+    return !!this.conn && this.bridge.status === "running";
+  }
+
+  /** The live connection, if any (commands that are useless without one). */
+  get connectionNow(): BridgeConnection | undefined {
+    return this.conn;
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    this.live.releaseAll();
+    await this.stop();
+    for (const d of this.disposables) d.dispose();
+  }
+
+  configuredAgents() {
+    return mergeAgents(this.readRawSettings().agents);
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let t: NodeJS.Timeout;
+  return Promise.race([
+    p.finally(() => clearTimeout(t)),
+    new Promise<T>((_, reject) => {
+      t = setTimeout(() => reject(new Error(`${what}: no answer within ${ms / 1000} s`)), ms);
+    }),
+  ]);
+}

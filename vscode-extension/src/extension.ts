@@ -1,0 +1,172 @@
+// Activation: creates the Ctx, the chat view and the palette commands, starts
+// the bridge, and stops it on deactivate.
+
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as vscode from "vscode";
+import { ChatViewProvider, VIEW_ID } from "./chatView";
+import { Ctx } from "./ctx";
+import { MODE_LABELS, POLICY_MODES, type PolicyMode } from "./protocol";
+import { listBypasses, listStoredRules, planRevoke, planRevokeBypass } from "./settings";
+import { defaultAuditPath } from "./text";
+
+let ctx: Ctx | undefined;
+
+export async function activate(ext: vscode.ExtensionContext): Promise<{ ctx: Ctx }> {
+  const c = new Ctx(ext);
+  ctx = c;
+  const view = new ChatViewProvider(ext.extensionUri, c);
+  c.surface = view;
+  const cmd = (id: string, fn: (...args: unknown[]) => unknown) =>
+    ext.subscriptions.push(
+      vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+        try {
+          await fn(...args);
+        } catch (e) {
+          void vscode.window.showErrorMessage(`ACP Bridge: ${(e as Error).message}`);
+        }
+      }),
+    );
+
+  ext.subscriptions.push(vscode.window.registerWebviewViewProvider(VIEW_ID, view));
+
+  cmd("acpBridge.newChat", async (agent?: unknown) => {
+    await view.reveal();
+    await c.newChat(typeof agent === "string" ? agent : undefined);
+  });
+
+  cmd("acpBridge.selectAgent", async () => {
+    const picks = c.agentList().map((a) => ({
+      label: a.id,
+      description: [a.name !== a.id ? a.name : "", a.status ?? "", a.mode ? `mode ${a.mode}` : ""].filter(Boolean).join(" · "),
+      detail: a.lastError,
+    }));
+    const pick = await vscode.window.showQuickPick(picks, { title: "ACP Bridge: agent for new chats", placeHolder: "Pick an agent" });
+    if (!pick) return;
+    c.currentAgent = pick.label;
+    c.post({ type: "agents", agents: c.agentList(), defaultAgent: pick.label });
+    await view.reveal();
+    await c.newChat(pick.label);
+  });
+
+  cmd("acpBridge.setMode", async () => {
+    const chatId = c.store.activeChatId;
+    const chat = chatId ? c.store.chat(chatId) : undefined;
+    if (!chat) {
+      void vscode.window.showInformationMessage("ACP Bridge: open a chat first.");
+      return;
+    }
+    const pick = await vscode.window.showQuickPick(
+      POLICY_MODES.map((m) => ({ label: m, description: MODE_LABELS[m as PolicyMode], picked: m === chat.mode })),
+      { title: `Mode for ${chat.title}`, placeHolder: `current: ${chat.mode}` },
+    );
+    if (pick) await c.setMode(chat.chatId, pick.label);
+  });
+
+  cmd("acpBridge.showPendingApprovals", async () => {
+    const pending = c.store.pendingApprovals();
+    if (pending.length === 0) {
+      void vscode.window.showInformationMessage("ACP Bridge: no approvals pending.");
+      return;
+    }
+    if (pending.length === 1) {
+      await c.showApproval(pending[0].approvalId);
+      return;
+    }
+    const pick = await vscode.window.showQuickPick(
+      pending.map((a) => ({
+        label: a.meta.specifier ?? a.tool.title,
+        description: a.meta.agent,
+        detail: a.meta.reason,
+        approvalId: a.approvalId,
+      })),
+      { title: "ACP Bridge: pending approvals" },
+    );
+    if (pick) await c.showApproval(pick.approvalId);
+  });
+
+  cmd("acpBridge.manageRules", async () => {
+    type Item = vscode.QuickPickItem & { revoke?: () => Promise<void> };
+    const raw = c.readRawSettings();
+    const items: Item[] = [];
+    const rules = listStoredRules(raw);
+    items.push({ label: "Rules in settings", kind: vscode.QuickPickItemKind.Separator });
+    for (const r of rules) {
+      items.push({
+        label: `$(${r.list === "allow" ? "check" : r.list === "deny" ? "circle-slash" : "question"}) ${r.list} ${r.rule}`,
+        description: `${r.scope} settings${r.agent ? ` · agent ${r.agent}` : ""}`,
+        revoke: () => c.applyEdit(planRevoke(r, c.readRawSettings())),
+      });
+    }
+    for (const b of listBypasses(raw)) {
+      items.push({
+        label: `$(warning) bypass permissions: ${b.agent}`,
+        description: `${b.scope} settings`,
+        revoke: () => c.applyEdit(planRevokeBypass(b, c.readRawSettings())),
+      });
+    }
+    if (rules.length === 0) items.push({ label: "(no rules stored in user or workspace settings)" });
+    items.push({ label: "Session grants (this bridge run)", kind: vscode.QuickPickItemKind.Separator });
+    const conn = c.connectionNow;
+    if (conn) {
+      try {
+        const grants = await conn.listGrants();
+        for (const g of grants) {
+          items.push({
+            label: `$(history) allow ${g.rule}`,
+            description: `session ${g.sessionId.slice(0, 8)}${g.agent ? ` · agent ${g.agent}` : ""}`,
+            revoke: async () => {
+              await conn.revokeGrant(g.sessionId, g.rule);
+            },
+          });
+        }
+        if (grants.length === 0) items.push({ label: "(no session grants)" });
+      } catch (e) {
+        items.push({ label: `(grants/list failed: ${(e as Error).message})` });
+      }
+    } else {
+      items.push({ label: "(the bridge is not running)" });
+    }
+    items.push({ label: "", kind: vscode.QuickPickItemKind.Separator });
+    items.push({ label: "$(settings-gear) Open acpBridge settings", revoke: async () => void (await vscode.commands.executeCommand("workbench.action.openSettings", "acpBridge")) });
+    const pick = await vscode.window.showQuickPick(items, { title: "ACP Bridge: permission rules (pick one to revoke it)", matchOnDescription: true });
+    if (!pick?.revoke) return;
+    if (pick.label.includes("Open acpBridge settings")) {
+      await pick.revoke();
+      return;
+    }
+    const ok = await vscode.window.showWarningMessage(`Revoke ${pick.label.replace(/^\$\([^)]*\) /, "")} (${pick.description})?`, { modal: true }, "Revoke");
+    if (ok === "Revoke") {
+      await pick.revoke();
+      void vscode.window.showInformationMessage("ACP Bridge: revoked.");
+    }
+  });
+
+  cmd("acpBridge.openAuditLog", async () => {
+    const p = defaultAuditPath(process.env, os.homedir());
+    if (!fs.existsSync(p)) {
+      void vscode.window.showInformationMessage(`ACP Bridge: no audit log yet at ${p}.`);
+      return;
+    }
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(p));
+    await vscode.window.showTextDocument(doc, { preview: true });
+  });
+
+  cmd("acpBridge.restartBridge", async () => {
+    await c.restart("restart requested", true);
+    if (c.isConnected) void vscode.window.showInformationMessage(`ACP Bridge restarted (${c.bridgeBinary?.version ?? "?"}).`);
+  });
+
+  cmd("acpBridge.showLog", () => c.output.show(true));
+
+  ext.subscriptions.push({ dispose: () => void c.dispose() });
+
+  void c.start();
+  return { ctx: c };
+}
+
+export async function deactivate(): Promise<void> {
+  const c = ctx;
+  ctx = undefined;
+  await c?.dispose();
+}

@@ -1,0 +1,515 @@
+// The chat model the host keeps for the webview: chats (one ACP session each),
+// their transcript items, and the mapping from ACP messages (session/update,
+// session/request_permission, _acp-bridge/approval/resolved) to webview
+// messages. The webview can be hidden, reloaded or opened late; it then asks
+// for a snapshot of this model. Pure: no vscode, no node, no DOM. Everything
+// runs on the extension host's single thread.
+
+import type {
+  ApprovalItem,
+  ApprovalMetaView,
+  ChatInfo,
+  ChatItem,
+  ChatSnapshot,
+  HostMessage,
+  OptionView,
+  ToolCallView,
+  ToolContentView,
+} from "./protocol";
+import { decisionWord } from "./protocol";
+import { bridgeMeta, isObj, str, type ApprovalResolvedWire, type Obj } from "./wire";
+
+interface Chat {
+  info: ChatInfo;
+  items: ChatItem[];
+  byId: Map<string, ChatItem>;
+  tools: Map<string, ToolCallView>;
+  /** id of the agent/thought item that chunks append to, cleared by any other item. */
+  streaming?: { kind: "agent" | "thought"; id: string; messageId?: string };
+  seq: number;
+}
+
+/** Decisions the bridge took without asking, shown as one quiet line. */
+const AUTO_BY = new Set(["rule", "mode", "read-only", "breaker", "bypass", "session-grant"]);
+
+export class ChatStore {
+  private chats = new Map<string, Chat>();
+  private order: string[] = [];
+  private bySession = new Map<string, string>();
+  private approvals = new Map<string, string>(); // approvalId -> chatId
+  private nextChat = 1;
+  activeChatId?: string;
+
+  constructor(private readonly emit: (m: HostMessage) => void) {}
+
+  // ---- chats -------------------------------------------------------------
+
+  createChat(agent: string, mode: string, opts: { title?: string; external?: boolean; sessionId?: string } = {}): ChatInfo {
+    const chatId = `chat-${this.nextChat++}`;
+    const info: ChatInfo = {
+      chatId,
+      agent,
+      mode,
+      title: opts.title ?? agent,
+      busy: false,
+      external: opts.external,
+      sessionId: opts.sessionId,
+    };
+    this.chats.set(chatId, { info, items: [], byId: new Map(), tools: new Map(), seq: 0 });
+    this.order.push(chatId);
+    if (opts.sessionId) this.bySession.set(opts.sessionId, chatId);
+    this.emit({ type: "chat", chat: { ...info } });
+    this.setActive(chatId);
+    return { ...info };
+  }
+
+  chat(chatId: string): ChatInfo | undefined {
+    const c = this.chats.get(chatId);
+    return c ? { ...c.info } : undefined;
+  }
+
+  chatForSession(sessionId: string): ChatInfo | undefined {
+    const id = this.bySession.get(sessionId);
+    return id ? this.chat(id) : undefined;
+  }
+
+  chatIds(): string[] {
+    return [...this.order];
+  }
+
+  updateChat(chatId: string, patch: Partial<Omit<ChatInfo, "chatId">>): void {
+    const c = this.chats.get(chatId);
+    if (!c) return;
+    if (patch.sessionId && patch.sessionId !== c.info.sessionId) {
+      if (c.info.sessionId) this.bySession.delete(c.info.sessionId);
+      this.bySession.set(patch.sessionId, chatId);
+    }
+    Object.assign(c.info, patch);
+    this.emit({ type: "chat", chat: { ...c.info } });
+  }
+
+  closeChat(chatId: string): void {
+    const c = this.chats.get(chatId);
+    if (!c) return;
+    if (c.info.sessionId) this.bySession.delete(c.info.sessionId);
+    for (const [aid, cid] of this.approvals) if (cid === chatId) this.approvals.delete(aid);
+    this.chats.delete(chatId);
+    this.order = this.order.filter((id) => id !== chatId);
+    this.emit({ type: "chatClosed", chatId });
+    if (this.activeChatId === chatId) {
+      this.activeChatId = undefined;
+      const last = this.order[this.order.length - 1];
+      if (last) this.setActive(last);
+    }
+  }
+
+  setActive(chatId: string): void {
+    if (!this.chats.has(chatId)) return;
+    this.activeChatId = chatId;
+    this.emit({ type: "activeChat", chatId });
+  }
+
+  snapshot(): { chats: ChatSnapshot[]; activeChatId?: string } {
+    return {
+      chats: this.order.map((id) => {
+        const c = this.chats.get(id)!;
+        return { chat: { ...c.info }, items: c.items.map((i) => structuredCloneItem(i)) };
+      }),
+      activeChatId: this.activeChatId,
+    };
+  }
+
+  items(chatId: string): ChatItem[] {
+    return this.chats.get(chatId)?.items.map((i) => structuredCloneItem(i)) ?? [];
+  }
+
+  // ---- transcript ----------------------------------------------------------
+
+  addUserMessage(chatId: string, text: string): void {
+    const c = this.chats.get(chatId);
+    if (!c) return;
+    this.put(c, { kind: "user", id: this.newId(c, "u"), text });
+  }
+
+  addNotice(chatId: string, text: string, level: "info" | "warn" | "error" | "quiet" = "info"): void {
+    const c = this.chats.get(chatId);
+    if (!c) return;
+    this.put(c, { kind: "notice", id: this.newId(c, "n"), text, level });
+  }
+
+  /** Applies one session/update notification. Unknown variants are ignored. */
+  applySessionUpdate(sessionId: string, update: unknown): void {
+    const chatId = this.bySession.get(sessionId);
+    const c = chatId ? this.chats.get(chatId) : undefined;
+    if (!c || !isObj(update)) return;
+    const kind = str(update["sessionUpdate"]);
+    switch (kind) {
+      case "agent_message_chunk":
+      case "agent_thought_chunk": {
+        const text = contentText(update["content"]);
+        if (!text) return;
+        const k = kind === "agent_message_chunk" ? "agent" : "thought";
+        const messageId = str(update["messageId"]);
+        const s = c.streaming;
+        const cur = s && s.kind === k && (!messageId || !s.messageId || s.messageId === messageId) ? c.byId.get(s.id) : undefined;
+        if (cur && (cur.kind === "agent" || cur.kind === "thought")) {
+          this.put(c, { ...cur, text: cur.text + text }, true);
+        } else {
+          const id = this.newId(c, k === "agent" ? "a" : "t");
+          this.put(c, { kind: k, id, text });
+          c.streaming = { kind: k, id, messageId };
+        }
+        return;
+      }
+      case "user_message_chunk": {
+        const text = contentText(update["content"]);
+        if (text) this.put(c, { kind: "user", id: this.newId(c, "u"), text });
+        return;
+      }
+      case "tool_call":
+      case "tool_call_update": {
+        const id = str(update["toolCallId"]);
+        if (!id) return;
+        const tool = mergeToolCall(c.tools.get(id), update);
+        c.tools.set(id, tool);
+        this.put(c, { kind: "tool", id: `tool:${id}`, tool });
+        return;
+      }
+      case "plan": {
+        const entries = Array.isArray(update["entries"]) ? update["entries"] : [];
+        this.put(c, {
+          kind: "plan",
+          id: "plan",
+          entries: entries.filter(isObj).map((e) => ({
+            content: str(e["content"]) ?? "",
+            status: str(e["status"]) ?? "pending",
+            priority: str(e["priority"]) ?? "medium",
+          })),
+        });
+        return;
+      }
+      case "current_mode_update": {
+        const mode = str(update["currentModeId"]) ?? str(update["modeId"]);
+        if (mode) this.updateChat(c.info.chatId, { mode });
+        return;
+      }
+      case "session_info_update": {
+        const title = str(update["title"]);
+        if (title) this.updateChat(c.info.chatId, { title });
+        return;
+      }
+      case "notice": {
+        const title = str(update["title"]) ?? "";
+        const desc = str(update["description"]);
+        const sev = str(update["severity"]);
+        this.addNotice(c.info.chatId, desc ? `${title}: ${desc}` : title, sev === "error" ? "error" : sev === "warning" ? "warn" : "info");
+        return;
+      }
+      default:
+        return; // available_commands_update, usage_update, unknown: nothing to show
+    }
+  }
+
+  /** Marks unfinished tool calls of a chat as cancelled (after session/cancel). */
+  cancelTools(chatId: string): void {
+    const c = this.chats.get(chatId);
+    if (!c) return;
+    for (const [id, t] of c.tools) {
+      if (t.status === "pending" || t.status === "in_progress") {
+        const tool = { ...t, status: "cancelled" };
+        c.tools.set(id, tool);
+        this.put(c, { kind: "tool", id: `tool:${id}`, tool });
+      }
+    }
+  }
+
+  // ---- approvals -----------------------------------------------------------
+
+  /**
+   * Adds (or refreshes) the approval card of a permission request. Params are
+   * session/request_permission params, or an entry of _acp-bridge/approvals/list
+   * turned into that shape. Returns the card, or undefined without an approvalId.
+   */
+  addApproval(params: { sessionId: string; toolCall: unknown; options: unknown; _meta?: unknown }, agentHint?: string): ApprovalItem | undefined {
+    const meta = bridgeMeta(params);
+    const approvalId = str(meta["approvalId"]);
+    if (!approvalId) return undefined;
+    let chatId = this.bySession.get(params.sessionId);
+    if (!chatId) {
+      const agent = str(meta["agent"]) ?? agentHint ?? "agent";
+      chatId = this.createChat(agent, str(meta["mode"]) ?? "default", {
+        title: `${agent} (other session)`,
+        external: true,
+        sessionId: params.sessionId,
+      }).chatId;
+    }
+    const c = this.chats.get(chatId)!;
+    const existing = c.byId.get(`approval:${approvalId}`);
+    if (existing && existing.kind === "approval") return existing;
+    const tc = isObj(params.toolCall) ? params.toolCall : {};
+    const tcId = str(tc["toolCallId"]);
+    const tool = mergeToolCall(tcId ? c.tools.get(tcId) : undefined, tc);
+    const item: ApprovalItem = {
+      kind: "approval",
+      id: `approval:${approvalId}`,
+      approvalId,
+      tool,
+      options: toOptions(params.options),
+      meta: toApprovalMeta(approvalId, meta),
+      state: "pending",
+    };
+    this.approvals.set(approvalId, chatId);
+    this.put(c, item);
+    return item;
+  }
+
+  approval(approvalId: string): (ApprovalItem & { chatId: string }) | undefined {
+    const chatId = this.approvals.get(approvalId);
+    const item = chatId ? this.chats.get(chatId)?.byId.get(`approval:${approvalId}`) : undefined;
+    return item && item.kind === "approval" && chatId ? { ...item, chatId } : undefined;
+  }
+
+  /** Pending (unanswered) approvals, oldest first. */
+  pendingApprovals(): (ApprovalItem & { chatId: string })[] {
+    const out: (ApprovalItem & { chatId: string })[] = [];
+    for (const chatId of this.order) {
+      for (const it of this.chats.get(chatId)!.items) {
+        if (it.kind === "approval" && it.state !== "resolved") out.push({ ...it, chatId });
+      }
+    }
+    return out;
+  }
+
+  /** The person clicked an option here: disable the card until the bridge confirms. */
+  markAnswering(approvalId: string, optionId: string): void {
+    this.patchApproval(approvalId, { state: "answering", chosen: optionId, error: undefined });
+  }
+
+  /** Answering failed (e.g. someone else answered first): show why. */
+  approvalError(approvalId: string, message: string): void {
+    const a = this.approval(approvalId);
+    if (!a) return;
+    this.patchApproval(approvalId, { state: a.resolution ? "resolved" : "pending", chosen: undefined, error: message });
+  }
+
+  /**
+   * Applies _acp-bridge/approval/resolved. A card closes and shows how it ended;
+   * a decision made without a card becomes a quiet line in its chat.
+   */
+  resolveApproval(r: ApprovalResolvedWire): void {
+    const resolution = { decision: r.decision, by: r.by, optionId: r.optionId, rule: r.rule, reason: r.reason };
+    if (this.approvals.has(r.approvalId)) {
+      this.patchApproval(r.approvalId, { state: "resolved", resolution, error: undefined });
+      return;
+    }
+    const chatId = r.sessionId ? this.bySession.get(r.sessionId) : this.activeChatId;
+    if (!chatId) return;
+    this.addNotice(chatId, autoDecisionLine(r), AUTO_BY.has(r.by) ? "quiet" : "info");
+  }
+
+  /** Closes every still-open card locally (the bridge went away). */
+  expireAll(by: string): void {
+    for (const a of this.pendingApprovals()) {
+      this.patchApproval(a.approvalId, { state: "resolved", resolution: { decision: "cancelled", by } });
+    }
+  }
+
+  private patchApproval(approvalId: string, patch: Partial<ApprovalItem>): void {
+    const chatId = this.approvals.get(approvalId);
+    const c = chatId ? this.chats.get(chatId) : undefined;
+    const cur = c?.byId.get(`approval:${approvalId}`);
+    if (!c || !cur || cur.kind !== "approval") return;
+    this.put(c, { ...cur, ...patch }, true);
+  }
+
+  // ---- internals -----------------------------------------------------------
+
+  private newId(c: Chat, prefix: string): string {
+    c.seq++;
+    return `${prefix}${c.seq}`;
+  }
+
+  /** Inserts or replaces an item by id and tells the webview. */
+  private put(c: Chat, item: ChatItem, keepStreaming = false): void {
+    const had = c.byId.has(item.id);
+    c.byId.set(item.id, item);
+    if (had) {
+      const i = c.items.findIndex((x) => x.id === item.id);
+      c.items[i] = item;
+    } else {
+      c.items.push(item);
+    }
+    if (!keepStreaming && !(c.streaming && c.streaming.id === item.id)) c.streaming = undefined;
+    this.emit({ type: "item", chatId: c.info.chatId, item: structuredCloneItem(item) });
+  }
+}
+
+function structuredCloneItem<T extends ChatItem>(i: T): T {
+  return JSON.parse(JSON.stringify(i)) as T;
+}
+
+/** Text of an ACP ContentBlock (non-text blocks get a short placeholder). */
+export function contentText(block: unknown): string {
+  if (!isObj(block)) return "";
+  switch (block["type"]) {
+    case "text":
+      return str(block["text"]) ?? "";
+    case "resource_link":
+      return `[${str(block["name"]) ?? str(block["uri"]) ?? "link"}](${str(block["uri"]) ?? ""})`;
+    case "resource": {
+      const r = block["resource"];
+      if (isObj(r) && typeof r["text"] === "string") return "```\n" + r["text"] + "\n```";
+      return `[resource ${isObj(r) ? (str(r["uri"]) ?? "") : ""}]`;
+    }
+    case "image":
+      return "[image]";
+    case "audio":
+      return "[audio]";
+    default:
+      return "";
+  }
+}
+
+/** Merges a ToolCall / ToolCallUpdate into the tool call seen so far (fields present replace). */
+export function mergeToolCall(prev: ToolCallView | undefined, u: Obj): ToolCallView {
+  const t: ToolCallView = prev
+    ? { ...prev, locations: [...prev.locations], content: [...prev.content] }
+    : { toolCallId: str(u["toolCallId"]) ?? "", title: "", kind: "other", status: "pending", locations: [], content: [] };
+  const title = str(u["title"]);
+  if (title !== undefined) t.title = title;
+  const kind = str(u["kind"]);
+  if (kind) t.kind = kind;
+  const status = str(u["status"]);
+  if (status) t.status = status;
+  if (Array.isArray(u["locations"])) {
+    t.locations = u["locations"].filter(isObj).map((l) => ({ path: str(l["path"]) ?? "", line: typeof l["line"] === "number" ? l["line"] : undefined }));
+  }
+  if (Array.isArray(u["content"])) t.content = u["content"].map(toToolContent).filter((x): x is ToolContentView => !!x);
+  if ("rawInput" in u) {
+    const cmd = commandOf(u["rawInput"]);
+    if (cmd) t.command = cmd;
+  }
+  if (!t.title) t.title = t.command ?? t.toolCallId;
+  return t;
+}
+
+function toToolContent(c: unknown): ToolContentView | undefined {
+  if (!isObj(c)) return undefined;
+  switch (c["type"]) {
+    case "content": {
+      const text = contentText(c["content"]);
+      return text ? { type: "text", text } : undefined;
+    }
+    case "diff":
+      return {
+        type: "diff",
+        diff: { path: str(c["path"]) ?? "", oldText: typeof c["oldText"] === "string" ? c["oldText"] : null, newText: str(c["newText"]) ?? "" },
+      };
+    case "terminal":
+      return { type: "terminal", terminalId: str(c["terminalId"]) ?? "", output: str(c["output"]) };
+    default:
+      return undefined;
+  }
+}
+
+/** A shell command line in rawInput: {command: "..."}, {command: [argv]}, {cmd}, Codex {command:[...]}. */
+export function commandOf(raw: unknown): string | undefined {
+  if (!isObj(raw)) return undefined;
+  for (const key of ["command", "cmd"]) {
+    const v = raw[key];
+    if (typeof v === "string" && v.trim()) return v;
+    if (Array.isArray(v) && v.every((x) => typeof x === "string")) {
+      const argv = v as string[];
+      // bash -lc "S" (Codex) shows S.
+      if (argv.length === 3 && /(^|\/)(ba|z)?sh$/.test(argv[0]) && /^-l?c$/.test(argv[1])) return argv[2];
+      return argv.map(shellQuote).join(" ");
+    }
+  }
+  return undefined;
+}
+
+function shellQuote(s: string): string {
+  return /^[A-Za-z0-9_./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+export function toOptions(options: unknown): OptionView[] {
+  if (!Array.isArray(options)) return [];
+  return options
+    .filter(isObj)
+    .map((o) => ({ optionId: str(o["optionId"]) ?? "", name: str(o["name"]) ?? str(o["optionId"]) ?? "", kind: str(o["kind"]) ?? "other" }))
+    .filter((o) => o.optionId);
+}
+
+export function toApprovalMeta(approvalId: string, m: Obj): ApprovalMetaView {
+  const strs = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : undefined);
+  return {
+    approvalId,
+    agent: str(m["agent"]),
+    tool: str(m["tool"]),
+    specifier: str(m["specifier"]),
+    paths: strs(m["paths"]),
+    subCommands: strs(m["subCommands"]),
+    matchedRule: str(m["matchedRule"]),
+    source: str(m["source"]),
+    reason: str(m["reason"]),
+    mode: str(m["mode"]),
+    suggestedRules: strs(m["suggestedRules"]),
+    expiresAt: str(m["expiresAt"]),
+  };
+}
+
+/** "allowed by rule Bash(npm run *): Bash(npm run build)" and friends. */
+export function autoDecisionLine(r: ApprovalResolvedWire): string {
+  const what = r.specifier ? `${r.specifier} ` : "";
+  const word = decisionWord(r.decision).toLowerCase();
+  let why: string;
+  switch (r.by) {
+    case "rule":
+      why = r.rule ? `by rule ${r.rule}` : "by a rule";
+      break;
+    case "session-grant":
+      why = r.rule ? `by session grant ${r.rule}` : "by a session grant";
+      break;
+    case "mode":
+      why = "by mode";
+      break;
+    case "read-only":
+      why = "(read-only)";
+      break;
+    case "breaker":
+      why = "by a circuit breaker";
+      break;
+    case "bypass":
+      why = "(bypass permissions)";
+      break;
+    case "timeout":
+      why = "after a timeout";
+      break;
+    case "cancel":
+      why = "(turn cancelled)";
+      break;
+    default:
+      why = `by ${r.by}`;
+  }
+  const reason = r.reason && r.by !== "rule" ? `: ${r.reason}` : "";
+  return `${what}${word} ${why}${reason}`.trim();
+}
+
+/** Turns an _acp-bridge/approvals/list entry into request_permission params. */
+export function listEntryToParams(e: {
+  approvalId: string;
+  sessionId: string;
+  toolCall: unknown;
+  options: unknown;
+  meta?: unknown;
+  agent?: string;
+  expiresAt?: string;
+}): { sessionId: string; toolCall: unknown; options: unknown; _meta: Obj } {
+  // meta is the _meta["acp-bridge"] object; accept a whole _meta too.
+  const src = isObj(e.meta) && isObj(e.meta["acp-bridge"]) ? e.meta["acp-bridge"] : e.meta;
+  const meta: Obj = isObj(src) ? { ...src } : {};
+  meta["approvalId"] = e.approvalId;
+  if (e.agent && !meta["agent"]) meta["agent"] = e.agent;
+  if (e.expiresAt && !meta["expiresAt"]) meta["expiresAt"] = e.expiresAt;
+  return { sessionId: e.sessionId, toolCall: e.toolCall, options: e.options, _meta: { "acp-bridge": meta } };
+}

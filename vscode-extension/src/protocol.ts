@@ -1,0 +1,223 @@
+// Messages between the extension host and the chat webview. This is the ONE
+// module both sides import (the webview bundle and the host bundle), so a
+// message shape changes in exactly one place. It holds types and tiny pure
+// helpers only: no vscode, no DOM, no node imports.
+
+/** The bridge's policy modes (extension-surface.md, initialize _meta). */
+export const POLICY_MODES = ["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"] as const;
+export type PolicyMode = (typeof POLICY_MODES)[number];
+
+export const MODE_LABELS: Record<PolicyMode, string> = {
+  default: "Default (ask)",
+  acceptEdits: "Accept edits",
+  plan: "Plan (read-only)",
+  dontAsk: "Don't ask (deny)",
+  bypassPermissions: "Bypass permissions",
+};
+
+export interface AgentSummary {
+  id: string;
+  name: string;
+  status?: string; // idle | starting | running | crashed | stopped
+  mode?: string; // the agent's configured policy mode (new chats start there)
+  lastError?: string;
+}
+
+export type BridgeStatus = "starting" | "running" | "restarting" | "failed" | "stopped";
+
+export interface BridgeState {
+  status: BridgeStatus;
+  version?: string;
+  message?: string;
+}
+
+export interface ChatInfo {
+  chatId: string;
+  sessionId?: string;
+  agent: string;
+  mode: string;
+  title: string;
+  /** A prompt turn is running. */
+  busy: boolean;
+  /** Session could not be created, or the bridge went away. */
+  error?: string;
+  /** Created for a session this window did not start (approval for an unknown session). */
+  external?: boolean;
+}
+
+export interface DiffView {
+  path: string;
+  oldText: string | null;
+  newText: string;
+}
+
+export type ToolContentView =
+  | { type: "text"; text: string }
+  | { type: "diff"; diff: DiffView }
+  | { type: "terminal"; terminalId: string; output?: string };
+
+export interface ToolCallView {
+  toolCallId: string;
+  title: string;
+  kind: string;
+  status: string; // pending | in_progress | completed | failed | cancelled
+  locations: { path: string; line?: number | null }[];
+  content: ToolContentView[];
+  /** A command line found in rawInput (command / argv), when there is one. */
+  command?: string;
+}
+
+export interface OptionView {
+  optionId: string;
+  name: string;
+  kind: string; // allow_once | allow_always | reject_once | reject_always | other
+}
+
+/** What the bridge put in _meta["acp-bridge"] of a permission request. */
+export interface ApprovalMetaView {
+  approvalId: string;
+  agent?: string;
+  tool?: string;
+  specifier?: string;
+  paths?: string[];
+  subCommands?: string[];
+  matchedRule?: string;
+  source?: string;
+  reason?: string;
+  mode?: string;
+  suggestedRules?: string[];
+  expiresAt?: string;
+}
+
+export interface ApprovalResolution {
+  decision: string; // allow | deny | cancelled
+  by: string; // user | rule | mode | timeout | cancel | agent-exit | ...
+  optionId?: string;
+  rule?: string;
+  reason?: string;
+}
+
+export type ApprovalState = "pending" | "answering" | "resolved";
+
+export type ChatItem =
+  | { kind: "user"; id: string; text: string }
+  | { kind: "agent"; id: string; text: string }
+  | { kind: "thought"; id: string; text: string }
+  | { kind: "tool"; id: string; tool: ToolCallView }
+  | { kind: "plan"; id: string; entries: { content: string; status: string; priority: string }[] }
+  | {
+      kind: "approval";
+      id: string;
+      approvalId: string;
+      tool: ToolCallView;
+      options: OptionView[];
+      meta: ApprovalMetaView;
+      state: ApprovalState;
+      /** The optionId the person clicked here, while waiting for the bridge. */
+      chosen?: string;
+      resolution?: ApprovalResolution;
+      error?: string;
+    }
+  | { kind: "notice"; id: string; text: string; level: "info" | "warn" | "error" | "quiet" };
+
+export type ApprovalItem = Extract<ChatItem, { kind: "approval" }>;
+
+export interface ChatSnapshot {
+  chat: ChatInfo;
+  items: ChatItem[];
+}
+
+/** Host -> webview. */
+export type HostMessage =
+  | {
+      type: "state";
+      bridge: BridgeState;
+      agents: AgentSummary[];
+      defaultAgent: string;
+      modes: string[];
+      chats: ChatSnapshot[];
+      activeChatId?: string;
+    }
+  | { type: "bridge"; bridge: BridgeState }
+  | { type: "agents"; agents: AgentSummary[]; defaultAgent: string }
+  | { type: "chat"; chat: ChatInfo }
+  | { type: "chatClosed"; chatId: string }
+  | { type: "item"; chatId: string; item: ChatItem }
+  | { type: "activeChat"; chatId: string }
+  | { type: "focusApproval"; chatId: string; approvalId: string };
+
+export type Scope = "user" | "workspace";
+
+/** Webview -> host. */
+export type WebviewMessage =
+  | { type: "ready" }
+  | { type: "newChat"; agent?: string }
+  | { type: "selectChat"; chatId: string }
+  | { type: "closeChat"; chatId: string }
+  | { type: "prompt"; chatId: string; text: string }
+  | { type: "cancel"; chatId: string }
+  | { type: "setMode"; chatId: string; mode: string }
+  | { type: "approve"; approvalId: string; optionId: string; rule?: string; scope?: Scope }
+  | { type: "openFile"; path: string; line?: number };
+
+/** The bridge's option ids (extension-surface.md). */
+export const OPT = {
+  allowOnce: "acp-bridge:allow_once",
+  allowSession: "acp-bridge:allow_session",
+  allowAlways: "acp-bridge:allow_always",
+  rejectOnce: "acp-bridge:reject_once",
+  rejectAndStop: "acp-bridge:reject_and_stop",
+  rejectAlways: "acp-bridge:reject_always",
+  bypass: "acp-bridge:bypass",
+} as const;
+
+/** Options that store a rule, so the card offers an editable rule and a scope. */
+export function optionTakesRule(optionId: string): boolean {
+  return optionId === OPT.allowAlways || optionId === OPT.rejectAlways;
+}
+
+/** Options that persist something and so offer a user/workspace choice. */
+export function optionTakesScope(optionId: string): boolean {
+  return optionTakesRule(optionId) || optionId === OPT.bypass;
+}
+
+/** One line describing how an approval ended, for a closed card. */
+export function describeResolution(r: ApprovalResolution, options: OptionView[]): string {
+  const opt = r.optionId ? options.find((o) => o.optionId === r.optionId) : undefined;
+  const rule = r.rule ? ` ${r.rule}` : "";
+  switch (r.by) {
+    case "user":
+      return opt ? `${opt.name}${rule ? ` (${r.rule})` : ""}` : decisionWord(r.decision);
+    case "timeout":
+      return `Expired: no answer in time (${decisionWord(r.decision).toLowerCase()})`;
+    case "cancel":
+      return "Expired: the turn was cancelled";
+    case "agent-exit":
+      return "Expired: the agent exited";
+    case "editor-gone":
+      return "Expired: the editor disconnected";
+    case "shutdown":
+      return "Expired: the bridge shut down";
+    case "elsewhere":
+      return "Resolved elsewhere";
+    case "rule":
+      return `${decisionWord(r.decision)} by rule${rule}`;
+    case "session-grant":
+      return `${decisionWord(r.decision)} by a session grant${rule}`;
+    default:
+      return `${decisionWord(r.decision)} by ${r.by}${rule}`;
+  }
+}
+
+export function decisionWord(decision: string): string {
+  switch (decision) {
+    case "allow":
+      return "Allowed";
+    case "deny":
+      return "Denied";
+    case "cancelled":
+      return "Cancelled";
+    default:
+      return decision;
+  }
+}

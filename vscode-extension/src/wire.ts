@@ -1,0 +1,95 @@
+// The bridge's _acp-bridge/* extension surface (docs/extension-surface.md), as
+// the extension sees it. Names and shapes live here and nowhere else on the
+// TypeScript side. No vscode import.
+
+export const META_KEY = "acp-bridge";
+
+export const M = {
+  agentsList: "_acp-bridge/agents/list",
+  approvalsList: "_acp-bridge/approvals/list",
+  approvalsRespond: "_acp-bridge/approvals/respond",
+  grantsList: "_acp-bridge/grants/list",
+  grantsRevoke: "_acp-bridge/grants/revoke",
+  settingsDidChange: "_acp-bridge/settings/didChange",
+  settingsPersist: "_acp-bridge/settings/persist",
+  approvalResolved: "_acp-bridge/approval/resolved",
+  agentStatus: "_acp-bridge/agent/status",
+  decision: "_acp-bridge/decision",
+} as const;
+
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+export type Obj = Record<string, unknown>;
+
+export interface BridgeInitMeta {
+  version?: string;
+  agents?: { id: string; name?: string }[];
+  defaultAgent?: string;
+  policyModes?: string[];
+}
+
+export interface AgentEntry {
+  id: string;
+  name?: string;
+  command?: string;
+  args?: string[];
+  status?: string;
+  pid?: number;
+  modes?: unknown;
+  lastError?: string;
+  restarts?: number;
+}
+
+export interface PendingApprovalWire {
+  approvalId: string;
+  sessionId: string;
+  agent?: string;
+  toolCall: Obj;
+  options: { optionId: string; name: string; kind: string }[];
+  meta?: Obj;
+  createdAt?: string;
+  expiresAt?: string;
+}
+
+export interface ApprovalResolvedWire {
+  approvalId: string;
+  sessionId?: string;
+  agent?: string;
+  toolCallId?: string;
+  decision: string;
+  optionId?: string;
+  by: string;
+  rule?: string;
+  specifier?: string;
+  reason?: string;
+}
+
+export interface PersistRequest {
+  kind: "rule" | "bypass";
+  scope?: "user" | "workspace";
+  agent?: string;
+  list?: "allow" | "ask" | "deny";
+  rule?: string;
+}
+
+export interface Grant {
+  sessionId: string;
+  agent?: string;
+  rule: string;
+}
+
+export function isObj(v: unknown): v is Obj {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+export function str(v: unknown): string | undefined {
+  return typeof v === "string" ? v : undefined;
+}
+
+/** _meta["acp-bridge"] of any params/result object, or {}. */
+export function bridgeMeta(o: unknown): Obj {
+  if (!isObj(o)) return {};
+  const meta = o["_meta"];
+  if (!isObj(meta)) return {};
+  const b = meta[META_KEY];
+  return isObj(b) ? b : {};
+}

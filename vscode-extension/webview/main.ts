@@ -1,0 +1,572 @@
+// The chat webview: tabs (one per chat/ACP session), agent picker, mode
+// dropdown, transcript (markdown messages, collapsed thoughts, tool-call cards,
+// plans, approval cards, quiet decision lines) and the composer. It holds a
+// copy of the host's model, rebuilt from the "state" snapshot after every
+// (re)load and kept current by "item"/"chat" messages. Plain DOM; all text is
+// set with textContent except markdown, which renderMarkdown escapes.
+
+import { lineDiff, withContext } from "./diff";
+import { renderMarkdown } from "./markdown";
+import {
+  describeResolution,
+  MODE_LABELS,
+  optionTakesRule,
+  optionTakesScope,
+  type AgentSummary,
+  type ApprovalItem,
+  type BridgeState,
+  type ChatInfo,
+  type ChatItem,
+  type DiffView,
+  type HostMessage,
+  type PolicyMode,
+  type Scope,
+  type ToolCallView,
+  type WebviewMessage,
+} from "../src/protocol";
+
+interface VsCodeApi {
+  postMessage(m: WebviewMessage): void;
+  getState(): unknown;
+  setState(s: unknown): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const vscode = acquireVsCodeApi();
+const send = (m: WebviewMessage) => vscode.postMessage(m);
+
+interface ChatView {
+  chat: ChatInfo;
+  items: Map<string, ChatItem>;
+  order: string[];
+}
+
+interface Persisted {
+  agent?: string;
+  drafts?: Record<string, string>;
+}
+
+const st = {
+  bridge: { status: "starting" } as BridgeState,
+  agents: [] as AgentSummary[],
+  defaultAgent: "",
+  modes: [] as string[],
+  chats: new Map<string, ChatView>(),
+  order: [] as string[],
+  active: undefined as string | undefined,
+  received: false,
+};
+const saved = (vscode.getState() as Persisted | undefined) ?? {};
+const drafts: Record<string, string> = saved.drafts ?? {};
+let pickedAgent: string | undefined = saved.agent;
+/** Rule text and scope the person edited on a card, kept across re-renders. */
+const ruleEdits = new Map<string, string>();
+const scopeEdits = new Map<string, Scope>();
+
+function persist(): void {
+  vscode.setState({ agent: pickedAgent, drafts } satisfies Persisted);
+}
+
+// ---- DOM helpers --------------------------------------------------------------
+
+type Attrs = Record<string, string | boolean | number | undefined | ((e: Event) => void)>;
+function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...kids: (Node | string | null | undefined | false)[]): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === false) continue;
+    if (typeof v === "function") el.addEventListener(k.replace(/^on/, ""), v);
+    else if (k === "class") el.className = String(v);
+    else if (v === true) el.setAttribute(k, "");
+    else el.setAttribute(k, String(v));
+  }
+  for (const kid of kids) if (kid !== null && kid !== undefined && kid !== false) el.append(kid);
+  return el;
+}
+const icon = (name: string, extra = "") => h("i", { class: `codicon codicon-${name} ${extra}`.trim(), "aria-hidden": "true" });
+
+// ---- layout ---------------------------------------------------------------------
+
+const app = document.getElementById("app")!;
+const tabs = h("div", { class: "tabs", role: "tablist", "aria-label": "Chats" });
+const newChatBtn = h("button", { class: "icon-btn", title: "New chat", "aria-label": "New chat", onclick: () => send({ type: "newChat", agent: agentSelect.value || undefined }) }, icon("add"));
+const agentSelect = h("select", { id: "agent-select", title: "Agent for new chats", "aria-label": "Agent for new chats" });
+const modeSelect = h("select", { id: "mode-select", title: "Permission mode of this chat", "aria-label": "Permission mode of this chat" });
+const bridgeLine = h("div", { class: "bridge-status", role: "status" });
+const banner = h("div", { class: "banner", hidden: true, role: "alert" });
+const transcript = h("div", { class: "transcript", role: "log", "aria-live": "polite", "aria-label": "Transcript" });
+const empty = h(
+  "div",
+  { class: "empty" },
+  h("p", {}, "Start a chat with an agent. Every permission request goes through the bridge's rules; what they leave open shows up here as a card."),
+);
+const input = h("textarea", { id: "composer-input", rows: 3, placeholder: "Ask the agent… (Enter to send, Shift+Enter for a new line)", "aria-label": "Message" });
+const sendBtn = h("button", { class: "primary", id: "send-btn", title: "Send (Enter)", onclick: () => submit() }, icon("send"), " Send");
+const stopBtn = h("button", { class: "secondary", id: "stop-btn", title: "Stop the turn (session/cancel)", hidden: true, onclick: () => st.active && send({ type: "cancel", chatId: st.active }) }, icon("debug-stop"), " Stop");
+
+app.append(
+  h("div", { class: "topbar" }, tabs, newChatBtn),
+  h("div", { class: "chatbar" }, h("label", { for: "agent-select" }, icon("hubot"), " "), agentSelect, h("label", { for: "mode-select" }, icon("shield"), " "), modeSelect, bridgeLine),
+  banner,
+  transcript,
+  h("div", { class: "composer" }, input, h("div", { class: "composer-actions" }, stopBtn, sendBtn)),
+);
+
+agentSelect.addEventListener("change", () => {
+  pickedAgent = agentSelect.value;
+  persist();
+});
+modeSelect.addEventListener("change", () => {
+  if (st.active) send({ type: "setMode", chatId: st.active, mode: modeSelect.value });
+});
+input.addEventListener("keydown", (e) => {
+  if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+    e.preventDefault();
+    submit();
+  }
+});
+input.addEventListener("input", () => {
+  drafts[st.active ?? ""] = input.value;
+  persist();
+});
+
+function submit(): void {
+  const text = input.value.trim();
+  if (!text) return;
+  const chat = st.active ? st.chats.get(st.active)?.chat : undefined;
+  if (chat?.busy) return;
+  send({ type: "prompt", chatId: st.active ?? "", text });
+  input.value = "";
+  drafts[st.active ?? ""] = "";
+  persist();
+}
+
+// ---- rendering --------------------------------------------------------------------
+
+function pendingIn(cv: ChatView): number {
+  let n = 0;
+  for (const it of cv.items.values()) if (it.kind === "approval" && it.state !== "resolved") n++;
+  return n;
+}
+
+function renderTabs(): void {
+  tabs.replaceChildren(
+    ...st.order.map((id) => {
+      const cv = st.chats.get(id)!;
+      const n = pendingIn(cv);
+      const selected = id === st.active;
+      return h(
+        "div",
+        { class: `tab${selected ? " active" : ""}${cv.chat.error ? " error" : ""}` },
+        h(
+          "button",
+          {
+            class: "tab-main",
+            role: "tab",
+            "aria-selected": selected ? "true" : "false",
+            title: `${cv.chat.title} (${cv.chat.agent}, mode ${cv.chat.mode})`,
+            "data-chat-id": id,
+            onclick: () => send({ type: "selectChat", chatId: id }),
+          },
+          cv.chat.busy ? icon("loading", "codicon-modifier-spin") : icon("comment-discussion"),
+          h("span", { class: "tab-title" }, cv.chat.title),
+          n ? h("span", { class: "badge", title: `${n} approval${n === 1 ? "" : "s"} pending` }, String(n)) : null,
+        ),
+        h("button", { class: "tab-close", title: "Close chat", "aria-label": `Close ${cv.chat.title}`, onclick: () => send({ type: "closeChat", chatId: id }) }, icon("close")),
+      );
+    }),
+  );
+}
+
+function renderChatbar(): void {
+  const cur = pickedAgent && st.agents.some((a) => a.id === pickedAgent) ? pickedAgent : st.defaultAgent;
+  agentSelect.replaceChildren(
+    ...st.agents.map((a) =>
+      h("option", { value: a.id, selected: a.id === cur }, `${a.name && a.name !== a.id ? `${a.id} (${a.name})` : a.id}${a.status === "crashed" ? " ⚠" : ""}`),
+    ),
+  );
+  const chat = st.active ? st.chats.get(st.active)?.chat : undefined;
+  const modes = st.modes.length ? st.modes : Object.keys(MODE_LABELS);
+  const current = chat?.mode ?? "default";
+  const list = modes.includes(current) ? modes : [...modes, current];
+  modeSelect.replaceChildren(...list.map((m) => h("option", { value: m, selected: m === current }, MODE_LABELS[m as PolicyMode] ?? m)));
+  modeSelect.disabled = !chat;
+  const b = st.bridge;
+  bridgeLine.className = `bridge-status ${b.status}`;
+  bridgeLine.textContent = b.status === "running" ? "" : b.status === "failed" ? "bridge failed" : `bridge ${b.status}…`;
+  bridgeLine.title = b.message ?? (b.version ? `acp-bridge ${b.version}` : "");
+  const msgs: string[] = [];
+  if (b.status === "failed" && b.message) msgs.push(b.message);
+  else if (b.status === "restarting" && b.message) msgs.push(b.message);
+  if (chat?.mode === "bypassPermissions") msgs.push(`Bypass permissions is on for this chat: ${chat.agent} runs everything except what deny rules and circuit breakers stop.`);
+  if (chat?.error) msgs.push(chat.error);
+  banner.hidden = msgs.length === 0;
+  banner.className = `banner ${b.status === "failed" || chat?.error ? "error" : "warn"}`;
+  banner.replaceChildren(...msgs.map((m) => h("div", {}, m)));
+  stopBtn.hidden = !chat?.busy;
+  sendBtn.disabled = !!chat?.busy;
+}
+
+function renderTranscript(): void {
+  const cv = st.active ? st.chats.get(st.active) : undefined;
+  if (!cv) {
+    transcript.replaceChildren(empty);
+    return;
+  }
+  transcript.replaceChildren(...cv.order.map((id) => renderItem(cv.items.get(id)!)));
+  transcript.scrollTop = transcript.scrollHeight;
+}
+
+function renderItem(item: ChatItem): HTMLElement {
+  const el = renderItemInner(item);
+  el.dataset["itemId"] = item.id;
+  return el;
+}
+
+function renderItemInner(item: ChatItem): HTMLElement {
+  switch (item.kind) {
+    case "user":
+      return h("div", { class: "msg user" }, h("div", { class: "who" }, icon("account"), " You"), h("div", { class: "text" }, item.text));
+    case "agent": {
+      const body = h("div", { class: "markdown" });
+      body.innerHTML = renderMarkdown(item.text); // escaped by renderMarkdown
+      return h("div", { class: "msg agent" }, body);
+    }
+    case "thought": {
+      const body = h("div", { class: "markdown" });
+      body.innerHTML = renderMarkdown(item.text);
+      return h("details", { class: "thought" }, h("summary", {}, icon("lightbulb"), " Thinking"), body);
+    }
+    case "tool":
+      return renderTool(item.tool);
+    case "plan":
+      return h(
+        "div",
+        { class: "card plan" },
+        h("div", { class: "card-head" }, icon("checklist"), " Plan"),
+        h(
+          "ul",
+          {},
+          ...item.entries.map((e) =>
+            h("li", { class: `plan-${e.status}` }, icon(e.status === "completed" ? "pass-filled" : e.status === "in_progress" ? "circle-large-outline" : "circle-large"), " ", e.content),
+          ),
+        ),
+      );
+    case "approval":
+      return renderApproval(item);
+    case "notice":
+      return h("div", { class: `notice ${item.level}` }, icon(item.level === "error" ? "error" : item.level === "warn" ? "warning" : item.level === "quiet" ? "shield" : "info"), " ", item.text);
+  }
+}
+
+const KIND_ICONS: Record<string, string> = {
+  read: "file",
+  edit: "edit",
+  delete: "trash",
+  move: "arrow-swap",
+  search: "search",
+  execute: "terminal",
+  think: "lightbulb",
+  fetch: "globe",
+  switch_mode: "settings",
+  other: "tools",
+};
+
+function statusIcon(status: string): HTMLElement {
+  switch (status) {
+    case "completed":
+      return icon("pass", "ok");
+    case "failed":
+      return icon("error", "bad");
+    case "cancelled":
+      return icon("circle-slash", "bad");
+    case "in_progress":
+      return icon("loading", "codicon-modifier-spin");
+    default:
+      return icon("clock");
+  }
+}
+
+function renderLocations(t: ToolCallView): HTMLElement | null {
+  if (!t.locations.length) return null;
+  return h(
+    "div",
+    { class: "locations" },
+    ...t.locations.map((l) =>
+      h(
+        "button",
+        { class: "link", title: `Open ${l.path}`, onclick: () => send({ type: "openFile", path: l.path, line: l.line ?? undefined }) },
+        icon("file"),
+        ` ${l.path}${l.line ? `:${l.line}` : ""}`,
+      ),
+    ),
+  );
+}
+
+function renderDiff(d: DiffView): HTMLElement {
+  const lines = withContext(lineDiff(d.oldText, d.newText));
+  return h(
+    "div",
+    { class: "diff" },
+    h("div", { class: "diff-path" }, icon(d.oldText === null ? "new-file" : "diff"), ` ${d.path}${d.oldText === null ? " (new file)" : ""}`),
+    h(
+      "pre",
+      {},
+      ...lines.map((l) =>
+        h("div", { class: l.op === "+" ? "add" : l.op === "-" ? "del" : l.op === "…" ? "gap" : "ctx" }, l.op === "…" ? `… ${l.text}` : `${l.op} ${l.text}`),
+      ),
+    ),
+  );
+}
+
+function renderToolContent(t: ToolCallView): HTMLElement[] {
+  return t.content.map((c) => {
+    switch (c.type) {
+      case "text":
+        return h("pre", { class: "tool-output" }, c.text);
+      case "diff":
+        return renderDiff(c.diff);
+      case "terminal":
+        return h("pre", { class: "tool-output terminal" }, c.output ?? `(terminal ${c.terminalId})`);
+    }
+  });
+}
+
+function renderTool(t: ToolCallView): HTMLElement {
+  const body = [t.command ? h("pre", { class: "command" }, `$ ${t.command}`) : null, renderLocations(t), ...renderToolContent(t)];
+  const hasBody = body.some(Boolean);
+  const head = h("span", { class: "tool-head" }, icon(KIND_ICONS[t.kind] ?? "tools"), " ", h("span", { class: "tool-title" }, t.title), " ", h("span", { class: `status status-${t.status}` }, statusIcon(t.status), ` ${t.status.replace("_", " ")}`));
+  if (!hasBody) return h("div", { class: `card tool status-${t.status}`, "data-tool-call-id": t.toolCallId }, h("div", { class: "card-head" }, head));
+  return h(
+    "details",
+    { class: `card tool status-${t.status}`, "data-tool-call-id": t.toolCallId, open: t.status !== "completed" },
+    h("summary", { class: "card-head" }, head),
+    ...body,
+  );
+}
+
+function decisionClass(a: ApprovalItem): string {
+  if (a.state !== "resolved") return a.state;
+  const r = a.resolution!;
+  if (["timeout", "cancel", "agent-exit", "editor-gone", "shutdown", "elsewhere"].includes(r.by)) return "resolved expired";
+  return `resolved ${r.decision === "allow" ? "allowed" : r.decision === "deny" ? "denied" : "expired"}`;
+}
+
+function renderApproval(a: ApprovalItem): HTMLElement {
+  const m = a.meta;
+  const tool = m.tool ?? a.tool.kind;
+  const agent = m.agent ?? st.chats.get(st.active ?? "")?.chat.agent ?? "The agent";
+  const takesRule = a.options.some((o) => optionTakesRule(o.optionId));
+  const takesScope = a.options.some((o) => optionTakesScope(o.optionId));
+  const suggested = m.suggestedRules ?? [];
+  const ruleValue = ruleEdits.get(a.approvalId) ?? suggested[0] ?? m.specifier ?? "";
+  const scope = scopeEdits.get(a.approvalId) ?? "user";
+  const open = a.state !== "resolved";
+  const card = h("div", {
+    class: `card approval ${decisionClass(a)}`,
+    "data-approval-id": a.approvalId,
+    role: "group",
+    "aria-label": `Approval: ${m.specifier ?? a.tool.title}`,
+  });
+  card.append(
+    h("div", { class: "card-head" }, icon(open ? "shield" : "shield"), " ", h("strong", {}, agent), ` asks to use ${tool}`, m.mode ? h("span", { class: "pill", title: "policy mode" }, m.mode) : null),
+    h("div", { class: "specifier" }, h("code", {}, m.specifier ?? a.tool.title)),
+  );
+  if (open) {
+    const cmd = a.tool.command;
+    if (cmd) card.append(h("pre", { class: "command" }, `$ ${cmd}`));
+    if (m.subCommands && m.subCommands.length > 1) card.append(h("div", { class: "subcommands" }, "Sub-commands: ", ...m.subCommands.map((s) => h("code", {}, s))));
+    const loc = renderLocations(a.tool);
+    if (loc) card.append(loc);
+    else if (m.paths?.length) card.append(h("div", { class: "locations" }, ...m.paths.map((p) => h("span", {}, icon("file"), ` ${p} `))));
+    for (const c of renderToolContent(a.tool)) card.append(c);
+    const why: (Node | string)[] = [];
+    if (m.reason) why.push(m.reason);
+    if (m.matchedRule) why.push(h("span", {}, " · rule ", h("code", {}, m.matchedRule)));
+    if (m.mode) why.push(h("span", {}, ` · mode ${m.mode}`));
+    if (why.length) card.append(h("div", { class: "why" }, icon("question"), " Why: ", ...why));
+    if (m.expiresAt) {
+      const t = new Date(m.expiresAt);
+      if (!isNaN(t.getTime())) card.append(h("div", { class: "expires" }, icon("watch"), ` Expires at ${t.toLocaleTimeString()}`));
+    }
+    if (takesRule || takesScope) {
+      const listId = `sugg-${a.approvalId}`;
+      const ruleInput = h("input", {
+        class: "rule-input",
+        type: "text",
+        value: ruleValue,
+        list: listId,
+        "aria-label": "Rule to store with Always allow / Always deny",
+        title: "The rule stored by Always allow / Always deny; edit it before clicking",
+      });
+      ruleInput.addEventListener("input", () => ruleEdits.set(a.approvalId, ruleInput.value));
+      const scopeSel = h(
+        "select",
+        { class: "scope-select", "aria-label": "Where to store it" },
+        h("option", { value: "user", selected: scope === "user" }, "User settings"),
+        h("option", { value: "workspace", selected: scope === "workspace" }, "Workspace settings"),
+      );
+      scopeSel.addEventListener("change", () => scopeEdits.set(a.approvalId, scopeSel.value as Scope));
+      card.append(
+        h(
+          "div",
+          { class: "rule-row" },
+          takesRule ? h("label", {}, "Rule ", ruleInput) : null,
+          takesRule ? h("datalist", { id: listId }, ...suggested.map((s) => h("option", { value: s }))) : null,
+          h("label", {}, " in ", scopeSel),
+        ),
+      );
+    }
+    const busy = a.state === "answering";
+    card.append(
+      h(
+        "div",
+        { class: "options" },
+        ...a.options.map((o) =>
+          h(
+            "button",
+            {
+              class: `opt ${o.kind.startsWith("allow") ? (o.kind === "allow_once" ? "primary" : "allow") : o.kind.startsWith("reject") ? "reject" : "secondary"}${a.chosen === o.optionId ? " chosen" : ""}`,
+              "data-option-id": o.optionId,
+              disabled: busy,
+              title: o.optionId,
+              onclick: () => {
+                const cardEl = transcript.querySelector<HTMLElement>(`[data-approval-id="${CSS.escape(a.approvalId)}"]`);
+                const rule = optionTakesRule(o.optionId) ? (cardEl?.querySelector<HTMLInputElement>(".rule-input")?.value ?? ruleValue) : undefined;
+                const sc = optionTakesScope(o.optionId) ? ((cardEl?.querySelector<HTMLSelectElement>(".scope-select")?.value as Scope) ?? scope) : undefined;
+                send({ type: "approve", approvalId: a.approvalId, optionId: o.optionId, rule, scope: sc });
+              },
+            },
+            o.name,
+          ),
+        ),
+      ),
+    );
+    if (busy) card.append(h("div", { class: "answering" }, icon("loading", "codicon-modifier-spin"), " Answering…"));
+  } else {
+    const r = a.resolution!;
+    card.append(h("div", { class: "outcome" }, icon(r.decision === "allow" ? "pass" : r.decision === "deny" ? "circle-slash" : "history"), " ", describeResolution(r, a.options)));
+  }
+  if (a.error) card.append(h("div", { class: "card-error", role: "alert" }, icon("warning"), " ", a.error));
+  return card;
+}
+
+// ---- messages from the host ----------------------------------------------------------
+
+function upsertChat(chat: ChatInfo): ChatView {
+  let cv = st.chats.get(chat.chatId);
+  if (!cv) {
+    cv = { chat, items: new Map(), order: [] };
+    st.chats.set(chat.chatId, cv);
+    st.order.push(chat.chatId);
+  } else cv.chat = chat;
+  return cv;
+}
+
+function setActive(chatId: string | undefined): void {
+  const prev = st.active;
+  if (prev !== undefined) drafts[prev] = input.value;
+  st.active = chatId && st.chats.has(chatId) ? chatId : st.order[st.order.length - 1];
+  if (st.active !== prev) input.value = drafts[st.active ?? ""] ?? "";
+  renderTabs();
+  renderChatbar();
+  renderTranscript();
+}
+
+function onMessage(m: HostMessage): void {
+  switch (m.type) {
+    case "state": {
+      st.received = true;
+      st.bridge = m.bridge;
+      st.agents = m.agents;
+      st.defaultAgent = m.defaultAgent;
+      st.modes = m.modes;
+      st.chats.clear();
+      st.order = [];
+      for (const s of m.chats) {
+        const cv = upsertChat(s.chat);
+        for (const it of s.items) {
+          cv.items.set(it.id, it);
+          cv.order.push(it.id);
+        }
+      }
+      st.active = undefined;
+      setActive(m.activeChatId);
+      return;
+    }
+    case "bridge":
+      st.bridge = m.bridge;
+      renderChatbar();
+      return;
+    case "agents":
+      st.agents = m.agents;
+      st.defaultAgent = m.defaultAgent;
+      renderChatbar();
+      return;
+    case "chat":
+      upsertChat(m.chat);
+      renderTabs();
+      if (m.chat.chatId === st.active) renderChatbar();
+      return;
+    case "chatClosed":
+      st.chats.delete(m.chatId);
+      st.order = st.order.filter((x) => x !== m.chatId);
+      delete drafts[m.chatId];
+      if (st.active === m.chatId) setActive(undefined);
+      else renderTabs();
+      return;
+    case "activeChat":
+      setActive(m.chatId);
+      return;
+    case "item": {
+      const cv = st.chats.get(m.chatId);
+      if (!cv) return;
+      const had = cv.items.has(m.item.id);
+      cv.items.set(m.item.id, m.item);
+      if (!had) cv.order.push(m.item.id);
+      if (m.item.kind === "approval") renderTabs();
+      if (m.chatId !== st.active) return;
+      const atBottom = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 40;
+      const old = transcript.querySelector<HTMLElement>(`[data-item-id="${CSS.escape(m.item.id)}"]`);
+      const fresh = renderItem(m.item);
+      if (old) {
+        // Keep a <details> the person opened or closed as it was.
+        if (old instanceof HTMLDetailsElement && fresh instanceof HTMLDetailsElement && old.dataset["touched"]) fresh.open = old.open;
+        old.replaceWith(fresh);
+      } else {
+        if (transcript.querySelector(".empty")) transcript.replaceChildren();
+        transcript.append(fresh);
+      }
+      if (atBottom || !had) transcript.scrollTop = transcript.scrollHeight;
+      return;
+    }
+    case "focusApproval": {
+      setActive(m.chatId);
+      const el = transcript.querySelector<HTMLElement>(`[data-approval-id="${CSS.escape(m.approvalId)}"]`);
+      if (el) {
+        el.scrollIntoView({ block: "center" });
+        el.classList.add("flash");
+        setTimeout(() => el.classList.remove("flash"), 1500);
+        el.querySelector<HTMLButtonElement>("button.opt:not([disabled])")?.focus();
+      }
+      return;
+    }
+  }
+}
+
+transcript.addEventListener(
+  "toggle",
+  (e) => {
+    const t = e.target as HTMLElement;
+    if (t instanceof HTMLDetailsElement) t.dataset["touched"] = "1";
+  },
+  true,
+);
+
+window.addEventListener("message", (e: MessageEvent) => {
+  const m = e.data as HostMessage;
+  if (m && typeof m === "object" && typeof m.type === "string") onMessage(m);
+});
+
+renderChatbar();
+renderTranscript();
+send({ type: "ready" });

@@ -26,18 +26,18 @@ const (
 )
 
 type agentInfo struct {
-	ID           string          `json:"id"`
-	Name         string          `json:"name"`
-	Command      string          `json:"command"`
-	Args         []string        `json:"args"`
-	Status       string          `json:"status"`
-	Pid          int             `json:"pid,omitempty"`
-	Capabilities json.RawMessage `json:"capabilities,omitempty"`
+	ID           string              `json:"id"`
+	Name         string              `json:"name"`
+	Command      string              `json:"command"`
+	Args         []string            `json:"args"`
+	Status       string              `json:"status"`
+	Pid          int                 `json:"pid,omitempty"`
+	Capabilities json.RawMessage     `json:"capabilities,omitempty"`
 	AgentInfo    *acp.Implementation `json:"agentInfo,omitempty"`
-	Modes        json.RawMessage `json:"modes,omitempty"`
-	LastError    string          `json:"lastError,omitempty"`
-	Restarts     int             `json:"restarts"`
-	Family       string          `json:"family"`
+	Modes        json.RawMessage     `json:"modes,omitempty"`
+	LastError    string              `json:"lastError,omitempty"`
+	Restarts     int                 `json:"restarts"`
+	Family       string              `json:"family"`
 }
 
 // agentRT is one configured agent at run time: its process (if any), its
@@ -66,7 +66,7 @@ type agentRT struct {
 	notBefore time.Time
 	startedAt time.Time
 	stopping  bool
-	reported  chan struct{} // closed by watch once an exit of the current process is recorded
+	reported  chan struct{}       // closed by watch once an exit of the current process is recorded
 	sessions  map[string]*session // by child session id, current generation
 	active    *session            // the session that prompted last
 }

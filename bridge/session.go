@@ -35,7 +35,9 @@ type turn struct {
 
 type turnKey struct{}
 
-func withTurn(ctx context.Context, t *turn) context.Context { return context.WithValue(ctx, turnKey{}, t) }
+func withTurn(ctx context.Context, t *turn) context.Context {
+	return context.WithValue(ctx, turnKey{}, t)
+}
 func turnFrom(ctx context.Context) *turn {
 	t, _ := ctx.Value(turnKey{}).(*turn)
 	return t

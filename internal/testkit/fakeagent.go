@@ -59,7 +59,7 @@ func ParseFakeAgentArgs(args []string) FakeAgentOptions {
 //	read PATH            call fs/read_text_file; reply text "read:<content>" or "read-error:<msg>"
 //	crash                ask permission, then exit(3) while it is pending
 //	exit                 exit(4) at once
-//	wait                 block until session/cancel, then end with cancelled
+//	wait                 say "waiting", block until session/cancel, then end with cancelled
 //	endturn-on-cancel    like wait, but answer end_turn (a buggy agent)
 //
 // The turn ends with end_turn (or cancelled after session/cancel).
@@ -265,6 +265,7 @@ func (f *fakeAgent) prompt(ctx context.Context, params json.RawMessage) (any, er
 		case "exit":
 			os.Exit(4)
 		case "wait", "endturn-on-cancel":
+			f.text(s.id, "waiting")
 			select {
 			case <-s.cancel:
 			case <-ctx.Done():

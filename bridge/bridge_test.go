@@ -1,0 +1,714 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/acp-bridge/acp-bridge/acp"
+	"github.com/acp-bridge/acp-bridge/internal/testkit"
+	"github.com/acp-bridge/acp-bridge/settings"
+)
+
+// The test binary doubles as the fake agent: the bridge spawns os.Args[0]
+// with ACP_BRIDGE_FAKE_AGENT=1, and TestMain serves ACP on stdio instead of
+// running tests.
+func TestMain(m *testing.M) {
+	if os.Getenv("ACP_BRIDGE_FAKE_AGENT") == "1" {
+		args := os.Args[1:]
+		for i, a := range args {
+			if a == "--" {
+				args = args[i+1:]
+				break
+			}
+		}
+		_ = testkit.ServeFakeAgent(os.Stdin, os.Stdout, testkit.ParseFakeAgentArgs(args))
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+type harness struct {
+	t      *testing.T
+	ws     string
+	cfg    string
+	editor *testkit.Editor
+	bridge *Bridge
+	store  *settings.Store
+	logs   *observer.ObservedLogs
+	inW    io.WriteCloser
+	done   chan struct{}
+	cancel context.CancelFunc
+}
+
+// fakeAgentYAML configures an agent that runs the fake agent with flags.
+func fakeAgentYAML(name string, flags ...string) string {
+	args := []string{"-test.run=^$", "--", "--name=" + name}
+	args = append(args, flags...)
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = fmt.Sprintf("%q", a)
+	}
+	return fmt.Sprintf("  %s:\n    command: %q\n    args: [%s]\n    env: {ACP_BRIDGE_FAKE_AGENT: \"1\"}\n", name, os.Args[0], strings.Join(q, ", "))
+}
+
+// start runs a bridge over pipes with the given config (YAML) and connects a fake editor.
+func start(t *testing.T, config string) *harness {
+	t.Helper()
+	ws := t.TempDir()
+	userDir := t.TempDir()
+	cfg := filepath.Join(userDir, "config.yaml")
+	if err := os.WriteFile(cfg, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	core, logs := observer.New(zap.DebugLevel)
+	log := zap.New(core)
+	store, err := settings.Load(settings.Options{ConfigFile: cfg, UserConfigDir: userDir, WorkspaceDir: ws, Environ: []string{}, Executable: os.Args[0], Logger: log})
+	if err != nil {
+		t.Fatalf("settings: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	b := New(Options{Settings: store, Logger: log, Version: "test", WorkspaceDir: ws, InitTimeout: 5 * time.Second, StopTimeout: 5 * time.Second, PersistTimeout: 2 * time.Second})
+	h := &harness{t: t, ws: ws, cfg: cfg, bridge: b, store: store, logs: logs, inW: inW, done: make(chan struct{}), cancel: cancel}
+	go func() {
+		defer close(h.done)
+		_ = b.Serve(ctx, inR, outW)
+		_ = outW.Close()
+	}()
+	h.editor = testkit.NewEditor(ctx, outR, inW)
+	t.Cleanup(func() {
+		cancel()
+		_ = inW.Close()
+		select {
+		case <-h.done:
+		case <-time.After(15 * time.Second):
+			t.Errorf("bridge did not stop within 15s")
+		}
+		store.Close()
+	})
+	return h
+}
+
+func tctx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func twoAgents() string {
+	return "defaultAgent: alpha\napprovals: {timeoutSeconds: 60}\nagents:\n" + fakeAgentYAML("alpha") + fakeAgentYAML("beta")
+}
+
+func (h *harness) init(fs bool) {
+	h.t.Helper()
+	if _, err := h.editor.Initialize(tctx(h.t), fs, false); err != nil {
+		h.t.Fatalf("initialize: %v", err)
+	}
+}
+
+func (h *harness) session(agent string) string {
+	h.t.Helper()
+	id, err := h.editor.NewSession(tctx(h.t), h.ws, agent)
+	if err != nil {
+		h.t.Fatalf("session/new %s: %v", agent, err)
+	}
+	return id
+}
+
+type promptResult struct {
+	stop string
+	err  error
+}
+
+func (h *harness) promptAsync(sid, text string) chan promptResult {
+	ch := make(chan promptResult, 1)
+	go func() {
+		stop, err := h.editor.Prompt(tctx(h.t), sid, text)
+		ch <- promptResult{stop, err}
+	}()
+	return ch
+}
+
+func wait[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(20 * time.Second):
+		t.Fatalf("timed out waiting for %s", what)
+		var zero T
+		return zero
+	}
+}
+
+func TestRoutingTwoAgentsAtOnce(t *testing.T) {
+	h := start(t, twoAgents())
+	h.init(false)
+	sa, sb := h.session("alpha"), h.session("beta")
+	if sa == sb {
+		t.Fatal("two sessions got the same id")
+	}
+	ra, rb := h.promptAsync(sa, "updates 50"), h.promptAsync(sb, "updates 50")
+	for _, r := range []promptResult{wait(t, ra, "alpha prompt"), wait(t, rb, "beta prompt")} {
+		if r.err != nil || r.stop != acp.StopEndTurn {
+			t.Fatalf("prompt: stop=%q err=%v", r.stop, r.err)
+		}
+	}
+	msgs := h.editor.Messages()
+	for sid, agent := range map[string]string{sa: "alpha", sb: "beta"} {
+		texts := testkit.Texts(msgs, sid)
+		if len(texts) != 50 {
+			t.Fatalf("session of %s got %d updates, want 50", agent, len(texts))
+		}
+		for i, x := range texts {
+			if want := fmt.Sprintf("%s:%d", agent, i+1); x != want {
+				t.Fatalf("session of %s update %d = %q, want %q", agent, i, x, want)
+			}
+		}
+	}
+	// agents/list reports both running with their initialize answers.
+	var list struct {
+		Agents []agentInfo `json:"agents"`
+	}
+	if err := h.editor.Conn.Call(tctx(t), acp.MethodAgentsList, map[string]any{}, &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Agents) != 2 || list.Agents[0].Status != statusRunning || list.Agents[1].Status != statusRunning || list.Agents[0].AgentInfo == nil {
+		t.Fatalf("agents/list = %+v", list.Agents)
+	}
+}
+
+func TestTenThousandUpdatesInOrderBeforeResponse(t *testing.T) {
+	h := start(t, twoAgents())
+	h.init(false)
+	sid := h.session("")
+	stop, err := h.editor.Prompt(tctx(t), sid, "updates 10000")
+	if err != nil || stop != acp.StopEndTurn {
+		t.Fatalf("prompt: %q %v", stop, err)
+	}
+	// The editor records notifications on its read loop before it processes
+	// the response that follows them, so all must be here already.
+	texts := testkit.Texts(h.editor.Messages(), sid)
+	if len(texts) != 10000 {
+		t.Fatalf("got %d updates before the prompt response, want 10000", len(texts))
+	}
+	for i, x := range texts {
+		if x != fmt.Sprintf("alpha:%d", i+1) {
+			t.Fatalf("update %d = %q: out of order", i, x)
+		}
+	}
+}
+
+func TestConcurrentApprovalsSameToolCallID(t *testing.T) {
+	h := start(t, twoAgents())
+	h.init(false)
+	sid := h.session("")
+	res := h.promptAsync(sid, "perm a b a c")
+	ctx := tctx(t)
+	seen := map[string]bool{}
+	answers := map[string]string{}
+	var reqs []*testkit.PermissionRequest
+	for range 4 {
+		p, err := h.editor.NextPermission(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Meta.ApprovalID == "" || seen[p.Meta.ApprovalID] {
+			t.Fatalf("approval id %q missing or repeated", p.Meta.ApprovalID)
+		}
+		seen[p.Meta.ApprovalID] = true
+		if p.SessionID != sid || p.Meta.Agent != "alpha" {
+			t.Fatalf("permission under session %q agent %q", p.SessionID, p.Meta.Agent)
+		}
+		for _, id := range []string{optAllowOnce, optRejectOnce, optRejectStop, optBypass} {
+			if !p.HasOption(id) {
+				t.Fatalf("option %s not offered: %+v", id, p.Options)
+			}
+		}
+		reqs = append(reqs, p)
+	}
+	// Answer in reverse order: c and the second a allowed, b and the first a denied.
+	for i := len(reqs) - 1; i >= 0; i-- {
+		opt := optRejectOnce
+		if i%2 == 1 {
+			opt = optAllowOnce
+		}
+		answers[reqs[i].Meta.ApprovalID] = opt
+		reqs[i].Answer(acp.Selected(opt))
+	}
+	r := wait(t, res, "prompt")
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	texts := testkit.Texts(h.editor.Messages(), sid)
+	last := texts[len(texts)-1]
+	allowed, rejected := strings.Count(last, "=allow"), strings.Count(last, "=reject")
+	if allowed != 2 || rejected != 2 {
+		t.Fatalf("agent got %q: want 2 allow and 2 reject", last)
+	}
+	resolved := testkit.Resolved(h.editor.Messages())
+	byID := map[string]int{}
+	for _, x := range resolved {
+		byID[x["approvalId"].(string)]++
+	}
+	for id := range seen {
+		if byID[id] != 1 {
+			t.Fatalf("approval %s announced resolved %d times, want 1", id, byID[id])
+		}
+	}
+}
+
+func TestRespondFirstAnswerWins(t *testing.T) {
+	h := start(t, twoAgents())
+	h.init(false)
+	sid := h.session("")
+	res := h.promptAsync(sid, "perm x")
+	p, err := h.editor.NextPermission(tctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Answer from another surface first.
+	var out map[string]any
+	if err := h.editor.Conn.Call(tctx(t), acp.MethodApprovalsRespond, map[string]any{"approvalId": p.Meta.ApprovalID, "optionId": optAllowOnce}, &out); err != nil {
+		t.Fatalf("respond: %v", err)
+	}
+	err = h.editor.Conn.Call(tctx(t), acp.MethodApprovalsRespond, map[string]any{"approvalId": p.Meta.ApprovalID, "optionId": optRejectOnce}, &out)
+	var ae *acp.Error
+	if !errors.As(err, &ae) || ae.Code != acp.CodeResourceNotFound || !strings.Contains(ae.Message, "already resolved by user") {
+		t.Fatalf("second answer: %v, want -32002 naming the first answer", err)
+	}
+	// The editor's own pending request is withdrawn.
+	select {
+	case <-p.Withdrawn():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the forwarded request was not withdrawn with $/cancel_request")
+	}
+	r := wait(t, res, "prompt")
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	texts := testkit.Texts(h.editor.Messages(), sid)
+	if got := texts[len(texts)-1]; got != "x=allow" {
+		t.Fatalf("agent got %q, want x=allow", got)
+	}
+	// Unknown approval and unknown option: clear errors.
+	err = h.editor.Conn.Call(tctx(t), acp.MethodApprovalsRespond, map[string]any{"approvalId": "nope", "optionId": optAllowOnce}, &out)
+	if !errors.As(err, &ae) || ae.Code != acp.CodeResourceNotFound || !strings.Contains(ae.Message, "unknown id") {
+		t.Fatalf("unknown approval: %v", err)
+	}
+}
+
+func TestApprovalTimeout(t *testing.T) {
+	h := start(t, "defaultAgent: alpha\napprovals: {timeoutSeconds: 1}\nagents:\n"+fakeAgentYAML("alpha"))
+	h.init(false)
+	sid := h.session("")
+	res := h.promptAsync(sid, "perm slow")
+	p, err := h.editor.NextPermission(tctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Meta.ExpiresAt == "" {
+		t.Fatal("no expiresAt on the card")
+	}
+	r := wait(t, res, "prompt after timeout")
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	texts := testkit.Texts(h.editor.Messages(), sid)
+	if got := texts[len(texts)-1]; got != "slow=reject" {
+		t.Fatalf("agent got %q, want slow=reject (timeout outcome reject)", got)
+	}
+	resolved := testkit.Resolved(h.editor.Messages())
+	if len(resolved) != 1 || resolved[0]["by"] != "timeout" {
+		t.Fatalf("resolved = %v, want one by timeout", resolved)
+	}
+	// The late answer changes nothing.
+	p.Answer(acp.Selected(optAllowOnce))
+}
+
+func TestCancelResolvesPendingApprovals(t *testing.T) {
+	h := start(t, twoAgents())
+	h.init(false)
+	sid := h.session("")
+	res := h.promptAsync(sid, "perm a b\nwait")
+	ctx := tctx(t)
+	for range 2 {
+		if _, err := h.editor.NextPermission(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := h.editor.Conn.Notify(ctx, acp.MethodSessionCancel, map[string]string{"sessionId": sid}); err != nil {
+		t.Fatal(err)
+	}
+	r := wait(t, res, "cancelled prompt")
+	if r.err != nil || r.stop != acp.StopCancelled {
+		t.Fatalf("prompt: stop=%q err=%v, want cancelled", r.stop, r.err)
+	}
+	texts := testkit.Texts(h.editor.Messages(), sid)
+	if got := texts[len(texts)-2]; got != "a=cancelled b=cancelled" {
+		t.Fatalf("agent got %q, want both cancelled", got)
+	}
+	for _, x := range testkit.Resolved(h.editor.Messages()) {
+		if x["by"] != "cancel" || x["decision"] != "cancelled" {
+			t.Fatalf("resolved %v, want by cancel", x)
+		}
+	}
+}
+
+func TestAgentEndTurnAfterCancelReportedCancelled(t *testing.T) {
+	h := start(t, twoAgents())
+	h.init(false)
+	sid := h.session("")
+	res := h.promptAsync(sid, "endturn-on-cancel")
+	// Wait until the prompt reached the agent, then cancel.
+	ctx := tctx(t)
+	if err := h.editor.WaitFor(ctx, "the agent waiting", func(msgs []testkit.Message) bool {
+		return len(testkit.Texts(msgs, sid)) > 0
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_ = h.editor.Conn.Notify(ctx, acp.MethodSessionCancel, map[string]string{"sessionId": sid})
+	r := wait(t, res, "prompt")
+	if r.err != nil || r.stop != acp.StopCancelled {
+		t.Fatalf("stop=%q err=%v, want cancelled even though the agent said end_turn", r.stop, r.err)
+	}
+}
+
+// Answer and cancel race: the agent gets exactly one answer, one resolution is announced.
+func TestAnswerCancelRace(t *testing.T) {
+	for i := range 10 {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			h := start(t, twoAgents())
+			h.init(false)
+			sid := h.session("")
+			res := h.promptAsync(sid, "perm r")
+			p, err := h.editor.NextPermission(tctx(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wg sync.WaitGroup
+			wg.Add(2)
+			go func() { defer wg.Done(); p.Answer(acp.Selected(optAllowOnce)) }()
+			go func() {
+				defer wg.Done()
+				_ = h.editor.Conn.Notify(context.Background(), acp.MethodSessionCancel, map[string]string{"sessionId": sid})
+			}()
+			wg.Wait()
+			r := wait(t, res, "prompt")
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			texts := testkit.Texts(h.editor.Messages(), sid)
+			got := texts[len(texts)-1]
+			if got != "r=allow" && got != "r=cancelled" {
+				t.Fatalf("agent got %q", got)
+			}
+			if n := len(testkit.Resolved(h.editor.Messages())); n != 1 {
+				t.Fatalf("%d resolutions announced, want 1", n)
+			}
+		})
+	}
+}
+
+func TestChildCrashWithApprovalPending(t *testing.T) {
+	h := start(t, twoAgents())
+	h.init(false)
+	sid := h.session("")
+	res := h.promptAsync(sid, "crash")
+	r := wait(t, res, "prompt of a crashing agent")
+	var ae *acp.Error
+	if !errors.As(r.err, &ae) || !strings.Contains(ae.Message, "exited") || !strings.Contains(ae.Message, "alpha") {
+		t.Fatalf("prompt error = %v, want a clear 'agent alpha exited' error", r.err)
+	}
+	if !strings.Contains(ae.Message, "exit status 3") {
+		t.Fatalf("prompt error %q does not say how the agent ended", ae.Message)
+	}
+	ctx := tctx(t)
+	if err := h.editor.WaitFor(ctx, "crashed status", func(msgs []testkit.Message) bool {
+		for _, m := range msgs {
+			if m.Method == acp.MethodAgentStatus && strings.Contains(string(m.Params), `"crashed"`) {
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if h.bridge.broker.Len() != 0 {
+		t.Fatalf("%d approvals left pending after the crash", h.bridge.broker.Len())
+	}
+	// The next use restarts it.
+	sid2 := h.session("")
+	stop, err := h.editor.Prompt(ctx, sid2, "updates 3")
+	if err != nil || stop != acp.StopEndTurn {
+		t.Fatalf("after restart: %q %v", stop, err)
+	}
+	// The old session says clearly that its process is gone.
+	_, err = h.editor.Prompt(ctx, sid, "updates 1")
+	if !errors.As(err, &ae) || !strings.Contains(ae.Message, "start a new session") {
+		t.Fatalf("prompt on a dead session: %v", err)
+	}
+}
+
+func TestUnknownChildSessionPermissionShownOnActiveSession(t *testing.T) {
+	h := start(t, twoAgents())
+	h.init(false)
+	sid := h.session("")
+	res := h.promptAsync(sid, "subperm")
+	p, err := h.editor.NextPermission(tctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.SessionID != sid {
+		t.Fatalf("sub-agent permission shown on %q, want the active session %q", p.SessionID, sid)
+	}
+	p.Answer(acp.Selected(optRejectOnce))
+	wait(t, res, "prompt")
+	texts := testkit.Texts(h.editor.Messages(), sid)
+	if got := texts[len(texts)-1]; got != "subperm=reject" {
+		t.Fatalf("agent got %q", got)
+	}
+}
+
+func TestBareRequestMergedWithCachedToolCall(t *testing.T) {
+	h := start(t, twoAgents())
+	h.init(false)
+	sid := h.session("")
+	res := h.promptAsync(sid, "bare t1")
+	p, err := h.editor.NextPermission(tctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.ToolCall.Title == nil || *p.ToolCall.Title != "`rm -rf build`" || !strings.Contains(string(p.ToolCall.RawInput), "rm -rf build") {
+		t.Fatalf("card tool call not merged with the cached tool_call: %s", p.Params)
+	}
+	if p.Meta.Tool != "Bash" || p.Meta.Specifier != "Bash(rm -rf build)" {
+		t.Fatalf("meta tool %q specifier %q", p.Meta.Tool, p.Meta.Specifier)
+	}
+	p.Answer(acp.Selected(optAllowOnce))
+	wait(t, res, "prompt")
+}
+
+func TestChildGarbageAndLongLineSurvive(t *testing.T) {
+	h := start(t, "defaultAgent: g\nmaxLineBytes: 1024\nagents:\n"+fakeAgentYAML("g", "--garbage", "--long-line=5000"))
+	h.init(false)
+	sid := h.session("")
+	stop, err := h.editor.Prompt(tctx(t), sid, "updates 2")
+	if err != nil || stop != acp.StopEndTurn {
+		t.Fatalf("prompt after garbage: %q %v", stop, err)
+	}
+	kinds := map[string]bool{}
+	for _, e := range h.logs.FilterMessageSnippet("dropped a line from the agent").All() {
+		kinds[e.ContextMap()["kind"].(string)] = true
+	}
+	for _, k := range []string{"invalid-json", "line-too-long"} {
+		if !kinds[k] {
+			t.Fatalf("no log of a dropped %s line; logged kinds %v", k, kinds)
+		}
+	}
+}
+
+func TestBadParamsFromEditor(t *testing.T) {
+	h := start(t, twoAgents())
+	ctx := tctx(t)
+	cases := []struct {
+		method string
+		params any
+		code   int64
+		substr string
+	}{
+		{acp.MethodInitialize, map[string]any{}, acp.CodeInvalidParams, "protocolVersion is required"},
+		{acp.MethodSessionNew, map[string]any{"cwd": "relative"}, acp.CodeInvalidParams, "absolute"},
+		{acp.MethodSessionNew, map[string]any{"cwd": h.ws, "_meta": map[string]any{"acp-bridge": map[string]string{"agent": "nope"}}}, acp.CodeInvalidParams, `unknown agent "nope" (configured: alpha, beta)`},
+		{acp.MethodSessionPrompt, map[string]any{"prompt": []any{}}, acp.CodeInvalidParams, "sessionId is required"},
+		{acp.MethodSessionPrompt, map[string]any{"sessionId": "ghost", "prompt": []any{}}, acp.CodeResourceNotFound, `unknown session "ghost"`},
+		{acp.MethodSessionPrompt, []int{1}, acp.CodeInvalidParams, "must be a JSON object"},
+		{"session/nonsense", map[string]any{}, acp.CodeMethodNotFound, "session/nonsense"},
+		{acp.MethodApprovalsRespond, map[string]any{"approvalId": "x"}, acp.CodeInvalidParams, "optionId are required"},
+	}
+	for _, c := range cases {
+		var out json.RawMessage
+		err := h.editor.Conn.Call(ctx, c.method, c.params, &out)
+		var ae *acp.Error
+		if !errors.As(err, &ae) || ae.Code != c.code || !strings.Contains(ae.Message, c.substr) {
+			t.Errorf("%s %v: err = %v, want code %d containing %q", c.method, c.params, err, c.code, c.substr)
+		}
+	}
+}
+
+func TestEditorDisconnectStopsChildren(t *testing.T) {
+	h := start(t, twoAgents())
+	h.init(false)
+	sid := h.session("alpha")
+	h.session("beta")
+	res := h.promptAsync(sid, "perm p\nwait")
+	if _, err := h.editor.NextPermission(tctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, a := range []string{"alpha", "beta"} {
+		rt, _ := h.bridge.agent(a)
+		rt.mu.Lock()
+		pids = append(pids, rt.proc.Pid())
+		rt.mu.Unlock()
+	}
+	_ = h.inW.Close() // the editor goes away mid-turn
+	select {
+	case <-h.done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("bridge did not return after the editor disconnected")
+	}
+	for _, pid := range pids {
+		if processAlive(pid) {
+			t.Fatalf("child %d still running after the editor disconnected", pid)
+		}
+	}
+	_ = res
+}
+
+func TestBypassOptionPersistsAndApplies(t *testing.T) {
+	h := start(t, twoAgents())
+	persisted := make(chan map[string]any, 1)
+	h.editor.OnRequest = func(method string, params json.RawMessage) (any, error) {
+		if method == acp.MethodSettingsPersist {
+			var p map[string]any
+			_ = json.Unmarshal(params, &p)
+			persisted <- p
+			return map[string]bool{"persisted": true}, nil
+		}
+		return nil, acp.MethodNotFound(method)
+	}
+	h.init(false)
+	sid := h.session("")
+	res := h.promptAsync(sid, "perm one")
+	p, err := h.editor.NextPermission(tctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Answer(acp.Selected(optBypass))
+	wait(t, res, "prompt")
+	got := wait(t, persisted, "settings/persist")
+	if got["kind"] != "bypass" || got["agent"] != "alpha" {
+		t.Fatalf("persist = %v", got)
+	}
+	// The next request is allowed without a card.
+	stop, err := h.editor.Prompt(tctx(t), sid, "perm two")
+	if err != nil || stop != acp.StopEndTurn {
+		t.Fatal(stop, err)
+	}
+	texts := testkit.Texts(h.editor.Messages(), sid)
+	if got := texts[len(texts)-1]; got != "two=allow" {
+		t.Fatalf("after bypass the agent got %q, want two=allow", got)
+	}
+	if len(h.editor.Permissions) != 0 {
+		t.Fatal("a card was shown after bypass")
+	}
+}
+
+func TestPersistFallsBackToConfigFile(t *testing.T) {
+	h := start(t, twoAgents()) // the fake editor does not implement settings/persist
+	h.init(false)
+	sid := h.session("")
+	res := h.promptAsync(sid, "perm keep")
+	p, err := h.editor.NextPermission(tctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Answer(acp.RequestPermissionResponse{Outcome: acp.PermissionOutcome{Outcome: acp.OutcomeSelected, OptionID: optAllowAlways},
+		Meta: json.RawMessage(`{"acp-bridge":{"rule":"Bash(touch *)","scope":"user"}}`)})
+	wait(t, res, "prompt")
+	ctx := tctx(t)
+	for {
+		data, _ := os.ReadFile(h.cfg)
+		if strings.Contains(string(data), "Bash(touch *)") {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("rule never written to %s:\n%s", h.cfg, data)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	// And it applies: the next identical call goes through without a card.
+	stop, err := h.editor.Prompt(ctx, sid, "perm again")
+	if err != nil || stop != acp.StopEndTurn {
+		t.Fatal(stop, err)
+	}
+	texts := testkit.Texts(h.editor.Messages(), sid)
+	if got := texts[len(texts)-1]; got != "again=allow" {
+		t.Fatalf("after always-allow the agent got %q", got)
+	}
+}
+
+func TestFSReadIsPolicyChecked(t *testing.T) {
+	h := start(t, "defaultAgent: alpha\npermissions: {deny: [\"Read(.env*)\"]}\nagents:\n"+fakeAgentYAML("alpha"))
+	h.editor.OnRequest = func(method string, params json.RawMessage) (any, error) {
+		if method == acp.MethodFSReadTextFile {
+			return map[string]string{"content": "file-content"}, nil
+		}
+		return nil, acp.MethodNotFound(method)
+	}
+	h.init(true)
+	sid := h.session("")
+	ctx := tctx(t)
+	if _, err := h.editor.Prompt(ctx, sid, "read "+filepath.Join(h.ws, ".env")+"\nread "+filepath.Join(h.ws, "main.go")); err != nil {
+		t.Fatal(err)
+	}
+	texts := testkit.Texts(h.editor.Messages(), sid)
+	if len(texts) != 2 || !strings.HasPrefix(texts[0], "read-error:") || !strings.Contains(texts[0], "Read(.env*)") || texts[1] != "read:file-content" {
+		t.Fatalf("texts = %q: want the .env read refused naming the rule, main.go served", texts)
+	}
+	for _, m := range h.editor.Messages() {
+		if m.Method == acp.MethodFSReadTextFile && strings.Contains(string(m.Params), ".env") {
+			t.Fatal("the denied read reached the editor")
+		}
+	}
+}
+
+func TestChildNeverAnswersInitialize(t *testing.T) {
+	h := start(t, "defaultAgent: h\nagents:\n"+fakeAgentYAML("h", "--hang-init"))
+	h.bridge.opts.InitTimeout = 500 * time.Millisecond
+	h.init(false)
+	_, err := h.editor.NewSession(tctx(t), h.ws, "")
+	var ae *acp.Error
+	if !errors.As(err, &ae) || !strings.Contains(ae.Message, "no answer within") {
+		t.Fatalf("session/new on a hung agent: %v", err)
+	}
+}
+
+func TestChildExitsDuringInitialize(t *testing.T) {
+	h := start(t, "defaultAgent: e\nagents:\n"+fakeAgentYAML("e", "--exit-init"))
+	h.init(false)
+	_, err := h.editor.NewSession(tctx(t), h.ws, "")
+	var ae *acp.Error
+	if !errors.As(err, &ae) || !strings.Contains(ae.Message, "agent exited") {
+		t.Fatalf("session/new on an agent that exits: %v", err)
+	}
+}
+
+// processAlive reports whether pid still exists (as a process that is not
+// yet reaped). It polls briefly: a stopped process may take a moment to go.
+func processAlive(pid int) bool {
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
+}

@@ -1,0 +1,493 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/acp-bridge/acp-bridge/acp"
+	"github.com/acp-bridge/acp-bridge/internal/testkit"
+)
+
+// binPath is the acp-bridge binary built once for these tests.
+var binPath string
+
+func TestMain(m *testing.M) {
+	if os.Getenv("ACP_BRIDGE_FAKE_AGENT") == "1" {
+		args := os.Args[1:]
+		for i, a := range args {
+			if a == "--" {
+				args = args[i+1:]
+				break
+			}
+		}
+		_ = testkit.ServeFakeAgent(os.Stdin, os.Stdout, testkit.ParseFakeAgentArgs(args))
+		os.Exit(0)
+	}
+	dir, err := os.MkdirTemp("", "acp-bridge-e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binPath = filepath.Join(dir, "acp-bridge")
+	build := exec.Command("go", "build", "-race", "-o", binPath, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build acp-bridge:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func fakeAgent(name string, flags ...string) string {
+	args := []string{"-test.run=^$", "--", "--name=" + name}
+	args = append(args, flags...)
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = fmt.Sprintf("%q", a)
+	}
+	return fmt.Sprintf("  %s:\n    command: %q\n    args: [%s]\n    env: {ACP_BRIDGE_FAKE_AGENT: \"1\"}\n", name, os.Args[0], strings.Join(q, ", "))
+}
+
+type proc struct {
+	cmd    *exec.Cmd
+	editor *testkit.Editor
+	stdin  io.WriteCloser
+	stderr *bytes.Buffer
+	ws     string
+	home   string
+	cfg    string
+	done   chan error
+}
+
+// startBin runs the real binary over real stdio with an isolated HOME and
+// config dir; config is the YAML of the --config file ("" = none: shipped defaults).
+func startBin(t *testing.T, config string, extraArgs ...string) *proc {
+	t.Helper()
+	home := t.TempDir()
+	ws := t.TempDir()
+	args := []string{"--workspace", ws, "--log-level", "debug"}
+	cfg := ""
+	if config != "" {
+		cfg = filepath.Join(home, "config.yaml")
+		if err := os.WriteFile(cfg, []byte(config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "--config", cfg)
+	}
+	args = append(args, extraArgs...)
+	cmd := exec.Command(binPath, args...)
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
+	cmd.Dir = ws
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &syncWriter{w: &stderr}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{cmd: cmd, stdin: stdin, stderr: &stderr, ws: ws, home: home, cfg: cfg, done: make(chan error, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	p.editor = testkit.NewEditor(ctx, stdout, stdin)
+	go func() { p.done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		cancel()
+		_ = stdin.Close()
+		select {
+		case <-p.done:
+		case <-time.After(20 * time.Second):
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			t.Errorf("acp-bridge did not exit after stdin closed")
+		}
+		if t.Failed() {
+			t.Logf("acp-bridge stderr:\n%s", p.stderr.String())
+		}
+	})
+	return p
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
+
+func TestVersionAndHelp(t *testing.T) {
+	for _, args := range [][]string{{"--version"}, {"version"}} {
+		out, err := exec.Command(binPath, args...).Output()
+		if err != nil || !strings.HasPrefix(string(out), "acp-bridge ") {
+			t.Fatalf("%v: %q %v", args, out, err)
+		}
+	}
+	for _, sub := range []string{"chat", "agents", "demo-agent", "audit"} {
+		out, err := exec.Command(binPath, sub, "--help").CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "Usage") {
+			t.Fatalf("%s --help: %v\n%s", sub, err, out)
+		}
+	}
+	out, err := exec.Command(binPath, "frobnicate").CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), `unknown command "frobnicate"`) {
+		t.Fatalf("unknown command: %v %s", err, out)
+	}
+}
+
+func TestBrokenConfigRefusesToStart(t *testing.T) {
+	dir := t.TempDir()
+	cases := map[string]string{
+		"yaml":    "agents: [this is: not: valid\n",
+		"unknown": "defaultAgent: demo\npermisions: {allow: [\"Bash\"]}\n",
+		"mode":    "permissions: {defaultMode: yolo}\n",
+	}
+	for name, body := range cases {
+		t.Run(name, func(t *testing.T) {
+			cfg := filepath.Join(dir, name+".yaml")
+			if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(binPath, "--config", cfg, "--workspace", dir)
+			cmd.Stdin = strings.NewReader("")
+			cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+dir)
+			out, err := cmd.CombinedOutput()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+				t.Fatalf("exit %v, want 2; output:\n%s", err, out)
+			}
+			if !strings.Contains(string(out), "refusing to start") || !strings.Contains(string(out), cfg) {
+				t.Fatalf("error does not name the file:\n%s", out)
+			}
+		})
+	}
+}
+
+// The demo agent, the default of a fresh install, through the real binary.
+func TestDemoAgentThroughBinary(t *testing.T) {
+	p := startBin(t, "")
+	c := ctx(t)
+	init, err := p.editor.Initialize(c, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(init), `"defaultAgent":"demo"`) {
+		t.Fatalf("initialize: %s", init)
+	}
+	sid, err := p.editor.NewSession(c, p.ws, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := make(chan string, 1)
+	go func() {
+		stop, err := p.editor.Prompt(c, sid, "only:test")
+		if err != nil {
+			stop = "error: " + err.Error()
+		}
+		res <- stop
+	}()
+	perm, err := p.editor.NextPermission(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perm.Meta.Specifier != "Bash(go test ./...)" || perm.Meta.ApprovalID == "" {
+		t.Fatalf("card: %+v", perm.Meta)
+	}
+	perm.Answer(acp.Selected("acp-bridge:allow_once"))
+	if stop := <-res; stop != acp.StopEndTurn {
+		t.Fatalf("stop = %s", stop)
+	}
+	completed := false
+	for _, u := range testkit.Updates(p.editor.Messages(), sid) {
+		if strings.Contains(string(u), `"tool_call_update"`) && strings.Contains(string(u), `"completed"`) {
+			completed = true
+		}
+	}
+	if !completed {
+		t.Fatal("the allowed tool call never completed")
+	}
+}
+
+// Rules decide the demo agent's calls in each mode, without a card.
+func TestRulesAndModesThroughBinary(t *testing.T) {
+	cases := []struct {
+		mode, prompt, rules string
+		wantCard            bool
+		wantStatus          string // the tool call's final status
+	}{
+		{"default", "only:test", `allow: ["Bash(go test *)"]`, false, "completed"},
+		{"default", "only:test", `deny: ["Bash(go test *)"]`, false, "failed"},
+		{"default", "only:test", ``, true, ""},
+		{"plan", "only:test", ``, false, "failed"},
+		{"dontAsk", "only:test", ``, false, "failed"},
+		{"bypassPermissions", "only:rm", `deny: ["Bash(rm *)"]`, false, "failed"},
+		{"acceptEdits", "only:edit", ``, false, "completed"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.mode+"/"+tc.prompt+"/"+tc.rules, func(t *testing.T) {
+			p := startBin(t, fmt.Sprintf("permissions: {defaultMode: %s, %s}\n", tc.mode, tc.rules))
+			c := ctx(t)
+			if _, err := p.editor.Initialize(c, false, false); err != nil {
+				t.Fatal(err)
+			}
+			sid, err := p.editor.NewSession(c, p.ws, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := make(chan error, 1)
+			go func() { _, err := p.editor.Prompt(c, sid, tc.prompt); res <- err }()
+			if tc.wantCard {
+				perm, err := p.editor.NextPermission(c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				perm.Answer(acp.Selected("acp-bridge:reject_once"))
+			}
+			if err := <-res; err != nil {
+				t.Fatal(err)
+			}
+			if !tc.wantCard && len(p.editor.Permissions) > 0 {
+				t.Fatal("a card was shown although the rules/mode decide")
+			}
+			if tc.wantStatus == "" {
+				return
+			}
+			var last string
+			for _, u := range testkit.Updates(p.editor.Messages(), sid) {
+				if strings.Contains(string(u), `"tool_call_update"`) {
+					last = string(u)
+				}
+			}
+			// In plan mode the demo agent may not attempt the call at all: then no card, no completion.
+			if tc.mode == "plan" && last == "" {
+				return
+			}
+			if !strings.Contains(last, `"status":"`+tc.wantStatus+`"`) {
+				t.Fatalf("last tool_call_update %s, want status %s", last, tc.wantStatus)
+			}
+		})
+	}
+}
+
+// Always allow: the next identical call goes through without a card, and the
+// rule lands in the bridge's config (the fake editor cannot persist).
+func TestAlwaysAllowThroughBinary(t *testing.T) {
+	p := startBin(t, "defaultAgent: demo\n")
+	c := ctx(t)
+	if _, err := p.editor.Initialize(c, false, false); err != nil {
+		t.Fatal(err)
+	}
+	sid, err := p.editor.NewSession(c, p.ws, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := make(chan error, 1)
+	go func() { _, err := p.editor.Prompt(c, sid, "only:test"); res <- err }()
+	perm, err := p.editor.NextPermission(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(perm.Meta.SuggestedRules) == 0 || perm.Meta.SuggestedRules[0] != "Bash(go test ./...)" {
+		t.Fatalf("suggested rules %v", perm.Meta.SuggestedRules)
+	}
+	perm.Answer(acp.Selected("acp-bridge:allow_always"))
+	if err := <-res; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.editor.Prompt(c, sid, "only:test"); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.editor.Permissions) != 0 {
+		t.Fatal("a card was shown for the call that was always-allowed")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		data, _ := os.ReadFile(p.cfg)
+		if strings.Contains(string(data), "Bash(go test ./...)") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("rule not persisted to %s:\n%s", p.cfg, data)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A circuit breaker asks even in bypass mode.
+func TestCircuitBreakerAsksInBypass(t *testing.T) {
+	p := startBin(t, "defaultAgent: f\npermissions: {defaultMode: bypassPermissions}\nagents:\n"+fakeAgent("f"))
+	c := ctx(t)
+	if _, err := p.editor.Initialize(c, false, false); err != nil {
+		t.Fatal(err)
+	}
+	sid, err := p.editor.NewSession(c, p.ws, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := make(chan error, 1)
+	go func() { _, err := p.editor.Prompt(c, sid, "bash ls -la\nbash rm -rf ~"); res <- err }()
+	perm, err := p.editor.NextPermission(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perm.Meta.Breaker == "" || perm.Meta.Source != "breaker" {
+		t.Fatalf("card for rm -rf ~ in bypass: %+v", perm.Meta)
+	}
+	perm.Answer(acp.Selected("acp-bridge:reject_once"))
+	if err := <-res; err != nil {
+		t.Fatal(err)
+	}
+	texts := testkit.Texts(p.editor.Messages(), sid)
+	if len(texts) != 2 || texts[0] != "bash=allow" || texts[1] != "bash=reject" {
+		t.Fatalf("texts %q: want ls allowed by bypass, rm -rf ~ rejected by the person", texts)
+	}
+}
+
+// The editor closes stdin mid-turn: pending approvals answered, children stopped, bridge exits.
+func TestEditorClosesStdinMidTurn(t *testing.T) {
+	p := startBin(t, "defaultAgent: f\nagents:\n"+fakeAgent("f"))
+	c := ctx(t)
+	if _, err := p.editor.Initialize(c, false, false); err != nil {
+		t.Fatal(err)
+	}
+	sid, err := p.editor.NewSession(c, p.ws, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = p.editor.Prompt(c, sid, "perm x\nwait") }()
+	if _, err := p.editor.NextPermission(c); err != nil {
+		t.Fatal(err)
+	}
+	var list struct {
+		Agents []struct {
+			Pid int `json:"pid"`
+		} `json:"agents"`
+	}
+	if err := p.editor.Conn.Call(c, acp.MethodAgentsList, map[string]any{}, &list); err != nil {
+		t.Fatal(err)
+	}
+	pid := list.Agents[0].Pid
+	if pid == 0 {
+		t.Fatal("no pid for the running agent")
+	}
+	_ = p.stdin.Close()
+	select {
+	case err := <-p.done:
+		if err != nil {
+			t.Fatalf("bridge exit: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("bridge did not exit after stdin closed")
+	}
+	p.done <- nil // for the cleanup
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Fatalf("child %d still exists after the bridge exited (err %v)", pid, err)
+	}
+}
+
+// SIGTERM: pending approvals resolved, children stopped, clean exit.
+func TestSIGTERM(t *testing.T) {
+	p := startBin(t, "defaultAgent: f\nagents:\n"+fakeAgent("f"))
+	c := ctx(t)
+	if _, err := p.editor.Initialize(c, false, false); err != nil {
+		t.Fatal(err)
+	}
+	sid, err := p.editor.NewSession(c, p.ws, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = p.editor.Prompt(c, sid, "perm x") }()
+	if _, err := p.editor.NextPermission(c); err != nil {
+		t.Fatal(err)
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("bridge did not exit on SIGTERM")
+	}
+	p.done <- nil
+	if err := p.editor.WaitFor(c, "resolved by shutdown", func(msgs []testkit.Message) bool {
+		for _, r := range testkit.Resolved(msgs) {
+			if r["by"] == "shutdown" {
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		t.Fatalf("%v; stderr:\n%s", err, p.stderr.String())
+	}
+}
+
+func TestPolicyEvalThroughBinary(t *testing.T) {
+	in := `{"id":"1","tool":"Bash","input":{"command":"npm run test && rm -rf /tmp/x"},"rules":{"allow":["Bash(npm run test *)","Bash(npm run test)"],"deny":["Bash(rm *)"]},"mode":"default","cwd":"/p","projectRoot":"/p","home":"/h"}
+{"id":"2","tool":"Bash","input":{"command":"npm run test"},"rules":{"allow":["Bash(npm run test)"]},"mode":"default","cwd":"/p","projectRoot":"/p","home":"/h"}
+not json
+`
+	cmd := exec.Command(binPath, "policy", "eval")
+	cmd.Stdin = strings.NewReader(in)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("policy eval: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("want 3 output lines, got %q", out)
+	}
+	var r1, r2 map[string]any
+	_ = json.Unmarshal([]byte(lines[0]), &r1)
+	_ = json.Unmarshal([]byte(lines[1]), &r2)
+	if r1["decision"] != "deny" || r1["rule"] != "Bash(rm *)" || r2["decision"] != "allow" {
+		t.Fatalf("decisions: %v / %v", r1, r2)
+	}
+	if !strings.Contains(lines[2], "error") {
+		t.Fatalf("bad line not reported: %s", lines[2])
+	}
+}
+
+func TestAgentsCommand(t *testing.T) {
+	home := t.TempDir()
+	cfg := filepath.Join(home, "c.yaml")
+	_ = os.WriteFile(cfg, []byte("agents:\n"+fakeAgent("f")+"  broken:\n    command: /nonexistent/agent\n"), 0o600)
+	cmd := exec.Command(binPath, "agents", "--config", cfg, "--workspace", home)
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home)
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("agents with a broken agent: %v\n%s", err, out)
+	}
+	s := string(out)
+	for _, want := range []string{"demo (default)", "acp-bridge-demo", "f ", "ok", "broken", "FAILED", "/nonexistent/agent"} {
+		if !strings.Contains(s, want) {
+			t.Fatalf("agents output lacks %q:\n%s", want, s)
+		}
+	}
+}

@@ -115,10 +115,19 @@ func envLayer(environ []string, root string) (l *layer, problems []*FieldError, 
 		setRaw(raw, path, v)
 		sources[keyString(path)] = name
 	}
+	// where names the variable that set a key, or one that set a key below
+	// its nearest ancestor (agents.x.command: required blames the
+	// ACP_BRIDGE_AGENTS_X_* variable that introduced agent x).
 	where := func(p []string) (string, int) {
 		for n := len(p); n > 0; n-- {
-			if name, ok := sources[keyString(p[:n])]; ok {
+			k := keyString(p[:n])
+			if name, ok := sources[k]; ok {
 				return "env " + name, 0
+			}
+			for _, sk := range sortedKeys(sources) {
+				if strings.HasPrefix(sk, k+".") {
+					return "env " + sources[sk], 0
+				}
 			}
 		}
 		return "environment", 0

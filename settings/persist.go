@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -171,9 +172,44 @@ func editFile(path string, data []byte, g Grant, remove bool) ([]byte, bool, err
 	return editMap(path, format, data, g, remove)
 }
 
+// blankMarker stands for a blank line while yaml.v3, which drops blank
+// lines but keeps comments, re-encodes a file.
+const blankMarker = "#acp-bridge:blank-line"
+
 // editYAML edits through yaml.v3's node tree, which keeps comments and key
-// order. Indentation is re-emitted at the file's own width.
+// order; indentation is re-emitted at the file's own width. Blank lines are
+// kept by carrying them as marker comments, unless that would change what
+// the file means (a blank line inside a block scalar): then they are lost.
 func editYAML(data []byte, g Grant, remove bool) ([]byte, bool, error) {
+	plain, changed, err := editYAMLDoc(data, g, remove)
+	if err != nil || !changed || bytes.Contains(data, []byte(blankMarker)) {
+		return plain, changed, err
+	}
+	lines := strings.Split(string(data), "\n")
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "" && i < len(lines)-1 {
+			lines[i] = blankMarker
+		}
+	}
+	marked, _, err := editYAMLDoc([]byte(strings.Join(lines, "\n")), g, remove)
+	if err != nil {
+		return plain, changed, nil
+	}
+	out := strings.Split(string(marked), "\n")
+	for i, l := range out {
+		if strings.TrimSpace(l) == blankMarker {
+			out[i] = ""
+		}
+	}
+	kept := []byte(strings.Join(out, "\n"))
+	var a, b any
+	if yaml.Unmarshal(kept, &a) != nil || yaml.Unmarshal(plain, &b) != nil || !reflect.DeepEqual(a, b) {
+		return plain, changed, nil
+	}
+	return kept, changed, nil
+}
+
+func editYAMLDoc(data []byte, g Grant, remove bool) ([]byte, bool, error) {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
@@ -248,6 +284,9 @@ func editYAML(data []byte, g Grant, remove bool) ([]byte, bool, error) {
 		case remove && at >= 0:
 			seq.Content = slices.Delete(seq.Content, at, at+1)
 			changed = true
+			if len(seq.Content) == 0 {
+				yamlPrune(root, path)
+			}
 		case !remove && at < 0:
 			seq.Content = append(seq.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: g.Rule, Style: yaml.DoubleQuotedStyle})
 			changed = true
@@ -272,6 +311,29 @@ func editYAML(data []byte, g Grant, remove bool) ([]byte, bool, error) {
 		return nil, false, fmt.Errorf("encode yaml: %w", err)
 	}
 	return buf.Bytes(), true, nil
+}
+
+// yamlPrune removes the now empty value at path, then each ancestor
+// mapping that became empty, below the top-level sections.
+func yamlPrune(root *yaml.Node, path []string) {
+	for n := len(path); n > 1; n-- {
+		parent := root
+		for _, k := range path[:n-1] {
+			i := yamlKeyIndex(parent, k)
+			if i < 0 {
+				return
+			}
+			parent = parent.Content[i+1]
+		}
+		i := yamlKeyIndex(parent, path[n-1])
+		if i < 0 || len(parent.Content[i+1].Content) > 0 || parent.Content[i].HeadComment != "" || parent.Content[i+1].LineComment != "" {
+			return
+		}
+		parent.Content = slices.Delete(parent.Content, i, i+2)
+		if n-1 == 1 {
+			return // keep a top-level section such as permissions:
+		}
+	}
 }
 
 // yamlKeyIndex is the index of key's key node in mapping m, or -1.

@@ -406,6 +406,8 @@ func decodeLayer(l *layer, raw map[string]any, where locator) []*FieldError {
 			}
 		}
 	}
+	// Report in file order where lines are known.
+	sort.SliceStable(d.problems, func(i, j int) bool { return d.problems[i].Line < d.problems[j].Line })
 	return d.problems
 }
 

@@ -406,7 +406,9 @@ function toToolContent(c: unknown): ToolContentView | undefined {
         diff: { path: str(c["path"]) ?? "", oldText: typeof c["oldText"] === "string" ? c["oldText"] : null, newText: str(c["newText"]) ?? "" },
       };
     case "terminal":
-      return { type: "terminal", terminalId: str(c["terminalId"]) ?? "", output: str(c["output"]) };
+      return str(c["output"]) === undefined
+        ? { type: "terminal", terminalId: str(c["terminalId"]) ?? "" }
+        : { type: "terminal", terminalId: str(c["terminalId"]) ?? "", output: str(c["output"]) };
     default:
       return undefined;
   }

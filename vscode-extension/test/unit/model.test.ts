@@ -1,0 +1,206 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { autoDecisionLine, ChatStore, commandOf, listEntryToParams, mergeToolCall } from "../../src/model";
+import type { ChatItem, HostMessage } from "../../src/protocol";
+import { describeResolution } from "../../src/protocol";
+
+function setup() {
+  const sent: HostMessage[] = [];
+  const store = new ChatStore((m) => sent.push(m));
+  const chat = store.createChat("demo", "default");
+  store.updateChat(chat.chatId, { sessionId: "s1" });
+  sent.length = 0;
+  const items = () => store.items(chat.chatId);
+  const lastItem = () => {
+    const m = [...sent].reverse().find((x) => x.type === "item");
+    return m && m.type === "item" ? m.item : undefined;
+  };
+  return { store, chat, sent, items, lastItem };
+}
+
+const permission = (approvalId: string, extra: Record<string, unknown> = {}) => ({
+  sessionId: "s1",
+  toolCall: { toolCallId: "tc1", title: "go test ./...", kind: "execute", rawInput: { command: "go test ./..." } },
+  options: [
+    { optionId: "acp-bridge:allow_once", name: "Allow once", kind: "allow_once" },
+    { optionId: "acp-bridge:allow_always", name: "Always allow", kind: "allow_always" },
+    { optionId: "acp-bridge:reject_once", name: "Deny", kind: "reject_once" },
+  ],
+  _meta: {
+    "acp-bridge": {
+      approvalId,
+      agent: "demo",
+      tool: "Bash",
+      specifier: "Bash(go test ./...)",
+      reason: "no rule allows it",
+      mode: "default",
+      suggestedRules: ["Bash(go test ./...)", "Bash(go test *)"],
+      ...extra,
+    },
+  },
+});
+
+test("agent message chunks stream into one item; a tool call ends the stream", () => {
+  const { store, items, sent } = setup();
+  const chunk = (text: string) => store.applySessionUpdate("s1", { sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
+  chunk("Hello ");
+  chunk("**world**");
+  assert.deepEqual(items(), [{ kind: "agent", id: "a1", text: "Hello **world**" }]);
+  assert.equal(sent.filter((m) => m.type === "item").length, 2, "one webview message per chunk");
+  store.applySessionUpdate("s1", { sessionUpdate: "tool_call", toolCallId: "t1", title: "Read README.md", kind: "read", status: "pending", locations: [{ path: "/w/README.md" }] });
+  chunk("after");
+  const kinds = items().map((i) => i.kind);
+  assert.deepEqual(kinds, ["agent", "tool", "agent"]);
+  store.applySessionUpdate("s1", { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "hmm" } });
+  assert.equal(items().at(-1)!.kind, "thought");
+});
+
+test("tool_call then tool_call_update upsert one card; fields present replace", () => {
+  const { store, items } = setup();
+  store.applySessionUpdate("s1", { sessionUpdate: "tool_call", toolCallId: "t1", title: "Edit main.go", kind: "edit", status: "pending" });
+  store.applySessionUpdate("s1", {
+    sessionUpdate: "tool_call_update",
+    toolCallId: "t1",
+    status: "completed",
+    content: [
+      { type: "diff", path: "/w/main.go", oldText: "a\n", newText: "b\n" },
+      { type: "content", content: { type: "text", text: "ok" } },
+      { type: "terminal", terminalId: "term1" },
+      { type: "mystery" },
+    ],
+  });
+  const it = items();
+  assert.equal(it.length, 1);
+  const tool = (it[0] as Extract<ChatItem, { kind: "tool" }>).tool;
+  assert.equal(tool.title, "Edit main.go");
+  assert.equal(tool.kind, "edit");
+  assert.equal(tool.status, "completed");
+  assert.deepEqual(tool.content, [
+    { type: "diff", diff: { path: "/w/main.go", oldText: "a\n", newText: "b\n" } },
+    { type: "text", text: "ok" },
+    { type: "terminal", terminalId: "term1" },
+  ]);
+});
+
+test("plan replaces itself; mode and title updates change the chat; unknown updates are ignored", () => {
+  const { store, items, chat, sent } = setup();
+  store.applySessionUpdate("s1", { sessionUpdate: "plan", entries: [{ content: "a", status: "pending", priority: "high" }] });
+  store.applySessionUpdate("s1", { sessionUpdate: "plan", entries: [{ content: "a", status: "completed", priority: "high" }, { content: "b", status: "pending", priority: "low" }] });
+  assert.equal(items().length, 1);
+  assert.equal((items()[0] as any).entries.length, 2);
+  store.applySessionUpdate("s1", { sessionUpdate: "current_mode_update", currentModeId: "plan" });
+  assert.equal(store.chat(chat.chatId)!.mode, "plan");
+  store.applySessionUpdate("s1", { sessionUpdate: "session_info_update", title: "Fix tests" });
+  assert.equal(store.chat(chat.chatId)!.title, "Fix tests");
+  const before = sent.length;
+  store.applySessionUpdate("s1", { sessionUpdate: "compaction_update", compactionId: "c" });
+  store.applySessionUpdate("s1", { sessionUpdate: "usage_update", used: 1, size: 2 });
+  store.applySessionUpdate("unknown-session", { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "x" } });
+  store.applySessionUpdate("s1", "garbage");
+  assert.equal(sent.length, before);
+});
+
+test("permission request -> approval card with the bridge's meta, merged with the cached tool call", () => {
+  const { store, lastItem } = setup();
+  store.applySessionUpdate("s1", { sessionUpdate: "tool_call", toolCallId: "tc1", title: "Run tests", kind: "execute", locations: [{ path: "/w", line: 3 }] });
+  const card = store.addApproval({ ...permission("ap1"), toolCall: { toolCallId: "tc1", rawInput: { command: "go test ./..." } } })!;
+  assert.equal(card.approvalId, "ap1");
+  assert.equal(card.tool.title, "Run tests");
+  assert.equal(card.tool.kind, "execute");
+  assert.equal(card.tool.command, "go test ./...");
+  assert.deepEqual(card.tool.locations, [{ path: "/w", line: 3 }]);
+  assert.deepEqual(card.options.map((o) => o.optionId), ["acp-bridge:allow_once", "acp-bridge:allow_always", "acp-bridge:reject_once"]);
+  assert.equal(card.meta.specifier, "Bash(go test ./...)");
+  assert.deepEqual(card.meta.suggestedRules, ["Bash(go test ./...)", "Bash(go test *)"]);
+  assert.equal(card.state, "pending");
+  assert.deepEqual(lastItem(), JSON.parse(JSON.stringify(card)));
+  // Same approval again (e.g. from approvals/list) does not duplicate.
+  store.addApproval(permission("ap1"));
+  assert.equal(store.pendingApprovals().length, 1);
+  // No approvalId, no card.
+  assert.equal(store.addApproval({ sessionId: "s1", toolCall: {}, options: [] }), undefined);
+});
+
+test("several pending approvals resolve independently, each showing how it ended", () => {
+  const { store } = setup();
+  for (const id of ["a", "b", "c", "d"]) store.addApproval(permission(id));
+  assert.deepEqual(store.pendingApprovals().map((a) => a.approvalId), ["a", "b", "c", "d"]);
+  store.markAnswering("a", "acp-bridge:allow_once");
+  assert.equal(store.approval("a")!.state, "answering");
+  assert.equal(store.approval("a")!.chosen, "acp-bridge:allow_once");
+  store.resolveApproval({ approvalId: "a", decision: "allow", by: "user", optionId: "acp-bridge:allow_once" });
+  store.resolveApproval({ approvalId: "c", decision: "deny", by: "timeout" });
+  store.resolveApproval({ approvalId: "d", decision: "cancelled", by: "cancel" });
+  assert.deepEqual(store.pendingApprovals().map((a) => a.approvalId), ["b"]);
+  const text = (id: string) => {
+    const a = store.approval(id)!;
+    return describeResolution(a.resolution!, a.options);
+  };
+  assert.equal(text("a"), "Allow once");
+  assert.equal(text("c"), "Expired: no answer in time (denied)");
+  assert.equal(text("d"), "Expired: the turn was cancelled");
+  store.approvalError("b", "already resolved by timeout at 12:00");
+  assert.equal(store.approval("b")!.state, "pending");
+  assert.equal(store.approval("b")!.error, "already resolved by timeout at 12:00");
+});
+
+test("approval/resolved without a card becomes a quiet line in its chat", () => {
+  const { store, items } = setup();
+  store.resolveApproval({ approvalId: "zz", sessionId: "s1", decision: "allow", by: "rule", rule: "Bash(npm run *)", specifier: "Bash(npm run build)" });
+  assert.deepEqual(items().at(-1), { kind: "notice", id: "n1", text: "Bash(npm run build) allowed by rule Bash(npm run *)", level: "quiet" });
+  assert.equal(autoDecisionLine({ approvalId: "x", decision: "allow", by: "read-only", specifier: "Read(README.md)" }), "Read(README.md) allowed (read-only)");
+  assert.equal(autoDecisionLine({ approvalId: "x", decision: "deny", by: "mode", specifier: "Bash(rm x)", reason: "plan mode is read-only" }), "Bash(rm x) denied by mode: plan mode is read-only");
+});
+
+test("an approval for a session this window does not know opens an 'other session' chat", () => {
+  const { store } = setup();
+  const card = store.addApproval({ ...permission("q"), sessionId: "elsewhere" })!;
+  const a = store.approval(card.approvalId)!;
+  const chat = store.chat(a.chatId)!;
+  assert.equal(chat.external, true);
+  assert.equal(chat.sessionId, "elsewhere");
+  assert.equal(chat.agent, "demo");
+});
+
+test("snapshot after a reload holds every chat and card; expireAll closes open cards", () => {
+  const { store, chat } = setup();
+  store.addUserMessage(chat.chatId, "hi");
+  store.addApproval(permission("p1"));
+  const other = store.createChat("claude", "plan");
+  const snap = store.snapshot();
+  assert.deepEqual(snap.chats.map((c) => c.chat.chatId), [chat.chatId, other.chatId]);
+  assert.equal(snap.activeChatId, other.chatId);
+  assert.deepEqual(snap.chats[0].items.map((i) => i.kind), ["user", "approval"]);
+  store.expireAll("shutdown");
+  assert.equal(store.pendingApprovals().length, 0);
+  assert.equal(store.approval("p1")!.resolution!.by, "shutdown");
+});
+
+test("approvals/list entries become request params (meta as the acp-bridge object or a whole _meta)", () => {
+  const e = { approvalId: "L1", sessionId: "s1", agent: "demo", toolCall: { toolCallId: "t" }, options: [], meta: { tool: "Bash", specifier: "Bash(x)" }, expiresAt: "2026-01-01T00:00:00Z" };
+  assert.deepEqual(listEntryToParams(e)._meta, { "acp-bridge": { tool: "Bash", specifier: "Bash(x)", approvalId: "L1", agent: "demo", expiresAt: "2026-01-01T00:00:00Z" } });
+  const e2 = { ...e, meta: { "acp-bridge": { tool: "Read" } } };
+  assert.equal((listEntryToParams(e2)._meta["acp-bridge"] as any).tool, "Read");
+});
+
+test("closing a chat forgets its session and cards", () => {
+  const { store, chat, sent } = setup();
+  store.addApproval(permission("c1"));
+  store.closeChat(chat.chatId);
+  assert.deepEqual(sent.filter((m) => m.type === "chatClosed"), [{ type: "chatClosed", chatId: chat.chatId }]);
+  assert.equal(store.approval("c1"), undefined);
+  assert.equal(store.chatForSession("s1"), undefined);
+});
+
+test("commandOf finds the command line in the agents' rawInput shapes", () => {
+  const cases: [unknown, string | undefined][] = [
+    [{ command: "npm test" }, "npm test"],
+    [{ command: ["bash", "-lc", "go test ./... && echo ok"] }, "go test ./... && echo ok"],
+    [{ command: ["git", "commit", "-m", "a b"] }, "git commit -m 'a b'"],
+    [{ cmd: "ls" }, "ls"],
+    [{ file_path: "/x" }, undefined],
+    ["ls", undefined],
+  ];
+  for (const [raw, want] of cases) assert.equal(commandOf(raw), want, JSON.stringify(raw));
+  assert.equal(mergeToolCall(undefined, { toolCallId: "t", rawInput: { command: "make" } }).title, "make");
+});

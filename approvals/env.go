@@ -81,7 +81,7 @@ func (e *envx) realRootList() []string {
 
 // inWorkspace: both the path and its symlink target are in the workspace.
 func (e *envx) inWorkspace(pi pathInfo) bool {
-	if pi.unknown || !e.inWorkspaceLexical(pi.abs) {
+	if (pi.unknown && !pi.under) || !e.inWorkspaceLexical(pi.abs) {
 		return false
 	}
 	if pi.real == pi.abs || e.inWorkspaceLexical(pi.real) {
@@ -120,11 +120,13 @@ type pathInfo struct {
 	abs, real string
 	unknown   bool
 	recursive bool
+	// under: the path is unknown but lies somewhere under abs (a glob).
+	under bool
 }
 
 func (e *envx) info(ref pathRef) pathInfo {
-	pi := pathInfo{raw: ref.raw, unknown: ref.unknown, recursive: ref.recursive}
-	if ref.unknown {
+	pi := pathInfo{raw: ref.raw, unknown: ref.unknown, recursive: ref.recursive, under: ref.under}
+	if ref.unknown && !ref.under {
 		return pi
 	}
 	cwd := ref.cwd
@@ -142,7 +144,7 @@ var rcFiles = []string{".bashrc", ".zshrc", ".profile", ".bash_profile", ".zprof
 
 // writeBreaker names the circuit breaker a write to pi trips, if any.
 func (e *envx) writeBreaker(pi pathInfo) string {
-	if pi.unknown {
+	if pi.unknown && !pi.under {
 		return ""
 	}
 	for i, p := range [2]string{pi.abs, pi.real} {

@@ -282,7 +282,7 @@ func matchBashSub(set *ruleSet, sc *subCmd) *rule {
 // pattern matches pi. either: deny/ask semantics (link or target); else
 // allow semantics (link and target).
 func (ev *evaluator) matchPath(set *ruleSet, tool string, pi pathInfo, either bool) *rule {
-	if pi.unknown {
+	if pi.unknown || pi.abs == "" {
 		return nil
 	}
 	var best *rule
@@ -305,6 +305,15 @@ func (ev *evaluator) matchPath(set *ruleSet, tool string, pi pathInfo, either bo
 }
 
 func (ev *evaluator) pathMatches(p *pathPattern, pi pathInfo, either bool) bool {
+	if pi.recursive && either {
+		// rm -r dir: denied when the pattern covers everything in dir.
+		probe := pi
+		probe.recursive = false
+		probe.abs, probe.real = pi.abs+"/\x00", pi.real+"/\x00"
+		if ev.pathMatches(p, probe, true) {
+			return true
+		}
+	}
 	base := p.base(&ev.env)
 	lex := p.matchAt(pi.abs, base)
 	if pi.real == pi.abs {
@@ -328,7 +337,7 @@ func (ev *evaluator) pathMatches(p *pathPattern, pi pathInfo, either bool) bool 
 // mayMatchUnder: a recursive operation on pi could reach a file the
 // pattern names.
 func (ev *evaluator) mayMatchUnder(set *ruleSet, tool string, pi pathInfo) *rule {
-	if !pi.recursive || pi.unknown {
+	if !pi.recursive || pi.unknown || pi.abs == "" {
 		return nil
 	}
 	for _, r := range set.byTool[tool] {

@@ -41,6 +41,9 @@ type pathRef struct {
 	// recursive: the command acts on everything below the path too
 	// (rm -r, find -delete).
 	recursive bool
+	// under: for a glob, raw is the directory every match lies in (the
+	// path itself stays unknown).
+	under bool
 }
 
 // subCmd is one simple command found in a command line.
@@ -660,11 +663,47 @@ func (a *analyzer) pathRef(w word) pathRef {
 	if !w.pathOK || w.glob || w.brace {
 		ref.unknown = true
 		ref.raw = w.s
+		if w.pathOK && w.glob && !w.brace {
+			if dir, ok := globContainer(w.path); ok {
+				ref.raw, ref.under = dir, true
+			}
+		}
 	}
 	if !a.cwdKnown && !path.IsAbs(ref.raw) && !strings.HasPrefix(ref.raw, "~") {
-		ref.unknown = true
+		ref.unknown, ref.under = true, false
 	}
 	return ref
+}
+
+// globContainer returns the directory every match of glob p lies in: the
+// segments before the first one with a wildcard, provided no later segment
+// could match "..".
+func globContainer(p string) (string, bool) {
+	segs := strings.Split(p, "/")
+	k := -1
+	for i, s := range segs {
+		if strings.ContainsAny(s, "*?[") {
+			if k < 0 {
+				k = i
+			}
+			if strings.HasPrefix(s, ".") || strings.HasPrefix(s, "[") || strings.HasPrefix(s, "?") {
+				return "", false // could match ..
+			}
+		} else if k >= 0 && s == ".." {
+			return "", false
+		}
+	}
+	if k < 0 {
+		return "", false
+	}
+	dir := strings.Join(segs[:k], "/")
+	switch {
+	case dir == "" && strings.HasPrefix(p, "/"):
+		dir = "/"
+	case dir == "":
+		dir = "."
+	}
+	return dir, true
 }
 
 // word converts a syntax word: quotes and escapes removed, expansions kept
@@ -1488,7 +1527,7 @@ var readOnlyCmds = map[string]bool{
 	"basename": false, "dirname": false, "date": false, "true": false, "false": false, "test": false,
 	"[": false, "whoami": false, "id": false, "uname": false, "hostname": false, "printenv": false,
 	"df": false, "seq": false, "sleep": false, "expr": false, "nproc": false, "locale": false,
-	"go": false, ":": false,
+	"go": false, ":": false, "tee": false,
 }
 
 // fileOpCmds are the commands acceptEdits allows inside the workspace.

@@ -1,0 +1,278 @@
+// The chat webview alone in headless Chromium (Debian chromium + playwright-core):
+// the real dist/webview.js under the production CSP, with a stub
+// acquireVsCodeApi that records what the webview posts. Host messages are
+// injected with window.postMessage. Needs `node scripts/build.mjs` first.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const dist = join(root, "dist");
+const BASE = "http://webview.test";
+const NONCE = "dGVzdG5vbmNl";
+
+const shell = `<!DOCTYPE html><html><head><meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'nonce-${NONCE}'; style-src ${BASE}; font-src ${BASE}; img-src ${BASE} data:">
+<link rel="stylesheet" href="${BASE}/codicons/codicon.css"><link rel="stylesheet" href="${BASE}/webview.css">
+</head><body><div id="app"></div>
+<script nonce="${NONCE}">
+window.__sent = []; window.__csp = [];
+document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(e.violatedDirective + " " + e.blockedURI));
+window.acquireVsCodeApi = () => ({
+  postMessage: (m) => window.__sent.push(JSON.parse(JSON.stringify(m))),
+  getState: () => JSON.parse(sessionStorage.getItem("vsstate") || "null"),
+  setState: (s) => sessionStorage.setItem("vsstate", JSON.stringify(s)),
+});
+</script>
+<script nonce="${NONCE}" src="${BASE}/webview.js"></script>
+</body></html>`;
+
+const types = { ".js": "text/javascript", ".css": "text/css", ".ttf": "font/ttf" };
+let browser;
+let page;
+
+before(async () => {
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+});
+after(async () => {
+  await browser?.close();
+});
+
+async function open() {
+  const ctx = await browser.newContext({ viewport: { width: 520, height: 900 } });
+  page = await ctx.newPage();
+  page.on("pageerror", (e) => {
+    throw e;
+  });
+  await page.route(`${BASE}/**`, (route) => {
+    const url = new URL(route.request().url());
+    if (url.pathname === "/" || url.pathname === "/index.html") return route.fulfill({ status: 200, contentType: "text/html", body: shell });
+    const file = join(dist, url.pathname);
+    const ext = file.slice(file.lastIndexOf("."));
+    try {
+      return route.fulfill({ status: 200, contentType: types[ext] ?? "application/octet-stream", body: readFileSync(file) });
+    } catch {
+      return route.fulfill({ status: 404, body: "" });
+    }
+  });
+  await page.goto(`${BASE}/index.html`);
+  await page.waitForFunction(() => window.__sent.some((m) => m.type === "ready"));
+  return page;
+}
+
+const post = (m) => page.evaluate((msg) => window.postMessage(msg, "*"), m);
+const sent = () => page.evaluate(() => window.__sent);
+const clearSent = () => page.evaluate(() => (window.__sent = []));
+
+const options = [
+  { optionId: "acp-bridge:allow_once", name: "Allow once", kind: "allow_once" },
+  { optionId: "acp-bridge:allow_session", name: "Allow for this session", kind: "allow_always" },
+  { optionId: "acp-bridge:allow_always", name: "Always allow", kind: "allow_always" },
+  { optionId: "acp-bridge:reject_once", name: "Deny", kind: "reject_once" },
+  { optionId: "acp-bridge:reject_and_stop", name: "Deny and stop the turn", kind: "reject_once" },
+  { optionId: "acp-bridge:reject_always", name: "Always deny", kind: "reject_always" },
+  { optionId: "acp-bridge:bypass", name: "Bypass permissions for demo", kind: "allow_always" },
+  { optionId: "agent:plan-exit", name: "Exit plan mode", kind: "allow_once" },
+];
+
+function approval(id, extra = {}) {
+  return {
+    kind: "approval",
+    id: `approval:${id}`,
+    approvalId: id,
+    tool: { toolCallId: `tc-${id}`, title: "go test ./...", kind: "execute", status: "pending", locations: [], content: [], command: "go test ./..." },
+    options,
+    meta: {
+      approvalId: id,
+      agent: "demo",
+      tool: "Bash",
+      specifier: "Bash(go test ./...)",
+      reason: "no allow rule matches",
+      matchedRule: "Bash(go *)",
+      mode: "default",
+      suggestedRules: ["Bash(go test *)", "Bash(go test ./...)"],
+    },
+    state: "pending",
+    ...extra,
+  };
+}
+
+const chat = { chatId: "chat-1", sessionId: "S1", agent: "demo", mode: "default", title: "demo: run tests", busy: true };
+const state = (items, extra = {}) => ({
+  type: "state",
+  bridge: { status: "running", version: "acp-bridge test" },
+  agents: [
+    { id: "demo", name: "Demo", status: "running", mode: "default" },
+    { id: "claude", name: "claude", status: "idle", mode: "acceptEdits" },
+  ],
+  defaultAgent: "demo",
+  modes: ["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"],
+  chats: [{ chat, items }],
+  activeChatId: "chat-1",
+  ...extra,
+});
+
+const card = (id) => page.locator(`[data-approval-id="${id}"]`);
+
+test("an approval card shows tool, specifier, command, why, and the options in order", async () => {
+  await open();
+  await post(state([{ kind: "user", id: "u1", text: "run the tests" }, approval("A1")]));
+  const c = card("A1");
+  await c.waitFor();
+  assert.match(await c.locator(".card-head").innerText(), /demo\s+asks to use Bash/);
+  assert.equal(await c.locator(".specifier code").innerText(), "Bash(go test ./...)");
+  assert.equal(await c.locator("pre.command").innerText(), "$ go test ./...");
+  const why = await c.locator(".why").innerText();
+  assert.match(why, /no allow rule matches/);
+  assert.match(why, /rule Bash\(go \*\)/);
+  assert.match(why, /mode default/);
+  assert.deepEqual(await c.locator("button.opt").allInnerTexts(), options.map((o) => o.name));
+  assert.equal(await c.locator(".rule-input").inputValue(), "Bash(go test *)", "rule prefilled from suggestedRules[0]");
+  assert.equal(await page.locator(".tab .badge").innerText(), "1");
+  await page.screenshot({ path: join(process.env.ARTIFACTS || join(root, "..", "test-artifacts"), "webview-card.png") }).catch(() => {});
+  assert.deepEqual(await page.evaluate(() => window.__csp), [], "no CSP violations");
+});
+
+test("buttons post the right messages; the edited rule and scope go with Always allow", async () => {
+  await open();
+  await post(state([approval("A1"), approval("A2")]));
+  await card("A2").waitFor();
+  await clearSent();
+  await card("A2").getByRole("button", { name: "Allow once", exact: true }).click();
+  assert.deepEqual(await sent(), [{ type: "approve", approvalId: "A2", optionId: "acp-bridge:allow_once" }]);
+  await clearSent();
+  await card("A1").locator(".rule-input").fill("Bash(go test ./pkg/...)");
+  await card("A1").locator(".scope-select").selectOption("workspace");
+  await card("A1").getByRole("button", { name: "Always allow", exact: true }).click();
+  assert.deepEqual(await sent(), [{ type: "approve", approvalId: "A1", optionId: "acp-bridge:allow_always", rule: "Bash(go test ./pkg/...)", scope: "workspace" }]);
+  await clearSent();
+  await card("A1").getByRole("button", { name: "Bypass permissions for demo" }).click();
+  await card("A1").getByRole("button", { name: "Deny and stop the turn" }).click();
+  await card("A1").getByRole("button", { name: "Exit plan mode" }).click();
+  assert.deepEqual(await sent(), [
+    { type: "approve", approvalId: "A1", optionId: "acp-bridge:bypass", scope: "workspace" },
+    { type: "approve", approvalId: "A1", optionId: "acp-bridge:reject_and_stop" },
+    { type: "approve", approvalId: "A1", optionId: "agent:plan-exit" },
+  ]);
+});
+
+test("buttons are reachable by keyboard", async () => {
+  await open();
+  await post(state([approval("K1")]));
+  await card("K1").waitFor();
+  await clearSent();
+  await card("K1").locator("button.opt").first().focus();
+  await page.keyboard.press("Tab");
+  await page.keyboard.press("Enter");
+  assert.deepEqual(await sent(), [{ type: "approve", approvalId: "K1", optionId: "acp-bridge:allow_session" }]);
+});
+
+test("cards close when resolved, each on its own, and say how they ended", async () => {
+  await open();
+  await post(state([approval("R1"), approval("R2"), approval("R3")]));
+  await card("R3").waitFor();
+  await post({ type: "item", chatId: "chat-1", item: approval("R1", { state: "answering", chosen: "acp-bridge:allow_once" }) });
+  assert.equal(await card("R1").locator("button.opt").first().isDisabled(), true, "disabled while answering");
+  await post({ type: "item", chatId: "chat-1", item: approval("R1", { state: "resolved", resolution: { decision: "allow", by: "user", optionId: "acp-bridge:allow_once" } }) });
+  await post({ type: "item", chatId: "chat-1", item: approval("R2", { state: "resolved", resolution: { decision: "deny", by: "timeout" } }) });
+  await card("R2").locator(".outcome").waitFor();
+  assert.equal(await card("R1").locator(".outcome").innerText(), "Allow once");
+  assert.equal(await card("R1").locator("button.opt").count(), 0);
+  assert.equal(await card("R2").locator(".outcome").innerText(), "Expired: no answer in time (denied)");
+  assert.match(await card("R2").getAttribute("class"), /expired/);
+  assert.equal(await card("R3").locator("button.opt").count(), options.length, "the third is still open");
+  assert.equal(await page.locator(".tab .badge").innerText(), "1");
+  await post({ type: "item", chatId: "chat-1", item: approval("R3", { state: "resolved", resolution: { decision: "cancelled", by: "cancel" } }) });
+  await card("R3").locator(".outcome").waitFor();
+  assert.equal(await card("R3").locator(".outcome").innerText(), "Expired: the turn was cancelled");
+  assert.equal(await page.locator(".tab .badge").count(), 0);
+  await post({ type: "item", chatId: "chat-1", item: approval("R4", { error: "approval R4 was already resolved by timeout" }) });
+  assert.match(await card("R4").locator(".card-error").innerText(), /already resolved by timeout/);
+});
+
+test("after a reload the webview asks again and the cards come back from the snapshot", async () => {
+  await open();
+  await post(state([approval("P1")]));
+  await card("P1").waitFor();
+  await page.locator("#composer-input").fill("half-typed draft");
+  await page.reload();
+  await page.waitForFunction(() => window.__sent.some((m) => m.type === "ready"));
+  assert.equal(await card("P1").count(), 0, "nothing until the host answers");
+  await post(state([approval("P1"), approval("P2")]));
+  await card("P2").waitFor();
+  assert.equal(await card("P1").locator("button.opt").count(), options.length);
+  assert.equal(await page.locator("#composer-input").inputValue(), "half-typed draft", "draft kept in webview state");
+});
+
+test("transcript: markdown is escaped, thoughts collapsed, tools and diffs, plans, quiet decision lines", async () => {
+  await open();
+  await post(
+    state([
+      { kind: "agent", id: "a1", text: "Hello **there** <script>window.pwnd=1</script> <img src=x onerror=window.pwnd=2>" },
+      { kind: "thought", id: "t1", text: "secret thinking" },
+      {
+        kind: "tool",
+        id: "tool:e1",
+        tool: {
+          toolCallId: "e1",
+          title: "Edit main.go",
+          kind: "edit",
+          status: "in_progress",
+          locations: [{ path: "/w/main.go", line: 3 }],
+          content: [{ type: "diff", diff: { path: "/w/main.go", oldText: "package main\nfunc a() {}\n", newText: "package main\nfunc b() {}\n" } }],
+        },
+      },
+      { kind: "tool", id: "tool:x1", tool: { toolCallId: "x1", title: "go test", kind: "execute", status: "completed", locations: [], content: [{ type: "text", text: "ok  pkg 0.1s" }] } },
+      { kind: "plan", id: "plan", entries: [{ content: "write code", status: "completed", priority: "high" }, { content: "test", status: "pending", priority: "low" }] },
+      { kind: "notice", id: "n1", text: "Bash(npm run build) allowed by rule Bash(npm run *)", level: "quiet" },
+    ]),
+  );
+  await page.locator(".notice.quiet").waitFor();
+  assert.equal(await page.locator(".msg.agent strong").innerText(), "there");
+  assert.equal(await page.locator(".transcript script, .transcript img").count(), 0);
+  assert.equal(await page.evaluate(() => window.pwnd), undefined);
+  assert.equal(await page.locator("details.thought").getAttribute("open"), null, "thoughts collapsed");
+  assert.deepEqual(await page.locator(".diff .del").allInnerTexts(), ["- func a() {}"]);
+  assert.deepEqual(await page.locator(".diff .add").allInnerTexts(), ["+ func b() {}"]);
+  assert.equal(await page.locator('[data-tool-call-id="x1"]').getAttribute("open"), null, "completed tool collapsed");
+  assert.match(await page.locator(".plan").innerText(), /write code[\s\S]*test/);
+  assert.match(await page.locator(".notice.quiet").innerText(), /allowed by rule Bash\(npm run \*\)/);
+  await clearSent();
+  await page.locator(".locations button").first().click();
+  assert.deepEqual(await sent(), [{ type: "openFile", path: "/w/main.go", line: 3 }]);
+});
+
+test("composer, stop, mode dropdown, agent picker, tabs", async () => {
+  await open();
+  await post(state([], { chats: [{ chat: { ...chat, busy: false }, items: [] }, { chat: { chatId: "chat-2", sessionId: "S2", agent: "claude", mode: "acceptEdits", title: "claude", busy: true }, items: [] }], activeChatId: "chat-1" }));
+  await page.locator(".tab").nth(1).waitFor();
+  await clearSent();
+  await page.locator("#composer-input").fill("only:test");
+  await page.keyboard.press("Enter");
+  assert.deepEqual(await sent(), [{ type: "prompt", chatId: "chat-1", text: "only:test" }]);
+  assert.equal(await page.locator("#stop-btn").isHidden(), true);
+  await clearSent();
+  await page.locator("#mode-select").selectOption("plan");
+  assert.deepEqual(await sent(), [{ type: "setMode", chatId: "chat-1", mode: "plan" }]);
+  await clearSent();
+  await page.locator(".tab-main").nth(1).click();
+  assert.deepEqual(await sent(), [{ type: "selectChat", chatId: "chat-2" }]);
+  await post({ type: "activeChat", chatId: "chat-2" });
+  await page.locator("#stop-btn").waitFor({ state: "visible" });
+  assert.equal(await page.locator("#mode-select").inputValue(), "acceptEdits");
+  await clearSent();
+  await page.locator("#stop-btn").click();
+  await page.locator("#agent-select").selectOption("claude");
+  await page.getByRole("button", { name: "New chat" }).click();
+  assert.deepEqual(await sent(), [{ type: "cancel", chatId: "chat-2" }, { type: "newChat", agent: "claude" }]);
+  await post({ type: "chat", chat: { chatId: "chat-2", sessionId: "S2", agent: "claude", mode: "bypassPermissions", title: "claude", busy: false } });
+  assert.match(await page.locator(".banner").innerText(), /Bypass permissions is on/);
+  await page.screenshot({ path: join(process.env.ARTIFACTS || join(root, "..", "test-artifacts"), "webview-tabs.png") }).catch(() => {});
+});

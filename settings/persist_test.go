@@ -337,14 +337,14 @@ func TestPersistRefusesInvalidResult(t *testing.T) {
 
 func TestGrantCheck(t *testing.T) {
 	cases := map[string]Grant{
-		`grant: kind "x" is not one of rule, bypass`:               {Kind: "x", Scope: ScopeUser},
-		`grant: scope "global" is not one of user, workspace`:      {Kind: GrantRule, Scope: "global", List: "allow", Rule: "Bash"},
-		`grant: list "maybe" is not one of allow, ask, deny`:       {Kind: GrantRule, Scope: ScopeUser, List: "maybe", Rule: "Bash"},
-		`grant: empty rule`:                                        {Kind: GrantRule, Scope: ScopeUser, List: "allow", Rule: " "},
-		`grant: rule "Bash(a\nb)" spans several lines`:             {Kind: GrantRule, Scope: ScopeUser, List: "allow", Rule: "Bash(a\nb)"},
-		`grant: a bypass needs an agent`:                           {Kind: GrantBypass, Scope: ScopeUser},
-		`grant: "a.b" is not a valid agent name`:                   {Kind: GrantBypass, Scope: ScopeUser, Agent: "a.b"},
-		`persist grant: no workspace directory`:                    {Kind: GrantRule, Scope: ScopeWorkspace, List: "allow", Rule: "Bash"},
+		`grant: kind "x" is not one of rule, bypass`:          {Kind: "x", Scope: ScopeUser},
+		`grant: scope "global" is not one of user, workspace`: {Kind: GrantRule, Scope: "global", List: "allow", Rule: "Bash"},
+		`grant: list "maybe" is not one of allow, ask, deny`:  {Kind: GrantRule, Scope: ScopeUser, List: "maybe", Rule: "Bash"},
+		`grant: empty rule`:                            {Kind: GrantRule, Scope: ScopeUser, List: "allow", Rule: " "},
+		`grant: rule "Bash(a\nb)" spans several lines`: {Kind: GrantRule, Scope: ScopeUser, List: "allow", Rule: "Bash(a\nb)"},
+		`grant: a bypass needs an agent`:               {Kind: GrantBypass, Scope: ScopeUser},
+		`grant: "a.b" is not a valid agent name`:       {Kind: GrantBypass, Scope: ScopeUser, Agent: "a.b"},
+		`persist grant: no workspace directory`:        {Kind: GrantRule, Scope: ScopeWorkspace, List: "allow", Rule: "Bash"},
 	}
 	e := newEnv(t)
 	s := e.mustLoad(func(o *Options) { o.WorkspaceDir = "" })

@@ -1,0 +1,234 @@
+package approvals
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+func mergedFields(t *testing.T, raw json.RawMessage) map[string]json.RawMessage {
+	t.Helper()
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		t.Fatalf("merged %s: %v", raw, err)
+	}
+	return obj
+}
+
+func TestToolCallCacheMerge(t *testing.T) {
+	cases := []struct {
+		name    string
+		updates []string
+		request string
+		want    map[string]string // member -> compact JSON; "" = absent
+	}{
+		{
+			name: "tool_call twice with the same id: rawInput {} then full",
+			updates: []string{
+				`{"sessionUpdate":"tool_call","toolCallId":"t1","title":"Terminal","kind":"execute","rawInput":{}}`,
+				`{"sessionUpdate":"tool_call","toolCallId":"t1","title":"ls","kind":"execute","rawInput":{"command":"ls"}}`,
+			},
+			request: `{"toolCallId":"t1","title":"` + "`ls`" + `"}`,
+			want:    map[string]string{"rawInput": `{"command":"ls"}`, "kind": `"execute"`, "title": `"` + "`ls`" + `"`},
+		},
+		{
+			name: "full rawInput is not erased by a later {}",
+			updates: []string{
+				`{"sessionUpdate":"tool_call","toolCallId":"t1","title":"ls","rawInput":{"command":"ls"}}`,
+				`{"sessionUpdate":"tool_call_update","toolCallId":"t1","rawInput":{}}`,
+			},
+			request: `{"toolCallId":"t1","rawInput":{}}`,
+			want:    map[string]string{"rawInput": `{"command":"ls"}`},
+		},
+		{
+			name:    "request with only a toolCallId takes everything from the cache",
+			updates: []string{`{"sessionUpdate":"tool_call","toolCallId":"t2","title":"Read a","kind":"read","locations":[{"path":"/a"}],"rawInput":{"file_path":"/a"},"_meta":{"claudeCode":{"toolName":"Read"}}}`},
+			request: `{"toolCallId":"t2"}`,
+			want:    map[string]string{"title": `"Read a"`, "kind": `"read"`, "locations": `[{"path":"/a"}]`, "rawInput": `{"file_path":"/a"}`, "_meta": `{"claudeCode":{"toolName":"Read"}}`},
+		},
+		{
+			name:    "request fields win",
+			updates: []string{`{"sessionUpdate":"tool_call","toolCallId":"t3","title":"old","kind":"read","rawInput":{"file_path":"/a"}}`},
+			request: `{"toolCallId":"t3","title":"new","kind":"edit","rawInput":{"file_path":"/b","content":"x"}}`,
+			want:    map[string]string{"title": `"new"`, "kind": `"edit"`, "rawInput": `{"file_path":"/b","content":"x"}`},
+		},
+		{
+			name:    "a null in the request does not erase",
+			updates: []string{`{"sessionUpdate":"tool_call","toolCallId":"t4","title":"x","kind":"execute","rawInput":{"command":"make"}}`},
+			request: `{"toolCallId":"t4","kind":null,"rawInput":null}`,
+			want:    map[string]string{"kind": `"execute"`, "rawInput": `{"command":"make"}`},
+		},
+		{
+			name:    "updates other than tool calls are ignored",
+			updates: []string{`{"sessionUpdate":"agent_message_chunk","toolCallId":"t5","content":{"type":"text","text":"hi"}}`},
+			request: `{"toolCallId":"t5","title":"only"}`,
+			want:    map[string]string{"title": `"only"`, "content": ""},
+		},
+		{
+			name:    "other ids stay apart",
+			updates: []string{`{"sessionUpdate":"tool_call","toolCallId":"other","title":"x","rawInput":{"command":"rm -rf /"}}`},
+			request: `{"toolCallId":"t6","title":"mine"}`,
+			want:    map[string]string{"title": `"mine"`, "rawInput": ""},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cache := NewToolCallCache(8)
+			for _, u := range c.updates {
+				cache.Upsert(json.RawMessage(u))
+			}
+			got := mergedFields(t, cache.Merge(json.RawMessage(c.request)))
+			for k, want := range c.want {
+				raw, ok := got[k]
+				if want == "" {
+					if ok {
+						t.Errorf("%s = %s, want absent", k, raw)
+					}
+					continue
+				}
+				if !ok || !jsonEqual(t, raw, json.RawMessage(want)) {
+					t.Errorf("%s = %s, want %s", k, raw, want)
+				}
+			}
+			if _, ok := got["sessionUpdate"]; ok {
+				t.Errorf("merged call carries sessionUpdate: %v", got)
+			}
+		})
+	}
+}
+
+// Gemini sends no tool_call before the request: the request passes through
+// untouched, and is remembered for a later bare request on the same id.
+func TestToolCallCacheRequestWithoutToolCall(t *testing.T) {
+	cache := NewToolCallCache(8)
+	req := json.RawMessage(`{"toolCallId":"run_shell_command-1","status":"pending","title":"npm test","content":[],"locations":[],"kind":"execute"}`)
+	if got := cache.Merge(req); string(got) != string(req) {
+		t.Fatalf("unknown id: Merge = %s, want the request as is", got)
+	}
+	got := mergedFields(t, cache.Merge(json.RawMessage(`{"toolCallId":"run_shell_command-1"}`)))
+	if !jsonEqual(t, got["title"], json.RawMessage(`"npm test"`)) || !jsonEqual(t, got["kind"], json.RawMessage(`"execute"`)) {
+		t.Errorf("bare follow-up merged = %v, want the first request's title and kind", got)
+	}
+	call, err := Normalize(FamilyGemini, cache.Merge(json.RawMessage(`{"toolCallId":"run_shell_command-1"}`)))
+	if err != nil || call.Tool != "Bash" || call.Command != "npm test" {
+		t.Errorf("Normalize(bare follow-up) = %+v, %v; want Bash npm test", call, err)
+	}
+}
+
+func TestToolCallCacheAsIs(t *testing.T) {
+	cache := NewToolCallCache(8)
+	cache.Upsert(json.RawMessage(`{"sessionUpdate":"tool_call","toolCallId":"a","title":"x"}`))
+	for _, in := range []string{`not json`, `[1,2]`, `{"title":"no id"}`, `{"toolCallId":5,"title":"numeric id"}`, `null`} {
+		if got := cache.Merge(json.RawMessage(in)); string(got) != in {
+			t.Errorf("Merge(%s) = %s, want it as is", in, got)
+		}
+	}
+	for _, in := range []string{`not json`, `{"sessionUpdate":"tool_call"}`, `{"sessionUpdate":"tool_call","toolCallId":""}`, `[]`} {
+		cache.Upsert(json.RawMessage(in))
+	}
+	if cache.Len() != 1 {
+		t.Errorf("Len = %d after junk upserts, want 1", cache.Len())
+	}
+}
+
+func TestToolCallCacheBounded(t *testing.T) {
+	cache := NewToolCallCache(3)
+	for i := range 3 {
+		cache.Upsert(json.RawMessage(fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":"id%d","title":"t%d"}`, i, i)))
+	}
+	// Touch id0 so that id1 is now the least recently used.
+	cache.Upsert(json.RawMessage(`{"sessionUpdate":"tool_call_update","toolCallId":"id0","status":"in_progress"}`))
+	cache.Upsert(json.RawMessage(`{"sessionUpdate":"tool_call","toolCallId":"id3","title":"t3"}`))
+	if cache.Len() != 3 {
+		t.Fatalf("Len = %d, want 3", cache.Len())
+	}
+	if got := mergedFields(t, cache.Merge(json.RawMessage(`{"toolCallId":"id0"}`))); !jsonEqual(t, got["title"], json.RawMessage(`"t0"`)) {
+		t.Errorf("id0 was evicted although recently touched: %v", got)
+	}
+	if got := mergedFields(t, cache.Merge(json.RawMessage(`{"toolCallId":"id1"}`))); got["title"] != nil {
+		t.Errorf("id1 survived eviction: %v", got)
+	}
+	if NewToolCallCache(0).max != DefaultToolCallCacheSize {
+		t.Errorf("NewToolCallCache(0) is not bounded by the default")
+	}
+}
+
+func TestToolCallCacheConcurrent(t *testing.T) {
+	cache := NewToolCallCache(64)
+	var wg sync.WaitGroup
+	for g := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				id := fmt.Sprintf("id%d", (g*7+i)%100)
+				cache.Upsert(json.RawMessage(fmt.Sprintf(`{"sessionUpdate":"tool_call_update","toolCallId":%q,"rawInput":{"command":"echo %d"}}`, id, i)))
+				merged := cache.Merge(json.RawMessage(fmt.Sprintf(`{"toolCallId":%q,"kind":"execute"}`, id)))
+				var obj map[string]json.RawMessage
+				if err := json.Unmarshal(merged, &obj); err != nil {
+					t.Errorf("merged %s: %v", merged, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if n := cache.Len(); n > 64 {
+		t.Errorf("Len = %d, want <= 64", n)
+	}
+}
+
+func FuzzNormalize(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "normalize", "*.json"))
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		var cases []normalizeCase
+		if err := json.Unmarshal(data, &cases); err != nil {
+			f.Fatal(err)
+		}
+		for _, c := range cases {
+			f.Add([]byte(c.ToolCall))
+		}
+	}
+	for _, s := range []string{``, `null`, `{}`, `[]`, `{"toolCallId":"x","rawInput":{"command":[]}}`,
+		`{"toolCallId":"x","kind":"execute","rawInput":{"command":["bash","-lc"]}}`,
+		`{"toolCallId":"x","title":"Shell: ` + "\xff" + `"}`, `{"_meta":{"claudeCode":{"toolName":{}}}}`,
+		`{"toolCallId":"x","rawInput":{"changes":{"":{}}}}`, `{"title":"developer: : · "}`} {
+		f.Add([]byte(s))
+	}
+	families := []Family{FamilyClaude, FamilyCodex, FamilyGemini, FamilyGoose, FamilyOpenCode, FamilyKimi, FamilyGeneric}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cache := NewToolCallCache(4)
+		cache.Upsert(json.RawMessage(data))
+		merged := cache.Merge(json.RawMessage(data))
+		for _, fam := range families {
+			c, err := Normalize(fam, merged)
+			if err != nil {
+				if c.Tool != "" {
+					t.Fatalf("%s: error %v with tool %q", fam, err, c.Tool)
+				}
+				continue
+			}
+			switch c.Tool {
+			case "Bash":
+				if c.Command == "" {
+					t.Fatalf("%s: Bash without a command from %s", fam, data)
+				}
+			case "Edit", "Read":
+				if len(c.Paths) == 0 {
+					t.Fatalf("%s: %s without paths from %s", fam, c.Tool, data)
+				}
+			case "WebFetch":
+				if !isWebURL(c.URL) {
+					t.Fatalf("%s: WebFetch with URL %q from %s", fam, c.URL, data)
+				}
+			}
+		}
+	})
+}

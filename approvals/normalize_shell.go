@@ -1,0 +1,53 @@
+package approvals
+
+import "strings"
+
+// shellReserved are words a shell reads as syntax in command position; as a
+// command name they must be quoted to stay a plain word.
+var shellReserved = map[string]bool{
+	"!": true, "{": true, "}": true, "[[": true, "]]": true,
+	"case": true, "coproc": true, "do": true, "done": true, "elif": true,
+	"else": true, "esac": true, "fi": true, "for": true, "function": true,
+	"if": true, "in": true, "select": true, "then": true, "time": true,
+	"until": true, "while": true,
+}
+
+// ShellJoin renders a command and its arguments (terminal/create, a Codex
+// argv) as one shell command line that a POSIX or bash parser reads back as
+// exactly these words, so the policy judges what would really run.
+//
+// A word made only of characters with no shell meaning stays bare; any
+// other word is single-quoted, with each ' written as '\''. The command word
+// is also quoted when it contains '=' (it would read as an assignment) or is
+// a reserved word. The empty word becomes ''. A NUL byte cannot be passed in
+// an argv, so it has no rendering; it is kept inside the quotes as is.
+func ShellJoin(command string, args []string) string {
+	var b strings.Builder
+	b.WriteString(shellQuote(command, true))
+	for _, a := range args {
+		b.WriteByte(' ')
+		b.WriteString(shellQuote(a, false))
+	}
+	return b.String()
+}
+
+func shellQuote(word string, commandWord bool) string {
+	if word == "" {
+		return "''"
+	}
+	bare := !(commandWord && shellReserved[word])
+	for i := 0; bare && i < len(word); i++ {
+		c := word[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("_-./@%+:,", c) >= 0:
+		case c == '=' && !commandWord:
+		default:
+			bare = false
+		}
+	}
+	if bare {
+		return word
+	}
+	return "'" + strings.ReplaceAll(word, "'", `'\''`) + "'"
+}

@@ -17,9 +17,9 @@ var shellReserved = map[string]bool{
 // exactly these words, so the policy judges what would really run.
 //
 // A word made only of characters with no shell meaning stays bare; any
-// other word is single-quoted, with each ' written as '\''. The command word
+// other word is single-quoted, with each ' written as '\”. The command word
 // is also quoted when it contains '=' (it would read as an assignment) or is
-// a reserved word. The empty word becomes ''. A NUL byte cannot be passed in
+// a reserved word. The empty word becomes ”. A NUL byte cannot be passed in
 // an argv, so it has no rendering; it is kept inside the quotes as is.
 func ShellJoin(command string, args []string) string {
 	var b strings.Builder

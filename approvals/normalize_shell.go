@@ -17,10 +17,12 @@ var shellReserved = map[string]bool{
 // exactly these words, so the policy judges what would really run.
 //
 // A word made only of characters with no shell meaning stays bare; any
-// other word is single-quoted, with each ' written as '\”. The command word
-// is also quoted when it contains '=' (it would read as an assignment) or is
-// a reserved word. The empty word becomes ”. A NUL byte cannot be passed in
-// an argv, so it has no rendering; it is kept inside the quotes as is.
+// other word is single-quoted, each embedded quote closing the quotes,
+// adding an escaped quote and reopening them. The command word is also
+// quoted when it contains '=' (it would read as an assignment) or is a
+// reserved word. The empty word becomes a pair of single quotes. A NUL byte
+// cannot be passed in an argv, so it has no rendering; it is kept inside
+// the quotes as is.
 func ShellJoin(command string, args []string) string {
 	var b strings.Builder
 	b.WriteString(shellQuote(command, true))

@@ -60,7 +60,7 @@ func decodeFile(path string, data []byte) (map[string]any, error) {
 // fileLayer parses one config file into a layer of the given name. A file
 // that cannot be parsed is one problem naming the file.
 func fileLayer(name, path, root string, data []byte) (*layer, []*FieldError) {
-	l := &layer{name: name, file: path, root: root, source: path}
+	l := &layer{name: name, file: path, root: root, source: path, empty: len(bytes.TrimSpace(data)) == 0}
 	raw, err := decodeFile(path, data)
 	if err != nil {
 		return nil, []*FieldError{{Source: path, Msg: err.Error()}}

@@ -86,6 +86,7 @@ type layer struct {
 	root   string  // rule anchor and base of relative paths
 	source string  // for messages when no finer source is known
 	where  locator // source and line of a key path, for messages
+	empty  bool    // read from an empty (or whitespace-only) file
 
 	defaultAgent   *string
 	agents         map[string]*agentLayer

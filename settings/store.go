@@ -22,6 +22,11 @@ import (
 // rename) into one reload.
 const reloadDelay = 50 * time.Millisecond
 
+// settleDelay is how long a reload that found a broken or newly emptied
+// file waits before it believes it: a writer that truncates and then writes
+// shows both states for a moment, and an empty file would drop deny rules.
+const settleDelay = 250 * time.Millisecond
+
 // Store holds the layers and the current Snapshot, watches the files and
 // writes grants. It is safe for concurrent use.
 type Store struct {
@@ -396,10 +401,16 @@ func (s *Store) readFiles() (user, ws *layer, problems []*FieldError) {
 }
 
 // reloadFiles re-reads both files. A valid result replaces the snapshot; an
-// invalid one keeps the previous state and is reported.
-func (s *Store) reloadFiles() {
+// invalid one keeps the previous state and is reported. Unless final, a
+// broken file, or a file that was emptied, changes nothing and asks for
+// another look (true) after settleDelay.
+func (s *Store) reloadFiles(final bool) (again bool) {
 	s.mu.Lock()
 	user, ws, problems := s.readFiles()
+	if !final && (len(problems) > 0 || emptied(s.user, user) || emptied(s.workspace, ws)) {
+		s.mu.Unlock()
+		return true
+	}
 	var snap *Snapshot
 	if len(problems) == 0 {
 		var merged []*FieldError
@@ -418,6 +429,12 @@ func (s *Store) reloadFiles() {
 		s.subMu.Unlock()
 		s.signal()
 	}
+	return false
+}
+
+// emptied tells whether a file that had settings is now empty.
+func emptied(before, after *layer) bool {
+	return before != nil && !before.empty && after != nil && after.empty
 }
 
 // watchDirLocked adds dir to the watcher once, if it exists.
@@ -441,6 +458,7 @@ func (s *Store) watchLoop() {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
+	settling := false // the timer is a settleDelay re-check
 	for {
 		select {
 		case <-s.done:
@@ -452,6 +470,7 @@ func (s *Store) watchLoop() {
 			if ev.Op == fsnotify.Chmod || !s.watchFiles[filepath.Clean(ev.Name)] {
 				continue
 			}
+			settling = false
 			timer.Reset(reloadDelay)
 		case err, ok := <-s.watcher.Errors:
 			if !ok {
@@ -459,7 +478,12 @@ func (s *Store) watchLoop() {
 			}
 			s.log.Warn("config watcher error", zap.Error(err))
 		case <-timer.C:
-			s.reloadFiles()
+			if s.reloadFiles(settling) {
+				settling = true
+				timer.Reset(settleDelay)
+			} else {
+				settling = false
+			}
 		}
 	}
 }

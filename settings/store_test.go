@@ -191,3 +191,34 @@ func errString(err error) string {
 	}
 	return " error: " + err.Error()
 }
+
+// TestReloadSettles: a reload that finds a file emptied or broken (as a
+// writer that truncates, then writes, shows for a moment) changes nothing
+// until the re-check confirms it.
+func TestReloadSettles(t *testing.T) {
+	cases := []struct{ name, content string }{
+		{"emptied", ""},
+		{"broken", "permissions: {deny: [\n"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			writeFile(t, e.wsFile(), "permissions: {deny: [\"Bash(rm *)\"]}\n")
+			s := e.mustLoad()
+			_ = s.Close() // no watcher: this test drives the reloads itself
+			before := s.Snapshot()
+			writeFile(t, e.wsFile(), tc.content)
+			if again := s.reloadFiles(false); !again {
+				t.Fatal("first look did not ask for a re-check")
+			}
+			if s.Snapshot() != before {
+				t.Fatal("first look changed the settings")
+			}
+			s.reloadFiles(true)
+			emptiedNow := !hasRule(s.Snapshot().Rules, "deny", "Bash(rm *)")
+			if wantApplied := tc.content == ""; emptiedNow != wantApplied {
+				t.Errorf("after the re-check: deny rule dropped = %v, want %v", emptiedNow, wantApplied)
+			}
+		})
+	}
+}

@@ -232,3 +232,38 @@ func TestSuggest(t *testing.T) {
 		}
 	}
 }
+
+// TestFieldErrorsReachable: callers can pick out each problem with
+// errors.As through the ValidationError.
+func TestFieldErrorsReachable(t *testing.T) {
+	e := newEnv(t)
+	writeFile(t, e.userFile(), "approvals: {timeoutSeconds: 0}\n")
+	_, err := e.load()
+	var fe *FieldError
+	if !errors.As(err, &fe) {
+		t.Fatalf("errors.As(%v, *FieldError) failed", err)
+	}
+	if fe.Source != e.userFile() || fe.Line != 1 || fe.Key != "approvals.timeoutSeconds" || fe.Msg != "must be > 0" {
+		t.Errorf("FieldError %+v", fe)
+	}
+	if got := err.Error(); got != "invalid settings: "+e.userFile()+":1: approvals.timeoutSeconds: must be > 0" {
+		t.Errorf("Error() = %q", got)
+	}
+}
+
+func TestEffectiveMode(t *testing.T) {
+	cases := []struct {
+		a      Agent
+		global string
+		want   string
+	}{
+		{Agent{}, "plan", "plan"},
+		{Agent{Mode: "acceptEdits"}, "plan", "acceptEdits"},
+		{Agent{Mode: "plan", BypassPermissions: true}, "default", "bypassPermissions"},
+	}
+	for _, tc := range cases {
+		if got := tc.a.EffectiveMode(tc.global); got != tc.want {
+			t.Errorf("%+v.EffectiveMode(%q) = %q, want %q", tc.a, tc.global, got, tc.want)
+		}
+	}
+}

@@ -124,6 +124,15 @@ type pathInfo struct {
 	under bool
 }
 
+// infoRef is info, computed once per ref.
+func (e *envx) infoRef(ref *pathRef) pathInfo {
+	if ref.info == nil {
+		pi := e.info(*ref)
+		ref.info = &pi
+	}
+	return *ref.info
+}
+
 func (e *envx) info(ref pathRef) pathInfo {
 	pi := pathInfo{raw: ref.raw, unknown: ref.unknown, recursive: ref.recursive, under: ref.under}
 	if ref.unknown && !ref.under {

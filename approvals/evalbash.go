@@ -1,13 +1,12 @@
 package approvals
 
-import "strings"
 
 // bash evaluates a shell command: every sub-command, redirect and path it
 // touches. tool is "Bash" or the agent's own execute tool.
 func (ev *evaluator) bash(tool string) Verdict {
 	c := &ev.in.Call
 	an := analyzeShell(c.Command, &ev.env)
-	var subs []string
+	subs := make([]string, 0, len(an.subs))
 	for i := range an.subs {
 		if an.subs[i].kind != skGate {
 			subs = append(subs, an.subs[i].text)
@@ -47,16 +46,14 @@ func (ev *evaluator) bashDecide(tool string, an *shellAnalysis) Verdict {
 			return ev.breaker(b, false)
 		}
 	}
-	for _, refs := range [2][]pathRef{an.redirWrites, nil} {
-		for _, ref := range refs {
-			if b := ev.env.writeBreaker(ev.env.info(ref)); b != "" {
-				return ev.breaker(b, false)
-			}
+	for j := range an.redirWrites {
+		if b := ev.env.writeBreaker(ev.env.infoRef(&an.redirWrites[j])); b != "" {
+			return ev.breaker(b, false)
 		}
 	}
 	for i := range an.subs {
-		for _, ref := range an.subs[i].writes {
-			if b := ev.env.writeBreaker(ev.env.info(ref)); b != "" {
+		for j := range an.subs[i].writes {
+			if b := ev.env.writeBreaker(ev.env.infoRef(&an.subs[i].writes[j])); b != "" {
 				return ev.breaker(b, false)
 			}
 		}
@@ -96,8 +93,8 @@ func (ev *evaluator) bashDecide(tool string, an *shellAnalysis) Verdict {
 	}
 	// a recursive delete that may reach a file a deny or ask rule protects.
 	for i := range an.subs {
-		for _, ref := range an.subs[i].writes {
-			pi := ev.env.info(ref)
+		for j := range an.subs[i].writes {
+			pi := ev.env.infoRef(&an.subs[i].writes[j])
 			r := ev.mayMatchUnder(&pol.deny, "Edit", pi)
 			if r == nil {
 				r = ev.mayMatchUnder(&pol.ask, "Edit", pi)
@@ -147,15 +144,17 @@ func (ev *evaluator) bashDecide(tool string, an *shellAnalysis) Verdict {
 		}
 		agg.add(src, r)
 	}
-	for _, ref := range an.redirWrites {
-		src, r := ev.allowWrite(ev.env.info(ref))
+	for j := range an.redirWrites {
+		ref := &an.redirWrites[j]
+		src, r := ev.allowWrite(ev.env.infoRef(ref))
 		if src == "" {
 			return ev.askDefault(SourceDefault, "the command writes to "+ref.raw+", which no rule or mode allows", false)
 		}
 		agg.add(src, r)
 	}
-	for _, ref := range an.redirReads {
-		src, r := ev.allowRead(ev.env.info(ref))
+	for j := range an.redirReads {
+		ref := &an.redirReads[j]
+		src, r := ev.allowRead(ev.env.infoRef(ref))
 		if src == "" {
 			return ev.askDefault(SourceDefault, "the command reads "+ref.raw+" from outside the workspace", readOnly)
 		}
@@ -223,8 +222,8 @@ func (ev *evaluator) pathRule(set *ruleSet, an *shellAnalysis, either bool) (*ru
 		if len(set.byTool[tool]) == 0 {
 			return
 		}
-		for _, ref := range refs {
-			pi := ev.env.info(ref)
+		for j := range refs {
+			pi := ev.env.infoRef(&refs[j])
 			if r := ev.matchPath(set, tool, pi, either); r != nil && (best == nil || r.idx < best.idx) {
 				best, bestPI = r, pi
 			}
@@ -289,8 +288,8 @@ func (ev *evaluator) allowSub(sc *subCmd) (Source, *rule) {
 	if sc.readOnly && len(sc.writes) == 0 {
 		g := allowAgg{src: SourceReadOnly}
 		ok := true
-		for _, ref := range sc.reads {
-			src, r := ev.allowRead(ev.env.info(ref))
+		for j := range sc.reads {
+			src, r := ev.allowRead(ev.env.infoRef(&sc.reads[j]))
 			if src == "" {
 				ok = false
 				break
@@ -303,13 +302,13 @@ func (ev *evaluator) allowSub(sc *subCmd) (Source, *rule) {
 	}
 	if sc.fileOp && ev.mode == ModeAcceptEdits {
 		ok := len(sc.writes) > 0
-		for _, ref := range sc.writes {
-			if !ev.env.inWorkspace(ev.env.info(ref)) {
+		for j := range sc.writes {
+			if !ev.env.inWorkspace(ev.env.infoRef(&sc.writes[j])) {
 				ok = false
 			}
 		}
-		for _, ref := range sc.reads {
-			if !ev.env.inWorkspace(ev.env.info(ref)) {
+		for j := range sc.reads {
+			if !ev.env.inWorkspace(ev.env.infoRef(&sc.reads[j])) {
 				ok = false
 			}
 		}
@@ -358,5 +357,3 @@ func (ev *evaluator) allowWrite(pi pathInfo) (Source, *rule) {
 	}
 	return "", nil
 }
-
-var _ = strings.TrimSpace

@@ -44,6 +44,8 @@ type pathRef struct {
 	// under: for a glob, raw is the directory every match lies in (the
 	// path itself stays unknown).
 	under bool
+	// info caches the canonical form (computed once by the evaluator).
+	info *pathInfo
 }
 
 // subCmd is one simple command found in a command line.
@@ -301,7 +303,8 @@ func (a *analyzer) fastPath(cmd string) bool {
 	}
 	words := make([]word, 0, nWords)
 	type part struct{ lo, hi int }
-	parts := make([]part, 0, nParts)
+	var partsBuf [16]part
+	parts := partsBuf[:0]
 	i := 0
 	needWord := true // a part must follow the previous operator
 	for i < len(cmd) {
@@ -1454,6 +1457,11 @@ func (a *analyzer) findCmd(ws []word, text string, alts []string, ctx walkCtx) {
 // git run other programs) but not in the deny/ask alternatives.
 func (a *analyzer) gitCmd(ws []word, text string, alts []string, ctx walkCtx) {
 	args := ws[1:]
+	if len(args) == 0 || !args[0].static || !strings.HasPrefix(args[0].s, "-") {
+		// no global options: the common case.
+		a.addSub(subCmd{text: text, alts: alts, readOnly: gitReadOnly(args)}, ctx)
+		return
+	}
 	kept := []word{ws[0]}
 	stripped := []word{{s: "git", static: true, off: -1}}
 	cwd, known := a.cwd, a.cwdKnown

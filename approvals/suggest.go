@@ -81,7 +81,10 @@ func SuggestRules(call Call, env Env) []string {
 			}
 			subs = append(subs, sc)
 		}
-		if an.uncertain != "" || len(subs) == 0 {
+		if an.uncertain != "" {
+			return nil // no rule can allow a command that cannot be checked
+		}
+		if len(subs) == 0 {
 			add("Bash(" + cmd + ")")
 			return out
 		}

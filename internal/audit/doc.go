@@ -1,0 +1,25 @@
+// Package audit owns the bridge's audit log: one JSON line per decision
+// (design.md "Decisions", step 4), appended to a file that rotates by size
+// and keeps three older generations (path.1, path.2, path.3).
+//
+// Writing: Open returns a Log; Append marshals a Record and writes the whole
+// line with a single write(2) on a file opened with O_APPEND, so concurrent
+// writers never interleave inside a line and a crashed process never leaves
+// half a record. A failed write (disk full, file gone, directory not
+// writable) is returned to the caller, who reports it; the decision itself
+// still happens. The Log then reopens the file on the next Append and, if
+// the file ends without a newline (a torn line from a short write or a
+// crash), starts on a fresh line, so one failure costs at most one record.
+//
+// Reading: Read and Print read the generations oldest first, then the
+// current file. A line that is not a complete JSON record is skipped and
+// counted; the error returned at the end wraps ErrCorrupt and says how many
+// lines were skipped and where. Print renders the records as a table (the
+// default) or as JSON lines, for `acp-bridge audit`.
+//
+// Concurrency: a Log is safe for concurrent use; its mutex serialises
+// Append, rotation and Close. Read and Print keep no state and may run while
+// a Log appends; a rotation in between can make them miss or repeat a few
+// records. The log is meant to have one writing process; a second one never
+// tears a line, but the two may rotate over each other.
+package audit

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 
 	"github.com/acp-bridge/acp-bridge/acp"
@@ -114,7 +115,7 @@ func Run(ctx context.Context, opts Options) error {
 		opts:    opts,
 		log:     log,
 		out:     newPrinter(opts.Out, isTerminal(opts.Out)),
-		echo:    !isTerminal(opts.In),
+		echo:    !(isTerminal(opts.In) && isTerminal(opts.Out)), // else the terminal echoes
 		cwd:     cwd,
 		tools:   map[string]*toolInfo{},
 		pending: map[*card]struct{}{},
@@ -146,10 +147,10 @@ func Run(ctx context.Context, opts Options) error {
 	go readLines(opts.In, lines, readerDone)
 
 	if err := c.setup(ctx); err != nil {
-		select {
-		case <-c.conn.Done():
+		if errors.Is(err, jsonrpc2.ErrClosed) {
+			// The agent left; say how.
+			<-c.conn.Done()
 			return fmt.Errorf("chat: %w: %w", err, ch.gone())
-		default:
 		}
 		return fmt.Errorf("chat: %w", err)
 	}
@@ -198,7 +199,7 @@ type chat struct {
 	opts Options
 	log  *zap.Logger
 	out  *printer
-	echo bool // echo the person's lines (In is not a terminal)
+	echo bool // echo the person's lines into Out (unless a terminal does)
 	cwd  string
 	conn *acp.Conn
 
@@ -233,7 +234,7 @@ func (c *chat) setup(ctx context.Context) error {
 		ClientInfo:         &acp.Implementation{Name: "acp-bridge-chat", Version: version()},
 	}, &init)
 	if err != nil {
-		return fmt.Errorf("initialize: %w", err)
+		return callError(acp.MethodInitialize, err)
 	}
 	if init.ProtocolVersion != acp.ProtocolVersion {
 		return fmt.Errorf("the agent speaks ACP protocol version %d; this chat speaks %d", init.ProtocolVersion, acp.ProtocolVersion)
@@ -262,7 +263,7 @@ func (c *chat) setup(ctx context.Context) error {
 		Meta      json.RawMessage       `json:"_meta"`
 	}
 	if err := c.conn.Call(sctx, acp.MethodSessionNew, params.Marshal(), &sess); err != nil {
-		return fmt.Errorf("session/new: %w", err)
+		return callError(acp.MethodSessionNew, err)
 	}
 	if sess.SessionID == "" {
 		return errors.New("session/new: the agent returned no sessionId")
@@ -301,6 +302,15 @@ func (c *chat) setup(ctx context.Context) error {
 	lines = append(lines, "Type a message; /help lists commands.")
 	c.out.lines(styleDim, lines...)
 	return nil
+}
+
+// callError names the method of a failed call: acp.Conn already does,
+// except for an ended context.
+func callError(method string, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	return err
 }
 
 var _ acp.Handler = (*chat)(nil)
@@ -877,13 +887,14 @@ func (l *loop) nextCard() {
 		if c.opts.AutoAnswer != AutoNone {
 			o, ok := autoOption(c.opts.AutoAnswer, cd.req.Options)
 			if !ok {
-				cd.resolve(acp.Cancelled(), "no option to auto-answer")
 				c.out.lines(styleDim, "auto: cancelled (no suitable option)")
+				cd.resolve(acp.Cancelled(), "no option to auto-answer")
 				continue
 			}
 			c.markMine(cd.meta.ApprovalID)
-			if cd.resolve(acp.Selected(o.OptionID), "") {
-				c.out.lines(styleDim, "auto: "+o.Name)
+			c.out.lines(styleDim, "auto: "+o.Name)
+			if !cd.resolve(acp.Selected(o.OptionID), "") {
+				c.out.lines(styleDim, "(too late: it was already "+cd.how+")")
 			}
 			continue
 		}
@@ -908,10 +919,10 @@ func (l *loop) answer(line string) bool {
 	}
 	l.current = nil
 	c.markMine(cd.meta.ApprovalID)
-	if cd.resolve(acp.Selected(o.OptionID), "") {
-		c.out.lines(styleOK, "-> "+o.Name)
-	} else {
-		c.out.lines(styleDim, "(already resolved: "+cd.how+")")
+	// Print first: once answered, the agent's next updates race this line.
+	c.out.lines(styleOK, "-> "+o.Name)
+	if !cd.resolve(acp.Selected(o.OptionID), "") {
+		c.out.lines(styleDim, "(too late: it was already "+cd.how+")")
 	}
 	l.nextCard()
 	l.idlePrompt()

@@ -287,16 +287,21 @@ func inputLines(t *toolInfo) []string {
 		out = append(out, "  # "+d)
 	}
 	hasDiff := strings.Contains(string(t.Content), `"diff"`)
+	known := len(out) > 0
 	for _, k := range []string{"file_path", "path"} {
-		if f := str(k); f != "" && !hasDiff {
-			out = append(out, "  file: "+f)
+		if f := str(k); f != "" {
+			known = true
+			if !hasDiff { // the diff names it
+				out = append(out, "  file: "+f)
+			}
 			break
 		}
 	}
 	if u := str("url"); u != "" {
 		out = append(out, "  url: "+u)
+		known = true
 	}
-	if len(out) == 0 && len(t.RawInput) > 0 && string(t.RawInput) != "{}" {
+	if !known && len(out) == 0 && len(t.RawInput) > 0 && string(t.RawInput) != "{}" {
 		s := string(t.RawInput)
 		if len(s) > 200 {
 			s = s[:199] + "…"

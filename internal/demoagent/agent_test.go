@@ -108,8 +108,29 @@ func (c *fakeClient) snapshot() []event {
 
 // recorder keeps every line written in either direction.
 type recorder struct {
+	changed chan struct{} // a token after each line
+
 	mu    sync.Mutex
 	lines []string
+}
+
+// waitLine blocks until a recorded line contains sub.
+func (r *recorder) waitLine(t *testing.T, sub string) {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		r.mu.Lock()
+		found := slices.ContainsFunc(r.lines, func(l string) bool { return strings.Contains(l, sub) })
+		r.mu.Unlock()
+		if found {
+			return
+		}
+		select {
+		case <-r.changed:
+		case <-timeout:
+			t.Fatalf("no line with %q", sub)
+		}
+	}
 }
 
 type recWriter struct {
@@ -122,6 +143,10 @@ func (r recWriter) Write(p []byte) (int, error) {
 	r.rec.mu.Lock()
 	r.rec.lines = append(r.rec.lines, r.dir+" "+strings.TrimRight(string(p), "\n"))
 	r.rec.mu.Unlock()
+	select {
+	case r.rec.changed <- struct{}{}:
+	default:
+	}
 	return r.w.Write(p)
 }
 
@@ -147,7 +172,7 @@ func start(t *testing.T, answer func(context.Context, int, acp.RequestPermission
 	ctx, cancel := context.WithCancel(context.Background())
 	agentIn, clientOut := io.Pipe()
 	clientIn, agentOut := io.Pipe()
-	h := &harness{t: t, client: &fakeClient{answer: answer, seen: make(chan struct{}, 1)}, rec: &recorder{}, served: make(chan error, 1), cancel: cancel}
+	h := &harness{t: t, client: &fakeClient{answer: answer, seen: make(chan struct{}, 1)}, rec: &recorder{changed: make(chan struct{}, 1)}, served: make(chan error, 1), cancel: cancel}
 	go func() {
 		h.served <- Serve(ctx, agentIn, recWriter{h.rec, "<", agentOut}, Options{Version: "0.0.0-test"})
 	}()
@@ -552,6 +577,24 @@ func TestCancelWhileStreaming(t *testing.T) {
 	if n := len(h.client.snapshot()); n > 2 {
 		t.Errorf("%d updates after a cancel at the first chunk", n)
 	}
+}
+
+// A $/cancel_request for the prompt itself ends the turn like session/cancel.
+func TestCancelRequestForPrompt(t *testing.T) {
+	h := start(t, nil)
+	sid := h.session()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- h.conn.Call(ctx, acp.MethodSessionPrompt, map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "text", "text": "slow"}}}, nil)
+	}()
+	h.client.waitEvents(t, 1)
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Call = %v", err)
+	}
+	h.rec.waitLine(t, `"method":"$/cancel_request"`)
+	h.rec.waitLine(t, `< {"id":2,"result":{"stopReason":"cancelled"}`)
 }
 
 func TestModes(t *testing.T) {

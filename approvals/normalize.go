@@ -322,7 +322,7 @@ var genericKinds = map[string]extractor{
 	"delete":  genericWrite,
 	"move":    genericWrite,
 	"read":    genericRead,
-	"search":  genericRead,
+	"search":  genericSearch,
 	"fetch":   genericFetch,
 }
 
@@ -358,6 +358,18 @@ func genericRead(tc *toolCall) (Call, bool) {
 		return Call{}, false
 	}
 	return Call{Tool: "Read", Paths: paths}, true
+}
+
+// genericSearch is a read of the locations searched, unless a glob in
+// rawInput could reach outside them (a regex that looks like one is
+// refused too: asking is the safe side).
+func genericSearch(tc *toolCall) (Call, bool) {
+	for _, k := range []string{"pattern", "glob", "include"} {
+		if g, ok := tc.str(k); ok && globEscapes(g) {
+			return Call{}, false
+		}
+	}
+	return genericRead(tc)
 }
 
 func genericFetch(tc *toolCall) (Call, bool) {
@@ -438,9 +450,12 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// dedupe drops repeats, keeping first-seen order. "" (the working
-// directory, for a search without a path) is kept like any other path;
-// empty paths sent by an agent are dropped when parsed.
+// workingDir is the path of a search that names no directory: the session's
+// working directory (Paths are relative to Env.Cwd).
+const workingDir = "."
+
+// dedupe drops repeats, keeping first-seen order. Empty paths sent by an
+// agent are dropped when parsed.
 func dedupe(in []string) []string {
 	if len(in) == 0 {
 		return nil

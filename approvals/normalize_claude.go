@@ -116,7 +116,7 @@ func claudeReadAt(key string) extractor {
 	}
 }
 
-// claudeGlob reads under path, or under the working directory (Paths [""])
+// claudeGlob reads under path, or under the working directory (workingDir)
 // when path is absent. A pattern that can leave that directory is not
 // understood: it could read anywhere.
 func claudeGlob(tc *toolCall) (Call, bool) {
@@ -139,13 +139,13 @@ func claudeGrep(tc *toolCall) (Call, bool) {
 	return searchRoot(tc, "path")
 }
 
-// searchRoot is a Read of rawInput[key], or of the working directory ("")
+// searchRoot is a Read of rawInput[key], or of the working directory
 // when the key is absent. A present key that is not a string is not
 // understood.
 func searchRoot(tc *toolCall, key string) (Call, bool) {
 	raw, present := tc.input[key]
 	if !present || isNull(raw) {
-		return Call{Tool: "Read", Paths: []string{""}}, true
+		return Call{Tool: "Read", Paths: []string{workingDir}}, true
 	}
 	p, ok := jsonString(raw)
 	if !ok {

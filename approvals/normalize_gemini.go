@@ -24,7 +24,7 @@ var geminiKinds = map[string]extractor{
 	"delete":  genericWrite,
 	"move":    genericWrite,
 	"read":    genericRead,
-	"search":  genericRead,
+	"search":  genericSearch,
 	"fetch":   geminiFetch,
 	"other":   geminiMCP,
 }

@@ -127,7 +127,7 @@ func opencodeSearch(tc *toolCall) (Call, bool) {
 		paths = append(paths, p)
 	}
 	if len(paths) == 0 {
-		paths = []string{""} // the working directory
+		paths = []string{workingDir}
 	}
 	return Call{Tool: "Read", Paths: paths}, true
 }

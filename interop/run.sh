@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Interop tests of acp-bridge with ACP code nobody on this project wrote
+# (docs/interop.md):
+#   1. interop/go: the example agent and example client of
+#      github.com/coder/acp-go-sdk (from the Go module proxy) around the real
+#      bridge binary, under -race;
+#   2. interop/ts: the official TypeScript SDK as the bridge's parent, and the
+#      ACP v1 JSON schema check of every line the bridge wrote in 1 and 2.
+# Needs go and node >= 20 with npm; fetches the npm packages (npm ci) and
+# the Go SDK module on first use. Exits non-zero if anything failed.
+# Set ACP_INTEROP_KEEP=DIR to keep the binary and the transcripts in DIR.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+# Minimum number of go-*.jsonl transcripts interop/go writes (one per
+# scenario: 3 with the example agent, 2 with the example client).
+expect_go_transcripts=5
+
+need() { command -v "$1" >/dev/null 2>&1 || { echo "interop: $1 is required" >&2; exit 2; }; }
+need go
+need node
+need npm
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$node_major" -lt 20 ]; then
+  echo "interop: node >= 20 is required (found $(node --version))" >&2
+  exit 2
+fi
+
+work=${ACP_INTEROP_KEEP:-$(mktemp -d "${TMPDIR:-/tmp}/acp-interop.XXXXXX")}
+mkdir -p "$work"
+transcripts=$work/transcripts
+rm -rf "$transcripts"
+mkdir -p "$transcripts"
+failed=()
+
+echo "== interop: npm ci (interop/ts)"
+(cd interop/ts && npm ci --no-audit --no-fund --loglevel=error) || { echo "interop: npm ci failed" >&2; exit 1; }
+
+echo "== interop: go build ./cmd/acp-bridge"
+bin=$work/acp-bridge
+go build -o "$bin" ./cmd/acp-bridge || { echo "interop: the bridge does not build" >&2; exit 1; }
+
+echo "== interop: go test -race ./interop/... (acp-go-sdk example agent and client)"
+ACP_INTEROP_TRANSCRIPT_DIR=$transcripts go test -race -count=1 ./interop/... || failed+=("go interop tests")
+
+echo "== interop: node --test (TypeScript SDK parent, ACP v1 schema validation)"
+(cd interop/ts && ACP_BRIDGE_BIN=$bin ACP_INTEROP_TRANSCRIPT_DIR=$transcripts \
+  ACP_INTEROP_EXPECT_GO_TRANSCRIPTS=$expect_go_transcripts \
+  node --test --test-reporter=spec test/) || failed+=("node interop tests")
+
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "interop: FAILED: ${failed[*]} (transcripts kept in $transcripts)" >&2
+  exit 1
+fi
+echo "interop: ok"
+[ -n "${ACP_INTEROP_KEEP:-}" ] || rm -rf "$work"

@@ -44,7 +44,9 @@ type Preparer interface {
 type Conn struct {
 	rpc *jsonrpc2.Conn
 
-	nextID atomic.Uint64 // ids of our outgoing requests
+	nextID atomic.Uint64   // ids of our outgoing requests
+	ready  chan struct{}   // closed once rpc is set
+	gate   <-chan struct{} // ConnOptions.Gate
 
 	mu       sync.Mutex
 	inflight map[jsonrpc2.ID]context.CancelFunc // requests being handled, for $/cancel_request
@@ -59,6 +61,10 @@ type ConnOptions struct {
 	// Trace, when set, sees every message in each direction.
 	OnRecv func(*jsonrpc2.Request, *jsonrpc2.Response)
 	OnSend func(*jsonrpc2.Request, *jsonrpc2.Response)
+	// Gate, when set, holds back every inbound message until it is closed,
+	// so the caller can finish wiring (e.g. store the *Conn where its
+	// handler will look for it) before the handler first runs.
+	Gate <-chan struct{}
 }
 
 type logfLogger func(format string, args ...any)
@@ -68,7 +74,7 @@ func (l logfLogger) Printf(format string, v ...any) { l(format, v...) }
 // NewConn starts serving stream with h. It returns at once; the read loop
 // runs until the stream fails or Close is called.
 func NewConn(ctx context.Context, stream jsonrpc2.ObjectStream, h Handler, opts ConnOptions) *Conn {
-	c := &Conn{inflight: map[jsonrpc2.ID]context.CancelFunc{}}
+	c := &Conn{inflight: map[jsonrpc2.ID]context.CancelFunc{}, ready: make(chan struct{}), gate: opts.Gate}
 	logf := opts.Logf
 	if logf == nil {
 		logf = func(string, ...any) {}
@@ -81,6 +87,7 @@ func NewConn(ctx context.Context, stream jsonrpc2.ObjectStream, h Handler, opts 
 		copts = append(copts, jsonrpc2.OnSend(opts.OnSend))
 	}
 	c.rpc = jsonrpc2.NewConn(ctx, stream, &dispatcher{c: c, h: h}, copts...)
+	close(c.ready)
 	return c
 }
 
@@ -171,6 +178,14 @@ func params(req *jsonrpc2.Request) json.RawMessage {
 }
 
 func (d *dispatcher) Handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	<-d.c.ready
+	if d.c.gate != nil {
+		select {
+		case <-d.c.gate:
+		case <-ctx.Done():
+			return
+		}
+	}
 	if req.Notif {
 		if req.Method == MethodCancelRequest {
 			d.cancelRequest(params(req))

@@ -270,6 +270,11 @@ func (a *agentRT) start(ctx context.Context, gen int) error {
 		err = fmt.Errorf("agent answered protocolVersion %d; acp-bridge speaks %d", res.ProtocolVersion, acp.ProtocolVersion)
 	}
 	if err != nil {
+		if isClosed(err) {
+			// The pipe closed: the process is exiting; let it finish so the
+			// error can say how it ended.
+			waitDone(proc.Done(), 3*time.Second)
+		}
 		select {
 		case <-proc.Done():
 			err = fmt.Errorf("initialize: agent exited: %v", proc.ExitErr())
@@ -303,11 +308,15 @@ func (a *agentRT) watch(proc *agents.Process, conn *acp.Conn, gen int) {
 	select {
 	case <-proc.Done():
 	case <-conn.Done():
-		// stdout closed while the process lives: it can no longer talk.
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_ = proc.Stop(ctx)
-		cancel()
-		<-proc.Done()
+		// stdout closed: usually the process is exiting; give it a moment
+		// so its own exit status is what gets reported.
+		if !waitDone(proc.Done(), 2*time.Second) {
+			// It lives on but can no longer talk: stop it.
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			_ = proc.Stop(ctx)
+			cancel()
+			<-proc.Done()
+		}
 	}
 	_ = conn.Close()
 	exitErr := proc.ExitErr()
@@ -477,4 +486,16 @@ func (a *agentRT) familyOf() approvals.Family {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.family
+}
+
+// waitDone waits up to d for ch to close and reports whether it did.
+func waitDone(ch <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+		return false
+	}
 }

@@ -119,7 +119,11 @@ func (b *Bridge) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 			b.log.Warn("dropped a line from the editor", zap.String("kind", ev.Kind), zap.Error(ev.Err), zap.String("prefix", ev.Prefix))
 		},
 	})
-	b.editor = acp.NewConn(ctx, stream, &editorHandler{b: b}, b.connOptions("editor"))
+	gate := make(chan struct{})
+	opts := b.connOptions("editor")
+	opts.Gate = gate
+	b.editor = acp.NewConn(ctx, stream, &editorHandler{b: b}, opts)
+	close(gate) // handlers may use b.editor from here on
 	if snap.Config.StartAgentsOnLaunch {
 		go b.startAgentsOnLaunch(ctx)
 	}
@@ -185,7 +189,7 @@ func (b *Bridge) startAgentsOnLaunch(ctx context.Context) {
 			continue
 		}
 		go func() {
-			if _, err := a.ensure(ctx); err != nil {
+			if _, _, err := a.ensure(ctx); err != nil {
 				b.log.Warn("start on launch failed", zap.String("agent", name), zap.Error(err))
 			}
 		}()

@@ -187,8 +187,16 @@ func TestRoutingTwoAgentsAtOnce(t *testing.T) {
 	if err := h.editor.Conn.Call(tctx(t), acp.MethodAgentsList, map[string]any{}, &list); err != nil {
 		t.Fatal(err)
 	}
-	if len(list.Agents) != 2 || list.Agents[0].Status != statusRunning || list.Agents[1].Status != statusRunning || list.Agents[0].AgentInfo == nil {
-		t.Fatalf("agents/list = %+v", list.Agents)
+	status := map[string]string{}
+	for _, a := range list.Agents {
+		status[a.ID] = a.Status
+		if a.Status == statusRunning && (a.AgentInfo == nil || a.AgentInfo.Name != a.ID || a.Pid == 0) {
+			t.Fatalf("running agent %s lacks its initialize answer or pid: %+v", a.ID, a)
+		}
+	}
+	// The built-in demo agent is always configured, and idle until used.
+	if len(list.Agents) != 3 || status["alpha"] != statusRunning || status["beta"] != statusRunning || status["demo"] != statusIdle {
+		t.Fatalf("agents/list statuses = %v", status)
 	}
 }
 
@@ -434,7 +442,7 @@ func TestChildCrashWithApprovalPending(t *testing.T) {
 	if !errors.As(r.err, &ae) || !strings.Contains(ae.Message, "exited") || !strings.Contains(ae.Message, "alpha") {
 		t.Fatalf("prompt error = %v, want a clear 'agent alpha exited' error", r.err)
 	}
-	if !strings.Contains(ae.Message, "exit status 3") {
+	if !strings.Contains(ae.Message, "code 3") {
 		t.Fatalf("prompt error %q does not say how the agent ended", ae.Message)
 	}
 	ctx := tctx(t)
@@ -504,7 +512,7 @@ func TestBareRequestMergedWithCachedToolCall(t *testing.T) {
 }
 
 func TestChildGarbageAndLongLineSurvive(t *testing.T) {
-	h := start(t, "defaultAgent: g\nmaxLineBytes: 1024\nagents:\n"+fakeAgentYAML("g", "--garbage", "--long-line=5000"))
+	h := start(t, "defaultAgent: g\nmaxLineBytes: 4096\nagents:\n"+fakeAgentYAML("g", "--garbage", "--long-line=10000"))
 	h.init(false)
 	sid := h.session("")
 	stop, err := h.editor.Prompt(tctx(t), sid, "updates 2")
@@ -533,7 +541,7 @@ func TestBadParamsFromEditor(t *testing.T) {
 	}{
 		{acp.MethodInitialize, map[string]any{}, acp.CodeInvalidParams, "protocolVersion is required"},
 		{acp.MethodSessionNew, map[string]any{"cwd": "relative"}, acp.CodeInvalidParams, "absolute"},
-		{acp.MethodSessionNew, map[string]any{"cwd": h.ws, "_meta": map[string]any{"acp-bridge": map[string]string{"agent": "nope"}}}, acp.CodeInvalidParams, `unknown agent "nope" (configured: alpha, beta)`},
+		{acp.MethodSessionNew, map[string]any{"cwd": h.ws, "_meta": map[string]any{"acp-bridge": map[string]string{"agent": "nope"}}}, acp.CodeInvalidParams, `unknown agent "nope" (configured: alpha, beta, demo)`},
 		{acp.MethodSessionPrompt, map[string]any{"prompt": []any{}}, acp.CodeInvalidParams, "sessionId is required"},
 		{acp.MethodSessionPrompt, map[string]any{"sessionId": "ghost", "prompt": []any{}}, acp.CodeResourceNotFound, `unknown session "ghost"`},
 		{acp.MethodSessionPrompt, []int{1}, acp.CodeInvalidParams, "must be a JSON object"},

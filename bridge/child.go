@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -256,6 +257,7 @@ func (b *Bridge) ask(ctx context.Context, s *session, call approvals.Call, d dec
 	fwd.created = appr.Created
 
 	// Forward to the editor; its answer resolves the approval (first wins).
+	var editorAnswered atomic.Bool
 	pending, err := b.editor.Start(context.WithoutCancel(ctx), acp.MethodRequestPermission, fwd.params())
 	if err != nil {
 		_ = b.broker.Resolve(id, approvals.Resolution{Outcome: acp.OutcomeCancelled, By: approvals.SourceEditorGone})
@@ -266,6 +268,7 @@ func (b *Bridge) ask(ctx context.Context, s *session, call approvals.Call, d dec
 				Meta    json.RawMessage       `json:"_meta"`
 			}
 			werr := pending.Wait(b.lifetime, &resp)
+			editorAnswered.Store(true)
 			r := approvals.Resolution{By: approvals.SourceUser}
 			switch {
 			case werr != nil && isClosed(werr):
@@ -304,8 +307,9 @@ func (b *Bridge) ask(ctx context.Context, s *session, call approvals.Call, d dec
 		_ = b.broker.Resolve(id, approvals.Resolution{Outcome: acp.OutcomeCancelled, By: by})
 	}
 	res := appr.Resolution()
-	if res.By != approvals.SourceUser && pending != nil {
-		// Resolved elsewhere: tell the editor its request is moot.
+	if pending != nil && !editorAnswered.Load() {
+		// Resolved elsewhere (another surface, timeout, cancel, exit): the
+		// editor's request is moot; withdraw it.
 		b.editor.CancelRequest(pending.ID())
 	}
 	return res, fwd, nil

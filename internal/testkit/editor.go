@@ -75,7 +75,9 @@ type Editor struct {
 // NewEditor connects a fake editor to a bridge's stdin (w) and stdout (r).
 func NewEditor(ctx context.Context, r io.Reader, w io.WriteCloser) *Editor {
 	e := &Editor{Permissions: make(chan *PermissionRequest, 1024), changed: make(chan struct{})}
-	e.Conn = acp.NewConn(ctx, acp.NewStream(r, w, w, acp.StreamOptions{}), e, acp.ConnOptions{})
+	gate := make(chan struct{})
+	e.Conn = acp.NewConn(ctx, acp.NewStream(r, w, w, acp.StreamOptions{}), e, acp.ConnOptions{Gate: gate})
+	close(gate)
 	return e
 }
 

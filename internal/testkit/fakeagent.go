@@ -82,7 +82,9 @@ func ServeFakeAgent(in io.Reader, out io.Writer, o FakeAgentOptions) error {
 	f := &fakeAgent{o: o, sessions: map[string]*fakeSession{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	f.conn = acp.NewConn(ctx, acp.NewStream(in, out, nil, acp.StreamOptions{}), f, acp.ConnOptions{})
+	gate := make(chan struct{})
+	f.conn = acp.NewConn(ctx, acp.NewStream(in, out, nil, acp.StreamOptions{}), f, acp.ConnOptions{Gate: gate})
+	close(gate)
 	<-f.conn.Done()
 	return nil
 }
@@ -226,7 +228,7 @@ func (f *fakeAgent) prompt(ctx context.Context, params json.RawMessage) (any, er
 				go func() {
 					defer wg.Done()
 					answers[i] = id + "=" + f.ask(ctx, s.id, map[string]any{
-						"toolCallId": id, "title": "`touch " + id + "`", "kind": "edit",
+						"toolCallId": id, "title": "`touch " + id + "`", "kind": "execute",
 						"rawInput": map[string]any{"command": "touch " + id},
 					})
 				}()
@@ -246,7 +248,7 @@ func (f *fakeAgent) prompt(ctx context.Context, params json.RawMessage) (any, er
 			f.text(s.id, "bare="+f.ask(ctx, s.id, map[string]any{"toolCallId": id}))
 		case "subperm":
 			f.text(s.id, "subperm="+f.ask(ctx, "subagent-"+s.id, map[string]any{
-				"toolCallId": "sub-1", "title": "`touch sub`", "kind": "edit", "rawInput": map[string]any{"command": "touch sub"},
+				"toolCallId": "sub-1", "title": "`touch sub`", "kind": "execute", "rawInput": map[string]any{"command": "touch sub"},
 			}))
 		case "read":
 			var res struct {
@@ -260,7 +262,7 @@ func (f *fakeAgent) prompt(ctx context.Context, params json.RawMessage) (any, er
 		case "crash":
 			// Ask, and die while the request is pending.
 			_, _ = f.conn.Start(ctx, acp.MethodRequestPermission, map[string]any{"sessionId": s.id, "options": fakeOptions,
-				"toolCall": map[string]any{"toolCallId": "crash-1", "title": "`touch crash`", "kind": "edit", "rawInput": map[string]any{"command": "touch crash"}}})
+				"toolCall": map[string]any{"toolCallId": "crash-1", "title": "`touch crash`", "kind": "execute", "rawInput": map[string]any{"command": "touch crash"}}})
 			os.Exit(3)
 		case "exit":
 			os.Exit(4)

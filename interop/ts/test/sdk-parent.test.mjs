@@ -62,17 +62,21 @@ async function withBridge(t, name, op) {
     .onNotification("*", ({ method, params }) => {
       notifications.add({ method, params });
     });
-  let failed = true;
+  let failure;
   try {
     await app.connectWith(bridge.stream, (agent) => op(agent, { permissions, notifications, workspace: bridge.workspace }));
-    failed = false;
-  } finally {
-    const status = await bridge.close();
-    if (failed) t.diagnostic(`acp-bridge stderr:\n${bridge.stderr()}`);
-    assert.equal(status.timedOut, undefined, "acp-bridge did not exit within 20s of stdin closing");
-    assert.equal(status.rest, "", "the bridge's last output line has no newline");
-    assert.doesNotMatch(bridge.stderr(), /WARNING: DATA RACE/);
+  } catch (err) {
+    failure = err;
   }
+  const status = await bridge.close();
+  if (failure) {
+    t.diagnostic(`acp-bridge stderr:\n${bridge.stderr()}`);
+    throw failure;
+  }
+  assert.equal(status.timedOut, undefined, "acp-bridge did not exit within 20s of stdin closing");
+  assert.equal(status.code, 0, `acp-bridge exit status ${status.code} (signal ${status.signal}) after stdin closed`);
+  assert.equal(status.rest, "", "the bridge's last output line has no newline");
+  assert.doesNotMatch(bridge.stderr(), /WARNING: DATA RACE/);
   assertValidOutput(t, bridge.transcript);
 }
 

@@ -377,6 +377,44 @@ func TestChatBridge(t *testing.T) {
 	}
 }
 
+// Permission requests that arrive together are shown one at a time.
+func TestChatConcurrentApprovals(t *testing.T) {
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	r := startChat(t, "bridge", inR, nil)
+	write := func(s string) {
+		if _, err := io.WriteString(inW, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.screen.waitCount(t, "> ", 1)
+	write("concurrent\n")
+	answer := map[string]string{"A": "1", "B": "3", "C": "2"}
+	for k := 1; k <= 3; k++ {
+		r.screen.waitCount(t, "choose 1-3", k)
+		out := r.screen.String()
+		last := out[strings.LastIndex(out, "== Permission: tool ")+len("== Permission: tool "):][:1]
+		write(answer[last] + "\n")
+	}
+	r.screen.waitCount(t, "[stop: end_turn]", 1)
+	write("/quit\n")
+	if err := r.wait(t); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	out := r.screen.String()
+	inOrder(t, out, "A=acp-bridge:allow_once\nB=acp-bridge:reject_once\nC=acp-bridge:allow_session\n")
+	// Each card was answered before the next one appeared.
+	cards := strings.Split(out, "== Permission:")[1:]
+	if len(cards) != 3 {
+		t.Fatalf("%d cards, want 3", len(cards))
+	}
+	for i, c := range cards {
+		if strings.Count(c, "\n-> ") != 1 {
+			t.Errorf("card %d was not answered before the next was shown:\n%s", i, c)
+		}
+	}
+}
+
 func TestChatAgentFailures(t *testing.T) {
 	t.Run("no such command", func(t *testing.T) {
 		err := Run(context.Background(), Options{Command: "/nonexistent/agent", In: strings.NewReader(""), Out: io.Discard})
@@ -390,6 +428,14 @@ func TestChatAgentFailures(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "initialize") || !strings.Contains(err.Error(), "exit status 3") {
 			t.Errorf("Run = %v", err)
 		}
+	})
+	t.Run("crashes mid-turn", func(t *testing.T) {
+		r := startChat(t, "bridge", strings.NewReader("crash\n"), nil)
+		err := r.wait(t)
+		if err == nil || !strings.Contains(err.Error(), "exit status 4") {
+			t.Errorf("Run = %v", err)
+		}
+		inOrder(t, r.screen.String(), "about to crash", "the agent closed the connection")
 	})
 	t.Run("bad auto-answer", func(t *testing.T) {
 		err := Run(context.Background(), Options{Command: "x", AutoAnswer: "sometimes"})

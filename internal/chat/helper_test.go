@@ -9,6 +9,8 @@ import (
 	"os/signal"
 	"slices"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -113,6 +115,13 @@ func (f *fakeBridge) HandleRequest(ctx context.Context, method string, params js
 		if f.stubborn {
 			time.Sleep(time.Hour)
 		}
+		if strings.Contains(string(params), "crash") {
+			f.say(ctx, "about to crash\n")
+			os.Exit(4)
+		}
+		if strings.Contains(string(params), "concurrent") {
+			return f.concurrent(ctx)
+		}
 		return f.prompt(ctx)
 	}
 	return nil, acp.MethodNotFound(method)
@@ -207,4 +216,37 @@ func notifyUser1() <-chan os.Signal {
 		signal.Notify(ch, sigUser1)
 	}
 	return ch
+}
+
+// concurrent sends three permission requests at once and reports the answers.
+func (f *fakeBridge) concurrent(ctx context.Context) (any, error) {
+	names := []string{"A", "B", "C"}
+	answers := make([]string, len(names))
+	var wg sync.WaitGroup
+	for i, n := range names {
+		p, err := f.conn.Start(ctx, acp.MethodRequestPermission, map[string]any{
+			"sessionId": "bridge-s1",
+			"toolCall":  map[string]any{"toolCallId": "toolu_" + n, "title": "tool " + n},
+			"options":   bridgeOptions,
+			"_meta":     map[string]any{acp.MetaKey: map[string]any{"approvalId": "ap-" + n}},
+		})
+		if err != nil {
+			return nil, err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var r acp.RequestPermissionResponse
+			if err := p.Wait(ctx, &r); err != nil {
+				answers[i] = err.Error()
+				return
+			}
+			answers[i] = outcome(r)
+		}()
+	}
+	wg.Wait()
+	for i, n := range names {
+		f.say(ctx, n+"="+answers[i]+"\n")
+	}
+	return acp.PromptResponse{StopReason: acp.StopEndTurn}, nil
 }

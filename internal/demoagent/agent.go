@@ -124,9 +124,8 @@ type agent struct {
 }
 
 type session struct {
-	id        string
-	cwd       string
-	createdAt time.Time
+	id  string
+	cwd string
 
 	// guarded by agent.mu
 	mode      string
@@ -255,7 +254,6 @@ func (a *agent) newSession(params json.RawMessage) (any, error) {
 	s := &session{
 		id:        "demo-" + uuid.NewString(),
 		cwd:       p.Cwd,
-		createdAt: now,
 		mode:      ModeDefault,
 		updatedAt: now,
 		always:    map[string]bool{},

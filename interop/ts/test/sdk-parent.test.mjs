@@ -73,10 +73,15 @@ async function withBridge(t, name, op) {
     t.diagnostic(`acp-bridge stderr:\n${bridge.stderr()}`);
     throw failure;
   }
-  assert.equal(status.timedOut, undefined, "acp-bridge did not exit within 20s of stdin closing");
-  assert.equal(status.code, 0, `acp-bridge exit status ${status.code} (signal ${status.signal}) after stdin closed`);
-  assert.equal(status.rest, "", "the bridge's last output line has no newline");
-  assert.doesNotMatch(bridge.stderr(), /WARNING: DATA RACE/);
+  try {
+    assert.equal(status.timedOut, undefined, "acp-bridge did not exit within 20s of stdin closing");
+    assert.doesNotMatch(bridge.stderr(), /WARNING: DATA RACE/, "the race detector fired in acp-bridge");
+    assert.equal(status.code, 0, `acp-bridge exit status ${status.code} (signal ${status.signal}) after stdin closed`);
+    assert.equal(status.rest, "", "the bridge's last output line has no newline");
+  } catch (err) {
+    t.diagnostic(`acp-bridge stderr:\n${bridge.stderr()}`);
+    throw err;
+  }
   assertValidOutput(t, bridge.transcript);
 }
 

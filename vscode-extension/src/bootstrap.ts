@@ -164,9 +164,12 @@ export class BridgeProcess {
     return this.child.pid;
   }
 
-  /** Closes stdin (the ACP way to say goodbye), then SIGTERM, then SIGKILL. */
-  async stop(graceMs = 2000): Promise<void> {
-    this.stopping = true;
+  /**
+   * Closes stdin (the ACP way to say goodbye), then SIGTERM, then SIGKILL.
+   * expected=false reports the exit as a crash (e.g. a failed handshake).
+   */
+  async stop(graceMs = 2000, expected = true): Promise<void> {
+    this.stopping = expected;
     if (this.child.exitCode !== null || this.child.signalCode !== null) return this.exited;
     this.child.stdin?.end();
     const timer = (ms: number) => new Promise<"timeout">((r) => setTimeout(() => r("timeout"), ms).unref?.());

@@ -44,8 +44,8 @@ export class Ctx implements vscode.Disposable {
   /** Agent the next "New Chat" uses (the picker / Select Agent). */
   currentAgent?: string;
   surface?: ChatSurface;
-  private connected?: Promise<BridgeConnection>;
-  private connectedResolve?: (c: BridgeConnection) => void;
+  /** Callers of connection() waiting for a start or restart to finish. */
+  private waiters: { resolve: (c: BridgeConnection) => void; reject: (e: Error) => void }[] = [];
   private syntheticIds = 0;
 
   constructor(private readonly ext: vscode.ExtensionContext) {
@@ -133,11 +133,17 @@ export class Ctx implements vscode.Disposable {
   }
 
   /** Starts the bridge if it is not running. Resolves once it is connected (or failed). */
-  async start(): Promise<void> {
+  start(): Promise<void> {
+    if (!this.starting) this.starting = this.doStart().finally(() => (this.starting = undefined));
+    return this.starting;
+  }
+
+  private starting?: Promise<void>;
+
+  private async doStart(): Promise<void> {
     if (this.proc || this.disposed) return;
     const gen = ++this.generation;
     this.setBridge({ status: this.budget.restarts ? "restarting" : "starting" });
-    this.connected = new Promise((r) => (this.connectedResolve = r));
     const cfg = vscode.workspace.getConfiguration(SECTION);
     const cand = locateBridge({
       configured: cfg.get<string>("bridgePath"),
@@ -154,6 +160,7 @@ export class Ctx implements vscode.Disposable {
       const msg = missingBridgeMessage(cand, cand ? (e as Error) : undefined);
       this.output.appendLine(msg);
       this.setBridge({ status: "failed", message: msg });
+      this.settleWaiters(new Error(msg));
       void vscode.window.showErrorMessage(msg, "Open Settings", "Show Log").then((pick) => {
         if (pick === "Open Settings") void vscode.commands.executeCommand("workbench.action.openSettings", "acpBridge.bridgePath");
         if (pick === "Show Log") this.output.show(true);
@@ -188,12 +195,12 @@ export class Ctx implements vscode.Disposable {
       this.output.appendLine(`connected: acp-bridge ${init.meta.version ?? version}`);
       await this.pushSettings();
       this.setBridge({ status: "running", version: init.meta.version ?? version });
-      this.connectedResolve?.(conn);
+      this.settleWaiters();
       await this.refreshAgents();
       await this.reconcileApprovals();
     } catch (e) {
       this.output.appendLine(`bridge handshake failed: ${(e as Error).message}`);
-      void proc.stop(500);
+      void proc.stop(500, false);
     }
   }
 
@@ -203,7 +210,6 @@ export class Ctx implements vscode.Disposable {
     this.proc = undefined;
     this.conn?.close();
     this.conn = undefined;
-    this.connected = undefined;
     this.live.releaseAll();
     this.store.expireAll("shutdown");
     for (const id of this.store.chatIds()) {
@@ -215,13 +221,14 @@ export class Ctx implements vscode.Disposable {
     }
     this.updateStatusBar();
     if (expected || this.disposed || gen !== this.generation) {
-      if (!this.disposed && this.bridge.status !== "starting" && this.bridge.status !== "restarting") this.setBridge({ status: "stopped" });
+      if (!this.disposed && gen === this.generation) this.setBridge({ status: "stopped" });
       return;
     }
     const delay = this.budget.onCrash(Date.now() - this.startedAt);
     if (delay === undefined) {
       const msg = `ACP Bridge crashed ${this.budget.max + 1} times; not restarting it again. See the "ACP Bridge" output, then run "ACP Bridge: Restart Bridge".`;
       this.setBridge({ status: "failed", message: msg });
+      this.settleWaiters(new Error(msg));
       void vscode.window.showErrorMessage(msg, "Show Log", "Restart Bridge").then((pick) => {
         if (pick === "Show Log") this.output.show(true);
         if (pick === "Restart Bridge") void this.restart("restart requested", true);
@@ -252,12 +259,19 @@ export class Ctx implements vscode.Disposable {
   /** The connection, waiting for a start in progress; throws when the bridge is not available. */
   async connection(): Promise<BridgeConnection> {
     if (this.conn && this.bridge.status === "running") return this.conn;
-    if (!this.proc && this.bridge.status !== "failed") await this.start();
-    if (this.connected) {
-      const c = await withTimeout(this.connected, 25_000, "waiting for the bridge");
-      if (c) return c;
+    if (this.bridge.status === "failed") throw new Error(this.bridge.message ?? "the bridge is not running");
+    const waiting = new Promise<BridgeConnection>((resolve, reject) => this.waiters.push({ resolve, reject }));
+    if (!this.proc && this.bridge.status !== "restarting") void this.start();
+    return withTimeout(waiting, 30_000, "waiting for the bridge");
+  }
+
+  private settleWaiters(err?: Error): void {
+    const ws = this.waiters;
+    this.waiters = [];
+    for (const w of ws) {
+      if (err || !this.conn) w.reject(err ?? new Error("the bridge is not running"));
+      else w.resolve(this.conn);
     }
-    throw new Error(this.bridge.message ?? "the bridge is not running");
   }
 
   // ---- settings --------------------------------------------------------------------

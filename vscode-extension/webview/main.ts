@@ -364,6 +364,7 @@ function renderApproval(a: ApprovalItem): HTMLElement {
   const card = h("div", {
     class: `card approval ${decisionClass(a)}`,
     "data-approval-id": a.approvalId,
+    "data-tool-call-id": a.tool.toolCallId || undefined,
     role: "group",
     "aria-label": `Approval: ${m.specifier ?? a.tool.title}`,
   });

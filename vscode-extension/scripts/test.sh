@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs every test of the VS Code extension, installing what they need on a
+# fresh Debian machine first (npm registry and Debian apt only):
+#   npm ci here; Debian chromium and libkrb5-dev; Node 24 (npm package node@24)
+#   and code-server 4.139.1 under e2e/ (npm ci, kept in their node_modules).
+# Then: type check, unit tests, webview tests in headless Chromium, the .vsix
+# (with the Go binary), and the real-VS-Code test against the real acp-bridge.
+# Exits non-zero on any failure. SKIP_E2E=1 skips the real-VS-Code part.
+set -euo pipefail
+ext="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ext"
+t0=$(date +%s)
+# shellcheck source=setup.sh
+. "$ext/scripts/setup.sh"
+
+apt_ensure npm chromium
+npm_ci "$ext"
+
+stamp "typecheck"
+npx --no-install tsc -p tsconfig.json
+stamp "unit tests"
+node scripts/build.mjs --tests
+node --test out/unit/
+stamp "webview tests (headless Chromium)"
+node scripts/build.mjs
+mkdir -p "$ext/../test-artifacts"
+node --test test/webview/
+
+if [ "${SKIP_E2E:-}" = "1" ]; then
+  stamp "SKIP_E2E=1: real-VS-Code test skipped"
+  exit 0
+fi
+
+code_server_ensure
+stamp "vsix"
+mkdir -p "$ext/.cache"
+vsix="$(VSIX_OUT="$ext/.cache/acp-bridge-test.vsix" bash scripts/vsix.sh | tail -1)"
+stamp "real VS Code (code-server 4.139.1) test with $vsix"
+VSIX="$vsix" node --test --test-concurrency=1 test/e2e/
+stamp "all extension tests passed"

@@ -198,7 +198,7 @@ function renderChatbar(): void {
   if (b.status === "failed" && b.message) msgs.push(b.message);
   else if (b.status === "restarting" && b.message) msgs.push(b.message);
   if (chat?.mode === "bypassPermissions") msgs.push(`Bypass permissions is on for this chat: ${chat.agent} runs everything except what deny rules and circuit breakers stop.`);
-  if (chat?.error) msgs.push(chat.error);
+  if (chat?.error && !msgs.includes(chat.error)) msgs.push(chat.error);
   banner.hidden = msgs.length === 0;
   banner.className = `banner ${b.status === "failed" || chat?.error ? "error" : "warn"}`;
   banner.replaceChildren(...msgs.map((m) => h("div", {}, m)));

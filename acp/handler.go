@@ -100,6 +100,21 @@ func (c *Conn) Close() error { return c.rpc.Close() }
 // Wait blocks until every request goroutine has returned (after Close).
 func (c *Conn) Wait() { c.wg.Wait() }
 
+// WaitHandlers waits until no request goroutine is running, or ctx ends.
+func (c *Conn) WaitHandlers(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		c.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("requests still being handled: %w", ctx.Err())
+	}
+}
+
 // Call implements Peer.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
 	p, err := c.Start(ctx, method, params)

@@ -359,11 +359,20 @@ func (a *agentRT) watch(proc *agents.Process, conn *acp.Conn, gen int) {
 // SIGTERM, SIGKILL), bounded by ctx.
 func (a *agentRT) stop(ctx context.Context) {
 	a.mu.Lock()
-	proc, stdin := a.proc, a.stdin
+	proc, stdin, conn := a.proc, a.stdin, a.conn
 	a.stopping = true
 	a.mu.Unlock()
 	if proc == nil {
 		return
+	}
+	if conn != nil {
+		// Let the child's in-flight requests (already resolved) send their
+		// answers before its stdin closes.
+		wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		if err := conn.WaitHandlers(wctx); err != nil {
+			a.log.Warn("agent requests still running at stop", zap.Error(err))
+		}
+		cancel()
 	}
 	stdin.Close()
 	select {

@@ -109,9 +109,11 @@ func New(opts Options) *Bridge {
 // or ctx ends. On return every pending approval has been resolved and every
 // child agent has been stopped.
 func (b *Bridge) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	b.lifetime = ctx
+	// The connections and children outlive ctx until shutdown has answered
+	// every pending request and stopped every child in order.
+	life, endLife := context.WithCancel(context.WithoutCancel(ctx))
+	defer endLife()
+	b.lifetime = life
 	snap := b.snapshot()
 	stream := acp.NewStream(in, out, nil, acp.StreamOptions{
 		MaxLineBytes: snap.Config.MaxLineBytes,
@@ -122,10 +124,10 @@ func (b *Bridge) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	gate := make(chan struct{})
 	opts := b.connOptions("editor")
 	opts.Gate = gate
-	b.editor = acp.NewConn(ctx, stream, &editorHandler{b: b}, opts)
+	b.editor = acp.NewConn(life, stream, &editorHandler{b: b}, opts)
 	close(gate) // handlers may use b.editor from here on
 	if snap.Config.StartAgentsOnLaunch {
-		go b.startAgentsOnLaunch(ctx)
+		go b.startAgentsOnLaunch(life)
 	}
 	var reason approvals.Source
 	select {
@@ -139,6 +141,7 @@ func (b *Bridge) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	close(b.editorGone)
 	b.shutdown(reason)
 	_ = b.editor.Close()
+	endLife()
 	b.editor.Wait()
 	return nil
 }

@@ -388,13 +388,19 @@ func TestEditorClosesStdinMidTurn(t *testing.T) {
 	}
 	var list struct {
 		Agents []struct {
-			Pid int `json:"pid"`
+			ID  string `json:"id"`
+			Pid int    `json:"pid"`
 		} `json:"agents"`
 	}
 	if err := p.editor.Conn.Call(c, acp.MethodAgentsList, map[string]any{}, &list); err != nil {
 		t.Fatal(err)
 	}
-	pid := list.Agents[0].Pid
+	pid := 0
+	for _, a := range list.Agents {
+		if a.ID == "f" {
+			pid = a.Pid
+		}
+	}
 	if pid == 0 {
 		t.Fatal("no pid for the running agent")
 	}

@@ -35,6 +35,8 @@ export interface ClientHandlers {
   approvalResolved(p: ApprovalResolvedWire): void;
   agentStatus(p: AgentEntry): void;
   persist(p: PersistRequest): Promise<{ persisted: true }>;
+  /** The bridge refused the settings we sent (every bad key in one message); the previous ones stay. */
+  settingsInvalid(error: string): void;
 }
 
 export interface NewSessionResult {
@@ -95,6 +97,9 @@ export class BridgeConnection {
       })
       .onNotification(M.approvalResolved, raw<ApprovalResolvedWire>, ({ params }) => {
         if (params && typeof params.approvalId === "string") h.approvalResolved(params);
+      })
+      .onNotification(M.settingsInvalid, raw<Obj>, ({ params }) => {
+        h.settingsInvalid(str(params["error"]) ?? JSON.stringify(params));
       })
       .onNotification(M.agentStatus, raw<AgentEntry>, ({ params }) => {
         if (params && typeof params.id === "string") h.agentStatus(params);

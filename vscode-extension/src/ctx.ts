@@ -12,7 +12,7 @@ import { BridgeProcess, checkVersion, locateBridge, missingBridgeMessage, Restar
 import { BridgeConnection, stdioStream } from "./client";
 import { ChatStore, listEntryToParams } from "./model";
 import { POLICY_MODES, type AgentSummary, type BridgeState, type HostMessage, type Scope, type WebviewMessage } from "./protocol";
-import { buildBridgeSettings, mergeAgents, planPersist, type RawSettings, type SettingsEdit } from "./settings";
+import { agentMode, buildBridgeSettings, mergeAgents, personValue, planPersist, type RawSettings, type SettingsEdit } from "./settings";
 import { sliceLines } from "./text";
 import { META_KEY, type AgentEntry, type ApprovalResolvedWire, type Obj, type PersistRequest } from "./wire";
 
@@ -186,6 +186,13 @@ export class Ctx implements vscode.Disposable {
       approvalResolved: (r) => this.onApprovalResolved(r),
       agentStatus: (a) => this.onAgentStatus(a),
       persist: (p) => this.persist(p),
+      settingsInvalid: (error) => {
+        this.output.appendLine(`the bridge refused the acpBridge settings: ${error}`);
+        void vscode.window.showErrorMessage(`ACP Bridge refused the acpBridge.* settings (the previous ones stay in force): ${error}`, "Open Settings", "Show Log").then((pick) => {
+          if (pick === "Open Settings") void vscode.commands.executeCommand("workbench.action.openSettingsJson");
+          if (pick === "Show Log") this.output.show(true);
+        });
+      },
     });
     this.conn = conn;
     try {
@@ -286,8 +293,10 @@ export class Ctx implements vscode.Disposable {
       agents: i("agents"),
       permissions: i("permissions"),
       defaultAgent: cfg.get<string>("defaultAgent"),
-      timeoutSeconds: cfg.get<number>("approvals.timeoutSeconds"),
-      logLevel: cfg.get<string>("logLevel"),
+      timeoutSeconds: personValue(i<number>("approvals.timeoutSeconds")),
+      timeoutOutcome: personValue(i<string>("approvals.timeoutOutcome")),
+      logLevel: personValue(i<string>("logLevel")),
+      auditPath: personValue(i<string>("audit.path")) || undefined,
     };
   }
 
@@ -303,7 +312,7 @@ export class Ctx implements vscode.Disposable {
       id,
       name: prev.get(id)?.name ?? id,
       status: prev.get(id)?.status,
-      mode: a.bypassPermissions ? "bypassPermissions" : (a.mode ?? s.permissions.defaultMode),
+      mode: agentMode(s, id),
     }));
     if (this.currentAgent && !s.agents[this.currentAgent]) this.currentAgent = undefined;
     this.post({ type: "agents", agents: this.agents, defaultAgent: this.currentAgent ?? this.defaultAgent });

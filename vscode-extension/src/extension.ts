@@ -143,7 +143,7 @@ export async function activate(ext: vscode.ExtensionContext): Promise<{ ctx: Ctx
   });
 
   cmd("acpBridge.openAuditLog", async () => {
-    const p = defaultAuditPath(process.env, os.homedir());
+    const p = c.readRawSettings().auditPath || defaultAuditPath(process.env, os.homedir());
     if (!fs.existsSync(p)) {
       void vscode.window.showInformationMessage(`ACP Bridge: no audit log yet at ${p}.`);
       return;

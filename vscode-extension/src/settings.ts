@@ -44,20 +44,30 @@ export interface RawSettings {
   agents: Layers<AgentsSetting>;
   permissions: Layers<PermissionsSetting>;
   defaultAgent?: string;
+  /** The values below are undefined unless the person set them (user or workspace): the bridge's own config then decides. */
   timeoutSeconds?: number;
+  timeoutOutcome?: string;
   logLevel?: string;
+  auditPath?: string;
 }
 
+/** The `settings` object of _acp-bridge/settings/didChange (docs/settings.md, prefix removed). */
 export interface BridgeSettings {
   agents: Record<string, AgentSetting>;
   defaultAgent: string;
-  permissions: Required<Pick<PermissionsSetting, "allow" | "ask" | "deny" | "additionalDirectories">> & { defaultMode: string };
-  approvals: { timeoutSeconds: number };
-  logLevel: string;
+  permissions: Required<Pick<PermissionsSetting, "allow" | "ask" | "deny" | "additionalDirectories">> & { defaultMode?: string };
+  approvals?: { timeoutSeconds?: number; timeoutOutcome?: string };
+  log?: { level: string };
+  audit?: { path: string };
+}
+
+/** The heaviest value the person set (workspace folder, workspace, user), ignoring the default. */
+export function personValue<T>(l: Layers<T> | undefined): T | undefined {
+  if (!l) return undefined;
+  return l.workspaceFolderValue ?? l.workspaceValue ?? l.globalValue;
 }
 
 export const BRIDGE_PLACEHOLDER = "${bridge}";
-export const DEFAULT_TIMEOUT_SECONDS = 300;
 
 function layersInOrder<T>(l: Layers<T>): (T | undefined)[] {
   return [l.defaultValue, l.globalValue, l.workspaceValue, l.workspaceFolderValue];
@@ -100,18 +110,25 @@ export function mergeAgents(l: Layers<AgentsSetting>): Record<string, AgentSetti
   return out;
 }
 
-/** Lists union across layers (a deny anywhere stays a deny); defaultMode from the heaviest layer that sets it. */
+/**
+ * Lists union across layers (a deny anywhere stays a deny); defaultMode from
+ * the heaviest layer the person set, and absent when only the default has it,
+ * so the bridge's own config decides.
+ */
 export function mergePermissions(l: Layers<PermissionsSetting>): BridgeSettings["permissions"] {
   const ls = layersInOrder(l).filter(isObj) as PermissionsSetting[];
-  let defaultMode = "default";
-  for (const p of ls) if (typeof p.defaultMode === "string" && p.defaultMode) defaultMode = p.defaultMode;
-  return {
-    defaultMode,
+  let defaultMode: string | undefined;
+  for (const p of [l.globalValue, l.workspaceValue, l.workspaceFolderValue]) {
+    if (isObj(p) && typeof p.defaultMode === "string" && p.defaultMode) defaultMode = p.defaultMode;
+  }
+  const out: BridgeSettings["permissions"] = {
     allow: union(...ls.map((p) => p.allow)),
     ask: union(...ls.map((p) => p.ask)),
     deny: union(...ls.map((p) => p.deny)),
     additionalDirectories: union(...ls.map((p) => p.additionalDirectories)),
   };
+  if (defaultMode) out.defaultMode = defaultMode;
+  return out;
 }
 
 /** Replaces "${bridge}" in an agent's command and args with the bridge binary's path. */
@@ -130,15 +147,22 @@ export function buildBridgeSettings(raw: RawSettings, bridgePath: string | undef
   const agents: Record<string, AgentSetting> = {};
   for (const [id, a] of Object.entries(mergeAgents(raw.agents))) agents[id] = resolveBridgePlaceholder(a, bridgePath);
   const ids = Object.keys(agents);
-  const defaultAgent = raw.defaultAgent && agents[raw.defaultAgent] ? raw.defaultAgent : (ids.includes("demo") ? "demo" : (ids[0] ?? ""));
-  const t = raw.timeoutSeconds;
-  return {
-    agents,
-    defaultAgent,
-    permissions: mergePermissions(raw.permissions),
-    approvals: { timeoutSeconds: typeof t === "number" && t > 0 ? t : DEFAULT_TIMEOUT_SECONDS },
-    logLevel: raw.logLevel || "info",
-  };
+  const defaultAgent = raw.defaultAgent && agents[raw.defaultAgent] ? raw.defaultAgent : ids.includes("demo") ? "demo" : (ids[0] ?? "");
+  const out: BridgeSettings = { agents, defaultAgent, permissions: mergePermissions(raw.permissions) };
+  const approvals: NonNullable<BridgeSettings["approvals"]> = {};
+  if (typeof raw.timeoutSeconds === "number" && raw.timeoutSeconds > 0) approvals.timeoutSeconds = Math.floor(raw.timeoutSeconds);
+  if (raw.timeoutOutcome) approvals.timeoutOutcome = raw.timeoutOutcome;
+  if (Object.keys(approvals).length) out.approvals = approvals;
+  if (raw.logLevel) out.log = { level: raw.logLevel };
+  if (raw.auditPath) out.audit = { path: raw.auditPath };
+  return out;
+}
+
+/** The effective policy mode new chats of an agent start in. */
+export function agentMode(s: BridgeSettings, agent: string): string {
+  const a = s.agents[agent];
+  if (a?.bypassPermissions) return "bypassPermissions";
+  return a?.mode || s.permissions.defaultMode || "default";
 }
 
 // ---- writes ------------------------------------------------------------------

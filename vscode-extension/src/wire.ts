@@ -12,6 +12,7 @@ export const M = {
   grantsRevoke: "_acp-bridge/grants/revoke",
   settingsDidChange: "_acp-bridge/settings/didChange",
   settingsPersist: "_acp-bridge/settings/persist",
+  settingsInvalid: "_acp-bridge/settings/invalid",
   approvalResolved: "_acp-bridge/approval/resolved",
   agentStatus: "_acp-bridge/agent/status",
   decision: "_acp-bridge/decision",

@@ -24,11 +24,13 @@ function deferred<T>() {
   return { promise, resolve };
 }
 
-function handlers(over: Partial<ClientHandlers> = {}): ClientHandlers & { updates: unknown[]; resolved: unknown[]; statuses: unknown[] } {
+function handlers(over: Partial<ClientHandlers> = {}): ClientHandlers & { updates: unknown[]; resolved: unknown[]; statuses: unknown[]; invalid: string[] } {
   const h = {
     updates: [] as unknown[],
     resolved: [] as unknown[],
     statuses: [] as unknown[],
+    invalid: [] as string[],
+    settingsInvalid: (e: string) => h.invalid.push(e),
     readTextFile: async (p: { path: string }) => ({ content: `content of ${p.path}` }),
     writeTextFile: async () => {},
     requestPermission: async () => permissionResponse("acp-bridge:allow_once"),
@@ -124,6 +126,7 @@ test("bridge -> editor: fs reads/writes, settings/persist, approval/resolved, ag
       }
       await client.notify("_acp-bridge/approval/resolved", { approvalId: "A1", decision: "allow", by: "rule", rule: "Bash(go test *)" });
       await client.notify("_acp-bridge/agent/status", { id: "demo", status: "running" });
+      await client.notify("_acp-bridge/settings/invalid", { error: "editor settings: agents.x.command: required" });
       await client.notify("_acp-bridge/unknown/notification", {});
       done.resolve({ read, persisted, persistErr });
       return { stopReason: "end_turn" };
@@ -150,6 +153,7 @@ test("bridge -> editor: fs reads/writes, settings/persist, approval/resolved, ag
   assert.match(r.persistErr.message, /a bypass needs an agent/);
   assert.deepEqual(h.resolved, [{ approvalId: "A1", decision: "allow", by: "rule", rule: "Bash(go test *)" }]);
   assert.deepEqual(h.statuses, [{ id: "demo", status: "running" }]);
+  assert.deepEqual(h.invalid, ["editor settings: agents.x.command: required"]);
   conn.close();
 });
 

@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import pkg from "../../package.json";
 import {
+  agentMode,
   buildBridgeSettings,
+  personValue,
   listBypasses,
   listStoredRules,
   mergeAgents,
@@ -21,8 +23,6 @@ function raw(over: Partial<RawSettings> = {}): RawSettings {
     agents: { defaultValue: defaults },
     permissions: { defaultValue: contributed["acpBridge.permissions"].default },
     defaultAgent: "demo",
-    timeoutSeconds: 300,
-    logLevel: "info",
     ...over,
   };
 }
@@ -39,22 +39,40 @@ test("package.json presets: demo runs the bridge itself, the others their ACP co
   assert.deepEqual(agentSchema.properties.mode.enum, ["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]);
 });
 
-test("didChange payload: ${bridge} resolved, prefix-free keys, defaults filled", () => {
+test("didChange payload: ${bridge} resolved, prefix-free keys, only what the person set besides agents", () => {
   const s = buildBridgeSettings(raw(), "/opt/acp-bridge");
   assert.deepEqual(s.agents["demo"], { command: "/opt/acp-bridge", args: ["demo-agent"] });
   assert.equal(s.defaultAgent, "demo");
-  assert.deepEqual(s.approvals, { timeoutSeconds: 300 });
-  assert.equal(s.logLevel, "info");
-  assert.deepEqual(s.permissions, { defaultMode: "default", allow: [], ask: [], deny: [], additionalDirectories: [] });
-  assert.deepEqual(Object.keys(s).sort(), ["agents", "approvals", "defaultAgent", "logLevel", "permissions"]);
+  assert.deepEqual(s.permissions, { allow: [], ask: [], deny: [], additionalDirectories: [] }, "no defaultMode unless set");
+  assert.deepEqual(Object.keys(s).sort(), ["agents", "defaultAgent", "permissions"]);
   // Without a known binary the placeholder is left for the bridge to refuse, never guessed.
   assert.equal(buildBridgeSettings(raw(), undefined).agents["demo"].command, "${bridge}");
+  const set = buildBridgeSettings(raw({ timeoutSeconds: 60, timeoutOutcome: "cancel", logLevel: "debug", auditPath: "/tmp/a.jsonl" }), "/b");
+  assert.deepEqual(set.approvals, { timeoutSeconds: 60, timeoutOutcome: "cancel" });
+  assert.deepEqual(set.log, { level: "debug" }, "acpBridge.logLevel is the bridge's log.level");
+  assert.deepEqual(set.audit, { path: "/tmp/a.jsonl" });
 });
 
-test("didChange payload: unknown defaultAgent falls back to demo; bad timeout to 300", () => {
+test("personValue ignores the default layer; agentMode: bypass, then the agent's mode, then defaultMode", () => {
+  assert.equal(personValue({ defaultValue: 300 }), undefined);
+  assert.equal(personValue({ defaultValue: 300, globalValue: 60, workspaceValue: 30 }), 30);
+  const s = buildBridgeSettings(
+    raw({
+      agents: { defaultValue: defaults, globalValue: { claude: { mode: "plan" }, goose: { bypassPermissions: true, mode: "plan" } } },
+      permissions: { defaultValue: {}, globalValue: { defaultMode: "acceptEdits" } },
+    }),
+    "/b",
+  );
+  assert.equal(agentMode(s, "claude"), "plan");
+  assert.equal(agentMode(s, "goose"), "bypassPermissions");
+  assert.equal(agentMode(s, "demo"), "acceptEdits");
+  assert.equal(agentMode(buildBridgeSettings(raw(), "/b"), "demo"), "default");
+});
+
+test("didChange payload: unknown defaultAgent falls back to demo; a bad timeout is not sent", () => {
   const s = buildBridgeSettings(raw({ defaultAgent: "nope", timeoutSeconds: -4 }), "/b");
   assert.equal(s.defaultAgent, "demo");
-  assert.equal(s.approvals.timeoutSeconds, 300);
+  assert.equal(s.approvals, undefined);
 });
 
 test("agents merge across layers: fields override, env merges, rule lists union, null removes", () => {
@@ -75,7 +93,7 @@ test("agents merge across layers: fields override, env merges, rule lists union,
   });
 });
 
-test("permissions merge: lists union (a deny anywhere stays), defaultMode from the heaviest layer", () => {
+test("permissions merge: lists union (a deny anywhere stays), defaultMode from the heaviest layer the person set", () => {
   const p = mergePermissions({
     defaultValue: { defaultMode: "default", allow: [], deny: [] },
     globalValue: { defaultMode: "acceptEdits", allow: ["Bash(npm run *)"], deny: ["Read(.env*)"] },

@@ -201,6 +201,27 @@ func waitDone(t *testing.T, p *Process) {
 	}
 }
 
+// killOnCleanup makes sure a grandchild the code under test failed to stop
+// does not outlive the test.
+func killOnCleanup(t *testing.T, pid int) {
+	t.Helper()
+	if pid <= 1 {
+		t.Fatalf("bad grandchild pid %d", pid)
+	}
+	t.Cleanup(func() {
+		// Only a helper still alive after a failure; a passing test reaped it
+		// and its pid may belong to someone else by now.
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if !t.Failed() || err != nil || !strings.Contains(string(cmdline), "TestHelperProcess") {
+			return
+		}
+		if syscall.Kill(pid, syscall.SIGKILL) == nil {
+			var ws unix.WaitStatus
+			_, _ = unix.Wait4(pid, &ws, 0, nil) // ours as subreaper; ECHILD otherwise
+		}
+	})
+}
+
 // waitGone polls until pid no longer exists (ESRCH), bounded. An orphan
 // reparented to this process (see TestMain) is reaped here once it exits.
 func waitGone(t *testing.T, pid int) {

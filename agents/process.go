@@ -253,7 +253,12 @@ func (p *Process) signalGroup(sig syscall.Signal) {
 	if p.reaped {
 		return
 	}
-	if err := syscall.Kill(-p.pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+	err := syscall.Kill(-p.pid, sig)
+	if errors.Is(err, syscall.ESRCH) {
+		// No such group: the child moved itself to another one. Reach it at least.
+		err = syscall.Kill(p.pid, sig)
+	}
+	if err != nil && !errors.Is(err, syscall.ESRCH) {
 		p.log.Warn("signal agent process group", zap.String("signal", unix.SignalName(sig)), zap.Error(err))
 	}
 }

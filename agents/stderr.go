@@ -62,28 +62,38 @@ func readLines(r io.Reader, max int, emit func(line []byte)) error {
 	}
 }
 
-// stripANSI appends src to dst without CSI escape sequences (colours, cursor
-// moves) and other two-byte ESC sequences.
+// stripANSI appends src to dst without terminal escape sequences: CSI
+// (colours, cursor moves), OSC (titles, hyperlinks) and nF/Fp sequences
+// such as charset selection.
 func stripANSI(dst, src []byte) []byte {
 	for i := 0; i < len(src); i++ {
-		c := src[i]
-		if c != 0x1b {
-			dst = append(dst, c)
+		if src[i] != 0x1b {
+			dst = append(dst, src[i])
 			continue
 		}
-		if i+1 >= len(src) {
+		i++
+		if i >= len(src) {
 			break
 		}
-		if src[i+1] != '[' {
-			i++ // ESC x
-			continue
+		switch src[i] {
+		case '[': // CSI: parameter and intermediate bytes, then a final byte in 0x40..0x7e
+			i++
+			for i < len(src) && (src[i] < 0x40 || src[i] > 0x7e) {
+				i++
+			}
+		case ']': // OSC: up to BEL or ST (ESC \)
+			i++
+			for i < len(src) && src[i] != 0x07 && !(src[i] == 0x1b && i+1 < len(src) && src[i+1] == '\\') {
+				i++
+			}
+			if i < len(src) && src[i] == 0x1b {
+				i++
+			}
+		default: // intermediate bytes 0x20..0x2f, then one final byte
+			for i < len(src) && src[i] >= 0x20 && src[i] <= 0x2f {
+				i++
+			}
 		}
-		// CSI: parameters and intermediates up to a final byte in 0x40..0x7e.
-		j := i + 2
-		for j < len(src) && (src[j] < 0x40 || src[j] > 0x7e) {
-			j++
-		}
-		i = j
 	}
 	return dst
 }

@@ -105,17 +105,14 @@ func (ev *evaluator) bashDecide(tool string, an *shellAnalysis) Verdict {
 		}
 	}
 
-	// 4. what cannot be checked asks (bypass allows it only when no deny
-	// or ask rule could have been escaped).
+	// 4. what cannot be checked asks, in every mode: a deny rule or a
+	// circuit breaker could be hiding in it.
 	why := an.uncertain
 	if why == "" {
 		why = ev.unknownPaths(an)
 	}
 	if why != "" {
-		guarded := pol.guards("Bash") || pol.guards("Read") || pol.guards("Edit") || (tool != "Bash" && pol.guards(tool))
-		if !(ev.bypass && !guarded) {
-			return ev.askDefault(SourceDefault, "cannot check this command: "+why, false)
-		}
+		return ev.askDefault(SourceDefault, "cannot check this command: "+why, false)
 	}
 
 	// 5. plan mode: only read-only commands.

@@ -91,6 +91,11 @@ func start(t *testing.T, config string) *harness {
 	}()
 	h.editor = testkit.NewEditor(ctx, outR, inW)
 	t.Cleanup(func() {
+		if t.Failed() {
+			for _, e := range logs.All() {
+				t.Logf("log: %s %s %v", e.Level, e.Message, e.ContextMap())
+			}
+		}
 		cancel()
 		_ = inW.Close()
 		select {
@@ -104,7 +109,7 @@ func start(t *testing.T, config string) *harness {
 }
 
 func tctx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -148,7 +153,7 @@ func wait[T any](t *testing.T, ch <-chan T, what string) T {
 	select {
 	case v := <-ch:
 		return v
-	case <-time.After(20 * time.Second):
+	case <-time.After(60 * time.Second):
 		t.Fatalf("timed out waiting for %s", what)
 		var zero T
 		return zero

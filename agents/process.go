@@ -278,11 +278,13 @@ func (p *Process) watch(ctx context.Context) {
 // left of the group (grandchildren such as node under npx), then reaps, then
 // drains stderr, and only then publishes the result.
 func (p *Process) wait() {
-	if err := waitExited(p.pid); err != nil {
-		p.log.Warn("wait for agent exit", zap.Error(err))
-	}
+	exitErr := waitExited(p.pid)
 	p.sigMu.Lock()
-	if err := syscall.Kill(-p.pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+	if exitErr != nil {
+		// Not waitable (already reaped elsewhere?): the group id is not
+		// pinned any more, so leave the group alone.
+		p.log.Warn("wait for agent exit", zap.Error(exitErr))
+	} else if err := syscall.Kill(-p.pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
 		p.log.Warn("kill rest of agent process group", zap.Error(err))
 	}
 	p.reaped = true

@@ -344,6 +344,31 @@ func TestStopRaces(t *testing.T) {
 			}
 		}
 	})
+	t.Run("unblocks a writer stuck on a full pipe", func(t *testing.T) {
+		spec := helperSpec("a", "ignore-stdin")
+		spec.StopGrace = 50 * time.Millisecond
+		p := start(t, t.Context(), spec, zaptest.NewLogger(t))
+		out := readStdout(p)
+		if l := out.next(t); l != "ready" {
+			t.Fatalf("first line %q", l)
+		}
+		werr := make(chan error, 1)
+		go func() {
+			_, err := p.Stdin().Write(make([]byte, 4<<20)) // far beyond a pipe buffer
+			werr <- err
+		}()
+		if err := stopWithin(t, t.Context(), p); err != nil {
+			t.Fatalf("Stop = %v", err)
+		}
+		select {
+		case err := <-werr:
+			if err == nil {
+				t.Error("write of 4 MiB to a child that never reads succeeded")
+			}
+		case <-time.After(testWait):
+			t.Fatal("writer still blocked after Stop")
+		}
+	})
 	t.Run("after exit", func(t *testing.T) {
 		p := start(t, t.Context(), helperSpec("a", "crash", "0", "5"), zaptest.NewLogger(t))
 		waitDone(t, p)

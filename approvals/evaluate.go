@@ -491,7 +491,7 @@ func (ev *evaluator) fetch(tool string) Verdict {
 	host := hostOf(ev.in.Call.URL)
 	subj := subjectOf(&ev.in.Call)
 	pick := func(set *ruleSet) *rule {
-		r := matchDomain(set, host)
+		r := first(matchDomain(set, host), matchName(set, "", ""))
 		if tool != "WebFetch" {
 			r = first(r, matchName(set, tool, subj))
 		}

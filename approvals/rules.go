@@ -195,8 +195,8 @@ func Compile(rules []RuleText) (*Policy, []RuleError) {
 				continue
 			}
 			pr := &rule{text: rt.Text, list: Ask, origin: rt.Origin, kind: rkAny, tool: poisonTool(rt.Text), poison: err}
-			if strings.HasPrefix(pr.tool, "mcp__") {
-				pr.kind, pr.name, pr.namePrefix, pr.tool = rkName, mcpServerPrefix(pr.tool), true, ""
+			if pr.tool == "mcp__" {
+				pr.kind, pr.name, pr.namePrefix, pr.tool = rkName, "mcp__", true, ""
 			}
 			r = pr
 		}
@@ -230,13 +230,16 @@ func poisonTool(text string) string {
 		text = text[:i]
 	}
 	text = strings.TrimSpace(text)
-	if validToolName(text) && !strings.Contains(text, "*") {
-		return canonicalTool(text)
+	if !validToolName(text) {
+		return "*"
 	}
 	if strings.HasPrefix(text, "mcp__") {
-		return text
+		return "mcp__" // a broken MCP rule: every MCP tool asks
 	}
-	return "*"
+	if strings.Contains(text, "*") {
+		return "*"
+	}
+	return canonicalTool(text)
 }
 
 // mcpServerPrefix returns "mcp__server__" for any mcp__server... name.

@@ -130,6 +130,28 @@ func analyzeShell(cmd string, e *envx) *shellAnalysis {
 	return an
 }
 
+// runsArgs are programs that run their arguments as a command.
+var runsArgs = map[string]bool{
+	"watch": true, "flock": true, "chroot": true, "ionice": true, "taskset": true, "strace": true,
+	"ltrace": true, "setsid": true, "unbuffer": true, "runuser": true, "chrt": true, "nsenter": true,
+	"unshare": true, "firejail": true, "systemd-run": true, "script": true, "su": true, "parallel": true,
+	"caffeinate": true, "cgexec": true, "prlimit": true, "faketime": true, "proot": true, "fakeroot": true,
+	"catchsegv": true, "valgrind": true, "gdb": true, "torsocks": true, "proxychains": true, "proxychains4": true,
+}
+
+// parseAndVisitLenient walks src if it parses; a failure adds nothing (the
+// caller already asks for a rule).
+func (a *analyzer) parseAndVisitLenient(src string, ctx walkCtx) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		return
+	}
+	saved := a.line
+	a.line = src
+	a.visitStmts(f.Stmts, ctx)
+	a.line = saved
+}
+
 // parseAndVisit parses src as a shell program and walks it.
 func (a *analyzer) parseAndVisit(src string, ctx walkCtx) {
 	if ctx.depth > maxDepth {
@@ -889,16 +911,14 @@ func joinWords(ws []word, line string) string {
 	if ws[0].off >= 0 {
 		ok := true
 		for i := 1; i < len(ws); i++ {
-			if ws[i].off != ws[i-1].off+len(ws[i-1].s)+1 {
+			sep := ws[i-1].off + len(ws[i-1].s)
+			if ws[i].off != sep+1 || sep >= len(line) || line[sep] != ' ' {
 				ok = false
 				break
 			}
 		}
-		if ok {
-			last := ws[len(ws)-1]
-			if end := last.off + len(last.s); end <= len(line) && line[ws[0].off:end] == line[ws[0].off:end] {
-				return line[ws[0].off:end]
-			}
+		if last := ws[len(ws)-1]; ok && last.off+len(last.s) <= len(line) {
+			return line[ws[0].off : last.off+len(last.s)]
 		}
 	}
 	if len(ws) == 1 {
@@ -1068,6 +1088,35 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 		return
 	case "source", ".":
 		// runs a file's commands: never read-only.
+	}
+	if runsArgs[base] {
+		// a program that runs its arguments as a command: the whole needs
+		// an allow rule, and every tail of it that starts with a plain word
+		// is checked against deny and ask rules (and breakers), so
+		// `watch -n1 rm -rf x` is still rm.
+		a.addSub(subCmd{text: text, alts: alts, kind: skNeedRule}, ctx)
+		inner := ctx
+		inner.gate = true
+		var plain []string
+		for i := 1; i < len(ws); i++ {
+			if !ws[i].static {
+				break
+			}
+			plain = append(plain, ws[i].s)
+			if strings.HasPrefix(ws[i].s, "-") || len(a.an.subs) >= maxSubCommands {
+				continue
+			}
+			a.command(ws[i:], inner)
+		}
+		if len(plain) > 0 && ctx.depth < maxDepth/2 {
+			// watch and su -c hand their arguments to sh -c.
+			if src := strings.Join(plain, " "); strings.ContainsAny(src, ";&|$`()<>") {
+				cwd, known := a.cwd, a.cwdKnown
+				a.parseAndVisitLenient(src, inner)
+				a.cwd, a.cwdKnown = cwd, known
+			}
+		}
+		return
 	}
 	sc := subCmd{text: text, alts: alts}
 	a.classify(&sc, base, args, ctx)

@@ -1588,7 +1588,8 @@ var readOnlyCmds = map[string]bool{
 }
 
 // fileOpCmds are the commands acceptEdits allows inside the workspace.
-var fileOpCmds = map[string]bool{"mkdir": true, "touch": true, "mv": true, "cp": true, "rm": true, "rmdir": true}
+// tee is one too: writing with tee is writing with a redirect.
+var fileOpCmds = map[string]bool{"mkdir": true, "touch": true, "mv": true, "cp": true, "rm": true, "rmdir": true, "tee": true}
 
 // writerCmds write to their non-option arguments (all, or the last).
 var writerCmds = map[string]string{

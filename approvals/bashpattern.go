@@ -13,10 +13,10 @@ const wild = '\x00'
 // like a command line (quotes and escapes removed, words joined by one
 // space) so that it compares with the sub-command text built the same way.
 type bashPattern struct {
-	glob string   // normalised pattern, wild for each unquoted *
-	segs []string // literal pieces between wildcards
-	lead bool     // starts with a wildcard
-	trail bool    // ends with a wildcard
+	glob  string   // normalised pattern, wild for each unquoted *
+	segs  []string // literal pieces between wildcards
+	lead  bool     // starts with a wildcard
+	trail bool     // ends with a wildcard
 	// boundary: a trailing " *" or ":*": matches the prefix alone or the
 	// prefix followed by a space and anything ("ls *" matches "ls -la", not "lsof").
 	boundary bool

@@ -1,6 +1,5 @@
 package approvals
 
-
 // bash evaluates a shell command: every sub-command, redirect and path it
 // touches. tool is "Bash" or the agent's own execute tool.
 func (ev *evaluator) bash(tool string) Verdict {

@@ -63,7 +63,7 @@ func TestEvalLines(t *testing.T) {
 	}
 	type want struct {
 		id, decision, source, rule, breaker, errSub string
-		subs                                     int
+		subs                                        int
 	}
 	wants := []want{
 		{id: "1", decision: "allow", source: "rule", rule: "Bash(npm run *)", subs: 2},

@@ -6,7 +6,7 @@
 // set with textContent except markdown, which renderMarkdown escapes.
 
 import { lineDiff, withContext } from "./diff";
-import { renderMarkdown } from "./markdown";
+import { renderInline, renderMarkdown } from "./markdown";
 import {
   describeResolution,
   MODE_LABELS,
@@ -80,6 +80,12 @@ function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...
     else el.setAttribute(k, String(v));
   }
   for (const kid of kids) if (kid !== null && kid !== undefined && kid !== false) el.append(kid);
+  return el;
+}
+/** An element whose content is inline markdown (renderInline escapes everything first). */
+function inlineMd<K extends keyof HTMLElementTagNameMap>(tag: K, cls: string, text: string): HTMLElementTagNameMap[K] {
+  const el = h(tag, cls ? { class: cls } : {});
+  el.innerHTML = renderInline(text);
   return el;
 }
 const icon = (name: string, extra = "") => h("i", { class: `codicon codicon-${name} ${extra}`.trim(), "aria-hidden": "true" });
@@ -334,7 +340,7 @@ function renderToolContent(t: ToolCallView): HTMLElement[] {
 function renderTool(t: ToolCallView): HTMLElement {
   const body = [t.command ? h("pre", { class: "command" }, `$ ${t.command}`) : null, renderLocations(t), ...renderToolContent(t)];
   const hasBody = body.some(Boolean);
-  const head = h("span", { class: "tool-head" }, icon(KIND_ICONS[t.kind] ?? "tools"), " ", h("span", { class: "tool-title" }, t.title), " ", h("span", { class: `status status-${t.status}` }, statusIcon(t.status), ` ${t.status.replace("_", " ")}`));
+  const head = h("span", { class: "tool-head" }, icon(KIND_ICONS[t.kind] ?? "tools"), " ", inlineMd("span", "tool-title", t.title), " ", h("span", { class: `status status-${t.status}` }, statusIcon(t.status), ` ${t.status.replace("_", " ")}`));
   if (!hasBody) return h("div", { class: `card tool status-${t.status}`, "data-tool-call-id": t.toolCallId }, h("div", { class: "card-head" }, head));
   return h(
     "details",
@@ -381,7 +387,7 @@ function renderApproval(a: ApprovalItem): HTMLElement {
     else if (m.paths?.length) card.append(h("div", { class: "locations" }, ...m.paths.map((p) => h("span", {}, icon("file"), ` ${p} `))));
     for (const c of renderToolContent(a.tool)) card.append(c);
     const why: (Node | string)[] = [];
-    if (m.reason) why.push(m.reason);
+    if (m.reason) why.push(inlineMd("span", "", m.reason));
     if (m.matchedRule) why.push(h("span", {}, " · rule ", h("code", {}, m.matchedRule)));
     if (m.mode) why.push(h("span", {}, ` · mode ${m.mode}`));
     if (why.length) card.append(h("div", { class: "why" }, icon("question"), " Why: ", ...why));
@@ -411,9 +417,9 @@ function renderApproval(a: ApprovalItem): HTMLElement {
         h(
           "div",
           { class: "rule-row" },
-          takesRule ? h("label", {}, "Rule ", ruleInput) : null,
+          takesRule ? h("label", { class: "rule-label" }, "Rule ", ruleInput) : null,
           takesRule ? h("datalist", { id: listId }, ...suggested.map((s) => h("option", { value: s }))) : null,
-          h("label", {}, " in ", scopeSel),
+          h("label", {}, "in ", scopeSel),
         ),
       );
     }
@@ -445,7 +451,7 @@ function renderApproval(a: ApprovalItem): HTMLElement {
     if (busy) card.append(h("div", { class: "answering" }, icon("loading", "codicon-modifier-spin"), " Answering…"));
   } else {
     const r = a.resolution!;
-    card.append(h("div", { class: "outcome" }, icon(r.decision === "allow" ? "pass" : r.decision === "deny" ? "circle-slash" : "history"), " ", describeResolution(r, a.options)));
+    card.append(h("div", { class: "outcome" }, icon(r.decision === "allow" ? "pass" : r.decision === "deny" ? "circle-slash" : "history"), h("span", { class: "gap-left" }, describeResolution(r, a.options))));
   }
   if (a.error) card.append(h("div", { class: "card-error", role: "alert" }, icon("warning"), " ", a.error));
   return card;
@@ -554,14 +560,13 @@ function onMessage(m: HostMessage): void {
   }
 }
 
-transcript.addEventListener(
-  "toggle",
-  (e) => {
-    const t = e.target as HTMLElement;
-    if (t instanceof HTMLDetailsElement) t.dataset["touched"] = "1";
-  },
-  true,
-);
+// A <details> the person opened or closed keeps that state across re-renders
+// (toggle events also fire for the initial open attribute, clicks do not).
+transcript.addEventListener("click", (e) => {
+  const summary = (e.target as HTMLElement).closest("summary");
+  const d = summary?.parentElement;
+  if (d instanceof HTMLDetailsElement) d.dataset["touched"] = "1";
+});
 
 window.addEventListener("message", (e: MessageEvent) => {
   const m = e.data as HostMessage;

@@ -3,7 +3,6 @@ package approvals
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -94,11 +93,6 @@ type rule struct {
 	// poison is the compile error of a rejected deny/ask rule kept so that
 	// its tool asks rather than the rule vanishing.
 	poison error
-}
-
-func (r *rule) origin_() *Origin {
-	o := r.origin
-	return &o
 }
 
 // ruleSet is one list (deny, ask or allow), indexed for fast lookup.
@@ -449,9 +443,4 @@ func first(a, b *rule) *rule {
 		return b
 	}
 	return a
-}
-
-// sortRules orders rules by position (used only by tests and Explain).
-func sortRules(rs []*rule) {
-	sort.Slice(rs, func(i, j int) bool { return rs[i].idx < rs[j].idx })
 }

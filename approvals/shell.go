@@ -824,7 +824,10 @@ func (a *analyzer) wordPart(part syntax.WordPart, first, dq bool, out *word, b, 
 		out.static = false
 		out.pathOK = false
 		if _, ok := p.(*syntax.ExtGlob); ok {
+			// bash reads @( ) !( ) only with extglob on; otherwise it is a
+			// syntax error or something else entirely: do not guess.
 			out.glob = true
+			a.setUncertain("the command uses an extended glob, which shells read differently")
 		}
 		b.WriteString(a.source(p))
 	}

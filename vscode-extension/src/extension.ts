@@ -66,6 +66,7 @@ export async function activate(ext: vscode.ExtensionContext): Promise<{ ctx: Ctx
   cmd("acpBridge.showPendingApprovals", async () => {
     const pending = c.store.pendingApprovals();
     if (pending.length === 0) {
+      await view.reveal();
       void vscode.window.showInformationMessage("ACP Bridge: no approvals pending.");
       return;
     }

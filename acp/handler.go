@@ -134,7 +134,10 @@ type Pending struct {
 
 // Start sends a request and returns without waiting for the answer.
 func (c *Conn) Start(ctx context.Context, method string, params any) (*Pending, error) {
-	id := jsonrpc2.ID{Num: c.nextID.Add(1) - 1}
+	// Ids start at 1: sourcegraph/jsonrpc2 treats a zero id as unset and
+	// substitutes its own counter, which can collide with an id already
+	// picked by a concurrent call.
+	id := jsonrpc2.ID{Num: c.nextID.Add(1)}
 	w, err := c.rpc.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"syscall"
@@ -154,7 +155,9 @@ func wait[T any](t *testing.T, ch <-chan T, what string) T {
 	case v := <-ch:
 		return v
 	case <-time.After(60 * time.Second):
-		t.Fatalf("timed out waiting for %s", what)
+		var buf strings.Builder
+		_ = pprof.Lookup("goroutine").WriteTo(&buf, 1)
+		t.Fatalf("timed out waiting for %s; goroutines:\n%s", what, buf.String())
 		var zero T
 		return zero
 	}

@@ -1,8 +1,29 @@
 #!/usr/bin/env bash
-# Runs every test of the project, installing what they need first.
+# Runs every test of the project on a fresh machine, installing what the
+# tests need first (Go modules from the Go module proxy, npm packages from the
+# npm registry, Debian packages such as chromium with apt-get). Exits non-zero
+# if anything failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-echo "== go vet"
+t0=$(date +%s)
+stamp() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
+
+stamp "go vet"
 go vet ./...
-echo "== go test -race"
-go test -race -count=1 ./...
+
+stamp "go test -race: unit, integration, real binary end to end, fault injection"
+# interop/ runs below with its npm side (it needs the TypeScript SDK).
+go test -race -count=1 $(go list ./... | grep -v '/interop/')
+
+if [ -x scripts/fuzz.sh ]; then
+  stamp "fuzzing, bounded (${FUZZ_SECONDS:-10}s per target)"
+  scripts/fuzz.sh "${FUZZ_SECONDS:-10}"
+fi
+
+stamp "interop: acp-go-sdk example agent/client, official TypeScript SDK, ACP JSON schema"
+bash interop/run.sh
+
+stamp "VS Code extension: unit, webview in headless Chromium, real VS Code (code-server)"
+bash vscode-extension/scripts/test.sh
+
+stamp "all tests passed"

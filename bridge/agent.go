@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"sync"
@@ -235,7 +236,13 @@ func (a *agentRT) start(ctx context.Context, gen int) error {
 		return err
 	}
 	stdin := acp.NewQueueWriter(proc.Stdin(), proc.Stdin())
-	stream := acp.NewStream(proc.Stdout(), stdin, stdin, acp.StreamOptions{
+	// Closing the connection closes both pipes, so its read goroutine never
+	// outlives it even if something outside the process group holds stdout.
+	closer := closers{stdin}
+	if c, ok := proc.Stdout().(io.Closer); ok {
+		closer = append(closer, c)
+	}
+	stream := acp.NewStream(proc.Stdout(), stdin, closer, acp.StreamOptions{
 		MaxLineBytes: snap.Config.MaxLineBytes,
 		OnDrop: func(ev acp.StreamEvent) {
 			a.log.Warn("dropped a line from the agent; the connection goes on",
@@ -291,7 +298,7 @@ func (a *agentRT) start(ctx context.Context, gen int) error {
 	a.mu.Lock()
 	a.init = res
 	a.mu.Unlock()
-	a.log.Info("agent started", zap.Int("pid", proc.Pid()), zap.String("family", string(family)))
+	a.log.Info("agent initialized", zap.Int("pid", proc.Pid()), zap.String("family", string(family)))
 	return nil
 }
 
@@ -507,4 +514,17 @@ func waitDone(ch <-chan struct{}, d time.Duration) bool {
 	case <-t.C:
 		return false
 	}
+}
+
+// closers closes each in turn and returns the first error.
+type closers []io.Closer
+
+func (cs closers) Close() error {
+	var first error
+	for _, c := range cs {
+		if err := c.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }

@@ -59,7 +59,7 @@ func (p *policyDecider) policy(agent string) (*approvals.Policy, *settings.Snaps
 	}
 	var rules []approvals.RuleText
 	for _, r := range snap.AgentRules(agent) {
-		rules = append(rules, approvals.RuleText{List: r.List, Text: r.Text, Origin: approvals.Origin{Layer: r.Layer, File: r.File, Root: r.Root}})
+		rules = append(rules, ruleText(r))
 	}
 	rules = append(rules, runtime...)
 	pol, errs := approvals.Compile(rules)
@@ -95,4 +95,13 @@ func (p *policyDecider) Decide(req DecisionRequest) (approvals.Verdict, approval
 		Call: req.Call, Mode: req.Mode, Env: env, Policy: pol, Session: grants, AgentBypass: bypass,
 	})
 	return v, env
+}
+
+// ruleText carries a settings rule, with its origin, into the engine.
+func ruleText(r settings.Rule) approvals.RuleText {
+	layer := r.Layer
+	if r.Agent != "" {
+		layer += " agent:" + r.Agent
+	}
+	return approvals.RuleText{List: r.List, Text: r.Text, Origin: approvals.Origin{Layer: layer, File: r.File, Root: r.Root}}
 }

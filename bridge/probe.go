@@ -144,7 +144,7 @@ func Explain(snap *settings.Snapshot, workspace, agent, mode, cwd string, call a
 	}
 	var rules []approvals.RuleText
 	for _, r := range snap.AgentRules(agent) {
-		rules = append(rules, approvals.RuleText{List: r.List, Text: r.Text, Origin: approvals.Origin{Layer: r.Layer, File: r.File, Root: r.Root}})
+		rules = append(rules, ruleText(r))
 	}
 	pol, errs := approvals.Compile(rules)
 	m := approvals.ModeDefault

@@ -243,7 +243,7 @@ func demoAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var delay time.Duration
 	fs := newFlags("demo-agent", stderr, "Usage: acp-bridge demo-agent [flags]\n\nThe built-in scripted ACP agent (no network, no API key), on stdio.\n\n")
 	fs.StringVar(&logLevel, "log-level", "warn", "log level")
-	fs.DurationVar(&delay, "delay", 40*time.Millisecond, "pause between streamed steps")
+	fs.DurationVar(&delay, "delay", demoagent.DefaultDelay, "pause between streamed steps")
 	if code := parse(fs, args); code >= 0 {
 		return code
 	}
@@ -255,7 +255,7 @@ func demoAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer closeLog()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	if err := demoagent.Serve(ctx, stdin, stdout, demoagent.Options{Delay: delay, Logger: log}); err != nil && !errors.Is(err, context.Canceled) {
+	if err := demoagent.Serve(ctx, stdin, stdout, demoagent.Options{Delay: delay, Logger: log, Version: version}); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "acp-bridge demo-agent: %v\n", err)
 		return 1
 	}
@@ -459,6 +459,14 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 		store.Close()
 	}
 	if err := audit.Print(stdout, path, f, asJSON); err != nil {
+		if errors.Is(err, audit.ErrCorrupt) { // everything readable was printed
+			fmt.Fprintf(stderr, "acp-bridge audit: warning: %v\n", err)
+			return 0
+		}
+		if errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintf(stderr, "acp-bridge audit: no audit log at %s yet (no decision recorded)\n", path)
+			return 0
+		}
 		fmt.Fprintf(stderr, "acp-bridge audit: %v\n", err)
 		return 1
 	}

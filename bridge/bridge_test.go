@@ -728,3 +728,218 @@ func processAlive(pid int) bool {
 	}
 	return true
 }
+
+func TestSettingsDidChangeAppliesAndRefusesBadOnes(t *testing.T) {
+	h := start(t, twoAgents())
+	h.init(false)
+	sid := h.session("")
+	ctx := tctx(t)
+	// Editor settings allow `touch *`: the next call goes through without a card.
+	if err := h.editor.Conn.Notify(ctx, acp.MethodSettingsDidChange, map[string]any{
+		"settings": map[string]any{"permissions": map[string]any{"allow": []string{"Bash(touch *)"}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.editor.Prompt(ctx, sid, "perm one"); err != nil {
+		t.Fatal(err)
+	}
+	if texts := testkit.Texts(h.editor.Messages(), sid); texts[len(texts)-1] != "one=allow" {
+		t.Fatalf("with the editor's allow rule the agent got %q", texts[len(texts)-1])
+	}
+	// A bad update is refused whole and reported; the previous settings stay.
+	if err := h.editor.Conn.Notify(ctx, acp.MethodSettingsDidChange, map[string]any{
+		"settings": map[string]any{"permissions": map[string]any{"allow": []string{}, "defaultMode": "yolo"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.editor.WaitFor(ctx, "settings/invalid", func(msgs []testkit.Message) bool {
+		for _, m := range msgs {
+			if m.Method == acp.MethodSettingsInvalid && strings.Contains(string(m.Params), "yolo") {
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.editor.Prompt(ctx, sid, "perm two"); err != nil {
+		t.Fatal(err)
+	}
+	if texts := testkit.Texts(h.editor.Messages(), sid); texts[len(texts)-1] != "two=allow" {
+		t.Fatalf("after a refused update the previous allow rule should hold; agent got %q", texts[len(texts)-1])
+	}
+}
+
+func TestAllowForThisSessionAndRevoke(t *testing.T) {
+	h := start(t, twoAgents())
+	h.init(false)
+	s1, s2 := h.session(""), h.session("")
+	ctx := tctx(t)
+	res := h.promptAsync(s1, "perm x")
+	p, err := h.editor.NextPermission(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Answer(acp.RequestPermissionResponse{Outcome: acp.PermissionOutcome{Outcome: acp.OutcomeSelected, OptionID: optAllowSession},
+		Meta: json.RawMessage(`{"acp-bridge":{"rule":"Bash(touch *)"}}`)})
+	wait(t, res, "prompt")
+	// Same session: allowed without a card. Another session: still asks.
+	if _, err := h.editor.Prompt(ctx, s1, "perm y"); err != nil {
+		t.Fatal(err)
+	}
+	if texts := testkit.Texts(h.editor.Messages(), s1); texts[len(texts)-1] != "y=allow" {
+		t.Fatalf("session grant not applied: %q", texts[len(texts)-1])
+	}
+	res2 := h.promptAsync(s2, "perm z")
+	p2, err := h.editor.NextPermission(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p2.SessionID != s2 {
+		t.Fatalf("card for %s, want %s", p2.SessionID, s2)
+	}
+	p2.Answer(acp.Selected(optRejectOnce))
+	wait(t, res2, "prompt in the other session")
+	// grants/list shows it; grants/revoke removes it at once.
+	var list struct {
+		Grants []map[string]string `json:"grants"`
+	}
+	if err := h.editor.Conn.Call(ctx, acp.MethodGrantsList, map[string]any{}, &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Grants) != 1 || list.Grants[0]["rule"] != "Bash(touch *)" || list.Grants[0]["sessionId"] != s1 {
+		t.Fatalf("grants/list = %v", list.Grants)
+	}
+	if err := h.editor.Conn.Call(ctx, acp.MethodGrantsRevoke, map[string]string{"sessionId": s1, "rule": "Bash(touch *)"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	res3 := h.promptAsync(s1, "perm w")
+	p3, err := h.editor.NextPermission(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p3.Answer(acp.Selected(optRejectOnce))
+	wait(t, res3, "prompt after revoke")
+}
+
+// A persisted always-allow rule removed from the settings file is revoked at once.
+func TestRemovingPersistedRuleRevokes(t *testing.T) {
+	h := start(t, twoAgents())
+	h.init(false)
+	sid := h.session("")
+	ctx := tctx(t)
+	changed := make(chan struct{}, 16)
+	h.store.OnChange(func(*settings.Snapshot) { changed <- struct{}{} })
+	res := h.promptAsync(sid, "perm a")
+	p, err := h.editor.NextPermission(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Answer(acp.RequestPermissionResponse{Outcome: acp.PermissionOutcome{Outcome: acp.OutcomeSelected, OptionID: optAllowAlways},
+		Meta: json.RawMessage(`{"acp-bridge":{"rule":"Bash(touch *)","scope":"user"}}`)})
+	wait(t, res, "prompt")
+	wait(t, changed, "settings change after the grant was written")
+	data, err := os.ReadFile(h.cfg)
+	if err != nil || !strings.Contains(string(data), "Bash(touch *)") {
+		t.Fatalf("rule not in the config file: %s %v", data, err)
+	}
+	// The person deletes the rule from the file.
+	if err := os.WriteFile(h.cfg, []byte(twoAgents()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, changed, "settings reload after the edit")
+	res2 := h.promptAsync(sid, "perm b")
+	p2, err := h.editor.NextPermission(ctx)
+	if err != nil {
+		t.Fatalf("the removed rule still allowed the call: %v", err)
+	}
+	p2.Answer(acp.Selected(optRejectOnce))
+	wait(t, res2, "prompt")
+}
+
+func TestApprovalsListForALateWebview(t *testing.T) {
+	h := start(t, twoAgents())
+	h.init(false)
+	sid := h.session("")
+	ctx := tctx(t)
+	res := h.promptAsync(sid, "perm l1 l2")
+	var ids []string
+	for range 2 {
+		p, err := h.editor.NextPermission(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, p.Meta.ApprovalID)
+	}
+	var list struct {
+		Approvals []struct {
+			ApprovalID string                 `json:"approvalId"`
+			SessionID  string                 `json:"sessionId"`
+			Agent      string                 `json:"agent"`
+			Options    []acp.PermissionOption `json:"options"`
+			Meta       map[string]any         `json:"meta"`
+			ExpiresAt  string                 `json:"expiresAt"`
+		} `json:"approvals"`
+	}
+	if err := h.editor.Conn.Call(ctx, acp.MethodApprovalsList, map[string]any{}, &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Approvals) != 2 {
+		t.Fatalf("approvals/list has %d entries, want 2", len(list.Approvals))
+	}
+	for _, a := range list.Approvals {
+		if a.SessionID != sid || a.Agent != "alpha" || len(a.Options) == 0 || a.Meta["specifier"] == nil || a.ExpiresAt == "" {
+			t.Fatalf("entry %+v", a)
+		}
+	}
+	// Answer both from the "late webview" through approvals/respond.
+	for _, id := range ids {
+		if err := h.editor.Conn.Call(ctx, acp.MethodApprovalsRespond, map[string]string{"approvalId": id, "optionId": optAllowOnce}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wait(t, res, "prompt")
+	if err := h.editor.Conn.Call(ctx, acp.MethodApprovalsList, map[string]any{}, &list); err != nil || len(list.Approvals) != 0 {
+		t.Fatalf("after answering: %v %v", list.Approvals, err)
+	}
+}
+
+func TestTerminalCreateIsPolicyChecked(t *testing.T) {
+	h := start(t, "defaultAgent: alpha\npermissions: {allow: [\"Bash(echo *)\"], deny: [\"Bash(rm *)\"]}\nagents:\n"+fakeAgentYAML("alpha"))
+	var created []string
+	var mu sync.Mutex
+	h.editor.OnRequest = func(method string, params json.RawMessage) (any, error) {
+		switch method {
+		case acp.MethodTerminalCreate:
+			var p struct {
+				SessionID string   `json:"sessionId"`
+				Command   string   `json:"command"`
+				Args      []string `json:"args"`
+			}
+			_ = json.Unmarshal(params, &p)
+			mu.Lock()
+			created = append(created, p.SessionID+" "+p.Command+" "+strings.Join(p.Args, " "))
+			mu.Unlock()
+			return map[string]string{"terminalId": "t1"}, nil
+		case acp.MethodTerminalOutput:
+			return map[string]any{"output": "hi\n", "truncated": false}, nil
+		}
+		return nil, acp.MethodNotFound(method)
+	}
+	if _, err := h.editor.Initialize(tctx(t), false, true); err != nil {
+		t.Fatal(err)
+	}
+	sid := h.session("")
+	if _, err := h.editor.Prompt(tctx(t), sid, "term echo hi\nterm rm -rf x"); err != nil {
+		t.Fatal(err)
+	}
+	texts := testkit.Texts(h.editor.Messages(), sid)
+	if len(texts) != 2 || texts[0] != "term:t1:hi\n" || !strings.HasPrefix(texts[1], "term-error:") || !strings.Contains(texts[1], "Bash(rm *)") {
+		t.Fatalf("texts %q", texts)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(created) != 1 || created[0] != sid+" echo hi" {
+		t.Fatalf("terminals created in the editor: %q (the denied one must not reach it; ids must be the bridge's)", created)
+	}
+}

@@ -57,6 +57,7 @@ func ParseFakeAgentArgs(args []string) FakeAgentOptions {
 //	bare ID              announce tool_call ID then ask with only {toolCallId}
 //	subperm              ask permission under a session id nobody created
 //	read PATH            call fs/read_text_file; reply text "read:<content>" or "read-error:<msg>"
+//	term CMD [ARG...]    terminal/create then terminal/output; reply "term:<id>:<output>" or "term-error:<msg>"
 //	crash                ask permission, then exit(3) while it is pending
 //	exit                 exit(4) at once
 //	wait                 say "waiting", block until session/cancel, then end with cancelled
@@ -258,6 +259,19 @@ func (f *fakeAgent) prompt(ctx context.Context, params json.RawMessage) (any, er
 				f.text(s.id, "read-error:"+err.Error())
 			} else {
 				f.text(s.id, "read:"+res.Content)
+			}
+		case "term":
+			var res struct {
+				TerminalID string `json:"terminalId"`
+			}
+			if err := f.conn.Call(ctx, acp.MethodTerminalCreate, map[string]any{"sessionId": s.id, "command": fields[1], "args": fields[2:]}, &res); err != nil {
+				f.text(s.id, "term-error:"+err.Error())
+			} else {
+				var out struct {
+					Output string `json:"output"`
+				}
+				_ = f.conn.Call(ctx, acp.MethodTerminalOutput, map[string]any{"sessionId": s.id, "terminalId": res.TerminalID}, &out)
+				f.text(s.id, "term:"+res.TerminalID+":"+out.Output)
 			}
 		case "crash":
 			// Ask, and die while the request is pending.

@@ -7,14 +7,15 @@
 
 import * as os from "node:os";
 import * as vscode from "vscode";
-import { LiveRequests, quickOption, respondParams, type PermissionResponse } from "./approvals";
+import { quickOption } from "./approvals";
+import { ApprovalCoordinator } from "./coordinator";
 import { BridgeProcess, checkVersion, locateBridge, missingBridgeMessage, RestartBudget, type Candidate } from "./bootstrap";
 import { BridgeConnection, stdioStream } from "./client";
-import { ChatStore, listEntryToParams } from "./model";
+import { ChatStore } from "./model";
 import { POLICY_MODES, type AgentSummary, type BridgeState, type HostMessage, type Scope, type WebviewMessage } from "./protocol";
 import { agentMode, buildBridgeSettings, mergeAgents, personValue, planPersist, type RawSettings, type SettingsEdit } from "./settings";
 import { sliceLines } from "./text";
-import { META_KEY, type AgentEntry, type ApprovalResolvedWire, type Obj, type PersistRequest } from "./wire";
+import type { AgentEntry, PersistRequest } from "./wire";
 
 export const SECTION = "acpBridge";
 
@@ -27,7 +28,7 @@ export interface ChatSurface {
 export class Ctx implements vscode.Disposable {
   readonly output: vscode.OutputChannel;
   readonly store: ChatStore;
-  private readonly live = new LiveRequests();
+  readonly approvals: ApprovalCoordinator;
   private readonly budget = new RestartBudget(5);
   private readonly statusItem: vscode.StatusBarItem;
   private disposables: vscode.Disposable[] = [];
@@ -46,11 +47,18 @@ export class Ctx implements vscode.Disposable {
   surface?: ChatSurface;
   /** Callers of connection() waiting for a start or restart to finish. */
   private waiters: { resolve: (c: BridgeConnection) => void; reject: (e: Error) => void }[] = [];
-  private syntheticIds = 0;
 
   constructor(private readonly ext: vscode.ExtensionContext) {
     this.output = vscode.window.createOutputChannel("ACP Bridge");
     this.store = new ChatStore((m) => this.post(m));
+    this.approvals = new ApprovalCoordinator({
+      store: this.store,
+      respond: async (p) => (await this.connection()).respond(p),
+      listApprovals: async () => (this.conn ? this.conn.listApprovals() : []),
+      cancelSession: async (sessionId) => this.conn?.cancel(sessionId),
+      changed: () => this.updateStatusBar(),
+      arrived: (id) => this.maybeNotify(id),
+    });
     this.statusItem = vscode.window.createStatusBarItem("acpBridge.pending", vscode.StatusBarAlignment.Left, 100);
     this.statusItem.name = "ACP Bridge approvals";
     this.statusItem.command = "acpBridge.showPendingApprovals";
@@ -181,9 +189,9 @@ export class Ctx implements vscode.Disposable {
     const conn = BridgeConnection.connect(stdioStream(proc.child.stdin!, proc.child.stdout!), {
       readTextFile: (p) => this.readTextFile(p.path, p.line, p.limit),
       writeTextFile: (p) => this.writeTextFile(p.path, p.content),
-      requestPermission: (p, signal) => this.onPermissionRequest(p, signal),
+      requestPermission: (p, signal) => this.approvals.onRequest(p, signal),
       sessionUpdate: (p) => this.store.applySessionUpdate(p.sessionId, p.update),
-      approvalResolved: (r) => this.onApprovalResolved(r),
+      approvalResolved: (r) => this.approvals.onResolved(r),
       agentStatus: (a) => this.onAgentStatus(a),
       persist: (p) => this.persist(p),
       settingsInvalid: (error) => {
@@ -217,7 +225,7 @@ export class Ctx implements vscode.Disposable {
     this.proc = undefined;
     this.conn?.close();
     this.conn = undefined;
-    this.live.releaseAll();
+    this.approvals.live.releaseAll();
     this.store.expireAll("shutdown");
     for (const id of this.store.chatIds()) {
       const chat = this.store.chat(id);
@@ -424,17 +432,8 @@ export class Ctx implements vscode.Disposable {
   }
 
   async cancel(chatId: string): Promise<void> {
-    const chat = this.store.chat(chatId);
-    if (!chat?.sessionId || !this.conn) return;
-    await this.conn.cancel(chat.sessionId);
-    // ACP: after session/cancel the client answers every pending permission request of that session with cancelled.
-    for (const a of this.store.pendingApprovals()) {
-      if (a.chatId !== chatId) continue;
-      if (this.live.release(a.approvalId)) {
-        this.store.resolveApproval({ approvalId: a.approvalId, decision: "cancelled", by: "cancel" });
-      }
-    }
-    this.updateStatusBar();
+    if (!this.conn) return;
+    await this.approvals.cancelChat(chatId);
   }
 
   async setMode(chatId: string, mode: string): Promise<void> {
@@ -465,93 +464,23 @@ export class Ctx implements vscode.Disposable {
 
   // ---- approvals -------------------------------------------------------------------
 
-  private onPermissionRequest(params: { sessionId: string; toolCall: Obj; options: unknown; _meta?: Obj }, signal: AbortSignal): Promise<PermissionResponse> {
-    const meta = (params._meta?.[META_KEY] as Obj | undefined) ?? {};
-    if (typeof meta["approvalId"] !== "string") {
-      // A request without the bridge's meta (should not happen): still show a card, answered only through this request.
-      const approvalId = `local-${++this.syntheticIds}`;
-      params = { ...params, _meta: { ...(params._meta ?? {}), [META_KEY]: { ...meta, approvalId } } };
-    }
-    const card = this.store.addApproval(params);
-    if (!card) return Promise.resolve({ outcome: { outcome: "cancelled" } });
-    const answer = this.live.wait(card.approvalId, signal, () => {
-      this.store.resolveApproval({ approvalId: card.approvalId, decision: "cancelled", by: "cancel" });
-      this.updateStatusBar();
-    });
-    this.updateStatusBar();
-    this.maybeNotify(card.approvalId);
-    return answer;
-  }
-
-  private onApprovalResolved(r: ApprovalResolvedWire): void {
-    const card = this.store.approval(r.approvalId);
-    // Keep the local "expired by cancel" when the bridge reports the same turn's end differently.
-    if (!(card?.resolution?.by === "cancel" && r.decision === "cancelled")) this.store.resolveApproval(r);
-    this.live.release(r.approvalId);
-    this.updateStatusBar();
-  }
-
-  /** The person chose an option (card, notification or command). */
+  /** The person chose an option on a card. */
   async answer(approvalId: string, optionId: string, rule?: string, scope?: Scope): Promise<boolean> {
-    const card = this.store.approval(approvalId);
-    if (card && card.state === "resolved") return false;
-    const opt = card?.options.find((o) => o.optionId === optionId);
-    this.store.markAnswering(approvalId, optionId);
-    const local = () =>
-      this.store.resolveApproval({
-        approvalId,
-        decision: opt?.kind.startsWith("allow") ? "allow" : opt?.kind.startsWith("reject") ? "deny" : "cancelled",
-        by: "user",
-        optionId,
-        rule,
-      });
-    if (this.live.answer(approvalId, optionId, rule, scope)) {
-      local();
-      this.updateStatusBar();
-      return true;
-    }
-    try {
-      const conn = await this.connection();
-      await conn.respond(respondParams(approvalId, optionId, rule, scope));
-      local();
-      return true;
-    } catch (e) {
-      this.store.approvalError(approvalId, (e as Error).message);
-      return false;
-    } finally {
-      this.updateStatusBar();
-    }
+    return (await this.approvals.answer(approvalId, optionId, { rule, scope })) === undefined;
   }
 
   /** Brings back cards the webview should show (reload, late open, restart): _acp-bridge/approvals/list. */
   async reconcileApprovals(): Promise<void> {
     if (!this.conn || this.bridge.status !== "running") return;
-    const before = new Set(this.store.pendingApprovals().map((a) => a.approvalId));
-    let list;
     try {
-      list = await this.conn.listApprovals();
+      await this.approvals.reconcile();
     } catch (e) {
       this.output.appendLine(`approvals/list failed: ${(e as Error).message}`);
-      return;
     }
-    const listed = new Set(list.map((a) => a.approvalId));
-    for (const e of list) {
-      if (!this.store.approval(e.approvalId)) {
-        this.store.addApproval(listEntryToParams(e), e.agent);
-        this.maybeNotify(e.approvalId);
-      }
-    }
-    for (const id of before) {
-      const a = this.store.approval(id);
-      if (a && a.state !== "resolved" && !listed.has(id) && !this.live.has(id) && !id.startsWith("local-")) {
-        this.store.resolveApproval({ approvalId: id, decision: "cancelled", by: "elsewhere" });
-      }
-    }
-    this.updateStatusBar();
   }
 
   pendingCount(): number {
-    return this.store.pendingApprovals().filter((a) => a.state === "pending").length;
+    return this.approvals.pendingCount();
   }
 
   private updateStatusBar(): void {
@@ -585,22 +514,8 @@ export class Ctx implements vscode.Disposable {
 
   /** Answers from outside the chat (notification): always through _acp-bridge/approvals/respond. */
   private async answerFromElsewhere(approvalId: string, optionId: string): Promise<void> {
-    const card = this.store.approval(approvalId);
-    if (!card || card.state === "resolved") {
-      void vscode.window.showInformationMessage("That approval was already answered.");
-      return;
-    }
-    try {
-      const conn = await this.connection();
-      this.store.markAnswering(approvalId, optionId);
-      await conn.respond(respondParams(approvalId, optionId));
-      const opt = card.options.find((o) => o.optionId === optionId);
-      this.store.resolveApproval({ approvalId, decision: opt?.kind.startsWith("allow") ? "allow" : "deny", by: "user", optionId });
-    } catch (e) {
-      this.store.approvalError(approvalId, (e as Error).message);
-      void vscode.window.showWarningMessage(`ACP Bridge: ${(e as Error).message}`);
-    }
-    this.updateStatusBar();
+    const err = await this.approvals.answer(approvalId, optionId, { viaRespond: true });
+    if (err) void vscode.window.showWarningMessage(`ACP Bridge: ${err}`);
   }
 
   async showApproval(approvalId: string): Promise<void> {
@@ -641,7 +556,7 @@ export class Ctx implements vscode.Disposable {
 
   async dispose(): Promise<void> {
     this.disposed = true;
-    this.live.releaseAll();
+    this.approvals.live.releaseAll();
     await this.stop();
     for (const d of this.disposables) d.dispose();
   }

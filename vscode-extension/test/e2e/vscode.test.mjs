@@ -251,6 +251,41 @@ test("commands: Manage Permission Rules lists the stored rule; Open Audit Log op
   });
 });
 
+test("two chats at once, each its own session, each card resolving on its own", async () => {
+  await step("two-chats", async () => {
+    const tabs = frame.locator(".tab-main");
+    const n = await tabs.count();
+    await frame.getByRole("button", { name: "New chat" }).click();
+    await tabs.nth(n).waitFor({ timeout: 15_000 });
+    const second = await tabs.nth(n).getAttribute("data-chat-id");
+    const first = await tabs.nth(n - 1).getAttribute("data-chat-id");
+    await promptAndWait(frame, "second chat: the whole demo");
+    await pendingCards(frame).first().waitFor({ timeout: 30_000 });
+    await frame.locator(`.tab-main[data-chat-id="${first}"]`).click();
+    await frame.locator('.tab.active .tab-main[data-chat-id="' + first + '"]').waitFor();
+    await promptAndWait(frame, "first chat: the whole demo");
+    await pendingCards(frame).first().waitFor({ timeout: 30_000 });
+    await page.locator(".statusbar-item", { hasText: "2 approvals pending" }).waitFor({ timeout: 10_000 });
+    assert.equal(await frame.locator(`.tab-main[data-chat-id="${second}"] .badge`).innerText(), "1");
+    await shot("two-chats");
+    const card = pendingCards(frame).first();
+    const id = await card.getAttribute("data-approval-id");
+    await card.getByRole("button", { name: "Deny", exact: true }).click();
+    await frame.locator(`.card.approval[data-approval-id="${id}"] .outcome`).waitFor({ timeout: 15_000 });
+    // The other chat's card is untouched.
+    assert.equal(await frame.locator(`.tab-main[data-chat-id="${second}"] .badge`).innerText(), "1");
+    await frame.locator("#stop-btn").click();
+    await turnDone(frame);
+    await frame.locator(`.tab-main[data-chat-id="${second}"]`).click();
+    await frame.locator('.tab.active .tab-main[data-chat-id="' + second + '"]').waitFor();
+    assert.equal(await pendingCards(frame).count(), 1);
+    await frame.locator("#stop-btn").click();
+    await turnDone(frame);
+    assert.equal(await pendingCards(frame).count(), 0);
+    await page.locator(".statusbar-item", { hasText: "approval" }).waitFor({ state: "hidden", timeout: 10_000 });
+  });
+});
+
 test("chat hidden: a notification with Allow answers through approvals/respond", async () => {
   await step("notify", async () => {
     await runCommand("ACP Bridge: Show Pending Approvals"); // brings the chat back into view

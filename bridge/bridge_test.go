@@ -27,17 +27,7 @@ import (
 // with ACP_BRIDGE_FAKE_AGENT=1, and TestMain serves ACP on stdio instead of
 // running tests.
 func TestMain(m *testing.M) {
-	if os.Getenv("ACP_BRIDGE_FAKE_AGENT") == "1" {
-		args := os.Args[1:]
-		for i, a := range args {
-			if a == "--" {
-				args = args[i+1:]
-				break
-			}
-		}
-		_ = testkit.ServeFakeAgent(os.Stdin, os.Stdout, testkit.ParseFakeAgentArgs(args))
-		os.Exit(0)
-	}
+	testkit.ServeFakeAgentIfChild()
 	os.Exit(m.Run())
 }
 
@@ -52,17 +42,6 @@ type harness struct {
 	inW    io.WriteCloser
 	done   chan struct{}
 	cancel context.CancelFunc
-}
-
-// fakeAgentYAML configures an agent that runs the fake agent with flags.
-func fakeAgentYAML(name string, flags ...string) string {
-	args := []string{"-test.run=^$", "--", "--name=" + name}
-	args = append(args, flags...)
-	q := make([]string, len(args))
-	for i, a := range args {
-		q[i] = fmt.Sprintf("%q", a)
-	}
-	return fmt.Sprintf("  %s:\n    command: %q\n    args: [%s]\n    env: {ACP_BRIDGE_FAKE_AGENT: \"1\"}\n", name, os.Args[0], strings.Join(q, ", "))
 }
 
 // start runs a bridge over pipes with the given config (YAML) and connects a fake editor.
@@ -116,7 +95,7 @@ func tctx(t *testing.T) context.Context {
 }
 
 func twoAgents() string {
-	return "defaultAgent: alpha\napprovals: {timeoutSeconds: 60}\nagents:\n" + fakeAgentYAML("alpha") + fakeAgentYAML("beta")
+	return "defaultAgent: alpha\napprovals: {timeoutSeconds: 60}\nagents:\n" + testkit.FakeAgentYAML("alpha") + testkit.FakeAgentYAML("beta")
 }
 
 func (h *harness) init(fs bool) {
@@ -329,7 +308,7 @@ func TestRespondFirstAnswerWins(t *testing.T) {
 }
 
 func TestApprovalTimeout(t *testing.T) {
-	h := start(t, "defaultAgent: alpha\napprovals: {timeoutSeconds: 1}\nagents:\n"+fakeAgentYAML("alpha"))
+	h := start(t, "defaultAgent: alpha\napprovals: {timeoutSeconds: 1}\nagents:\n"+testkit.FakeAgentYAML("alpha"))
 	h.init(false)
 	sid := h.session("")
 	res := h.promptAsync(sid, "perm slow")
@@ -520,7 +499,7 @@ func TestBareRequestMergedWithCachedToolCall(t *testing.T) {
 }
 
 func TestChildGarbageAndLongLineSurvive(t *testing.T) {
-	h := start(t, "defaultAgent: g\nmaxLineBytes: 4096\nagents:\n"+fakeAgentYAML("g", "--garbage", "--long-line=10000"))
+	h := start(t, "defaultAgent: g\nmaxLineBytes: 4096\nagents:\n"+testkit.FakeAgentYAML("g", "--garbage", "--long-line=10000"))
 	h.init(false)
 	sid := h.session("")
 	stop, err := h.editor.Prompt(tctx(t), sid, "updates 2")
@@ -671,7 +650,7 @@ func TestPersistFallsBackToConfigFile(t *testing.T) {
 }
 
 func TestFSReadIsPolicyChecked(t *testing.T) {
-	h := start(t, "defaultAgent: alpha\npermissions: {deny: [\"Read(.env*)\"]}\nagents:\n"+fakeAgentYAML("alpha"))
+	h := start(t, "defaultAgent: alpha\npermissions: {deny: [\"Read(.env*)\"]}\nagents:\n"+testkit.FakeAgentYAML("alpha"))
 	h.editor.OnRequest = func(method string, params json.RawMessage) (any, error) {
 		if method == acp.MethodFSReadTextFile {
 			return map[string]string{"content": "file-content"}, nil
@@ -696,7 +675,7 @@ func TestFSReadIsPolicyChecked(t *testing.T) {
 }
 
 func TestChildNeverAnswersInitialize(t *testing.T) {
-	h := start(t, "defaultAgent: h\nagents:\n"+fakeAgentYAML("h", "--hang-init"))
+	h := start(t, "defaultAgent: h\nagents:\n"+testkit.FakeAgentYAML("h", "--hang-init"))
 	h.bridge.opts.InitTimeout = 500 * time.Millisecond
 	h.init(false)
 	_, err := h.editor.NewSession(tctx(t), h.ws, "")
@@ -707,7 +686,7 @@ func TestChildNeverAnswersInitialize(t *testing.T) {
 }
 
 func TestChildExitsDuringInitialize(t *testing.T) {
-	h := start(t, "defaultAgent: e\nagents:\n"+fakeAgentYAML("e", "--exit-init"))
+	h := start(t, "defaultAgent: e\nagents:\n"+testkit.FakeAgentYAML("e", "--exit-init"))
 	h.init(false)
 	_, err := h.editor.NewSession(tctx(t), h.ws, "")
 	var ae *acp.Error
@@ -905,7 +884,7 @@ func TestApprovalsListForALateWebview(t *testing.T) {
 }
 
 func TestTerminalCreateIsPolicyChecked(t *testing.T) {
-	h := start(t, "defaultAgent: alpha\npermissions: {allow: [\"Bash(echo *)\"], deny: [\"Bash(rm *)\"]}\nagents:\n"+fakeAgentYAML("alpha"))
+	h := start(t, "defaultAgent: alpha\npermissions: {allow: [\"Bash(echo *)\"], deny: [\"Bash(rm *)\"]}\nagents:\n"+testkit.FakeAgentYAML("alpha"))
 	var created []string
 	var mu sync.Mutex
 	h.editor.OnRequest = func(method string, params json.RawMessage) (any, error) {

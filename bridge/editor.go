@@ -324,26 +324,40 @@ func (b *Bridge) loadSession(ctx context.Context, params json.RawMessage) (any, 
 	return ro.Marshal(), nil
 }
 
-func (b *Bridge) listSessions(ctx context.Context, params json.RawMessage) (any, error) {
+// callPicked sends a request that names no session to the agent picked by
+// _meta["acp-bridge"].agent (default: defaultAgent), without our _meta key.
+func (b *Bridge) callPicked(ctx context.Context, method string, params json.RawMessage) (*agentRT, json.RawMessage, error) {
 	o, err := acp.ParseObject(params)
 	if err != nil {
-		return nil, acp.InvalidParams(acp.MethodSessionList, err)
+		return nil, nil, acp.InvalidParams(method, err)
 	}
 	a, _, err := b.pickAgent(o)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	conn, _, err := a.ensure(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	stripBridgeMeta(o)
+	var res json.RawMessage
+	if err := conn.Call(ctx, method, o.Marshal(), &res); err != nil {
+		return nil, nil, a.callError(method, err)
+	}
+	return a, res, nil
+}
+
+func (b *Bridge) listSessions(ctx context.Context, params json.RawMessage) (any, error) {
+	a, raw, err := b.callPicked(ctx, acp.MethodSessionList, params)
+	if err != nil {
+		return nil, err
+	}
 	var res struct {
 		Sessions   []acp.Object    `json:"sessions"`
 		NextCursor json.RawMessage `json:"nextCursor,omitempty"`
 	}
-	if err := conn.Call(ctx, acp.MethodSessionList, o.Marshal(), &res); err != nil {
-		return nil, a.callError(acp.MethodSessionList, err)
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, acp.Errorf(acp.CodeInternalError, "agent %s answered session/list with %v", a.name, err)
 	}
 	if res.Sessions == nil {
 		res.Sessions = []acp.Object{}
@@ -497,24 +511,8 @@ func (b *Bridge) forwardSession(ctx context.Context, method string, params json.
 }
 
 func (b *Bridge) forwardAuthenticate(ctx context.Context, params json.RawMessage) (any, error) {
-	o, err := acp.ParseObject(params)
-	if err != nil {
-		return nil, acp.InvalidParams(acp.MethodAuthenticate, err)
-	}
-	a, _, err := b.pickAgent(o)
-	if err != nil {
-		return nil, err
-	}
-	conn, _, err := a.ensure(ctx)
-	if err != nil {
-		return nil, err
-	}
-	stripBridgeMeta(o)
-	var res json.RawMessage
-	if err := conn.Call(ctx, acp.MethodAuthenticate, o.Marshal(), &res); err != nil {
-		return nil, a.callError(acp.MethodAuthenticate, err)
-	}
-	return res, nil
+	_, res, err := b.callPicked(ctx, acp.MethodAuthenticate, params)
+	return res, err
 }
 
 // effectiveMode is the policy mode in force for a session now.

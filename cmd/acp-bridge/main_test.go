@@ -24,17 +24,7 @@ import (
 var binPath string
 
 func TestMain(m *testing.M) {
-	if os.Getenv("ACP_BRIDGE_FAKE_AGENT") == "1" {
-		args := os.Args[1:]
-		for i, a := range args {
-			if a == "--" {
-				args = args[i+1:]
-				break
-			}
-		}
-		_ = testkit.ServeFakeAgent(os.Stdin, os.Stdout, testkit.ParseFakeAgentArgs(args))
-		os.Exit(0)
-	}
+	testkit.ServeFakeAgentIfChild()
 	dir, err := os.MkdirTemp("", "acp-bridge-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -50,16 +40,6 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
-}
-
-func fakeAgent(name string, flags ...string) string {
-	args := []string{"-test.run=^$", "--", "--name=" + name}
-	args = append(args, flags...)
-	q := make([]string, len(args))
-	for i, a := range args {
-		q[i] = fmt.Sprintf("%q", a)
-	}
-	return fmt.Sprintf("  %s:\n    command: %q\n    args: [%s]\n    env: {ACP_BRIDGE_FAKE_AGENT: \"1\"}\n", name, os.Args[0], strings.Join(q, ", "))
 }
 
 type proc struct {
@@ -343,7 +323,7 @@ func TestAlwaysAllowThroughBinary(t *testing.T) {
 
 // A circuit breaker asks even in bypass mode.
 func TestCircuitBreakerAsksInBypass(t *testing.T) {
-	p := startBin(t, "defaultAgent: f\npermissions: {defaultMode: bypassPermissions}\nagents:\n"+fakeAgent("f"))
+	p := startBin(t, "defaultAgent: f\npermissions: {defaultMode: bypassPermissions}\nagents:\n"+testkit.FakeAgentYAML("f"))
 	c := ctx(t)
 	if _, err := p.editor.Initialize(c, false, false); err != nil {
 		t.Fatal(err)
@@ -373,7 +353,7 @@ func TestCircuitBreakerAsksInBypass(t *testing.T) {
 
 // The editor closes stdin mid-turn: pending approvals answered, children stopped, bridge exits.
 func TestEditorClosesStdinMidTurn(t *testing.T) {
-	p := startBin(t, "defaultAgent: f\nagents:\n"+fakeAgent("f"))
+	p := startBin(t, "defaultAgent: f\nagents:\n"+testkit.FakeAgentYAML("f"))
 	c := ctx(t)
 	if _, err := p.editor.Initialize(c, false, false); err != nil {
 		t.Fatal(err)
@@ -421,7 +401,7 @@ func TestEditorClosesStdinMidTurn(t *testing.T) {
 
 // SIGTERM: pending approvals resolved, children stopped, clean exit.
 func TestSIGTERM(t *testing.T) {
-	p := startBin(t, "defaultAgent: f\nagents:\n"+fakeAgent("f"))
+	p := startBin(t, "defaultAgent: f\nagents:\n"+testkit.FakeAgentYAML("f"))
 	c := ctx(t)
 	if _, err := p.editor.Initialize(c, false, false); err != nil {
 		t.Fatal(err)
@@ -482,7 +462,7 @@ not json
 func TestAgentsCommand(t *testing.T) {
 	home := t.TempDir()
 	cfg := filepath.Join(home, "c.yaml")
-	_ = os.WriteFile(cfg, []byte("agents:\n"+fakeAgent("f")+"  broken:\n    command: /nonexistent/agent\n"), 0o600)
+	_ = os.WriteFile(cfg, []byte("agents:\n"+testkit.FakeAgentYAML("f")+"  broken:\n    command: /nonexistent/agent\n"), 0o600)
 	cmd := exec.Command(binPath, "agents", "--config", cfg, "--workspace", home)
 	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home)
 	out, err := cmd.CombinedOutput()

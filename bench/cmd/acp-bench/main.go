@@ -1,0 +1,90 @@
+// Command acp-bench measures acp-bridge against the same work done without
+// it (see package bench) and writes the markdown report.
+//
+//	go run ./bench/cmd/acp-bench -out docs/benchmarks.md
+//
+// Flags: -runs N (repetitions, default 5), -quick (small sizes, for a smoke
+// run), -only LIST (comma-separated scenarios: stream, diff, latency, scale,
+// policy, startup), -out FILE (also write the report there).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/acp-bridge/acp-bridge/bench"
+)
+
+func main() {
+	var cfg bench.Config
+	var out, only string
+	flag.StringVar(&out, "out", "", "also write the markdown report to this file")
+	flag.IntVar(&cfg.Runs, "runs", 5, "repetitions of each timed scenario")
+	flag.BoolVar(&cfg.Quick, "quick", false, "small sizes (a smoke run; the numbers mean little)")
+	flag.StringVar(&only, "only", "", "comma-separated scenarios to run (stream, diff, latency, scale, policy, startup); default all")
+	flag.Parse()
+	if only != "" {
+		cfg.Only = map[string]bool{}
+		for _, s := range strings.Split(only, ",") {
+			cfg.Only[strings.TrimSpace(s)] = true
+		}
+	}
+	cfg.CommandLine = "go run ./bench/cmd/acp-bench " + strings.Join(os.Args[1:], " ")
+	cfg.Log = os.Stderr
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root, err := moduleRoot()
+	if err != nil {
+		fail(err)
+	}
+	cfg.Root = root
+	tmp, err := os.MkdirTemp("", "acp-bench")
+	if err != nil {
+		fail(err)
+	}
+	defer os.RemoveAll(tmp)
+	cfg.Dir = tmp
+
+	start := time.Now()
+	rep, err := bench.Run(ctx, cfg)
+	if err != nil {
+		fail(err)
+	}
+	md := rep.Markdown()
+	fmt.Print(md)
+	if out != "" {
+		if !filepath.IsAbs(out) {
+			out = filepath.Join(root, out)
+		}
+		if err := os.WriteFile(out, []byte(md), 0o644); err != nil {
+			fail(err)
+		}
+		fmt.Fprintf(os.Stderr, "acp-bench: wrote %s (%s)\n", out, time.Since(start).Round(time.Second))
+	}
+}
+
+func moduleRoot() (string, error) {
+	b, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	mod := strings.TrimSpace(string(b))
+	if mod == "" || mod == os.DevNull {
+		return "", fmt.Errorf("run acp-bench inside the acp-bridge module")
+	}
+	return filepath.Dir(mod), nil
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "acp-bench:", err)
+	os.Exit(1)
+}

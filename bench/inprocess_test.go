@@ -1,0 +1,106 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/acp-bridge/acp-bridge/bridge"
+	"github.com/acp-bridge/acp-bridge/settings"
+)
+
+// inProcessBridge runs bridge.Serve in this process (so -cpuprofile sees
+// it) with the bench agent binary as its one child, and connects a Client.
+func inProcessBridge(tb testing.TB, agentBin string, configure func(*Client)) (*Client, string) {
+	tb.Helper()
+	dir := tb.TempDir()
+	bin := Binaries{Agent: agentBin}
+	env, err := NewEnv(dir, bin, []string{"bench"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	store, err := settings.Load(settings.Options{ConfigFile: env.Config, UserConfigDir: dir, WorkspaceDir: env.Workspace(), Environ: []string{}, Executable: agentBin})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	b := bridge.New(bridge.Options{Settings: store, Logger: zap.NewNop(), Version: "bench", WorkspaceDir: env.Workspace()})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = b.Serve(ctx, inR, outW)
+		_ = outW.Close()
+	}()
+	c := NewClient(inW)
+	if configure != nil {
+		configure(c)
+	}
+	go func() { _ = c.Run(outR) }()
+	tb.Cleanup(func() {
+		cancel()
+		_ = inW.Close()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			tb.Errorf("bridge did not stop")
+		}
+		store.Close()
+	})
+	tctx, tcancel := context.WithTimeout(context.Background(), time.Minute)
+	defer tcancel()
+	if err := c.Initialize(tctx); err != nil {
+		tb.Fatal(err)
+	}
+	sid, err := c.NewSession(tctx, env.Workspace(), "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c, sid
+}
+
+func buildAgent(tb testing.TB) string {
+	tb.Helper()
+	out := filepath.Join(tb.TempDir(), "bench-agent")
+	cmd := exec.Command("go", "build", "-o", out, "./cmd/bench-agent")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("build bench-agent: %v\n%s", err, b)
+	}
+	return out
+}
+
+// BenchmarkInProcessBridge streams through a bridge running in the test
+// process, for profiling the forwarding path:
+//
+//	go test -run '^$' -bench InProcessBridge -cpuprofile cpu.out ./bench/
+func BenchmarkInProcessBridge(b *testing.B) {
+	agent := buildAgent(b)
+	for _, tc := range []struct {
+		name, cmd string
+		size      int
+	}{
+		{"chunks", "stream", 100},
+		{"diffs", "diff", 64 << 10},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			var n int
+			var bytes int64
+			c, sid := inProcessBridge(b, agent, func(c *Client) {
+				c.OnUpdate = func(line []byte, _ time.Time) { n++; bytes += int64(len(line)) }
+			})
+			b.SetBytes(int64(tc.size))
+			b.ResetTimer()
+			stop, err := c.Prompt(context.Background(), sid, fmt.Sprintf("%s %d %d", tc.cmd, b.N, tc.size))
+			if err != nil || stop != "end_turn" || n != b.N {
+				b.Fatalf("stop %q err %v: %d of %d updates", stop, err, n, b.N)
+			}
+		})
+	}
+}

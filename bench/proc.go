@@ -1,0 +1,190 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Binaries are the programs a run uses.
+type Binaries struct {
+	Bridge string // acp-bridge, built with plain go build
+	Agent  string // bench-agent
+}
+
+// Build compiles acp-bridge and bench-agent into dir with plain `go build`
+// (no -race), from the module at root.
+func Build(ctx context.Context, root, dir string) (Binaries, error) {
+	b := Binaries{Bridge: filepath.Join(dir, "acp-bridge"), Agent: filepath.Join(dir, "bench-agent")}
+	for _, x := range []struct{ out, pkg string }{{b.Bridge, "./cmd/acp-bridge"}, {b.Agent, "./bench/cmd/bench-agent"}} {
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", x.out, x.pkg)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return b, fmt.Errorf("go build %s: %w\n%s", x.pkg, err, out)
+		}
+	}
+	return b, nil
+}
+
+// Proc is a process under test with a Client on its stdio.
+type Proc struct {
+	Cmd    *exec.Cmd
+	Client *Client
+	stdin  io.WriteCloser
+	stderr *tailBuffer
+	waited chan struct{}
+	runErr chan error
+}
+
+// Pid is the process id.
+func (p *Proc) Pid() int { return p.Cmd.Process.Pid }
+
+// Stderr returns the last lines the process wrote to stderr.
+func (p *Proc) Stderr() string { return p.stderr.String() }
+
+// Spawn starts cmd with a Client on its stdio. The client's hooks must be
+// set by configure before the read loop starts.
+func Spawn(cmd *exec.Cmd, configure func(*Client)) (*Proc, error) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	tb := &tailBuffer{max: 64 << 10}
+	cmd.Stderr = tb
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
+	}
+	p := &Proc{Cmd: cmd, Client: NewClient(stdin), stdin: stdin, stderr: tb, waited: make(chan struct{}), runErr: make(chan error, 1)}
+	if configure != nil {
+		configure(p.Client)
+	}
+	go func() { p.runErr <- p.Client.Run(stdout) }()
+	go func() {
+		_ = cmd.Wait()
+		close(p.waited)
+	}()
+	return p, nil
+}
+
+// Close closes stdin and waits (bounded) for the process to exit; it kills
+// the process group if it does not.
+func (p *Proc) Close() error {
+	_ = p.stdin.Close()
+	select {
+	case <-p.waited:
+		return nil
+	case <-time.After(20 * time.Second):
+		_ = syscall.Kill(-p.Cmd.Process.Pid, syscall.SIGKILL)
+		<-p.waited
+		return fmt.Errorf("%s did not exit within 20s of stdin closing; killed", filepath.Base(p.Cmd.Path))
+	}
+}
+
+// Memory is a process's resident memory from /proc/<pid>/status.
+type Memory struct {
+	RSS, HWM int64 // bytes: VmRSS, VmHWM
+}
+
+// ReadMemory reads VmRSS and VmHWM of pid.
+func ReadMemory(pid int) (Memory, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return Memory{}, err
+	}
+	defer f.Close()
+	var m Memory
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		var dst *int64
+		switch k {
+		case "VmRSS":
+			dst = &m.RSS
+		case "VmHWM":
+			dst = &m.HWM
+		default:
+			continue
+		}
+		fs := strings.Fields(v)
+		if len(fs) >= 1 {
+			n, _ := strconv.ParseInt(fs[0], 10, 64)
+			*dst = n << 10 // kB
+		}
+	}
+	if m.RSS == 0 {
+		return m, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
+	}
+	return m, sc.Err()
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = append([]byte(nil), t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}
+
+// Env is a scratch home for one bridged run.
+type Env struct {
+	Dir    string // HOME, XDG_CONFIG_HOME and the workspace live here
+	Config string // the --config file
+	Audit  string // audit.path
+}
+
+// NewEnv writes a config with agents (all running bin.Agent) under dir.
+func NewEnv(dir string, bin Binaries, agents []string) (Env, error) {
+	e := Env{Dir: dir, Config: filepath.Join(dir, "config.yaml"), Audit: filepath.Join(dir, "audit.jsonl")}
+	var b strings.Builder
+	fmt.Fprintf(&b, "defaultAgent: %s\napprovals: {timeoutSeconds: 3600}\naudit: {path: %q}\nlog: {level: warn}\nagents:\n", agents[0], e.Audit)
+	for _, a := range agents {
+		fmt.Fprintf(&b, "  %s: {command: %q}\n", a, bin.Agent)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "ws"), 0o700); err != nil {
+		return e, err
+	}
+	return e, os.WriteFile(e.Config, []byte(b.String()), 0o600)
+}
+
+// Workspace is the bridged run's project root (also the sessions' cwd).
+func (e Env) Workspace() string { return filepath.Join(e.Dir, "ws") }
+
+// BridgeCmd is the command line of the bridge for this env.
+func (e Env) BridgeCmd(bin Binaries) *exec.Cmd {
+	cmd := exec.Command(bin.Bridge, "--config", e.Config, "--workspace", e.Workspace(), "--log-level", "warn")
+	cmd.Env = append(os.Environ(), "HOME="+e.Dir, "XDG_CONFIG_HOME="+filepath.Join(e.Dir, "xdg"))
+	cmd.Dir = e.Workspace()
+	return cmd
+}

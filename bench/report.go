@@ -249,8 +249,8 @@ func durations(ds []time.Duration) []float64 {
 	return out
 }
 
-func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
-func ms(v float64) string  { return fmt.Sprintf("%.1f ms", v) }
+func mib(b int64) string  { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
+func ms(v float64) string { return fmt.Sprintf("%.1f ms", v) }
 
 // fmtSpread prints "median (min–max)" with format f.
 func fmtSpread(s Spread, f string) string {
@@ -284,10 +284,10 @@ func (r *Report) Markdown() string {
 	}
 	w(`
 How to read this: every figure is measured twice in the same run. **Direct** is the scripted
-agent process (` + "`bench/cmd/bench-agent`" + `, no model: it does what its prompt text says) speaking NDJSON
+agent process (`+"`bench/cmd/bench-agent`"+`, no model: it does what its prompt text says) speaking NDJSON
 straight to a lean client on its stdio: the physical limit. **Bridged** is the same agent binary behind the
-real ` + "`acp-bridge`" + ` binary (plain ` + "`go build`" + `, no -race), reached by the same client. The client
-stands in for the editor and does the least an editor must: it recognises ` + "`session/update`" + ` lines
+real `+"`acp-bridge`"+` binary (plain `+"`go build`"+`, no -race), reached by the same client. The client
+stands in for the editor and does the least an editor must: it recognises `+"`session/update`"+` lines
 and checks their sequence numbers without decoding them, and decodes everything else. Each cell is the
 median of %d runs with the min–max range in brackets; runs alternate direct and bridged. The machine is
 shared and noisy: nothing here is asserted by a test, the aims below are read, not enforced.

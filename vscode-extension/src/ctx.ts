@@ -12,7 +12,7 @@ import { ApprovalCoordinator } from "./coordinator";
 import { BridgeProcess, checkVersion, locateBridge, missingBridgeMessage, RestartBudget, type Candidate } from "./bootstrap";
 import { BridgeConnection, stdioStream } from "./client";
 import { ChatStore } from "./model";
-import { POLICY_MODES, type AgentSummary, type BridgeState, type HostMessage, type Scope, type WebviewMessage } from "./protocol";
+import { OPT, POLICY_MODES, type AgentSummary, type BridgeState, type HostMessage, type Scope, type WebviewMessage } from "./protocol";
 import { agentMode, buildBridgeSettings, mergeAgents, personValue, planPersist, type RawSettings, type SettingsEdit } from "./settings";
 import { sliceLines } from "./text";
 import type { AgentEntry, PersistRequest } from "./wire";
@@ -118,6 +118,7 @@ export class Ctx implements vscode.Disposable {
         await this.setMode(m.chatId, m.mode);
         return;
       case "approve":
+        if (m.optionId === OPT.bypass && !(await this.confirmBypass(m.approvalId, m.scope))) return;
         await this.answer(m.approvalId, m.optionId, m.rule, m.scope);
         return;
       case "openFile": {
@@ -463,6 +464,21 @@ export class Ctx implements vscode.Disposable {
   }
 
   // ---- approvals -------------------------------------------------------------------
+
+  /** Bypass is the widest grant there is: it takes a second, explicit yes. */
+  private async confirmBypass(approvalId: string, scope?: Scope): Promise<boolean> {
+    const agent = this.store.approval(approvalId)?.meta.agent ?? "this agent";
+    const where = scope === "workspace" ? "this workspace's settings" : "your user settings";
+    const pick = await vscode.window.showWarningMessage(
+      `Bypass permissions for ${agent}?`,
+      {
+        modal: true,
+        detail: `${agent} will run every tool call without asking, in every session, until you revoke it (ACP Bridge: Manage Permission Rules). Deny rules and circuit breakers still apply. This is stored in ${where}.`,
+      },
+      "Bypass permissions",
+    );
+    return pick === "Bypass permissions";
+  }
 
   /** The person chose an option on a card. */
   async answer(approvalId: string, optionId: string, rule?: string, scope?: Scope): Promise<boolean> {

@@ -183,6 +183,10 @@ function renderTabs(): void {
   );
 }
 
+function scrollActiveTab(): void {
+  tabs.querySelector(".tab.active")?.scrollIntoView({ block: "nearest", inline: "nearest" });
+}
+
 function renderChatbar(): void {
   const cur = pickedAgent && st.agents.some((a) => a.id === pickedAgent) ? pickedAgent : st.defaultAgent;
   agentSelect.replaceChildren(
@@ -475,6 +479,7 @@ function setActive(chatId: string | undefined): void {
   st.active = chatId && st.chats.has(chatId) ? chatId : st.order[st.order.length - 1];
   if (st.active !== prev) input.value = drafts[st.active ?? ""] ?? "";
   renderTabs();
+  scrollActiveTab();
   renderChatbar();
   renderTranscript();
 }

@@ -338,6 +338,43 @@ test("a pending card survives the view being hidden and the webview reloaded; ca
   });
 });
 
+test("Bypass permissions for demo: a modal confirms, settings.json stores it, new chats start in bypass", async () => {
+  await step("bypass", async () => {
+    const before = await allCards(frame).count();
+    await promptAndWait(frame, "the whole demo once more");
+    const card = allCards(frame).nth(before);
+    await card.locator("button.opt").first().waitFor({ timeout: 30_000 });
+    await card.getByRole("button", { name: "Bypass permissions for demo" }).click();
+    const dialog = page.locator(".monaco-dialog-box");
+    await dialog.waitFor({ timeout: 10_000 });
+    assert.match(await dialog.innerText(), /Bypass permissions for demo\?/);
+    await shot("bypass-confirm");
+    await dialog.getByRole("button", { name: "Bypass permissions", exact: true }).click();
+    await card.locator(".outcome").waitFor({ timeout: 15_000 });
+    const deadline = Date.now() + 15_000;
+    let demo;
+    for (;;) {
+      try {
+        demo = readSettings(cs.settingsPath)["acpBridge.agents"]?.demo;
+      } catch {
+        /* mid-write */
+      }
+      if (demo?.bypassPermissions === true || Date.now() > deadline) break;
+      await page.waitForTimeout(200);
+    }
+    assert.equal(demo?.bypassPermissions, true, `acpBridge.agents.demo = ${JSON.stringify(demo)}`);
+    await frame.locator("#stop-btn").click().catch(() => {});
+    await turnDone(frame);
+    await frame.getByRole("button", { name: "New chat" }).click();
+    await frame.locator("#mode-select").locator('option[value="bypassPermissions"]').waitFor({ state: "attached" });
+    const deadline2 = Date.now() + 10_000;
+    while ((await frame.locator("#mode-select").inputValue()) !== "bypassPermissions" && Date.now() < deadline2) await page.waitForTimeout(200);
+    assert.equal(await frame.locator("#mode-select").inputValue(), "bypassPermissions");
+    assert.match(await frame.locator(".banner").innerText(), /Bypass permissions is on/);
+    await shot("bypass-chat");
+  });
+});
+
 test("the bridge's stderr reached the ACP Bridge output channel", async () => {
   const out = await bridgeOutput();
   if (!out) log("no ACP Bridge log file found under the profile (the Output channel is not always persisted)");

@@ -48,6 +48,9 @@ type Conn struct {
 	ready  chan struct{}   // closed once rpc is set
 	gate   <-chan struct{} // ConnOptions.Gate
 
+	fast   *ndjsonStream // the stream, when it is ours: notifications bypass jsonrpc2
+	onSend func(*jsonrpc2.Request, *jsonrpc2.Response)
+
 	mu       sync.Mutex
 	inflight map[jsonrpc2.ID]context.CancelFunc // requests being handled, for $/cancel_request
 	wg       sync.WaitGroup                     // request goroutines
@@ -86,7 +89,21 @@ func NewConn(ctx context.Context, stream jsonrpc2.ObjectStream, h Handler, opts 
 	if opts.OnSend != nil {
 		copts = append(copts, jsonrpc2.OnSend(opts.OnSend))
 	}
-	c.rpc = jsonrpc2.NewConn(ctx, stream, &dispatcher{c: c, h: h}, copts...)
+	d := &dispatcher{c: c, h: h}
+	if s, ok := stream.(*ndjsonStream); ok {
+		// Notifications (session/update above all) are read and written
+		// without jsonrpc2's decode/encode round trips; order is kept, as
+		// they are still handled inline on the one read loop.
+		c.fast, c.onSend = s, opts.OnSend
+		onRecv := opts.OnRecv
+		s.onNotif = func(method string, params json.RawMessage) {
+			if onRecv != nil {
+				onRecv(notifRequest(method, params), nil)
+			}
+			d.notification(ctx, method, params)
+		}
+	}
+	c.rpc = jsonrpc2.NewConn(ctx, stream, d, copts...)
 	close(c.ready)
 	return c
 }
@@ -169,6 +186,22 @@ func (p *Pending) ID() jsonrpc2.ID { return p.id }
 
 // Notify implements Peer.
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
+	if raw, ok := params.(json.RawMessage); ok && c.fast != nil {
+		select {
+		case <-c.rpc.DisconnectNotify():
+			return fmt.Errorf("%s: %w", method, jsonrpc2.ErrClosed)
+		default:
+		}
+		if c.onSend != nil {
+			c.onSend(notifRequest(method, raw), nil)
+		}
+		if done, err := c.fast.writeNotification(method, raw); done {
+			if err != nil {
+				return fmt.Errorf("%s: %w", method, err)
+			}
+			return nil
+		}
+	}
 	if err := c.rpc.Notify(ctx, method, params); err != nil {
 		return fmt.Errorf("%s: %w", method, err)
 	}
@@ -195,21 +228,41 @@ func params(req *jsonrpc2.Request) json.RawMessage {
 	return *req.Params
 }
 
-func (d *dispatcher) Handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrpc2.Request) {
+func notifRequest(method string, params json.RawMessage) *jsonrpc2.Request {
+	return &jsonrpc2.Request{Method: method, Params: &params, Notif: true}
+}
+
+// wait holds the read loop until NewConn has finished and the gate opened.
+func (d *dispatcher) wait(ctx context.Context) bool {
 	<-d.c.ready
 	if d.c.gate != nil {
 		select {
 		case <-d.c.gate:
 		case <-ctx.Done():
-			return
+			return false
 		}
 	}
+	return true
+}
+
+// notification handles one notification inline, on the read loop.
+func (d *dispatcher) notification(ctx context.Context, method string, params json.RawMessage) {
+	if !d.wait(ctx) {
+		return
+	}
+	if method == MethodCancelRequest {
+		d.cancelRequest(params)
+		return
+	}
+	d.h.HandleNotification(ctx, method, params)
+}
+
+func (d *dispatcher) Handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	if req.Notif {
-		if req.Method == MethodCancelRequest {
-			d.cancelRequest(params(req))
-			return
-		}
-		d.h.HandleNotification(ctx, req.Method, params(req))
+		d.notification(ctx, req.Method, params(req))
+		return
+	}
+	if !d.wait(ctx) {
 		return
 	}
 	if p, ok := d.h.(Preparer); ok {

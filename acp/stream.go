@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -53,6 +55,12 @@ type ndjsonStream struct {
 	wbuf bytes.Buffer
 
 	c io.Closer
+
+	// onNotif, set by NewConn before the first read, receives plain
+	// notifications on the read goroutine, in wire order, without the
+	// round trip through jsonrpc2's decoder (which decodes params into
+	// interface{} values and encodes them again).
+	onNotif func(method string, params json.RawMessage)
 }
 
 // errLineTooLong is internal: the line was discarded.
@@ -125,6 +133,12 @@ func (s *ndjsonStream) ReadObject(v any) error {
 		if len(trimmed) == 0 {
 			continue
 		}
+		if s.onNotif != nil {
+			if method, params, ok := plainNotification(trimmed); ok {
+				s.onNotif(method, params)
+				continue
+			}
+		}
 		if !json.Valid(trimmed) {
 			s.drop(StreamEvent{Kind: "invalid-json", Bytes: len(line), Prefix: prefix(line), Err: errors.New("not a JSON value")})
 			continue
@@ -135,6 +149,67 @@ func (s *ndjsonStream) ReadObject(v any) error {
 		}
 		return nil
 	}
+}
+
+// plainNotification recognises a JSON-RPC notification that jsonrpc2 would
+// read the same way: a UTF-8 object with a string "method", no "id" (or a
+// null one), no "result" and no "error", every member name spelled exactly
+// (encoding/json matches struct fields case-insensitively; jsonrpc2 does
+// not). Anything else (requests, responses, batches, invalid UTF-8, which
+// jsonrpc2 repairs) is left to jsonrpc2. params is a copy.
+func plainNotification(line []byte) (method string, params json.RawMessage, ok bool) {
+	if len(line) == 0 || line[0] != '{' || !utf8.Valid(line) {
+		return "", nil, false
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(line, &m) != nil {
+		return "", nil, false
+	}
+	for k := range m {
+		switch lk := strings.ToLower(k); lk {
+		case "id", "method", "params", "result", "error", "jsonrpc":
+			if k != lk {
+				return "", nil, false
+			}
+		}
+	}
+	if id, has := m["id"]; has && string(id) != "null" {
+		return "", nil, false
+	}
+	if _, has := m["result"]; has {
+		return "", nil, false
+	}
+	if _, has := m["error"]; has {
+		return "", nil, false
+	}
+	if json.Unmarshal(m["method"], &method) != nil {
+		return "", nil, false
+	}
+	return method, m["params"], true
+}
+
+// writeNotification writes a notification whose params are already JSON,
+// skipping jsonrpc2's encoding chain (which re-encodes params several
+// times). It reports false, having written nothing, when params is not a
+// single compact-safe JSON value; the caller then takes the general path.
+func (s *ndjsonStream) writeNotification(method string, params json.RawMessage) (bool, error) {
+	if !json.Valid(params) || bytes.IndexByte(params, '\n') >= 0 {
+		return false, nil
+	}
+	m, err := json.Marshal(method)
+	if err != nil {
+		return false, nil
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.wbuf.Reset()
+	s.wbuf.WriteString(`{"jsonrpc":"2.0","method":`)
+	s.wbuf.Write(m)
+	s.wbuf.WriteString(`,"params":`)
+	s.wbuf.Write(params)
+	s.wbuf.WriteString("}\n")
+	_, err = s.w.Write(s.wbuf.Bytes())
+	return true, err
 }
 
 // WriteObject implements jsonrpc2.ObjectStream: one JSON value and a newline,

@@ -1,0 +1,192 @@
+package acp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+func TestPlainNotification(t *testing.T) {
+	cases := []struct {
+		line   string
+		ok     bool
+		method string
+		params string
+	}{
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"b":1,"a":2.50}}`, true, "session/update", `{"b":1,"a":2.50}`},
+		{`{"method":"m"}`, true, "m", ``},
+		{`{"method":"m","params":null}`, true, "m", `null`},
+		{`{"method":"m","id":null,"params":[1]}`, true, "m", `[1]`},
+		{`{"method":"m","id":1}`, false, "", ""},          // a request
+		{`{"method":"m","id":"x"}`, false, "", ""},        // a request
+		{`{"id":1,"result":{}}`, false, "", ""},           // a response
+		{`{"method":"m","result":{}}`, false, "", ""},     // neither: jsonrpc2 rejects it
+		{`{"method":"m","error":{}}`, false, "", ""},      // neither
+		{`{"Method":"m"}`, false, "", ""},                 // jsonrpc2 matches names exactly
+		{`{"method":"m","ID":1}`, false, "", ""},          // ditto
+		{`{"method":1}`, false, "", ""},                   // not a string
+		{`[{"method":"m"}]`, false, "", ""},               // a batch
+		{`{"method":"m","params":"\xff"}`, false, "", ""}, // invalid UTF-8: jsonrpc2 repairs it
+		{`{"method":"m"`, false, "", ""},                  // truncated
+		{`"method"`, false, "", ""},
+	}
+	for _, c := range cases {
+		m, p, ok := plainNotification([]byte(c.line))
+		if ok != c.ok || m != c.method || string(p) != c.params {
+			t.Errorf("%s: got (%q, %q, %v), want (%q, %q, %v)", c.line, m, p, ok, c.method, c.params, c.ok)
+		}
+	}
+}
+
+// Notifications keep their params byte for byte (members in the sender's
+// order, numbers as written) and their order relative to requests and
+// responses; trace hooks see them. Before the fast path, jsonrpc2 decoded
+// params into interface{} values and encoded them again, sorting members.
+func TestNotificationsPassThroughExactly(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var mu sync.Mutex
+	var got []string
+	var traced []string
+	h := funcHandler{
+		notif: func(_ context.Context, m string, p json.RawMessage) {
+			mu.Lock()
+			got = append(got, m+" "+string(p))
+			mu.Unlock()
+		},
+		req: func(context.Context, string, json.RawMessage) (any, error) {
+			return json.RawMessage(`{"ok":true}`), nil
+		},
+	}
+	prep := func(m string) {
+		mu.Lock()
+		got = append(got, "request "+m)
+		mu.Unlock()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := NewConn(ctx, NewStream(inR, outW, outW, StreamOptions{}), preparing{h, prep}, ConnOptions{
+		OnRecv: func(req *jsonrpc2.Request, _ *jsonrpc2.Response) {
+			if req != nil && req.Notif {
+				mu.Lock()
+				traced = append(traced, "recv "+req.Method)
+				mu.Unlock()
+			}
+		},
+		OnSend: func(req *jsonrpc2.Request, _ *jsonrpc2.Response) {
+			if req != nil && req.Notif {
+				mu.Lock()
+				traced = append(traced, "send "+req.Method)
+				mu.Unlock()
+			}
+		},
+	})
+	defer c.Close()
+	lines := make(chan string, 16)
+	go func() {
+		buf := make([]byte, 0, 4096)
+		tmp := make([]byte, 4096)
+		for {
+			n, err := outR.Read(tmp)
+			buf = append(buf, tmp[:n]...)
+			for {
+				i := bytes.IndexByte(buf, '\n')
+				if i < 0 {
+					break
+				}
+				lines <- string(buf[:i])
+				buf = buf[i+1:]
+			}
+			if err != nil {
+				close(lines)
+				return
+			}
+		}
+	}()
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","method":"n1","params":{"z":1,"a":[1.50,{"y":null,"b":"\u00e9"}]}}`,
+		`{"jsonrpc":"2.0","id":7,"method":"r1","params":{}}`,
+		`{"jsonrpc":"2.0","method":"n2","params":{"sessionId":"s","update":{"sessionUpdate":"x"}}}`,
+	}, "\n") + "\n"
+	if _, err := inW.Write([]byte(in)); err != nil {
+		t.Fatal(err)
+	}
+	if l := <-lines; !strings.Contains(l, `"id":7`) || !strings.Contains(l, `"ok":true`) {
+		t.Fatalf("reply to the request: %s", l)
+	}
+	// Writing: params given as json.RawMessage go out as they are; one line
+	// each, even when the raw value spans lines.
+	if err := c.Notify(tctx(t), "out1", json.RawMessage(`{"z":1,"a":2}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Notify(tctx(t), "out2", json.RawMessage("{\n  \"k\": [1,\n 2]\n}")); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Notify(tctx(t), "out3", json.RawMessage(`{"broken"`)); err == nil {
+		t.Fatal("a broken raw params was written")
+	}
+	if l := <-lines; l != `{"jsonrpc":"2.0","method":"out1","params":{"z":1,"a":2}}` {
+		t.Fatalf("out1 line: %s", l)
+	}
+	if l := <-lines; l != `{"jsonrpc":"2.0","method":"out2","params":{"k":[1,2]}}` {
+		t.Fatalf("out2 line: %s", l)
+	}
+	_ = inW.Close()
+	<-c.Done()
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{
+		`n1 {"z":1,"a":[1.50,{"y":null,"b":"\u00e9"}]}`,
+		`request r1`,
+		`n2 {"sessionId":"s","update":{"sessionUpdate":"x"}}`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("handled:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, w := range []string{"recv n1", "recv n2", "send out1", "send out2"} {
+		found := false
+		for _, x := range traced {
+			found = found || x == w
+		}
+		if !found {
+			t.Fatalf("trace lacks %q: %v", w, traced)
+		}
+	}
+}
+
+// preparing records requests inline, in wire order (PrepareRequest).
+type preparing struct {
+	funcHandler
+	prep func(method string)
+}
+
+func (p preparing) PrepareRequest(ctx context.Context, method string, _ json.RawMessage) context.Context {
+	p.prep(method)
+	return ctx
+}
+
+// A notification with invalid UTF-8 still arrives (through jsonrpc2, which
+// replaces the bad bytes), and a closed connection refuses to write.
+func TestNotificationInvalidUTF8AndClosed(t *testing.T) {
+	inR, inW := io.Pipe()
+	got := make(chan string, 1)
+	h := funcHandler{notif: func(_ context.Context, m string, p json.RawMessage) { got <- string(p) }}
+	c := NewConn(context.Background(), NewStream(inR, io.Discard, inR, StreamOptions{}), h, ConnOptions{})
+	if _, err := inW.Write([]byte("{\"method\":\"n\",\"params\":{\"t\":\"a\xffb\"}}\n")); err != nil {
+		t.Fatal(err)
+	}
+	if p := <-got; p != `{"t":"a`+"\ufffd"+`b"}` {
+		t.Fatalf("params %q", p)
+	}
+	_ = c.Close()
+	<-c.Done()
+	if err := c.Notify(context.Background(), "n", json.RawMessage(`{}`)); err == nil {
+		t.Fatal("Notify on a closed connection succeeded")
+	}
+}

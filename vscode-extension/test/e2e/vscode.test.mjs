@@ -4,7 +4,7 @@
 //   VSIX=path/to.vsix node --test test/e2e/
 // Screenshots of failures (and a few of the happy path) go to ../test-artifacts/.
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import * as os from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -23,6 +23,7 @@ let chromeDir;
 before(async () => {
   assert.ok(VSIX && existsSync(VSIX), `VSIX=${VSIX} must name the packaged extension`);
   mkdirSync(ARTIFACTS, { recursive: true });
+  for (const f of readdirSync(ARTIFACTS)) if (/^e2e-.*\.png$/.test(f)) rmSync(join(ARTIFACTS, f)); // this run's pictures only
   cs = await startCodeServer({ vsix: VSIX, log });
   chromeDir = mkdtempSync(join(os.tmpdir(), "acpb-chrome-"));
   ctx = await chromium.launchPersistentContext(chromeDir, {
@@ -239,12 +240,28 @@ test("mode dropdown: session/set_mode reaches the bridge", async () => {
   });
 });
 
-test("commands: Manage Permission Rules lists the stored rule; Open Audit Log opens the bridge's log", async () => {
+test("commands: Manage Permission Rules lists and revokes the stored rule; Open Audit Log opens the bridge's log", async () => {
   await step("commands", async () => {
     await runCommand("ACP Bridge: Manage Permission Rules");
     await page.locator(".quick-input-list .monaco-list-row", { hasText: "allow Bash(go test" }).first().waitFor({ timeout: 10_000 });
     await shot("manage-rules");
-    await page.keyboard.press("Escape");
+    await page.keyboard.press("Enter"); // the rule row is the first: revoke it
+    const dialog = page.locator(".monaco-dialog-box");
+    await dialog.waitFor({ timeout: 10_000 });
+    assert.match(await dialog.innerText(), /Revoke allow Bash\(go test/);
+    await dialog.getByRole("button", { name: "Revoke", exact: true }).click();
+    const deadline = Date.now() + 10_000;
+    let allow = ["?"];
+    while (Date.now() < deadline) {
+      try {
+        allow = readSettings(cs.settingsPath)["acpBridge.permissions"]?.allow ?? [];
+      } catch {
+        /* mid-write */
+      }
+      if (allow.length === 0) break;
+      await page.waitForTimeout(200);
+    }
+    assert.deepEqual(allow, [], "the rule was removed from settings.json");
     await runCommand("ACP Bridge: Open Audit Log");
     await page.locator(".tabs-container .tab", { hasText: "audit.jsonl" }).waitFor({ timeout: 10_000 });
     await page.locator(".view-lines", { hasText: "go test" }).first().waitFor({ timeout: 10_000 });

@@ -171,6 +171,17 @@ export const OPT = {
   bypass: "acp-bridge:bypass",
 } as const;
 
+/** Tooltips of the bridge's options. */
+export const OPTION_HINTS: Record<string, string> = {
+  [OPT.allowOnce]: "Allow this call, once",
+  [OPT.allowSession]: "Allow calls like this one without asking until this session ends (kept in the bridge's memory)",
+  [OPT.allowAlways]: "Store the rule below as an allow rule and allow this call",
+  [OPT.rejectOnce]: "Refuse this call; the agent goes on",
+  [OPT.rejectAndStop]: "Refuse this call and cancel the agent's turn",
+  [OPT.rejectAlways]: "Store the rule below as a deny rule and refuse this call",
+  [OPT.bypass]: "Let this agent run every call without asking (deny rules and circuit breakers still apply); asks you to confirm",
+};
+
 /** Options that store a rule, so the card offers an editable rule and a scope. */
 export function optionTakesRule(optionId: string): boolean {
   return optionId === OPT.allowAlways || optionId === OPT.rejectAlways;

@@ -10,6 +10,7 @@ import { renderInline, renderMarkdown } from "./markdown";
 import {
   describeResolution,
   MODE_LABELS,
+  OPTION_HINTS,
   optionTakesRule,
   optionTakesScope,
   type AgentSummary,
@@ -439,7 +440,7 @@ function renderApproval(a: ApprovalItem): HTMLElement {
               class: `opt ${o.kind.startsWith("allow") ? (o.kind === "allow_once" ? "primary" : "allow") : o.kind.startsWith("reject") ? "reject" : "secondary"}${a.chosen === o.optionId ? " chosen" : ""}`,
               "data-option-id": o.optionId,
               disabled: busy,
-              title: o.optionId,
+              title: OPTION_HINTS[o.optionId] ?? `${o.name} (${o.kind.replace("_", " ")}, offered by the agent)`,
               onclick: () => {
                 const cardEl = transcript.querySelector<HTMLElement>(`[data-approval-id="${CSS.escape(a.approvalId)}"]`);
                 const rule = optionTakesRule(o.optionId) ? (cardEl?.querySelector<HTMLInputElement>(".rule-input")?.value ?? ruleValue) : undefined;

@@ -20,6 +20,7 @@ type FakeAgentOptions struct {
 	GarbageFirst bool // print non-JSON lines, invalid UTF-8 and a stray response before anything else
 	LongLine     int  // print one line of this many bytes before answering initialize
 	Name         string
+	Report       string // append "<toolCallId>=<answer>" to this file for every permission answer
 }
 
 // ParseFakeAgentArgs reads the fake agent's flags: --hang-init, --exit-init,
@@ -36,6 +37,8 @@ func ParseFakeAgentArgs(args []string) FakeAgentOptions {
 			o.GarbageFirst = true
 		case strings.HasPrefix(a, "--long-line="):
 			o.LongLine, _ = strconv.Atoi(strings.TrimPrefix(a, "--long-line="))
+		case strings.HasPrefix(a, "--report="):
+			o.Report = strings.TrimPrefix(a, "--report=")
 		case strings.HasPrefix(a, "--name="):
 			o.Name = strings.TrimPrefix(a, "--name=")
 		}
@@ -63,6 +66,10 @@ func ParseFakeAgentArgs(args []string) FakeAgentOptions {
 //	wait                 say "waiting", block until session/cancel, then end with cancelled
 //	endturn-on-cancel    like wait, but answer end_turn (a buggy agent)
 //
+// and the fault-injection commands of faultcmds.go (garbage, split,
+// longline, unknownreq, spawn, flood). With --report=PATH every permission
+// answer is also appended to PATH as "<toolCallId>=<answer>".
+//
 // The turn ends with end_turn (or cancelled after session/cancel).
 func ServeFakeAgent(in io.Reader, out io.Writer, o FakeAgentOptions) error {
 	if o.GarbageFirst {
@@ -80,19 +87,24 @@ func ServeFakeAgent(in io.Reader, out io.Writer, o FakeAgentOptions) error {
 		line = append(line, '\n')
 		out.Write(line)
 	}
-	f := &fakeAgent{o: o, sessions: map[string]*fakeSession{}}
+	f := &fakeAgent{o: o, sessions: map[string]*fakeSession{}, raw: &lockedWriter{w: out}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	gate := make(chan struct{})
-	f.conn = acp.NewConn(ctx, acp.NewStream(in, out, nil, acp.StreamOptions{}), f, acp.ConnOptions{Gate: gate})
+	f.conn = acp.NewConn(ctx, acp.NewStream(in, f.raw, nil, acp.StreamOptions{}), f, acp.ConnOptions{Gate: gate})
 	close(gate)
 	<-f.conn.Done()
+	// End the prompts still running and let each record the answers it got
+	// (--report) before the process exits.
+	cancel()
+	f.conn.Wait()
 	return nil
 }
 
 type fakeAgent struct {
 	o    FakeAgentOptions
 	conn *acp.Conn
+	raw  *lockedWriter // stdout; the connection writes through it too
 
 	mu       sync.Mutex
 	n        int
@@ -170,6 +182,12 @@ var fakeOptions = []map[string]any{
 }
 
 func (f *fakeAgent) ask(ctx context.Context, sid string, toolCall map[string]any) string {
+	answer := f.askOnce(ctx, sid, toolCall)
+	f.report(toolCall["toolCallId"], answer)
+	return answer
+}
+
+func (f *fakeAgent) askOnce(ctx context.Context, sid string, toolCall map[string]any) string {
 	var res acp.RequestPermissionResponse
 	err := f.conn.Call(ctx, acp.MethodRequestPermission, map[string]any{
 		"sessionId": sid, "toolCall": toolCall, "options": fakeOptions,
@@ -290,6 +308,8 @@ func (f *fakeAgent) prompt(ctx context.Context, params json.RawMessage) (any, er
 			if fields[0] == "endturn-on-cancel" {
 				stop = acp.StopEndTurn
 			}
+		default:
+			f.faultCommand(s, fields) // faultcmds.go
 		}
 		select {
 		case <-s.cancel:

@@ -5,7 +5,10 @@
 #      github.com/coder/acp-go-sdk (from the Go module proxy) around the real
 #      bridge binary, under -race;
 #   2. interop/ts: the official TypeScript SDK as the bridge's parent, and the
-#      ACP v1 JSON schema check of every line the bridge wrote in 1 and 2.
+#      ACP v1 JSON schema check of every line the bridge wrote in 1 and 2;
+#   3. interop/claude: the real Claude Agent ACP adapter (npm) as the bridge's
+#      child, offline against a scripted fake Messages API on 127.0.0.1,
+#      with the TypeScript SDK as parent; every bridge line schema-checked.
 # Needs go and node >= 20 with npm; fetches the npm packages (npm ci) and
 # the Go SDK module on first use. Exits non-zero if anything failed.
 # Set ACP_INTEROP_KEEP=DIR to keep the binary and the transcripts in DIR.
@@ -47,6 +50,15 @@ echo "== interop: node --test (TypeScript SDK parent, ACP v1 schema validation)"
 (cd interop/ts && ACP_BRIDGE_BIN=$bin ACP_INTEROP_TRANSCRIPT_DIR=$transcripts \
   ACP_INTEROP_EXPECT_GO_TRANSCRIPTS=$expect_go_transcripts \
   node --test --test-reporter=spec test/) || failed+=("node interop tests")
+
+# After step 2: interop/claude imports interop/ts/lib (and its node_modules).
+echo "== interop: npm ci + node --test (interop/claude: real Claude Agent ACP adapter, fake Messages API)"
+if (cd interop/claude && npm ci --no-audit --no-fund --loglevel=error); then
+  (cd interop/claude && ACP_BRIDGE_BIN=$bin ACP_INTEROP_TRANSCRIPT_DIR=$transcripts \
+    node --test --test-reporter=spec test/) || failed+=("claude interop tests")
+else
+  failed+=("npm ci (interop/claude)")
+fi
 
 if [ ${#failed[@]} -gt 0 ]; then
   echo "interop: FAILED: ${failed[*]} (transcripts kept in $transcripts)" >&2

@@ -1,0 +1,183 @@
+// Starts the real acp-bridge binary with one agent, "claude": the
+// npm-installed Claude Agent ACP adapter (which runs the Claude Code CLI it
+// ships), pointed at a fake Messages API on 127.0.0.1. Records every line
+// either side of the bridge's stdio writes (a transcript) and hands the SDK
+// an ndJsonStream.
+
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import { lineSplitter } from "../../ts/lib/bridge.mjs";
+
+const require = createRequire(import.meta.url);
+
+/**
+ * The adapter package under test: {name, version, bin} (bin: absolute path
+ * of its entry script). The pinned @agentclientprotocol/claude-agent-acp,
+ * or the package directory in $ACP_INTEROP_CLAUDE_ADAPTER_DIR (e.g. an
+ * installed @zed-industries/claude-code-acp, the adapter's former name).
+ */
+export const ADAPTER = (() => {
+  const dir = process.env.ACP_INTEROP_CLAUDE_ADAPTER_DIR;
+  const pkgFile = dir ? join(dir, "package.json") : require.resolve("@agentclientprotocol/claude-agent-acp/package.json");
+  const pkg = JSON.parse(readFileSync(pkgFile, "utf8"));
+  const bins = typeof pkg.bin === "string" ? [pkg.bin] : Object.values(pkg.bin ?? {});
+  if (bins.length !== 1) throw new Error(`${pkgFile}: want exactly one bin, found ${JSON.stringify(pkg.bin)}`);
+  return { name: pkg.name, version: pkg.version, bin: join(dirname(pkgFile), bins[0]) };
+})();
+
+/** The bridge binary: $ACP_BRIDGE_BIN (interop/run.sh sets it). */
+export function bridgeBin() {
+  const bin = process.env.ACP_BRIDGE_BIN;
+  if (!bin) throw new Error("ACP_BRIDGE_BIN is not set: build acp-bridge and point it at the binary (interop/run.sh does)");
+  return bin;
+}
+
+/**
+ * process.env without the bridge's settings, HOME and XDG dirs, and without
+ * anything that could point Claude at a real account or endpoint.
+ */
+function isolatedEnv(home) {
+  const env = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (/^(ACP_BRIDGE_|XDG_|ANTHROPIC_|CLAUDE_|AWS_|GOOGLE_|VERTEX_)/.test(k) || k === "HOME") continue;
+    env[k] = v;
+  }
+  return {
+    ...env,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_STATE_HOME: join(home, ".local", "state"),
+    XDG_CACHE_HOME: join(home, ".cache"),
+  };
+}
+
+/**
+ * The bridge config: agent "claude" = node running the adapter, offline.
+ * The agent's HOME is its own temporary directory; IS_SANDBOX=1 lets the
+ * Claude Code CLI run as root (acp-protocol.md §7, pitfall 11).
+ * @param {{apiUrl: string, agentHome: string, permissions?: object}} o
+ */
+export function claudeConfig({ apiUrl, agentHome, permissions }) {
+  const config = {
+    defaultAgent: "claude",
+    agents: {
+      claude: {
+        command: process.execPath,
+        args: [ADAPTER.bin],
+        env: {
+          HOME: agentHome,
+          IS_SANDBOX: "1",
+          ANTHROPIC_BASE_URL: apiUrl,
+          ANTHROPIC_API_KEY: "sk-ant-fake",
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        },
+      },
+    },
+  };
+  if (permissions) config.permissions = permissions;
+  // JSON is YAML: no quoting questions for paths and rules.
+  return JSON.stringify(config, null, 2) + "\n";
+}
+
+/**
+ * Starts acp-bridge with claudeConfig(...) in a fresh workspace.
+ * @param {{name: string, apiUrl: string, permissions?: object}} o
+ * @returns {{stream: acp.Stream, transcript: {dir: string, line: string}[], workspace: string, stderr: () => string, close: () => Promise<{code: number|null, signal: string|null, rest: string, timedOut?: boolean}>}}
+ */
+export function spawnClaudeBridge({ name, apiUrl, permissions }) {
+  const home = mkdtempSync(join(tmpdir(), "acp-interop-claude-home-"));
+  const workspace = mkdtempSync(join(tmpdir(), "acp-interop-claude-ws-"));
+  const agentHome = join(home, "agent-home");
+  mkdirSync(agentHome);
+  const configFile = join(home, "config.yaml");
+  writeFileSync(configFile, claudeConfig({ apiUrl, agentHome, permissions }));
+  const child = spawn(bridgeBin(), ["--config", configFile, "--workspace", workspace, "--log-level", "debug"], {
+    cwd: workspace,
+    env: isolatedEnv(home),
+    stdio: ["pipe", "pipe", "pipe"],
+    detached: true, // own process group: cleanup reaches the adapter and the CLI
+  });
+  const transcript = [];
+  const out = lineSplitter((line) => transcript.push({ dir: "out", line }));
+  const inn = lineSplitter((line) => transcript.push({ dir: "in", line }));
+  let stderr = "";
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (s) => (stderr += s));
+  const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+
+  // Keep recording after the SDK stops reading: the bridge's last words count.
+  let reading = true;
+  const input = new ReadableStream({
+    start(controller) {
+      child.stdout.on("data", (chunk) => {
+        out.push(chunk);
+        if (reading) controller.enqueue(new Uint8Array(chunk));
+      });
+      child.stdout.on("end", () => {
+        if (reading) controller.close();
+        reading = false;
+      });
+      child.stdout.on("error", (err) => {
+        if (reading) controller.error(err);
+        reading = false;
+      });
+    },
+    cancel() {
+      reading = false;
+    },
+  });
+  const output = new WritableStream({
+    write(chunk) {
+      inn.push(Buffer.from(chunk));
+      return new Promise((resolve, reject) => child.stdin.write(chunk, (err) => (err ? reject(err) : resolve())));
+    },
+    close() {
+      child.stdin.end();
+    },
+    abort() {
+      child.stdin.destroy();
+    },
+  });
+
+  return {
+    stream: acp.ndJsonStream(output, input),
+    transcript,
+    workspace,
+    stderr: () => stderr,
+    /** Closes stdin, waits up to 20 s for the bridge to exit, writes the transcript, removes the temp dirs. */
+    async close() {
+      child.stdin.end();
+      let timer;
+      const timeout = new Promise((resolve) => {
+        timer = setTimeout(() => resolve(null), 20_000);
+      });
+      let status = await Promise.race([exited, timeout]);
+      clearTimeout(timer);
+      if (status === null) {
+        process.kill(-child.pid, "SIGKILL");
+        status = { ...(await exited), timedOut: true };
+      }
+      try {
+        process.kill(-child.pid, "SIGKILL"); // the adapter or the CLI, if left behind
+      } catch {
+        // the group is gone: nothing left behind
+      }
+      writeTranscript(name, transcript);
+      rmSync(home, { recursive: true, force: true });
+      rmSync(workspace, { recursive: true, force: true });
+      return { ...status, rest: out.rest() };
+    },
+  };
+}
+
+/** Writes claude-<name>.jsonl under $ACP_INTEROP_TRANSCRIPT_DIR, if set. */
+function writeTranscript(name, transcript) {
+  const dir = process.env.ACP_INTEROP_TRANSCRIPT_DIR;
+  if (!dir || !name) return;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `claude-${name}.jsonl`), transcript.map((e) => JSON.stringify(e) + "\n").join(""));
+}

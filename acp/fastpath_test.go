@@ -190,3 +190,21 @@ func TestNotificationInvalidUTF8AndClosed(t *testing.T) {
 		t.Fatal("Notify on a closed connection succeeded")
 	}
 }
+
+// A notification's ctx ends when the connection closes (as jsonrpc2's does).
+func TestNotificationContextEndsWithConnection(t *testing.T) {
+	inR, inW := io.Pipe()
+	got := make(chan context.Context, 1)
+	h := funcHandler{notif: func(ctx context.Context, _ string, _ json.RawMessage) { got <- ctx }}
+	c := NewConn(context.Background(), NewStream(inR, io.Discard, inR, StreamOptions{}), h, ConnOptions{})
+	if _, err := inW.Write([]byte(`{"jsonrpc":"2.0","method":"n","params":{}}` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	ctx := <-got
+	_ = c.Close()
+	select {
+	case <-ctx.Done():
+	case <-tctx(t).Done():
+		t.Fatal("the notification's ctx outlived the connection")
+	}
+}

@@ -90,20 +90,30 @@ func NewConn(ctx context.Context, stream jsonrpc2.ObjectStream, h Handler, opts 
 		copts = append(copts, jsonrpc2.OnSend(opts.OnSend))
 	}
 	d := &dispatcher{c: c, h: h}
+	var endNotif context.CancelFunc
 	if s, ok := stream.(*ndjsonStream); ok {
 		// Notifications (session/update above all) are read and written
 		// without jsonrpc2's decode/encode round trips; order is kept, as
-		// they are still handled inline on the one read loop.
+		// they are still handled inline on the one read loop. Their ctx
+		// ends with the connection, as jsonrpc2's handler ctx does.
 		c.fast, c.onSend = s, opts.OnSend
 		onRecv := opts.OnRecv
+		var nctx context.Context
+		nctx, endNotif = context.WithCancel(ctx)
 		s.onNotif = func(method string, params json.RawMessage) {
 			if onRecv != nil {
 				onRecv(notifRequest(method, params), nil)
 			}
-			d.notification(ctx, method, params)
+			d.notification(nctx, method, params)
 		}
 	}
 	c.rpc = jsonrpc2.NewConn(ctx, stream, d, copts...)
+	if endNotif != nil {
+		go func() {
+			<-c.rpc.DisconnectNotify()
+			endNotif()
+		}()
+	}
 	close(c.ready)
 	return c
 }

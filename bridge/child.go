@@ -301,8 +301,14 @@ func (b *Bridge) ask(ctx context.Context, s *session, call approvals.Call, d dec
 	case <-ctx.Done():
 		// The child withdrew the request ($/cancel_request) or went away.
 		by := approvals.SourceCancel
-		if s.agent.connFor(s.gen) == nil {
+		if c := s.agent.connFor(s.gen); c == nil {
 			by = approvals.SourceAgentExit
+		} else {
+			select {
+			case <-c.Done(): // the connection ended under the request: the agent went away
+				by = approvals.SourceAgentExit
+			default:
+			}
 		}
 		_ = b.broker.Resolve(id, approvals.Resolution{Outcome: acp.OutcomeCancelled, By: by})
 	}

@@ -1,0 +1,416 @@
+package faults
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/acp-bridge/acp-bridge/acp"
+	"github.com/acp-bridge/acp-bridge/internal/testkit"
+)
+
+// binPath is the acp-bridge binary, built once by TestMain.
+var binPath string
+
+func TestMain(m *testing.M) {
+	testkit.ServeFakeAgentIfChild()
+	dir, err := os.MkdirTemp("", "acp-bridge-faults")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binPath = filepath.Join(dir, "acp-bridge")
+	args := []string{"build", "-o", binPath}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, "../cmd/acp-bridge")...)
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build acp-bridge:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// valve is a reader that can be shut: the fake editor stops reading the
+// bridge's stdout while it is shut (a slow or stalled editor).
+type valve struct {
+	r    io.Reader
+	mu   sync.Mutex
+	open chan struct{}
+}
+
+func newValve(r io.Reader) *valve {
+	v := &valve{r: r, open: make(chan struct{})}
+	close(v.open)
+	return v
+}
+
+func (v *valve) Read(p []byte) (int, error) {
+	v.mu.Lock()
+	ch := v.open
+	v.mu.Unlock()
+	<-ch
+	return v.r.Read(p)
+}
+
+func (v *valve) shut() {
+	v.mu.Lock()
+	v.open = make(chan struct{})
+	v.mu.Unlock()
+}
+
+func (v *valve) release() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	select {
+	case <-v.open:
+	default:
+		close(v.open)
+	}
+}
+
+// bridgeProc is one acp-bridge process with a fake editor on its stdio.
+type bridgeProc struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	editor *testkit.Editor
+	stdin  io.WriteCloser
+	valve  *valve
+	stderr *syncBuffer
+	home   string // HOME; XDG_CONFIG_HOME is home/.config
+	ws     string // workspace and cwd
+	cfg    string // --config file ("" if none)
+	exited chan struct{}
+	exit   error // set before exited closes
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+type startOpts struct {
+	config    string   // YAML of the --config file; "" = no --config
+	workspace string   // YAML of <ws>/.acp-bridge.yaml; "" = none
+	env       []string // extra environment
+	args      []string // extra flags
+}
+
+// start runs the real binary with an isolated HOME and workspace.
+func start(t *testing.T, o startOpts) *bridgeProc {
+	t.Helper()
+	home := t.TempDir()
+	ws := t.TempDir()
+	p := &bridgeProc{t: t, home: home, ws: ws, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	args := []string{"--workspace", ws, "--log-level", "debug"}
+	if o.config != "" {
+		p.cfg = filepath.Join(home, "config.yaml")
+		if err := os.WriteFile(p.cfg, []byte(o.config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "--config", p.cfg)
+	}
+	if o.workspace != "" {
+		if err := os.WriteFile(filepath.Join(ws, ".acp-bridge.yaml"), []byte(o.workspace), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.cmd = exec.Command(binPath, append(args, o.args...)...)
+	p.cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
+	p.cmd.Env = append(p.cmd.Env, o.env...)
+	p.cmd.Dir = ws
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdin, err := p.cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.cmd.Stderr = p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p.stdin = stdin
+	p.valve = newValve(stdout)
+	ctx, cancel := context.WithCancel(context.Background())
+	p.editor = testkit.NewEditor(ctx, p.valve, stdin)
+	go func() {
+		p.exit = p.cmd.Wait()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		p.valve.release()
+		cancel()
+		_ = stdin.Close()
+		select {
+		case <-p.exited:
+		case <-time.After(30 * time.Second):
+			_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+			t.Errorf("acp-bridge did not exit within 30s of stdin closing")
+			<-p.exited
+		}
+		if t.Failed() {
+			t.Logf("acp-bridge stderr:\n%s", tail(p.stderr.String(), 60))
+		}
+	})
+	return p
+}
+
+func tail(s string, lines int) string {
+	l := strings.Split(s, "\n")
+	if len(l) > lines {
+		l = l[len(l)-lines:]
+	}
+	return strings.Join(l, "\n")
+}
+
+// waitExit waits (bounded) for the bridge to exit.
+func (p *bridgeProc) waitExit(what string) {
+	p.t.Helper()
+	select {
+	case <-p.exited:
+	case <-time.After(30 * time.Second):
+		p.t.Fatalf("acp-bridge did not exit after %s", what)
+	}
+}
+
+func tctx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// wait receives from ch, failing the test after a minute.
+func wait[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(60 * time.Second):
+		t.Fatalf("timed out waiting for %s", what)
+		var zero T
+		return zero
+	}
+}
+
+func (p *bridgeProc) init() {
+	p.t.Helper()
+	if _, err := p.editor.Initialize(tctx(p.t), false, false); err != nil {
+		p.t.Fatalf("initialize: %v\nstderr:\n%s", err, tail(p.stderr.String(), 30))
+	}
+}
+
+func (p *bridgeProc) session(agent string) string {
+	p.t.Helper()
+	sid, err := p.editor.NewSession(tctx(p.t), p.ws, agent)
+	if err != nil {
+		p.t.Fatalf("session/new %s: %v\nstderr:\n%s", agent, err, tail(p.stderr.String(), 30))
+	}
+	return sid
+}
+
+type promptResult struct {
+	stop string
+	err  error
+}
+
+func (p *bridgeProc) promptAsync(sid, text string) <-chan promptResult {
+	ch := make(chan promptResult, 1)
+	go func() {
+		stop, err := p.editor.Prompt(tctx(p.t), sid, text)
+		ch <- promptResult{stop, err}
+	}()
+	return ch
+}
+
+// agentPid returns the pid of a running agent from _acp-bridge/agents/list.
+func (p *bridgeProc) agentPid(name string) int {
+	p.t.Helper()
+	var list struct {
+		Agents []struct {
+			ID  string `json:"id"`
+			Pid int    `json:"pid"`
+		} `json:"agents"`
+	}
+	if err := p.editor.Conn.Call(tctx(p.t), acp.MethodAgentsList, map[string]any{}, &list); err != nil {
+		p.t.Fatal(err)
+	}
+	for _, a := range list.Agents {
+		if a.ID == name && a.Pid > 0 {
+			return a.Pid
+		}
+	}
+	p.t.Fatalf("agent %s has no pid in agents/list", name)
+	return 0
+}
+
+// procState reads /proc/<pid>/stat: the state letter and the parent pid.
+// ok is false when the process no longer exists.
+func procState(pid int) (state byte, ppid int, ok bool) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0, false
+	}
+	// pid (comm) state ppid ...; comm may hold spaces and parentheses.
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 || i+2 >= len(data) {
+		return 0, 0, false
+	}
+	f := strings.Fields(string(data[i+2:]))
+	if len(f) < 2 {
+		return 0, 0, false
+	}
+	ppid, _ = strconv.Atoi(f[1])
+	return f[0][0], ppid, true
+}
+
+// waitGone waits until pid no longer runs. A zombie whose parent is not
+// reaper (the bridge) counts as gone: it is not the bridge's to reap. A
+// zombie of reaper is a leak. /proc offers no channel, so this polls.
+func waitGone(t *testing.T, pid, reaper int, what string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		state, ppid, ok := procState(pid)
+		if !ok || (state == 'Z' && ppid != reaper) {
+			return
+		}
+		if time.Now().After(deadline) {
+			if state == 'Z' {
+				t.Fatalf("%s (pid %d) is a zombie of pid %d: never reaped", what, pid, ppid)
+			}
+			t.Fatalf("%s (pid %d) still running (state %c)", what, pid, state)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// children lists the pids whose parent is pid.
+func children(pid int) []int {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, f := range strings.Fields(string(data)) {
+		n, _ := strconv.Atoi(f)
+		out = append(out, n)
+	}
+	return out
+}
+
+// memory reads VmRSS and VmHWM (bytes) of pid.
+func memory(t *testing.T, pid int) (rss, hwm int64) {
+	t.Helper()
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, _ := strings.Cut(sc.Text(), ":")
+		fs := strings.Fields(v)
+		if len(fs) == 0 {
+			continue
+		}
+		n, _ := strconv.ParseInt(fs[0], 10, 64)
+		switch k {
+		case "VmRSS":
+			rss = n << 10
+		case "VmHWM":
+			hwm = n << 10
+		}
+	}
+	return rss, hwm
+}
+
+// bytesWritten is wchar of /proc/<pid>/io: what the process has written.
+func bytesWritten(t *testing.T, pid int) int64 {
+	t.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, "wchar: "); ok {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return n
+		}
+	}
+	t.Fatal("no wchar in /proc/<pid>/io")
+	return 0
+}
+
+// resolvedBy counts _acp-bridge/approval/resolved notices by their "by".
+func resolvedBy(msgs []testkit.Message) map[string]int {
+	out := map[string]int{}
+	for _, r := range testkit.Resolved(msgs) {
+		by, _ := r["by"].(string)
+		out[by]++
+	}
+	return out
+}
+
+// readReport reads a fake agent's --report file: toolCallId -> answers.
+func readReport(t *testing.T, path string) map[string][]string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if id, ans, ok := strings.Cut(l, "="); ok {
+			out[id] = append(out[id], ans)
+		}
+	}
+	return out
+}
+
+// agentYAML is a fake agent entry (under agents:) with a --report file.
+func agentYAML(name, report string, flags ...string) string {
+	if report != "" {
+		flags = append(flags, "--report="+report)
+	}
+	return testkit.FakeAgentYAML(name, flags...)
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

@@ -208,3 +208,24 @@ func TestNotificationContextEndsWithConnection(t *testing.T) {
 		t.Fatal("the notification's ctx outlived the connection")
 	}
 }
+
+// After a big line (delivered or dropped) the stream does not keep its
+// buffer: one 64 MiB line must not pin 64 MiB for the connection's life.
+func TestStreamReleasesBigLineBuffer(t *testing.T) {
+	big := `{"jsonrpc":"2.0","method":"n","params":{"t":"` + strings.Repeat("x", 4<<20) + `"}}`
+	tooLong := strings.Repeat("y", 8<<20)
+	in := big + "\n" + tooLong + "\n" + `{"jsonrpc":"2.0","method":"small"}` + "\n"
+	s := NewStream(strings.NewReader(in), io.Discard, nil, StreamOptions{MaxLineBytes: 6 << 20}).(*ndjsonStream)
+	var msg json.RawMessage
+	for range 2 { // the big one, then the small one (the too-long line is dropped between)
+		if err := s.ReadObject(&msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !strings.Contains(string(msg), `"small"`) {
+		t.Fatalf("second message %s", msg)
+	}
+	if c := cap(s.line); c > maxRetainedLine {
+		t.Fatalf("the stream keeps a %d-byte line buffer after small lines", c)
+	}
+}

@@ -63,12 +63,18 @@ type ndjsonStream struct {
 	onNotif func(method string, params json.RawMessage)
 }
 
+// maxRetainedLine bounds the line buffer kept between reads.
+const maxRetainedLine = 1 << 20
+
 // errLineTooLong is internal: the line was discarded.
 var errLineTooLong = errors.New("line too long")
 
 // readLine returns the next line without its newline. The slice is valid
 // until the next call.
 func (s *ndjsonStream) readLine() ([]byte, error) {
+	if cap(s.line) > maxRetainedLine {
+		s.line = nil // let one big line's buffer go; do not pin it for the connection's life
+	}
 	s.line = s.line[:0]
 	tooLong := false
 	total := 0

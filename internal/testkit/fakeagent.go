@@ -182,6 +182,12 @@ var fakeOptions = []map[string]any{
 }
 
 func (f *fakeAgent) ask(ctx context.Context, sid string, toolCall map[string]any) string {
+	if f.o.Report != "" {
+		// Wait for the client's answer even if the prompt is cancelled, so
+		// the report shows what the client answered (or that the
+		// connection closed first).
+		ctx = context.WithoutCancel(ctx)
+	}
 	answer := f.askOnce(ctx, sid, toolCall)
 	f.report(toolCall["toolCallId"], answer)
 	return answer

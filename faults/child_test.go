@@ -74,7 +74,10 @@ func TestChildKilledWithApprovalsPending(t *testing.T) {
 // bounded, and when the editor reads again every update arrives, in order,
 // before the prompt's answer.
 func TestFloodWithStalledEditor(t *testing.T) {
-	const n, size = 200000, 100
+	n, size := 200000, 100
+	if raceEnabled {
+		n = 50000 // the race detector makes every process here ~8x slower
+	}
 	p := start(t, startOpts{config: "defaultAgent: f\nlog: {level: info}\nagents:\n" + agentYAML("f", "")})
 	p.init()
 	sid := p.session("")

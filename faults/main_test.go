@@ -316,16 +316,19 @@ func waitGone(t *testing.T, pid, reaper int, what string) {
 	}
 }
 
-// children lists the pids whose parent is pid.
+// children lists the pids whose parent is pid (any of its threads).
 func children(pid int) []int {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
-	if err != nil {
-		return nil
-	}
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
 	var out []int
-	for _, f := range strings.Fields(string(data)) {
-		n, _ := strconv.Atoi(f)
-		out = append(out, n)
+	for _, f := range tasks {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, x := range strings.Fields(string(data)) {
+			n, _ := strconv.Atoi(x)
+			out = append(out, n)
+		}
 	}
 	return out
 }

@@ -75,6 +75,7 @@ func chunkLine(sid string, text []byte) []byte {
 //	                 "unknownreq=<code>" (or "unknownreq=ok")
 //	spawn            start `sleep 300` in the agent's process group; text "spawned=<pid>"
 //	flood N SIZE     N agent_message_chunk updates "<name>:<i>:" padded to SIZE bytes
+//	say WORDS        one agent_message_chunk with the text WORDS
 //
 // Unknown commands are ignored.
 func (f *fakeAgent) faultCommand(s *fakeSession, fields []string) {
@@ -130,6 +131,8 @@ func (f *fakeAgent) faultCommand(s *fakeSession, fields []string) {
 		}
 		go func() { _ = cmd.Wait() }()
 		f.text(s.id, fmt.Sprintf("spawned=%d", cmd.Process.Pid))
+	case "say":
+		f.text(s.id, strings.Join(fields[1:], " "))
 	case "flood":
 		n, size := num(1), num(2)
 		for i := 1; i <= n; i++ {

@@ -70,12 +70,20 @@ type agentRT struct {
 	reported  chan struct{}       // closed by watch once an exit of the current process is recorded
 	sessions  map[string]*session // by child session id, current generation
 	active    *session            // the session that prompted last
+
+	// fwdMu serialises forwarding this agent's updates with registering
+	// new sessions (see updates.go); it guards opening, held, openedCh and
+	// every session's holding/held. Taken before mu, never after.
+	fwdMu    sync.Mutex
+	opening  int                     // session/new calls in flight
+	held     map[string][]acp.Object // updates for unknown child ids while opening > 0
+	openedCh chan struct{}           // closed when opening drops to 0
 }
 
 func newAgentRT(b *Bridge, name string) *agentRT {
 	return &agentRT{
 		b: b, name: name, log: b.log.With(zap.String("agent", name)),
-		status: statusIdle, sessions: map[string]*session{}, modeIDs: map[string]bool{},
+		status: statusIdle, sessions: map[string]*session{}, modeIDs: map[string]bool{}, held: map[string][]acp.Object{},
 		backoff: agents.Backoff{Min: 500 * time.Millisecond, Max: 30 * time.Second},
 	}
 }
@@ -85,9 +93,14 @@ func (a *agentRT) info() agentInfo {
 	defer a.mu.Unlock()
 	in := agentInfo{ID: a.name, Name: a.name, Command: a.command, Args: a.args, Status: a.status,
 		LastError: a.lastErr, Restarts: a.restarts, Family: string(a.family), Modes: a.modes}
-	if in.Command == "" {
+	if in.Command == "" || in.Family == "" {
 		cfg := a.b.snapshot().Config.Agents[a.name]
-		in.Command, in.Args = cfg.Command, cfg.Args
+		if in.Command == "" {
+			in.Command, in.Args = cfg.Command, cfg.Args
+		}
+		if in.Family == "" {
+			in.Family = string(familyOf(a.name, cfg.Family, cfg.Command, cfg.Args))
+		}
 	}
 	if a.proc != nil && a.status == statusRunning {
 		in.Pid = a.proc.Pid()
@@ -221,10 +234,7 @@ func (a *agentRT) start(ctx context.Context, gen int) error {
 	if cfg.Command == "" {
 		return fmt.Errorf("agents.%s.command is empty", a.name)
 	}
-	family := approvals.Family(cfg.Family)
-	if family == "" {
-		family = approvals.DetectFamily(a.name, cfg.Command, cfg.Args)
-	}
+	family := familyOf(a.name, cfg.Family, cfg.Command, cfg.Args)
 	dir := cfg.Cwd
 	if dir == "" {
 		dir = a.b.opts.WorkspaceDir
@@ -527,4 +537,12 @@ func (cs closers) Close() error {
 		}
 	}
 	return first
+}
+
+// familyOf is the configured tool-call family, else the one detected from the command.
+func familyOf(name, configured, command string, args []string) approvals.Family {
+	if configured != "" {
+		return approvals.Family(configured)
+	}
+	return approvals.DetectFamily(name, command, args)
 }

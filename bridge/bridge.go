@@ -276,7 +276,8 @@ func (b *Bridge) agentsList() map[string]any {
 		b.mu.Unlock()
 		if a == nil {
 			cfg := snap.Config.Agents[name]
-			out = append(out, agentInfo{ID: name, Name: name, Command: cfg.Command, Args: cfg.Args, Status: statusIdle})
+			out = append(out, agentInfo{ID: name, Name: name, Command: cfg.Command, Args: cfg.Args, Status: statusIdle,
+				Family: string(familyOf(name, cfg.Family, cfg.Command, cfg.Args))})
 			continue
 		}
 		out = append(out, a.info())

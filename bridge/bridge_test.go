@@ -922,3 +922,43 @@ func TestTerminalCreateIsPolicyChecked(t *testing.T) {
 		t.Fatalf("terminals created in the editor: %q (the denied one must not reach it; ids must be the bridge's)", created)
 	}
 }
+
+// An agent that sends an update right after its session/new answer (as
+// Claude's adapter does): the update reaches the editor under the new
+// session's id, after the session/new answer, never dropped or misrouted.
+func TestUpdateRightAfterSessionNew(t *testing.T) {
+	h := start(t, twoAgents())
+	h.init(false)
+	ctx := tctx(t)
+	var ids []string
+	for range 8 {
+		ids = append(ids, h.session(""))
+	}
+	if err := h.editor.WaitFor(ctx, "one available_commands_update per session", func(msgs []testkit.Message) bool {
+		for _, id := range ids {
+			if len(testkit.Updates(msgs, id)) == 0 {
+				return false
+			}
+		}
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	msgs := h.editor.Messages()
+	for _, id := range ids {
+		ups := testkit.Updates(msgs, id)
+		if len(ups) != 1 || !strings.Contains(string(ups[0]), "available_commands_update") {
+			t.Fatalf("session %s got %d updates: %s", id, len(ups), ups)
+		}
+	}
+	// Each session's update names its own child session: none misrouted.
+	for i, id := range ids {
+		want := fmt.Sprintf("alpha-session-%d", i+1)
+		if up := string(testkit.Updates(msgs, id)[0]); !strings.Contains(up, want) {
+			t.Fatalf("session %d (%s) got %s, want the update of %s", i, id, up, want)
+		}
+	}
+	if n := len(h.logs.FilterMessageSnippet("dropped").All()); n != 0 {
+		t.Fatalf("%d updates dropped", n)
+	}
+}

@@ -34,29 +34,7 @@ func (h *childHandler) HandleNotification(ctx context.Context, method string, pa
 		a.log.Warn("session/update params are not an object; dropped", zap.Error(err))
 		return
 	}
-	childID := o.String("sessionId")
-	s, known := a.sessionFor(childID)
-	if s == nil {
-		a.log.Warn("session/update for a session the bridge does not know, and the agent has no session to show it on; dropped",
-			zap.String("childSession", childID))
-		return
-	}
-	if !known {
-		a.log.Debug("session/update for an unknown child session shown on the agent's active session",
-			zap.String("childSession", childID), zap.String("session", s.id))
-	}
-	if upd, ok := o["update"]; ok {
-		switch acp.UpdateKind(upd) {
-		case "tool_call", "tool_call_update":
-			s.cache.Upsert(upd)
-		case "current_mode_update":
-			// The child's own mode; the bridge's policy mode is separate.
-		}
-	}
-	o.Set("sessionId", s.id)
-	if err := a.b.editor.Notify(ctx, acp.MethodSessionUpdate, o.Marshal()); err != nil {
-		a.log.Debug("forwarding session/update failed", zap.Error(err))
-	}
+	a.forwardUpdate(ctx, o)
 }
 
 func (h *childHandler) HandleRequest(ctx context.Context, method string, params json.RawMessage) (any, error) {
@@ -143,6 +121,11 @@ func (b *Bridge) requestPermission(ctx context.Context, a *agentRT, params json.
 		return nil, acp.InvalidParams(acp.MethodRequestPermission, err)
 	}
 	s, known := a.sessionFor(req.SessionID)
+	if !known {
+		// Perhaps a session whose session/new answer is still on its way.
+		a.waitOpened(ctx)
+		s, known = a.sessionFor(req.SessionID)
+	}
 	if s == nil {
 		// Nowhere to show it and no session policy to apply: never allow.
 		a.log.Warn("permission request for an unknown session, and the agent has no session to show it on: answered cancelled",

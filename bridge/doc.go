@@ -25,8 +25,9 @@
 //   - One watcher goroutine per agent process turns its exit into a crash
 //     report, cancelled approvals and failed prompts.
 //
-// Locks: Bridge.mu guards the agent and session maps and runtime grants;
-// agentRT.mu guards one agent's process state; session.mu guards one
-// session's mode, grants and turns. Never hold two of them at once except
-// Bridge.mu -> session.mu in that order.
+// Locks, always taken in this order and never the other way: agentRT.fwdMu
+// (serialises forwarding an agent's updates with registering its new
+// sessions, see updates.go), then Bridge.mu (the agent and session maps,
+// runtime grants), then agentRT.mu (one agent's process state) or
+// session.mu (one session's mode, grants and turns).
 package bridge

@@ -238,6 +238,8 @@ func (b *Bridge) newSession(ctx context.Context, params json.RawMessage) (any, e
 		return nil, err
 	}
 	stripBridgeMeta(o)
+	a.beginOpening()
+	defer a.endOpening(context.WithoutCancel(ctx))
 	var res json.RawMessage
 	if err := conn.Call(ctx, acp.MethodSessionNew, o.Marshal(), &res); err != nil {
 		return nil, a.callError(acp.MethodSessionNew, err)
@@ -257,10 +259,11 @@ func (b *Bridge) newSession(ctx context.Context, params json.RawMessage) (any, e
 	if mode != "" {
 		s.setMode(mode)
 	}
-	b.addSession(s)
+	a.registerOpened(s)
 	ro.Set("sessionId", s.id)
 	acp.SetBridgeMeta(ro, map[string]any{"agent": a.name, "mode": b.effectiveMode(s)})
-	return ro.Marshal(), nil
+	// Updates the agent sent right after its answer go out right after ours.
+	return acp.AfterReply{Result: ro.Marshal(), Then: func() { a.releaseHeld(context.Background(), s) }}, nil
 }
 
 func (b *Bridge) addSession(s *session) {

@@ -48,11 +48,14 @@ type resolvedNotice struct {
 	Agent      string `json:"agent"`
 	ToolCallID string `json:"toolCallId,omitempty"`
 	Decision   string `json:"decision"` // allow, deny, cancelled
-	OptionID   string `json:"optionId,omitempty"`
-	By         string `json:"by"`
-	Rule       string `json:"rule,omitempty"`
-	Specifier  string `json:"specifier"`
-	Reason     string `json:"reason,omitempty"`
+	// OptionID is the option the person chose on the card (by user only);
+	// AgentOptionID the agent's own option the bridge answered it with.
+	OptionID      string `json:"optionId,omitempty"`
+	AgentOptionID string `json:"agentOptionId,omitempty"`
+	By            string `json:"by"`
+	Rule          string `json:"rule,omitempty"`
+	Specifier     string `json:"specifier"`
+	Reason        string `json:"reason,omitempty"`
 }
 
 // record logs a decision made without a card: audit line and a quiet
@@ -64,7 +67,7 @@ func (b *Bridge) record(s *session, call approvals.Call, d decision, toolCallID,
 	b.audit(s, call, d, toolCallID, approvalID, outcome, optionID, by, d.verdict.Rule, latency)
 	b.notifyEditor(acp.MethodApprovalResolved, resolvedNotice{
 		ApprovalID: approvalID, SessionID: s.id, Agent: s.agent.name, ToolCallID: toolCallID,
-		Decision: outcome, OptionID: optionID, By: by, Rule: d.verdict.Rule, Specifier: d.verdict.Specifier, Reason: d.verdict.Reason,
+		Decision: outcome, AgentOptionID: optionID, By: by, Rule: d.verdict.Rule, Specifier: d.verdict.Specifier, Reason: d.verdict.Reason,
 	})
 }
 
@@ -82,9 +85,13 @@ func (b *Bridge) finish(s *session, call approvals.Call, d decision, fwd *forwar
 		by = string(approvals.SourceUser)
 	}
 	b.audit(s, call, d, fwd.Meta.ToolCallID, fwd.Meta.ApprovalID, outcome, answered, by, rule, res.At.Sub(fwd.created))
+	chosen := ""
+	if res.By == approvals.SourceUser {
+		chosen = res.OptionID
+	}
 	b.notifyEditor(acp.MethodApprovalResolved, resolvedNotice{
 		ApprovalID: fwd.Meta.ApprovalID, SessionID: s.id, Agent: s.agent.name, ToolCallID: fwd.Meta.ToolCallID,
-		Decision: outcome, OptionID: res.OptionID, By: by, Rule: rule, Specifier: d.verdict.Specifier, Reason: d.verdict.Reason,
+		Decision: outcome, OptionID: chosen, AgentOptionID: answered, By: by, Rule: rule, Specifier: d.verdict.Specifier, Reason: d.verdict.Reason,
 	})
 }
 

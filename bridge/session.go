@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/approvals"
 )
 
@@ -16,6 +17,11 @@ type session struct {
 	cwd     string
 	addDirs []string
 	cache   *approvals.ToolCallCache
+
+	// holding and held: updates that arrived before the editor had this
+	// session's id; guarded by agent.fwdMu (see updates.go).
+	holding bool
+	held    []acp.Object
 
 	mu     sync.Mutex
 	mode   approvals.Mode // "" = the agent's / global default

@@ -153,11 +153,16 @@ func (f *fakeAgent) HandleRequest(ctx context.Context, method string, params jso
 		id := fmt.Sprintf("%s-session-%d", f.o.Name, f.n)
 		f.sessions[id] = &fakeSession{id: id, cancel: make(chan struct{})}
 		f.mu.Unlock()
-		return map[string]any{"sessionId": id, "modes": map[string]any{
+		res := map[string]any{"sessionId": id, "modes": map[string]any{
 			"currentModeId": "default",
 			"availableModes": []map[string]any{
 				{"id": "default", "name": "Default"}, {"id": "fast", "name": "Fast (agent-only mode)"},
 			},
+		}}
+		// Like Claude's adapter: an update for the new session right after the answer.
+		return acp.AfterReply{Result: res, Then: func() {
+			f.update(id, map[string]any{"sessionUpdate": "available_commands_update",
+				"availableCommands": []map[string]any{{"name": "review", "description": "Review " + id}}})
 		}}, nil
 	case acp.MethodSessionSetMode:
 		return map[string]any{}, nil

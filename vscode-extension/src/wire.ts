@@ -57,7 +57,10 @@ export interface ApprovalResolvedWire {
   agent?: string;
   toolCallId?: string;
   decision: string;
+  /** The option the person chose on the card (only when by is "user"). */
   optionId?: string;
+  /** The agent's own option the bridge answered the agent with. */
+  agentOptionId?: string;
   by: string;
   rule?: string;
   specifier?: string;

@@ -1,0 +1,135 @@
+package bridge
+
+import (
+	"context"
+
+	"go.uber.org/zap"
+
+	"github.com/acp-bridge/acp-bridge/acp"
+)
+
+// An agent may send updates for a session right after its session/new
+// answer (Claude's adapter sends available_commands_update at once). The
+// child's read loop sees them before the goroutine waiting for that answer
+// has registered the session. So while a session/new is in flight, updates
+// for child session ids the bridge does not know are held, in order, and
+// flushed under the new bridge id right after the editor has the session/new
+// answer (so the editor knows the id before its first update). Whatever is
+// still held when no session/new is in flight any more goes out the usual
+// way for an unknown id (the agent's active session).
+
+// maxHeld bounds the updates held for one unknown child session id.
+const maxHeld = 10000
+
+// forwardUpdate is called on the child's read loop for every session/update.
+func (a *agentRT) forwardUpdate(ctx context.Context, o acp.Object) {
+	a.fwdMu.Lock()
+	defer a.fwdMu.Unlock()
+	childID := o.String("sessionId")
+	s, known := a.sessionFor(childID)
+	if known && s.holding {
+		s.held = append(s.held, o)
+		return
+	}
+	if !known && a.opening > 0 {
+		if len(a.held[childID]) < maxHeld {
+			a.held[childID] = append(a.held[childID], o)
+			return
+		}
+		a.log.Warn("too many updates for a session not yet known; forwarding them to the active session", zap.String("childSession", childID))
+	}
+	a.sendUpdate(ctx, s, known, o)
+}
+
+// sendUpdate rewrites the session id and forwards. Called with fwdMu held.
+func (a *agentRT) sendUpdate(ctx context.Context, s *session, known bool, o acp.Object) {
+	childID := o.String("sessionId")
+	if s == nil {
+		a.log.Warn("session/update for a session the bridge does not know, and the agent has no session to show it on; dropped",
+			zap.String("childSession", childID))
+		return
+	}
+	if !known {
+		a.log.Debug("session/update for an unknown child session shown on the agent's active session",
+			zap.String("childSession", childID), zap.String("session", s.id))
+	}
+	if upd, ok := o["update"]; ok {
+		switch acp.UpdateKind(upd) {
+		case "tool_call", "tool_call_update":
+			s.cache.Upsert(upd)
+		}
+	}
+	o.Set("sessionId", s.id)
+	if err := a.b.editor.Notify(ctx, acp.MethodSessionUpdate, o.Marshal()); err != nil {
+		a.log.Debug("forwarding session/update failed", zap.Error(err))
+	}
+}
+
+// beginOpening marks a session/new in flight.
+func (a *agentRT) beginOpening() {
+	a.fwdMu.Lock()
+	a.opening++
+	a.fwdMu.Unlock()
+}
+
+// registerOpened registers a new session and moves what was held for its
+// child id onto it; the session holds further updates until releaseHeld.
+func (a *agentRT) registerOpened(s *session) {
+	a.fwdMu.Lock()
+	defer a.fwdMu.Unlock()
+	a.b.addSession(s)
+	s.holding = true
+	s.held = append(s.held, a.held[s.childID]...)
+	delete(a.held, s.childID)
+}
+
+// releaseHeld forwards what the session held, in order, and stops holding.
+func (a *agentRT) releaseHeld(ctx context.Context, s *session) {
+	a.fwdMu.Lock()
+	defer a.fwdMu.Unlock()
+	for _, o := range s.held {
+		a.sendUpdate(ctx, s, true, o)
+	}
+	s.held, s.holding = nil, false
+}
+
+// endOpening ends a session/new (whatever its outcome). When none is in
+// flight any more, updates still held for unknown ids go out the usual way.
+func (a *agentRT) endOpening(ctx context.Context) {
+	a.fwdMu.Lock()
+	defer a.fwdMu.Unlock()
+	a.opening--
+	if a.opening > 0 {
+		return
+	}
+	for childID, list := range a.held {
+		s, known := a.sessionFor(childID)
+		for _, o := range list {
+			a.sendUpdate(ctx, s, known, o)
+		}
+	}
+	clear(a.held)
+	if a.openedCh != nil {
+		close(a.openedCh)
+		a.openedCh = nil
+	}
+}
+
+// waitOpened waits (off the read loop) until no session/new is in flight,
+// so a request for a just-created session finds it.
+func (a *agentRT) waitOpened(ctx context.Context) {
+	a.fwdMu.Lock()
+	if a.opening == 0 {
+		a.fwdMu.Unlock()
+		return
+	}
+	if a.openedCh == nil {
+		a.openedCh = make(chan struct{})
+	}
+	ch := a.openedCh
+	a.fwdMu.Unlock()
+	select {
+	case <-ch:
+	case <-ctx.Done():
+	}
+}

@@ -106,9 +106,9 @@ async function withClaude(t, { name, command, permissions }, op) {
   assert.ok(total > 0, "the bridge wrote nothing");
   assert.equal(report.failures.length, 0, `${report.failures.length} of ${total} bridge messages violate the ACP v1 schema:\n\n${formatFailures(report.failures)}`);
   assert.deepEqual(report.unanswered, [], "client requests the bridge never answered");
-  // A known bridge race (see the todo test at the end): reported, not failed.
+  // No update of the agent may be dropped or shown on another session.
   const misrouted = misroutedUpdates(bridge.stderr());
-  if (misrouted.length) t.diagnostic(`the bridge dropped or misrouted ${misrouted.length} session/update(s) of the agent:\n${misrouted.join("\n")}`);
+  assert.deepEqual(misrouted, [], `the bridge dropped or misrouted ${misrouted.length} session/update(s) of the agent`);
   return bridge.stderr();
 }
 
@@ -280,14 +280,12 @@ test(`${ADAPTER.name}@${ADAPTER.version}: limit: a read-only command runs withou
   });
 });
 
-// Known bridge bug, kept as a todo so it is reported without failing the run:
-// the adapter sends available_commands_update right after its session/new
-// response; the bridge's child read loop handles that notification while the
-// goroutine that got the response has not yet registered the child session
-// (bridge/editor.go newSession: conn.Call returns, then b.addSession). The
-// update is dropped (first session) or rewritten onto the agent's active
-// session (later ones). Each session must get its own update, none dropped.
-test(`${ADAPTER.name}@${ADAPTER.version}: every new session gets the agent's first session/update`, { timeout: 120_000, todo: "bridge race: session/update right after session/new is dropped or misrouted" }, async (t) => {
+// Regression (found by this test): the adapter sends available_commands_update
+// right after its session/new response; the bridge's child read loop used to
+// handle it before the session was registered, dropping it (first session) or
+// showing it on another session. The bridge now holds such updates until the
+// editor has the new id (bridge/updates.go). Each session gets its own update.
+test(`${ADAPTER.name}@${ADAPTER.version}: every new session gets the agent's first session/update`, { timeout: 120_000 }, async (t) => {
   const N = 4;
   let received;
   const stderr = await withClaude(t, { name: "new-sessions", command: COMMAND }, async (agent, ctx) => {

@@ -68,7 +68,8 @@ func ParseFakeAgentArgs(args []string) FakeAgentOptions {
 //
 // and the fault-injection commands of faultcmds.go (garbage, split,
 // longline, unknownreq, spawn, flood). With --report=PATH every permission
-// answer is also appended to PATH as "<toolCallId>=<answer>".
+// answer is also appended to PATH as "<toolCallId>=<answer>", and every
+// prompt received as "prompt=<its last line>".
 //
 // The turn ends with end_turn (or cancelled after session/cancel).
 func ServeFakeAgent(in io.Reader, out io.Writer, o FakeAgentOptions) error {
@@ -237,6 +238,7 @@ func (f *fakeAgent) prompt(ctx context.Context, params json.RawMessage) (any, er
 		text.WriteString(b.Text)
 		text.WriteString("\n")
 	}
+	f.reportPrompt(text.String()) // faultcmds.go
 	stop := acp.StopEndTurn
 	for _, line := range strings.Split(text.String(), "\n") {
 		fields := strings.Fields(line)

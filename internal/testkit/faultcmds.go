@@ -54,6 +54,18 @@ func (f *fakeAgent) report(toolCallID any, answer string) {
 	fmt.Fprintf(fh, "%v=%s\n", toolCallID, answer)
 }
 
+// reportPrompt records (--report) that a prompt reached the agent, by its
+// last non-empty line.
+func (f *fakeAgent) reportPrompt(text string) {
+	lines := strings.Split(text, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			f.report("prompt", l)
+			return
+		}
+	}
+}
+
 // chunkLine is a session/update agent_message_chunk line with raw text
 // bytes (not escaped: callers pass what they want on the wire).
 func chunkLine(sid string, text []byte) []byte {

@@ -279,7 +279,11 @@ func (a *agentRT) start(ctx context.Context, gen int) error {
 		ClientCapabilities: acp.ClientCapabilities{FS: caps.FS, Terminal: caps.Terminal},
 		ClientInfo:         &acp.Implementation{Name: "acp-bridge", Version: a.b.opts.Version},
 	}
-	ictx, cancel := context.WithTimeout(ctx, a.b.opts.InitTimeout)
+	initTimeout := a.b.opts.InitTimeout
+	if cfg.InitTimeout > 0 {
+		initTimeout = cfg.InitTimeout
+	}
+	ictx, cancel := context.WithTimeout(ctx, initTimeout)
 	defer cancel()
 	var res acp.InitializeResponse
 	err = conn.Call(ictx, acp.MethodInitialize, initParams, &res)
@@ -297,7 +301,7 @@ func (a *agentRT) start(ctx context.Context, gen int) error {
 			err = fmt.Errorf("initialize: agent exited: %v", proc.ExitErr())
 		default:
 			if errors.Is(err, context.DeadlineExceeded) {
-				err = fmt.Errorf("initialize: no answer within %s", a.b.opts.InitTimeout)
+				err = fmt.Errorf("initialize: no answer within %s (agents.%s.initTimeoutSeconds)", initTimeout, a.name)
 			} else {
 				err = fmt.Errorf("initialize: %w", err)
 			}

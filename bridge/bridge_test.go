@@ -675,12 +675,11 @@ func TestFSReadIsPolicyChecked(t *testing.T) {
 }
 
 func TestChildNeverAnswersInitialize(t *testing.T) {
-	h := start(t, "defaultAgent: h\nagents:\n"+testkit.FakeAgentYAML("h", "--hang-init"))
-	h.bridge.opts.InitTimeout = 500 * time.Millisecond
+	h := start(t, "defaultAgent: h\nagents:\n"+testkit.FakeAgentYAML("h", "--hang-init")+"    initTimeoutSeconds: 1\n")
 	h.init(false)
 	_, err := h.editor.NewSession(tctx(t), h.ws, "")
 	var ae *acp.Error
-	if !errors.As(err, &ae) || !strings.Contains(ae.Message, "no answer within") {
+	if !errors.As(err, &ae) || !strings.Contains(ae.Message, "no answer within 1s (agents.h.initTimeoutSeconds)") {
 		t.Fatalf("session/new on a hung agent: %v", err)
 	}
 }

@@ -104,6 +104,9 @@ func merge(layers []*layer, userConfigDir string) (Config, []Rule, provenance) {
 			set(&a.Mode, al.mode)
 			set(&a.BypassPermissions, al.bypass)
 			set(&a.StartOnLaunch, al.startOnLaunch)
+			if al.initTimeout != nil {
+				a.InitTimeout = time.Duration(*al.initTimeout) * time.Second
+			}
 			for _, r := range al.rules {
 				a.Rules = append(a.Rules, l.rule(r, name))
 			}

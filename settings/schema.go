@@ -16,7 +16,7 @@ import (
 var (
 	topKeys       = []string{"defaultAgent", "agents", "permissions", "approvals", "audit", "log", "maxLineBytes", "startAgentsOnLaunch"}
 	permKeys      = []string{"defaultMode", "allow", "ask", "deny", "additionalDirectories"}
-	agentKeys     = []string{"command", "args", "env", "cwd", "family", "mode", "bypassPermissions", "startOnLaunch", "permissions"}
+	agentKeys     = []string{"command", "args", "env", "cwd", "family", "mode", "bypassPermissions", "startOnLaunch", "initTimeoutSeconds", "permissions"}
 	agentPermKeys = []string{"allow", "ask", "deny"}
 	approvalsKeys = []string{"timeoutSeconds", "timeoutOutcome"}
 	auditKeys     = []string{"path", "maxSizeMB"}
@@ -68,6 +68,7 @@ var (
 		{"mode", kindString},
 		{"bypassPermissions", kindBool},
 		{"startOnLaunch", kindBool},
+		{"initTimeoutSeconds", kindInt},
 		{"permissions.allow", kindStringList},
 		{"permissions.ask", kindStringList},
 		{"permissions.deny", kindStringList},
@@ -114,6 +115,7 @@ type agentLayer struct {
 	mode          *string
 	bypass        *bool
 	startOnLaunch *bool
+	initTimeout   *int
 	rules         []ruleEntry
 }
 
@@ -497,6 +499,8 @@ func (d *decoder) agents(l *layer, p []string, v any) {
 				if b, ok := d.boolean(kp, x); ok {
 					a.startOnLaunch = &b
 				}
+			case "initTimeoutSeconds":
+				a.initTimeout = d.atLeast(kp, x, 1)
 			case "permissions":
 				pm, _ := d.object(kp, x, agentPermKeys)
 				for _, list := range ruleLists {

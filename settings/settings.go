@@ -114,6 +114,8 @@ type Agent struct {
 	Mode              string
 	BypassPermissions bool
 	StartOnLaunch     bool
+	// InitTimeout bounds the agent's initialize answer; 0 = the bridge's default (30 s).
+	InitTimeout time.Duration
 	// Rules are the agent's own rules (agents.<name>.permissions), every layer.
 	Rules []Rule
 }

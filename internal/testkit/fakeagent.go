@@ -125,9 +125,8 @@ func (f *fakeAgent) HandleNotification(_ context.Context, method string, params 
 	var p acp.SessionIDParams
 	_ = json.Unmarshal(params, &p)
 	f.mu.Lock()
-	s := f.sessions[p.SessionID]
-	f.mu.Unlock()
-	if s != nil {
+	defer f.mu.Unlock() // prompt replaces once and cancel under f.mu
+	if s := f.sessions[p.SessionID]; s != nil {
 		s.once.Do(func() { close(s.cancel) })
 	}
 }

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os/exec"
@@ -102,5 +103,22 @@ func BenchmarkInProcessBridge(b *testing.B) {
 				b.Fatalf("stop %q err %v: %d of %d updates", stop, err, n, b.N)
 			}
 		})
+	}
+}
+
+// BenchmarkInProcessApproval is one permission request through a bridge in
+// the test process: decided "ask" by the policy, answered at once by the
+// client with acp-bridge:allow_once, audited and announced.
+//
+//	go test -run '^$' -bench InProcessApproval -cpuprofile cpu.out ./bench/
+func BenchmarkInProcessApproval(b *testing.B) {
+	agent := buildAgent(b)
+	c, sid := inProcessBridge(b, agent, func(c *Client) {
+		c.OnRequest = func(method string, params json.RawMessage) (any, *RPCError) { return AllowOnce(params) }
+	})
+	b.ResetTimer()
+	stop, err := c.Prompt(context.Background(), sid, fmt.Sprintf("perm %d", b.N))
+	if err != nil || stop != "end_turn" {
+		b.Fatalf("stop %q err %v", stop, err)
 	}
 }

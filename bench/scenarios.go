@@ -451,17 +451,20 @@ func (r *Runner) Scale(ctx context.Context, agents, sessions, updates, approvals
 	return res, nil
 }
 
-// childrenRSS sums VmRSS of the direct children of pid.
+// childrenRSS sums VmRSS of the direct children of pid (of any of its threads).
 func childrenRSS(pid int) int64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
-	if err != nil {
-		return 0
-	}
+	files, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
 	var sum int64
-	for _, f := range strings.Fields(string(data)) {
-		child, _ := strconv.Atoi(f)
-		if m, err := ReadMemory(child); err == nil {
-			sum += m.RSS
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, x := range strings.Fields(string(data)) {
+			child, _ := strconv.Atoi(x)
+			if m, err := ReadMemory(child); err == nil {
+				sum += m.RSS
+			}
 		}
 	}
 	return sum

@@ -196,3 +196,29 @@ func TestChildHundredMiBLine(t *testing.T) {
 	rss, hwm := memory(t, p.cmd.Process.Pid)
 	t.Logf("after a 100 MiB line: bridge VmRSS %d MiB, VmHWM %d MiB", rss>>20, hwm>>20)
 }
+
+// A child that never answers initialize (agents.<name>.initTimeoutSeconds:
+// 1): session/new fails with an error naming the timeout and the setting,
+// the hung child is stopped and reaped, and another agent still works.
+func TestChildNeverAnswersInitialize(t *testing.T) {
+	hung := strings.Replace(agentYAML("h", "", "--hang-init"), "    command:", "    initTimeoutSeconds: 1\n    command:", 1)
+	p := start(t, startOpts{config: "defaultAgent: h\nagents:\n" + hung + agentYAML("ok", "")})
+	p.init()
+	began := time.Now()
+	_, err := p.editor.NewSession(tctx(t), p.ws, "h")
+	var ae *acp.Error
+	if !errors.As(err, &ae) || !strings.Contains(ae.Message, "no answer within 1s") || !strings.Contains(ae.Message, "agents.h.initTimeoutSeconds") {
+		t.Fatalf("session/new on a hung agent: %v", err)
+	}
+	if d := time.Since(began); d > 20*time.Second {
+		t.Fatalf("session/new took %s with a 1 s init timeout", d)
+	}
+	bridge := p.cmd.Process.Pid
+	for _, pid := range children(bridge) {
+		waitGone(t, pid, bridge, "the agent that never answered initialize")
+	}
+	sid := p.session("ok")
+	if stop, err := p.editor.Prompt(tctx(t), sid, "updates 1"); err != nil || stop != acp.StopEndTurn {
+		t.Fatalf("the other agent after the hung one: %q %v", stop, err)
+	}
+}

@@ -1,6 +1,9 @@
 package approvals
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // shellReserved are words a shell reads as syntax in command position; as a
 // command name they must be quoted to stay a plain word.
@@ -51,5 +54,35 @@ func shellQuote(word string, commandWord bool) string {
 	if bare {
 		return word
 	}
+	if hasControl(word) {
+		// A CR (or another control character but newline and tab) does not
+		// survive single quotes in mvdan.cc/sh: spell every byte out in
+		// ANSI-C quoting, which bash (the policy's parser) reads exactly.
+		var b strings.Builder
+		b.WriteString("$'")
+		for i := 0; i < len(word); i++ {
+			c := word[i]
+			switch {
+			case c == '\\' || c == '\'':
+				b.WriteByte('\\')
+				b.WriteByte(c)
+			case c < 0x20 || c == 0x7f:
+				fmt.Fprintf(&b, "\\x%02x", c)
+			default:
+				b.WriteByte(c)
+			}
+		}
+		b.WriteByte('\'')
+		return b.String()
+	}
 	return "'" + strings.ReplaceAll(word, "'", `'\''`) + "'"
+}
+
+func hasControl(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if (s[i] < 0x20 && s[i] != '\n' && s[i] != '\t') || s[i] == 0x7f {
+			return true
+		}
+	}
+	return false
 }

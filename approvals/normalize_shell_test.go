@@ -105,6 +105,16 @@ func TestArgvCommand(t *testing.T) {
 	}
 }
 
+// A carriage return is spelt out in ANSI-C quoting (bash, the policy's
+// parser; found by FuzzShellJoin: inside single quotes "\r\n" came back "\n").
+func TestShellJoinCarriageReturn(t *testing.T) {
+	argv := []string{"0", "\r\n", "a\x01b'c\\"}
+	line := ShellJoin(argv[0], argv[1:])
+	if got := parseWords(t, line, syntax.LangBash); !slices.Equal(got, argv) {
+		t.Fatalf("%s parses back as %q, want %q", line, got, argv)
+	}
+}
+
 func FuzzShellJoin(f *testing.F) {
 	for _, s := range []string{"", "a b", "it's", `\`, "$x", "`x`", "\n", "if", "A=b", "~", "#", "{a,b}", "日本"} {
 		f.Add(s, "arg "+s)

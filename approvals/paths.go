@@ -143,7 +143,12 @@ type pathPattern struct {
 	up bool
 }
 
-func compilePathPattern(spec string, o Origin) (pathPattern, error) {
+// compilePathPattern compiles a Read/Edit specifier. strict is set for deny
+// and ask rules: there a bare name (no slash) matches a file of that name
+// anywhere, not only below the cwd, so `Read(.env*)` still denies after
+// `cd ~` or for an absolute path elsewhere. (Claude Code scopes bare names to
+// the cwd; for a deny that would be a way around it.)
+func compilePathPattern(spec string, o Origin, strict bool) (pathPattern, error) {
 	var p pathPattern
 	s := spec
 	switch {
@@ -165,8 +170,11 @@ func compilePathPattern(spec string, o Origin) (pathPattern, error) {
 		return p, fmt.Errorf("%w %q: unknown anchor (variables are not expanded; use //, ~/, / or ./)", ErrRuleSpecifier, spec)
 	default:
 		p.anchor = anchorCwd
-		if !strings.Contains(strings.TrimSuffix(s, "/"), "/") && s != ".." {
+		if !strings.Contains(strings.TrimSuffix(s, "/"), "/") && s != ".." && s != "." {
 			s = "**/" + s // a bare name matches at any depth
+			if strict {
+				p.anchor = anchorAbs // ... and, for deny and ask, anywhere
+			}
 		}
 	}
 	if strings.ContainsRune(s, 0) {

@@ -342,7 +342,7 @@ func compileRule(rt RuleText) (*rule, error) {
 		r.bash, err = compileBashPattern(spec)
 	case "Read", "Edit":
 		r.kind = rkPath
-		r.path, err = compilePathPattern(spec, rt.Origin)
+		r.path, err = compilePathPattern(spec, rt.Origin, rt.List == "deny" || rt.List == "ask")
 	case "WebFetch":
 		r.kind = rkDomain
 		err = compileDomain(r, spec)

@@ -21,42 +21,39 @@ func TestUnreadableSettings(t *testing.T) {
 	cases := []struct {
 		name    string
 		prepare func(home, ws string) (args []string, path string)
-		// gap, if set, names a known case where the bridge starts anyway
-		// (the file is treated as absent): it is reported, not failed.
-		gap string
 	}{
 		{"config is a directory", func(home, _ string) ([]string, string) {
 			p := filepath.Join(home, "config.yaml")
 			_ = os.Mkdir(p, 0o700)
 			return []string{"--config", p}, p
-		}, ""},
+		}},
 		{"config is a dangling symlink", func(home, _ string) ([]string, string) {
 			p := filepath.Join(home, "config.yaml")
 			_ = os.Symlink(filepath.Join(home, "gone", "config.yaml"), p)
 			return []string{"--config", p}, p
-		}, ""},
+		}},
 		{"workspace file is a directory", func(_, ws string) ([]string, string) {
 			p := filepath.Join(ws, ".acp-bridge.yaml")
 			_ = os.Mkdir(p, 0o700)
 			return nil, p
-		}, ""},
+		}},
 		{"workspace file is a dangling symlink", func(home, ws string) ([]string, string) {
 			p := filepath.Join(ws, ".acp-bridge.yaml")
 			_ = os.Symlink(filepath.Join(home, "gone.yaml"), p)
 			return nil, p
-		}, "settings: a dangling workspace .acp-bridge.yaml is read as absent"},
+		}},
 		{"default user file is a dangling symlink", func(home, _ string) ([]string, string) {
 			dir := filepath.Join(home, ".config", "acp-bridge")
 			_ = os.MkdirAll(dir, 0o700)
 			p := filepath.Join(dir, "config.yaml")
 			_ = os.Symlink(filepath.Join(home, "dotfiles", "acp-bridge.yaml"), p)
 			return nil, p
-		}, "settings: a dangling default user config.yaml is read as absent (its deny rules silently vanish)"},
+		}},
 		{"default user file is a directory", func(home, _ string) ([]string, string) {
 			p := filepath.Join(home, ".config", "acp-bridge", "config.yaml")
 			_ = os.MkdirAll(p, 0o700)
 			return nil, p
-		}, "settings: a directory named config.yaml in the user config dir is read as absent"},
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -68,9 +65,6 @@ func TestUnreadableSettings(t *testing.T) {
 			out, err := cmd.CombinedOutput()
 			var ee *exec.ExitError
 			refused := errors.As(err, &ee) && ee.ExitCode() == 2
-			if c.gap != "" && !refused {
-				t.Skipf("KNOWN GAP (%s): the bridge started (%v); output:\n%s", c.gap, err, out)
-			}
 			if !refused {
 				t.Fatalf("exit %v, want 2; output:\n%s", err, out)
 			}

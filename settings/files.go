@@ -114,10 +114,16 @@ func yamlLine(n *yaml.Node, path []string) int {
 	return line
 }
 
-// readOptional reads a file; a missing file is (nil, false, nil).
+// readOptional reads a file; a missing file is (nil, false, nil). Something
+// that is there but cannot be read (a directory, a symlink to nothing) is an
+// error: treating it as absent would silently drop its deny rules.
 func readOptional(path string) ([]byte, bool, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
+		if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(path)
+			return nil, false, fmt.Errorf("%s is a symlink to %s, which does not exist", path, target)
+		}
 		return nil, false, nil
 	}
 	if err != nil {

@@ -336,7 +336,10 @@ func (s *Store) userFile() (path string, explicit bool, err error) {
 	var found []string
 	for _, ext := range userFileExts {
 		p := filepath.Join(s.opts.UserConfigDir, "config."+ext)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+		// Anything by that name counts, a directory or a dangling symlink
+		// too: reading it then fails loudly instead of the file's rules
+		// silently not applying.
+		if _, err := os.Lstat(p); err == nil {
 			found = append(found, p)
 		}
 	}

@@ -199,7 +199,7 @@ func TestStreamSkipsBadLines(t *testing.T) {
 		long,
 		"\xff\xfe{broken",
 		"{\"jsonrpc\":\"2.0\",\"method\":\"ok\",\"params\":{\"s\":\"caf\xc3\xa9 \xff\"}}", // invalid UTF-8 inside a string is tolerated
-		`{"jsonrpc":"2.0","method":"last"}`, // no trailing newline: still delivered at EOF
+		`{"jsonrpc":"2.0","method":"last"}`,                                               // no trailing newline: still delivered at EOF
 	}, "\n")
 	var drops []StreamEvent
 	s := NewStream(strings.NewReader(input), io.Discard, nil, StreamOptions{MaxLineBytes: 4096, OnDrop: func(e StreamEvent) { drops = append(drops, e) }})

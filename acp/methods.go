@@ -49,4 +49,5 @@ const (
 	MethodApprovalResolved = "_acp-bridge/approval/resolved"
 	MethodAgentStatus      = "_acp-bridge/agent/status"
 	MethodSettingsInvalid  = "_acp-bridge/settings/invalid"
+	MethodRulesInvalid     = "_acp-bridge/rules/invalid"
 )

@@ -67,6 +67,7 @@ type Bridge struct {
 	runtimeRules []approvals.RuleText
 	// runtimeBypass: agents switched to bypass by a card since the last settings change.
 	runtimeBypass map[string]bool
+	initialized   bool // the editor has its initialize answer
 }
 
 // New returns a bridge; Serve starts it.
@@ -126,6 +127,7 @@ func (b *Bridge) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	opts.Gate = gate
 	b.editor = acp.NewConn(life, stream, &editorHandler{b: b}, opts)
 	close(gate) // handlers may use b.editor from here on
+	b.reportRuleProblems(true, false)
 	if snap.Config.StartAgentsOnLaunch {
 		go b.startAgentsOnLaunch(life)
 	}
@@ -213,7 +215,9 @@ func (b *Bridge) settingsChanged() {
 	b.mu.Lock()
 	b.runtimeRules = nil
 	b.runtimeBypass = map[string]bool{}
+	initialized := b.initialized
 	b.mu.Unlock()
+	b.reportRuleProblems(true, initialized)
 }
 
 // agent returns the runtime of a configured agent.

@@ -961,3 +961,41 @@ func TestUpdateRightAfterSessionNew(t *testing.T) {
 		t.Fatalf("%d updates dropped", n)
 	}
 }
+
+// Bad rules are reported to the editor after initialize and on every
+// settings change, and they never widen what is allowed.
+func TestBadRulesReported(t *testing.T) {
+	h := start(t, "defaultAgent: alpha\npermissions: {deny: [\"Bash(rm *\"]}\nagents:\n"+testkit.FakeAgentYAML("alpha"))
+	h.init(false)
+	ctx := tctx(t)
+	hasProblem := func(substr string) func([]testkit.Message) bool {
+		return func(msgs []testkit.Message) bool {
+			for _, m := range msgs {
+				if m.Method == acp.MethodRulesInvalid && strings.Contains(string(m.Params), substr) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	if err := h.editor.WaitFor(ctx, "rules/invalid after initialize", hasProblem(`Bash(rm *`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.editor.Conn.Notify(ctx, acp.MethodSettingsDidChange, map[string]any{
+		"settings": map[string]any{"permissions": map[string]any{"allow": []string{"Bash(touch *)", "Read(~bad)"}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.editor.WaitFor(ctx, "rules/invalid after didChange", hasProblem(`Read(~bad)`)); err != nil {
+		t.Fatal(err)
+	}
+	// The broken deny rule on Bash makes Bash calls ask, even though touch is allowed.
+	sid := h.session("")
+	res := h.promptAsync(sid, "perm x")
+	p, err := h.editor.NextPermission(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Answer(acp.Selected(optRejectOnce))
+	wait(t, res, "prompt")
+}

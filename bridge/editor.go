@@ -155,7 +155,7 @@ func (b *Bridge) initialize(params json.RawMessage) (any, error) {
 	for i, m := range policyModes {
 		modes[i] = string(m)
 	}
-	return map[string]any{
+	res := map[string]any{
 		"protocolVersion": acp.ProtocolVersion,
 		"agentCapabilities": map[string]any{
 			"loadSession":        true,
@@ -170,7 +170,14 @@ func (b *Bridge) initialize(params json.RawMessage) (any, error) {
 		"_meta": map[string]any{acp.MetaKey: map[string]any{
 			"version": b.opts.Version, "agents": agents, "defaultAgent": snap.Config.DefaultAgent, "policyModes": modes,
 		}},
-	}, nil
+	}
+	// After the answer, the editor hears of any bad rule in its settings.
+	return acp.AfterReply{Result: res, Then: func() {
+		b.mu.Lock()
+		b.initialized = true
+		b.mu.Unlock()
+		b.reportRuleProblems(false, true)
+	}}, nil
 }
 
 // pickAgent reads _meta["acp-bridge"] and returns the agent it names, else the default.

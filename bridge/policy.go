@@ -5,6 +5,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/approvals"
 	"github.com/acp-bridge/acp-bridge/settings"
 )
@@ -104,4 +105,40 @@ func ruleText(r settings.Rule) approvals.RuleText {
 		layer += " agent:" + r.Agent
 	}
 	return approvals.RuleText{List: r.List, Text: r.Text, Origin: approvals.Origin{Layer: layer, File: r.File, Root: r.Root}}
+}
+
+// ruleProblems compiles every agent's rules and returns each bad rule once.
+// Bad rules never widen what is allowed (the engine drops a bad allow rule
+// and makes a bad deny/ask rule's tool ask), but people must hear of them.
+func ruleProblems(snap *settings.Snapshot) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, name := range snap.AgentNames() {
+		var rules []approvals.RuleText
+		for _, r := range snap.AgentRules(name) {
+			rules = append(rules, ruleText(r))
+		}
+		_, errs := approvals.Compile(rules)
+		for _, e := range errs {
+			if msg := e.Error(); !seen[msg] {
+				seen[msg] = true
+				out = append(out, msg)
+			}
+		}
+	}
+	return out
+}
+
+// reportRuleProblems logs bad rules (if log) and tells the editor with
+// _acp-bridge/rules/invalid (if notify and there are any).
+func (b *Bridge) reportRuleProblems(log, notify bool) {
+	problems := ruleProblems(b.snapshot())
+	if log {
+		for _, p := range problems {
+			b.log.Warn("bad permission rule: ignored if an allow rule; if a deny or ask rule, calls of its tool ask", zap.String("problem", p))
+		}
+	}
+	if notify && len(problems) > 0 {
+		b.notifyEditor(acp.MethodRulesInvalid, map[string]any{"problems": problems})
+	}
 }

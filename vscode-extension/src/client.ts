@@ -37,6 +37,8 @@ export interface ClientHandlers {
   persist(p: PersistRequest): Promise<{ persisted: true }>;
   /** The bridge refused the settings we sent (every bad key in one message); the previous ones stay. */
   settingsInvalid(error: string): void;
+  /** Malformed permission rules: ignored (allow) or making their tool ask (deny, ask); never wider. */
+  rulesInvalid?(problems: string[]): void;
 }
 
 export interface NewSessionResult {
@@ -100,6 +102,10 @@ export class BridgeConnection {
       })
       .onNotification(M.settingsInvalid, raw<Obj>, ({ params }) => {
         h.settingsInvalid(str(params["error"]) ?? JSON.stringify(params));
+      })
+      .onNotification(M.rulesInvalid, raw<Obj>, ({ params }) => {
+        const problems = Array.isArray(params["problems"]) ? params["problems"].filter((p): p is string => typeof p === "string") : [];
+        if (problems.length) h.rulesInvalid?.(problems);
       })
       .onNotification(M.agentStatus, raw<AgentEntry>, ({ params }) => {
         if (params && typeof params.id === "string") h.agentStatus(params);

@@ -195,6 +195,15 @@ export class Ctx implements vscode.Disposable {
       approvalResolved: (r) => this.approvals.onResolved(r),
       agentStatus: (a) => this.onAgentStatus(a),
       persist: (p) => this.persist(p),
+      rulesInvalid: (problems) => {
+        for (const p of problems) this.output.appendLine(`bad permission rule: ${p}`);
+        void vscode.window.showWarningMessage(
+          `ACP Bridge: ${problems.length} permission rule(s) could not be read; they never allow anything, and a bad deny/ask rule makes its tool ask. ${problems[0]}`,
+          "Open Settings", "Show Log").then((pick) => {
+          if (pick === "Open Settings") void vscode.commands.executeCommand("workbench.action.openSettingsJson");
+          if (pick === "Show Log") this.output.show(true);
+        });
+      },
       settingsInvalid: (error) => {
         this.output.appendLine(`the bridge refused the acpBridge settings: ${error}`);
         void vscode.window.showErrorMessage(`ACP Bridge refused the acpBridge.* settings (the previous ones stay in force): ${error}`, "Open Settings", "Show Log").then((pick) => {

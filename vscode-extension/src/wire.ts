@@ -13,6 +13,7 @@ export const M = {
   settingsDidChange: "_acp-bridge/settings/didChange",
   settingsPersist: "_acp-bridge/settings/persist",
   settingsInvalid: "_acp-bridge/settings/invalid",
+  rulesInvalid: "_acp-bridge/rules/invalid",
   approvalResolved: "_acp-bridge/approval/resolved",
   agentStatus: "_acp-bridge/agent/status",
   decision: "_acp-bridge/decision",

@@ -26,6 +26,10 @@ test-go:
 fuzz:
 	./scripts/fuzz.sh $${FUZZ_SECONDS:-60}
 
+# Direct vs bridged throughput, latency, memory, start-up; rewrites docs/benchmarks.md.
+bench:
+	$(GO) run ./bench/cmd/acp-bench -out docs/benchmarks.md
+
 vsix:
 	bash vscode-extension/scripts/vsix.sh
 

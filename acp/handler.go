@@ -196,6 +196,10 @@ func (p *Pending) ID() jsonrpc2.ID { return p.id }
 
 // Notify implements Peer.
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
+	trusted := false
+	if v, ok := params.(Valid); ok {
+		params, trusted = json.RawMessage(v), true
+	}
 	if raw, ok := params.(json.RawMessage); ok && c.fast != nil {
 		select {
 		case <-c.rpc.DisconnectNotify():
@@ -205,7 +209,7 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 		if c.onSend != nil {
 			c.onSend(notifRequest(method, raw), nil)
 		}
-		if done, err := c.fast.writeNotification(method, raw); done {
+		if done, err := c.fast.writeNotification(method, raw, trusted); done {
 			if err != nil {
 				return fmt.Errorf("%s: %w", method, err)
 			}

@@ -164,42 +164,48 @@ func (s *ndjsonStream) ReadObject(v any) error {
 // not). Anything else (requests, responses, batches, invalid UTF-8, which
 // jsonrpc2 repairs) is left to jsonrpc2. params is a copy.
 func plainNotification(line []byte) (method string, params json.RawMessage, ok bool) {
-	if len(line) == 0 || line[0] != '{' || !utf8.Valid(line) {
+	if len(line) == 0 || line[0] != '{' || !utf8.Valid(line) || !json.Valid(line) {
 		return "", nil, false
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(line, &m) != nil {
-		return "", nil, false
-	}
-	for k := range m {
-		switch lk := strings.ToLower(k); lk {
-		case "id", "method", "params", "result", "error", "jsonrpc":
-			if k != lk {
-				return "", nil, false
+	var methodRaw []byte
+	bad := false
+	scanned := eachMember(line, func(name []byte, s, e int) bool {
+		switch k := string(name); k {
+		case "method":
+			methodRaw = line[s:e]
+		case "params":
+			params = line[s:e]
+		case "jsonrpc":
+		case "id":
+			bad = string(line[s:e]) != "null"
+		case "result", "error":
+			bad = true
+		default:
+			switch strings.ToLower(k) {
+			case "id", "method", "params", "result", "error", "jsonrpc":
+				bad = true // jsonrpc2 reads these names case-insensitively; leave it to it
 			}
 		}
-	}
-	if id, has := m["id"]; has && string(id) != "null" {
+		return !bad
+	})
+	if !scanned || bad || methodRaw == nil || json.Unmarshal(methodRaw, &method) != nil {
 		return "", nil, false
 	}
-	if _, has := m["result"]; has {
-		return "", nil, false
+	if params != nil {
+		params = append(json.RawMessage(nil), params...) // the line buffer is reused
 	}
-	if _, has := m["error"]; has {
-		return "", nil, false
-	}
-	if json.Unmarshal(m["method"], &method) != nil {
-		return "", nil, false
-	}
-	return method, m["params"], true
+	return method, params, true
 }
 
 // writeNotification writes a notification whose params are already JSON,
 // skipping jsonrpc2's encoding chain (which re-encodes params several
 // times). It reports false, having written nothing, when params is not a
 // single compact-safe JSON value; the caller then takes the general path.
-func (s *ndjsonStream) writeNotification(method string, params json.RawMessage) (bool, error) {
-	if !json.Valid(params) || bytes.IndexByte(params, '\n') >= 0 {
+func (s *ndjsonStream) writeNotification(method string, params json.RawMessage, trusted bool) (bool, error) {
+	if !trusted && !json.Valid(params) {
+		return false, nil
+	}
+	if bytes.IndexByte(params, '\n') >= 0 {
 		return false, nil
 	}
 	m, err := json.Marshal(method)

@@ -75,15 +75,15 @@ type agentRT struct {
 	// new sessions (see updates.go); it guards opening, held, openedCh and
 	// every session's holding/held. Taken before mu, never after.
 	fwdMu    sync.Mutex
-	opening  int                     // session/new calls in flight
-	held     map[string][]acp.Object // updates for unknown child ids while opening > 0
-	openedCh chan struct{}           // closed when opening drops to 0
+	opening  int                 // session/new calls in flight
+	held     map[string][]update // updates for unknown child ids while opening > 0
+	openedCh chan struct{}       // closed when opening drops to 0
 }
 
 func newAgentRT(b *Bridge, name string) *agentRT {
 	return &agentRT{
 		b: b, name: name, log: b.log.With(zap.String("agent", name)),
-		status: statusIdle, sessions: map[string]*session{}, modeIDs: map[string]bool{}, held: map[string][]acp.Object{},
+		status: statusIdle, sessions: map[string]*session{}, modeIDs: map[string]bool{}, held: map[string][]update{},
 		backoff: agents.Backoff{Min: 500 * time.Millisecond, Max: 30 * time.Second},
 	}
 }

@@ -29,12 +29,7 @@ func (h *childHandler) HandleNotification(ctx context.Context, method string, pa
 		a.log.Debug("ignored notification from agent", zap.String("method", method))
 		return
 	}
-	o, err := acp.ParseObject(params)
-	if err != nil {
-		a.log.Warn("session/update params are not an object; dropped", zap.Error(err))
-		return
-	}
-	a.forwardUpdate(ctx, o)
+	a.forwardUpdate(ctx, params)
 }
 
 func (h *childHandler) HandleRequest(ctx context.Context, method string, params json.RawMessage) (any, error) {

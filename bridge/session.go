@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 
-	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/approvals"
 )
 
@@ -21,7 +20,7 @@ type session struct {
 	// holding and held: updates that arrived before the editor had this
 	// session's id; guarded by agent.fwdMu (see updates.go).
 	holding bool
-	held    []acp.Object
+	held    []update
 
 	mu     sync.Mutex
 	mode   approvals.Mode // "" = the agent's / global default

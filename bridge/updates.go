@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"encoding/json"
 
 	"go.uber.org/zap"
 
@@ -21,11 +22,36 @@ import (
 // maxHeld bounds the updates held for one unknown child session id.
 const maxHeld = 10000
 
+// update is one session/update of a child: its params as sent, and the two
+// fields the bridge reads.
+type update struct {
+	params  json.RawMessage
+	childID string
+	kind    string // update.sessionUpdate
+}
+
+func parseUpdate(params json.RawMessage) (update, error) {
+	if id, kind, ok := acp.SessionUpdateInfo(params); ok {
+		return update{params: params, childID: id, kind: kind}, nil
+	}
+	// Not readable by the fast scanner (e.g. escaped member names): the slow way.
+	o, err := acp.ParseObject(params)
+	if err != nil {
+		return update{}, err
+	}
+	return update{params: params, childID: o.String("sessionId"), kind: acp.UpdateKind(o["update"])}, nil
+}
+
 // forwardUpdate is called on the child's read loop for every session/update.
-func (a *agentRT) forwardUpdate(ctx context.Context, o acp.Object) {
+func (a *agentRT) forwardUpdate(ctx context.Context, params json.RawMessage) {
+	o, err := parseUpdate(params)
+	if err != nil {
+		a.log.Warn("session/update params are not an object; dropped", zap.Error(err))
+		return
+	}
 	a.fwdMu.Lock()
 	defer a.fwdMu.Unlock()
-	childID := o.String("sessionId")
+	childID := o.childID
 	s, known := a.sessionFor(childID)
 	if known && s.holding {
 		s.held = append(s.held, o)
@@ -42,8 +68,8 @@ func (a *agentRT) forwardUpdate(ctx context.Context, o acp.Object) {
 }
 
 // sendUpdate rewrites the session id and forwards. Called with fwdMu held.
-func (a *agentRT) sendUpdate(ctx context.Context, s *session, known bool, o acp.Object) {
-	childID := o.String("sessionId")
+func (a *agentRT) sendUpdate(ctx context.Context, s *session, known bool, o update) {
+	childID := o.childID
 	if s == nil {
 		a.log.Warn("session/update for a session the bridge does not know, and the agent has no session to show it on; dropped",
 			zap.String("childSession", childID))
@@ -53,14 +79,30 @@ func (a *agentRT) sendUpdate(ctx context.Context, s *session, known bool, o acp.
 		a.log.Debug("session/update for an unknown child session shown on the agent's active session",
 			zap.String("childSession", childID), zap.String("session", s.id))
 	}
-	if upd, ok := o["update"]; ok {
-		switch acp.UpdateKind(upd) {
-		case "tool_call", "tool_call_update":
+	if o.kind == "tool_call" || o.kind == "tool_call_update" {
+		upd := acp.Member(o.params, "update")
+		if upd == nil {
+			if obj, err := acp.ParseObject(o.params); err == nil {
+				upd = obj["update"]
+			}
+		}
+		if upd != nil {
 			s.cache.Upsert(upd)
 		}
 	}
-	o.Set("sessionId", s.id)
-	if err := a.b.editor.Notify(ctx, acp.MethodSessionUpdate, o.Marshal()); err != nil {
+	id, _ := json.Marshal(s.id)
+	out, ok := acp.ReplaceMember(o.params, "sessionId", id)
+	if !ok {
+		obj, err := acp.ParseObject(o.params)
+		if err != nil {
+			a.log.Warn("session/update params are not an object; dropped", zap.Error(err))
+			return
+		}
+		obj["sessionId"] = id
+		out = obj.Marshal()
+	}
+	// The params were checked when read and only the id changed: send as is.
+	if err := a.b.editor.Notify(ctx, acp.MethodSessionUpdate, acp.Valid(out)); err != nil {
 		a.log.Debug("forwarding session/update failed", zap.Error(err))
 	}
 }

@@ -1,0 +1,101 @@
+package acp
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestSessionUpdateInfoAndReplace(t *testing.T) {
+	cases := []struct {
+		in       string
+		id, kind string
+		ok       bool
+	}{
+		{`{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"text":"a \"quoted\" }{ ] \\\\"}}}`, "s1", "agent_message_chunk", true},
+		{` { "update" : { "x" : [1, {"sessionUpdate":"nested"}], "sessionUpdate" : "tool_call" } , "sessionId" : "s\u00e9" } `, "sé", "tool_call", true},
+		{`{"sessionId":"s\"x","update":{}}`, `s"x`, "", true},
+		{`{"sessionId":"a","sessionId":"b"}`, "", "", false},   // duplicate: slow path
+		{`{"session\u0049d":"a"}`, "", "", false},              // escaped name: slow path
+		{`{"sessionId":7}`, "", "", false},                     // not a string
+		{`[{"sessionId":"a"}]`, "", "", false},                 // not an object
+		{`{"update":{"sessionUpdate":"plan"}}`, "", "", false}, // no sessionId
+		{`{"sessionId":"x","update":{"sessionUpdate":1}}`, "x", "", true},
+	}
+	for _, c := range cases {
+		id, kind, ok := SessionUpdateInfo([]byte(c.in))
+		if id != c.id || kind != c.kind || ok != c.ok {
+			t.Errorf("SessionUpdateInfo(%s) = %q %q %v, want %q %q %v", c.in, id, kind, ok, c.id, c.kind, c.ok)
+		}
+		if !c.ok {
+			continue
+		}
+		out, ok := ReplaceMember([]byte(c.in), "sessionId", []byte(`"bridge-1"`))
+		if !ok || !json.Valid(out) {
+			t.Fatalf("ReplaceMember(%s) = %s %v", c.in, out, ok)
+		}
+		var before, after map[string]json.RawMessage
+		_ = json.Unmarshal([]byte(c.in), &before)
+		_ = json.Unmarshal(out, &after)
+		if string(after["sessionId"]) != `"bridge-1"` || string(after["update"]) != string(before["update"]) {
+			t.Fatalf("ReplaceMember(%s) changed more than the id: %s", c.in, out)
+		}
+	}
+}
+
+// The scanner agrees with encoding/json on every valid object it reads, and
+// says "not ok" (never a wrong answer) on what it cannot read.
+func FuzzScanner(f *testing.F) {
+	for _, s := range []string{`{"sessionId":"a","update":{"sessionUpdate":"x"}}`, `{"a":[1,2,{"b":"\\""}],"c":null}`,
+		`{"a":"\\\\","b":true}`, `{}`, `{"a":1,"a":2}`, `{"\u0061":1}`, ` {"x" : "}" } `} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		b := []byte(in)
+		var m map[string]json.RawMessage
+		if !json.Valid(b) || json.Unmarshal(b, &m) != nil {
+			return
+		}
+		for name, want := range m {
+			s, e, ok := member(b, name)
+			if !ok {
+				continue // allowed: escaped or repeated names go the slow way
+			}
+			if !jsonEqual(b[s:e], want) {
+				t.Fatalf("member(%s, %q) = %s, encoding/json says %s", in, name, b[s:e], want)
+			}
+			out, ok := ReplaceMember(b, name, []byte(`"R"`))
+			var m2 map[string]json.RawMessage
+			if !ok || json.Unmarshal(out, &m2) != nil || string(m2[name]) != `"R"` || len(m2) != len(m) {
+				t.Fatalf("ReplaceMember(%s, %q) = %s", in, name, out)
+			}
+		}
+	})
+}
+
+func jsonEqual(a, b []byte) bool {
+	var x, y bytes.Buffer
+	return json.Compact(&x, a) == nil && json.Compact(&y, b) == nil && x.String() == y.String()
+}
+
+func TestPlainNotificationLeavesOddCasesToJSONRPC(t *testing.T) {
+	cases := map[string]bool{
+		`{"jsonrpc":"2.0","method":"session/update","params":{"a":1}}`: true,
+		`{"jsonrpc":"2.0","method":"x","id":null}`:                     true,
+		`{"jsonrpc":"2.0","method":"x","id":1}`:                        false, // a request
+		`{"jsonrpc":"2.0","Method":"x"}`:                               false, // case: jsonrpc2 decides
+		`{"jsonrpc":"2.0","method":"x","result":1}`:                    false,
+		`{"jsonrpc":"2.0","m\u0065thod":"x"}`:                          false, // escaped name
+		`{"jsonrpc":"2.0","method":"x",}`:                              false, // invalid JSON
+	}
+	for in, want := range cases {
+		if _, _, ok := plainNotification([]byte(in)); ok != want {
+			t.Errorf("plainNotification(%s) ok = %v, want %v", in, ok, want)
+		}
+	}
+	_, params, _ := plainNotification([]byte(`{"method":"m","params":{"k":"` + strings.Repeat("v", 100) + `"}}`))
+	if !json.Valid(params) || !strings.HasPrefix(string(params), `{"k":"vvv`) {
+		t.Fatalf("params %s", params)
+	}
+}

@@ -14,7 +14,8 @@ const DefaultToolCallCacheSize = 1024
 // part of the call (Claude: {toolCallId, rawInput, title}; Devin: only
 // {toolCallId}) can be judged on the whole call (acp-protocol.md §7, 1, 2
 // and 10). It is bounded: past max entries, the least recently touched one
-// is dropped. Safe for concurrent use.
+// is dropped, and a call is forgotten once an update says it completed or
+// failed. Safe for concurrent use.
 type ToolCallCache struct {
 	max int
 
@@ -60,6 +61,15 @@ func (c *ToolCallCache) Upsert(update json.RawMessage) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if status, _ := jsonString(obj["status"]); status == "completed" || status == "failed" {
+		// A finished call is not asked about again: forget it, so the cache
+		// holds only calls in flight (their diffs can be large).
+		if el := c.entries[id]; el != nil {
+			delete(c.entries, id)
+			c.order.Remove(el)
+		}
+		return
+	}
 	c.store(id, obj)
 }
 

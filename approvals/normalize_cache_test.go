@@ -232,3 +232,22 @@ func FuzzNormalize(f *testing.F) {
 		}
 	})
 }
+
+func TestToolCallCacheForgetsFinishedCalls(t *testing.T) {
+	c := NewToolCallCache(0)
+	c.Upsert(json.RawMessage(`{"sessionUpdate":"tool_call","toolCallId":"a","title":"t","kind":"edit","content":[{"type":"diff","path":"/x","newText":"big"}]}`))
+	c.Upsert(json.RawMessage(`{"sessionUpdate":"tool_call","toolCallId":"b","title":"u","kind":"read"}`))
+	c.Upsert(json.RawMessage(`{"sessionUpdate":"tool_call_update","toolCallId":"a","status":"in_progress"}`))
+	if c.Len() != 2 {
+		t.Fatalf("Len = %d, want 2", c.Len())
+	}
+	c.Upsert(json.RawMessage(`{"sessionUpdate":"tool_call_update","toolCallId":"a","status":"completed"}`))
+	c.Upsert(json.RawMessage(`{"sessionUpdate":"tool_call_update","toolCallId":"b","status":"failed"}`))
+	if c.Len() != 0 {
+		t.Fatalf("Len = %d after both finished, want 0", c.Len())
+	}
+	// A bare request for a finished id is passed on as is.
+	if got := string(c.Merge(json.RawMessage(`{"toolCallId":"a"}`))); got != `{"toolCallId":"a"}` {
+		t.Fatalf("Merge = %s", got)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -320,5 +321,47 @@ func TestObjectRewriteKeepsUnknownFields(t *testing.T) {
 	}
 	if UpdateKind(o["update"]) != "future_variant" {
 		t.Fatal("UpdateKind")
+	}
+}
+
+// A bounded queue blocks writers past its bound (back-pressure) and still
+// delivers everything, in order, batched.
+func TestBoundedQueueWriterBackPressure(t *testing.T) {
+	w := &slowWriter{release: make(chan struct{})}
+	q := NewBoundedQueueWriter(w, nil, 64)
+	wrote := make(chan int, 1)
+	go func() {
+		n := 0
+		for i := range 100 {
+			if _, err := fmt.Fprintf(q, "%03d\n", i); err != nil {
+				break
+			}
+			n++
+		}
+		wrote <- n
+	}()
+	// The underlying writer is stuck: the producer must block near the bound.
+	for q.Queued() <= 64 {
+		runtime.Gosched()
+	}
+	select {
+	case n := <-wrote:
+		t.Fatalf("all %d writes returned while the reader was stuck: no back-pressure", n)
+	default:
+	}
+	close(w.release)
+	if n := <-wrote; n != 100 {
+		t.Fatalf("%d writes", n)
+	}
+	q.Close()
+	<-q.Done()
+	lines := strings.Fields(w.buf.String())
+	if len(lines) != 100 {
+		t.Fatalf("%d lines delivered", len(lines))
+	}
+	for i, l := range lines {
+		if l != fmt.Sprintf("%03d", i) {
+			t.Fatalf("line %d = %s", i, l)
+		}
 	}
 }

@@ -10,14 +10,21 @@ import (
 // bridge writes a child's stdin through, so a child that stops reading can
 // never stall the editor's read loop. Once the underlying writer fails, later
 // writes return that error.
+//
+// With a bound (NewBoundedQueueWriter), Write blocks while more than that
+// many bytes wait, so a reader that falls behind slows the writers down
+// instead of growing memory. The writer goroutine writes everything queued
+// in one write(2), which is what makes it worth putting in front of stdout.
 type QueueWriter struct {
-	w io.Writer
-	c io.Closer
+	w   io.Writer
+	c   io.Closer
+	max int // 0 = unbounded
 
 	mu      sync.Mutex
 	cond    *sync.Cond
 	queue   [][]byte
-	queued  int // bytes queued
+	queued  int    // bytes queued
+	batch   []byte // reused by the writer goroutine to join the queue
 	err     error
 	closing bool
 	done    chan struct{}
@@ -25,7 +32,13 @@ type QueueWriter struct {
 
 // NewQueueWriter starts the writer goroutine. Close closes c after the queue drains.
 func NewQueueWriter(w io.Writer, c io.Closer) *QueueWriter {
-	q := &QueueWriter{w: w, c: c, done: make(chan struct{})}
+	return NewBoundedQueueWriter(w, c, 0)
+}
+
+// NewBoundedQueueWriter is NewQueueWriter whose Write blocks while more than
+// max bytes are queued (max <= 0: unbounded).
+func NewBoundedQueueWriter(w io.Writer, c io.Closer, max int) *QueueWriter {
+	q := &QueueWriter{w: w, c: c, max: max, done: make(chan struct{})}
 	q.cond = sync.NewCond(&q.mu)
 	go q.run()
 	return q
@@ -41,9 +54,15 @@ func (q *QueueWriter) Write(p []byte) (int, error) {
 	if q.closing {
 		return 0, io.ErrClosedPipe
 	}
+	for q.max > 0 && q.queued > q.max && q.err == nil && !q.closing {
+		q.cond.Wait() // back-pressure: the writer goroutine signals as it drains
+	}
+	if q.err != nil {
+		return 0, q.err
+	}
 	q.queue = append(q.queue, append([]byte(nil), p...))
 	q.queued += len(p)
-	q.cond.Signal()
+	q.cond.Broadcast()
 	return len(p), nil
 }
 
@@ -68,16 +87,28 @@ func (q *QueueWriter) run() {
 			}
 			return
 		}
-		buf := q.queue[0]
-		q.queue[0] = nil
-		q.queue = q.queue[1:]
-		q.queued -= len(buf)
+		// Everything queued goes out in one write.
+		var buf []byte
+		if len(q.queue) == 1 {
+			buf = q.queue[0]
+		} else {
+			q.batch = q.batch[:0]
+			for _, b := range q.queue {
+				q.batch = append(q.batch, b...)
+			}
+			buf = q.batch
+		}
+		clear(q.queue)
+		q.queue = q.queue[:0]
+		q.queued = 0
+		q.cond.Broadcast() // writers blocked on the bound may go on
 		q.mu.Unlock()
 		if _, err := q.w.Write(buf); err != nil {
 			q.mu.Lock()
 			q.err = err
 			q.queue = nil
 			q.queued = 0
+			q.cond.Broadcast()
 			q.mu.Unlock()
 		}
 	}
@@ -88,7 +119,7 @@ func (q *QueueWriter) run() {
 func (q *QueueWriter) Close() error {
 	q.mu.Lock()
 	q.closing = true
-	q.cond.Signal()
+	q.cond.Broadcast()
 	q.mu.Unlock()
 	return nil
 }
@@ -101,7 +132,7 @@ func (q *QueueWriter) Abort() {
 	}
 	q.queue = nil
 	q.queued = 0
-	q.cond.Signal()
+	q.cond.Broadcast()
 	q.mu.Unlock()
 	if q.c != nil {
 		_ = q.c.Close() // unblocks a Write stuck on a full pipe

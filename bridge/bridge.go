@@ -45,6 +45,9 @@ type Options struct {
 	TraceWire bool
 }
 
+// editorQueueBytes bounds what may wait to be written to the editor.
+const editorQueueBytes = 256 << 10
+
 // Bridge is one editor connection and its child agents. Serve runs it.
 type Bridge struct {
 	opts    Options
@@ -116,7 +119,21 @@ func (b *Bridge) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	defer endLife()
 	b.lifetime = life
 	snap := b.snapshot()
-	stream := acp.NewStream(in, out, nil, acp.StreamOptions{
+	// Writes to the editor are queued and written in batches by one
+	// goroutine, so a child's read loop never waits on write(2); the bound
+	// keeps a slow editor back-pressuring the children.
+	outQ := acp.NewBoundedQueueWriter(out, nil, editorQueueBytes)
+	defer func() {
+		outQ.Close() // flush what is queued (the last resolved notices) before returning
+		t := time.NewTimer(5 * time.Second)
+		defer t.Stop()
+		select {
+		case <-outQ.Done():
+		case <-t.C:
+			outQ.Abort()
+		}
+	}()
+	stream := acp.NewStream(in, outQ, nil, acp.StreamOptions{
 		MaxLineBytes: snap.Config.MaxLineBytes,
 		OnDrop: func(ev acp.StreamEvent) {
 			b.log.Warn("dropped a line from the editor", zap.String("kind", ev.Kind), zap.Error(ev.Err), zap.String("prefix", ev.Prefix))

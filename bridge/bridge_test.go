@@ -999,3 +999,76 @@ func TestBadRulesReported(t *testing.T) {
 	p.Answer(acp.Selected(optRejectOnce))
 	wait(t, res, "prompt")
 }
+
+// session/list, session/load, session/set_mode and session/set_config_option
+// route to the owning agent with ids mapped both ways.
+func TestSessionMethodsRouteToTheOwningAgent(t *testing.T) {
+	h := start(t, twoAgents())
+	h.init(false)
+	ctx := tctx(t)
+	sa, sb := h.session("alpha"), h.session("beta")
+
+	// list: the agent's sessions under the bridge's ids.
+	var list struct {
+		Sessions []map[string]any `json:"sessions"`
+	}
+	if err := h.editor.Conn.Call(ctx, acp.MethodSessionList, map[string]any{"_meta": map[string]any{"acp-bridge": map[string]string{"agent": "beta"}}}, &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Sessions) != 1 || list.Sessions[0]["sessionId"] != sb {
+		t.Fatalf("session/list for beta = %v, want just %s", list.Sessions, sb)
+	}
+
+	// set_mode: a policy mode the child does not offer changes only the bridge's mode...
+	if err := h.editor.Conn.Call(ctx, acp.MethodSessionSetMode, map[string]string{"sessionId": sa, "modeId": "plan"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := h.bridge.session(sa)
+	if got := h.bridge.effectiveMode(s); got != "plan" {
+		t.Fatalf("policy mode %s, want plan", got)
+	}
+	// ...an agent-only mode goes to the child, which confirms with current_mode_update under our id...
+	if err := h.editor.Conn.Call(ctx, acp.MethodSessionSetMode, map[string]string{"sessionId": sa, "modeId": "fast"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.editor.WaitFor(ctx, "current_mode_update", func(msgs []testkit.Message) bool {
+		for _, u := range testkit.Updates(msgs, sa) {
+			if strings.Contains(string(u), `"currentModeId":"fast"`) {
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// ...and a mode nobody knows is a clear error.
+	err := h.editor.Conn.Call(ctx, acp.MethodSessionSetMode, map[string]string{"sessionId": sa, "modeId": "warp"}, nil)
+	var ae *acp.Error
+	if !errors.As(err, &ae) || ae.Code != acp.CodeInvalidParams || !strings.Contains(ae.Message, `unknown mode "warp"`) {
+		t.Fatalf("unknown mode: %v", err)
+	}
+
+	// set_config_option: routed, the child's answer passes through.
+	var cfg struct {
+		ConfigOptions []map[string]any `json:"configOptions"`
+	}
+	if err := h.editor.Conn.Call(ctx, acp.MethodSessionSetConfigOpt, map[string]any{"sessionId": sb, "configId": "model", "value": "m2"}, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.ConfigOptions) != 1 || cfg.ConfigOptions[0]["currentValue"] != "m2" {
+		t.Fatalf("set_config_option = %v", cfg.ConfigOptions)
+	}
+
+	// load: an id the agent knows but the bridge never issued; the replay
+	// arrives before the answer, under the same id.
+	if err := h.editor.Conn.Call(ctx, acp.MethodSessionLoad, map[string]any{"sessionId": "alpha-old-7", "cwd": h.ws, "mcpServers": []any{},
+		"_meta": map[string]any{"acp-bridge": map[string]string{"agent": "alpha"}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := testkit.Texts(h.editor.Messages(), "alpha-old-7"); len(got) != 1 || got[0] != "replay:alpha-old-7" {
+		t.Fatalf("replay before the load answer: %v", got)
+	}
+	if stop, err := h.editor.Prompt(ctx, "alpha-old-7", "updates 1"); err != nil || stop != acp.StopEndTurn {
+		t.Fatalf("prompt on the loaded session: %q %v", stop, err)
+	}
+}

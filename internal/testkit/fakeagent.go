@@ -143,7 +143,7 @@ func (f *fakeAgent) HandleRequest(ctx context.Context, method string, params jso
 		}
 		return map[string]any{
 			"protocolVersion":   1,
-			"agentCapabilities": map[string]any{"loadSession": false},
+			"agentCapabilities": map[string]any{"loadSession": true, "sessionCapabilities": map[string]any{"list": map[string]any{}}},
 			"agentInfo":         map[string]any{"name": f.o.Name, "version": "0.0.1"},
 			"authMethods":       []any{},
 		}, nil
@@ -165,7 +165,44 @@ func (f *fakeAgent) HandleRequest(ctx context.Context, method string, params jso
 				"availableCommands": []map[string]any{{"name": "review", "description": "Review " + id}}})
 		}}, nil
 	case acp.MethodSessionSetMode:
+		var p struct {
+			SessionID string `json:"sessionId"`
+			ModeID    string `json:"modeId"`
+		}
+		_ = json.Unmarshal(params, &p)
+		if p.ModeID != "default" && p.ModeID != "fast" {
+			return nil, acp.Errorf(acp.CodeInvalidParams, "unknown mode %q", p.ModeID)
+		}
+		return acp.AfterReply{Result: map[string]any{}, Then: func() {
+			f.update(p.SessionID, map[string]any{"sessionUpdate": "current_mode_update", "currentModeId": p.ModeID})
+		}}, nil
+	case acp.MethodSessionList:
+		f.mu.Lock()
+		var list []map[string]any
+		for id := range f.sessions {
+			list = append(list, map[string]any{"sessionId": id, "cwd": "/"})
+		}
+		f.mu.Unlock()
+		return map[string]any{"sessions": list}, nil
+	case acp.MethodSessionLoad:
+		// Replays one update of history under the loaded id, then answers.
+		var p acp.SessionIDParams
+		_ = json.Unmarshal(params, &p)
+		f.mu.Lock()
+		if f.sessions[p.SessionID] == nil {
+			f.sessions[p.SessionID] = &fakeSession{id: p.SessionID, cancel: make(chan struct{})}
+		}
+		f.mu.Unlock()
+		f.text(p.SessionID, "replay:"+p.SessionID)
 		return map[string]any{}, nil
+	case acp.MethodSessionSetConfigOpt:
+		var p struct {
+			ConfigID string          `json:"configId"`
+			Value    json.RawMessage `json:"value"`
+		}
+		_ = json.Unmarshal(params, &p)
+		return map[string]any{"configOptions": []map[string]any{{"id": p.ConfigID, "name": p.ConfigID, "type": "select",
+			"currentValue": p.Value, "options": []map[string]any{{"value": p.Value, "name": "v"}}}}}, nil
 	case acp.MethodSessionPrompt:
 		return f.prompt(ctx, params)
 	}

@@ -4,13 +4,11 @@
 // either side of the bridge's stdio writes (a transcript) and hands the SDK
 // an ndJsonStream.
 
-import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import * as acp from "@agentclientprotocol/sdk";
-import { lineSplitter } from "../../ts/lib/bridge.mjs";
+import { runBridge } from "../../ts/lib/bridge.mjs";
 
 const require = createRequire(import.meta.url);
 
@@ -28,13 +26,6 @@ export const ADAPTER = (() => {
   if (bins.length !== 1) throw new Error(`${pkgFile}: want exactly one bin, found ${JSON.stringify(pkg.bin)}`);
   return { name: pkg.name, version: pkg.version, bin: join(dirname(pkgFile), bins[0]) };
 })();
-
-/** The bridge binary: $ACP_BRIDGE_BIN (interop/run.sh sets it). */
-export function bridgeBin() {
-  const bin = process.env.ACP_BRIDGE_BIN;
-  if (!bin) throw new Error("ACP_BRIDGE_BIN is not set: build acp-bridge and point it at the binary (interop/run.sh does)");
-  return bin;
-}
 
 /**
  * process.env without the bridge's settings, HOME and XDG dirs, and without
@@ -95,89 +86,9 @@ export function spawnClaudeBridge({ name, apiUrl, permissions }) {
   mkdirSync(agentHome);
   const configFile = join(home, "config.yaml");
   writeFileSync(configFile, claudeConfig({ apiUrl, agentHome, permissions }));
-  const child = spawn(bridgeBin(), ["--config", configFile, "--workspace", workspace, "--log-level", "debug"], {
-    cwd: workspace,
-    env: isolatedEnv(home),
-    stdio: ["pipe", "pipe", "pipe"],
-    detached: true, // own process group: cleanup reaches the adapter and the CLI
+  // Own process group (runBridge): cleanup reaches the adapter and the CLI.
+  return runBridge({
+    name, prefix: "claude", home, workspace, env: isolatedEnv(home),
+    args: ["--config", configFile, "--workspace", workspace, "--log-level", "debug"],
   });
-  const transcript = [];
-  const out = lineSplitter((line) => transcript.push({ dir: "out", line }));
-  const inn = lineSplitter((line) => transcript.push({ dir: "in", line }));
-  let stderr = "";
-  child.stderr.setEncoding("utf8");
-  child.stderr.on("data", (s) => (stderr += s));
-  const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
-
-  // Keep recording after the SDK stops reading: the bridge's last words count.
-  let reading = true;
-  const input = new ReadableStream({
-    start(controller) {
-      child.stdout.on("data", (chunk) => {
-        out.push(chunk);
-        if (reading) controller.enqueue(new Uint8Array(chunk));
-      });
-      child.stdout.on("end", () => {
-        if (reading) controller.close();
-        reading = false;
-      });
-      child.stdout.on("error", (err) => {
-        if (reading) controller.error(err);
-        reading = false;
-      });
-    },
-    cancel() {
-      reading = false;
-    },
-  });
-  const output = new WritableStream({
-    write(chunk) {
-      inn.push(Buffer.from(chunk));
-      return new Promise((resolve, reject) => child.stdin.write(chunk, (err) => (err ? reject(err) : resolve())));
-    },
-    close() {
-      child.stdin.end();
-    },
-    abort() {
-      child.stdin.destroy();
-    },
-  });
-
-  return {
-    stream: acp.ndJsonStream(output, input),
-    transcript,
-    workspace,
-    stderr: () => stderr,
-    /** Closes stdin, waits up to 20 s for the bridge to exit, writes the transcript, removes the temp dirs. */
-    async close() {
-      child.stdin.end();
-      let timer;
-      const timeout = new Promise((resolve) => {
-        timer = setTimeout(() => resolve(null), 20_000);
-      });
-      let status = await Promise.race([exited, timeout]);
-      clearTimeout(timer);
-      if (status === null) {
-        process.kill(-child.pid, "SIGKILL");
-        status = { ...(await exited), timedOut: true };
-      }
-      try {
-        process.kill(-child.pid, "SIGKILL"); // the adapter or the CLI, if left behind
-      } catch {
-        // the group is gone: nothing left behind
-      }
-      writeTranscript(name, transcript);
-      rmSync(home, { recursive: true, force: true });
-      rmSync(workspace, { recursive: true, force: true });
-      return { ...status, rest: out.rest() };
-    },
-  };
-}
-
-/** Writes claude-<name>.jsonl under $ACP_INTEROP_TRANSCRIPT_DIR, if set. */
-function writeTranscript(name, transcript) {
-  const dir = process.env.ACP_INTEROP_TRANSCRIPT_DIR;
-  if (!dir || !name) return;
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, `claude-${name}.jsonl`), transcript.map((e) => JSON.stringify(e) + "\n").join(""));
 }

@@ -64,9 +64,18 @@ export function spawnBridge({ name, config = "" }) {
     writeFileSync(file, config);
     args.push("--config", file);
   }
+  return runBridge({ name, prefix: "ts", home, workspace, args, env: isolatedEnv(home) });
+}
+
+/**
+ * Runs the bridge binary with args in workspace, tapping its stdio into a
+ * transcript (written as <prefix>-<name>.jsonl on close) and exposing it as
+ * an SDK stream. close() removes home and workspace.
+ */
+export function runBridge({ name, prefix, home, workspace, args, env }) {
   const child = spawn(bridgeBin(), args, {
     cwd: workspace,
-    env: isolatedEnv(home),
+    env,
     stdio: ["pipe", "pipe", "pipe"],
     detached: true, // own process group, so cleanup can reach the agents it started
   });
@@ -136,7 +145,7 @@ export function spawnBridge({ name, config = "" }) {
       } catch {
         // the group is gone: nothing left behind
       }
-      writeTranscript(name, transcript);
+      writeTranscript(prefix, name, transcript);
       rmSync(home, { recursive: true, force: true });
       rmSync(workspace, { recursive: true, force: true });
       return { ...status, rest: out.rest() };
@@ -144,12 +153,12 @@ export function spawnBridge({ name, config = "" }) {
   };
 }
 
-/** Writes ts-<name>.jsonl under $ACP_INTEROP_TRANSCRIPT_DIR, if set. */
-function writeTranscript(name, transcript) {
+/** Writes <prefix>-<name>.jsonl under $ACP_INTEROP_TRANSCRIPT_DIR, if set. */
+function writeTranscript(prefix, name, transcript) {
   const dir = process.env.ACP_INTEROP_TRANSCRIPT_DIR;
   if (!dir || !name) return;
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, `ts-${name}.jsonl`), transcript.map((e) => JSON.stringify(e) + "\n").join(""));
+  writeFileSync(join(dir, `${prefix}-${name}.jsonl`), transcript.map((e) => JSON.stringify(e) + "\n").join(""));
 }
 
 /** Reads a transcript file written by interop/go or by writeTranscript. */

@@ -26,26 +26,7 @@ import (
 var binPath string
 
 func TestMain(m *testing.M) {
-	testkit.ServeFakeAgentIfChild()
-	dir, err := os.MkdirTemp("", "acp-bridge-faults")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binPath = filepath.Join(dir, "acp-bridge")
-	args := []string{"build", "-o", binPath}
-	if raceEnabled {
-		args = append(args, "-race")
-	}
-	build := exec.Command("go", append(args, "../cmd/acp-bridge")...)
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build acp-bridge:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	testkit.RunWithBinary(m.Run, &binPath, "../cmd/acp-bridge", raceEnabled)
 }
 
 // valve is a reader that can be shut: the fake editor stops reading the

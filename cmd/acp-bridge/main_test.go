@@ -24,22 +24,8 @@ import (
 var binPath string
 
 func TestMain(m *testing.M) {
-	testkit.ServeFakeAgentIfChild()
-	dir, err := os.MkdirTemp("", "acp-bridge-e2e")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binPath = filepath.Join(dir, "acp-bridge")
-	build := exec.Command("go", "build", "-race", "-o", binPath, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build acp-bridge:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	// Always -race here: these tests are the race detector's view of the real binary.
+	testkit.RunWithBinary(m.Run, &binPath, ".", true)
 }
 
 type proc struct {

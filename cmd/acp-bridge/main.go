@@ -1,9 +1,3 @@
-// Command acp-bridge is the ACP bridge: launched by an editor over stdio, it
-// speaks ACP to many child agents and decides every permission request in one
-// place. See README.md and docs/.
-//
-// This file is wiring only: flags, subcommands, signals, logging. The logic
-// lives in bridge/, settings/, approvals/, agents/ and internal/.
 package main
 
 import (

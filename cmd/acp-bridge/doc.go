@@ -1,0 +1,11 @@
+// Command acp-bridge is the ACP bridge: launched by an editor over stdio, it
+// speaks ACP to many child agents and decides every permission request in one
+// place. See README.md and docs/.
+//
+// This file is wiring only: flags, subcommands, signals, logging. The logic
+// lives in bridge/, settings/, approvals/, agents/ and internal/.
+//
+// Goroutines: main runs one subcommand. For serve, bridge.Bridge.Serve runs
+// on the main goroutine until stdin closes or SIGINT/SIGTERM arrives (the
+// signal context); everything else is owned by the bridge package.
+package main

@@ -2,7 +2,7 @@
 // speaks ACP to many child agents and decides every permission request in one
 // place. See README.md and docs/.
 //
-// This file is wiring only: flags, subcommands, signals, logging. The logic
+// main.go is wiring only: flags, subcommands, signals, logging. The logic
 // lives in bridge/, settings/, approvals/, agents/ and internal/.
 //
 // Goroutines: main runs one subcommand. For serve, bridge.Bridge.Serve runs

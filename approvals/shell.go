@@ -289,6 +289,9 @@ var reservedWords = map[string]bool{
 	"until": true, "do": true, "done": true, "case": true, "esac": true, "select": true,
 	"function": true, "time": true, "coproc": true, "in": true,
 	"cd": true, "pushd": true, "popd": true, // change the directory: slow path tracks it
+	// Words bash parses with their own grammar (let, declaration clauses):
+	// only the parser can say what they mean, or that they do not parse.
+	"let": true, "declare": true, "local": true, "export": true, "readonly": true, "typeset": true, "nameref": true,
 }
 
 func fastByte(c byte) bool {

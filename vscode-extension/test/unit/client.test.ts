@@ -24,13 +24,15 @@ function deferred<T>() {
   return { promise, resolve };
 }
 
-function handlers(over: Partial<ClientHandlers> = {}): ClientHandlers & { updates: unknown[]; resolved: unknown[]; statuses: unknown[]; invalid: string[] } {
+function handlers(over: Partial<ClientHandlers> = {}): ClientHandlers & { updates: unknown[]; resolved: unknown[]; statuses: unknown[]; invalid: string[]; badRules: string[][] } {
   const h = {
     updates: [] as unknown[],
     resolved: [] as unknown[],
     statuses: [] as unknown[],
     invalid: [] as string[],
+    badRules: [] as string[][],
     settingsInvalid: (e: string) => h.invalid.push(e),
+    rulesInvalid: (problems: string[]) => h.badRules.push(problems),
     readTextFile: async (p: { path: string }) => ({ content: `content of ${p.path}` }),
     writeTextFile: async () => {},
     requestPermission: async () => permissionResponse("acp-bridge:allow_once"),
@@ -127,6 +129,8 @@ test("bridge -> editor: fs reads/writes, settings/persist, approval/resolved, ag
       await client.notify("_acp-bridge/approval/resolved", { approvalId: "A1", decision: "allow", by: "rule", rule: "Bash(go test *)" });
       await client.notify("_acp-bridge/agent/status", { id: "demo", status: "running" });
       await client.notify("_acp-bridge/settings/invalid", { error: "editor settings: agents.x.command: required" });
+      await client.notify("_acp-bridge/rules/invalid", { problems: ['deny rule "Bash(rm *" from user: malformed rule', 7] });
+      await client.notify("_acp-bridge/rules/invalid", { problems: [] });
       await client.notify("_acp-bridge/unknown/notification", {});
       done.resolve({ read, persisted, persistErr });
       return { stopReason: "end_turn" };
@@ -154,6 +158,8 @@ test("bridge -> editor: fs reads/writes, settings/persist, approval/resolved, ag
   assert.deepEqual(h.resolved, [{ approvalId: "A1", decision: "allow", by: "rule", rule: "Bash(go test *)" }]);
   assert.deepEqual(h.statuses, [{ id: "demo", status: "running" }]);
   assert.deepEqual(h.invalid, ["editor settings: agents.x.command: required"]);
+  // Bad rules reach the handler (non-strings dropped; an empty list is not reported).
+  assert.deepEqual(h.badRules, [['deny rule "Bash(rm *" from user: malformed rule']]);
   conn.close();
 });
 

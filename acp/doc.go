@@ -7,12 +7,13 @@
 // It knows nothing of sessions, policy, processes or configuration.
 //
 // Concurrency: sourcegraph/jsonrpc2 calls a Handler inside the connection's
-// read loop. The adapter returned by NewHandler keeps that loop moving:
+// read loop. The dispatcher NewConn installs keeps that loop moving:
 // notifications run inline, in arrival order, and must never wait on a
 // response; requests each run in their own goroutine with a context that is
 // cancelled by $/cancel_request or by the connection closing. Stream reads
-// happen only on the jsonrpc2 read goroutine; writes are serialised by
-// jsonrpc2's send mutex.
+// happen only on the jsonrpc2 read goroutine. Writes are whole lines under the
+// stream's write mutex; plain notifications skip jsonrpc2's encoding (and are
+// read without its decoding, still in order on the read loop).
 //
 // Everything the bridge does not interpret travels as json.RawMessage, so
 // unknown fields, unknown sessionUpdate variants and _meta survive intact.

@@ -33,7 +33,7 @@ func (p *Process) readStderr() {
 			ce.Write()
 		}
 	})
-	if err != nil && !errors.Is(err, io.EOF) && !isClosed(err) {
+	if !errors.Is(err, io.EOF) && !isClosed(err) { // readLines always ends with an error
 		p.log.Debug("read agent stderr", zap.Error(err))
 	}
 }

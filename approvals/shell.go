@@ -1243,11 +1243,8 @@ func skipXargs(args []word) (rest []word, nflags int, ok bool) {
 		i++
 		switch {
 		case strings.HasPrefix(s, "--"):
-			name := s
-			if j := strings.IndexByte(s, '='); j >= 0 {
-				name = s[:j]
-			} else if long[name] {
-				i++
+			if !strings.Contains(s, "=") && long[s] {
+				i++ // the value is the next word (--max-args 5; --max-args=5 carries it)
 			}
 		case valued[s]:
 			i++

@@ -2,8 +2,6 @@ package bridge
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -145,9 +143,6 @@ func (b *Bridge) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	b.editor = acp.NewConn(life, stream, &editorHandler{b: b}, opts)
 	close(gate) // handlers may use b.editor from here on
 	b.reportRuleProblems(true, false)
-	if snap.Config.StartAgentsOnLaunch {
-		go b.startAgentsOnLaunch(life)
-	}
 	var reason approvals.Source
 	select {
 	case <-b.editor.Done():
@@ -200,6 +195,10 @@ func (b *Bridge) shutdown(reason approvals.Source) {
 	wg.Wait()
 }
 
+// startAgentsOnLaunch starts the agents marked to start with the bridge
+// (startAgentsOnLaunch for all, agents.X.startOnLaunch for one). It runs
+// after the editor's initialize, so they are offered the editor's fs and
+// terminal capabilities.
 func (b *Bridge) startAgentsOnLaunch(ctx context.Context) {
 	snap := b.snapshot()
 	for _, name := range snap.AgentNames() {
@@ -316,17 +315,6 @@ func (b *Bridge) session(id string) (*session, error) {
 		return nil, acp.Errorf(acp.CodeResourceNotFound, "unknown session %q", id)
 	}
 	return s, nil
-}
-
-// errAgentExited is wrapped when a child went away under a request.
-var errAgentExited = errors.New("agent exited")
-
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
 }
 
 func userHome() (string, error) { return os.UserHomeDir() }

@@ -331,8 +331,12 @@ func TestApprovalTimeout(t *testing.T) {
 	if len(resolved) != 1 || resolved[0]["by"] != "timeout" {
 		t.Fatalf("resolved = %v, want one by timeout", resolved)
 	}
-	// The late answer changes nothing.
-	p.Answer(acp.Selected(optAllowOnce))
+	// The card's request was withdrawn ($/cancel_request): a late click has nothing to answer.
+	select {
+	case <-p.Withdrawn():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the timed-out request was not withdrawn from the editor")
+	}
 }
 
 func TestCancelResolvesPendingApprovals(t *testing.T) {
@@ -1070,5 +1074,34 @@ func TestSessionMethodsRouteToTheOwningAgent(t *testing.T) {
 	}
 	if stop, err := h.editor.Prompt(ctx, "alpha-old-7", "updates 1"); err != nil || stop != acp.StopEndTurn {
 		t.Fatalf("prompt on the loaded session: %q %v", stop, err)
+	}
+}
+
+// agents.X.startOnLaunch starts that agent (only) right after initialize,
+// offered the editor's capabilities, before any session asks for it.
+func TestStartOnLaunch(t *testing.T) {
+	h := start(t, "defaultAgent: alpha\nagents:\n"+testkit.FakeAgentYAML("alpha")+"    startOnLaunch: true\n"+testkit.FakeAgentYAML("beta"))
+	h.init(true)
+	ctx := tctx(t)
+	if err := h.editor.WaitFor(ctx, "alpha running without a session", func(msgs []testkit.Message) bool {
+		for _, m := range msgs {
+			if m.Method == acp.MethodAgentStatus && strings.Contains(string(m.Params), `"id":"alpha"`) && strings.Contains(string(m.Params), `"status":"running"`) {
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var list struct {
+		Agents []agentInfo `json:"agents"`
+	}
+	if err := h.editor.Conn.Call(ctx, acp.MethodAgentsList, map[string]any{}, &list); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range list.Agents {
+		if a.ID == "beta" && a.Status != statusIdle {
+			t.Fatalf("beta (no startOnLaunch) is %s", a.Status)
+		}
 	}
 }

@@ -14,11 +14,13 @@
 //   - Each editor request runs in its own goroutine (acp.Conn), e.g. a
 //     session/prompt waits there for the child's answer.
 //   - Each child connection's read loop runs childHandler's notifications
-//     inline: session/update is forwarded to the editor synchronously, which
-//     keeps the child's order and puts every update on the editor's wire
-//     before the prompt response that follows it (that response is only
-//     processed by the same read loop afterwards). A slow editor therefore
-//     back-pressures the child, which is what bounds memory.
+//     inline: session/update is queued for the editor before the loop reads
+//     on, which keeps the child's order and puts every update ahead of the
+//     prompt response that follows it (that response is only processed by
+//     the same read loop afterwards). Everything for the editor goes through
+//     one bounded FIFO (acp.QueueWriter) written by one goroutine; when it is
+//     full the read loop waits, so a slow editor back-pressures the child,
+//     which is what bounds memory.
 //   - Each child request (session/request_permission, fs/*, terminal/*) runs
 //     in its own goroutine and blocks, by approval id, in approvals.Broker
 //     until exactly one resolution arrives.

@@ -174,9 +174,13 @@ func (b *Bridge) initialize(params json.RawMessage) (any, error) {
 	// After the answer, the editor hears of any bad rule in its settings.
 	return acp.AfterReply{Result: res, Then: func() {
 		b.mu.Lock()
+		first := !b.initialized
 		b.initialized = true
 		b.mu.Unlock()
 		b.reportRuleProblems(false, true)
+		if first {
+			go b.startAgentsOnLaunch(b.lifetime)
+		}
 	}}, nil
 }
 

@@ -133,18 +133,17 @@ type fuzzSession struct {
 }
 
 type fuzzPrompt struct {
-	s          *fuzzSession
-	n          int
-	script     string
-	marker     string
-	updates    int            // agent_message_chunk "<agent>:<i>" texts expected
-	answers    map[string]int // answer texts expected, by prefix ("perm", "bash=", "bare=", "subperm=")
-	cancelReq  bool           // the editor withdrew the prompt with $/cancel_request
-	cancel     context.CancelFunc
-	done       chan struct{}
-	stop       string
-	err        error
-	finishedAt int // index in the session's texts of the marker, once seen
+	s         *fuzzSession
+	n         int
+	script    string
+	marker    string
+	updates   int            // agent_message_chunk "<agent>:<i>" texts expected
+	answers   map[string]int // answer texts expected, by prefix ("perm", "bash=", "bare=", "subperm=")
+	cancelReq bool           // the editor withdrew the prompt with $/cancel_request
+	cancel    context.CancelFunc
+	done      chan struct{}
+	stop      string
+	err       error
 }
 
 type fuzzCard struct {

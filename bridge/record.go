@@ -81,9 +81,6 @@ func (b *Bridge) finish(s *session, call approvals.Call, d decision, fwd *forwar
 			rule = fwd.Meta.SuggestedRules[0]
 		}
 	}
-	if res.By == approvals.SourceUser && res.OptionID == optAllowSession {
-		by = string(approvals.SourceUser)
-	}
 	b.audit(s, call, d, fwd.Meta.ToolCallID, fwd.Meta.ApprovalID, outcome, answered, by, rule, res.At.Sub(fwd.created))
 	chosen := ""
 	if res.By == approvals.SourceUser {

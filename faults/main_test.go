@@ -74,29 +74,12 @@ type bridgeProc struct {
 	editor *testkit.Editor
 	stdin  io.WriteCloser
 	valve  *valve
-	stderr *syncBuffer
+	stderr *testkit.SyncBuffer
 	home   string // HOME; XDG_CONFIG_HOME is home/.config
 	ws     string // workspace and cwd
 	cfg    string // --config file ("" if none)
 	exited chan struct{}
 	exit   error // set before exited closes
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 type startOpts struct {
@@ -111,7 +94,7 @@ func start(t *testing.T, o startOpts) *bridgeProc {
 	t.Helper()
 	home := t.TempDir()
 	ws := t.TempDir()
-	p := &bridgeProc{t: t, home: home, ws: ws, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	p := &bridgeProc{t: t, home: home, ws: ws, stderr: &testkit.SyncBuffer{}, exited: make(chan struct{})}
 	args := []string{"--workspace", ws, "--log-level", "debug"}
 	if o.config != "" {
 		p.cfg = filepath.Join(home, "config.yaml")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -32,7 +30,7 @@ type proc struct {
 	cmd    *exec.Cmd
 	editor *testkit.Editor
 	stdin  io.WriteCloser
-	stderr *bytes.Buffer
+	stderr *testkit.SyncBuffer
 	ws     string
 	home   string
 	cfg    string
@@ -67,12 +65,12 @@ func startBin(t *testing.T, config string, extraArgs ...string) *proc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &syncWriter{w: &stderr}
+	stderr := &testkit.SyncBuffer{}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{cmd: cmd, stdin: stdin, stderr: &stderr, ws: ws, home: home, cfg: cfg, done: make(chan error, 1)}
+	p := &proc{cmd: cmd, stdin: stdin, stderr: stderr, ws: ws, home: home, cfg: cfg, done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	p.editor = testkit.NewEditor(ctx, stdout, stdin)
 	go func() { p.done <- cmd.Wait() }()
@@ -92,15 +90,18 @@ func startBin(t *testing.T, config string, extraArgs ...string) *proc {
 	return p
 }
 
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
+// open initializes (no fs, no terminal) and opens a session with the default agent.
+func (p *proc) open(t *testing.T) (context.Context, string) {
+	t.Helper()
+	c := ctx(t)
+	if _, err := p.editor.Initialize(c, false, false); err != nil {
+		t.Fatal(err)
+	}
+	sid, err := p.editor.NewSession(c, p.ws, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, sid
 }
 
 func ctx(t *testing.T) context.Context {
@@ -220,14 +221,7 @@ func TestRulesAndModesThroughBinary(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.mode+"/"+tc.prompt+"/"+tc.rules, func(t *testing.T) {
 			p := startBin(t, fmt.Sprintf("permissions: {defaultMode: %s, %s}\n", tc.mode, tc.rules))
-			c := ctx(t)
-			if _, err := p.editor.Initialize(c, false, false); err != nil {
-				t.Fatal(err)
-			}
-			sid, err := p.editor.NewSession(c, p.ws, "")
-			if err != nil {
-				t.Fatal(err)
-			}
+			c, sid := p.open(t)
 			res := make(chan error, 1)
 			go func() { _, err := p.editor.Prompt(c, sid, tc.prompt); res <- err }()
 			if tc.wantCard {
@@ -267,14 +261,7 @@ func TestRulesAndModesThroughBinary(t *testing.T) {
 // rule lands in the bridge's config (the fake editor cannot persist).
 func TestAlwaysAllowThroughBinary(t *testing.T) {
 	p := startBin(t, "defaultAgent: demo\n")
-	c := ctx(t)
-	if _, err := p.editor.Initialize(c, false, false); err != nil {
-		t.Fatal(err)
-	}
-	sid, err := p.editor.NewSession(c, p.ws, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, sid := p.open(t)
 	res := make(chan error, 1)
 	go func() { _, err := p.editor.Prompt(c, sid, "only:test"); res <- err }()
 	perm, err := p.editor.NextPermission(c)
@@ -310,14 +297,7 @@ func TestAlwaysAllowThroughBinary(t *testing.T) {
 // A circuit breaker asks even in bypass mode.
 func TestCircuitBreakerAsksInBypass(t *testing.T) {
 	p := startBin(t, "defaultAgent: f\npermissions: {defaultMode: bypassPermissions}\nagents:\n"+testkit.FakeAgentYAML("f"))
-	c := ctx(t)
-	if _, err := p.editor.Initialize(c, false, false); err != nil {
-		t.Fatal(err)
-	}
-	sid, err := p.editor.NewSession(c, p.ws, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, sid := p.open(t)
 	res := make(chan error, 1)
 	go func() { _, err := p.editor.Prompt(c, sid, "bash ls -la\nbash rm -rf ~"); res <- err }()
 	perm, err := p.editor.NextPermission(c)
@@ -340,14 +320,7 @@ func TestCircuitBreakerAsksInBypass(t *testing.T) {
 // The editor closes stdin mid-turn: pending approvals answered, children stopped, bridge exits.
 func TestEditorClosesStdinMidTurn(t *testing.T) {
 	p := startBin(t, "defaultAgent: f\nagents:\n"+testkit.FakeAgentYAML("f"))
-	c := ctx(t)
-	if _, err := p.editor.Initialize(c, false, false); err != nil {
-		t.Fatal(err)
-	}
-	sid, err := p.editor.NewSession(c, p.ws, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, sid := p.open(t)
 	go func() { _, _ = p.editor.Prompt(c, sid, "perm x\nwait") }()
 	if _, err := p.editor.NextPermission(c); err != nil {
 		t.Fatal(err)
@@ -388,14 +361,7 @@ func TestEditorClosesStdinMidTurn(t *testing.T) {
 // SIGTERM: pending approvals resolved, children stopped, clean exit.
 func TestSIGTERM(t *testing.T) {
 	p := startBin(t, "defaultAgent: f\nagents:\n"+testkit.FakeAgentYAML("f"))
-	c := ctx(t)
-	if _, err := p.editor.Initialize(c, false, false); err != nil {
-		t.Fatal(err)
-	}
-	sid, err := p.editor.NewSession(c, p.ws, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, sid := p.open(t)
 	go func() { _, _ = p.editor.Prompt(c, sid, "perm x") }()
 	if _, err := p.editor.NextPermission(c); err != nil {
 		t.Fatal(err)

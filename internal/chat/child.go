@@ -93,9 +93,6 @@ func startChild(command string, args []string, dir string, log *zap.Logger) (*ch
 	return c, nil
 }
 
-// pid is the child's process id.
-func (c *child) pid() int { return c.cmd.Process.Pid }
-
 // gone describes how the child left after it closed its stdout: its exit
 // status if it exits within stopGrace (stop kills it otherwise).
 func (c *child) gone() error {

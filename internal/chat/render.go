@@ -345,9 +345,7 @@ func (p *printer) cardLines(cd *card) []string {
 		out = append(out, "  kind: "+t.Kind)
 	}
 	out = append(out, inputLines(t)...)
-	for _, l := range contentLines(t.Content, "  ") {
-		out = append(out, l)
-	}
+	out = append(out, contentLines(t.Content, "  ")...)
 	m := cd.meta
 	for _, kv := range [][2]string{
 		{"agent", m.Agent}, {"specifier", m.Specifier}, {"why", m.Reason},

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acp-bridge/acp-bridge/internal/testkit"
 )
 
 // teeScript runs the bridge with its stdin and stdout copied to files, so a
@@ -92,7 +94,7 @@ func runExampleClient(ctx context.Context, t *testing.T, config string) (string,
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// The bridge and the tees inherit the client's stderr, so Wait returns
 	// only when all of them have exited and the transcript files are complete.
-	stderr := &syncBuffer{}
+	stderr := &testkit.SyncBuffer{}
 	cmd.Stderr = stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

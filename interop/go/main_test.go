@@ -1,7 +1,6 @@
 package interop
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -122,29 +120,11 @@ func isolatedEnv(home string) []string {
 		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"))
 }
 
-// syncBuffer is a bytes.Buffer safe for one writer and concurrent readers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // bridgeProc is one acp-bridge process driven by the testkit editor.
 type bridgeProc struct {
 	editor     *testkit.Editor
 	workspace  string
-	stderr     *syncBuffer
+	stderr     *testkit.SyncBuffer
 	transcript *transcript
 }
 
@@ -171,7 +151,7 @@ func startBridge(t *testing.T, config string) *bridgeProc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr := &syncBuffer{}
+	stderr := &testkit.SyncBuffer{}
 	cmd.Stderr = stderr
 	tr := newTranscript(t)
 	if err := cmd.Start(); err != nil {

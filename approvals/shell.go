@@ -146,6 +146,9 @@ func (a *analyzer) parseAndVisitLenient(src string, ctx walkCtx) {
 	if err != nil {
 		return
 	}
+	if hasExtGlob(f) {
+		a.setUncertain("the command uses an extended glob, which shells read differently")
+	}
 	saved := a.line
 	a.line = src
 	a.visitStmts(f.Stmts, ctx)
@@ -171,10 +174,31 @@ func (a *analyzer) parseAndVisit(src string, ctx walkCtx) {
 		a.naiveSplit(src)
 		return
 	}
+	if hasExtGlob(f) {
+		// bash reads @( ) !( ) only with extglob on; otherwise it is a syntax
+		// error or something else entirely, and the parser's reading (where
+		// a command inside is mere pattern text) cannot be trusted. Wherever
+		// it stands (an argument, an assignment, a redirect): ask, and keep
+		// the naive pieces so a deny rule that names one still denies.
+		a.setUncertain("the command uses an extended glob, which shells read differently")
+		a.naiveSplit(src)
+	}
 	saved := a.line
 	a.line = src
 	a.visitStmts(f.Stmts, ctx)
 	a.line = saved
+}
+
+// hasExtGlob reports whether an extended glob stands anywhere in f.
+func hasExtGlob(f *syntax.File) bool {
+	found := false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if _, ok := n.(*syntax.ExtGlob); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // naiveSplit cuts a command that could not be parsed at every operator and

@@ -53,7 +53,9 @@ type Conn struct {
 
 	mu       sync.Mutex
 	inflight map[jsonrpc2.ID]context.CancelFunc // requests being handled, for $/cancel_request
-	wg       sync.WaitGroup                     // request goroutines
+	active   int                                // request goroutines running
+	idle     chan struct{}                      // closed while active == 0
+	closed   bool                               // Close was called: no new request goroutines
 }
 
 // ConnOptions configures NewConn.
@@ -77,7 +79,8 @@ func (l logfLogger) Printf(format string, v ...any) { l(format, v...) }
 // NewConn starts serving stream with h. It returns at once; the read loop
 // runs until the stream fails or Close is called.
 func NewConn(ctx context.Context, stream jsonrpc2.ObjectStream, h Handler, opts ConnOptions) *Conn {
-	c := &Conn{inflight: map[jsonrpc2.ID]context.CancelFunc{}, ready: make(chan struct{}), gate: opts.Gate}
+	c := &Conn{inflight: map[jsonrpc2.ID]context.CancelFunc{}, ready: make(chan struct{}), gate: opts.Gate, idle: make(chan struct{})}
+	close(c.idle)
 	logf := opts.Logf
 	if logf == nil {
 		logf = func(string, ...any) {}
@@ -121,24 +124,61 @@ func NewConn(ctx context.Context, stream jsonrpc2.ObjectStream, h Handler, opts 
 // Done is closed when the connection is closed, by either side.
 func (c *Conn) Done() <-chan struct{} { return c.rpc.DisconnectNotify() }
 
-// Close closes the connection. Pending calls fail with jsonrpc2.ErrClosed.
-func (c *Conn) Close() error { return c.rpc.Close() }
+// Close closes the connection. Pending calls fail with jsonrpc2.ErrClosed,
+// running handlers see their ctx end, and a request the read loop had
+// already taken but not yet dispatched is dropped (it could not be answered),
+// so after Close, WaitHandlers covers every handler that will ever run.
+func (c *Conn) Close() error {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	return c.rpc.Close()
+}
 
 // Wait blocks until every request goroutine has returned (after Close).
-func (c *Conn) Wait() { c.wg.Wait() }
+func (c *Conn) Wait() { _ = c.WaitHandlers(context.Background()) }
 
 // WaitHandlers waits until no request goroutine is running, or ctx ends.
 func (c *Conn) WaitHandlers(ctx context.Context) error {
-	done := make(chan struct{})
-	go func() {
-		c.wg.Wait()
-		close(done)
-	}()
+	c.mu.Lock()
+	idle := c.idle
+	c.mu.Unlock()
 	select {
-	case <-done:
+	case <-idle:
 		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("requests still being handled: %w", ctx.Err())
+	}
+}
+
+// begin registers a request goroutine; false once the connection is closed.
+func (c *Conn) begin(id jsonrpc2.ID, cancel context.CancelFunc) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return false
+	}
+	select {
+	case <-c.rpc.DisconnectNotify():
+		return false
+	default:
+	}
+	if c.active == 0 {
+		c.idle = make(chan struct{})
+	}
+	c.active++
+	c.inflight[id] = cancel
+	return true
+}
+
+// end unregisters a request goroutine.
+func (c *Conn) end(id jsonrpc2.ID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.inflight, id)
+	c.active--
+	if c.active == 0 {
+		close(c.idle)
 	}
 }
 
@@ -284,16 +324,14 @@ func (d *dispatcher) Handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrp
 	}
 	rctx, cancel := context.WithCancel(ctx)
 	c := d.c
-	c.mu.Lock()
-	c.inflight[req.ID] = cancel
-	c.mu.Unlock()
-	c.wg.Add(1)
+	if !c.begin(req.ID, cancel) {
+		// The connection is closed: nobody can receive an answer.
+		cancel()
+		return
+	}
 	go func() {
-		defer c.wg.Done()
 		defer func() {
-			c.mu.Lock()
-			delete(c.inflight, req.ID)
-			c.mu.Unlock()
+			c.end(req.ID)
 			cancel()
 		}()
 		res, err := d.safeHandle(rctx, req)

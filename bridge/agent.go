@@ -340,6 +340,15 @@ func (a *agentRT) watch(proc *agents.Process, conn *acp.Conn, gen int) {
 		}
 	}
 	_ = conn.Close()
+	// The child's requests still being handled see their ctx end and resolve
+	// their own approvals (by agentExit); wait for them (bounded) so the
+	// crash is announced after its cards are withdrawn, and nothing opened
+	// in the race with the exit outlives it.
+	wctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	if err := conn.WaitHandlers(wctx); err != nil {
+		a.log.Warn("agent requests still running after its exit", zap.Error(err))
+	}
+	cancel()
 	exitErr := proc.ExitErr()
 	a.mu.Lock()
 	if a.gen != gen {

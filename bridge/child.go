@@ -222,6 +222,12 @@ func (b *Bridge) ask(ctx context.Context, s *session, call approvals.Call, d dec
 		meta.Tool = "unknown"
 	}
 	fwd := &forwarded{SessionID: s.id, ToolCall: toolCall, Options: options}
+	if ctx.Err() != nil {
+		// The child withdrew the request or went away before it could be
+		// shown: nobody is left to answer, so no card.
+		fwd.Meta, fwd.created = meta, time.Now()
+		return approvals.Resolution{Outcome: acp.OutcomeCancelled, By: b.withdrawnBy(s), At: fwd.created}, fwd, nil
+	}
 	appr, err := b.broker.Open(approvals.Ticket{
 		ID: id, SessionID: s.id, Agent: s.agent.name, Timeout: timeout, TimeoutResolution: timeoutRes, Data: fwd,
 	})
@@ -278,17 +284,7 @@ func (b *Bridge) ask(ctx context.Context, s *session, call approvals.Call, d dec
 	case <-appr.Done():
 	case <-ctx.Done():
 		// The child withdrew the request ($/cancel_request) or went away.
-		by := approvals.SourceCancel
-		if c := s.agent.connFor(s.gen); c == nil {
-			by = approvals.SourceAgentExit
-		} else {
-			select {
-			case <-c.Done(): // the connection ended under the request: the agent went away
-				by = approvals.SourceAgentExit
-			default:
-			}
-		}
-		_ = b.broker.Resolve(id, approvals.Resolution{Outcome: acp.OutcomeCancelled, By: by})
+		_ = b.broker.Resolve(id, approvals.Resolution{Outcome: acp.OutcomeCancelled, By: b.withdrawnBy(s)})
 	}
 	res := appr.Resolution()
 	if pending != nil && !editorAnswered.Load() {
@@ -297,6 +293,21 @@ func (b *Bridge) ask(ctx context.Context, s *session, call approvals.Call, d dec
 		b.editor.CancelRequest(pending.ID())
 	}
 	return res, fwd, nil
+}
+
+// withdrawnBy says why a child's request ctx ended: the agent went away (its
+// connection is gone) or it withdrew the request ($/cancel_request).
+func (b *Bridge) withdrawnBy(s *session) approvals.Source {
+	c := s.agent.connFor(s.gen)
+	if c == nil {
+		return approvals.SourceAgentExit
+	}
+	select {
+	case <-c.Done(): // the connection ended under the request
+		return approvals.SourceAgentExit
+	default:
+		return approvals.SourceCancel
+	}
 }
 
 // Bridge option ids (see docs/extension-surface.md).

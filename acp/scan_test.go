@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/acp-bridge/acp-bridge/internal/jsonscan"
 )
 
 func TestSessionUpdateInfoAndReplace(t *testing.T) {
@@ -22,24 +24,29 @@ func TestSessionUpdateInfoAndReplace(t *testing.T) {
 		{`[{"sessionId":"a"}]`, "", "", false},                 // not an object
 		{`{"update":{"sessionUpdate":"plan"}}`, "", "", false}, // no sessionId
 		{`{"sessionId":"x","update":{"sessionUpdate":1}}`, "x", "", true},
+		{`{"sessionId":"x","update":{},"update":{}}`, "", "", false}, // repeated update: slow path
+		{`{"sessionId":"x"}`, "x", "", true},
 	}
 	for _, c := range cases {
-		id, kind, ok := SessionUpdateInfo([]byte(c.in))
-		if id != c.id || kind != c.kind || ok != c.ok {
-			t.Errorf("SessionUpdateInfo(%s) = %q %q %v, want %q %q %v", c.in, id, kind, ok, c.id, c.kind, c.ok)
+		u, ok := ScanSessionUpdate([]byte(c.in))
+		if u.SessionID != c.id || u.Kind != c.kind || ok != c.ok {
+			t.Errorf("ScanSessionUpdate(%s) = %q %q %v, want %q %q %v", c.in, u.SessionID, u.Kind, ok, c.id, c.kind, c.ok)
 		}
 		if !c.ok {
 			continue
 		}
-		out, ok := ReplaceMember([]byte(c.in), "sessionId", []byte(`"bridge-1"`))
-		if !ok || !json.Valid(out) {
-			t.Fatalf("ReplaceMember(%s) = %s %v", c.in, out, ok)
+		out := u.WithSessionID([]byte(`"bridge-1"`))
+		if !json.Valid(out) {
+			t.Fatalf("WithSessionID(%s) = %s", c.in, out)
 		}
 		var before, after map[string]json.RawMessage
 		_ = json.Unmarshal([]byte(c.in), &before)
 		_ = json.Unmarshal(out, &after)
 		if string(after["sessionId"]) != `"bridge-1"` || string(after["update"]) != string(before["update"]) {
-			t.Fatalf("ReplaceMember(%s) changed more than the id: %s", c.in, out)
+			t.Fatalf("WithSessionID(%s) changed more than the id: %s", c.in, out)
+		}
+		if string(u.Update) != string(before["update"]) {
+			t.Fatalf("ScanSessionUpdate(%s).Update = %s, want %s", c.in, u.Update, before["update"])
 		}
 	}
 }
@@ -58,17 +65,35 @@ func FuzzScanner(f *testing.F) {
 			return
 		}
 		for name, want := range m {
-			s, e, ok := member(b, name)
+			s, e, ok := jsonscan.Member(b, name)
 			if !ok {
 				continue // allowed: escaped or repeated names go the slow way
 			}
 			if !jsonEqual(b[s:e], want) {
-				t.Fatalf("member(%s, %q) = %s, encoding/json says %s", in, name, b[s:e], want)
+				t.Fatalf("Member(%s, %q) = %s, encoding/json says %s", in, name, b[s:e], want)
 			}
-			out, ok := ReplaceMember(b, name, []byte(`"R"`))
+		}
+		// ScanSessionUpdate agrees too, or declines.
+		if u, ok := ScanSessionUpdate(b); ok {
+			var id string
+			if json.Unmarshal(m["sessionId"], &id) != nil || id != u.SessionID {
+				t.Fatalf("ScanSessionUpdate(%s).SessionID = %q, encoding/json says %s", in, u.SessionID, m["sessionId"])
+			}
+			if (m["update"] == nil) != (u.Update == nil) || (u.Update != nil && !jsonEqual(u.Update, m["update"])) {
+				t.Fatalf("ScanSessionUpdate(%s).Update = %s, encoding/json says %s", in, u.Update, m["update"])
+			}
+			var upd struct {
+				Kind any `json:"sessionUpdate"`
+			}
+			if u.Update != nil && json.Unmarshal(u.Update, &upd) == nil {
+				if k, isStr := upd.Kind.(string); isStr && u.Kind != k && u.Kind != "" {
+					t.Fatalf("ScanSessionUpdate(%s).Kind = %q, encoding/json says %q", in, u.Kind, k)
+				}
+			}
+			out := u.WithSessionID([]byte(`"R"`))
 			var m2 map[string]json.RawMessage
-			if !ok || json.Unmarshal(out, &m2) != nil || string(m2[name]) != `"R"` || len(m2) != len(m) {
-				t.Fatalf("ReplaceMember(%s, %q) = %s", in, name, out)
+			if json.Unmarshal(out, &m2) != nil || string(m2["sessionId"]) != `"R"` || len(m2) != len(m) {
+				t.Fatalf("WithSessionID(%s) = %s", in, out)
 			}
 		}
 	})

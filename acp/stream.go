@@ -11,6 +11,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/acp-bridge/acp-bridge/internal/jsonscan"
+
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -145,7 +147,7 @@ func (s *ndjsonStream) ReadObject(v any) error {
 				continue
 			}
 		}
-		if !json.Valid(trimmed) {
+		if !jsonscan.Valid(trimmed) {
 			s.drop(StreamEvent{Kind: "invalid-json", Bytes: len(line), Prefix: prefix(line), Err: errors.New("not a JSON value")})
 			continue
 		}
@@ -164,12 +166,12 @@ func (s *ndjsonStream) ReadObject(v any) error {
 // not). Anything else (requests, responses, batches, invalid UTF-8, which
 // jsonrpc2 repairs) is left to jsonrpc2. params is a copy.
 func plainNotification(line []byte) (method string, params json.RawMessage, ok bool) {
-	if len(line) == 0 || line[0] != '{' || !utf8.Valid(line) || !json.Valid(line) {
+	if len(line) == 0 || line[0] != '{' || !utf8.Valid(line) || !jsonscan.Valid(line) {
 		return "", nil, false
 	}
 	var methodRaw []byte
 	bad := false
-	scanned := eachMember(line, func(name []byte, s, e int) bool {
+	scanned := jsonscan.EachMember(line, func(name []byte, s, e int) bool {
 		switch k := string(name); k {
 		case "method":
 			methodRaw = line[s:e]
@@ -202,7 +204,7 @@ func plainNotification(line []byte) (method string, params json.RawMessage, ok b
 // times). It reports false, having written nothing, when params is not a
 // single compact-safe JSON value; the caller then takes the general path.
 func (s *ndjsonStream) writeNotification(method string, params json.RawMessage, trusted bool) (bool, error) {
-	if !trusted && !json.Valid(params) {
+	if !trusted && !jsonscan.Valid(params) {
 		return false, nil
 	}
 	if bytes.IndexByte(params, '\n') >= 0 {

@@ -15,6 +15,7 @@ package approvals
 // any goroutine. A ToolCallCache is guarded by its own mutex.
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -432,13 +433,14 @@ func jsonObject(raw json.RawMessage) map[string]json.RawMessage {
 }
 
 func isNull(raw json.RawMessage) bool {
-	return strings.TrimSpace(string(raw)) == "null"
+	return string(bytes.TrimSpace(raw)) == "null" // compared without a copy
 }
 
-// isEmptyObject reports whether raw is the JSON object {}.
+// isEmptyObject reports whether raw is the JSON object {} (blanks allowed),
+// without decoding it (a rawInput can hold a whole file).
 func isEmptyObject(raw json.RawMessage) bool {
-	obj := jsonObject(raw)
-	return obj != nil && len(obj) == 0
+	t := bytes.TrimSpace(raw)
+	return len(t) >= 2 && t[0] == '{' && t[len(t)-1] == '}' && len(bytes.TrimSpace(t[1:len(t)-1])) == 0
 }
 
 func contains(list []string, s string) bool {

@@ -4,10 +4,16 @@ import (
 	"container/list"
 	"encoding/json"
 	"sync"
+
+	"github.com/acp-bridge/acp-bridge/internal/jsonscan"
 )
 
 // DefaultToolCallCacheSize bounds a ToolCallCache made with max <= 0.
 const DefaultToolCallCacheSize = 1024
+
+// DefaultToolCallCacheBytes bounds the bytes a ToolCallCache keeps before
+// it slims its older entries (see ToolCallCache).
+const DefaultToolCallCacheBytes = 8 << 20
 
 // ToolCallCache remembers, per toolCallId, the last known state of each
 // tool call of one session, so that a permission request that carries only
@@ -15,18 +21,26 @@ const DefaultToolCallCacheSize = 1024
 // {toolCallId}) can be judged on the whole call (acp-protocol.md §7, 1, 2
 // and 10). It is bounded: past max entries, the least recently touched one
 // is dropped, and a call is forgotten once an update says it completed or
-// failed. Safe for concurrent use.
+// failed. Its bytes are bounded too: past maxBytes, the least recently
+// touched entries are slimmed to what normalisation reads (diff contents
+// and rawOutput dropped, diff paths kept), then, if that is not enough,
+// dropped, so streaming large diffs cannot grow the bridge without bound.
+// A dropped or slimmed entry only makes a later bare request less complete,
+// which normalisation meets by asking. Safe for concurrent use.
 type ToolCallCache struct {
-	max int
+	max, maxBytes int
 
 	mu      sync.Mutex
 	entries map[string]*list.Element // toolCallId -> element of order
 	order   *list.List               // of *cacheEntry; front = least recently touched
+	bytes   int                      // sum of entry sizes
 }
 
 type cacheEntry struct {
 	id     string
 	fields map[string]json.RawMessage
+	size   int  // bytes of names and values held
+	slim   bool // heavy fields already reduced
 }
 
 // NewToolCallCache makes a cache holding at most max tool calls
@@ -35,7 +49,18 @@ func NewToolCallCache(max int) *ToolCallCache {
 	if max <= 0 {
 		max = DefaultToolCallCacheSize
 	}
-	return &ToolCallCache{max: max, entries: make(map[string]*list.Element), order: list.New()}
+	return &ToolCallCache{max: max, maxBytes: DefaultToolCallCacheBytes, entries: make(map[string]*list.Element), order: list.New()}
+}
+
+// SetMaxBytes changes the byte bound (DefaultToolCallCacheBytes when n <= 0).
+func (c *ToolCallCache) SetMaxBytes(n int) {
+	if n <= 0 {
+		n = DefaultToolCallCacheBytes
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.maxBytes = n
+	c.trim()
 }
 
 // Upsert records a session/update whose sessionUpdate is "tool_call" or
@@ -46,31 +71,55 @@ func NewToolCallCache(max int) *ToolCallCache {
 // does not replace a non-empty one (Claude first announces rawInput {} while
 // the input still streams).
 func (c *ToolCallCache) Upsert(update json.RawMessage) {
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(update, &obj) != nil {
-		return
+	fields, ok := scanFields(update)
+	if !ok {
+		// Escaped or repeated member names, or not an object: the exact,
+		// slower reading.
+		if json.Unmarshal(update, &fields) != nil {
+			return
+		}
 	}
-	kind, _ := jsonString(obj["sessionUpdate"])
+	kind, _ := jsonString(fields["sessionUpdate"])
 	if kind != "tool_call" && kind != "tool_call_update" {
 		return
 	}
-	delete(obj, "sessionUpdate")
-	id, ok := jsonString(obj["toolCallId"])
+	delete(fields, "sessionUpdate")
+	id, ok := jsonString(fields["toolCallId"])
 	if !ok || id == "" {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if status, _ := jsonString(obj["status"]); status == "completed" || status == "failed" {
+	if status, _ := jsonString(fields["status"]); status == "completed" || status == "failed" {
 		// A finished call is not asked about again: forget it, so the cache
 		// holds only calls in flight (their diffs can be large).
 		if el := c.entries[id]; el != nil {
-			delete(c.entries, id)
-			c.order.Remove(el)
+			c.remove(el)
 		}
 		return
 	}
-	c.store(id, obj)
+	c.store(id, fields, false)
+}
+
+// scanFields reads the members of update without decoding them. update is
+// JSON the caller has already validated (the bridge passes a member of a
+// line acp checked when it read it); on anything else the values may be
+// wrong but stay inside update, and Merge, which re-encodes through
+// encoding/json, never passes an invalid one on. ok is false when the
+// scanner cannot read update exactly (escaped or repeated names).
+func scanFields(update json.RawMessage) (map[string]json.RawMessage, bool) {
+	fields := make(map[string]json.RawMessage, 8)
+	dup := false
+	ok := jsonscan.EachMember(update, func(name []byte, s, e int) bool {
+		k := string(name)
+		if _, seen := fields[k]; seen {
+			dup = true
+			return false
+		}
+		fields[k] = update[s:e:e]
+		return true
+	})
+	return fields, ok && !dup
 }
 
 // Merge returns a permission request's toolCall merged over the cached
@@ -92,7 +141,7 @@ func (c *ToolCallCache) Merge(toolCall json.RawMessage) json.RawMessage {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	known := c.entries[id] != nil
-	merged := c.store(id, obj)
+	merged := c.store(id, obj, true)
 	if !known {
 		return toolCall
 	}
@@ -112,9 +161,9 @@ func (c *ToolCallCache) Len() int {
 }
 
 // store overlays fields onto the entry for id (creating it), marks it most
-// recently touched, evicts past the bound, and returns a copy of the
-// entry's fields. c.mu must be held.
-func (c *ToolCallCache) store(id string, fields map[string]json.RawMessage) map[string]json.RawMessage {
+// recently touched, evicts past the bounds, and, when want is set, returns
+// a copy of the entry's fields. c.mu must be held.
+func (c *ToolCallCache) store(id string, fields map[string]json.RawMessage, want bool) map[string]json.RawMessage {
 	var e *cacheEntry
 	if el := c.entries[id]; el != nil {
 		e = el.Value.(*cacheEntry)
@@ -132,16 +181,106 @@ func (c *ToolCallCache) store(id string, fields map[string]json.RawMessage) map[
 				continue
 			}
 		}
+		if old, ok := e.fields[k]; ok {
+			e.size -= len(k) + len(old)
+			c.bytes -= len(k) + len(old)
+		}
 		e.fields[k] = v
+		e.size += len(k) + len(v)
+		c.bytes += len(k) + len(v)
+		if k == "content" || k == "rawOutput" {
+			e.slim = false
+		}
 	}
 	for c.order.Len() > c.max {
-		oldest := c.order.Front()
-		delete(c.entries, oldest.Value.(*cacheEntry).id)
-		c.order.Remove(oldest)
+		c.remove(c.order.Front())
+	}
+	c.trim()
+	if !want {
+		return nil
 	}
 	out := make(map[string]json.RawMessage, len(e.fields))
 	for k, v := range e.fields {
 		out[k] = v
 	}
 	return out
+}
+
+// remove forgets one entry. c.mu must be held.
+func (c *ToolCallCache) remove(el *list.Element) {
+	e := el.Value.(*cacheEntry)
+	delete(c.entries, e.id)
+	c.order.Remove(el)
+	c.bytes -= e.size
+}
+
+// trim brings the cache under maxBytes: first the least recently touched
+// entries are slimmed, then dropped. The most recent entry is slimmed but
+// never dropped by the byte bound. c.mu must be held.
+func (c *ToolCallCache) trim() {
+	for el := c.order.Front(); el != nil && c.bytes > c.maxBytes; el = el.Next() {
+		if e := el.Value.(*cacheEntry); !e.slim {
+			c.slim(e)
+		}
+	}
+	for c.bytes > c.maxBytes && c.order.Len() > 1 {
+		c.remove(c.order.Front())
+	}
+}
+
+// slim reduces an entry to what normalisation reads: rawOutput goes, and
+// content keeps each diff's type and path and each text item, dropping
+// diff texts and everything else.
+func (c *ToolCallCache) slim(e *cacheEntry) {
+	e.slim = true
+	before := e.size
+	if v, ok := e.fields["rawOutput"]; ok {
+		delete(e.fields, "rawOutput")
+		e.size -= len("rawOutput") + len(v)
+	}
+	if v, ok := e.fields["content"]; ok {
+		slimmed := slimContent(v)
+		e.fields["content"] = slimmed
+		e.size += len(slimmed) - len(v)
+	}
+	// Values read by Upsert share the buffer of the whole update: copy what
+	// is left so that buffer can be freed.
+	for k, v := range e.fields {
+		e.fields[k] = append(json.RawMessage(nil), v...)
+	}
+	c.bytes += e.size - before
+}
+
+// maxSlimText bounds a text content item kept in a slimmed entry.
+const maxSlimText = 4 << 10
+
+func slimContent(raw json.RawMessage) json.RawMessage {
+	out := make([]byte, 0, 256)
+	out = append(out, '[')
+	ok := jsonscan.EachElement(raw, func(s, e int) bool {
+		item := raw[s:e]
+		typ, _ := jsonscan.MemberString(item, "type")
+		var keep []byte
+		switch typ {
+		case "diff":
+			if ps, pe, found := jsonscan.Member(item, "path"); found {
+				keep = append(append([]byte(`{"type":"diff","path":`), item[ps:pe]...), '}')
+			}
+		case "content":
+			if len(item) <= maxSlimText {
+				keep = item
+			}
+		}
+		if keep != nil {
+			if len(out) > 1 {
+				out = append(out, ',')
+			}
+			out = append(out, keep...)
+		}
+		return true
+	})
+	if !ok {
+		return json.RawMessage("[]")
+	}
+	return append(out, ']')
 }

@@ -3,8 +3,10 @@ package approvals
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -249,5 +251,132 @@ func TestToolCallCacheForgetsFinishedCalls(t *testing.T) {
 	// A bare request for a finished id is passed on as is.
 	if got := string(c.Merge(json.RawMessage(`{"toolCallId":"a"}`))); got != `{"toolCallId":"a"}` {
 		t.Fatalf("Merge = %s", got)
+	}
+}
+
+func TestToolCallCacheByteBound(t *testing.T) {
+	c := NewToolCallCache(0)
+	c.SetMaxBytes(300 << 10)
+	diff := func(i int) json.RawMessage {
+		return json.RawMessage(fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":"d%d","title":"Edit f%d","kind":"edit",`+
+			`"content":[{"type":"diff","path":"/w/f%d.go","oldText":null,"newText":%q},{"type":"content","content":{"type":"text","text":"note"}}],`+
+			`"rawOutput":{"log":%q}}`, i, i, i, strings.Repeat("x", 100<<10), strings.Repeat("y", 10<<10)))
+	}
+	for i := range 10 {
+		c.Upsert(diff(i))
+		if c.bytes > 300<<10 {
+			t.Fatalf("after %d diffs the cache holds %d bytes, over its bound", i+1, c.bytes)
+		}
+	}
+	// The newest call is whole: a bare request sees its diff text.
+	got := mergedFields(t, c.Merge(json.RawMessage(`{"toolCallId":"d9"}`)))
+	if !strings.Contains(string(got["content"]), strings.Repeat("x", 1000)) || got["rawOutput"] == nil {
+		t.Fatalf("the newest call was slimmed: %.200s", got["content"])
+	}
+	// Two whole diffs fit in the bound, three do not: d7 and older that are
+	// still remembered keep what normalisation reads (path, title, kind),
+	// not their diff text.
+	kept := 0
+	for i := range 8 {
+		merged := c.Merge(json.RawMessage(fmt.Sprintf(`{"toolCallId":"d%d"}`, i)))
+		f := mergedFields(t, merged)
+		if f["title"] == nil {
+			continue // dropped
+		}
+		kept++
+		if strings.Contains(string(f["content"]), "xxx") || f["rawOutput"] != nil {
+			t.Fatalf("d%d was not slimmed: %.200s", i, merged)
+		}
+		call, err := Normalize(FamilyGeneric, merged)
+		if err != nil || call.Tool != "Edit" || len(call.Paths) != 1 || call.Paths[0] != fmt.Sprintf("/w/f%d.go", i) {
+			t.Fatalf("a slimmed d%d normalises to %+v, %v", i, call, err)
+		}
+	}
+	if kept == 0 {
+		t.Fatal("every older call was dropped; slimming should have kept some")
+	}
+	checkCacheAccounting(t, c)
+}
+
+func TestToolCallCacheOddNames(t *testing.T) {
+	c := NewToolCallCache(0)
+	// An escaped member name and a repeated one: read exactly as
+	// encoding/json reads them (the fast scanner declines both).
+	c.Upsert(json.RawMessage(`{"sessionUpdate":"tool_call","toolCall\u0049d":"e1","title":"escaped"}`))
+	c.Upsert(json.RawMessage(`{"sessionUpdate":"tool_call","toolCallId":"r1","title":"first","title":"last"}`))
+	if got := mergedFields(t, c.Merge(json.RawMessage(`{"toolCallId":"e1"}`))); !jsonEqual(t, got["title"], json.RawMessage(`"escaped"`)) {
+		t.Errorf("escaped name: %v", got)
+	}
+	if got := mergedFields(t, c.Merge(json.RawMessage(`{"toolCallId":"r1"}`))); !jsonEqual(t, got["title"], json.RawMessage(`"last"`)) {
+		t.Errorf("repeated name: %v", got)
+	}
+	// Not an object, or no id: ignored.
+	for _, in := range []string{`[1]`, `"x"`, `{"sessionUpdate":"tool_call"}`, `{"sessionUpdate":"tool_call","toolCallId":7}`, `{`} {
+		c.Upsert(json.RawMessage(in))
+	}
+	if c.Len() != 2 {
+		t.Fatalf("Len = %d, want 2", c.Len())
+	}
+	checkCacheAccounting(t, c)
+}
+
+// The byte count stays equal to what the entries hold through any mix of
+// announcements, updates, merges, completions and evictions.
+func TestToolCallCacheAccountingRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	c := NewToolCallCache(16)
+	c.SetMaxBytes(20 << 10)
+	for range 5000 {
+		id := fmt.Sprintf("t%d", rng.IntN(40))
+		switch rng.IntN(5) {
+		case 0:
+			c.Upsert(json.RawMessage(fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":%q,"title":"x","content":[{"type":"diff","path":"/p","newText":%q}]}`, id, strings.Repeat("n", rng.IntN(4000)))))
+		case 1:
+			c.Upsert(json.RawMessage(fmt.Sprintf(`{"sessionUpdate":"tool_call_update","toolCallId":%q,"rawOutput":%q,"rawInput":{}}`, id, strings.Repeat("o", rng.IntN(3000)))))
+		case 2:
+			c.Merge(json.RawMessage(fmt.Sprintf(`{"toolCallId":%q,"rawInput":{"command":"ls"}}`, id)))
+		case 3:
+			c.Upsert(json.RawMessage(fmt.Sprintf(`{"sessionUpdate":"tool_call_update","toolCallId":%q,"status":"completed"}`, id)))
+		case 4:
+			c.Upsert(json.RawMessage(fmt.Sprintf(`{"sessionUpdate":"tool_call_update","toolCallId":%q,"title":null,"kind":"edit"}`, id)))
+		}
+		checkCacheAccounting(t, c)
+	}
+}
+
+func checkCacheAccounting(t *testing.T, c *ToolCallCache) {
+	t.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	total := 0
+	for el := c.order.Front(); el != nil; el = el.Next() {
+		e := el.Value.(*cacheEntry)
+		size := 0
+		for k, v := range e.fields {
+			size += len(k) + len(v)
+		}
+		if size != e.size {
+			t.Fatalf("entry %s says %d bytes, holds %d", e.id, e.size, size)
+		}
+		total += size
+	}
+	if total != c.bytes || c.order.Len() != len(c.entries) || c.order.Len() > c.max {
+		t.Fatalf("cache says %d bytes in %d entries (%d indexed), holds %d", c.bytes, c.order.Len(), len(c.entries), total)
+	}
+	if c.bytes > c.maxBytes && c.order.Len() > 1 {
+		t.Fatalf("%d bytes over the bound %d with %d entries", c.bytes, c.maxBytes, c.order.Len())
+	}
+}
+
+func TestIsEmptyObjectAndIsNull(t *testing.T) {
+	for in, want := range map[string]bool{`{}`: true, ` { } `: true, "{\n}": true, `{"a":1}`: false, `[]`: false, `null`: false, ``: false, `{`: false} {
+		if got := isEmptyObject(json.RawMessage(in)); got != want {
+			t.Errorf("isEmptyObject(%q) = %v", in, got)
+		}
+	}
+	for in, want := range map[string]bool{`null`: true, ` null `: true, `"null"`: false, `nul`: false, `{}`: false} {
+		if got := isNull(json.RawMessage(in)); got != want {
+			t.Errorf("isNull(%q) = %v", in, got)
+		}
 	}
 }

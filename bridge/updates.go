@@ -22,24 +22,27 @@ import (
 // maxHeld bounds the updates held for one unknown child session id.
 const maxHeld = 10000
 
-// update is one session/update of a child: its params as sent, and the two
+// update is one session/update of a child: its params as sent, and the
 // fields the bridge reads.
 type update struct {
 	params  json.RawMessage
 	childID string
-	kind    string // update.sessionUpdate
+	kind    string            // update.sessionUpdate
+	body    json.RawMessage   // params.update; nil if absent
+	scan    acp.SessionUpdate // when scanned is set: where sessionId sits, to splice in the bridge's id
+	scanned bool
 }
 
 func parseUpdate(params json.RawMessage) (update, error) {
-	if id, kind, ok := acp.SessionUpdateInfo(params); ok {
-		return update{params: params, childID: id, kind: kind}, nil
+	if u, ok := acp.ScanSessionUpdate(params); ok {
+		return update{params: params, childID: u.SessionID, kind: u.Kind, body: u.Update, scan: u, scanned: true}, nil
 	}
 	// Not readable by the fast scanner (e.g. escaped member names): the slow way.
 	o, err := acp.ParseObject(params)
 	if err != nil {
 		return update{}, err
 	}
-	return update{params: params, childID: o.String("sessionId"), kind: acp.UpdateKind(o["update"])}, nil
+	return update{params: params, childID: o.String("sessionId"), kind: acp.UpdateKind(o["update"]), body: o["update"]}, nil
 }
 
 // forwardUpdate is called on the child's read loop for every session/update.
@@ -79,20 +82,14 @@ func (a *agentRT) sendUpdate(ctx context.Context, s *session, known bool, o upda
 		a.log.Debug("session/update for an unknown child session shown on the agent's active session",
 			zap.String("childSession", childID), zap.String("session", s.id))
 	}
-	if o.kind == "tool_call" || o.kind == "tool_call_update" {
-		upd := acp.Member(o.params, "update")
-		if upd == nil {
-			if obj, err := acp.ParseObject(o.params); err == nil {
-				upd = obj["update"]
-			}
-		}
-		if upd != nil {
-			s.cache.Upsert(upd)
-		}
+	if (o.kind == "tool_call" || o.kind == "tool_call_update") && o.body != nil {
+		s.cache.Upsert(o.body)
 	}
 	id, _ := json.Marshal(s.id)
-	out, ok := acp.ReplaceMember(o.params, "sessionId", id)
-	if !ok {
+	var out []byte
+	if o.scanned {
+		out = o.scan.WithSessionID(id)
+	} else {
 		obj, err := acp.ParseObject(o.params)
 		if err != nil {
 			a.log.Warn("session/update params are not an object; dropped", zap.Error(err))

@@ -1,0 +1,15 @@
+// Package jsonscan reads JSON without decoding it: Valid checks a document
+// exactly as encoding/json.Valid does, at several times its speed, and the
+// scanner (EachMember, Member, MemberString, SkipValue) finds members of
+// JSON already known to be valid, without allocating, skipping string
+// bodies with bytes.IndexByte.
+//
+// It is what lets the bridge forward a 64 KiB session/update, and remember
+// the tool call it announces, without parsing it: acp uses it on every line
+// it reads, approvals on tool-call updates. The scanner reports "not ok"
+// (never a wrong answer) on what it does not recognise (escaped or repeated
+// member names); callers then fall back to encoding/json. Both halves are
+// fuzzed against encoding/json.
+//
+// Every function is pure: no state, safe from any goroutine.
+package jsonscan

@@ -365,3 +365,63 @@ func TestBoundedQueueWriterBackPressure(t *testing.T) {
 		}
 	}
 }
+
+// Concurrent WriteParts calls never interleave their parts, and each
+// writer's lines arrive in its order, while the writer goroutine swaps
+// buffers under them.
+func TestQueueWriterPartsStayWhole(t *testing.T) {
+	var out syncBuffer
+	q := NewBoundedQueueWriter(&out, nil, 512)
+	const writers, lines = 4, 2000
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range lines {
+				if err := q.WriteParts([]byte(fmt.Sprintf("w%d", w)), []byte(" "), []byte(fmt.Sprint(i)), []byte(" end\n")); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	q.Close()
+	<-q.Done()
+	next := make([]int, writers)
+	got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(got) != writers*lines {
+		t.Fatalf("%d lines, want %d", len(got), writers*lines)
+	}
+	for _, l := range got {
+		var w, i int
+		var end string
+		if n, err := fmt.Sscanf(l, "w%d %d %s", &w, &i, &end); n != 3 || err != nil || end != "end" || w < 0 || w >= writers {
+			t.Fatalf("torn line %q", l)
+		}
+		if i != next[w] {
+			t.Fatalf("writer %d: line %d after %d", w, i, next[w]-1)
+		}
+		next[w]++
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer goroutine and a
+// reader after it is done.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

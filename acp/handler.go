@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -236,25 +237,34 @@ func (p *Pending) ID() jsonrpc2.ID { return p.id }
 
 // Notify implements Peer.
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
+	var parts [][]byte
 	trusted := false
-	if v, ok := params.(Valid); ok {
-		params, trusted = json.RawMessage(v), true
+	switch v := params.(type) {
+	case Valid:
+		parts, trusted = [][]byte{v}, true
+	case ValidParts:
+		parts, trusted = v, true
+	case json.RawMessage:
+		parts = [][]byte{v}
 	}
-	if raw, ok := params.(json.RawMessage); ok && c.fast != nil {
+	if parts != nil && c.fast != nil {
 		select {
 		case <-c.rpc.DisconnectNotify():
 			return fmt.Errorf("%s: %w", method, jsonrpc2.ErrClosed)
 		default:
 		}
 		if c.onSend != nil {
-			c.onSend(notifRequest(method, raw), nil)
+			c.onSend(notifRequest(method, bytes.Join(parts, nil)), nil)
 		}
-		if done, err := c.fast.writeNotification(method, raw, trusted); done {
+		if done, err := c.fast.writeNotification(method, parts, trusted); done {
 			if err != nil {
 				return fmt.Errorf("%s: %w", method, err)
 			}
 			return nil
 		}
+	}
+	if v, ok := params.(ValidParts); ok {
+		params = json.RawMessage(bytes.Join(v, nil)) // the general path takes one value
 	}
 	if err := c.rpc.Notify(ctx, method, params); err != nil {
 		return fmt.Errorf("%s: %w", method, err)

@@ -22,13 +22,15 @@ type QueueWriter struct {
 
 	mu      sync.Mutex
 	cond    *sync.Cond
-	queue   [][]byte
-	queued  int    // bytes queued
-	batch   []byte // reused by the writer goroutine to join the queue
+	pend    []byte // queued bytes, in order, appended by Write
+	spare   []byte // the buffer last written, handed back for reuse
 	err     error
 	closing bool
 	done    chan struct{}
 }
+
+// maxSpare bounds the buffer kept for reuse after a large burst.
+const maxSpare = 1 << 20
 
 // NewQueueWriter starts the writer goroutine. Close closes c after the queue drains.
 func NewQueueWriter(w io.Writer, c io.Closer) *QueueWriter {
@@ -46,71 +48,80 @@ func NewBoundedQueueWriter(w io.Writer, c io.Closer, max int) *QueueWriter {
 
 // Write implements io.Writer. p is copied.
 func (q *QueueWriter) Write(p []byte) (int, error) {
+	if err := q.WriteParts(p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// WriteParts queues the concatenation of parts as one write: nothing else
+// is queued between them. Each part is copied once, into the queue.
+func (q *QueueWriter) WriteParts(parts ...[]byte) error {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.err != nil {
-		return 0, q.err
+		return q.err
 	}
 	if q.closing {
-		return 0, io.ErrClosedPipe
+		return io.ErrClosedPipe
 	}
-	for q.max > 0 && q.queued > q.max && q.err == nil && !q.closing {
+	for q.max > 0 && len(q.pend) > q.max && q.err == nil && !q.closing {
 		q.cond.Wait() // back-pressure: the writer goroutine signals as it drains
 	}
 	if q.err != nil {
-		return 0, q.err
+		return q.err
 	}
-	q.queue = append(q.queue, append([]byte(nil), p...))
-	q.queued += len(p)
-	q.cond.Broadcast()
-	return len(p), nil
+	wake := len(q.pend) == 0 // the writer goroutine waits only on an empty queue
+	for _, p := range parts {
+		q.pend = append(q.pend, p...)
+	}
+	if wake && n > 0 {
+		q.cond.Broadcast()
+	}
+	return nil
 }
 
 // Queued is the number of bytes waiting to be written.
 func (q *QueueWriter) Queued() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.queued
+	return len(q.pend)
 }
 
 func (q *QueueWriter) run() {
 	defer close(q.done)
 	for {
 		q.mu.Lock()
-		for len(q.queue) == 0 && !q.closing && q.err == nil {
+		for len(q.pend) == 0 && !q.closing && q.err == nil {
 			q.cond.Wait()
 		}
-		if q.err != nil || len(q.queue) == 0 { // failed, or closing with nothing left
+		if q.err != nil || len(q.pend) == 0 { // failed, or closing with nothing left
 			q.mu.Unlock()
 			if q.c != nil {
 				_ = q.c.Close()
 			}
 			return
 		}
-		// Everything queued goes out in one write.
-		var buf []byte
-		if len(q.queue) == 1 {
-			buf = q.queue[0]
-		} else {
-			q.batch = q.batch[:0]
-			for _, b := range q.queue {
-				q.batch = append(q.batch, b...)
-			}
-			buf = q.batch
-		}
-		clear(q.queue)
-		q.queue = q.queue[:0]
-		q.queued = 0
+		// Everything queued goes out in one write; writers go on filling
+		// the other buffer meanwhile.
+		buf := q.pend
+		q.pend, q.spare = q.spare[:0], nil
 		q.cond.Broadcast() // writers blocked on the bound may go on
 		q.mu.Unlock()
-		if _, err := q.w.Write(buf); err != nil {
-			q.mu.Lock()
+		_, err := q.w.Write(buf)
+		q.mu.Lock()
+		if err != nil {
 			q.err = err
-			q.queue = nil
-			q.queued = 0
+			q.pend = nil
 			q.cond.Broadcast()
-			q.mu.Unlock()
+		} else if cap(buf) <= maxSpare {
+			q.spare = buf
 		}
+		q.mu.Unlock()
 	}
 }
 
@@ -130,8 +141,7 @@ func (q *QueueWriter) Abort() {
 	if q.err == nil {
 		q.err = io.ErrClosedPipe
 	}
-	q.queue = nil
-	q.queued = 0
+	q.pend = nil
 	q.cond.Broadcast()
 	q.mu.Unlock()
 	if q.c != nil {

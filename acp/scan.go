@@ -16,6 +16,10 @@ import (
 // read); Conn.Notify writes it without checking it again.
 type Valid json.RawMessage
 
+// ValidParts is valid JSON in pieces (their concatenation is the value);
+// Conn.Notify writes them without joining or checking them.
+type ValidParts [][]byte
+
 // SessionUpdate is what the bridge reads of session/update params without
 // decoding them: the session id, the update object and its sessionUpdate.
 type SessionUpdate struct {
@@ -58,17 +62,38 @@ func ScanSessionUpdate(params []byte) (u SessionUpdate, ok bool) {
 	u.Params = params
 	if nUpdate == 1 {
 		u.Update = params[upStart:upEnd:upEnd]
-		u.Kind, _ = jsonscan.MemberString(u.Update, "sessionUpdate")
+		if ks, ke, found := jsonscan.Member(u.Update, "sessionUpdate"); found && u.Update[ks] == '"' {
+			u.Kind = updateKind(u.Update[ks:ke])
+		}
 	}
 	return u, true
 }
 
-// WithSessionID returns a copy of the params with the sessionId value
-// replaced by id (valid JSON, e.g. a quoted string).
-func (u SessionUpdate) WithSessionID(id []byte) []byte {
-	out := make([]byte, 0, len(u.Params)-(u.idEnd-u.idStart)+len(id))
-	out = append(out, u.Params[:u.idStart]...)
-	out = append(out, id...)
-	out = append(out, u.Params[u.idEnd:]...)
-	return out
+// WithSessionID returns the params with the sessionId value replaced by id
+// (valid JSON, e.g. a quoted string), as pieces that share u.Params.
+func (u SessionUpdate) WithSessionID(id []byte) ValidParts {
+	return ValidParts{u.Params[:u.idStart], id, u.Params[u.idEnd:]}
+}
+
+// knownKinds are ACP v1's sessionUpdate values, shared so that reading one
+// allocates nothing.
+var knownKinds = []string{
+	"agent_message_chunk", "agent_thought_chunk", "user_message_chunk", "tool_call", "tool_call_update",
+	"plan", "available_commands_update", "current_mode_update", "config_option_update", "session_info_update", "usage_update",
+}
+
+// updateKind decodes a JSON string (quotes included) holding a sessionUpdate.
+func updateKind(raw []byte) string {
+	body := raw[1 : len(raw)-1]
+	for _, k := range knownKinds {
+		if string(body) == k {
+			return k
+		}
+	}
+	if bytes.IndexByte(body, '\\') < 0 {
+		return string(body)
+	}
+	var k string
+	_ = json.Unmarshal(raw, &k)
+	return k
 }

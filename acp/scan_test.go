@@ -35,7 +35,7 @@ func TestSessionUpdateInfoAndReplace(t *testing.T) {
 		if !c.ok {
 			continue
 		}
-		out := u.WithSessionID([]byte(`"bridge-1"`))
+		out := bytes.Join(u.WithSessionID([]byte(`"bridge-1"`)), nil)
 		if !json.Valid(out) {
 			t.Fatalf("WithSessionID(%s) = %s", c.in, out)
 		}
@@ -90,7 +90,7 @@ func FuzzScanner(f *testing.F) {
 					t.Fatalf("ScanSessionUpdate(%s).Kind = %q, encoding/json says %q", in, u.Kind, k)
 				}
 			}
-			out := u.WithSessionID([]byte(`"R"`))
+			out := bytes.Join(u.WithSessionID([]byte(`"R"`)), nil)
 			var m2 map[string]json.RawMessage
 			if json.Unmarshal(out, &m2) != nil || string(m2["sessionId"]) != `"R"` || len(m2) != len(m) {
 				t.Fatalf("WithSessionID(%s) = %s", in, out)

@@ -190,7 +190,17 @@ func plainNotification(line []byte) (method string, params json.RawMessage, ok b
 		}
 		return !bad
 	})
-	if !scanned || bad || methodRaw == nil || json.Unmarshal(methodRaw, &method) != nil {
+	if !scanned || bad || methodRaw == nil {
+		return "", nil, false
+	}
+	if methodRaw[0] != '"' {
+		return "", nil, false
+	}
+	if body := methodRaw[1 : len(methodRaw)-1]; string(body) == MethodSessionUpdate {
+		method = MethodSessionUpdate // nearly every notification: no allocation
+	} else if bytes.IndexByte(body, '\\') < 0 {
+		method = string(body) // valid JSON, no escapes: the bytes are the string
+	} else if json.Unmarshal(methodRaw, &method) != nil {
 		return "", nil, false
 	}
 	if params != nil {
@@ -203,27 +213,67 @@ func plainNotification(line []byte) (method string, params json.RawMessage, ok b
 // skipping jsonrpc2's encoding chain (which re-encodes params several
 // times). It reports false, having written nothing, when params is not a
 // single compact-safe JSON value; the caller then takes the general path.
-func (s *ndjsonStream) writeNotification(method string, params json.RawMessage, trusted bool) (bool, error) {
-	if !trusted && !jsonscan.Valid(params) {
+func (s *ndjsonStream) writeNotification(method string, parts [][]byte, trusted bool) (bool, error) {
+	for _, p := range parts {
+		if bytes.IndexByte(p, '\n') >= 0 {
+			return false, nil
+		}
+	}
+	if !trusted && (len(parts) != 1 || !jsonscan.Valid(parts[0])) {
 		return false, nil
 	}
-	if bytes.IndexByte(params, '\n') >= 0 {
-		return false, nil
+	var m []byte
+	if method == MethodSessionUpdate {
+		m = quotedSessionUpdate
+	} else if q, ok := quotePlain(method); ok {
+		m = q
+	} else {
+		var err error
+		if m, err = json.Marshal(method); err != nil {
+			return false, nil
+		}
 	}
-	m, err := json.Marshal(method)
-	if err != nil {
-		return false, nil
+	if q, ok := s.w.(*QueueWriter); ok && len(parts) <= 5 {
+		// One copy, into the queue; the queue keeps the line whole.
+		var arr [8][]byte
+		line := append(arr[:0], notifHead, m, notifParams)
+		line = append(line, parts...)
+		return true, q.WriteParts(append(line, notifTail)...)
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	s.wbuf.Reset()
-	s.wbuf.WriteString(`{"jsonrpc":"2.0","method":`)
+	s.wbuf.Write(notifHead)
 	s.wbuf.Write(m)
-	s.wbuf.WriteString(`,"params":`)
-	s.wbuf.Write(params)
-	s.wbuf.WriteString("}\n")
-	_, err = s.w.Write(s.wbuf.Bytes())
+	s.wbuf.Write(notifParams)
+	for _, p := range parts {
+		s.wbuf.Write(p)
+	}
+	s.wbuf.Write(notifTail)
+	_, err := s.w.Write(s.wbuf.Bytes())
 	return true, err
+}
+
+var (
+	quotedSessionUpdate = []byte(`"` + MethodSessionUpdate + `"`)
+	notifHead           = []byte(`{"jsonrpc":"2.0","method":`)
+	notifParams         = []byte(`,"params":`)
+	notifTail           = []byte("}\n")
+)
+
+// quotePlain quotes s as a JSON string when it needs no escaping (printable
+// ASCII without quotes, backslashes or the characters json.Marshal escapes
+// for HTML), as every ACP method name does; ok is false otherwise.
+func quotePlain(s string) ([]byte, bool) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return nil, false
+		}
+	}
+	out := make([]byte, 0, len(s)+2)
+	out = append(out, '"')
+	out = append(out, s...)
+	return append(out, '"'), true
 }
 
 // WriteObject implements jsonrpc2.ObjectStream: one JSON value and a newline,

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 
 	"github.com/acp-bridge/acp-bridge/approvals"
@@ -10,6 +11,7 @@ import (
 // session is one bridge session: the editor's id for a session of one agent.
 type session struct {
 	id      string // the bridge's id, given to the editor
+	idQuote []byte // id as a JSON string, made once (see idJSON)
 	agent   *agentRT
 	childID string // the agent's id for it
 	gen     int    // the agent process generation that created it
@@ -49,8 +51,9 @@ func turnFrom(ctx context.Context) *turn {
 }
 
 func newSession(id string, a *agentRT, childID string, gen int, cwd string, addDirs []string) *session {
+	idQuote, _ := json.Marshal(id)
 	return &session{
-		id: id, agent: a, childID: childID, gen: gen, cwd: cwd, addDirs: addDirs,
+		id: id, idQuote: idQuote, agent: a, childID: childID, gen: gen, cwd: cwd, addDirs: addDirs,
 		cache: approvals.NewToolCallCache(1024),
 		turns: map[*turn]struct{}{},
 	}
@@ -149,3 +152,7 @@ func (s *session) grantPolicy() (*approvals.Policy, []approvals.RuleText) {
 	defer s.mu.Unlock()
 	return s.grantP, s.grants
 }
+
+// idJSON is the session id as a JSON string, for splicing into forwarded
+// updates (made once, never written to).
+func (s *session) idJSON() []byte { return s.idQuote }

@@ -85,8 +85,8 @@ func (a *agentRT) sendUpdate(ctx context.Context, s *session, known bool, o upda
 	if (o.kind == "tool_call" || o.kind == "tool_call_update") && o.body != nil {
 		s.cache.Upsert(o.body)
 	}
-	id, _ := json.Marshal(s.id)
-	var out []byte
+	id := s.idJSON()
+	var out acp.ValidParts
 	if o.scanned {
 		out = o.scan.WithSessionID(id)
 	} else {
@@ -96,10 +96,10 @@ func (a *agentRT) sendUpdate(ctx context.Context, s *session, known bool, o upda
 			return
 		}
 		obj["sessionId"] = id
-		out = obj.Marshal()
+		out = acp.ValidParts{obj.Marshal()}
 	}
 	// The params were checked when read and only the id changed: send as is.
-	if err := a.b.editor.Notify(ctx, acp.MethodSessionUpdate, acp.Valid(out)); err != nil {
+	if err := a.b.editor.Notify(ctx, acp.MethodSessionUpdate, out); err != nil {
 		a.log.Debug("forwarding session/update failed", zap.Error(err))
 	}
 }

@@ -279,6 +279,27 @@ func quotePlain(s string) ([]byte, bool) {
 // WriteObject implements jsonrpc2.ObjectStream: one JSON value and a newline,
 // written with a single Write so concurrent writers never interleave.
 func (s *ndjsonStream) WriteObject(obj any) error {
+	if m, ok := obj.(json.Marshaler); ok {
+		// jsonrpc2's messages marshal themselves with json.Marshal, whose
+		// output is already compact; an Encoder would check and compact
+		// it once more. Write it as it is when it is one clean line.
+		b, err := m.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		if bytes.IndexByte(b, '\n') < 0 && jsonscan.Valid(b) {
+			if q, ok := s.w.(*QueueWriter); ok {
+				return q.WriteParts(b, lineEnd)
+			}
+			s.wmu.Lock()
+			defer s.wmu.Unlock()
+			s.wbuf.Reset()
+			s.wbuf.Write(b)
+			s.wbuf.Write(lineEnd)
+			_, err := s.w.Write(s.wbuf.Bytes())
+			return err
+		}
+	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	s.wbuf.Reset()
@@ -290,6 +311,8 @@ func (s *ndjsonStream) WriteObject(obj any) error {
 	_, err := s.w.Write(s.wbuf.Bytes())
 	return err
 }
+
+var lineEnd = []byte("\n")
 
 // Close implements jsonrpc2.ObjectStream.
 func (s *ndjsonStream) Close() error {

@@ -76,12 +76,19 @@ func (f *forwarded) optionIDs() string {
 }
 
 func (f *forwarded) params() json.RawMessage {
-	o := acp.Object{}
-	o.Set("sessionId", f.SessionID)
-	o["toolCall"] = f.ToolCall
-	o.Set("options", f.Options)
-	acp.SetBridgeMeta(o, f.Meta)
-	return o.Marshal()
+	// One marshal of a fixed shape (an acp.Object would marshal each member
+	// and then the whole again); _meta holds only the bridge's key.
+	b, err := json.Marshal(struct {
+		SessionID string                  `json:"sessionId"`
+		ToolCall  json.RawMessage         `json:"toolCall"`
+		Options   []acp.PermissionOption  `json:"options"`
+		Meta      map[string]approvalMeta `json:"_meta"`
+	}{f.SessionID, f.ToolCall, f.Options, map[string]approvalMeta{acp.MetaKey: f.Meta}})
+	if err != nil {
+		// Unreachable: the tool call was read as JSON and the rest is ours.
+		panic(fmt.Sprintf("bridge: marshal permission request: %v", err))
+	}
+	return b
 }
 
 // approvalMeta is _meta["acp-bridge"] of a forwarded permission request.

@@ -154,16 +154,21 @@ func (b *Bridge) requestPermission(ctx context.Context, a *agentRT, params json.
 	switch d.verdict.Decision {
 	case approvals.Allow:
 		if answerAllow != "" {
-			b.record(s, call, d, toolCallID, "", "allow", answerAllow, string(d.verdict.Source), 0)
-			return acp.Selected(answerAllow), nil
+			// The agent has its answer first; the audit line and the
+			// editor's notice follow at once, off its critical path.
+			return acp.AfterReply{Result: acp.Selected(answerAllow), Then: func() {
+				b.record(s, call, d, toolCallID, "", "allow", answerAllow, string(d.verdict.Source), 0)
+			}}, nil
 		}
 		d.verdict.Reason += " (the agent offers no allow-once option, so the person decides)"
 	case approvals.Deny:
-		b.record(s, call, d, toolCallID, "", "deny", answerReject, string(d.verdict.Source), 0)
+		out := acp.Selected(answerReject)
 		if answerReject == "" {
-			return acp.Cancelled(), nil
+			out = acp.Cancelled()
 		}
-		return acp.Selected(answerReject), nil
+		return acp.AfterReply{Result: out, Then: func() {
+			b.record(s, call, d, toolCallID, "", "deny", answerReject, string(d.verdict.Source), 0)
+		}}, nil
 	}
 
 	// Ask the person.
@@ -396,11 +401,16 @@ func (b *Bridge) applyResolution(s *session, call approvals.Call, d decision, fw
 		return acp.Cancelled()
 	}
 	out, outcome := b.resolveToAnswer(s, call, d, fwd, res, allow, reject)
-	b.finish(s, call, d, fwd, res, outcome, answerOption(out))
-	if res.OptionID == optRejectStop && res.By == approvals.SourceUser {
-		return acp.AfterReply{Result: out, Then: func() { b.cancelSession(s.id, "deny and stop the turn") }}, nil
-	}
-	return out, nil
+	stop := res.OptionID == optRejectStop && res.By == approvals.SourceUser
+	// The agent has its answer first; the audit line and the editor's
+	// resolved notice follow at once, off its critical path (still inside
+	// the request's goroutine, so shutdown waits for them).
+	return acp.AfterReply{Result: out, Then: func() {
+		b.finish(s, call, d, fwd, res, outcome, answerOption(out))
+		if stop {
+			b.cancelSession(s.id, "deny and stop the turn")
+		}
+	}}, nil
 }
 
 func answerOption(r acp.RequestPermissionResponse) string { return r.Outcome.OptionID }

@@ -154,21 +154,16 @@ func (b *Bridge) requestPermission(ctx context.Context, a *agentRT, params json.
 	switch d.verdict.Decision {
 	case approvals.Allow:
 		if answerAllow != "" {
-			// The agent has its answer first; the audit line and the
-			// editor's notice follow at once, off its critical path.
-			return acp.AfterReply{Result: acp.Selected(answerAllow), Then: func() {
-				b.record(s, call, d, toolCallID, "", "allow", answerAllow, string(d.verdict.Source), 0)
-			}}, nil
+			b.record(s, call, d, toolCallID, "", "allow", answerAllow, string(d.verdict.Source), 0)
+			return acp.Selected(answerAllow), nil
 		}
 		d.verdict.Reason += " (the agent offers no allow-once option, so the person decides)"
 	case approvals.Deny:
-		out := acp.Selected(answerReject)
+		b.record(s, call, d, toolCallID, "", "deny", answerReject, string(d.verdict.Source), 0)
 		if answerReject == "" {
-			out = acp.Cancelled()
+			return acp.Cancelled(), nil
 		}
-		return acp.AfterReply{Result: out, Then: func() {
-			b.record(s, call, d, toolCallID, "", "deny", answerReject, string(d.verdict.Source), 0)
-		}}, nil
+		return acp.Selected(answerReject), nil
 	}
 
 	// Ask the person.
@@ -401,16 +396,11 @@ func (b *Bridge) applyResolution(s *session, call approvals.Call, d decision, fw
 		return acp.Cancelled()
 	}
 	out, outcome := b.resolveToAnswer(s, call, d, fwd, res, allow, reject)
-	stop := res.OptionID == optRejectStop && res.By == approvals.SourceUser
-	// The agent has its answer first; the audit line and the editor's
-	// resolved notice follow at once, off its critical path (still inside
-	// the request's goroutine, so shutdown waits for them).
-	return acp.AfterReply{Result: out, Then: func() {
-		b.finish(s, call, d, fwd, res, outcome, answerOption(out))
-		if stop {
-			b.cancelSession(s.id, "deny and stop the turn")
-		}
-	}}, nil
+	b.finish(s, call, d, fwd, res, outcome, answerOption(out))
+	if res.OptionID == optRejectStop && res.By == approvals.SourceUser {
+		return acp.AfterReply{Result: out, Then: func() { b.cancelSession(s.id, "deny and stop the turn") }}, nil
+	}
+	return out, nil
 }
 
 func answerOption(r acp.RequestPermissionResponse) string { return r.Outcome.OptionID }

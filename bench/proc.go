@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -187,4 +188,60 @@ func (e Env) BridgeCmd(bin Binaries) *exec.Cmd {
 	cmd.Env = append(os.Environ(), "HOME="+e.Dir, "XDG_CONFIG_HOME="+filepath.Join(e.Dir, "xdg"))
 	cmd.Dir = e.Workspace()
 	return cmd
+}
+
+// clockTicks is USER_HZ, the unit of utime and stime in /proc/<pid>/stat
+// (100 on every Linux this runs on).
+const clockTicks = 100
+
+// ReadCPU returns the CPU time (user + system, every thread, living or
+// exited) pid has used, from /proc/<pid>/stat, at 10 ms resolution.
+func ReadCPU(pid int) (time.Duration, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) may hold spaces; fields resume after ')'.
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("/proc/%d/stat: no ')'", pid)
+	}
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
+	}
+	// After ')': state is f[0], so utime (field 14) is f[11], stime f[12].
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: utime %q stime %q", pid, f[11], f[12])
+	}
+	return time.Duration(ut+st) * time.Second / clockTicks, nil
+}
+
+// SelfCPU is the CPU time this process has used (getrusage).
+func SelfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// childPIDs lists the direct children of pid (of any of its threads).
+func childPIDs(pid int) []int {
+	files, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	var out []int
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, x := range strings.Fields(string(data)) {
+			if child, err := strconv.Atoi(x); err == nil {
+				out = append(out, child)
+			}
+		}
+	}
+	return out
 }

@@ -326,6 +326,36 @@ shared and noisy: nothing here is asserted by a test, the aims below are read, n
 		}
 		w("\n%s\n\n", strings.Join(aims, " "))
 		w("The ratio is taken per pair of runs (direct run i, bridged run i). MB/s counts the `session/update` lines as the editor receives them.\n\n")
+		w("CPU time per delivered message, by process (user + system from `/proc/<pid>/stat`, 10 ms resolution; the client's is the whole harness process), and the cores kept busy on average (all processes' CPU time over the run's wall time; this machine has %d):\n\n", runtime.NumCPU())
+		w("| workload | mode | agent µs/msg | bridge µs/msg | client µs/msg | all µs/msg | cores busy |\n|---|---|---|---|---|---|---|\n")
+		for _, name := range []string{"chunks", "diffs"} {
+			runs, ok := r.Stream[name]
+			if !ok {
+				continue
+			}
+			for _, m := range []Mode{Direct, Bridged} {
+				var ag, br, cl, all, busy []float64
+				for _, x := range runs[m] {
+					if x.Msgs == 0 || x.Elapsed <= 0 {
+						continue
+					}
+					per := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(x.Msgs) }
+					sum := x.AgentCPU + x.BridgeCPU + x.ClientCPU
+					ag, br, cl = append(ag, per(x.AgentCPU)), append(br, per(x.BridgeCPU)), append(cl, per(x.ClientCPU))
+					all, busy = append(all, per(sum)), append(busy, sum.Seconds()/x.Elapsed.Seconds())
+				}
+				if len(all) == 0 {
+					continue
+				}
+				bridgeCell := fmtSpread(SpreadOf(br), "%.2f")
+				if m == Direct {
+					bridgeCell = "–"
+				}
+				w("| %s | %s | %s | %s | %s | %s | %s |\n", name, m, fmtSpread(SpreadOf(ag), "%.2f"), bridgeCell,
+					fmtSpread(SpreadOf(cl), "%.2f"), fmtSpread(SpreadOf(all), "%.2f"), fmtSpread(SpreadOf(busy), "%.2f"))
+			}
+		}
+		w("\n")
 	}
 
 	if len(r.Latency) > 0 {

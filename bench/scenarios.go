@@ -89,6 +89,9 @@ type StreamResult struct {
 	Bytes   int64 // session/update lines as delivered to the client, newlines included
 	Elapsed time.Duration
 	PeakRSS int64 // the bridge's VmHWM after the run (0 direct)
+	// CPU time each process used during the run (user + system, 10 ms
+	// resolution; the client's is this whole process). Zero if unreadable.
+	AgentCPU, BridgeCPU, ClientCPU time.Duration
 }
 
 // MsgsPerSec and MBPerSec are the delivered rates.
@@ -121,15 +124,38 @@ func (r *Runner) Stream(ctx context.Context, mode Mode, script string, n int) (S
 		return StreamResult{}, err
 	}
 	defer t.close()
+	agentPID, bridgePID := t.proc.Pid(), 0
+	if mode == Bridged {
+		bridgePID = t.proc.Pid()
+		if kids := childPIDs(bridgePID); len(kids) == 1 {
+			agentPID = kids[0]
+		} else {
+			agentPID = 0
+		}
+	}
+	cpu := func() (agent, bridge, client time.Duration) {
+		if agentPID != 0 {
+			agent, _ = ReadCPU(agentPID)
+		}
+		if bridgePID != 0 {
+			bridge, _ = ReadCPU(bridgePID)
+		}
+		return agent, bridge, SelfCPU()
+	}
+	a0, b0, c0 := cpu()
 	start := time.Now()
 	stop, err := t.proc.Client.Prompt(ctx, t.sid, script)
 	elapsed := time.Since(start)
 	if err != nil {
 		return StreamResult{}, t.fail(err)
 	}
+	a1, b1, c1 := cpu()
 	// OnUpdate runs on the read loop before the answer is dispatched, so
 	// got and bytes are final here.
-	res := StreamResult{Msgs: got, Bytes: bytes, Elapsed: elapsed}
+	res := StreamResult{Msgs: got, Bytes: bytes, Elapsed: elapsed, AgentCPU: a1 - a0, BridgeCPU: b1 - b0, ClientCPU: c1 - c0}
+	if agentPID == 0 {
+		res.AgentCPU = 0
+	}
 	if mode == Bridged {
 		if m, err := ReadMemory(t.proc.Pid()); err == nil {
 			res.PeakRSS = m.HWM
@@ -453,18 +479,10 @@ func (r *Runner) Scale(ctx context.Context, agents, sessions, updates, approvals
 
 // childrenRSS sums VmRSS of the direct children of pid (of any of its threads).
 func childrenRSS(pid int) int64 {
-	files, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
 	var sum int64
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		for _, x := range strings.Fields(string(data)) {
-			child, _ := strconv.Atoi(x)
-			if m, err := ReadMemory(child); err == nil {
-				sum += m.RSS
-			}
+	for _, child := range childPIDs(pid) {
+		if m, err := ReadMemory(child); err == nil {
+			sum += m.RSS
 		}
 	}
 	return sum

@@ -229,3 +229,108 @@ func TestStreamReleasesBigLineBuffer(t *testing.T) {
 		t.Fatalf("the stream keeps a %d-byte line buffer after small lines", c)
 	}
 }
+
+// plainNotification is plainMessage restricted to notifications.
+func plainNotification(line []byte) (string, json.RawMessage, bool) {
+	m, ok := plainMessage(line)
+	if !ok || m.hasID {
+		return "", nil, false
+	}
+	return m.method, m.params, true
+}
+
+func TestPlainMessageRequestsAndResponses(t *testing.T) {
+	cases := []struct {
+		line               string
+		ok                 bool
+		method, id, member string // member: params, result or error as read
+	}{
+		{`{"jsonrpc":"2.0","id":7,"method":"session/request_permission","params":{"a":1}}`, true, "session/request_permission", "7", `{"a":1}`},
+		{`{"jsonrpc":"2.0","id":"x-1","method":"fs/read_text_file"}`, true, "fs/read_text_file", `"x-1"`, ``},
+		{`{"jsonrpc":"2.0","id":3,"result":{"outcome":{"outcome":"cancelled"}}}`, true, "", "3", `{"outcome":{"outcome":"cancelled"}}`},
+		{`{"jsonrpc":"2.0","id":3,"result":null}`, true, "", "3", `null`},
+		{`{"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"nope"}}`, true, "", "4", `{"code":-32601,"message":"nope"}`},
+		{`{"id":4,"error":"text"}`, false, "", "", ""},                // an error that is not an object
+		{`{"id":4,"result":1,"error":{"code":1}}`, false, "", "", ""}, // both
+		{`{"id":4}`, false, "", "", ""},                               // neither
+		{`{"id":-1,"result":1}`, false, "", "", ""},                   // a negative id
+		{`{"id":1.5,"result":1}`, false, "", "", ""},                  // a fractional id
+		{`{"id":"a\"b","result":1}`, false, "", "", ""},               // an escaped string id
+		{`{"id":[1],"result":1}`, false, "", "", ""},                  // not an id
+		{`{"id":1,"id":2,"result":1}`, false, "", "", ""},             // a repeated member
+		{`{"id":1,"method":"m","result":1}`, false, "", "", ""},       // ambiguous
+		{`{"id":1,"params":{},"result":1}`, false, "", "", ""},        // a response with params
+		{`{"id":1,"method":""}`, false, "", "", ""},                   // an empty method
+		{`{"id":1,"Result":1}`, false, "", "", ""},                    // case: jsonrpc2 decides
+		{`{"id":99999999999999999999,"result":1}`, false, "", "", ""}, // over uint64
+	}
+	for _, c := range cases {
+		m, ok := plainMessage([]byte(c.line))
+		if ok != c.ok {
+			t.Errorf("%s: ok = %v, want %v", c.line, ok, c.ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		idJSON, _ := m.id.MarshalJSON()
+		member := string(m.params)
+		if m.result != nil {
+			member = string(m.result)
+		} else if m.errObj != nil {
+			member = string(m.errObj)
+		}
+		if m.method != c.method || string(idJSON) != c.id || member != c.member || !m.hasID {
+			t.Errorf("%s: got method %q id %s member %s", c.line, m.method, idJSON, member)
+		}
+	}
+}
+
+// FuzzPlainMessage checks the fast reader against jsonrpc2's own decoding:
+// whatever plainMessage accepts, jsonrpc2 reads as the same kind of
+// message, with the same method, id and members.
+func FuzzPlainMessage(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":7,"method":"m","params":{"a":[1,"x"]}}`,
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s"}}`,
+		`{"jsonrpc":"2.0","id":3,"result":{"k":null}}`,
+		`{"jsonrpc":"2.0","id":"s","error":{"code":-1,"message":"m","data":{}}}`,
+		`{"method":"m","id":null}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		m, ok := plainMessage([]byte(line))
+		if !ok {
+			return
+		}
+		switch {
+		case m.method != "": // notification or request
+			var req jsonrpc2.Request
+			if err := json.Unmarshal([]byte(line), &req); err != nil {
+				t.Fatalf("plainMessage read %s as a request or notification; jsonrpc2: %v", line, err)
+			}
+			if req.Method != m.method || req.Notif == m.hasID || (m.hasID && req.ID != m.id) {
+				t.Fatalf("%s: plainMessage %+v, jsonrpc2 %+v", line, m, req)
+			}
+			if (req.Params == nil) != (m.params == nil) || (m.params != nil && !jsonEqual(*req.Params, m.params)) {
+				t.Fatalf("%s: params %s, jsonrpc2 %v", line, m.params, req.Params)
+			}
+		default: // response
+			var resp jsonrpc2.Response
+			if err := json.Unmarshal([]byte(line), &resp); err != nil {
+				t.Fatalf("plainMessage read %s as a response; jsonrpc2: %v", line, err)
+			}
+			if resp.ID != m.id {
+				t.Fatalf("%s: id %v, jsonrpc2 %v", line, m.id, resp.ID)
+			}
+			if m.errObj != nil {
+				if resp.Error == nil {
+					t.Fatalf("%s: an error, jsonrpc2 reads none", line)
+				}
+			} else if resp.Result == nil || !jsonEqual(*resp.Result, m.result) {
+				t.Fatalf("%s: result %s, jsonrpc2 %v", line, m.result, resp.Result)
+			}
+		}
+	})
+}

@@ -47,17 +47,20 @@ func FuzzNDJSONReader(f *testing.F) {
 				}}).(*ndjsonStream)
 				notifs := 0
 				if fast {
-					s.onNotif = func(method string, params json.RawMessage) {
+					s.onMsg = func(m *plainMsg) bool {
 						notifs++
-						if params != nil && !json.Valid(params) {
-							t.Fatalf("notification %q with invalid params %q", method, params)
+						for _, raw := range []json.RawMessage{m.params, m.result, m.errObj} {
+							if raw != nil && !json.Valid(raw) {
+								t.Fatalf("message %+v with an invalid member %q", m, raw)
+							}
 						}
 						if _, err := json.Marshal(struct {
 							Method string          `json:"method"`
 							Params json.RawMessage `json:"params,omitempty"`
-						}{method, params}); err != nil {
-							t.Fatalf("notification %q does not re-marshal: %v", method, err)
+						}{m.method, m.params}); err != nil {
+							t.Fatalf("message %q does not re-marshal: %v", m.method, err)
 						}
+						return true
 					}
 				}
 				delivered := 0

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/acp-bridge/acp-bridge/internal/jsonscan"
 )
 
 // Peer is the side of a connection a handler can talk back to.
@@ -57,6 +59,16 @@ type Conn struct {
 	active   int                                // request goroutines running
 	idle     chan struct{}                      // closed while active == 0
 	closed   bool                               // Close was called: no new request goroutines
+	calls    map[uint64]*outCall                // our calls awaiting an answer (fast path)
+	gone     bool                               // the connection ended: calls fail at once
+}
+
+// outCall is one of our requests sent on the fast path.
+type outCall struct {
+	done   chan struct{} // closed once answered or failed
+	result json.RawMessage
+	errObj json.RawMessage // the peer's error object
+	err    error           // the connection ended first
 }
 
 // ConnOptions configures NewConn.
@@ -80,7 +92,8 @@ func (l logfLogger) Printf(format string, v ...any) { l(format, v...) }
 // NewConn starts serving stream with h. It returns at once; the read loop
 // runs until the stream fails or Close is called.
 func NewConn(ctx context.Context, stream jsonrpc2.ObjectStream, h Handler, opts ConnOptions) *Conn {
-	c := &Conn{inflight: map[jsonrpc2.ID]context.CancelFunc{}, ready: make(chan struct{}), gate: opts.Gate, idle: make(chan struct{})}
+	c := &Conn{inflight: map[jsonrpc2.ID]context.CancelFunc{}, ready: make(chan struct{}), gate: opts.Gate, idle: make(chan struct{}),
+		calls: map[uint64]*outCall{}}
 	close(c.idle)
 	logf := opts.Logf
 	if logf == nil {
@@ -96,19 +109,39 @@ func NewConn(ctx context.Context, stream jsonrpc2.ObjectStream, h Handler, opts 
 	d := &dispatcher{c: c, h: h}
 	var endNotif context.CancelFunc
 	if s, ok := stream.(*ndjsonStream); ok {
-		// Notifications (session/update above all) are read and written
-		// without jsonrpc2's decode/encode round trips; order is kept, as
-		// they are still handled inline on the one read loop. Their ctx
-		// ends with the connection, as jsonrpc2's handler ctx does.
+		// Plain messages (session/update above all) are read and written
+		// without jsonrpc2's decode/encode round trips: notifications are
+		// handled inline on the one read loop, so order is kept; requests
+		// go to the same dispatcher as jsonrpc2's; responses are matched
+		// to our own calls (Start). Their ctx ends with the connection, as
+		// jsonrpc2's handler ctx does. Whatever is not plain still goes
+		// through jsonrpc2.
 		c.fast, c.onSend = s, opts.OnSend
 		onRecv := opts.OnRecv
 		var nctx context.Context
 		nctx, endNotif = context.WithCancel(ctx)
-		s.onNotif = func(method string, params json.RawMessage) {
-			if onRecv != nil {
-				onRecv(notifRequest(method, params), nil)
+		s.onMsg = func(m *plainMsg) bool {
+			switch {
+			case !m.hasID:
+				if onRecv != nil {
+					onRecv(notifRequest(m.method, m.params), nil)
+				}
+				d.notification(nctx, m.method, m.params)
+				return true
+			case m.method != "":
+				req := &jsonrpc2.Request{Method: m.method, ID: m.id}
+				if m.params != nil {
+					req.Params = &m.params
+				}
+				if onRecv != nil {
+					onRecv(req, nil)
+				}
+				<-c.ready // c.rpc is set
+				d.Handle(nctx, c.rpc, req)
+				return true
+			default:
+				return c.deliver(m, onRecv)
 			}
-			d.notification(nctx, method, params)
 		}
 	}
 	c.rpc = jsonrpc2.NewConn(ctx, stream, d, copts...)
@@ -116,6 +149,7 @@ func NewConn(ctx context.Context, stream jsonrpc2.ObjectStream, h Handler, opts 
 		go func() {
 			<-c.rpc.DisconnectNotify()
 			endNotif()
+			c.failCalls()
 		}()
 	}
 	close(c.ready)
@@ -197,7 +231,8 @@ type Pending struct {
 	c      *Conn
 	method string
 	id     jsonrpc2.ID
-	w      jsonrpc2.Waiter
+	w      jsonrpc2.Waiter // sent through jsonrpc2
+	call   *outCall        // or sent on the fast path
 }
 
 // Start sends a request and returns without waiting for the answer.
@@ -206,6 +241,11 @@ func (c *Conn) Start(ctx context.Context, method string, params any) (*Pending, 
 	// substitutes its own counter, which can collide with an id already
 	// picked by a concurrent call.
 	id := jsonrpc2.ID{Num: c.nextID.Add(1)}
+	if c.fast != nil {
+		if p, done, err := c.startFast(method, id, params); done {
+			return p, err
+		}
+	}
 	w, err := c.rpc.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
@@ -213,8 +253,106 @@ func (c *Conn) Start(ctx context.Context, method string, params any) (*Pending, 
 	return &Pending{c: c, method: method, id: id, w: w}, nil
 }
 
+// startFast sends a request on the fast path; done is false (nothing sent)
+// when params cannot go that way.
+func (c *Conn) startFast(method string, id jsonrpc2.ID, params any) (p *Pending, done bool, err error) {
+	var parts [][]byte
+	trusted := false
+	switch v := params.(type) {
+	case Valid:
+		parts, trusted = [][]byte{v}, true
+	case json.RawMessage:
+		parts = [][]byte{v}
+	default:
+		b, merr := json.Marshal(params)
+		if merr != nil {
+			return nil, true, fmt.Errorf("%s: encode params: %w", method, merr)
+		}
+		parts, trusted = [][]byte{b}, true
+	}
+	call := &outCall{done: make(chan struct{})}
+	c.mu.Lock()
+	if c.gone || c.closed {
+		c.mu.Unlock()
+		return nil, true, fmt.Errorf("%s: %w", method, jsonrpc2.ErrClosed)
+	}
+	c.calls[id.Num] = call
+	c.mu.Unlock()
+	if c.onSend != nil {
+		raw := json.RawMessage(bytes.Join(parts, nil))
+		c.onSend(&jsonrpc2.Request{Method: method, ID: id, Params: &raw}, nil)
+	}
+	ok, werr := c.fast.writeRequest(id.Num, method, parts, trusted)
+	if !ok || werr != nil {
+		c.forget(id.Num)
+		if !ok {
+			return nil, false, nil // not a single clean JSON value: let jsonrpc2 try
+		}
+		return nil, true, fmt.Errorf("%s: %w", method, werr)
+	}
+	return &Pending{c: c, method: method, id: id, call: call}, true, nil
+}
+
+// deliver hands a response read on the fast path to its call; false if no
+// call of ours waits for that id (jsonrpc2 then reports it).
+func (c *Conn) deliver(m *plainMsg, onRecv func(*jsonrpc2.Request, *jsonrpc2.Response)) bool {
+	if m.id.IsString {
+		return false
+	}
+	c.mu.Lock()
+	call := c.calls[m.id.Num]
+	delete(c.calls, m.id.Num)
+	c.mu.Unlock()
+	if call == nil {
+		return false
+	}
+	if onRecv != nil {
+		resp := &jsonrpc2.Response{ID: m.id}
+		if m.result != nil {
+			resp.Result = &m.result
+		} else {
+			resp.Error = decodeRPCError(m.errObj)
+		}
+		onRecv(nil, resp)
+	}
+	call.result, call.errObj = m.result, m.errObj
+	close(call.done)
+	return true
+}
+
+// forget drops a call nobody waits for any more.
+func (c *Conn) forget(id uint64) {
+	c.mu.Lock()
+	delete(c.calls, id)
+	c.mu.Unlock()
+}
+
+// failCalls fails every call still waiting: the connection ended.
+func (c *Conn) failCalls() {
+	c.mu.Lock()
+	c.gone = true
+	calls := c.calls
+	c.calls = map[uint64]*outCall{}
+	c.mu.Unlock()
+	for _, call := range calls {
+		call.err = jsonrpc2.ErrClosed
+		close(call.done)
+	}
+}
+
+func decodeRPCError(raw json.RawMessage) *jsonrpc2.Error {
+	e := &jsonrpc2.Error{}
+	if err := json.Unmarshal(raw, e); err != nil {
+		return &jsonrpc2.Error{Code: CodeInternalError, Message: "unreadable error object: " + string(raw)}
+	}
+	return e
+}
+
 // Wait waits for the answer; see Conn.Call.
 func (p *Pending) Wait(ctx context.Context, result any) error {
+	if p.call != nil {
+		return p.waitFast(ctx, result)
+	}
 	err := p.w.Wait(ctx, result)
 	if err == nil {
 		return nil
@@ -225,6 +363,37 @@ func (p *Pending) Wait(ctx context.Context, result any) error {
 		return ctx.Err()
 	}
 	return fmt.Errorf("%s: %w", p.method, FromRPCError(err))
+}
+
+func (p *Pending) waitFast(ctx context.Context, result any) error {
+	select {
+	case <-p.call.done:
+	case <-ctx.Done():
+		select {
+		case <-p.call.done: // answered meanwhile: take the answer
+		default:
+			p.c.forget(p.id.Num)
+			// Tell the peer; it must still answer, but nobody waits any more.
+			p.c.CancelRequest(p.id)
+			return ctx.Err()
+		}
+	}
+	switch {
+	case p.call.err != nil:
+		return fmt.Errorf("%s: %w", p.method, p.call.err)
+	case p.call.errObj != nil:
+		return fmt.Errorf("%s: %w", p.method, FromRPCError(decodeRPCError(p.call.errObj)))
+	case result == nil:
+		return nil
+	}
+	if raw, ok := result.(*json.RawMessage); ok {
+		*raw = p.call.result
+		return nil
+	}
+	if err := json.Unmarshal(p.call.result, result); err != nil {
+		return fmt.Errorf("%s: decode result: %w", p.method, err)
+	}
+	return nil
 }
 
 // CancelRequest sends $/cancel_request for one of our requests. Best effort.
@@ -348,7 +517,7 @@ func (d *dispatcher) Handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrp
 		// Replies go out on a context that outlives the request's.
 		rep := context.WithoutCancel(rctx)
 		if err != nil {
-			_ = rpc.ReplyWithError(rep, req.ID, ToRPCError(err))
+			c.replyError(rep, rpc, req.ID, ToRPCError(err))
 			return
 		}
 		if ar, ok := res.(AfterReply); ok {
@@ -360,10 +529,56 @@ func (d *dispatcher) Handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrp
 		if res == nil {
 			res = json.RawMessage("{}")
 		}
-		if err := rpc.Reply(rep, req.ID, res); err != nil {
-			_ = rpc.ReplyWithError(rep, req.ID, ToRPCError(fmt.Errorf("encode result: %w", err)))
-		}
+		c.reply(rep, rpc, req.ID, res)
 	}()
+}
+
+// reply answers request id with res: on the fast path when the stream is
+// ours (res marshalled once), else through jsonrpc2.
+func (c *Conn) reply(ctx context.Context, rpc *jsonrpc2.Conn, id jsonrpc2.ID, res any) {
+	if c.fast == nil {
+		if err := rpc.Reply(ctx, id, res); err != nil {
+			_ = rpc.ReplyWithError(ctx, id, ToRPCError(fmt.Errorf("encode result: %w", err)))
+		}
+		return
+	}
+	var b []byte
+	switch v := res.(type) {
+	case Valid:
+		b = v
+	case json.RawMessage:
+		if jsonscan.Valid(v) {
+			b = v
+		}
+	}
+	if b == nil || bytes.IndexByte(b, '\n') >= 0 {
+		var err error
+		if b, err = json.Marshal(res); err != nil {
+			c.replyError(ctx, rpc, id, ToRPCError(fmt.Errorf("encode result: %w", err)))
+			return
+		}
+	}
+	if c.onSend != nil {
+		raw := json.RawMessage(b)
+		c.onSend(nil, &jsonrpc2.Response{ID: id, Result: &raw})
+	}
+	_ = c.fast.writeResponse(id, b, nil)
+}
+
+// replyError answers request id with an error.
+func (c *Conn) replyError(ctx context.Context, rpc *jsonrpc2.Conn, id jsonrpc2.ID, e *jsonrpc2.Error) {
+	if c.fast == nil {
+		_ = rpc.ReplyWithError(ctx, id, e)
+		return
+	}
+	b, err := json.Marshal(e)
+	if err != nil {
+		b = []byte(`{"code":-32603,"message":"unencodable error"}`)
+	}
+	if c.onSend != nil {
+		c.onSend(nil, &jsonrpc2.Response{ID: id, Error: e})
+	}
+	_ = c.fast.writeResponse(id, nil, b)
 }
 
 func (d *dispatcher) safeHandle(ctx context.Context, req *jsonrpc2.Request) (res any, err error) {

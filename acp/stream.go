@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -58,11 +59,13 @@ type ndjsonStream struct {
 
 	c io.Closer
 
-	// onNotif, set by NewConn before the first read, receives plain
-	// notifications on the read goroutine, in wire order, without the
-	// round trip through jsonrpc2's decoder (which decodes params into
-	// interface{} values and encodes them again).
-	onNotif func(method string, params json.RawMessage)
+	// onMsg, set by NewConn before the first read, receives plain
+	// messages on the read goroutine, in wire order, without the round
+	// trip through jsonrpc2's decoder (which decodes params into
+	// interface{} values and encodes them again). It returns false to
+	// hand a message to jsonrpc2 after all (a response to an id it does
+	// not know, so jsonrpc2 reports it).
+	onMsg func(m *plainMsg) bool
 }
 
 // maxRetainedLine bounds the line buffer kept between reads.
@@ -141,9 +144,8 @@ func (s *ndjsonStream) ReadObject(v any) error {
 		if len(trimmed) == 0 {
 			continue
 		}
-		if s.onNotif != nil {
-			if method, params, ok := plainNotification(trimmed); ok {
-				s.onNotif(method, params)
+		if s.onMsg != nil {
+			if m, ok := plainMessage(trimmed); ok && s.onMsg(&m) {
 				continue
 			}
 		}
@@ -159,29 +161,52 @@ func (s *ndjsonStream) ReadObject(v any) error {
 	}
 }
 
-// plainNotification recognises a JSON-RPC notification that jsonrpc2 would
-// read the same way: a UTF-8 object with a string "method", no "id" (or a
-// null one), no "result" and no "error", every member name spelled exactly
-// (encoding/json matches struct fields case-insensitively; jsonrpc2 does
-// not). Anything else (requests, responses, batches, invalid UTF-8, which
-// jsonrpc2 repairs) is left to jsonrpc2. params is a copy.
-func plainNotification(line []byte) (method string, params json.RawMessage, ok bool) {
+// plainMsg is a JSON-RPC message read without jsonrpc2's decoder.
+type plainMsg struct {
+	method string          // notifications and requests
+	id     jsonrpc2.ID     // requests and responses
+	hasID  bool            // a request or a response
+	params json.RawMessage // a copy; nil if absent
+	result json.RawMessage // responses: a copy; nil if absent
+	errObj json.RawMessage // responses: the error member, a copy; nil if absent
+}
+
+func (m *plainMsg) isResponse() bool { return m.hasID && m.method == "" }
+
+// plainMessage recognises a JSON-RPC notification, request or response
+// that jsonrpc2 would read the same way: a UTF-8 object with a string
+// "method" and no "result"/"error" (a notification when "id" is absent or
+// null, else a request), or an "id" and exactly one of "result" and
+// "error" and no "method" (a response). Ids must be plain: a non-negative
+// integer or a string without escapes. Every member name must be spelled
+// exactly (encoding/json matches struct fields case-insensitively; jsonrpc2
+// does not). Anything else (batches, odd ids, invalid UTF-8, which jsonrpc2
+// repairs) is left to jsonrpc2. The raw members are copies.
+func plainMessage(line []byte) (m plainMsg, ok bool) {
 	if len(line) == 0 || line[0] != '{' || !utf8.Valid(line) || !jsonscan.Valid(line) {
-		return "", nil, false
+		return m, false
 	}
-	var methodRaw []byte
+	var methodRaw, idRaw, params, result, errObj []byte
 	bad := false
 	scanned := jsonscan.EachMember(line, func(name []byte, s, e int) bool {
+		v := line[s:e]
 		switch k := string(name); k {
 		case "method":
-			methodRaw = line[s:e]
+			bad = methodRaw != nil
+			methodRaw = v
 		case "params":
-			params = line[s:e]
-		case "jsonrpc":
+			bad = params != nil
+			params = v
 		case "id":
-			bad = string(line[s:e]) != "null"
-		case "result", "error":
-			bad = true
+			bad = idRaw != nil
+			idRaw = v
+		case "result":
+			bad = result != nil
+			result = v
+		case "error":
+			bad = errObj != nil
+			errObj = v
+		case "jsonrpc":
 		default:
 			switch strings.ToLower(k) {
 			case "id", "method", "params", "result", "error", "jsonrpc":
@@ -190,23 +215,66 @@ func plainNotification(line []byte) (method string, params json.RawMessage, ok b
 		}
 		return !bad
 	})
-	if !scanned || bad || methodRaw == nil {
-		return "", nil, false
+	if !scanned || bad {
+		return m, false
 	}
-	if methodRaw[0] != '"' {
-		return "", nil, false
+	if idRaw != nil && string(idRaw) != "null" {
+		if m.id, ok = plainID(idRaw); !ok {
+			return m, false
+		}
+		m.hasID = true
 	}
-	if body := methodRaw[1 : len(methodRaw)-1]; string(body) == MethodSessionUpdate {
-		method = MethodSessionUpdate // nearly every notification: no allocation
-	} else if bytes.IndexByte(body, '\\') < 0 {
-		method = string(body) // valid JSON, no escapes: the bytes are the string
-	} else if json.Unmarshal(methodRaw, &method) != nil {
-		return "", nil, false
+	switch {
+	case methodRaw != nil && result == nil && errObj == nil:
+		if methodRaw[0] != '"' {
+			return m, false
+		}
+		if body := methodRaw[1 : len(methodRaw)-1]; string(body) == MethodSessionUpdate {
+			m.method = MethodSessionUpdate // nearly every notification: no allocation
+		} else if bytes.IndexByte(body, '\\') < 0 {
+			m.method = string(body) // valid JSON, no escapes: the bytes are the string
+		} else if json.Unmarshal(methodRaw, &m.method) != nil {
+			return m, false
+		}
+		if m.method == "" {
+			return m, false
+		}
+		if params != nil {
+			m.params = append(json.RawMessage(nil), params...) // the line buffer is reused
+		}
+	case methodRaw == nil && params == nil && m.hasID && (result == nil) != (errObj == nil):
+		if result != nil {
+			m.result = append(json.RawMessage(nil), result...)
+		} else {
+			if errObj[0] != '{' {
+				return m, false
+			}
+			m.errObj = append(json.RawMessage(nil), errObj...)
+		}
+	default:
+		return m, false
 	}
-	if params != nil {
-		params = append(json.RawMessage(nil), params...) // the line buffer is reused
+	return m, true
+}
+
+// plainID reads a JSON-RPC id that is a non-negative integer or a string
+// without escapes.
+func plainID(raw []byte) (jsonrpc2.ID, bool) {
+	switch {
+	case raw[0] == '"':
+		body := raw[1 : len(raw)-1]
+		if bytes.IndexByte(body, '\\') >= 0 {
+			return jsonrpc2.ID{}, false
+		}
+		return jsonrpc2.ID{Str: string(body), IsString: true}, true
+	case raw[0] >= '0' && raw[0] <= '9':
+		n, err := strconv.ParseUint(string(raw), 10, 64)
+		if err != nil {
+			return jsonrpc2.ID{}, false
+		}
+		return jsonrpc2.ID{Num: n}, true
 	}
-	return method, params, true
+	return jsonrpc2.ID{}, false
 }
 
 // writeNotification writes a notification whose params are already JSON,
@@ -214,51 +282,106 @@ func plainNotification(line []byte) (method string, params json.RawMessage, ok b
 // times). It reports false, having written nothing, when params is not a
 // single compact-safe JSON value; the caller then takes the general path.
 func (s *ndjsonStream) writeNotification(method string, parts [][]byte, trusted bool) (bool, error) {
-	for _, p := range parts {
-		if bytes.IndexByte(p, '\n') >= 0 {
-			return false, nil
-		}
-	}
-	if !trusted && (len(parts) != 1 || !jsonscan.Valid(parts[0])) {
+	if !lineSafe(parts, trusted) {
 		return false, nil
 	}
-	var m []byte
-	if method == MethodSessionUpdate {
-		m = quotedSessionUpdate
-	} else if q, ok := quotePlain(method); ok {
-		m = q
-	} else {
-		var err error
-		if m, err = json.Marshal(method); err != nil {
-			return false, nil
-		}
+	m, ok := quoteMethod(method)
+	if !ok {
+		return false, nil
 	}
-	if q, ok := s.w.(*QueueWriter); ok && len(parts) <= 5 {
-		// One copy, into the queue; the queue keeps the line whole.
-		var arr [8][]byte
-		line := append(arr[:0], notifHead, m, notifParams)
-		line = append(line, parts...)
-		return true, q.WriteParts(append(line, notifTail)...)
+	var arr [8][]byte
+	line := append(arr[:0], notifHead, m, notifParams)
+	line = append(line, parts...)
+	return true, s.writeParts(append(line, msgTail)...)
+}
+
+// writeRequest writes a request whose params are already JSON (see
+// writeNotification).
+func (s *ndjsonStream) writeRequest(id uint64, method string, parts [][]byte, trusted bool) (bool, error) {
+	if !lineSafe(parts, trusted) {
+		return false, nil
+	}
+	m, ok := quoteMethod(method)
+	if !ok {
+		return false, nil
+	}
+	var idBuf [24]byte
+	var arr [10][]byte
+	line := append(arr[:0], reqHead, strconv.AppendUint(idBuf[:0], id, 10), reqMethod, m, notifParams)
+	line = append(line, parts...)
+	return true, s.writeParts(append(line, msgTail)...)
+}
+
+// writeResponse writes the answer to request id: result (JSON) or, when
+// errObj is set, the error object (JSON).
+func (s *ndjsonStream) writeResponse(id jsonrpc2.ID, result, errObj []byte) error {
+	idJSON, err := id.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	member, value := respResult, result
+	if errObj != nil {
+		member, value = respError, errObj
+	}
+	return s.writeParts(respHead, idJSON, member, value, respTail)
+}
+
+// writeParts writes one line made of parts: through the queue's own
+// atomic WriteParts (one copy) when the writer is a QueueWriter, else
+// joined under the write mutex and written with one Write.
+func (s *ndjsonStream) writeParts(parts ...[]byte) error {
+	if q, ok := s.w.(*QueueWriter); ok {
+		return q.WriteParts(parts...)
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	s.wbuf.Reset()
-	s.wbuf.Write(notifHead)
-	s.wbuf.Write(m)
-	s.wbuf.Write(notifParams)
 	for _, p := range parts {
 		s.wbuf.Write(p)
 	}
-	s.wbuf.Write(notifTail)
 	_, err := s.w.Write(s.wbuf.Bytes())
-	return true, err
+	return err
+}
+
+// lineSafe reports whether parts joined are one JSON value that can go on
+// one line: no newline in any part, and valid (checked here unless trusted).
+func lineSafe(parts [][]byte, trusted bool) bool {
+	if len(parts) > 5 {
+		return false
+	}
+	for _, p := range parts {
+		if bytes.IndexByte(p, '\n') >= 0 {
+			return false
+		}
+	}
+	return trusted || (len(parts) == 1 && jsonscan.Valid(parts[0]))
+}
+
+// quoteMethod is method as a JSON string.
+func quoteMethod(method string) ([]byte, bool) {
+	if method == MethodSessionUpdate {
+		return quotedSessionUpdate, true
+	}
+	if q, ok := quotePlain(method); ok {
+		return q, true
+	}
+	m, err := json.Marshal(method)
+	return m, err == nil
 }
 
 var (
 	quotedSessionUpdate = []byte(`"` + MethodSessionUpdate + `"`)
 	notifHead           = []byte(`{"jsonrpc":"2.0","method":`)
 	notifParams         = []byte(`,"params":`)
-	notifTail           = []byte("}\n")
+	// Requests and responses keep the member order sourcegraph/jsonrpc2
+	// writes, so transcripts read the same on either path.
+	reqHead    = []byte(`{"id":`)
+	reqMethod  = []byte(`,"jsonrpc":"2.0","method":`)
+	respHead   = []byte(`{"id":`)
+	respTail   = []byte(`,"jsonrpc":"2.0"}` + "\n")
+	respResult = []byte(`,"result":`)
+	respError  = []byte(`,"error":`)
+	msgTail    = []byte("}\n")
 )
 
 // quotePlain quotes s as a JSON string when it needs no escaping (printable
@@ -288,16 +411,7 @@ func (s *ndjsonStream) WriteObject(obj any) error {
 			return err
 		}
 		if bytes.IndexByte(b, '\n') < 0 && jsonscan.Valid(b) {
-			if q, ok := s.w.(*QueueWriter); ok {
-				return q.WriteParts(b, lineEnd)
-			}
-			s.wmu.Lock()
-			defer s.wmu.Unlock()
-			s.wbuf.Reset()
-			s.wbuf.Write(b)
-			s.wbuf.Write(lineEnd)
-			_, err := s.w.Write(s.wbuf.Bytes())
-			return err
+			return s.writeParts(b, lineEnd)
 		}
 	}
 	s.wmu.Lock()

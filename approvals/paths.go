@@ -3,6 +3,7 @@ package approvals
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -21,6 +22,19 @@ type OSFS struct{}
 
 // EvalSymlinks implements FS with filepath.EvalSymlinks.
 func (OSFS) EvalSymlinks(p string) (string, error) { return filepath.EvalSymlinks(p) }
+
+// Exists implements existsFS with one lstat(2).
+func (OSFS) Exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// existsFS is an FS that can tell cheaply whether a path exists (the last
+// component not followed). resolveReal uses it to skip the EvalSymlinks
+// calls that must fail: each walks the path from the root.
+type existsFS interface {
+	Exists(path string) bool
+}
 
 // MapFS is an in-memory FS for tests and `policy eval`: link -> target.
 // A relative target is relative to the link's directory. Paths that are
@@ -72,12 +86,18 @@ func resolveReal(fs FS, abs string) string {
 	}
 	rest := ""
 	p := abs
+	ex, canCheck := fs.(existsFS)
 	for i := 0; i < 256; i++ {
-		if r, err := fs.EvalSymlinks(p); err == nil {
-			if rest == "" {
-				return r
+		// A path that does not exist cannot be resolved either (lstat
+		// follows every component but the last, as EvalSymlinks does):
+		// climb without trying.
+		if !canCheck || ex.Exists(p) {
+			if r, err := fs.EvalSymlinks(p); err == nil {
+				if rest == "" {
+					return r
+				}
+				return path.Join(r, rest)
 			}
-			return path.Join(r, rest)
 		}
 		if p == "/" || p == "." || p == "" {
 			break

@@ -146,8 +146,8 @@ func (a *analyzer) parseAndVisitLenient(src string, ctx walkCtx) {
 	if err != nil {
 		return
 	}
-	if hasExtGlob(f) {
-		a.setUncertain("the command uses an extended glob, which shells read differently")
+	if why := unreliableReading(f); why != "" {
+		a.setUncertain(why)
 	}
 	saved := a.line
 	a.line = src
@@ -174,13 +174,11 @@ func (a *analyzer) parseAndVisit(src string, ctx walkCtx) {
 		a.naiveSplit(src)
 		return
 	}
-	if hasExtGlob(f) {
-		// bash reads @( ) !( ) only with extglob on; otherwise it is a syntax
-		// error or something else entirely, and the parser's reading (where
-		// a command inside is mere pattern text) cannot be trusted. Wherever
-		// it stands (an argument, an assignment, a redirect): ask, and keep
-		// the naive pieces so a deny rule that names one still denies.
-		a.setUncertain("the command uses an extended glob, which shells read differently")
+	if why := unreliableReading(f); why != "" {
+		// The parser's reading, where a command inside is mere data, cannot
+		// be trusted to be what runs: ask, and keep the naive pieces so a
+		// deny rule that names one still denies.
+		a.setUncertain(why)
 		a.naiveSplit(src)
 	}
 	saved := a.line
@@ -189,16 +187,27 @@ func (a *analyzer) parseAndVisit(src string, ctx walkCtx) {
 	a.line = saved
 }
 
-// hasExtGlob reports whether an extended glob stands anywhere in f.
-func hasExtGlob(f *syntax.File) bool {
-	found := false
+// unreliableReading says why the parse of f may not be what runs, or "":
+//   - an extended glob anywhere (an argument, an assignment, a redirect):
+//     bash reads @( ) !( ) only with extglob on; otherwise it is a syntax
+//     error or something else entirely;
+//   - an array assignment: its words are data now, but commands when a
+//     later "${A[@]}" runs them, and a deny rule that names them should
+//     not be dodged by storing the command first.
+func unreliableReading(f *syntax.File) string {
+	why := ""
 	syntax.Walk(f, func(n syntax.Node) bool {
-		if _, ok := n.(*syntax.ExtGlob); ok {
-			found = true
+		switch n := n.(type) {
+		case *syntax.ExtGlob:
+			why = "the command uses an extended glob, which shells read differently"
+		case *syntax.Assign:
+			if n.Array != nil {
+				why = "the command assigns an array, whose words may be run later"
+			}
 		}
-		return !found
+		return why == ""
 	})
-	return found
+	return why
 }
 
 // naiveSplit cuts a command that could not be parsed at every operator and

@@ -348,6 +348,15 @@ func decodeRPCError(raw json.RawMessage) *jsonrpc2.Error {
 	return e
 }
 
+// Done is closed once the answer is in (or the connection ended), when
+// the call went out on the fast path; nil otherwise (use Wait).
+func (p *Pending) Done() <-chan struct{} {
+	if p.call == nil {
+		return nil
+	}
+	return p.call.done
+}
+
 // Wait waits for the answer; see Conn.Call.
 func (p *Pending) Wait(ctx context.Context, result any) error {
 	if p.call != nil {

@@ -248,58 +248,85 @@ func (b *Bridge) ask(ctx context.Context, s *session, call approvals.Call, d dec
 	fwd.created = appr.Created
 
 	// Forward to the editor; its answer resolves the approval (first wins).
-	var editorAnswered atomic.Bool
+	editorAnswered := false
+	var editorDone <-chan struct{} // the editor's answer (or its end) is in
 	pending, err := b.editor.Start(context.WithoutCancel(ctx), acp.MethodRequestPermission, fwd.params())
 	if err != nil {
 		_ = b.broker.Resolve(id, approvals.Resolution{Outcome: acp.OutcomeCancelled, By: approvals.SourceEditorGone})
-	} else {
-		go func() {
-			var resp struct {
-				Outcome acp.PermissionOutcome `json:"outcome"`
-				Meta    json.RawMessage       `json:"_meta"`
-			}
-			werr := pending.Wait(b.lifetime, &resp)
-			editorAnswered.Store(true)
-			r := approvals.Resolution{By: approvals.SourceUser}
-			switch {
-			case werr != nil && isClosed(werr):
-				r = approvals.Resolution{Outcome: acp.OutcomeCancelled, By: approvals.SourceEditorGone}
-			case werr != nil:
-				if errors.Is(werr, context.Canceled) {
-					r = approvals.Resolution{Outcome: acp.OutcomeCancelled, By: approvals.SourceShutdown}
-				} else {
-					b.log.Warn("editor answered the permission request with an error; treated as cancelled", zap.Error(werr))
-					r.Outcome = acp.OutcomeCancelled
-				}
-			default:
-				r.Outcome = resp.Outcome.Outcome
-				r.OptionID = resp.Outcome.OptionID
-				var m struct {
-					Rule  string `json:"rule"`
-					Scope string `json:"scope"`
-				}
-				_ = acp.BridgeMeta(acp.Object{"_meta": resp.Meta}, &m)
-				r.Rule, r.Scope = m.Rule, m.Scope
-			}
-			if rerr := b.broker.Resolve(id, r); rerr != nil {
-				b.log.Debug("editor answer came after the approval was resolved", zap.String("approval", id), zap.Error(rerr))
+	} else if editorDone = pending.Done(); editorDone == nil {
+		// Sent through jsonrpc2: no channel to select on; wait aside.
+		var answered atomic.Bool
+		p := pending
+		go b.takeEditorAnswer(b.lifetime, id, p, &answered)
+		defer func() {
+			if !answered.Load() {
+				b.editor.CancelRequest(p.ID())
 			}
 		}()
+		pending = nil
 	}
 
-	select {
-	case <-appr.Done():
-	case <-ctx.Done():
-		// The child withdrew the request ($/cancel_request) or went away.
-		_ = b.broker.Resolve(id, approvals.Resolution{Outcome: acp.OutcomeCancelled, By: b.withdrawnBy(s)})
+	for waiting := true; waiting; {
+		select {
+		case <-appr.Done():
+			waiting = false
+		case <-editorDone:
+			// On this goroutine: no second goroutine (and its stack) per
+			// pending approval, and no hand-off on the way back.
+			editorDone, editorAnswered = nil, true
+			b.takeEditorAnswer(b.lifetime, id, pending, nil)
+		case <-ctx.Done():
+			// The child withdrew the request ($/cancel_request) or went away.
+			_ = b.broker.Resolve(id, approvals.Resolution{Outcome: acp.OutcomeCancelled, By: b.withdrawnBy(s)})
+			waiting = false
+		}
 	}
 	res := appr.Resolution()
-	if pending != nil && !editorAnswered.Load() {
+	if pending != nil && !editorAnswered {
 		// Resolved elsewhere (another surface, timeout, cancel, exit): the
 		// editor's request is moot; withdraw it.
 		b.editor.CancelRequest(pending.ID())
 	}
 	return res, fwd, nil
+}
+
+// takeEditorAnswer waits (bounded by ctx) for the editor's answer to the
+// forwarded request and resolves approval id with it (a no-op, logged, if
+// something else resolved it first). answered, if set, is set before the
+// approval is resolved.
+func (b *Bridge) takeEditorAnswer(ctx context.Context, id string, pending *acp.Pending, answered *atomic.Bool) {
+	var resp struct {
+		Outcome acp.PermissionOutcome `json:"outcome"`
+		Meta    json.RawMessage       `json:"_meta"`
+	}
+	werr := pending.Wait(ctx, &resp)
+	if answered != nil {
+		answered.Store(true)
+	}
+	r := approvals.Resolution{By: approvals.SourceUser}
+	switch {
+	case werr != nil && isClosed(werr):
+		r = approvals.Resolution{Outcome: acp.OutcomeCancelled, By: approvals.SourceEditorGone}
+	case werr != nil:
+		if errors.Is(werr, context.Canceled) {
+			r = approvals.Resolution{Outcome: acp.OutcomeCancelled, By: approvals.SourceShutdown}
+		} else {
+			b.log.Warn("editor answered the permission request with an error; treated as cancelled", zap.Error(werr))
+			r.Outcome = acp.OutcomeCancelled
+		}
+	default:
+		r.Outcome = resp.Outcome.Outcome
+		r.OptionID = resp.Outcome.OptionID
+		var m struct {
+			Rule  string `json:"rule"`
+			Scope string `json:"scope"`
+		}
+		_ = acp.BridgeMeta(acp.Object{"_meta": resp.Meta}, &m)
+		r.Rule, r.Scope = m.Rule, m.Scope
+	}
+	if rerr := b.broker.Resolve(id, r); rerr != nil {
+		b.log.Debug("editor answer came after the approval was resolved", zap.String("approval", id), zap.Error(rerr))
+	}
 }
 
 // withdrawnBy says why a child's request ctx ended: the agent went away (its

@@ -137,6 +137,7 @@ var runsArgs = map[string]bool{
 	"unshare": true, "firejail": true, "systemd-run": true, "script": true, "su": true, "parallel": true,
 	"caffeinate": true, "cgexec": true, "prlimit": true, "faketime": true, "proot": true, "fakeroot": true,
 	"catchsegv": true, "valgrind": true, "gdb": true, "torsocks": true, "proxychains": true, "proxychains4": true,
+	"chronic": true, "eatmydata": true, "nocache": true, "xvfb-run": true, "dbus-run-session": true, "sem": true,
 }
 
 // parseAndVisitLenient walks src if it parses; a failure adds nothing (the
@@ -146,7 +147,7 @@ func (a *analyzer) parseAndVisitLenient(src string, ctx walkCtx) {
 	if err != nil {
 		return
 	}
-	if why := unreliableReading(f); why != "" {
+	if why := unreliableReading(f, src); why != "" {
 		a.setUncertain(why)
 	}
 	saved := a.line
@@ -174,7 +175,7 @@ func (a *analyzer) parseAndVisit(src string, ctx walkCtx) {
 		a.naiveSplit(src)
 		return
 	}
-	if why := unreliableReading(f); why != "" {
+	if why := unreliableReading(f, src); why != "" {
 		// The parser's reading, where a command inside is mere data, cannot
 		// be trusted to be what runs: ask, and keep the naive pieces so a
 		// deny rule that names one still denies.
@@ -194,7 +195,9 @@ func (a *analyzer) parseAndVisit(src string, ctx walkCtx) {
 //   - an array assignment: its words are data now, but commands when a
 //     later "${A[@]}" runs them, and a deny rule that names them should
 //     not be dodged by storing the command first.
-func unreliableReading(f *syntax.File) string {
+//   - a parameter expansion whose pattern or operand holds shell operators
+//     (`${0% & { rm -rf x; }`): where it ends depends on the shell.
+func unreliableReading(f *syntax.File, src string) string {
 	why := ""
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
@@ -203,6 +206,17 @@ func unreliableReading(f *syntax.File) string {
 		case *syntax.Assign:
 			if n.Array != nil {
 				why = "the command assigns an array, whose words may be run later"
+			}
+		case *syntax.ParamExp:
+			if n.Short {
+				break
+			}
+			start, end := int(n.Pos().Offset()), int(n.End().Offset())
+			if start < 0 || end > len(src) || start+2 > end-1 {
+				break
+			}
+			if strings.ContainsAny(src[start+2:end-1], ";&|{}\n`") {
+				why = "a parameter expansion holds shell operators, which shells read differently"
 			}
 		}
 		return why == ""
@@ -1126,7 +1140,20 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 		a.addSub(subCmd{text: text, alts: alts, readOnly: true}, ctx)
 		return
 	case "source", ".":
-		// runs a file's commands: never read-only.
+		// runs a file's commands: never read-only (like `curl ... | sh`, what
+		// it runs is the file's business: an allow rule decides).
+	case "trap":
+		// trap CODE SIGNAL...: CODE runs later, as eval would run it.
+		if code, ok := trapCode(args); ok {
+			gate()
+			if !code.static {
+				a.setUncertain("trap runs a command known only at run time")
+				return
+			}
+			ctx.depth++
+			a.parseAndVisit(code.s, ctx)
+			return
+		}
 	}
 	if runsArgs[base] {
 		// a program that runs its arguments as a command: the whole needs
@@ -1450,6 +1477,76 @@ func (a *analyzer) shellC(ws []word, text string, alts []string, ctx walkCtx) bo
 	return true
 }
 
+// gitConfigCode checks what a git global option makes git run that the
+// command line does not show: the shell code of an alias starting with "!"
+// or of a config key whose value is a command (pager, editor, ssh command,
+// diff and merge drivers, filters, credential helpers, ...) is parsed and
+// checked like eval's; a value only known at run time, one taken from the
+// environment (--config-env), another exec path, hooks or included config
+// files cannot be checked: uncertain.
+func (a *analyzer) gitConfigCode(opt string, val word, ctx walkCtx) {
+	switch opt {
+	case "--config-env", "--exec-path":
+		a.setUncertain("git " + opt + " makes git run programs the command does not name")
+		return
+	case "-c":
+	default:
+		return
+	}
+	if !val.static {
+		a.setUncertain("git -c sets configuration known only at run time")
+		return
+	}
+	key, value, _ := strings.Cut(val.s, "=")
+	key = strings.ToLower(key)
+	code := ""
+	switch {
+	case strings.HasPrefix(key, "alias."):
+		if v := strings.TrimSpace(value); strings.HasPrefix(v, "!") {
+			code = v[1:]
+		}
+	case key == "core.hookspath" || key == "include.path" || key == "init.templatedir" || strings.HasPrefix(key, "includeif."):
+		a.setUncertain("git -c " + key + " makes git run programs the command does not name")
+		return
+	case gitCodeKey(key):
+		code = value
+	}
+	if strings.TrimSpace(code) == "" {
+		return
+	}
+	ctx.depth++
+	a.parseAndVisit(code, ctx)
+}
+
+// gitCodeKey reports whether git runs the value of config key as a command.
+func gitCodeKey(key string) bool {
+	switch key {
+	case "core.pager", "core.editor", "core.sshcommand", "core.fsmonitor", "core.askpass", "core.gitproxy",
+		"sequence.editor", "diff.external", "credential.helper", "gpg.program", "uploadpack.packobjectshook", "web.browser":
+		return true
+	}
+	for _, suffix := range []string{".textconv", ".command", ".driver", ".clean", ".smudge", ".process", ".program", ".helper", ".cmd"} {
+		if strings.HasSuffix(key, suffix) {
+			return true
+		}
+	}
+	return strings.HasPrefix(key, "pager.")
+}
+
+// trapCode returns the code of `trap [--] CODE SIGNAL...`; false for the
+// forms that run nothing (trap, trap -l, trap -p, trap SIGNAL, trap - SIG).
+func trapCode(args []word) (word, bool) {
+	if len(args) > 0 && args[0].static && args[0].s == "--" {
+		args = args[1:]
+	} else if len(args) > 0 && args[0].static && strings.HasPrefix(args[0].s, "-") && args[0].s != "-" {
+		return word{}, false // -l, -p
+	}
+	if len(args) < 2 || (args[0].static && (args[0].s == "-" || args[0].s == "")) {
+		return word{}, false
+	}
+	return args[0], true
+}
+
 func (a *analyzer) cdCmd(args []word) {
 	if len(args) > 0 && args[0].static && strings.HasPrefix(args[0].s, "-") && args[0].s != "-" {
 		args = args[1:] // cd -P / -L
@@ -1572,8 +1669,15 @@ func (a *analyzer) gitCmd(ws []word, text string, alts []string, ctx walkCtx) {
 			risky = true
 			if i+1 < len(args) {
 				kept = append(kept, args[i], args[i+1])
+				a.gitConfigCode(s, args[i+1], ctx)
 			}
 			i += 2
+			continue
+		case strings.HasPrefix(s, "--exec-path=") || strings.HasPrefix(s, "--config-env="):
+			a.gitConfigCode(s[:strings.IndexByte(s, '=')], word{}, ctx)
+			risky = true
+			kept = append(kept, args[i])
+			i++
 			continue
 		default:
 			risky = true

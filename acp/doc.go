@@ -11,9 +11,18 @@
 // notifications run inline, in arrival order, and must never wait on a
 // response; requests each run in their own goroutine with a context that is
 // cancelled by $/cancel_request or by the connection closing. Stream reads
-// happen only on the jsonrpc2 read goroutine. Writes are whole lines under the
-// stream's write mutex; plain notifications skip jsonrpc2's encoding (and are
-// read without its decoding, still in order on the read loop).
+// happen only on the jsonrpc2 read goroutine. Writes are whole lines, one
+// atomic QueueWriter.WriteParts (or one Write under the stream's write mutex).
+//
+// Plain messages skip jsonrpc2's JSON work: the reader (plainMessage, fuzzed
+// against jsonrpc2's decoding) hands notifications to the handler inline and
+// requests to the dispatcher, on the read loop, in wire order; responses to
+// our own calls (Conn.Start) are matched by id in Conn.calls (under Conn.mu)
+// and their Pending's Done channel is closed from the read loop. Our
+// requests, replies and notifications are written with one marshal. What
+// the reader declines (batches, odd ids, case-variant member names, invalid
+// UTF-8) still goes through jsonrpc2, as does any response to an id we do
+// not know (jsonrpc2 reports it).
 //
 // Everything the bridge does not interpret travels as json.RawMessage, so
 // unknown fields, unknown sessionUpdate variants and _meta survive intact.

@@ -171,8 +171,6 @@ type plainMsg struct {
 	errObj json.RawMessage // responses: the error member, a copy; nil if absent
 }
 
-func (m *plainMsg) isResponse() bool { return m.hasID && m.method == "" }
-
 // plainMessage recognises a JSON-RPC notification, request or response
 // that jsonrpc2 would read the same way: a UTF-8 object with a string
 // "method" and no "result"/"error" (a notification when "id" is absent or
@@ -189,23 +187,21 @@ func plainMessage(line []byte) (m plainMsg, ok bool) {
 	var methodRaw, idRaw, params, result, errObj []byte
 	bad := false
 	scanned := jsonscan.EachMember(line, func(name []byte, s, e int) bool {
-		v := line[s:e]
+		set := func(dst *[]byte) { // a repeated member: leave it to jsonrpc2
+			bad = *dst != nil
+			*dst = line[s:e]
+		}
 		switch k := string(name); k {
 		case "method":
-			bad = methodRaw != nil
-			methodRaw = v
+			set(&methodRaw)
 		case "params":
-			bad = params != nil
-			params = v
+			set(&params)
 		case "id":
-			bad = idRaw != nil
-			idRaw = v
+			set(&idRaw)
 		case "result":
-			bad = result != nil
-			result = v
+			set(&result)
 		case "error":
-			bad = errObj != nil
-			errObj = v
+			set(&errObj)
 		case "jsonrpc":
 		default:
 			switch strings.ToLower(k) {

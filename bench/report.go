@@ -455,40 +455,34 @@ shared and noisy: nothing here is asserted by a test, the aims below are read, n
 const notes = `## Where the time goes
 
 Profiles of the forwarding path (` + "`go test -run '^$' -bench 'InProcess' -cpuprofile cpu.out ./bench/`" + `, a bridge in
-the test process) show JSON work dominating:
+the test process, its client and the bench agent's pipes included) show what each step bought, per forwarded
+message in process:
 
-- **Streaming.** Each forwarded ` + "`session/update`" + ` is read, parsed as an object so that its ` + "`sessionId`" + ` can be
-  rewritten, checked for a tool call (` + "`acp.UpdateKind`" + `, and ` + "`ToolCallCache.Upsert`" + ` for tool calls), re-encoded
-  and written with one write(2). Before commit "acp: notifications bypass jsonrpc2's decode/encode round
-  trip", sourcegraph/jsonrpc2 also decoded every params into ` + "`interface{}`" + ` values and encoded them
-  about four more times. That came to about 20 full passes over each message: 78 µs per 100-byte chunk
-  and 6.9 ms per 64 KiB diff in process. The fast path now hands plain notifications from the NDJSON
-  stream straight to the handler, on the same read loop so their order is kept, and writes
-  ` + "`json.RawMessage`" + ` params as they are: 22 µs and 3.0 ms. Since then the line is validated once
-  (` + "`json.Valid`" + `) and never parsed again: a small scanner over validated JSON (` + "`acp/scan.go`" + `, string
-  bodies skipped with ` + "`bytes.IndexByte`" + `, fuzzed against encoding/json) reads ` + "`sessionId`" + ` and
-  ` + "`update.sessionUpdate`" + ` and splices the bridge's session id into the bytes, which are written without
-  another check: 5.6 µs and 0.95 ms in process. Writes to the editor go through a bounded
-  queue (256 KiB) drained by one goroutine in batches, so a child's read loop no longer waits on a write(2)
-  per message (chunks: 0.19 to 0.43 of direct), while a stalled editor still back-pressures the child
-  (` + "`faults.TestFloodWithStalledEditor`" + `). What is left: that one validation pass, ` + "`ToolCallCache.Upsert`" + `
-  (a full parse of tool-call updates, diffs included: most of the diff case), and the hand-offs between
-  three processes on 2 shared cores. The direct side does none of this: the bench agent appends bytes and the
-  lean client only counts lines, so the ratio measures the bridge's whole per-message cost against a
-  near-zero baseline. Closing the rest of the gap would take reading tool-call updates without a full parse
-  and caching only the fields of a tool call that normalisation reads.
-- **Memory while streaming diffs.** ` + "`ToolCallCache`" + ` (1,024 tool calls per session) keeps whole updates,
-  diff content included. 2,000 distinct 64 KiB diffs put the bridge's VmHWM at about 155 MiB. Caching only
-  the fields that normalisation reads would bound this.
-- **Approvals.** One approval round trip costs about 450 µs of CPU in process. More than half of it is
-  JSON: the request is decoded by jsonrpc2 into ` + "`interface{}`" + `, re-encoded several times to forward it, and
-  the answer comes back the same way. The rest is policy evaluation (including ` + "`EvalSymlinks`" + ` syscalls)
-  and the audit write. The notification fast path does not cover requests. Responses must be
-  matched to calls inside jsonrpc2.
-- **Pending approvals** cost about 36 KiB each in the real binary. Roughly two thirds is goroutine
-  stack: about 2 goroutines per approval, whose stacks grew while decoding and evaluating and stay
-  grown while they wait, because a GC that would shrink them seldom runs when nothing allocates. The
-  other third is heap (the forwarded request, options, card metadata, timer and jsonrpc2 call state).
-  This matters only at thousands of open cards.
+| step | 100 B chunk | 64 KiB diff | approval round trip |
+|---|---|---|---|
+| first measured: jsonrpc2 decodes params into ` + "`interface{}`" + ` and encodes them ~4 more times | 78 µs | 6.9 ms | |
+| notifications bypass jsonrpc2; raw params written as they are | 22 µs | 3.0 ms | |
+| each line validated once, then scanned; session id spliced in; batched, bounded editor queue | 5.6 µs | 0.95 ms | 510 µs |
+| ` + "`internal/jsonscan`" + `: a validator 3–6× faster than ` + "`json.Valid`" + ` (fuzzed to agree with it); one scan per update; tool-call cache read with the scanner and bounded in bytes | 3.4 µs | 0.31 ms | |
+| lines go into the queue in parts (one copy), double-buffered; method and kind names read without allocating | 2.3 µs | 0.30 ms | |
+| requests and responses skip jsonrpc2's JSON too; the approval's goroutine takes the editor's answer itself; fewer failing symlink walks | | | 390 µs |
+
+- **Streaming.** The bridge now does, per line: one UTF-8 and one JSON validity pass, one scan for the
+  members it needs, one copy into the editor queue, and for tool-call updates one more scan into the
+  per-session cache. The CPU table above says where the rest of the gap is: on 2 cores, three busy
+  processes share the machine, and the direct baseline is an agent that appends bytes and a client that
+  only counts lines. The bridge must read and write every byte once more than that baseline; its own CPU
+  per message is what to compare across changes.
+- **Memory while streaming diffs.** ` + "`ToolCallCache`" + ` keeps at most 1,024 calls in flight and 8 MiB per
+  session; older entries are slimmed to what normalisation reads (diff paths, not texts), then dropped.
+  2,000 distinct 64 KiB diffs once put VmHWM at 156 MiB; now about 32 MiB.
+- **Approvals.** What is left per approval is policy evaluation (the shell parse, symlink resolution of
+  each path: ` + "`lstat`" + ` calls), the forwarded request and its answer (one marshal, one decode each way), the
+  audit line and the resolved notice, and four hand-offs between goroutines and processes (agent → bridge
+  → editor → bridge → agent) on 2 shared cores.
+- **Pending approvals** cost what "Per pending approval" in section 3 says: the request's goroutine (its stack grew
+  while decoding and evaluating and stays grown while it waits) and the heap of the forwarded request,
+  card metadata and timer. Since the approval's own goroutine takes the editor's answer there is one
+  goroutine per pending approval, not two. This matters only at thousands of open cards.
 
 `

@@ -464,8 +464,8 @@ message in process:
 | notifications bypass jsonrpc2; raw params written as they are | 22 µs | 3.0 ms | |
 | each line validated once, then scanned; session id spliced in; batched, bounded editor queue | 5.6 µs | 0.95 ms | 510 µs |
 | ` + "`internal/jsonscan`" + `: a validator 3–6× faster than ` + "`json.Valid`" + ` (fuzzed to agree with it); one scan per update; tool-call cache read with the scanner and bounded in bytes | 3.4 µs | 0.31 ms | |
-| lines go into the queue in parts (one copy), double-buffered; method and kind names read without allocating | 2.3 µs | 0.30 ms | |
-| requests and responses skip jsonrpc2's JSON too; the approval's goroutine takes the editor's answer itself; fewer failing symlink walks | | | 390 µs |
+| lines go into the queue in parts (one copy), double-buffered; method and kind names read without allocating | 2.3 µs | 0.28 ms | |
+| requests and responses skip jsonrpc2's JSON too; the approval's goroutine takes the editor's answer itself; fewer failing symlink walks | | | 375 µs |
 
 - **Streaming.** The bridge now does, per line: one UTF-8 and one JSON validity pass, one scan for the
   members it needs, one copy into the editor queue, and for tool-call updates one more scan into the

@@ -33,14 +33,16 @@ type ToolCallCache struct {
 	mu      sync.Mutex
 	entries map[string]*list.Element // toolCallId -> element of order
 	order   *list.List               // of *cacheEntry; front = least recently touched
+	fat     *list.List               // the entries not slimmed yet, in the same order
 	bytes   int                      // sum of entry sizes
 }
 
 type cacheEntry struct {
 	id     string
 	fields map[string]json.RawMessage
-	size   int  // bytes of names and values held
-	slim   bool // heavy fields already reduced
+	size   int           // bytes of names and values held
+	slim   bool          // heavy fields already reduced
+	fatEl  *list.Element // its element of fat while not slim
 }
 
 // NewToolCallCache makes a cache holding at most max tool calls
@@ -49,7 +51,7 @@ func NewToolCallCache(max int) *ToolCallCache {
 	if max <= 0 {
 		max = DefaultToolCallCacheSize
 	}
-	return &ToolCallCache{max: max, maxBytes: DefaultToolCallCacheBytes, entries: make(map[string]*list.Element), order: list.New()}
+	return &ToolCallCache{max: max, maxBytes: DefaultToolCallCacheBytes, entries: make(map[string]*list.Element), order: list.New(), fat: list.New()}
 }
 
 // SetMaxBytes changes the byte bound (DefaultToolCallCacheBytes when n <= 0).
@@ -168,9 +170,13 @@ func (c *ToolCallCache) store(id string, fields map[string]json.RawMessage, want
 	if el := c.entries[id]; el != nil {
 		e = el.Value.(*cacheEntry)
 		c.order.MoveToBack(el)
+		if e.fatEl != nil {
+			c.fat.MoveToBack(e.fatEl)
+		}
 	} else {
 		e = &cacheEntry{id: id, fields: make(map[string]json.RawMessage, len(fields))}
 		c.entries[id] = c.order.PushBack(e)
+		e.fatEl = c.fat.PushBack(e)
 	}
 	for k, v := range fields {
 		if isNull(v) {
@@ -188,8 +194,9 @@ func (c *ToolCallCache) store(id string, fields map[string]json.RawMessage, want
 		e.fields[k] = v
 		e.size += len(k) + len(v)
 		c.bytes += len(k) + len(v)
-		if k == "content" || k == "rawOutput" {
+		if (k == "content" || k == "rawOutput") && e.slim {
 			e.slim = false
+			e.fatEl = c.fat.PushBack(e)
 		}
 	}
 	for c.order.Len() > c.max {
@@ -211,6 +218,10 @@ func (c *ToolCallCache) remove(el *list.Element) {
 	e := el.Value.(*cacheEntry)
 	delete(c.entries, e.id)
 	c.order.Remove(el)
+	if e.fatEl != nil {
+		c.fat.Remove(e.fatEl)
+		e.fatEl = nil
+	}
 	c.bytes -= e.size
 }
 
@@ -218,10 +229,8 @@ func (c *ToolCallCache) remove(el *list.Element) {
 // entries are slimmed, then dropped. The most recent entry is slimmed but
 // never dropped by the byte bound. c.mu must be held.
 func (c *ToolCallCache) trim() {
-	for el := c.order.Front(); el != nil && c.bytes > c.maxBytes; el = el.Next() {
-		if e := el.Value.(*cacheEntry); !e.slim {
-			c.slim(e)
-		}
+	for c.bytes > c.maxBytes && c.fat.Len() > 0 {
+		c.slim(c.fat.Front().Value.(*cacheEntry))
 	}
 	for c.bytes > c.maxBytes && c.order.Len() > 1 {
 		c.remove(c.order.Front())
@@ -233,6 +242,10 @@ func (c *ToolCallCache) trim() {
 // diff texts and everything else.
 func (c *ToolCallCache) slim(e *cacheEntry) {
 	e.slim = true
+	if e.fatEl != nil {
+		c.fat.Remove(e.fatEl)
+		e.fatEl = nil
+	}
 	before := e.size
 	if v, ok := e.fields["rawOutput"]; ok {
 		delete(e.fields, "rawOutput")

@@ -360,6 +360,17 @@ func checkCacheAccounting(t *testing.T, c *ToolCallCache) {
 		}
 		total += size
 	}
+	fat := 0
+	for el := c.order.Front(); el != nil; el = el.Next() {
+		if e := el.Value.(*cacheEntry); (e.fatEl == nil) != e.slim {
+			t.Fatalf("entry %s: slim %v but in the fat list %v", e.id, e.slim, e.fatEl != nil)
+		} else if !e.slim {
+			fat++
+		}
+	}
+	if fat != c.fat.Len() {
+		t.Fatalf("%d entries not slim, fat list holds %d", fat, c.fat.Len())
+	}
 	if total != c.bytes || c.order.Len() != len(c.entries) || c.order.Len() > c.max {
 		t.Fatalf("cache says %d bytes in %d entries (%d indexed), holds %d", c.bytes, c.order.Len(), len(c.entries), total)
 	}

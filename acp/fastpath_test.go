@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -296,6 +298,9 @@ func FuzzPlainMessage(f *testing.F) {
 		`{"jsonrpc":"2.0","id":3,"result":{"k":null}}`,
 		`{"jsonrpc":"2.0","id":"s","error":{"code":-1,"message":"m","data":{}}}`,
 		`{"method":"m","id":null}`,
+		`{"jsonrpc":"2.0","id":2,"method":"m","params":null}`,
+		`{"jsonrpc":"2.0","id":2,"result":null}`,
+		`{"jsonrpc":"2.0","method":"m","params":{"n":1.50,"big":12345678901234567890,"s":"a&b<c>"}}`,
 	} {
 		f.Add(s)
 	}
@@ -313,12 +318,19 @@ func FuzzPlainMessage(f *testing.F) {
 			if req.Method != m.method || req.Notif == m.hasID || (m.hasID && req.ID != m.id) {
 				t.Fatalf("%s: plainMessage %+v, jsonrpc2 %+v", line, m, req)
 			}
-			if (req.Params == nil) != (m.params == nil) || (m.params != nil && !jsonEqual(*req.Params, m.params)) {
+			if (req.Params == nil) != (m.params == nil) || (m.params != nil && !sameJSON(*req.Params, m.params)) {
 				t.Fatalf("%s: params %s, jsonrpc2 %v", line, m.params, req.Params)
 			}
 		default: // response
 			var resp jsonrpc2.Response
 			if err := json.Unmarshal([]byte(line), &resp); err != nil {
+				var e jsonrpc2.Error
+				if m.errObj != nil && json.Unmarshal(m.errObj, &e) != nil {
+					// jsonrpc2 drops the line and its caller waits on; the
+					// fast path fails the call with "unreadable error
+					// object" (TestUnreadableErrorFailsTheCall).
+					return
+				}
 				t.Fatalf("plainMessage read %s as a response; jsonrpc2: %v", line, err)
 			}
 			if resp.ID != m.id {
@@ -328,9 +340,42 @@ func FuzzPlainMessage(f *testing.F) {
 				if resp.Error == nil {
 					t.Fatalf("%s: an error, jsonrpc2 reads none", line)
 				}
-			} else if resp.Result == nil || !jsonEqual(*resp.Result, m.result) {
+			} else if resp.Result == nil || !sameJSON(*resp.Result, m.result) {
 				t.Fatalf("%s: result %s, jsonrpc2 %v", line, m.result, resp.Result)
 			}
 		}
 	})
+}
+
+// A response whose error object cannot be read still ends the call, with
+// an error that says so (jsonrpc2 would drop the line and leave the caller
+// waiting).
+func TestUnreadableErrorFailsTheCall(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c := NewConn(ctx, NewStream(inR, outW, outW, StreamOptions{}), funcHandler{}, ConnOptions{})
+	defer c.Close()
+	go func() {
+		// Read the request, answer it with an error whose code is not a number.
+		buf := make([]byte, 4096)
+		n, _ := outR.Read(buf)
+		if !bytes.Contains(buf[:n], []byte(`"id":1,`)) {
+			t.Errorf("request %s", buf[:n])
+		}
+		_, _ = inW.Write([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":"x","message":7}}` + "\n"))
+	}()
+	err := c.Call(ctx, "m", map[string]int{"a": 1}, nil)
+	if err == nil || !strings.Contains(err.Error(), "unreadable error object") {
+		t.Fatalf("Call = %v, want an unreadable error object error", err)
+	}
+}
+
+// sameJSON compares two JSON values as values: jsonrpc2 re-encodes request
+// params through interface{} (escaping & < >, rewriting numbers), which the
+// fast path, by design, does not.
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
 }

@@ -472,7 +472,11 @@ message in process:
   per-session cache. The CPU table above says where the rest of the gap is: on 2 cores, three busy
   processes share the machine, and the direct baseline is an agent that appends bytes and a client that
   only counts lines. The bridge must read and write every byte once more than that baseline; its own CPU
-  per message is what to compare across changes.
+  per message is what to compare across changes. With 100-byte chunks neither mode fills both cores:
+  the agent writes each message with its own write(2), and when the bridge keeps up it reads them one
+  or a few at a time, so each costs a read(2), a wake-up of the editor queue's writer goroutine and a
+  write(2). Batching harder would mean holding messages back (latency) or writing from the child's read
+  loop (which a slow editor could then stall): neither is worth it for an editor that renders chunks.
 - **Memory while streaming diffs.** ` + "`ToolCallCache`" + ` keeps at most 1,024 calls in flight and 8 MiB per
   session; older entries are slimmed to what normalisation reads (diff paths, not texts), then dropped.
   2,000 distinct 64 KiB diffs once put VmHWM at 156 MiB; now about 32 MiB.

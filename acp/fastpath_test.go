@@ -379,3 +379,59 @@ func sameJSON(a, b []byte) bool {
 	var x, y any
 	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
 }
+
+// Requests read on the fast path are answered with their own id, a string
+// id included, in the member order jsonrpc2 writes; an error reply keeps
+// the handler's code.
+func TestFastRequestsAnsweredWithTheirIDs(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	h := funcHandler{req: func(_ context.Context, m string, p json.RawMessage) (any, error) {
+		if m == "fail" {
+			return nil, Errorf(CodeInvalidParams, "bad %s", p)
+		}
+		return map[string]string{"echo": string(p)}, nil
+	}}
+	c := NewConn(ctx, NewStream(inR, outW, outW, StreamOptions{}), h, ConnOptions{})
+	defer c.Close()
+	go func() {
+		_, _ = inW.Write([]byte(`{"jsonrpc":"2.0","id":"req-a","method":"echo","params":[1]}` + "\n" +
+			`{"jsonrpc":"2.0","id":42,"method":"fail","params":{"x":true}}` + "\n"))
+	}()
+	got := map[string]string{}
+	buf := make([]byte, 0, 4096)
+	tmp := make([]byte, 4096)
+	for len(got) < 2 {
+		n, err := outR.Read(tmp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf = append(buf, tmp[:n]...)
+		for {
+			i := bytes.IndexByte(buf, '\n')
+			if i < 0 {
+				break
+			}
+			line := string(buf[:i])
+			buf = buf[i+1:]
+			switch {
+			case strings.HasPrefix(line, `{"id":"req-a",`):
+				got["a"] = line
+			case strings.HasPrefix(line, `{"id":42,`):
+				got["42"] = line
+			default:
+				t.Fatalf("unexpected line %s", line)
+			}
+		}
+	}
+	if want := `{"id":"req-a","result":{"echo":"[1]"},"jsonrpc":"2.0"}`; got["a"] != want {
+		t.Errorf("string id answer %s, want %s", got["a"], want)
+	}
+	var resp jsonrpc2.Response
+	if err := json.Unmarshal([]byte(got["42"]), &resp); err != nil || resp.Error == nil || resp.Error.Code != CodeInvalidParams ||
+		!strings.Contains(resp.Error.Message, `bad {"x":true}`) {
+		t.Errorf("error answer %s (%v)", got["42"], err)
+	}
+}

@@ -68,7 +68,7 @@ type outCall struct {
 	done   chan struct{} // closed once answered or failed
 	result json.RawMessage
 	errObj json.RawMessage // the peer's error object
-	err    error           // the connection ended first
+	err    error           // the connection ended first (or jsonrpc2's error, off our stream)
 }
 
 // ConnOptions configures NewConn.
@@ -231,8 +231,7 @@ type Pending struct {
 	c      *Conn
 	method string
 	id     jsonrpc2.ID
-	w      jsonrpc2.Waiter // sent through jsonrpc2
-	call   *outCall        // or sent on the fast path
+	call   *outCall
 }
 
 // Start sends a request and returns without waiting for the answer.
@@ -242,55 +241,63 @@ func (c *Conn) Start(ctx context.Context, method string, params any) (*Pending, 
 	// picked by a concurrent call.
 	id := jsonrpc2.ID{Num: c.nextID.Add(1)}
 	if c.fast != nil {
-		if p, done, err := c.startFast(method, id, params); done {
-			return p, err
-		}
+		return c.startFast(method, id, params)
 	}
+	// A stream that is not ours: jsonrpc2 sends the call and matches its
+	// answer; a goroutine turns that into the same outCall.
 	w, err := c.rpc.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
-	return &Pending{c: c, method: method, id: id, w: w}, nil
+	call := &outCall{done: make(chan struct{})}
+	go func() {
+		var raw json.RawMessage
+		if err := w.Wait(context.Background(), &raw); err != nil {
+			call.err = err
+		} else {
+			call.result = raw
+		}
+		close(call.done)
+	}()
+	return &Pending{c: c, method: method, id: id, call: call}, nil
 }
 
-// startFast sends a request on the fast path; done is false (nothing sent)
-// when params cannot go that way.
-func (c *Conn) startFast(method string, id jsonrpc2.ID, params any) (p *Pending, done bool, err error) {
-	var parts [][]byte
-	trusted := false
-	switch v := params.(type) {
-	case Valid:
-		parts, trusted = [][]byte{v}, true
-	case json.RawMessage:
-		parts = [][]byte{v}
-	default:
-		b, merr := json.Marshal(params)
-		if merr != nil {
-			return nil, true, fmt.Errorf("%s: encode params: %w", method, merr)
+// startFast sends a request on our own stream: params written as they are
+// (json.RawMessage is checked, and compacted if it spans lines), the call
+// registered for deliver.
+func (c *Conn) startFast(method string, id jsonrpc2.ID, params any) (*Pending, error) {
+	var b []byte
+	b, raw := params.(json.RawMessage)
+	if !raw {
+		var err error
+		if b, err = json.Marshal(params); err != nil {
+			return nil, fmt.Errorf("%s: encode params: %w", method, err)
 		}
-		parts, trusted = [][]byte{b}, true
+	}
+	if raw && !lineSafe([][]byte{b}, false) {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, b); err != nil {
+			return nil, fmt.Errorf("%s: params are not valid JSON: %w", method, err)
+		}
+		b = buf.Bytes()
 	}
 	call := &outCall{done: make(chan struct{})}
 	c.mu.Lock()
 	if c.gone || c.closed {
 		c.mu.Unlock()
-		return nil, true, fmt.Errorf("%s: %w", method, jsonrpc2.ErrClosed)
+		return nil, fmt.Errorf("%s: %w", method, jsonrpc2.ErrClosed)
 	}
 	c.calls[id.Num] = call
 	c.mu.Unlock()
 	if c.onSend != nil {
-		raw := json.RawMessage(bytes.Join(parts, nil))
+		raw := json.RawMessage(b)
 		c.onSend(&jsonrpc2.Request{Method: method, ID: id, Params: &raw}, nil)
 	}
-	ok, werr := c.fast.writeRequest(id.Num, method, parts, trusted)
-	if !ok || werr != nil {
+	if err := c.fast.writeRequest(id.Num, method, b); err != nil {
 		c.forget(id.Num)
-		if !ok {
-			return nil, false, nil // not a single clean JSON value: let jsonrpc2 try
-		}
-		return nil, true, fmt.Errorf("%s: %w", method, werr)
+		return nil, fmt.Errorf("%s: %w", method, err)
 	}
-	return &Pending{c: c, method: method, id: id, call: call}, true, nil
+	return &Pending{c: c, method: method, id: id, call: call}, nil
 }
 
 // deliver hands a response read on the fast path to its call; false if no
@@ -348,33 +355,12 @@ func decodeRPCError(raw json.RawMessage) *jsonrpc2.Error {
 	return e
 }
 
-// Done is closed once the answer is in (or the connection ended), when
-// the call went out on the fast path; nil otherwise (use Wait).
-func (p *Pending) Done() <-chan struct{} {
-	if p.call == nil {
-		return nil
-	}
-	return p.call.done
-}
+// Done is closed once the answer is in (or the connection ended).
+func (p *Pending) Done() <-chan struct{} { return p.call.done }
 
-// Wait waits for the answer; see Conn.Call.
+// Wait waits for the answer; see Conn.Call. If ctx ends first, the peer is
+// sent $/cancel_request and ctx.Err() is returned.
 func (p *Pending) Wait(ctx context.Context, result any) error {
-	if p.call != nil {
-		return p.waitFast(ctx, result)
-	}
-	err := p.w.Wait(ctx, result)
-	if err == nil {
-		return nil
-	}
-	if ctx.Err() != nil {
-		// Tell the peer; it must still answer, but nobody waits any more.
-		p.c.CancelRequest(p.id)
-		return ctx.Err()
-	}
-	return fmt.Errorf("%s: %w", p.method, FromRPCError(err))
-}
-
-func (p *Pending) waitFast(ctx context.Context, result any) error {
 	select {
 	case <-p.call.done:
 	case <-ctx.Done():
@@ -389,7 +375,7 @@ func (p *Pending) waitFast(ctx context.Context, result any) error {
 	}
 	switch {
 	case p.call.err != nil:
-		return fmt.Errorf("%s: %w", p.method, p.call.err)
+		return fmt.Errorf("%s: %w", p.method, FromRPCError(p.call.err))
 	case p.call.errObj != nil:
 		return fmt.Errorf("%s: %w", p.method, FromRPCError(decodeRPCError(p.call.errObj)))
 	case result == nil:
@@ -418,8 +404,6 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	var parts [][]byte
 	trusted := false
 	switch v := params.(type) {
-	case Valid:
-		parts, trusted = [][]byte{v}, true
 	case ValidParts:
 		parts, trusted = v, true
 	case json.RawMessage:
@@ -552,13 +536,8 @@ func (c *Conn) reply(ctx context.Context, rpc *jsonrpc2.Conn, id jsonrpc2.ID, re
 		return
 	}
 	var b []byte
-	switch v := res.(type) {
-	case Valid:
+	if v, ok := res.(json.RawMessage); ok && jsonscan.Valid(v) {
 		b = v
-	case json.RawMessage:
-		if jsonscan.Valid(v) {
-			b = v
-		}
 	}
 	if b == nil || bytes.IndexByte(b, '\n') >= 0 {
 		var err error

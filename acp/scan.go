@@ -12,12 +12,10 @@ import (
 // was read. Anything the scanner does not recognise makes the callers fall
 // back to encoding/json, so a surprise costs speed, never correctness.
 
-// Valid is JSON that is known to be valid (for example, checked when it was
-// read); Conn.Notify writes it without checking it again.
-type Valid json.RawMessage
-
-// ValidParts is valid JSON in pieces (their concatenation is the value);
-// Conn.Notify writes them without joining or checking them.
+// ValidParts is one line of valid JSON in pieces (their concatenation is
+// the value, with no newline in it: a line this package read, pieces of
+// json.Marshal output); Conn.Notify writes them without joining or
+// checking them.
 type ValidParts [][]byte
 
 // SessionUpdate is what the bridge reads of session/update params without

@@ -291,21 +291,15 @@ func (s *ndjsonStream) writeNotification(method string, parts [][]byte, trusted 
 	return true, s.writeParts(append(line, msgTail)...)
 }
 
-// writeRequest writes a request whose params are already JSON (see
-// writeNotification).
-func (s *ndjsonStream) writeRequest(id uint64, method string, parts [][]byte, trusted bool) (bool, error) {
-	if !lineSafe(parts, trusted) {
-		return false, nil
-	}
+// writeRequest writes a request whose params are one line of valid JSON
+// (Conn.startFast makes sure).
+func (s *ndjsonStream) writeRequest(id uint64, method string, params []byte) error {
 	m, ok := quoteMethod(method)
 	if !ok {
-		return false, nil
+		return fmt.Errorf("method %q cannot be encoded", method)
 	}
 	var idBuf [24]byte
-	var arr [10][]byte
-	line := append(arr[:0], reqHead, strconv.AppendUint(idBuf[:0], id, 10), reqMethod, m, notifParams)
-	line = append(line, parts...)
-	return true, s.writeParts(append(line, msgTail)...)
+	return s.writeParts(reqHead, strconv.AppendUint(idBuf[:0], id, 10), reqMethod, m, notifParams, params, msgTail)
 }
 
 // writeResponse writes the answer to request id: result (JSON) or, when
@@ -340,17 +334,16 @@ func (s *ndjsonStream) writeParts(parts ...[]byte) error {
 }
 
 // lineSafe reports whether parts joined are one JSON value that can go on
-// one line: no newline in any part, and valid (checked here unless trusted).
+// one line. Trusted parts (ValidParts) are that by contract; others must
+// be a single valid value without a newline.
 func lineSafe(parts [][]byte, trusted bool) bool {
 	if len(parts) > 5 {
 		return false
 	}
-	for _, p := range parts {
-		if bytes.IndexByte(p, '\n') >= 0 {
-			return false
-		}
+	if trusted {
+		return true
 	}
-	return trusted || (len(parts) == 1 && jsonscan.Valid(parts[0]))
+	return len(parts) == 1 && bytes.IndexByte(parts[0], '\n') < 0 && jsonscan.Valid(parts[0])
 }
 
 // quoteMethod is method as a JSON string.

@@ -228,8 +228,8 @@ func SelfCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// childPIDs lists the direct children of pid (of any of its threads).
-func childPIDs(pid int) []int {
+// ChildPIDs lists the direct children of pid (of any of its threads).
+func ChildPIDs(pid int) []int {
 	files, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
 	var out []int
 	for _, f := range files {

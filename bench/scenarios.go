@@ -127,7 +127,7 @@ func (r *Runner) Stream(ctx context.Context, mode Mode, script string, n int) (S
 	agentPID, bridgePID := t.proc.Pid(), 0
 	if mode == Bridged {
 		bridgePID = t.proc.Pid()
-		if kids := childPIDs(bridgePID); len(kids) == 1 {
+		if kids := ChildPIDs(bridgePID); len(kids) == 1 {
 			agentPID = kids[0]
 		} else {
 			agentPID = 0
@@ -153,9 +153,6 @@ func (r *Runner) Stream(ctx context.Context, mode Mode, script string, n int) (S
 	// OnUpdate runs on the read loop before the answer is dispatched, so
 	// got and bytes are final here.
 	res := StreamResult{Msgs: got, Bytes: bytes, Elapsed: elapsed, AgentCPU: a1 - a0, BridgeCPU: b1 - b0, ClientCPU: c1 - c0}
-	if agentPID == 0 {
-		res.AgentCPU = 0
-	}
 	if mode == Bridged {
 		if m, err := ReadMemory(t.proc.Pid()); err == nil {
 			res.PeakRSS = m.HWM
@@ -480,7 +477,7 @@ func (r *Runner) Scale(ctx context.Context, agents, sessions, updates, approvals
 // childrenRSS sums VmRSS of the direct children of pid (of any of its threads).
 func childrenRSS(pid int) int64 {
 	var sum int64
-	for _, child := range childPIDs(pid) {
+	for _, child := range ChildPIDs(pid) {
 		if m, err := ReadMemory(child); err == nil {
 			sum += m.RSS
 		}

@@ -3,9 +3,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -253,17 +251,8 @@ func (b *Bridge) ask(ctx context.Context, s *session, call approvals.Call, d dec
 	pending, err := b.editor.Start(context.WithoutCancel(ctx), acp.MethodRequestPermission, fwd.params())
 	if err != nil {
 		_ = b.broker.Resolve(id, approvals.Resolution{Outcome: acp.OutcomeCancelled, By: approvals.SourceEditorGone})
-	} else if editorDone = pending.Done(); editorDone == nil {
-		// Sent through jsonrpc2: no channel to select on; wait aside.
-		var answered atomic.Bool
-		p := pending
-		go b.takeEditorAnswer(b.lifetime, id, p, &answered)
-		defer func() {
-			if !answered.Load() {
-				b.editor.CancelRequest(p.ID())
-			}
-		}()
-		pending = nil
+	} else {
+		editorDone = pending.Done()
 	}
 
 	for waiting := true; waiting; {
@@ -274,7 +263,7 @@ func (b *Bridge) ask(ctx context.Context, s *session, call approvals.Call, d dec
 			// On this goroutine: no second goroutine (and its stack) per
 			// pending approval, and no hand-off on the way back.
 			editorDone, editorAnswered = nil, true
-			b.takeEditorAnswer(b.lifetime, id, pending, nil)
+			b.takeEditorAnswer(id, pending)
 		case <-ctx.Done():
 			// The child withdrew the request ($/cancel_request) or went away.
 			_ = b.broker.Resolve(id, approvals.Resolution{Outcome: acp.OutcomeCancelled, By: b.withdrawnBy(s)})
@@ -290,30 +279,22 @@ func (b *Bridge) ask(ctx context.Context, s *session, call approvals.Call, d dec
 	return res, fwd, nil
 }
 
-// takeEditorAnswer waits (bounded by ctx) for the editor's answer to the
-// forwarded request and resolves approval id with it (a no-op, logged, if
-// something else resolved it first). answered, if set, is set before the
-// approval is resolved.
-func (b *Bridge) takeEditorAnswer(ctx context.Context, id string, pending *acp.Pending, answered *atomic.Bool) {
+// takeEditorAnswer reads the editor's answer to the forwarded request (its
+// Done is closed) and resolves approval id with it (a no-op, logged, if
+// something else resolved it first).
+func (b *Bridge) takeEditorAnswer(id string, pending *acp.Pending) {
 	var resp struct {
 		Outcome acp.PermissionOutcome `json:"outcome"`
 		Meta    json.RawMessage       `json:"_meta"`
 	}
-	werr := pending.Wait(ctx, &resp)
-	if answered != nil {
-		answered.Store(true)
-	}
+	werr := pending.Wait(context.Background(), &resp)
 	r := approvals.Resolution{By: approvals.SourceUser}
 	switch {
 	case werr != nil && isClosed(werr):
 		r = approvals.Resolution{Outcome: acp.OutcomeCancelled, By: approvals.SourceEditorGone}
 	case werr != nil:
-		if errors.Is(werr, context.Canceled) {
-			r = approvals.Resolution{Outcome: acp.OutcomeCancelled, By: approvals.SourceShutdown}
-		} else {
-			b.log.Warn("editor answered the permission request with an error; treated as cancelled", zap.Error(werr))
-			r.Outcome = acp.OutcomeCancelled
-		}
+		b.log.Warn("editor answered the permission request with an error; treated as cancelled", zap.Error(werr))
+		r.Outcome = acp.OutcomeCancelled
 	default:
 		r.Outcome = resp.Outcome.Outcome
 		r.OptionID = resp.Outcome.OptionID

@@ -11,7 +11,7 @@ import (
 // session is one bridge session: the editor's id for a session of one agent.
 type session struct {
 	id      string // the bridge's id, given to the editor
-	idQuote []byte // id as a JSON string, made once (see idJSON)
+	idQuote []byte // id as a JSON string, made once, spliced into forwarded updates
 	agent   *agentRT
 	childID string // the agent's id for it
 	gen     int    // the agent process generation that created it
@@ -152,7 +152,3 @@ func (s *session) grantPolicy() (*approvals.Policy, []approvals.RuleText) {
 	defer s.mu.Unlock()
 	return s.grantP, s.grants
 }
-
-// idJSON is the session id as a JSON string, for splicing into forwarded
-// updates (made once, never written to).
-func (s *session) idJSON() []byte { return s.idQuote }

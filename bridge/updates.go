@@ -85,7 +85,7 @@ func (a *agentRT) sendUpdate(ctx context.Context, s *session, known bool, o upda
 	if (o.kind == "tool_call" || o.kind == "tool_call_update") && o.body != nil {
 		s.cache.Upsert(o.body)
 	}
-	id := s.idJSON()
+	id := s.idQuote
 	var out acp.ValidParts
 	if o.scanned {
 		out = o.scan.WithSessionID(id)

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/acp-bridge/acp-bridge/acp"
+	"github.com/acp-bridge/acp-bridge/bench"
 	"github.com/acp-bridge/acp-bridge/internal/testkit"
 )
 
@@ -214,7 +215,7 @@ func TestChildNeverAnswersInitialize(t *testing.T) {
 		t.Fatalf("session/new took %s with a 1 s init timeout", d)
 	}
 	bridge := p.cmd.Process.Pid
-	for _, pid := range children(bridge) {
+	for _, pid := range bench.ChildPIDs(bridge) {
 		waitGone(t, pid, bridge, "the agent that never answered initialize")
 	}
 	sid := p.session("ok")

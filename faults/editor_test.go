@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/acp-bridge/acp-bridge/acp"
+	"github.com/acp-bridge/acp-bridge/bench"
 	"github.com/acp-bridge/acp-bridge/internal/testkit"
 )
 
@@ -40,7 +41,7 @@ func TestEditorDisconnectsMidTurn(t *testing.T) {
 		t.Fatalf("the agent did not report its child: %q", testkit.Texts(p.editor.Messages(), sf))
 	}
 	pf, pg := p.agentPid("f"), p.agentPid("g")
-	kids := children(p.cmd.Process.Pid)
+	kids := bench.ChildPIDs(p.cmd.Process.Pid)
 	if len(kids) != 2 {
 		t.Fatalf("the bridge has children %v, want the 2 agents %d %d", kids, pf, pg)
 	}

@@ -1,7 +1,6 @@
 package faults
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/acp-bridge/acp-bridge/acp"
+	"github.com/acp-bridge/acp-bridge/bench"
 	"github.com/acp-bridge/acp-bridge/internal/testkit"
 )
 
@@ -280,47 +280,14 @@ func waitGone(t *testing.T, pid, reaper int, what string) {
 	}
 }
 
-// children lists the pids whose parent is pid (any of its threads).
-func children(pid int) []int {
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
-	var out []int
-	for _, f := range tasks {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		for _, x := range strings.Fields(string(data)) {
-			n, _ := strconv.Atoi(x)
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
 // memory reads VmRSS and VmHWM (bytes) of pid.
 func memory(t *testing.T, pid int) (rss, hwm int64) {
 	t.Helper()
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	m, err := bench.ReadMemory(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, _ := strings.Cut(sc.Text(), ":")
-		fs := strings.Fields(v)
-		if len(fs) == 0 {
-			continue
-		}
-		n, _ := strconv.ParseInt(fs[0], 10, 64)
-		switch k {
-		case "VmRSS":
-			rss = n << 10
-		case "VmHWM":
-			hwm = n << 10
-		}
-	}
-	return rss, hwm
+	return m.RSS, m.HWM
 }
 
 // bytesWritten is wchar of /proc/<pid>/io: what the process has written.

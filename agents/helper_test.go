@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/acp-bridge/acp-bridge/internal/pipesize"
 	"golang.org/x/sys/unix"
 )
 
@@ -112,6 +114,14 @@ func helperMain(args []string) int {
 		signal.Ignore(syscall.SIGTERM)
 		fmt.Println("ready")
 		select {}
+	case "pipesize": // print the size of the stdout pipe's buffer
+		size, err := pipesize.Size(os.Stdout)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Println(size)
+		return 0
 	case "sleep": // silent, never exits by itself
 		select {}
 	case "grandchild": // spawn "sleep" sharing our stdout and stderr pipes, then args[1]: wait | exit

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/acp-bridge/acp-bridge/internal/pipesize"
 	"golang.org/x/sys/unix"
 )
 
@@ -125,6 +127,11 @@ func Start(ctx context.Context, spec Spec, log *zap.Logger) (*Process, error) {
 	if err != nil {
 		_ = stdin.Close()
 		return nil, fmt.Errorf("start agent %s: stdout pipe: %w", spec.Name, err)
+	}
+	// A larger buffer lets a chatty agent run ahead of the bridge, which
+	// then reads many messages per read(2) (see internal/pipesize).
+	if _, err := pipesize.Grow(outR, pipesize.Default); err != nil {
+		log.Debug("agent stdout pipe keeps its default size", zap.String("agent", spec.Name), zap.Error(err))
 	}
 	errR, errW, err := os.Pipe()
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,6 +20,8 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/acp-bridge/acp-bridge/internal/pipesize"
 )
 
 func TestEchoOverStdio(t *testing.T) {
@@ -43,6 +46,17 @@ func TestEchoOverStdio(t *testing.T) {
 	if err := syscall.Kill(p.Pid(), 0); err != syscall.ESRCH {
 		t.Fatalf("kill(pid, 0) after Done = %v, want ESRCH (reaped)", err)
 	}
+}
+
+// TestStdoutPipeGrown checks, from the child's side, that its stdout pipe
+// holds pipesize.Default bytes, so a chatty agent can run ahead.
+func TestStdoutPipeGrown(t *testing.T) {
+	p := start(t, t.Context(), helperSpec("size", "pipesize"), zaptest.NewLogger(t))
+	out := readStdout(p)
+	if got, want := out.next(t), strconv.Itoa(pipesize.Default); got != want {
+		t.Fatalf("child's stdout pipe holds %s bytes, want %s", got, want)
+	}
+	waitDone(t, p)
 }
 
 func TestEnvAndDir(t *testing.T) {

@@ -22,6 +22,7 @@ import (
 	"github.com/acp-bridge/acp-bridge/internal/audit"
 	"github.com/acp-bridge/acp-bridge/internal/chat"
 	"github.com/acp-bridge/acp-bridge/internal/demoagent"
+	"github.com/acp-bridge/acp-bridge/internal/pipesize"
 	"github.com/acp-bridge/acp-bridge/internal/policycli"
 	"github.com/acp-bridge/acp-bridge/settings"
 )
@@ -225,11 +226,36 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Settings: store, Logger: log, Version: version, WorkspaceDir: ws, Audit: auditor, TraceWire: c.trace,
 	})
 	log.Info("acp-bridge serving on stdio", zap.String("version", version), zap.String("workspace", ws), zap.Strings("config", snap.Sources))
+	growStdio(log, stdin, stdout)
 	if err := b.Serve(ctx, stdin, stdout); err != nil {
 		log.Error("serve", zap.Error(err))
 		return 1
 	}
 	return 0
+}
+
+// growStdio enlarges the editor's pipes, when stdin and stdout are pipes, so
+// a burst of updates reaches the editor in few large writes
+// (internal/pipesize). Anything else (a terminal, a socket, a file) is left
+// as it is.
+func growStdio(log *zap.Logger, stdin io.Reader, stdout io.Writer) {
+	for _, end := range []struct {
+		name string
+		v    any
+	}{{"stdin", stdin}, {"stdout", stdout}} {
+		f, ok := end.v.(*os.File)
+		if !ok {
+			continue
+		}
+		if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+			continue
+		}
+		if size, err := pipesize.Grow(f, pipesize.Default); err != nil {
+			log.Debug("editor pipe keeps its size", zap.String("pipe", end.name), zap.Error(err))
+		} else {
+			log.Debug("editor pipe grown", zap.String("pipe", end.name), zap.Int("bytes", size))
+		}
+	}
 }
 
 func demoAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

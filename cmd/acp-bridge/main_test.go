@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/acp-bridge/acp-bridge/acp"
+	"github.com/acp-bridge/acp-bridge/internal/pipesize"
 	"github.com/acp-bridge/acp-bridge/internal/testkit"
 )
 
@@ -30,6 +31,7 @@ type proc struct {
 	cmd    *exec.Cmd
 	editor *testkit.Editor
 	stdin  io.WriteCloser
+	stdout *os.File // our end of the bridge's stdout
 	stderr *testkit.SyncBuffer
 	ws     string
 	home   string
@@ -70,7 +72,7 @@ func startBin(t *testing.T, config string, extraArgs ...string) *proc {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{cmd: cmd, stdin: stdin, stderr: stderr, ws: ws, home: home, cfg: cfg, done: make(chan error, 1)}
+	p := &proc{cmd: cmd, stdin: stdin, stdout: stdout.(*os.File), stderr: stderr, ws: ws, home: home, cfg: cfg, done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	p.editor = testkit.NewEditor(ctx, stdout, stdin)
 	go func() { p.done <- cmd.Wait() }()
@@ -127,6 +129,23 @@ func TestVersionAndHelp(t *testing.T) {
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), `unknown command "frobnicate"`) {
 		t.Fatalf("unknown command: %v %s", err, out)
+	}
+}
+
+// TestEditorPipesGrown checks that the bridge enlarges the pipes the editor
+// gave it (internal/pipesize), seen from the editor's ends.
+func TestEditorPipesGrown(t *testing.T) {
+	p := startBin(t, "")
+	p.open(t) // the bridge has started serving
+	for name, end := range map[string]any{"stdin": p.stdin, "stdout": p.stdout} {
+		conn, ok := end.(syscall.Conn)
+		if !ok {
+			t.Fatalf("%s: %T has no SyscallConn", name, end)
+		}
+		size, err := pipesize.Size(conn)
+		if err != nil || size < pipesize.Default {
+			t.Errorf("bridge's %s pipe: %d bytes (%v), want %d", name, size, err, pipesize.Default)
+		}
 	}
 }
 

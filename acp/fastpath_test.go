@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/acp-bridge/acp-bridge/internal/jsonscan"
 )
 
 func TestPlainNotification(t *testing.T) {
@@ -234,7 +236,7 @@ func TestStreamReleasesBigLineBuffer(t *testing.T) {
 
 // plainNotification is plainMessage restricted to notifications.
 func plainNotification(line []byte) (string, json.RawMessage, bool) {
-	m, ok := plainMessage(line)
+	m, _, ok := plainMessage(line, nil)
 	if !ok || m.hasID {
 		return "", nil, false
 	}
@@ -267,7 +269,7 @@ func TestPlainMessageRequestsAndResponses(t *testing.T) {
 		{`{"id":99999999999999999999,"result":1}`, false, "", "", ""}, // over uint64
 	}
 	for _, c := range cases {
-		m, ok := plainMessage([]byte(c.line))
+		m, _, ok := plainMessage([]byte(c.line), nil)
 		if ok != c.ok {
 			t.Errorf("%s: ok = %v, want %v", c.line, ok, c.ok)
 			continue
@@ -305,9 +307,23 @@ func FuzzPlainMessage(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
-		m, ok := plainMessage([]byte(line))
+		m, _, ok := plainMessage([]byte(line), nil)
 		if !ok {
 			return
+		}
+		// A session/update read in the same pass reads as ScanSessionUpdate
+		// (which FuzzScanner checks against encoding/json) reads its params.
+		if m.scanned {
+			want, wok := ScanSessionUpdate(m.params)
+			if !wok || m.update.SessionID != want.SessionID || string(m.update.Update) != string(want.Update) ||
+				m.update.Kind != want.Kind || m.update.idStart != want.idStart || m.update.idEnd != want.idEnd ||
+				string(m.update.Params) != string(m.params) {
+				t.Fatalf("%s: session/update read in the line's pass as %+v; ScanSessionUpdate(params) = %+v, %v", line, m.update, want, wok)
+			}
+		} else if m.method == MethodSessionUpdate && !m.hasID {
+			if _, wok := ScanSessionUpdate(m.params); wok {
+				t.Fatalf("%s: the line's pass declined params that ScanSessionUpdate reads", line)
+			}
 		}
 		switch {
 		case m.method != "": // notification or request
@@ -433,5 +449,31 @@ func TestFastRequestsAnsweredWithTheirIDs(t *testing.T) {
 	if err := json.Unmarshal([]byte(got["42"]), &resp); err != nil || resp.Error == nil || resp.Error.Code != CodeInvalidParams ||
 		!strings.Contains(resp.Error.Message, `bad {"x":true}`) {
 		t.Errorf("error answer %s (%v)", got["42"], err)
+	}
+}
+
+// BenchmarkPlainMessage is the read side of the fast path for one line:
+// validation, the members of the message, its params and a
+// session/update's update, in one pass.
+func BenchmarkPlainMessage(b *testing.B) {
+	text := strings.Repeat("abcdefghij", 10)
+	diff := strings.Repeat(`func x() {\n\treturn \"y\"\n}\n`, 2500)
+	for _, tc := range []struct{ name, line string }{
+		{"chunk", `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"3f1c2a9e-5b7d-4e21-9c3a-0d8e6f4b2a17","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` + text + `"}}}}`},
+		{"diff", `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"t","content":[{"type":"diff","path":"/a/b.go","oldText":null,"newText":"` + diff + `"}]}}}`},
+		{"response", `{"jsonrpc":"2.0","id":42,"result":{"outcome":{"outcome":"selected","optionId":"allow-once"}}}`},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			line := []byte(tc.line)
+			b.SetBytes(int64(len(line)))
+			b.ReportAllocs()
+			var fs []jsonscan.Field
+			for range b.N {
+				var ok bool
+				if _, fs, ok = plainMessage(line, fs); !ok {
+					b.Fatal("not read")
+				}
+			}
+		})
 	}
 }

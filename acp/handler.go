@@ -34,6 +34,17 @@ type Handler interface {
 	HandleRequest(ctx context.Context, method string, params json.RawMessage) (any, error)
 }
 
+// SessionUpdateHandler is optionally implemented by a Handler. A
+// session/update notification that the stream could read in its one pass
+// over the line (see ScanSessionUpdate) goes to HandleSessionUpdate
+// instead of HandleNotification, so the handler need not scan its params
+// again. Same rules as HandleNotification: inline on the read loop, in
+// arrival order, never waiting for a response. u's slices are the
+// handler's to keep.
+type SessionUpdateHandler interface {
+	HandleSessionUpdate(ctx context.Context, u SessionUpdate)
+}
+
 // Preparer is optionally implemented by a Handler. PrepareRequest runs inline
 // on the read loop, in arrival order, before the request's goroutine starts,
 // so state a later notification depends on (e.g. a turn that session/cancel
@@ -126,12 +137,17 @@ func NewConn(ctx context.Context, stream jsonrpc2.ObjectStream, h Handler, opts 
 				if onRecv != nil {
 					onRecv(notifRequest(m.method, m.params), nil)
 				}
-				d.notification(nctx, m.method, m.params)
+				if m.scanned {
+					d.sessionUpdate(nctx, m.update)
+				} else {
+					d.notification(nctx, m.method, m.params)
+				}
 				return true
 			case m.method != "":
 				req := &jsonrpc2.Request{Method: m.method, ID: m.id}
 				if m.params != nil {
-					req.Params = &m.params
+					params := m.params // m is reused for the next line
+					req.Params = &params
 				}
 				if onRecv != nil {
 					onRecv(req, nil)
@@ -316,7 +332,8 @@ func (c *Conn) deliver(m *plainMsg, onRecv func(*jsonrpc2.Request, *jsonrpc2.Res
 	if onRecv != nil {
 		resp := &jsonrpc2.Response{ID: m.id}
 		if m.result != nil {
-			resp.Result = &m.result
+			result := m.result // m is reused for the next line
+			resp.Result = &result
 		} else {
 			resp.Error = decodeRPCError(m.errObj)
 		}
@@ -481,6 +498,19 @@ func (d *dispatcher) notification(ctx context.Context, method string, params jso
 		return
 	}
 	d.h.HandleNotification(ctx, method, params)
+}
+
+// sessionUpdate handles a session/update the stream has already read.
+func (d *dispatcher) sessionUpdate(ctx context.Context, u SessionUpdate) {
+	h, ok := d.h.(SessionUpdateHandler)
+	if !ok {
+		d.notification(ctx, MethodSessionUpdate, u.Params)
+		return
+	}
+	if !d.wait(ctx) {
+		return
+	}
+	h.HandleSessionUpdate(ctx, u)
 }
 
 func (d *dispatcher) Handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrpc2.Request) {

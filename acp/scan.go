@@ -29,26 +29,42 @@ type SessionUpdate struct {
 	idStart, idEnd int // span of the sessionId value in Params
 }
 
-// ScanSessionUpdate reads session/update params in one pass over them (and
-// one over the update), without decoding the rest. ok is false when the
-// params are not a plain object with one string sessionId and at most one
-// update (escaped or repeated names included); the caller then uses
-// encoding/json. params must be valid JSON (read by this package).
+// ScanSessionUpdate reads session/update params in one pass over them,
+// without decoding the rest. ok is false when the params are not a plain
+// object with one string sessionId and at most one update (escaped or
+// repeated names included); the caller then uses encoding/json. params
+// must be valid JSON (read by this package).
 func ScanSessionUpdate(params []byte) (u SessionUpdate, ok bool) {
-	nID, nUpdate := 0, 0
-	upStart, upEnd := 0, 0
-	scanned := jsonscan.EachMember(params, func(name []byte, s, e int) bool {
-		switch string(name) {
+	fs, valid := jsonscan.Scan(params, 2, nil)
+	if !valid || len(params) == 0 {
+		return SessionUpdate{}, false
+	}
+	return sessionUpdateFrom(params, fs, -1, 0)
+}
+
+// sessionUpdateFrom reads a SessionUpdate out of fields Scan recorded:
+// params's members are those whose Parent is parent, the update's are
+// one level further. Offsets in fs are base bytes ahead of params (the
+// line params were copied from).
+func sessionUpdateFrom(params []byte, fs []jsonscan.Field, parent, base int) (u SessionUpdate, ok bool) {
+	nID, nUpdate, update := 0, 0, -1
+	for i, f := range fs {
+		if f.Parent != parent {
+			continue
+		}
+		if f.Escaped {
+			return SessionUpdate{}, false
+		}
+		switch string(params[f.NameStart-base : f.NameEnd-base]) {
 		case "sessionId":
-			u.idStart, u.idEnd = s, e
+			u.idStart, u.idEnd = f.Start-base, f.End-base
 			nID++
 		case "update":
-			upStart, upEnd = s, e
+			update = i
 			nUpdate++
 		}
-		return nID < 2 && nUpdate < 2
-	})
-	if !scanned || nID != 1 || nUpdate > 1 || params[u.idStart] != '"' {
+	}
+	if nID != 1 || nUpdate > 1 || params[u.idStart] != '"' {
 		return SessionUpdate{}, false
 	}
 	raw := params[u.idStart+1 : u.idEnd-1]
@@ -58,11 +74,28 @@ func ScanSessionUpdate(params []byte) (u SessionUpdate, ok bool) {
 		return SessionUpdate{}, false
 	}
 	u.Params = params
-	if nUpdate == 1 {
-		u.Update = params[upStart:upEnd:upEnd]
-		if ks, ke, found := jsonscan.Member(u.Update, "sessionUpdate"); found && u.Update[ks] == '"' {
-			u.Kind = updateKind(u.Update[ks:ke])
+	if update < 0 {
+		return u, true
+	}
+	uf := fs[update]
+	u.Update = params[uf.Start-base : uf.End-base : uf.End-base]
+	// update.sessionUpdate, if present exactly once under a plain name.
+	kind, nKind := -1, 0
+	for i, f := range fs[update+1:] {
+		if f.Parent != update {
+			continue
 		}
+		if f.Escaped {
+			nKind = 2 // unreadable names: no kind, as jsonscan.Member would say
+			break
+		}
+		if string(params[f.NameStart-base:f.NameEnd-base]) == "sessionUpdate" {
+			kind = update + 1 + i
+			nKind++
+		}
+	}
+	if nKind == 1 && params[fs[kind].Start-base] == '"' {
+		u.Kind = updateKind(params[fs[kind].Start-base : fs[kind].End-base])
 	}
 	return u, true
 }

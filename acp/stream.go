@@ -51,7 +51,11 @@ func NewStream(r io.Reader, w io.Writer, c io.Closer, opts StreamOptions) jsonrp
 type ndjsonStream struct {
 	r    *bufio.Reader // read goroutine only
 	line []byte        // read goroutine only: reused line buffer
-	opts StreamOptions
+	// fields is plainMessage's scratch space and msg its last message
+	// (reused, so no message moves to the heap), read goroutine only.
+	fields []jsonscan.Field
+	msg    plainMsg
+	opts   StreamOptions
 
 	wmu  sync.Mutex // guards w and wbuf
 	w    io.Writer
@@ -64,7 +68,8 @@ type ndjsonStream struct {
 	// trip through jsonrpc2's decoder (which decodes params into
 	// interface{} values and encodes them again). It returns false to
 	// hand a message to jsonrpc2 after all (a response to an id it does
-	// not know, so jsonrpc2 reports it).
+	// not know, so jsonrpc2 reports it). m is reused for the next line:
+	// onMsg must not keep the pointer (its members are fresh copies).
 	onMsg func(m *plainMsg) bool
 }
 
@@ -145,7 +150,9 @@ func (s *ndjsonStream) ReadObject(v any) error {
 			continue
 		}
 		if s.onMsg != nil {
-			if m, ok := plainMessage(trimmed); ok && s.onMsg(&m) {
+			var ok bool
+			s.msg, s.fields, ok = plainMessage(trimmed, s.fields)
+			if ok && s.onMsg(&s.msg) {
 				continue
 			}
 		}
@@ -169,6 +176,12 @@ type plainMsg struct {
 	params json.RawMessage // a copy; nil if absent
 	result json.RawMessage // responses: a copy; nil if absent
 	errObj json.RawMessage // responses: the error member, a copy; nil if absent
+
+	// update is set for a session/update notification whose params the
+	// same pass could read (ScanSessionUpdate's rules); its slices share
+	// params.
+	update  SessionUpdate
+	scanned bool
 }
 
 // plainMessage recognises a JSON-RPC notification, request or response
@@ -180,77 +193,98 @@ type plainMsg struct {
 // exactly (encoding/json matches struct fields case-insensitively; jsonrpc2
 // does not). Anything else (batches, odd ids, invalid UTF-8, which jsonrpc2
 // repairs) is left to jsonrpc2. The raw members are copies.
-func plainMessage(line []byte) (m plainMsg, ok bool) {
-	if len(line) == 0 || line[0] != '{' || !utf8.Valid(line) || !jsonscan.Valid(line) {
-		return m, false
+//
+// One pass (jsonscan.Scan) validates the line and finds its members, those
+// of its params and those of a session/update's update. fields is scratch
+// space, returned for reuse by the next call.
+func plainMessage(line []byte, fields []jsonscan.Field) (m plainMsg, _ []jsonscan.Field, ok bool) {
+	if len(line) == 0 || line[0] != '{' || !utf8.Valid(line) {
+		return m, fields, false
+	}
+	fs, valid := jsonscan.Scan(line, 3, fields[:0])
+	if !valid {
+		return m, fs, false
 	}
 	var methodRaw, idRaw, params, result, errObj []byte
-	bad := false
-	scanned := jsonscan.EachMember(line, func(name []byte, s, e int) bool {
-		set := func(dst *[]byte) { // a repeated member: leave it to jsonrpc2
-			bad = *dst != nil
-			*dst = line[s:e]
+	paramsField := -1
+	for i, f := range fs {
+		if f.Parent != -1 {
+			continue
 		}
-		switch k := string(name); k {
+		if f.Escaped {
+			return m, fs, false // an escaped name could spell anything: leave it to jsonrpc2
+		}
+		var dst *[]byte
+		switch k := string(f.Name(line)); k {
 		case "method":
-			set(&methodRaw)
+			dst = &methodRaw
 		case "params":
-			set(&params)
+			dst, paramsField = &params, i
 		case "id":
-			set(&idRaw)
+			dst = &idRaw
 		case "result":
-			set(&result)
+			dst = &result
 		case "error":
-			set(&errObj)
+			dst = &errObj
 		case "jsonrpc":
 		default:
 			switch strings.ToLower(k) {
 			case "id", "method", "params", "result", "error", "jsonrpc":
-				bad = true // jsonrpc2 reads these names case-insensitively; leave it to it
+				return m, fs, false // jsonrpc2 reads these names case-insensitively; leave it to it
 			}
 		}
-		return !bad
-	})
-	if !scanned || bad {
-		return m, false
+		if dst != nil {
+			if *dst != nil {
+				return m, fs, false // a repeated member: leave it to jsonrpc2
+			}
+			*dst = f.Value(line)
+		}
 	}
 	if idRaw != nil && string(idRaw) != "null" {
 		if m.id, ok = plainID(idRaw); !ok {
-			return m, false
+			return m, fs, false
 		}
 		m.hasID = true
 	}
 	switch {
 	case methodRaw != nil && result == nil && errObj == nil:
 		if methodRaw[0] != '"' {
-			return m, false
+			return m, fs, false
 		}
 		if body := methodRaw[1 : len(methodRaw)-1]; string(body) == MethodSessionUpdate {
 			m.method = MethodSessionUpdate // nearly every notification: no allocation
 		} else if bytes.IndexByte(body, '\\') < 0 {
 			m.method = string(body) // valid JSON, no escapes: the bytes are the string
-		} else if json.Unmarshal(methodRaw, &m.method) != nil {
-			return m, false
+		} else {
+			var method string // decoded apart: &m.method would move all of m to the heap
+			if json.Unmarshal(methodRaw, &method) != nil {
+				return m, fs, false
+			}
+			m.method = method
 		}
 		if m.method == "" {
-			return m, false
+			return m, fs, false
 		}
 		if params != nil {
 			m.params = append(json.RawMessage(nil), params...) // the line buffer is reused
+			if m.method == MethodSessionUpdate && !m.hasID && params[0] == '{' {
+				base := fs[paramsField].Start
+				m.update, m.scanned = sessionUpdateFrom(m.params, fs, paramsField, base)
+			}
 		}
 	case methodRaw == nil && params == nil && m.hasID && (result == nil) != (errObj == nil):
 		if result != nil {
 			m.result = append(json.RawMessage(nil), result...)
 		} else {
 			if errObj[0] != '{' {
-				return m, false
+				return m, fs, false
 			}
 			m.errObj = append(json.RawMessage(nil), errObj...)
 		}
 	default:
-		return m, false
+		return m, fs, false
 	}
-	return m, true
+	return m, fs, true
 }
 
 // plainID reads a JSON-RPC id that is a non-negative integer or a string

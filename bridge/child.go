@@ -30,6 +30,12 @@ func (h *childHandler) HandleNotification(ctx context.Context, method string, pa
 	a.forwardUpdate(ctx, params)
 }
 
+// HandleSessionUpdate is HandleNotification for a session/update the
+// stream has already read (acp.SessionUpdateHandler).
+func (h *childHandler) HandleSessionUpdate(ctx context.Context, u acp.SessionUpdate) {
+	h.a.forward(ctx, scannedUpdate(u))
+}
+
 func (h *childHandler) HandleRequest(ctx context.Context, method string, params json.RawMessage) (any, error) {
 	b := h.a.b
 	switch method {

@@ -35,7 +35,7 @@ type update struct {
 
 func parseUpdate(params json.RawMessage) (update, error) {
 	if u, ok := acp.ScanSessionUpdate(params); ok {
-		return update{params: params, childID: u.SessionID, kind: u.Kind, body: u.Update, scan: u, scanned: true}, nil
+		return scannedUpdate(u), nil
 	}
 	// Not readable by the fast scanner (e.g. escaped member names): the slow way.
 	o, err := acp.ParseObject(params)
@@ -45,13 +45,24 @@ func parseUpdate(params json.RawMessage) (update, error) {
 	return update{params: params, childID: o.String("sessionId"), kind: acp.UpdateKind(o["update"]), body: o["update"]}, nil
 }
 
-// forwardUpdate is called on the child's read loop for every session/update.
+// scannedUpdate is an update acp has already read.
+func scannedUpdate(u acp.SessionUpdate) update {
+	return update{params: u.Params, childID: u.SessionID, kind: u.Kind, body: u.Update, scan: u, scanned: true}
+}
+
+// forwardUpdate is called on the child's read loop for every session/update
+// acp has not read already.
 func (a *agentRT) forwardUpdate(ctx context.Context, params json.RawMessage) {
 	o, err := parseUpdate(params)
 	if err != nil {
 		a.log.Warn("session/update params are not an object; dropped", zap.Error(err))
 		return
 	}
+	a.forward(ctx, o)
+}
+
+// forward holds or sends one update, on the child's read loop.
+func (a *agentRT) forward(ctx context.Context, o update) {
 	a.fwdMu.Lock()
 	defer a.fwdMu.Unlock()
 	childID := o.childID

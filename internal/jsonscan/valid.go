@@ -1,6 +1,7 @@
 package jsonscan
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 )
@@ -14,81 +15,135 @@ const maxDepth = 10000
 // json.Valid does (FuzzValid checks this), including json.Valid's
 // leniency about invalid UTF-8 inside strings, but costs a fraction of it:
 // strings, nearly all of a message's bytes, are skipped eight bytes at a
-// time. It allocates only for documents nested deeper than 64 levels.
+// time. It allocates only for documents nested deeper than 32 levels.
 func Valid(data []byte) bool {
-	var stackBuf [64]byte
-	stack := stackBuf[:0] // '{' or '[' per open container
+	_, ok := Scan(data, 0, nil)
+	return ok
+}
+
+// A Field is one object member found by Scan: offsets into the scanned
+// document.
+type Field struct {
+	// Parent is the index (in Scan's result) of the member whose value is
+	// the object holding this one; -1 for the top-level object.
+	Parent int
+	// NameStart and NameEnd delimit the raw name, between its quotes.
+	NameStart, NameEnd int
+	// Escaped is set when the raw name holds a backslash: it could spell
+	// anything, so a caller matching names must take the slow path.
+	Escaped bool
+	// Start and End delimit the value.
+	Start, End int
+}
+
+// Name returns m's raw name in data.
+func (m Field) Name(data []byte) []byte { return data[m.NameStart:m.NameEnd] }
+
+// Value returns m's value in data.
+func (m Field) Value(data []byte) []byte { return data[m.Start:m.End:m.End] }
+
+// frame is one open container during a scan.
+type frame struct {
+	close  byte  // the byte that closes it: '}' or ']'
+	record bool  // an object whose members are recorded
+	depth  int32 // of a recorded object: 1 for the top level
+	parent int32 // of a recorded object: the member holding it, or -1
+	cur    int32 // of a recorded object: the member being read, or -1
+}
+
+// Scan checks data exactly as Valid does and, in the same pass, appends to
+// ms the members (Fields) of the top-level object and of every object that is the
+// value of a recorded member, down to depth levels (depth 1: the top-level
+// object's members only; 0: none). Objects inside arrays are not
+// recorded. Members appear in document order; a member's children follow
+// it. On invalid data, ok is false and the members are meaningless.
+//
+// It is what lets acp read a JSON-RPC line, its params and the update
+// inside them with one pass over the bytes instead of one per level.
+func Scan(data []byte, depth int, ms []Field) (_ []Field, ok bool) {
+	var stackBuf [32]frame
+	stack := stackBuf[:0]
 	n := len(data)
 	i := skipSpace(data, 0)
 	for {
 		// A value starts at i.
 		if i >= n {
-			return false
+			return ms, false
 		}
 		switch c := data[i]; {
 		case c == '{' || c == '[':
 			if len(stack) == maxDepth {
-				return false
+				return ms, false
+			}
+			f := frame{close: c + 2, parent: -1, cur: -1} // '}' is '{'+2, ']' is '['+2
+			if c == '{' && depth > 0 {
+				if len(stack) == 0 {
+					f.record, f.depth = true, 1
+				} else if top := stack[len(stack)-1]; top.record && top.close == '}' && int(top.depth) < depth {
+					f.record, f.depth, f.parent = true, top.depth+1, top.cur
+				}
 			}
 			i = skipSpace(data, i+1)
-			if i < n && data[i] == c+2 { // '}' is '{'+2, ']' is '['+2
+			if i < n && data[i] == f.close {
 				i++
 				break
 			}
-			stack = append(stack, c)
+			stack = append(stack, f)
 			if c == '{' {
-				if i = objectKey(data, i); i < 0 {
-					return false
+				if i, ms = key(data, i, &stack[len(stack)-1], ms); i < 0 {
+					return ms, false
 				}
 			}
 			continue
 		case c == '"':
 			if i = validString(data, i); i < 0 {
-				return false
+				return ms, false
 			}
 		case c == '-' || (c >= '0' && c <= '9'):
 			if i = validNumber(data, i); i < 0 {
-				return false
+				return ms, false
 			}
 		case c == 't':
 			if !hasLiteral(data, i, "true") {
-				return false
+				return ms, false
 			}
 			i += 4
 		case c == 'f':
 			if !hasLiteral(data, i, "false") {
-				return false
+				return ms, false
 			}
 			i += 5
 		case c == 'n':
 			if !hasLiteral(data, i, "null") {
-				return false
+				return ms, false
 			}
 			i += 4
 		default:
-			return false
+			return ms, false
 		}
 		// A value ended at i: close containers until one continues.
 		for {
-			i = skipSpace(data, i)
 			if len(stack) == 0 {
-				return i == n
+				return ms, skipSpace(data, i) == n
 			}
-			if i >= n {
-				return false
+			top := &stack[len(stack)-1]
+			if top.cur >= 0 {
+				ms[top.cur].End = i
 			}
-			top := stack[len(stack)-1]
+			if i = skipSpace(data, i); i >= n {
+				return ms, false
+			}
 			if data[i] == ',' {
 				i = skipSpace(data, i+1)
-				if top == '{' {
-					if i = objectKey(data, i); i < 0 {
-						return false
+				if top.close == '}' {
+					if i, ms = key(data, i, top, ms); i < 0 {
+						return ms, false
 					}
 				}
 				break
 			}
-			if data[i] != top+2 {
-				return false
+			if data[i] != top.close {
+				return ms, false
 			}
 			stack = stack[:len(stack)-1]
 			i++
@@ -96,20 +151,27 @@ func Valid(data []byte) bool {
 	}
 }
 
-// objectKey checks `"name" :` at i and returns where the member's value
-// may start (after white space), or -1.
-func objectKey(data []byte, i int) int {
+// key checks `"name" :` at i, records the member if f records, and returns
+// where its value may start (after white space), or -1.
+func key(data []byte, i int, f *frame, ms []Field) (int, []Field) {
 	if i >= len(data) || data[i] != '"' {
-		return -1
+		return -1, ms
 	}
-	if i = validString(data, i); i < 0 {
-		return -1
+	end := validString(data, i)
+	if end < 0 {
+		return -1, ms
 	}
-	i = skipSpace(data, i)
-	if i >= len(data) || data[i] != ':' {
-		return -1
+	v := skipSpace(data, end)
+	if v >= len(data) || data[v] != ':' {
+		return -1, ms
 	}
-	return skipSpace(data, i+1)
+	v = skipSpace(data, v+1)
+	if f.record {
+		name := data[i+1 : end-1]
+		f.cur = int32(len(ms))
+		ms = append(ms, Field{Parent: int(f.parent), NameStart: i + 1, NameEnd: end - 1, Escaped: bytes.IndexByte(name, '\\') >= 0, Start: v})
+	}
+	return v, ms
 }
 
 func hasLiteral(data []byte, i int, lit string) bool {

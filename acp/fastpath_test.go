@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
-
-	"github.com/acp-bridge/acp-bridge/internal/jsonscan"
 )
 
 func TestPlainNotification(t *testing.T) {
@@ -234,9 +232,17 @@ func TestStreamReleasesBigLineBuffer(t *testing.T) {
 	}
 }
 
+// plainMessage reads one line with a fresh lineReader.
+func plainMessage(line []byte) (plainMsg, bool) {
+	var r lineReader
+	var m plainMsg
+	ok := r.read(line, &m)
+	return m, ok
+}
+
 // plainNotification is plainMessage restricted to notifications.
 func plainNotification(line []byte) (string, json.RawMessage, bool) {
-	m, _, ok := plainMessage(line, nil)
+	m, ok := plainMessage(line)
 	if !ok || m.hasID {
 		return "", nil, false
 	}
@@ -269,7 +275,7 @@ func TestPlainMessageRequestsAndResponses(t *testing.T) {
 		{`{"id":99999999999999999999,"result":1}`, false, "", "", ""}, // over uint64
 	}
 	for _, c := range cases {
-		m, _, ok := plainMessage([]byte(c.line), nil)
+		m, ok := plainMessage([]byte(c.line))
 		if ok != c.ok {
 			t.Errorf("%s: ok = %v, want %v", c.line, ok, c.ok)
 			continue
@@ -307,7 +313,7 @@ func FuzzPlainMessage(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
-		m, _, ok := plainMessage([]byte(line), nil)
+		m, ok := plainMessage([]byte(line))
 		if !ok {
 			return
 		}
@@ -467,10 +473,10 @@ func BenchmarkPlainMessage(b *testing.B) {
 			line := []byte(tc.line)
 			b.SetBytes(int64(len(line)))
 			b.ReportAllocs()
-			var fs []jsonscan.Field
+			var r lineReader
+			var m plainMsg
 			for range b.N {
-				var ok bool
-				if _, fs, ok = plainMessage(line, fs); !ok {
+				if !r.read(line, &m) {
 					b.Fatal("not read")
 				}
 			}

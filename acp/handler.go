@@ -418,15 +418,29 @@ func (p *Pending) ID() jsonrpc2.ID { return p.id }
 
 // Notify implements Peer.
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
-	var parts [][]byte
-	trusted := false
 	switch v := params.(type) {
 	case ValidParts:
-		parts, trusted = v, true
+		return c.notify(ctx, method, v, true)
 	case json.RawMessage:
-		parts = [][]byte{v}
+		return c.notify(ctx, method, [][]byte{v}, false)
 	}
-	if parts != nil && c.fast != nil {
+	if err := c.rpc.Notify(ctx, method, params); err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	return nil
+}
+
+// NotifyParts is Notify for params already in pieces of one line of valid
+// JSON; unlike Notify it does not box them in an interface (no allocation
+// on the forwarding path).
+func (c *Conn) NotifyParts(ctx context.Context, method string, params ValidParts) error {
+	return c.notify(ctx, method, params, true)
+}
+
+// notify writes raw params on our stream, or hands them to jsonrpc2 on
+// another one (or when they do not fit on one line).
+func (c *Conn) notify(ctx context.Context, method string, parts [][]byte, trusted bool) error {
+	if c.fast != nil {
 		select {
 		case <-c.rpc.DisconnectNotify():
 			return fmt.Errorf("%s: %w", method, jsonrpc2.ErrClosed)
@@ -442,10 +456,8 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 			return nil
 		}
 	}
-	if v, ok := params.(ValidParts); ok {
-		params = json.RawMessage(bytes.Join(v, nil)) // the general path takes one value
-	}
-	if err := c.rpc.Notify(ctx, method, params); err != nil {
+	// The general path takes one value.
+	if err := c.rpc.Notify(ctx, method, json.RawMessage(bytes.Join(parts, nil))); err != nil {
 		return fmt.Errorf("%s: %w", method, err)
 	}
 	return nil

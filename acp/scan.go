@@ -39,14 +39,15 @@ func ScanSessionUpdate(params []byte) (u SessionUpdate, ok bool) {
 	if !valid || len(params) == 0 {
 		return SessionUpdate{}, false
 	}
-	return sessionUpdateFrom(params, fs, -1, 0)
+	return sessionUpdateFrom(params, fs, -1, 0, "")
 }
 
 // sessionUpdateFrom reads a SessionUpdate out of fields Scan recorded:
 // params's members are those whose Parent is parent, the update's are
 // one level further. Offsets in fs are base bytes ahead of params (the
-// line params were copied from).
-func sessionUpdateFrom(params []byte, fs []jsonscan.Field, parent, base int) (u SessionUpdate, ok bool) {
+// line params were copied from). last is a session id read before: when
+// the id repeats it, last is used instead of a new string.
+func sessionUpdateFrom(params []byte, fs []jsonscan.Field, parent, base int, last string) (u SessionUpdate, ok bool) {
 	nID, nUpdate, update := 0, 0, -1
 	for i, f := range fs {
 		if f.Parent != parent {
@@ -68,10 +69,16 @@ func sessionUpdateFrom(params []byte, fs []jsonscan.Field, parent, base int) (u 
 		return SessionUpdate{}, false
 	}
 	raw := params[u.idStart+1 : u.idEnd-1]
-	if bytes.IndexByte(raw, '\\') < 0 {
+	if string(raw) == last {
+		u.SessionID = last
+	} else if bytes.IndexByte(raw, '\\') < 0 {
 		u.SessionID = string(raw)
-	} else if json.Unmarshal(params[u.idStart:u.idEnd], &u.SessionID) != nil {
-		return SessionUpdate{}, false
+	} else {
+		var id string // decoded apart: &u.SessionID would move u to the heap
+		if json.Unmarshal(params[u.idStart:u.idEnd], &id) != nil {
+			return SessionUpdate{}, false
+		}
+		u.SessionID = id
 	}
 	u.Params = params
 	if update < 0 {

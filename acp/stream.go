@@ -45,17 +45,17 @@ func NewStream(r io.Reader, w io.Writer, c io.Closer, opts StreamOptions) jsonrp
 	if opts.MaxLineBytes <= 0 {
 		opts.MaxLineBytes = DefaultMaxLineBytes
 	}
-	return &ndjsonStream{r: bufio.NewReaderSize(r, 64<<10), w: w, c: c, opts: opts}
+	return &ndjsonStream{r: bufio.NewReaderSize(r, 256<<10), w: w, c: c, opts: opts}
 }
 
 type ndjsonStream struct {
 	r    *bufio.Reader // read goroutine only
 	line []byte        // read goroutine only: reused line buffer
-	// fields is plainMessage's scratch space and msg its last message
-	// (reused, so no message moves to the heap), read goroutine only.
-	fields []jsonscan.Field
-	msg    plainMsg
-	opts   StreamOptions
+	// lr reads plain messages into msg (reused, so no message moves to
+	// the heap); read goroutine only.
+	lr   lineReader
+	msg  plainMsg
+	opts StreamOptions
 
 	wmu  sync.Mutex // guards w and wbuf
 	w    io.Writer
@@ -90,6 +90,11 @@ func (s *ndjsonStream) readLine() ([]byte, error) {
 	total := 0
 	for {
 		frag, err := s.r.ReadSlice('\n')
+		if err == nil && len(s.line) == 0 && !tooLong && len(frag) <= s.opts.MaxLineBytes+1 {
+			// The whole line is in the reader's buffer: no copy (it is
+			// valid until the next read, as documented).
+			return bytes.TrimRight(frag, "\r\n"), nil
+		}
 		total += len(frag)
 		if !tooLong {
 			if len(s.line)+len(frag) > s.opts.MaxLineBytes+1 { // +1: the newline
@@ -150,9 +155,7 @@ func (s *ndjsonStream) ReadObject(v any) error {
 			continue
 		}
 		if s.onMsg != nil {
-			var ok bool
-			s.msg, s.fields, ok = plainMessage(trimmed, s.fields)
-			if ok && s.onMsg(&s.msg) {
+			if s.lr.read(trimmed, &s.msg) && s.onMsg(&s.msg) {
 				continue
 			}
 		}
@@ -184,7 +187,15 @@ type plainMsg struct {
 	scanned bool
 }
 
-// plainMessage recognises a JSON-RPC notification, request or response
+// lineReader keeps what reading one line leaves for the next: scratch
+// space for the scan and the last session id read, which a stream of
+// updates repeats (reused instead of allocated again). Read goroutine only.
+type lineReader struct {
+	fields    []jsonscan.Field
+	sessionID string
+}
+
+// read recognises a JSON-RPC notification, request or response
 // that jsonrpc2 would read the same way: a UTF-8 object with a string
 // "method" and no "result"/"error" (a notification when "id" is absent or
 // null, else a request), or an "id" and exactly one of "result" and
@@ -195,15 +206,17 @@ type plainMsg struct {
 // repairs) is left to jsonrpc2. The raw members are copies.
 //
 // One pass (jsonscan.Scan) validates the line and finds its members, those
-// of its params and those of a session/update's update. fields is scratch
-// space, returned for reuse by the next call.
-func plainMessage(line []byte, fields []jsonscan.Field) (m plainMsg, _ []jsonscan.Field, ok bool) {
+// of its params and those of a session/update's update. m is overwritten;
+// it is meaningful only when read reports true.
+func (r *lineReader) read(line []byte, m *plainMsg) bool {
+	*m = plainMsg{}
 	if len(line) == 0 || line[0] != '{' || !utf8.Valid(line) {
-		return m, fields, false
+		return false
 	}
-	fs, valid := jsonscan.Scan(line, 3, fields[:0])
+	fs, valid := jsonscan.Scan(line, 3, r.fields[:0])
+	r.fields = fs
 	if !valid {
-		return m, fs, false
+		return false
 	}
 	var methodRaw, idRaw, params, result, errObj []byte
 	paramsField := -1
@@ -212,7 +225,7 @@ func plainMessage(line []byte, fields []jsonscan.Field) (m plainMsg, _ []jsonsca
 			continue
 		}
 		if f.Escaped {
-			return m, fs, false // an escaped name could spell anything: leave it to jsonrpc2
+			return false // an escaped name could spell anything: leave it to jsonrpc2
 		}
 		var dst *[]byte
 		switch k := string(f.Name(line)); k {
@@ -230,26 +243,27 @@ func plainMessage(line []byte, fields []jsonscan.Field) (m plainMsg, _ []jsonsca
 		default:
 			switch strings.ToLower(k) {
 			case "id", "method", "params", "result", "error", "jsonrpc":
-				return m, fs, false // jsonrpc2 reads these names case-insensitively; leave it to it
+				return false // jsonrpc2 reads these names case-insensitively; leave it to it
 			}
 		}
 		if dst != nil {
 			if *dst != nil {
-				return m, fs, false // a repeated member: leave it to jsonrpc2
+				return false // a repeated member: leave it to jsonrpc2
 			}
 			*dst = f.Value(line)
 		}
 	}
 	if idRaw != nil && string(idRaw) != "null" {
-		if m.id, ok = plainID(idRaw); !ok {
-			return m, fs, false
+		id, ok := plainID(idRaw)
+		if !ok {
+			return false
 		}
-		m.hasID = true
+		m.id, m.hasID = id, true
 	}
 	switch {
 	case methodRaw != nil && result == nil && errObj == nil:
 		if methodRaw[0] != '"' {
-			return m, fs, false
+			return false
 		}
 		if body := methodRaw[1 : len(methodRaw)-1]; string(body) == MethodSessionUpdate {
 			m.method = MethodSessionUpdate // nearly every notification: no allocation
@@ -258,18 +272,21 @@ func plainMessage(line []byte, fields []jsonscan.Field) (m plainMsg, _ []jsonsca
 		} else {
 			var method string // decoded apart: &m.method would move all of m to the heap
 			if json.Unmarshal(methodRaw, &method) != nil {
-				return m, fs, false
+				return false
 			}
 			m.method = method
 		}
 		if m.method == "" {
-			return m, fs, false
+			return false
 		}
 		if params != nil {
 			m.params = append(json.RawMessage(nil), params...) // the line buffer is reused
 			if m.method == MethodSessionUpdate && !m.hasID && params[0] == '{' {
 				base := fs[paramsField].Start
-				m.update, m.scanned = sessionUpdateFrom(m.params, fs, paramsField, base)
+				m.update, m.scanned = sessionUpdateFrom(m.params, fs, paramsField, base, r.sessionID)
+				if m.scanned {
+					r.sessionID = m.update.SessionID
+				}
 			}
 		}
 	case methodRaw == nil && params == nil && m.hasID && (result == nil) != (errObj == nil):
@@ -277,14 +294,14 @@ func plainMessage(line []byte, fields []jsonscan.Field) (m plainMsg, _ []jsonsca
 			m.result = append(json.RawMessage(nil), result...)
 		} else {
 			if errObj[0] != '{' {
-				return m, fs, false
+				return false
 			}
 			m.errObj = append(json.RawMessage(nil), errObj...)
 		}
 	default:
-		return m, fs, false
+		return false
 	}
-	return m, fs, true
+	return true
 }
 
 // plainID reads a JSON-RPC id that is a non-negative integer or a string

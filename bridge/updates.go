@@ -110,7 +110,7 @@ func (a *agentRT) sendUpdate(ctx context.Context, s *session, known bool, o upda
 		out = acp.ValidParts{obj.Marshal()}
 	}
 	// The params were checked when read and only the id changed: send as is.
-	if err := a.b.editor.Notify(ctx, acp.MethodSessionUpdate, out); err != nil {
+	if err := a.b.editor.NotifyParts(ctx, acp.MethodSessionUpdate, out); err != nil {
 		a.log.Debug("forwarding session/update failed", zap.Error(err))
 	}
 }

@@ -323,7 +323,7 @@ func FuzzPlainMessage(f *testing.F) {
 			want, wok := ScanSessionUpdate(m.params)
 			if !wok || m.update.SessionID != want.SessionID || string(m.update.Update) != string(want.Update) ||
 				m.update.Kind != want.Kind || m.update.idStart != want.idStart || m.update.idEnd != want.idEnd ||
-				string(m.update.Params) != string(m.params) {
+				string(m.update.Params) != string(m.params) || !reflect.DeepEqual(m.update.Members, want.Members) {
 				t.Fatalf("%s: session/update read in the line's pass as %+v; ScanSessionUpdate(params) = %+v, %v", line, m.update, want, wok)
 			}
 		} else if m.method == MethodSessionUpdate && !m.hasID {

@@ -3,6 +3,7 @@ package acp
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf8"
 
 	"github.com/acp-bridge/acp-bridge/internal/jsonscan"
 )
@@ -25,6 +26,10 @@ type SessionUpdate struct {
 	SessionID string          // params.sessionId
 	Update    json.RawMessage // params.update as sent; nil if absent
 	Kind      string          // update.sessionUpdate; "" if absent or not a string
+	// Members are the update's members (values share Params), for the
+	// tool-call kinds only, when the scan could read every name plainly
+	// and none repeats; nil otherwise (read Update instead).
+	Members map[string]json.RawMessage
 
 	idStart, idEnd int // span of the sessionId value in Params
 }
@@ -86,14 +91,17 @@ func sessionUpdateFrom(params []byte, fs []jsonscan.Field, parent, base int, las
 	}
 	uf := fs[update]
 	u.Update = params[uf.Start-base : uf.End-base : uf.End-base]
-	// update.sessionUpdate, if present exactly once under a plain name.
-	kind, nKind := -1, 0
+	// update.sessionUpdate, if present exactly once under a plain name,
+	// and, for tool calls, every member.
+	kind, nKind, n := -1, 0, 0
+	plain := true
 	for i, f := range fs[update+1:] {
 		if f.Parent != update {
 			continue
 		}
+		n++
 		if f.Escaped {
-			nKind = 2 // unreadable names: no kind, as jsonscan.Member would say
+			plain = false // unreadable names: no kind, as jsonscan.Member would say
 			break
 		}
 		if string(params[f.NameStart-base:f.NameEnd-base]) == "sessionUpdate" {
@@ -101,9 +109,29 @@ func sessionUpdateFrom(params []byte, fs []jsonscan.Field, parent, base int, las
 			nKind++
 		}
 	}
-	if nKind == 1 && params[fs[kind].Start-base] == '"' {
-		u.Kind = updateKind(params[fs[kind].Start-base : fs[kind].End-base])
+	if !plain || nKind != 1 || params[fs[kind].Start-base] != '"' {
+		return u, true
 	}
+	u.Kind = updateKind(params[fs[kind].Start-base : fs[kind].End-base])
+	if u.Kind != "tool_call" && u.Kind != "tool_call_update" {
+		return u, true
+	}
+	members := make(map[string]json.RawMessage, n)
+	for _, f := range fs[update+1:] {
+		if f.Parent != update {
+			continue
+		}
+		raw := params[f.NameStart-base : f.NameEnd-base]
+		if !utf8.Valid(raw) {
+			return u, true // encoding/json would read another name
+		}
+		name := string(raw)
+		if _, dup := members[name]; dup {
+			return u, true
+		}
+		members[name] = params[f.Start-base : f.End-base : f.End-base]
+	}
+	u.Members = members
 	return u, true
 }
 
@@ -128,10 +156,10 @@ func updateKind(raw []byte) string {
 			return k
 		}
 	}
-	if bytes.IndexByte(body, '\\') < 0 {
+	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
 		return string(body)
 	}
-	var k string
+	var k string // escapes or invalid UTF-8 (which encoding/json replaces): decode
 	_ = json.Unmarshal(raw, &k)
 	return k
 }

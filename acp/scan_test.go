@@ -54,7 +54,9 @@ func TestSessionUpdateInfoAndReplace(t *testing.T) {
 // The scanner agrees with encoding/json on every valid object it reads, and
 // says "not ok" (never a wrong answer) on what it cannot read.
 func FuzzScanner(f *testing.F) {
-	for _, s := range []string{`{"sessionId":"a","update":{"sessionUpdate":"x"}}`, `{"a":[1,2,{"b":"\\""}],"c":null}`,
+	for _, s := range []string{`{"sessionId":"a","update":{"sessionUpdate":"x"}}`,
+		`{"sessionId":"a","update":{"sessionUpdate":"tool_call","toolCallId":"t","content":[{"type":"diff","path":"/p"}],"rawInput":{"command":"ls"}}}`,
+		`{"sessionId":"a","update":{"sessionUpdate":"tool_call_update","toolCallId":"t","status":null,"toolCallId":"u"}}`, `{"a":[1,2,{"b":"\\""}],"c":null}`,
 		`{"a":"\\\\","b":true}`, `{}`, `{"a":1,"a":2}`, `{"\u0061":1}`, ` {"x" : "}" } `} {
 		f.Add(s)
 	}
@@ -88,6 +90,17 @@ func FuzzScanner(f *testing.F) {
 			if u.Update != nil && json.Unmarshal(u.Update, &upd) == nil {
 				if k, isStr := upd.Kind.(string); isStr && u.Kind != k && u.Kind != "" {
 					t.Fatalf("ScanSessionUpdate(%s).Kind = %q, encoding/json says %q", in, u.Kind, k)
+				}
+			}
+			if u.Members != nil {
+				var um map[string]json.RawMessage
+				if json.Unmarshal(u.Update, &um) != nil || len(um) != len(u.Members) || (u.Kind != "tool_call" && u.Kind != "tool_call_update") {
+					t.Fatalf("ScanSessionUpdate(%s).Members = %d members of a %q update; encoding/json says %d", in, len(u.Members), u.Kind, len(um))
+				}
+				for k, v := range um {
+					if !jsonEqual(u.Members[k], v) {
+						t.Fatalf("ScanSessionUpdate(%s).Members[%q] = %s, encoding/json says %s", in, k, u.Members[k], v)
+					}
 				}
 			}
 			out := bytes.Join(u.WithSessionID([]byte(`"R"`)), nil)

@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"bytes"
 	"container/list"
 	"encoding/json"
 	"sync"
@@ -81,11 +82,17 @@ func (c *ToolCallCache) Upsert(update json.RawMessage) {
 			return
 		}
 	}
+	c.UpsertMembers(fields)
+}
+
+// UpsertMembers is Upsert for an update already read into its members
+// (name to raw value, as acp.SessionUpdate.Members has them). The map is
+// not modified nor kept; the values are kept until slimmed.
+func (c *ToolCallCache) UpsertMembers(fields map[string]json.RawMessage) {
 	kind, _ := jsonString(fields["sessionUpdate"])
 	if kind != "tool_call" && kind != "tool_call_update" {
 		return
 	}
-	delete(fields, "sessionUpdate")
 	id, ok := jsonString(fields["toolCallId"])
 	if !ok || id == "" {
 		return
@@ -179,7 +186,7 @@ func (c *ToolCallCache) store(id string, fields map[string]json.RawMessage, want
 		e.fatEl = c.fat.PushBack(e)
 	}
 	for k, v := range fields {
-		if isNull(v) {
+		if isNull(v) || k == "sessionUpdate" {
 			continue
 		}
 		if k == "rawInput" && isEmptyObject(v) {
@@ -270,19 +277,25 @@ const maxSlimText = 4 << 10
 func slimContent(raw json.RawMessage) json.RawMessage {
 	out := make([]byte, 0, 256)
 	out = append(out, '[')
-	ok := jsonscan.EachElement(raw, func(s, e int) bool {
-		item := raw[s:e]
-		typ, _ := jsonscan.MemberString(item, "type")
-		var keep []byte
-		switch typ {
-		case "diff":
-			if ps, pe, found := jsonscan.Member(item, "path"); found {
-				keep = append(append([]byte(`{"type":"diff","path":`), item[ps:pe]...), '}')
-			}
-		case "content":
-			if len(item) <= maxSlimText {
-				keep = item
-			}
+	i := jsonscan.SkipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
+		return json.RawMessage("[]")
+	}
+	for i++; ; {
+		i = jsonscan.SkipSpace(raw, i)
+		if i >= len(raw) {
+			return json.RawMessage("[]")
+		}
+		switch raw[i] {
+		case ']':
+			return append(out, ']')
+		case ',':
+			i++
+			continue
+		}
+		keep, end := slimItem(raw, i)
+		if end < 0 {
+			return json.RawMessage("[]")
 		}
 		if keep != nil {
 			if len(out) > 1 {
@@ -290,10 +303,48 @@ func slimContent(raw json.RawMessage) json.RawMessage {
 			}
 			out = append(out, keep...)
 		}
+		i = end
+	}
+}
+
+// slimItem reads the content item at raw[i] in one pass (a diff's text is
+// skipped once) and returns what a slimmed entry keeps of it (nil: nothing)
+// and where the item ends (-1: unreadable).
+func slimItem(raw []byte, i int) (keep []byte, end int) {
+	if raw[i] != '{' {
+		return nil, jsonscan.SkipValue(raw, i)
+	}
+	var typ, path []byte
+	nType, nPath := 0, 0
+	end, ok := jsonscan.EachMemberAt(raw, i, func(name []byte, s, e int) bool {
+		switch string(name) {
+		case "type":
+			typ, nType = raw[s:e], nType+1
+		case "path":
+			path, nPath = raw[s:e], nPath+1
+		}
 		return true
 	})
 	if !ok {
-		return json.RawMessage("[]")
+		// Escaped names: the item cannot be read exactly; keep nothing.
+		return nil, jsonscan.SkipValue(raw, i)
 	}
-	return append(out, ']')
+	if nType == 1 && bytes.IndexByte(typ, '\\') >= 0 {
+		var t string // escaped: decode, as encoding/json would read it
+		if json.Unmarshal(typ, &t) == nil {
+			typ, _ = json.Marshal(t)
+		}
+	}
+	switch {
+	case nType != 1:
+	case string(typ) == `"diff"`:
+		if nPath == 1 {
+			keep = append(append([]byte(`{"type":"diff","path":`), path...), '}')
+		}
+	case string(typ) == `"content"`:
+		if end-i <= maxSlimText {
+			keep = raw[i:end]
+		}
+	}
+	return keep, end
 }

@@ -6,9 +6,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/acp-bridge/acp-bridge/internal/jsonscan"
 )
 
 func mergedFields(t *testing.T, raw json.RawMessage) map[string]json.RawMessage {
@@ -77,28 +80,45 @@ func TestToolCallCacheMerge(t *testing.T) {
 		},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			cache := NewToolCallCache(8)
-			for _, u := range c.updates {
-				cache.Upsert(json.RawMessage(u))
-			}
-			got := mergedFields(t, cache.Merge(json.RawMessage(c.request)))
-			for k, want := range c.want {
-				raw, ok := got[k]
-				if want == "" {
-					if ok {
-						t.Errorf("%s = %s, want absent", k, raw)
+		// Through Upsert, and through UpsertMembers with the update read
+		// into its members (as acp reads them), which must not change them.
+		for _, members := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/members=%v", c.name, members), func(t *testing.T) {
+				cache := NewToolCallCache(8)
+				for _, u := range c.updates {
+					if !members {
+						cache.Upsert(json.RawMessage(u))
+						continue
 					}
-					continue
+					m := mergedFields(t, json.RawMessage(u))
+					n := len(m)
+					cache.UpsertMembers(m)
+					if len(m) != n {
+						t.Fatalf("UpsertMembers changed its map: %d members, then %d", n, len(m))
+					}
 				}
-				if !ok || !jsonEqual(t, raw, json.RawMessage(want)) {
-					t.Errorf("%s = %s, want %s", k, raw, want)
-				}
+				checkMerged(t, mergedFields(t, cache.Merge(json.RawMessage(c.request))), c.want)
+			})
+		}
+	}
+}
+
+func checkMerged(t *testing.T, got map[string]json.RawMessage, want map[string]string) {
+	t.Helper()
+	for k, want := range want {
+		raw, ok := got[k]
+		if want == "" {
+			if ok {
+				t.Errorf("%s = %s, want absent", k, raw)
 			}
-			if _, ok := got["sessionUpdate"]; ok {
-				t.Errorf("merged call carries sessionUpdate: %v", got)
-			}
-		})
+			continue
+		}
+		if !ok || !jsonEqual(t, raw, json.RawMessage(want)) {
+			t.Errorf("%s = %s, want %s", k, raw, want)
+		}
+	}
+	if _, ok := got["sessionUpdate"]; ok {
+		t.Errorf("merged call carries sessionUpdate: %v", got)
 	}
 }
 
@@ -390,4 +410,115 @@ func TestIsEmptyObjectAndIsNull(t *testing.T) {
 			t.Errorf("isNull(%q) = %v", in, got)
 		}
 	}
+}
+
+// slimReference is slimContent written with encoding/json: what a slimmed
+// entry must keep of a content array.
+func slimReference(raw json.RawMessage) (json.RawMessage, bool) {
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) != nil {
+		return nil, false
+	}
+	out := []json.RawMessage{}
+	for _, item := range items {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(item, &obj) != nil || obj == nil {
+			continue
+		}
+		var typ string
+		if json.Unmarshal(obj["type"], &typ) != nil {
+			continue
+		}
+		switch {
+		case typ == "diff" && obj["path"] != nil:
+			b, _ := json.Marshal(map[string]json.RawMessage{"type": json.RawMessage(`"diff"`), "path": obj["path"]})
+			out = append(out, b)
+		case typ == "content" && len(item) <= maxSlimText:
+			out = append(out, item)
+		}
+	}
+	b, _ := json.Marshal(out)
+	return b, true
+}
+
+func TestSlimContent(t *testing.T) {
+	big := strings.Repeat("x", maxSlimText)
+	cases := []struct{ name, in, want string }{
+		{"a diff keeps its type and path", `[{"type":"diff","path":"/a","oldText":"o","newText":"n"}]`, `[{"type":"diff","path":"/a"}]`},
+		{"small text stays, big text goes", `[{"type":"content","content":{"type":"text","text":"hi"}},{"type":"content","content":{"type":"text","text":"` + big + `"}}]`, `[{"type":"content","content":{"type":"text","text":"hi"}}]`},
+		{"terminals and odd items go", `[{"type":"terminal","terminalId":"t"},1,"s",null,[]]`, `[]`},
+		{"an escaped type is read as encoding/json reads it", `[{"type":"di\u0066f","path":"/b"}]`, `[{"type":"diff","path":"/b"}]`},
+		{"a diff without a path keeps nothing", `[{"type":"diff","newText":"n"}]`, `[]`},
+		{"white space between items", ` [ {"type":"diff","path":"/c"} , {"type":"diff","path":"/d"} ] `, `[{"type":"diff","path":"/c"},{"type":"diff","path":"/d"}]`},
+		{"not an array", `{"type":"diff"}`, `[]`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := slimContent(json.RawMessage(c.in)); !jsonEqual(t, got, json.RawMessage(c.want)) {
+				t.Fatalf("slimContent(%s) = %s, want %s", c.in, got, c.want)
+			}
+		})
+	}
+}
+
+// FuzzSlimContent checks the one-pass slimming against slimReference on
+// any valid content array whose names the scanner reads exactly.
+func FuzzSlimContent(f *testing.F) {
+	for _, s := range []string{
+		`[{"type":"diff","path":"/a","oldText":null,"newText":"x\"y"}]`,
+		`[{"type":"content","content":{"type":"text","text":"t"}},{"type":"terminal","terminalId":"1"}]`,
+		`[{"type":"diff","path":"/a","path":"/b"}]`,
+		`[{"type":"di\u0066f","path":"/b"}]`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		want, ok := slimReference(json.RawMessage(in))
+		if !ok || !json.Valid([]byte(in)) || strings.Contains(in, `\`) {
+			return // escaped names are read as "keep nothing" (see slimItem); repeated ones too
+		}
+		var items []map[string]json.RawMessage
+		if json.Unmarshal([]byte(in), &items) != nil {
+			return // an item that is not an object: compared below only when all are
+		}
+		for _, it := range items {
+			if it == nil {
+				return
+			}
+		}
+		got := slimContent(json.RawMessage(in))
+		if !json.Valid(got) {
+			t.Fatalf("slimContent(%s) = %s: not JSON", in, got)
+		}
+		if dupNames(in) {
+			return
+		}
+		var a, b any
+		if json.Unmarshal(got, &a) != nil || json.Unmarshal(want, &b) != nil || !reflect.DeepEqual(a, b) {
+			t.Fatalf("slimContent(%s) = %s, want %s", in, got, want)
+		}
+	})
+}
+
+// dupNames reports whether some object in the array repeats a member name
+// (encoding/json keeps the last; the scanner keeps nothing of such an item).
+func dupNames(in string) bool {
+	dec := json.NewDecoder(strings.NewReader(in))
+	var items []json.RawMessage
+	if dec.Decode(&items) != nil {
+		return false
+	}
+	for _, it := range items {
+		seen := map[string]bool{}
+		dup := false
+		jsonscan.EachMember(it, func(name []byte, _, _ int) bool {
+			dup = dup || seen[string(name)]
+			seen[string(name)] = true
+			return true
+		})
+		if dup {
+			return true
+		}
+	}
+	return false
 }

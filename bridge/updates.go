@@ -93,7 +93,10 @@ func (a *agentRT) sendUpdate(ctx context.Context, s *session, known bool, o upda
 		a.log.Debug("session/update for an unknown child session shown on the agent's active session",
 			zap.String("childSession", childID), zap.String("session", s.id))
 	}
-	if (o.kind == "tool_call" || o.kind == "tool_call_update") && o.body != nil {
+	switch {
+	case o.scan.Members != nil:
+		s.cache.UpsertMembers(o.scan.Members) // read in the line's one pass
+	case (o.kind == "tool_call" || o.kind == "tool_call_update") && o.body != nil:
 		s.cache.Upsert(o.body)
 	}
 	id := s.idQuote

@@ -115,7 +115,7 @@ func FuzzScan(f *testing.F) {
 		if !ok {
 			return
 		}
-		start := skipSpace(b, 0)
+		start := SkipSpace(b, 0)
 		if start == len(b) || b[start] != '{' {
 			if len(fs) != 0 {
 				t.Fatalf("Scan(%q) recorded %v outside an object", b, describe(b, fs))

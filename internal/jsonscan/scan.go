@@ -7,7 +7,9 @@ import (
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-func skipSpace(b []byte, i int) int {
+// SkipSpace returns the index of the first byte at or after i that is not
+// JSON white space.
+func SkipSpace(b []byte, i int) int {
 	for i < len(b) && isSpace(b[i]) {
 		i++
 	}
@@ -80,45 +82,53 @@ func SkipValue(b []byte, i int) int {
 // scanner can read, or a name is written with escapes (an escaped name could
 // spell anything: the caller must then use encoding/json).
 func EachMember(obj []byte, fn func(name []byte, start, end int) bool) (ok bool) {
-	i := skipSpace(obj, 0)
-	if i >= len(obj) || obj[i] != '{' {
-		return false
+	_, ok = EachMemberAt(obj, SkipSpace(obj, 0), fn)
+	return ok
+}
+
+// EachMemberAt is EachMember for the object that starts at b[i], inside a
+// larger document; spans are offsets into b. It also returns the index just
+// past the object, or -1 if fn stopped the walk before its end. One pass
+// both reads an element's members and finds where the next one starts.
+func EachMemberAt(b []byte, i int, fn func(name []byte, start, end int) bool) (end int, ok bool) {
+	if i >= len(b) || b[i] != '{' {
+		return -1, false
 	}
 	i++
 	for {
-		i = skipSpace(obj, i)
-		if i >= len(obj) {
-			return false
+		i = SkipSpace(b, i)
+		if i >= len(b) {
+			return -1, false
 		}
-		switch obj[i] {
+		switch b[i] {
 		case '}':
-			return true
+			return i + 1, true
 		case ',':
 			i++
 			continue
 		case '"':
 		default:
-			return false
+			return -1, false
 		}
-		kend := skipString(obj, i)
+		kend := skipString(b, i)
 		if kend < 0 {
-			return false
+			return -1, false
 		}
-		name := obj[i+1 : kend-1]
+		name := b[i+1 : kend-1]
 		if bytes.IndexByte(name, '\\') >= 0 {
-			return false
+			return -1, false
 		}
-		i = skipSpace(obj, kend)
-		if i >= len(obj) || obj[i] != ':' {
-			return false
+		i = SkipSpace(b, kend)
+		if i >= len(b) || b[i] != ':' {
+			return -1, false
 		}
-		i = skipSpace(obj, i+1)
-		vend := SkipValue(obj, i)
+		i = SkipSpace(b, i+1)
+		vend := SkipValue(b, i)
 		if vend < 0 {
-			return false
+			return -1, false
 		}
 		if !fn(name, i, vend) {
-			return true
+			return -1, true
 		}
 		i = vend
 	}
@@ -161,13 +171,13 @@ func MemberString(obj []byte, name string) (string, bool) {
 // order, and stops when fn returns false. ok is false if arr is not an
 // array the scanner can read.
 func EachElement(arr []byte, fn func(start, end int) bool) (ok bool) {
-	i := skipSpace(arr, 0)
+	i := SkipSpace(arr, 0)
 	if i >= len(arr) || arr[i] != '[' {
 		return false
 	}
 	i++
 	for {
-		i = skipSpace(arr, i)
+		i = SkipSpace(arr, i)
 		if i >= len(arr) {
 			return false
 		}

@@ -64,7 +64,7 @@ func Scan(data []byte, depth int, ms []Field) (_ []Field, ok bool) {
 	var stackBuf [32]frame
 	stack := stackBuf[:0]
 	n := len(data)
-	i := skipSpace(data, 0)
+	i := SkipSpace(data, 0)
 	for {
 		// A value starts at i.
 		if i >= n {
@@ -83,7 +83,7 @@ func Scan(data []byte, depth int, ms []Field) (_ []Field, ok bool) {
 					f.record, f.depth, f.parent = true, top.depth+1, top.cur
 				}
 			}
-			i = skipSpace(data, i+1)
+			i = SkipSpace(data, i+1)
 			if i < n && data[i] == f.close {
 				i++
 				break
@@ -124,17 +124,17 @@ func Scan(data []byte, depth int, ms []Field) (_ []Field, ok bool) {
 		// A value ended at i: close containers until one continues.
 		for {
 			if len(stack) == 0 {
-				return ms, skipSpace(data, i) == n
+				return ms, SkipSpace(data, i) == n
 			}
 			top := &stack[len(stack)-1]
 			if top.cur >= 0 {
 				ms[top.cur].End = i
 			}
-			if i = skipSpace(data, i); i >= n {
+			if i = SkipSpace(data, i); i >= n {
 				return ms, false
 			}
 			if data[i] == ',' {
-				i = skipSpace(data, i+1)
+				i = SkipSpace(data, i+1)
 				if top.close == '}' {
 					if i, ms = key(data, i, top, ms); i < 0 {
 						return ms, false
@@ -161,11 +161,11 @@ func key(data []byte, i int, f *frame, ms []Field) (int, []Field) {
 	if end < 0 {
 		return -1, ms
 	}
-	v := skipSpace(data, end)
+	v := SkipSpace(data, end)
 	if v >= len(data) || data[v] != ':' {
 		return -1, ms
 	}
-	v = skipSpace(data, v+1)
+	v = SkipSpace(data, v+1)
 	if f.record {
 		name := data[i+1 : end-1]
 		f.cur = int32(len(ms))

@@ -207,29 +207,40 @@ func (e Env) BridgeCmd(bin Binaries) *exec.Cmd {
 // (100 on every Linux this runs on).
 const clockTicks = 100
 
-// ReadCPU returns the CPU time (user + system, every thread, living or
-// exited) pid has used, from /proc/<pid>/stat, at 10 ms resolution.
-func ReadCPU(pid int) (time.Duration, error) {
+// CPUTime is a process's CPU time, every thread, living or exited.
+type CPUTime struct {
+	User, System time.Duration
+}
+
+// Total is user plus system time.
+func (c CPUTime) Total() time.Duration { return c.User + c.System }
+
+// Sub is the CPU time used between o and c.
+func (c CPUTime) Sub(o CPUTime) CPUTime { return CPUTime{c.User - o.User, c.System - o.System} }
+
+// ReadCPU returns the CPU time pid has used, from /proc/<pid>/stat, at
+// 10 ms resolution.
+func ReadCPU(pid int) (CPUTime, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0, err
+		return CPUTime{}, err
 	}
 	// The command name (field 2) may hold spaces; fields resume after ')'.
 	i := bytes.LastIndexByte(data, ')')
 	if i < 0 {
-		return 0, fmt.Errorf("/proc/%d/stat: no ')'", pid)
+		return CPUTime{}, fmt.Errorf("/proc/%d/stat: no ')'", pid)
 	}
 	f := strings.Fields(string(data[i+1:]))
 	if len(f) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
+		return CPUTime{}, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
 	}
 	// After ')': state is f[0], so utime (field 14) is f[11], stime f[12].
 	ut, err1 := strconv.ParseInt(f[11], 10, 64)
 	st, err2 := strconv.ParseInt(f[12], 10, 64)
 	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("/proc/%d/stat: utime %q stime %q", pid, f[11], f[12])
+		return CPUTime{}, fmt.Errorf("/proc/%d/stat: utime %q stime %q", pid, f[11], f[12])
 	}
-	return time.Duration(ut+st) * time.Second / clockTicks, nil
+	return CPUTime{User: time.Duration(ut) * time.Second / clockTicks, System: time.Duration(st) * time.Second / clockTicks}, nil
 }
 
 // SelfCPU is the CPU time this process has used (getrusage).

@@ -92,6 +92,7 @@ type StreamResult struct {
 	// CPU time each process used during the run (user + system, 10 ms
 	// resolution; the client's is this whole process). Zero if unreadable.
 	AgentCPU, BridgeCPU, ClientCPU time.Duration
+	BridgeSys                      time.Duration // of BridgeCPU, in the kernel
 }
 
 // MsgsPerSec and MBPerSec are the delivered rates.
@@ -133,7 +134,7 @@ func (r *Runner) Stream(ctx context.Context, mode Mode, script string, n int) (S
 			agentPID = 0
 		}
 	}
-	cpu := func() (agent, bridge, client time.Duration) {
+	cpu := func() (agent, bridge CPUTime, client time.Duration) {
 		if agentPID != 0 {
 			agent, _ = ReadCPU(agentPID)
 		}
@@ -152,7 +153,7 @@ func (r *Runner) Stream(ctx context.Context, mode Mode, script string, n int) (S
 	a1, b1, c1 := cpu()
 	// OnUpdate runs on the read loop before the answer is dispatched, so
 	// got and bytes are final here.
-	res := StreamResult{Msgs: got, Bytes: bytes, Elapsed: elapsed, AgentCPU: a1 - a0, BridgeCPU: b1 - b0, ClientCPU: c1 - c0}
+	res := StreamResult{Msgs: got, Bytes: bytes, Elapsed: elapsed, AgentCPU: a1.Sub(a0).Total(), BridgeCPU: b1.Sub(b0).Total(), BridgeSys: b1.Sub(b0).System, ClientCPU: c1 - c0}
 	if mode == Bridged {
 		if m, err := ReadMemory(t.proc.Pid()); err == nil {
 			res.PeakRSS = m.HWM

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"reflect"
 	"strings"
@@ -478,6 +479,73 @@ func BenchmarkPlainMessage(b *testing.B) {
 			for range b.N {
 				if !r.read(line, &m) {
 					b.Fatal("not read")
+				}
+			}
+		})
+	}
+}
+
+// updateHandler takes scanned session/updates apart from other notifications.
+type updateHandler struct {
+	funcHandler
+	got chan string
+}
+
+func (h updateHandler) HandleSessionUpdate(_ context.Context, u SessionUpdate) {
+	h.got <- fmt.Sprintf("scanned %s %s %s members=%d", u.SessionID, u.Kind, u.Params, len(u.Members))
+}
+
+// TestSessionUpdateHandler checks the routing of session/update: a handler
+// that implements SessionUpdateHandler gets what the line's one pass read,
+// in order with the other notifications; one the pass cannot read (an
+// escaped name) still arrives through HandleNotification, unchanged; and a
+// handler without the method gets every update through HandleNotification.
+func TestSessionUpdateHandler(t *testing.T) {
+	lines := []string{
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`,
+		`{"jsonrpc":"2.0","method":"other","params":{"a":1}}`,
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"t","rawInput":{"command":"ls"}}}}`,
+		`{"jsonrpc":"2.0","method":"session/update","params":{"s\u0065ssionId":"s2","update":{}}}`,
+	}
+	for _, tc := range []struct {
+		name    string
+		scanned bool
+		want    []string
+	}{
+		{"with HandleSessionUpdate", true, []string{
+			`scanned s1 agent_message_chunk {"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}} members=0`,
+			`notification other {"a":1}`,
+			`scanned s1 tool_call {"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"t","rawInput":{"command":"ls"}}} members=3`,
+			`notification session/update {"s\u0065ssionId":"s2","update":{}}`,
+		}},
+		{"without it", false, []string{
+			`notification session/update {"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}`,
+			`notification other {"a":1}`,
+			`notification session/update {"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"t","rawInput":{"command":"ls"}}}`,
+			`notification session/update {"s\u0065ssionId":"s2","update":{}}`,
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := make(chan string, len(lines))
+			fh := funcHandler{notif: func(_ context.Context, m string, p json.RawMessage) { got <- "notification " + m + " " + string(p) }}
+			var h Handler = fh
+			if tc.scanned {
+				h = updateHandler{fh, got}
+			}
+			inR, inW := io.Pipe()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			c := NewConn(ctx, NewStream(inR, io.Discard, inW, StreamOptions{}), h, ConnOptions{})
+			defer c.Close()
+			go func() { _, _ = inW.Write([]byte(strings.Join(lines, "\n") + "\n")) }()
+			for i, want := range tc.want {
+				select {
+				case g := <-got:
+					if g != want {
+						t.Fatalf("message %d:\n got %s\nwant %s", i, g, want)
+					}
+				case <-time.After(10 * time.Second):
+					t.Fatalf("message %d never arrived", i)
 				}
 			}
 		})

@@ -47,7 +47,7 @@ func FuzzNDJSONReader(f *testing.F) {
 				}}).(*ndjsonStream)
 				notifs := 0
 				if fast {
-					s.onMsg = func(m *plainMsg) bool {
+					s.onMsg = func(m plainMsg) bool {
 						notifs++
 						for _, raw := range []json.RawMessage{m.params, m.result, m.errObj} {
 							if raw != nil && !json.Valid(raw) {

@@ -131,7 +131,7 @@ func NewConn(ctx context.Context, stream jsonrpc2.ObjectStream, h Handler, opts 
 		onRecv := opts.OnRecv
 		var nctx context.Context
 		nctx, endNotif = context.WithCancel(ctx)
-		s.onMsg = func(m *plainMsg) bool {
+		s.onMsg = func(m plainMsg) bool {
 			switch {
 			case !m.hasID:
 				if onRecv != nil {
@@ -146,7 +146,7 @@ func NewConn(ctx context.Context, stream jsonrpc2.ObjectStream, h Handler, opts 
 			case m.method != "":
 				req := &jsonrpc2.Request{Method: m.method, ID: m.id}
 				if m.params != nil {
-					params := m.params // m is reused for the next line
+					params := m.params
 					req.Params = &params
 				}
 				if onRecv != nil {
@@ -156,7 +156,7 @@ func NewConn(ctx context.Context, stream jsonrpc2.ObjectStream, h Handler, opts 
 				d.Handle(nctx, c.rpc, req)
 				return true
 			default:
-				return c.deliver(m, onRecv)
+				return c.deliver(&m, onRecv)
 			}
 		}
 	}
@@ -332,7 +332,7 @@ func (c *Conn) deliver(m *plainMsg, onRecv func(*jsonrpc2.Request, *jsonrpc2.Res
 	if onRecv != nil {
 		resp := &jsonrpc2.Response{ID: m.id}
 		if m.result != nil {
-			result := m.result // m is reused for the next line
+			result := m.result
 			resp.Result = &result
 		} else {
 			resp.Error = decodeRPCError(m.errObj)

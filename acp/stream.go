@@ -51,10 +51,7 @@ func NewStream(r io.Reader, w io.Writer, c io.Closer, opts StreamOptions) jsonrp
 type ndjsonStream struct {
 	r    *bufio.Reader // read goroutine only
 	line []byte        // read goroutine only: reused line buffer
-	// lr reads plain messages into msg (reused, so no message moves to
-	// the heap); read goroutine only.
-	lr   lineReader
-	msg  plainMsg
+	lr   lineReader    // read goroutine only
 	opts StreamOptions
 
 	wmu  sync.Mutex // guards w and wbuf
@@ -68,9 +65,9 @@ type ndjsonStream struct {
 	// trip through jsonrpc2's decoder (which decodes params into
 	// interface{} values and encodes them again). It returns false to
 	// hand a message to jsonrpc2 after all (a response to an id it does
-	// not know, so jsonrpc2 reports it). m is reused for the next line:
-	// onMsg must not keep the pointer (its members are fresh copies).
-	onMsg func(m *plainMsg) bool
+	// not know, so jsonrpc2 reports it). m is passed by value so that it
+	// lives on the read loop's stack: no allocation, no write barriers.
+	onMsg func(m plainMsg) bool
 }
 
 // maxRetainedLine bounds the line buffer kept between reads.
@@ -155,7 +152,8 @@ func (s *ndjsonStream) ReadObject(v any) error {
 			continue
 		}
 		if s.onMsg != nil {
-			if s.lr.read(trimmed, &s.msg) && s.onMsg(&s.msg) {
+			var m plainMsg
+			if s.lr.read(trimmed, &m) && s.onMsg(m) {
 				continue
 			}
 		}

@@ -966,6 +966,44 @@ func TestUpdateRightAfterSessionNew(t *testing.T) {
 	}
 }
 
+// A burst of updates right after the session/new answer: the bridge holds
+// some of them until the editor has the session, while it goes on reading
+// the lines that follow into the same read buffer. Every update must
+// arrive whole, in order, naming its own session.
+func TestBurstRightAfterSessionNewArrivesIntact(t *testing.T) {
+	const burst = 200
+	h := start(t, "defaultAgent: alpha\nagents:\n"+testkit.FakeAgentYAML("alpha", fmt.Sprintf("--new-burst=%d", burst)))
+	h.init(false)
+	ctx := tctx(t)
+	var ids []string
+	for range 4 {
+		ids = append(ids, h.session(""))
+	}
+	if err := h.editor.WaitFor(ctx, "every burst", func(msgs []testkit.Message) bool {
+		for _, id := range ids {
+			if len(testkit.Texts(msgs, id)) < burst {
+				return false
+			}
+		}
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	msgs := h.editor.Messages()
+	for i, id := range ids {
+		texts := testkit.Texts(msgs, id)
+		if len(texts) != burst {
+			t.Fatalf("session %s: %d texts, want %d", id, len(texts), burst)
+		}
+		for j, x := range texts {
+			want := fmt.Sprintf("alpha-session-%d burst %d %s", i+1, j+1, strings.Repeat("x", 2<<10))
+			if x != want {
+				t.Fatalf("session %s text %d: %.60q..., want %.60q...", id, j+1, x, want)
+			}
+		}
+	}
+}
+
 // Bad rules are reported to the editor after initialize and on every
 // settings change, and they never widen what is allowed.
 func TestBadRulesReported(t *testing.T) {

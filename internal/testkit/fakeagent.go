@@ -21,10 +21,11 @@ type FakeAgentOptions struct {
 	LongLine     int  // print one line of this many bytes before answering initialize
 	Name         string
 	Report       string // append "<toolCallId>=<answer>" to this file for every permission answer
+	NewBurst     int    // after each session/new answer, this many more 2 KiB updates at once
 }
 
 // ParseFakeAgentArgs reads the fake agent's flags: --hang-init, --exit-init,
-// --garbage, --long-line=N, --name=X.
+// --garbage, --long-line=N, --name=X, --report=FILE, --new-burst=N.
 func ParseFakeAgentArgs(args []string) FakeAgentOptions {
 	var o FakeAgentOptions
 	for _, a := range args {
@@ -37,6 +38,8 @@ func ParseFakeAgentArgs(args []string) FakeAgentOptions {
 			o.GarbageFirst = true
 		case strings.HasPrefix(a, "--long-line="):
 			o.LongLine, _ = strconv.Atoi(strings.TrimPrefix(a, "--long-line="))
+		case strings.HasPrefix(a, "--new-burst="):
+			o.NewBurst, _ = strconv.Atoi(strings.TrimPrefix(a, "--new-burst="))
 		case strings.HasPrefix(a, "--report="):
 			o.Report = strings.TrimPrefix(a, "--report=")
 		case strings.HasPrefix(a, "--name="):
@@ -163,6 +166,9 @@ func (f *fakeAgent) HandleRequest(ctx context.Context, method string, params jso
 		return acp.AfterReply{Result: res, Then: func() {
 			f.update(id, map[string]any{"sessionUpdate": "available_commands_update",
 				"availableCommands": []map[string]any{{"name": "review", "description": "Review " + id}}})
+			for i := 1; i <= f.o.NewBurst; i++ { // each names its session and place, padded to 2 KiB
+				f.text(id, fmt.Sprintf("%s burst %d %s", id, i, strings.Repeat("x", 2<<10)))
+			}
 		}}, nil
 	case acp.MethodSessionSetMode:
 		var p struct {

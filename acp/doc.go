@@ -14,9 +14,12 @@
 // happen only on the jsonrpc2 read goroutine. Writes are whole lines, one
 // atomic QueueWriter.WriteParts (or one Write under the stream's write mutex).
 //
-// Plain messages skip jsonrpc2's JSON work: the reader (plainMessage, fuzzed
-// against jsonrpc2's decoding) hands notifications to the handler inline and
-// requests to the dispatcher, on the read loop, in wire order; responses to
+// Plain messages skip jsonrpc2's JSON work: the reader (lineReader.read,
+// fuzzed against jsonrpc2's decoding) reads each line in one pass
+// (jsonscan.Scan: validity and the members of the message, its params and a
+// session/update's update), hands notifications to the handler inline (a
+// session/update, already read, to a SessionUpdateHandler when the handler
+// is one) and requests to the dispatcher, on the read loop, in wire order; responses to
 // our own calls (Conn.Start) are matched by id in Conn.calls (under Conn.mu)
 // and their Pending's Done channel is closed from the read loop. Our
 // requests, replies and notifications are written with one marshal. What

@@ -2,7 +2,9 @@
 // process per configured agent, with its stdin and stdout as pipes for the
 // caller (the bridge speaks ACP over them; this package speaks no protocol),
 // its stderr logged line by line under the agent's name, a graceful stop that
-// escalates to signals, and a bounded Backoff for restarts. Linux only.
+// escalates to signals, and a bounded Backoff for restarts. Linux only. The
+// stdout pipe is grown to 1 MiB (internal/pipesize) so a chatty agent can
+// run ahead of the bridge's reads.
 //
 // Each child runs in its own process group (Setpgid), so signals reach what
 // it spawned (npx -> node). When the child exits, on its own or by Stop, the

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/acp-bridge/acp-bridge/internal/jsonscan"
 )
 
 func TestPlainNotification(t *testing.T) {
@@ -549,5 +551,40 @@ func TestSessionUpdateHandler(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestManyMembersTakeTheSlowPath checks that a message with more members
+// than the one pass records (jsonscan.MaxFields) is declined by the fast
+// reader, so it costs no Field per member, and still arrives whole through
+// jsonrpc2.
+func TestManyMembersTakeTheSlowPath(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"sessionId":"s","update":{"sessionUpdate":"x"}`)
+	for i := range jsonscan.MaxFields + 10 {
+		fmt.Fprintf(&b, `,"k%d":%d`, i, i)
+	}
+	b.WriteString(`}`)
+	params := b.String()
+	line := `{"jsonrpc":"2.0","method":"session/update","params":` + params + `}`
+	if _, ok := plainMessage([]byte(line)); ok {
+		t.Fatal("the fast reader took a message with more members than it records")
+	}
+	got := make(chan json.RawMessage, 1)
+	h := funcHandler{notif: func(_ context.Context, m string, p json.RawMessage) { got <- p }}
+	inR, inW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := NewConn(ctx, NewStream(inR, io.Discard, inW, StreamOptions{}), h, ConnOptions{})
+	defer c.Close()
+	go func() { _, _ = inW.Write([]byte(line + "\n")) }()
+	select {
+	case p := <-got:
+		var a, b any // jsonrpc2 re-encodes: compare values, not bytes
+		if json.Unmarshal(p, &a) != nil || json.Unmarshal([]byte(params), &b) != nil || !reflect.DeepEqual(a, b) {
+			t.Fatalf("params arrived changed: %.80s...", p)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the message never arrived")
 	}
 }

@@ -66,6 +66,36 @@ func TestScanFields(t *testing.T) {
 	}
 }
 
+// TestScanBoundsFields checks that Scan records at most MaxFields members
+// and declines a document that would need more, while Valid still accepts it.
+func TestScanBoundsFields(t *testing.T) {
+	doc := func(n int) []byte {
+		var b strings.Builder
+		b.WriteString(`{"params":{`)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `"k%d":%d`, i, i)
+		}
+		b.WriteString(`}}`)
+		return []byte(b.String())
+	}
+	if fs, ok := Scan(doc(MaxFields-1), 2, nil); !ok || len(fs) != MaxFields {
+		t.Fatalf("%d members (with params): ok %v, %d recorded", MaxFields, ok, len(fs))
+	}
+	big := doc(MaxFields)
+	if fs, ok := Scan(big, 2, nil); ok || len(fs) > MaxFields {
+		t.Fatalf("%d members: ok %v, %d recorded; want declined, at most %d", MaxFields+1, ok, len(fs), MaxFields)
+	}
+	if _, ok := Scan(big, 1, nil); !ok {
+		t.Fatal("the same document at depth 1 (one member recorded) was declined")
+	}
+	if !Valid(big) {
+		t.Fatal("Valid rejected a valid document")
+	}
+}
+
 func TestScanRejectsWhatValidRejects(t *testing.T) {
 	for _, in := range []string{`{"a":1,}`, `{"a":{"b":}}`, `{"a":[1,}`, `{"a" 1}`, `{"a":1}}`, `{"a":1`, "{\"a\":\"\x01\"}"} {
 		if _, ok := Scan([]byte(in), 3, nil); ok {

@@ -42,6 +42,9 @@ func (m Field) Name(data []byte) []byte { return data[m.NameStart:m.NameEnd] }
 // Value returns m's value in data.
 func (m Field) Value(data []byte) []byte { return data[m.Start:m.End:m.End] }
 
+// MaxFields bounds the members one Scan records.
+const MaxFields = 4096
+
 // frame is one open container during a scan.
 type frame struct {
 	close  byte  // the byte that closes it: '}' or ']'
@@ -56,7 +59,10 @@ type frame struct {
 // value of a recorded member, down to depth levels (depth 1: the top-level
 // object's members only; 0: none). Objects inside arrays are not
 // recorded. Members appear in document order; a member's children follow
-// it. On invalid data, ok is false and the members are meaningless.
+// it. On invalid data, ok is false and the members are meaningless. ok is
+// also false once more than MaxFields members would be recorded: a line of
+// millions of members must not cost a Field each (the caller takes its slow
+// path, which has its own bounds).
 //
 // It is what lets acp read a JSON-RPC line, its params and the update
 // inside them with one pass over the bytes instead of one per level.
@@ -167,6 +173,9 @@ func key(data []byte, i int, f *frame, ms []Field) (int, []Field) {
 	}
 	v = SkipSpace(data, v+1)
 	if f.record {
+		if len(ms) >= MaxFields {
+			return -1, ms
+		}
 		name := data[i+1 : end-1]
 		f.cur = int32(len(ms))
 		ms = append(ms, Field{Parent: int(f.parent), NameStart: i + 1, NameEnd: end - 1, Escaped: bytes.IndexByte(name, '\\') >= 0, Start: v})

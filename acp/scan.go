@@ -74,16 +74,19 @@ func sessionUpdateFrom(params []byte, fs []jsonscan.Field, parent, base int, las
 		return SessionUpdate{}, false
 	}
 	raw := params[u.idStart+1 : u.idEnd-1]
-	if string(raw) == last {
-		u.SessionID = last
-	} else if bytes.IndexByte(raw, '\\') < 0 {
-		u.SessionID = string(raw)
-	} else {
+	switch {
+	case bytes.IndexByte(raw, '\\') >= 0 || !utf8.Valid(raw):
+		// Escapes or invalid UTF-8 (which encoding/json replaces): decode.
+		// Never compared with last: the bytes are not the string.
 		var id string // decoded apart: &u.SessionID would move u to the heap
 		if json.Unmarshal(params[u.idStart:u.idEnd], &id) != nil {
 			return SessionUpdate{}, false
 		}
 		u.SessionID = id
+	case string(raw) == last:
+		u.SessionID = last
+	default:
+		u.SessionID = string(raw)
 	}
 	u.Params = params
 	if update < 0 {

@@ -137,3 +137,29 @@ func TestPlainNotificationLeavesOddCasesToJSONRPC(t *testing.T) {
 		t.Fatalf("params %s", params)
 	}
 }
+
+// TestSessionIDReuseNeverMisreads checks the session-id reuse of the line
+// reader: an id is reused only when the bytes are the string itself. An id
+// whose escapes spell the previous id's raw bytes must still be decoded.
+func TestSessionIDReuseNeverMisreads(t *testing.T) {
+	line := func(rawID string) []byte {
+		return []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"` + rawID + `","update":{"sessionUpdate":"plan"}}}`)
+	}
+	var r lineReader
+	for i, tc := range []struct{ raw, want string }{
+		{`s-1`, `s-1`},
+		{`s-1`, `s-1`},
+		{`a\\\"b`, `a\"b`}, // decoded: backslash, quote
+		{`a\"b`, `a"b`},    // its raw bytes equal the previous id: must not be reused
+		{`a\"b`, `a"b`},
+		{`s-\u0031`, `s-1`},
+	} {
+		var m plainMsg
+		if !r.read(line(tc.raw), &m) || !m.scanned {
+			t.Fatalf("line %d (%s) not read in one pass", i, tc.raw)
+		}
+		if m.update.SessionID != tc.want {
+			t.Fatalf("line %d: sessionId %s read as %q, want %q", i, tc.raw, m.update.SessionID, tc.want)
+		}
+	}
+}

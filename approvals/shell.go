@@ -207,6 +207,19 @@ func unreliableReading(f *syntax.File, src string) string {
 			if n.Array != nil {
 				why = "the command assigns an array, whose words may be run later"
 			}
+		case *syntax.TestClause:
+			// bash reads [[ a < b ]], [[ x || y ]] and a [[ spanning lines
+			// as one test; a POSIX sh (dash, which agents may run commands
+			// with) has no [[: it runs `[[` as a command, the < and > as
+			// redirections (a > truncates a file) and whatever follows ||,
+			// && or a newline as further commands.
+			start, end := int(n.Pos().Offset()), int(n.End().Offset())
+			if start < 0 || end > len(src) || start+2 > end-2 {
+				break
+			}
+			if strings.ContainsAny(src[start+2:end-2], "<>;&|()\n`") {
+				why = "a [[ ]] test holds operators that a POSIX shell runs as commands or redirections"
+			}
 		case *syntax.ParamExp:
 			if n.Short {
 				break

@@ -220,6 +220,16 @@ func unreliableReading(f *syntax.File, src string) string {
 			if strings.ContainsAny(src[start+2:end-2], "<>;&|()\n`") {
 				why = "a [[ ]] test holds operators that a POSIX shell runs as commands or redirections"
 			}
+		case *syntax.ArithmCmd:
+			// The same for (( )): bash evaluates it; a POSIX sh reads
+			// nested subshells, so (( 0 || rm -rf *x )) runs rm there.
+			start, end := int(n.Pos().Offset()), int(n.End().Offset())
+			if start < 0 || end > len(src) || start+2 > end-2 {
+				break
+			}
+			if strings.ContainsAny(src[start+2:end-2], "<>;&|()\n`") {
+				why = "an (( )) command holds operators that a POSIX shell runs as commands or redirections"
+			}
 		case *syntax.ParamExp:
 			if n.Short {
 				break

@@ -207,28 +207,21 @@ func unreliableReading(f *syntax.File, src string) string {
 			if n.Array != nil {
 				why = "the command assigns an array, whose words may be run later"
 			}
-		case *syntax.TestClause:
-			// bash reads [[ a < b ]], [[ x || y ]] and a [[ spanning lines
-			// as one test; a POSIX sh (dash, which agents may run commands
-			// with) has no [[: it runs `[[` as a command, the < and > as
+		case *syntax.TestClause, *syntax.ArithmCmd:
+			// bash reads [[ a < b ]], [[ x || y ]] or a [[ spanning lines
+			// as one test, and (( )) as arithmetic. A POSIX sh (dash, which
+			// agents may run commands with) has neither: it runs `[[` as a
+			// command and reads (( as nested subshells, the < and > as
 			// redirections (a > truncates a file) and whatever follows ||,
-			// && or a newline as further commands.
+			// && or a newline as further commands: under dash
+			// [[ -n x || cat == .env ]] prints .env and
+			// (( 0 || rm -rf *x )) removes files.
 			start, end := int(n.Pos().Offset()), int(n.End().Offset())
 			if start < 0 || end > len(src) || start+2 > end-2 {
 				break
 			}
 			if strings.ContainsAny(src[start+2:end-2], "<>;&|()\n`") {
-				why = "a [[ ]] test holds operators that a POSIX shell runs as commands or redirections"
-			}
-		case *syntax.ArithmCmd:
-			// The same for (( )): bash evaluates it; a POSIX sh reads
-			// nested subshells, so (( 0 || rm -rf *x )) runs rm there.
-			start, end := int(n.Pos().Offset()), int(n.End().Offset())
-			if start < 0 || end > len(src) || start+2 > end-2 {
-				break
-			}
-			if strings.ContainsAny(src[start+2:end-2], "<>;&|()\n`") {
-				why = "an (( )) command holds operators that a POSIX shell runs as commands or redirections"
+				why = "a [[ ]] test or (( )) command holds operators that a POSIX shell runs as commands or redirections"
 			}
 		case *syntax.ParamExp:
 			if n.Short {

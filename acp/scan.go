@@ -34,11 +34,11 @@ type SessionUpdate struct {
 	idStart, idEnd int // span of the sessionId value in Params
 }
 
-// ScanSessionUpdate reads session/update params in one pass over them,
-// without decoding the rest. ok is false when the params are not a plain
-// object with one string sessionId and at most one update (escaped or
-// repeated names included); the caller then uses encoding/json. params
-// must be valid JSON (read by this package).
+// ScanSessionUpdate reads session/update params in one pass over them
+// (jsonscan.Scan, which also checks them), without decoding the rest. ok
+// is false when the params are not valid JSON or not a plain object with
+// one string sessionId and at most one update (escaped or repeated names
+// included); the caller then uses encoding/json.
 func ScanSessionUpdate(params []byte) (u SessionUpdate, ok bool) {
 	fs, valid := jsonscan.Scan(params, 2, nil)
 	if !valid || len(params) == 0 {

@@ -87,7 +87,7 @@ func (s *ndjsonStream) readLine() ([]byte, error) {
 	total := 0
 	for {
 		frag, err := s.r.ReadSlice('\n')
-		if err == nil && len(s.line) == 0 && !tooLong && len(frag) <= s.opts.MaxLineBytes+1 {
+		if err == nil && len(s.line) == 0 && len(frag) <= s.opts.MaxLineBytes+1 {
 			// The whole line is in the reader's buffer: no copy (it is
 			// valid until the next read, as documented).
 			return bytes.TrimRight(frag, "\r\n"), nil

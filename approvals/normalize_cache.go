@@ -277,34 +277,20 @@ const maxSlimText = 4 << 10
 func slimContent(raw json.RawMessage) json.RawMessage {
 	out := make([]byte, 0, 256)
 	out = append(out, '[')
-	i := jsonscan.SkipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '[' {
-		return json.RawMessage("[]")
-	}
-	for i++; ; {
-		i = jsonscan.SkipSpace(raw, i)
-		if i >= len(raw) {
-			return json.RawMessage("[]")
-		}
-		switch raw[i] {
-		case ']':
-			return append(out, ']')
-		case ',':
-			i++
-			continue
-		}
+	ok := jsonscan.ReadElements(raw, func(i int) int {
 		keep, end := slimItem(raw, i)
-		if end < 0 {
-			return json.RawMessage("[]")
-		}
 		if keep != nil {
 			if len(out) > 1 {
 				out = append(out, ',')
 			}
 			out = append(out, keep...)
 		}
-		i = end
+		return end
+	})
+	if !ok {
+		return json.RawMessage("[]")
 	}
+	return append(out, ']')
 }
 
 // slimItem reads the content item at raw[i] in one pass (a diff's text is

@@ -194,10 +194,25 @@ func (a *analyzer) parseAndVisit(src string, ctx walkCtx) {
 //     error or something else entirely;
 //   - an array assignment: its words are data now, but commands when a
 //     later "${A[@]}" runs them, and a deny rule that names them should
-//     not be dodged by storing the command first.
+//     not be dodged by storing the command first;
+//   - a [[ ]] test or an (( )) command holding operators: bash reads one
+//     test or arithmetic, a POSIX sh (dash, which agents may run commands
+//     with) has neither and runs `[[` as a command, (( as nested
+//     subshells, < and > as redirections (a > truncates a file) and what
+//     follows ||, && or a newline as further commands: under dash
+//     [[ -n x || cat == .env ]] prints .env and (( 0 || rm -rf *x ))
+//     removes files;
 //   - a parameter expansion whose pattern or operand holds shell operators
 //     (`${0% & { rm -rf x; }`): where it ends depends on the shell.
 func unreliableReading(f *syntax.File, src string) string {
+	// inside is n's source without its first open and last close bytes.
+	inside := func(n syntax.Node, open, close int) string {
+		start, end := int(n.Pos().Offset()), int(n.End().Offset())
+		if start < 0 || end > len(src) || start+open > end-close {
+			return ""
+		}
+		return src[start+open : end-close]
+	}
 	why := ""
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
@@ -208,30 +223,11 @@ func unreliableReading(f *syntax.File, src string) string {
 				why = "the command assigns an array, whose words may be run later"
 			}
 		case *syntax.TestClause, *syntax.ArithmCmd:
-			// bash reads [[ a < b ]], [[ x || y ]] or a [[ spanning lines
-			// as one test, and (( )) as arithmetic. A POSIX sh (dash, which
-			// agents may run commands with) has neither: it runs `[[` as a
-			// command and reads (( as nested subshells, the < and > as
-			// redirections (a > truncates a file) and whatever follows ||,
-			// && or a newline as further commands: under dash
-			// [[ -n x || cat == .env ]] prints .env and
-			// (( 0 || rm -rf *x )) removes files.
-			start, end := int(n.Pos().Offset()), int(n.End().Offset())
-			if start < 0 || end > len(src) || start+2 > end-2 {
-				break
-			}
-			if strings.ContainsAny(src[start+2:end-2], "<>;&|()\n`") {
+			if strings.ContainsAny(inside(n, 2, 2), "<>;&|()\n`") {
 				why = "a [[ ]] test or (( )) command holds operators that a POSIX shell runs as commands or redirections"
 			}
 		case *syntax.ParamExp:
-			if n.Short {
-				break
-			}
-			start, end := int(n.Pos().Offset()), int(n.End().Offset())
-			if start < 0 || end > len(src) || start+2 > end-1 {
-				break
-			}
-			if strings.ContainsAny(src[start+2:end-1], ";&|{}\n`") {
+			if !n.Short && strings.ContainsAny(inside(n, 2, 1), ";&|{}\n`") {
 				why = "a parameter expansion holds shell operators, which shells read differently"
 			}
 		}

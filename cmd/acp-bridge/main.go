@@ -247,10 +247,7 @@ func growStdio(log *zap.Logger, stdin io.Reader, stdout io.Writer) {
 		if !ok {
 			continue
 		}
-		if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
-			continue
-		}
-		if size, err := pipesize.Grow(f, pipesize.Default); err != nil {
+		if size, err := pipesize.Grow(f, pipesize.Default); err != nil { // EBADF: not a pipe
 			log.Debug("editor pipe keeps its size", zap.String("pipe", end.name), zap.Error(err))
 		} else {
 			log.Debug("editor pipe grown", zap.String("pipe", end.name), zap.Int("bytes", size))

@@ -4,9 +4,10 @@
 // the top-level object and of the objects nested in them sit (down to a
 // given depth), so a JSON-RPC line, its params and a session/update's
 // update are read with one pass over the bytes; and the scanner
-// (EachMember, Member, MemberString, SkipValue) finds members of JSON
-// already known to be valid, without allocating, skipping string bodies
-// with bytes.IndexByte.
+// (EachMember, EachMemberAt, Member, MemberString, EachElement,
+// ReadElements, SkipValue) finds members and elements of JSON already
+// known to be valid, without allocating, skipping string bodies with
+// bytes.IndexByte.
 //
 // It is what lets the bridge forward a 64 KiB session/update, and remember
 // the tool call it announces, without parsing it: acp uses it on every line

@@ -145,7 +145,7 @@ func FuzzScan(f *testing.F) {
 		if !ok {
 			return
 		}
-		start := SkipSpace(b, 0)
+		start := skipSpace(b, 0)
 		if start == len(b) || b[start] != '{' {
 			if len(fs) != 0 {
 				t.Fatalf("Scan(%q) recorded %v outside an object", b, describe(b, fs))

@@ -7,9 +7,7 @@ import (
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// SkipSpace returns the index of the first byte at or after i that is not
-// JSON white space.
-func SkipSpace(b []byte, i int) int {
+func skipSpace(b []byte, i int) int {
 	for i < len(b) && isSpace(b[i]) {
 		i++
 	}
@@ -82,7 +80,7 @@ func SkipValue(b []byte, i int) int {
 // scanner can read, or a name is written with escapes (an escaped name could
 // spell anything: the caller must then use encoding/json).
 func EachMember(obj []byte, fn func(name []byte, start, end int) bool) (ok bool) {
-	_, ok = EachMemberAt(obj, SkipSpace(obj, 0), fn)
+	_, ok = EachMemberAt(obj, skipSpace(obj, 0), fn)
 	return ok
 }
 
@@ -96,7 +94,7 @@ func EachMemberAt(b []byte, i int, fn func(name []byte, start, end int) bool) (e
 	}
 	i++
 	for {
-		i = SkipSpace(b, i)
+		i = skipSpace(b, i)
 		if i >= len(b) {
 			return -1, false
 		}
@@ -118,11 +116,11 @@ func EachMemberAt(b []byte, i int, fn func(name []byte, start, end int) bool) (e
 		if bytes.IndexByte(name, '\\') >= 0 {
 			return -1, false
 		}
-		i = SkipSpace(b, kend)
+		i = skipSpace(b, kend)
 		if i >= len(b) || b[i] != ':' {
 			return -1, false
 		}
-		i = SkipSpace(b, i+1)
+		i = skipSpace(b, i+1)
 		vend := SkipValue(b, i)
 		if vend < 0 {
 			return -1, false
@@ -171,13 +169,31 @@ func MemberString(obj []byte, name string) (string, bool) {
 // order, and stops when fn returns false. ok is false if arr is not an
 // array the scanner can read.
 func EachElement(arr []byte, fn func(start, end int) bool) (ok bool) {
-	i := SkipSpace(arr, 0)
+	stopped := false
+	ok = ReadElements(arr, func(start int) int {
+		end := SkipValue(arr, start)
+		if end >= 0 && !fn(start, end) {
+			stopped = true
+			return -1
+		}
+		return end
+	})
+	return ok || stopped
+}
+
+// ReadElements walks a JSON array for a caller that reads each element
+// itself (one pass over it, where EachElement would skip it first): read
+// gets where an element starts and returns the index just past it, or -1
+// to stop. ok is false if arr is not an array the scanner can read or read
+// stopped.
+func ReadElements(arr []byte, read func(start int) (end int)) (ok bool) {
+	i := skipSpace(arr, 0)
 	if i >= len(arr) || arr[i] != '[' {
 		return false
 	}
 	i++
 	for {
-		i = SkipSpace(arr, i)
+		i = skipSpace(arr, i)
 		if i >= len(arr) {
 			return false
 		}
@@ -188,13 +204,8 @@ func EachElement(arr []byte, fn func(start, end int) bool) (ok bool) {
 			i++
 			continue
 		}
-		end := SkipValue(arr, i)
-		if end < 0 {
+		if i = read(i); i < 0 {
 			return false
 		}
-		if !fn(i, end) {
-			return true
-		}
-		i = end
 	}
 }

@@ -70,7 +70,7 @@ func Scan(data []byte, depth int, ms []Field) (_ []Field, ok bool) {
 	var stackBuf [32]frame
 	stack := stackBuf[:0]
 	n := len(data)
-	i := SkipSpace(data, 0)
+	i := skipSpace(data, 0)
 	for {
 		// A value starts at i.
 		if i >= n {
@@ -89,7 +89,7 @@ func Scan(data []byte, depth int, ms []Field) (_ []Field, ok bool) {
 					f.record, f.depth, f.parent = true, top.depth+1, top.cur
 				}
 			}
-			i = SkipSpace(data, i+1)
+			i = skipSpace(data, i+1)
 			if i < n && data[i] == f.close {
 				i++
 				break
@@ -130,17 +130,17 @@ func Scan(data []byte, depth int, ms []Field) (_ []Field, ok bool) {
 		// A value ended at i: close containers until one continues.
 		for {
 			if len(stack) == 0 {
-				return ms, SkipSpace(data, i) == n
+				return ms, skipSpace(data, i) == n
 			}
 			top := &stack[len(stack)-1]
 			if top.cur >= 0 {
 				ms[top.cur].End = i
 			}
-			if i = SkipSpace(data, i); i >= n {
+			if i = skipSpace(data, i); i >= n {
 				return ms, false
 			}
 			if data[i] == ',' {
-				i = SkipSpace(data, i+1)
+				i = skipSpace(data, i+1)
 				if top.close == '}' {
 					if i, ms = key(data, i, top, ms); i < 0 {
 						return ms, false
@@ -167,11 +167,11 @@ func key(data []byte, i int, f *frame, ms []Field) (int, []Field) {
 	if end < 0 {
 		return -1, ms
 	}
-	v := SkipSpace(data, end)
+	v := skipSpace(data, end)
 	if v >= len(data) || data[v] != ':' {
 		return -1, ms
 	}
-	v = SkipSpace(data, v+1)
+	v = skipSpace(data, v+1)
 	if f.record {
 		if len(ms) >= MaxFields {
 			return -1, ms

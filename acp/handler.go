@@ -420,9 +420,9 @@ func (p *Pending) ID() jsonrpc2.ID { return p.id }
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	switch v := params.(type) {
 	case ValidParts:
-		return c.notify(ctx, method, v, true)
+		return c.notify(ctx, method, v, true, false)
 	case json.RawMessage:
-		return c.notify(ctx, method, [][]byte{v}, false)
+		return c.notify(ctx, method, [][]byte{v}, false, false)
 	}
 	if err := c.rpc.Notify(ctx, method, params); err != nil {
 		return fmt.Errorf("%s: %w", method, err)
@@ -434,12 +434,30 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 // JSON; unlike Notify it does not box them in an interface (no allocation
 // on the forwarding path).
 func (c *Conn) NotifyParts(ctx context.Context, method string, params ValidParts) error {
-	return c.notify(ctx, method, params, true)
+	return c.notify(ctx, method, params, true, false)
+}
+
+// NotifyPartsDeferred is NotifyParts for a caller that is reading a batch
+// of lines (a child's read loop): when the stream writes through a
+// QueueWriter, the line may wait there until Flush, so the whole batch
+// goes out in one write(2) from the caller's goroutine
+// (QueueWriter.WritePartsDeferred). The caller must call Flush before it
+// waits for anything.
+func (c *Conn) NotifyPartsDeferred(ctx context.Context, method string, params ValidParts) error {
+	return c.notify(ctx, method, params, true, true)
+}
+
+// Flush starts writing what NotifyPartsDeferred left queued; it never
+// waits for the peer (QueueWriter.Flush).
+func (c *Conn) Flush() {
+	if c.fast != nil {
+		c.fast.flush()
+	}
 }
 
 // notify writes raw params on our stream, or hands them to jsonrpc2 on
 // another one (or when they do not fit on one line).
-func (c *Conn) notify(ctx context.Context, method string, parts [][]byte, trusted bool) error {
+func (c *Conn) notify(ctx context.Context, method string, parts [][]byte, trusted, deferred bool) error {
 	if c.fast != nil {
 		select {
 		case <-c.rpc.DisconnectNotify():
@@ -449,7 +467,7 @@ func (c *Conn) notify(ctx context.Context, method string, parts [][]byte, truste
 		if c.onSend != nil {
 			c.onSend(notifRequest(method, bytes.Join(parts, nil)), nil)
 		}
-		if done, err := c.fast.writeNotification(method, parts, trusted); done {
+		if done, err := c.fast.writeNotification(method, parts, trusted, deferred); done {
 			if err != nil {
 				return fmt.Errorf("%s: %w", method, err)
 			}

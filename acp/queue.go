@@ -20,14 +20,25 @@ type QueueWriter struct {
 	c   io.Closer
 	max int // 0 = unbounded
 
+	// try writes what fits without waiting (a non-blocking descriptor);
+	// nil when w is not one, and then Flush only wakes the writer goroutine.
+	try func([]byte) (int, error)
+
 	mu      sync.Mutex
 	cond    *sync.Cond
 	pend    []byte // queued bytes, in order, appended by Write
 	spare   []byte // the buffer last written, handed back for reuse
+	writing bool   // a taken buffer is being written (by the writer goroutine or Flush): one at a time, so order holds
+	woken   bool   // the writer goroutine has been signalled for what pend holds
 	err     error
 	closing bool
 	done    chan struct{}
 }
+
+// deferredWake is how much deferred data (WritePartsDeferred) may wait for
+// a Flush before the writer goroutine is woken anyway, so a long burst
+// still streams while it is being read.
+const deferredWake = 128 << 10
 
 // maxSpare bounds the buffer kept for reuse after a large burst.
 const maxSpare = 1 << 20
@@ -40,7 +51,7 @@ func NewQueueWriter(w io.Writer, c io.Closer) *QueueWriter {
 // NewBoundedQueueWriter is NewQueueWriter whose Write blocks while more than
 // max bytes are queued (max <= 0: unbounded).
 func NewBoundedQueueWriter(w io.Writer, c io.Closer, max int) *QueueWriter {
-	q := &QueueWriter{w: w, c: c, max: max, done: make(chan struct{})}
+	q := &QueueWriter{w: w, c: c, max: max, try: tryWriter(w), done: make(chan struct{})}
 	q.cond = sync.NewCond(&q.mu)
 	go q.run()
 	return q
@@ -57,6 +68,21 @@ func (q *QueueWriter) Write(p []byte) (int, error) {
 // WriteParts queues the concatenation of parts as one write: nothing else
 // is queued between them. Each part is copied once, into the queue.
 func (q *QueueWriter) WriteParts(parts ...[]byte) error {
+	return q.writeParts(false, parts)
+}
+
+// WritePartsDeferred is WriteParts that does not wake the writer goroutine
+// for a small amount of data: the caller, a read loop with more lines in
+// hand, promises to call Flush before it waits for anything (before its
+// next read(2)). Lines from one read go out in one write(2), written by
+// the read loop itself when the descriptor takes them at once, without a
+// hand-off to another thread. Past 128 KiB the writer goroutine is woken
+// as for WriteParts.
+func (q *QueueWriter) WritePartsDeferred(parts ...[]byte) error {
+	return q.writeParts(true, parts)
+}
+
+func (q *QueueWriter) writeParts(deferred bool, parts [][]byte) error {
 	n := 0
 	for _, p := range parts {
 		n += len(p)
@@ -70,19 +96,79 @@ func (q *QueueWriter) WriteParts(parts ...[]byte) error {
 		return io.ErrClosedPipe
 	}
 	for q.max > 0 && len(q.pend) > q.max && q.err == nil && !q.closing {
+		q.wake()      // deferred data may have filled the queue without a wake-up
 		q.cond.Wait() // back-pressure: the writer goroutine signals as it drains
 	}
 	if q.err != nil {
 		return q.err
 	}
-	wake := len(q.pend) == 0 // the writer goroutine waits only on an empty queue
 	for _, p := range parts {
 		q.pend = append(q.pend, p...)
 	}
-	if wake && n > 0 {
-		q.cond.Broadcast()
+	if n > 0 && (!deferred || len(q.pend) >= deferredWake) {
+		q.wake()
 	}
 	return nil
+}
+
+// wake signals the writer goroutine, once for what pend holds. Called with
+// mu held.
+func (q *QueueWriter) wake() {
+	if !q.woken {
+		q.woken = true
+		q.cond.Broadcast()
+	}
+}
+
+// Flush starts writing whatever is queued. When no write is in progress and
+// the descriptor is non-blocking, Flush writes on the calling goroutine as
+// much as the descriptor takes at once; the rest, if any, is left to the
+// writer goroutine. Flush never waits for the reader on the other end.
+func (q *QueueWriter) Flush() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.pend) == 0 || q.err != nil || q.writing {
+		return // a write in progress takes what is queued when it ends
+	}
+	if q.try == nil {
+		q.wake()
+		return
+	}
+	buf := q.pend
+	q.pend, q.spare, q.writing, q.woken = q.spare[:0], nil, true, false
+	q.cond.Broadcast() // writers blocked on the bound may go on
+	q.mu.Unlock()
+	n, err := q.try(buf)
+	q.mu.Lock()
+	q.writing, q.woken = false, false
+	switch {
+	case q.err != nil:
+		return // aborted meanwhile: nothing is kept
+	case err != nil:
+		q.fail(err)
+		return
+	case n < len(buf):
+		// The descriptor is full: what is left goes first, written by the
+		// writer goroutine, which may wait.
+		rest := copy(buf, buf[n:])
+		buf = append(buf[:rest], q.pend...)
+		q.pend, q.spare = buf, q.pend[:0]
+	case cap(buf) <= maxSpare:
+		q.spare = buf
+	}
+	if len(q.pend) > 0 {
+		q.wake() // what was queued meanwhile, or the rest
+	} else if q.closing {
+		q.cond.Broadcast() // the writer goroutine waits for this write to end before closing
+	}
+}
+
+// fail records the writer's error and drops what is queued. Called with mu
+// held.
+func (q *QueueWriter) fail(err error) {
+	q.err = err
+	q.pend = nil
+	q.cond.Broadcast()
 }
 
 // Queued is the number of bytes waiting to be written.
@@ -96,7 +182,7 @@ func (q *QueueWriter) run() {
 	defer close(q.done)
 	for {
 		q.mu.Lock()
-		for len(q.pend) == 0 && !q.closing && q.err == nil {
+		for q.err == nil && (q.writing || (len(q.pend) == 0 && !q.closing)) {
 			q.cond.Wait()
 		}
 		if q.err != nil || len(q.pend) == 0 { // failed, or closing with nothing left
@@ -109,15 +195,14 @@ func (q *QueueWriter) run() {
 		// Everything queued goes out in one write; writers go on filling
 		// the other buffer meanwhile.
 		buf := q.pend
-		q.pend, q.spare = q.spare[:0], nil
+		q.pend, q.spare, q.writing, q.woken = q.spare[:0], nil, true, false
 		q.cond.Broadcast() // writers blocked on the bound may go on
 		q.mu.Unlock()
 		_, err := q.w.Write(buf)
 		q.mu.Lock()
+		q.writing = false
 		if err != nil {
-			q.err = err
-			q.pend = nil
-			q.cond.Broadcast()
+			q.fail(err)
 		} else if cap(buf) <= maxSpare {
 			q.spare = buf
 		}

@@ -326,7 +326,8 @@ func plainID(raw []byte) (jsonrpc2.ID, bool) {
 // skipping jsonrpc2's encoding chain (which re-encodes params several
 // times). It reports false, having written nothing, when params is not a
 // single compact-safe JSON value; the caller then takes the general path.
-func (s *ndjsonStream) writeNotification(method string, parts [][]byte, trusted bool) (bool, error) {
+// deferred, the line may wait in the queue for Flush (WritePartsDeferred).
+func (s *ndjsonStream) writeNotification(method string, parts [][]byte, trusted, deferred bool) (bool, error) {
 	if !lineSafe(parts, trusted) {
 		return false, nil
 	}
@@ -337,7 +338,18 @@ func (s *ndjsonStream) writeNotification(method string, parts [][]byte, trusted 
 	var arr [8][]byte
 	line := append(arr[:0], notifHead, m, notifParams)
 	line = append(line, parts...)
-	return true, s.writeParts(append(line, msgTail)...)
+	line = append(line, msgTail)
+	if q, ok := s.w.(*QueueWriter); ok && deferred {
+		return true, q.WritePartsDeferred(line...)
+	}
+	return true, s.writeParts(line...)
+}
+
+// flush starts writing what deferred writes left queued.
+func (s *ndjsonStream) flush() {
+	if q, ok := s.w.(*QueueWriter); ok {
+		q.Flush()
+	}
 }
 
 // writeRequest writes a request whose params are one line of valid JSON

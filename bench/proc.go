@@ -22,6 +22,9 @@ import (
 type Binaries struct {
 	Bridge string // acp-bridge, built with plain go build
 	Agent  string // bench-agent
+	// BridgeEnv is added to the bridge's environment (acp-bench
+	// -bridge-env), e.g. GOMAXPROCS=1 for an experiment.
+	BridgeEnv []string
 }
 
 // Build compiles acp-bridge and bench-agent into dir with plain `go build`
@@ -199,6 +202,7 @@ func (e Env) Workspace() string { return filepath.Join(e.Dir, "ws") }
 func (e Env) BridgeCmd(bin Binaries) *exec.Cmd {
 	cmd := exec.Command(bin.Bridge, "--config", e.Config, "--workspace", e.Workspace(), "--log-level", "warn")
 	cmd.Env = append(os.Environ(), "HOME="+e.Dir, "XDG_CONFIG_HOME="+filepath.Join(e.Dir, "xdg"))
+	cmd.Env = append(cmd.Env, bin.BridgeEnv...)
 	cmd.Dir = e.Workspace()
 	return cmd
 }
@@ -207,16 +211,21 @@ func (e Env) BridgeCmd(bin Binaries) *exec.Cmd {
 // (100 on every Linux this runs on).
 const clockTicks = 100
 
-// CPUTime is a process's CPU time, every thread, living or exited.
+// CPUTime is a process's CPU time, every thread, living or exited, and
+// the minor page faults it took (a fresh page touched: heap grown or
+// returned to the kernel and touched again).
 type CPUTime struct {
 	User, System time.Duration
+	MinorFaults  int64
 }
 
 // Total is user plus system time.
 func (c CPUTime) Total() time.Duration { return c.User + c.System }
 
 // Sub is the CPU time used between o and c.
-func (c CPUTime) Sub(o CPUTime) CPUTime { return CPUTime{c.User - o.User, c.System - o.System} }
+func (c CPUTime) Sub(o CPUTime) CPUTime {
+	return CPUTime{c.User - o.User, c.System - o.System, c.MinorFaults - o.MinorFaults}
+}
 
 // ReadCPU returns the CPU time pid has used, from /proc/<pid>/stat, at
 // 10 ms resolution.
@@ -234,13 +243,100 @@ func ReadCPU(pid int) (CPUTime, error) {
 	if len(f) < 13 {
 		return CPUTime{}, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
 	}
-	// After ')': state is f[0], so utime (field 14) is f[11], stime f[12].
+	// After ')': state is f[0], so minflt (field 10) is f[7], utime (field
+	// 14) f[11], stime f[12].
 	ut, err1 := strconv.ParseInt(f[11], 10, 64)
 	st, err2 := strconv.ParseInt(f[12], 10, 64)
 	if err1 != nil || err2 != nil {
 		return CPUTime{}, fmt.Errorf("/proc/%d/stat: utime %q stime %q", pid, f[11], f[12])
 	}
-	return CPUTime{User: time.Duration(ut) * time.Second / clockTicks, System: time.Duration(st) * time.Second / clockTicks}, nil
+	flt, err3 := strconv.ParseInt(f[7], 10, 64)
+	if err3 != nil {
+		return CPUTime{}, fmt.Errorf("/proc/%d/stat: minflt %q", pid, f[7])
+	}
+	return CPUTime{User: time.Duration(ut) * time.Second / clockTicks, System: time.Duration(st) * time.Second / clockTicks, MinorFaults: flt}, nil
+}
+
+// Syscalls counts a process's read-like and write-like system calls
+// (syscr and syscw in /proc/<pid>/io, every thread, living or exited).
+type Syscalls struct {
+	Reads, Writes int64
+}
+
+// Sub is the calls made between o and c.
+func (c Syscalls) Sub(o Syscalls) Syscalls { return Syscalls{c.Reads - o.Reads, c.Writes - o.Writes} }
+
+// ReadSyscalls returns pid's read and write system call counts from
+// /proc/<pid>/io.
+func ReadSyscalls(pid int) (Syscalls, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return Syscalls{}, err
+	}
+	var s Syscalls
+	var seen int
+	for _, line := range strings.Split(string(data), "\n") {
+		name, val, ok := strings.Cut(line, ":")
+		if !ok || (name != "syscr" && name != "syscw") {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
+		if err != nil {
+			return Syscalls{}, fmt.Errorf("/proc/%d/io: %s %q: %w", pid, name, val, err)
+		}
+		if name == "syscr" {
+			s.Reads = n
+		} else {
+			s.Writes = n
+		}
+		seen++
+	}
+	if seen != 2 {
+		return Syscalls{}, fmt.Errorf("/proc/%d/io: no syscr and syscw", pid)
+	}
+	return s, nil
+}
+
+// Switches counts a process's context switches, summed over its living
+// threads (/proc/<pid>/task/*/status): voluntary ones (it waited: for a
+// pipe, a lock, work) and involuntary ones (the scheduler took the core
+// away).
+type Switches struct {
+	Voluntary, Involuntary int64
+}
+
+// Sub is the switches between o and c.
+func (c Switches) Sub(o Switches) Switches {
+	return Switches{c.Voluntary - o.Voluntary, c.Involuntary - o.Involuntary}
+}
+
+// ReadSwitches sums pid's threads' context switches.
+func ReadSwitches(pid int) (Switches, error) {
+	files, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pid))
+	if err != nil || len(files) == 0 {
+		return Switches{}, fmt.Errorf("/proc/%d/task: no threads", pid)
+	}
+	var s Switches
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue // the thread is gone
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			name, val, ok := strings.Cut(line, ":")
+			if !ok {
+				continue
+			}
+			n, _ := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
+			switch name {
+			case "voluntary_ctxt_switches":
+				s.Voluntary += n
+			case "nonvoluntary_ctxt_switches":
+				s.Involuntary += n
+			}
+		}
+	}
+	return s, nil
 }
 
 // SelfCPU is the CPU time this process has used (getrusage).

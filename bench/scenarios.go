@@ -93,6 +93,12 @@ type StreamResult struct {
 	// resolution; the client's is this whole process). Zero if unreadable.
 	AgentCPU, BridgeCPU, ClientCPU time.Duration
 	BridgeSys                      time.Duration // of BridgeCPU, in the kernel
+	BridgeFaults                   int64         // minor page faults the bridge took
+	// System calls the agent and the bridge made during the run (zero if
+	// unreadable; the bridge's zero direct).
+	AgentCalls, BridgeCalls Syscalls
+	// Context switches of the agent's and the bridge's threads.
+	AgentSwitches, BridgeSwitches Switches
 }
 
 // MsgsPerSec and MBPerSec are the delivered rates.
@@ -143,6 +149,22 @@ func (r *Runner) Stream(ctx context.Context, mode Mode, script string, n int) (S
 		}
 		return agent, bridge, SelfCPU()
 	}
+	calls := func(pid int) Syscalls {
+		if pid == 0 {
+			return Syscalls{}
+		}
+		s, _ := ReadSyscalls(pid)
+		return s
+	}
+	switches := func(pid int) Switches {
+		if pid == 0 {
+			return Switches{}
+		}
+		s, _ := ReadSwitches(pid)
+		return s
+	}
+	ac0, bc0 := calls(agentPID), calls(bridgePID)
+	as0, bs0 := switches(agentPID), switches(bridgePID)
 	a0, b0, c0 := cpu()
 	start := time.Now()
 	stop, err := t.proc.Client.Prompt(ctx, t.sid, script)
@@ -151,9 +173,13 @@ func (r *Runner) Stream(ctx context.Context, mode Mode, script string, n int) (S
 		return StreamResult{}, t.fail(err)
 	}
 	a1, b1, c1 := cpu()
+	ac1, bc1 := calls(agentPID), calls(bridgePID)
+	as1, bs1 := switches(agentPID), switches(bridgePID)
 	// OnUpdate runs on the read loop before the answer is dispatched, so
 	// got and bytes are final here.
-	res := StreamResult{Msgs: got, Bytes: bytes, Elapsed: elapsed, AgentCPU: a1.Sub(a0).Total(), BridgeCPU: b1.Sub(b0).Total(), BridgeSys: b1.Sub(b0).System, ClientCPU: c1 - c0}
+	res := StreamResult{Msgs: got, Bytes: bytes, Elapsed: elapsed, AgentCPU: a1.Sub(a0).Total(), BridgeCPU: b1.Sub(b0).Total(), BridgeSys: b1.Sub(b0).System, BridgeFaults: b1.Sub(b0).MinorFaults, ClientCPU: c1 - c0,
+		AgentCalls: ac1.Sub(ac0), BridgeCalls: bc1.Sub(bc0),
+		AgentSwitches: as1.Sub(as0), BridgeSwitches: bs1.Sub(bs0)}
 	if mode == Bridged {
 		if m, err := ReadMemory(t.proc.Pid()); err == nil {
 			res.PeakRSS = m.HWM

@@ -252,7 +252,8 @@ func (a *agentRT) start(ctx context.Context, gen int) error {
 	if c, ok := proc.Stdout().(io.Closer); ok {
 		closer = append(closer, c)
 	}
-	stream := acp.NewStream(proc.Stdout(), stdin, closer, acp.StreamOptions{
+	stdout := flushingReader{r: proc.Stdout(), flush: a.b.editor.Flush}
+	stream := acp.NewStream(stdout, stdin, closer, acp.StreamOptions{
 		MaxLineBytes: snap.Config.MaxLineBytes,
 		OnDrop: func(ev acp.StreamEvent) {
 			a.log.Warn("dropped a line from the agent; the connection goes on",
@@ -558,4 +559,19 @@ func familyOf(name, configured, command string, args []string) approvals.Family 
 		return approvals.Family(configured)
 	}
 	return approvals.DetectFamily(name, command, args)
+}
+
+// flushingReader is a child's stdout as its read loop sees it: before each
+// read(2), which may wait, it flushes the editor's queue, where the updates
+// of the lines read so far were left (Conn.NotifyPartsDeferred). So a batch
+// of updates goes out in one write(2) from the read loop, and nothing is
+// left queued while the loop waits.
+type flushingReader struct {
+	r     io.Reader
+	flush func()
+}
+
+func (f flushingReader) Read(p []byte) (int, error) {
+	f.flush()
+	return f.r.Read(p)
 }

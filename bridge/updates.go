@@ -78,11 +78,14 @@ func (a *agentRT) forward(ctx context.Context, o update) {
 		}
 		a.log.Warn("too many updates for a session not yet known; forwarding them to the active session", zap.String("childSession", childID))
 	}
-	a.sendUpdate(ctx, s, known, o)
+	a.sendUpdate(ctx, s, known, o, true)
 }
 
 // sendUpdate rewrites the session id and forwards. Called with fwdMu held.
-func (a *agentRT) sendUpdate(ctx context.Context, s *session, known bool, o update) {
+// onReadLoop is set on the child's read loop, which flushes the editor's
+// queue before each read(2) (flushingReader): the update may then wait in
+// the queue for the rest of its batch.
+func (a *agentRT) sendUpdate(ctx context.Context, s *session, known bool, o update, onReadLoop bool) {
 	childID := o.childID
 	if s == nil {
 		a.log.Warn("session/update for a session the bridge does not know, and the agent has no session to show it on; dropped",
@@ -113,7 +116,11 @@ func (a *agentRT) sendUpdate(ctx context.Context, s *session, known bool, o upda
 		out = acp.ValidParts{obj.Marshal()}
 	}
 	// The params were checked when read and only the id changed: send as is.
-	if err := a.b.editor.NotifyParts(ctx, acp.MethodSessionUpdate, out); err != nil {
+	send := a.b.editor.NotifyParts
+	if onReadLoop {
+		send = a.b.editor.NotifyPartsDeferred
+	}
+	if err := send(ctx, acp.MethodSessionUpdate, out); err != nil {
 		a.log.Debug("forwarding session/update failed", zap.Error(err))
 	}
 }
@@ -141,7 +148,7 @@ func (a *agentRT) releaseHeld(ctx context.Context, s *session) {
 	a.fwdMu.Lock()
 	defer a.fwdMu.Unlock()
 	for _, o := range s.held {
-		a.sendUpdate(ctx, s, true, o)
+		a.sendUpdate(ctx, s, true, o, false)
 	}
 	s.held, s.holding = nil, false
 }
@@ -158,7 +165,7 @@ func (a *agentRT) endOpening(ctx context.Context) {
 	for childID, list := range a.held {
 		s, known := a.sessionFor(childID)
 		for _, o := range list {
-			a.sendUpdate(ctx, s, known, o)
+			a.sendUpdate(ctx, s, known, o, false)
 		}
 	}
 	clear(a.held)

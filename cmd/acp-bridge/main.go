@@ -227,7 +227,12 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	})
 	log.Info("acp-bridge serving on stdio", zap.String("version", version), zap.String("workspace", ws), zap.Strings("config", snap.Sources))
 	growStdio(log, stdin, stdout)
-	if err := b.Serve(ctx, stdin, stdout); err != nil {
+	in, out, closeStdio, err := pollableStdio(stdin, stdout)
+	if err != nil {
+		log.Debug("stdio stays in blocking mode", zap.Error(err))
+	}
+	defer closeStdio()
+	if err := b.Serve(ctx, in, out); err != nil {
 		log.Error("serve", zap.Error(err))
 		return 1
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -146,6 +147,57 @@ func TestEditorPipesGrown(t *testing.T) {
 		if err != nil || size < pipesize.Default {
 			t.Errorf("bridge's %s pipe: %d bytes (%v), want %d", name, size, err, pipesize.Default)
 		}
+	}
+}
+
+// The bridge serves the editor's pipes from Go's poller (non-blocking, see
+// pollableStdio), and a batch of updates followed by the agent's silence
+// still reaches the editor whole: the child's read loop flushes the editor
+// queue before it waits for more.
+func TestUpdatesBeforeSilenceReachTheEditor(t *testing.T) {
+	p := startBin(t, "defaultAgent: f\nagents:\n"+testkit.FakeAgentYAML("f"))
+	c, sid := p.open(t)
+	for _, fd := range []int{0, 1} {
+		info, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%d", p.cmd.Process.Pid, fd))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var flags int64
+		for _, line := range strings.Split(string(info), "\n") {
+			if v, ok := strings.CutPrefix(line, "flags:"); ok {
+				flags, _ = strconv.ParseInt(strings.TrimSpace(v), 8, 64)
+			}
+		}
+		if flags&syscall.O_NONBLOCK == 0 {
+			t.Errorf("the bridge's fd %d is blocking (flags %#o)", fd, flags)
+		}
+	}
+	done := make(chan error, 1)
+	go func() {
+		stop, err := p.editor.Prompt(c, sid, "updates 3\nwait")
+		if err == nil && stop != acp.StopCancelled {
+			err = fmt.Errorf("stop %q, want cancelled", stop)
+		}
+		done <- err
+	}()
+	want := []string{"f:1", "f:2", "f:3", "waiting"}
+	// The agent now waits for the cancel and writes nothing more.
+	if err := p.editor.WaitFor(c, "four updates", func(msgs []testkit.Message) bool {
+		return len(testkit.Texts(msgs, sid)) >= len(want)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := testkit.Texts(p.editor.Messages(), sid); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("updates %q, want %q", got, want)
+	}
+	_ = p.editor.Conn.Notify(c, acp.MethodSessionCancel, map[string]string{"sessionId": sid})
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the cancelled prompt did not end")
 	}
 }
 

@@ -18,10 +18,19 @@ import (
 func main() {
 	var cfg bench.Config
 	var out, only string
+	var keep bool
 	flag.StringVar(&out, "out", "", "also write the markdown report to this file")
 	flag.IntVar(&cfg.Runs, "runs", 5, "repetitions of each timed scenario")
 	flag.BoolVar(&cfg.Quick, "quick", false, "small sizes (a smoke run; the numbers mean little)")
 	flag.StringVar(&only, "only", "", "comma-separated scenarios to run (stream, diff, latency, scale, policy, startup); default all")
+	flag.BoolVar(&keep, "keep", false, "keep the scratch directory (the built binaries, configs, workspaces) and print its path, e.g. for perf report")
+	flag.Func("bridge-env", "KEY=VALUE added to the bridge's environment (repeatable), e.g. GOMAXPROCS=1", func(v string) error {
+		if k, _, ok := strings.Cut(v, "="); !ok || k == "" {
+			return fmt.Errorf("want KEY=VALUE, got %q", v)
+		}
+		cfg.BridgeEnv = append(cfg.BridgeEnv, v)
+		return nil
+	})
 	flag.Parse()
 	if only != "" {
 		cfg.Only = map[string]bool{}
@@ -43,7 +52,11 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	defer os.RemoveAll(tmp)
+	if keep {
+		fmt.Fprintln(os.Stderr, "acp-bench: scratch directory kept:", tmp)
+	} else {
+		defer os.RemoveAll(tmp)
+	}
 	cfg.Dir = tmp
 
 	start := time.Now()

@@ -177,10 +177,17 @@ func TestScenariosSmoke(t *testing.T) {
 	}
 	r := &Runner{Bin: bin, Dir: dir}
 	ctx := tctx(t)
+	pin, canPin := PinningFor()
 	for _, m := range []Mode{Direct, Bridged} {
-		res, err := r.Stream(ctx, m, "stream 2000 100", 2000)
+		res, err := r.Stream(ctx, m, "stream 2000 100", 2000, nil)
 		if err != nil || res.Msgs != 2000 || res.Bytes == 0 {
 			t.Fatalf("stream %s: %+v %v", m, res, err)
+		}
+		if canPin {
+			res, err := r.Stream(ctx, m, "diff 20 65536", 20, &pin)
+			if err != nil || res.Msgs != 20 {
+				t.Fatalf("pinned diffs %s: %+v %v", m, res, err)
+			}
 		}
 		lat, err := r.Latency(ctx, m, 10, 5, 5)
 		if err != nil || len(lat.Update) != 10 || len(lat.Prompt) != 5 || len(lat.Approval) != 5 {

@@ -60,7 +60,8 @@ type Report struct {
 	Elapsed time.Duration
 	Machine Machine
 
-	Stream  map[string]map[Mode][]StreamResult // "chunks", "diffs"
+	Stream  map[string]map[Mode][]StreamResult // "chunks", "diffs", and each + pinnedSuffix
+	Pinning *Pinning                           // the CPUs of the pinned runs; nil if none ran
 	Latency map[Mode][]LatencyResult
 	Scale   []ScaleResult
 	Policy  []PolicyBench
@@ -130,20 +131,33 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		{"chunks", fmt.Sprintf("stream %d %d", s.Chunks, s.ChunkBytes), s.Chunks},
 		{"diffs", fmt.Sprintf("diff %d %d", s.Diffs, s.DiffBytes), s.Diffs},
 	}
+	// Each workload runs as the OS places the processes, and pinned (when
+	// there are two CPUs to pin to).
+	placements := []*Pinning{nil}
+	if p, ok := PinningFor(); ok {
+		placements = append(placements, &p)
+		rep.Pinning = &p
+	}
 	for _, st := range streams {
 		key := map[string]string{"chunks": "stream", "diffs": "diff"}[st.name]
 		if !c.want(key) {
 			continue
 		}
-		rep.Stream[st.name] = map[Mode][]StreamResult{}
-		for i := range c.Runs {
-			for _, m := range modes {
-				res, err := r.Stream(ctx, m, st.script, st.n)
-				if err != nil {
-					return nil, fmt.Errorf("%s %s run %d: %w", st.name, m, i+1, err)
+		for _, pin := range placements {
+			name := st.name
+			if pin != nil {
+				name += pinnedSuffix
+			}
+			rep.Stream[name] = map[Mode][]StreamResult{}
+			for i := range c.Runs {
+				for _, m := range modes {
+					res, err := r.Stream(ctx, m, st.script, st.n, pin)
+					if err != nil {
+						return nil, fmt.Errorf("%s %s run %d: %w", name, m, i+1, err)
+					}
+					logf("%s %s run %d: %d msgs in %s: %.0f msg/s, %.1f MB/s", name, m, i+1, res.Msgs, res.Elapsed.Round(time.Millisecond), res.MsgsPerSec(), res.MBPerSec())
+					rep.Stream[name][m] = append(rep.Stream[name][m], res)
 				}
-				logf("%s %s run %d: %d msgs in %s: %.0f msg/s, %.1f MB/s", st.name, m, i+1, res.Msgs, res.Elapsed.Round(time.Millisecond), res.MsgsPerSec(), res.MBPerSec())
-				rep.Stream[st.name][m] = append(rep.Stream[st.name][m], res)
 			}
 		}
 	}
@@ -272,6 +286,12 @@ func verdict(ok bool) string {
 	return "**not met**"
 }
 
+// pinnedSuffix names a workload's pinned runs.
+const pinnedSuffix = " pinned"
+
+// streamNames lists the streaming workloads in report order.
+var streamNames = []string{"chunks", "chunks" + pinnedSuffix, "diffs", "diffs" + pinnedSuffix}
+
 // Markdown renders the report.
 func (r *Report) Markdown() string {
 	var b strings.Builder
@@ -300,14 +320,17 @@ shared and noisy: nothing here is asserted by a test, the aims below are read, n
 		w("## 1. Streaming throughput (editor side)\n\n")
 		var aims []string
 		w("| workload | direct msg/s | bridged msg/s | bridged / direct | direct MB/s | bridged MB/s | bridge VmHWM |\n|---|---|---|---|---|---|---|\n")
-		for _, name := range []string{"chunks", "diffs"} {
+		for _, name := range streamNames {
 			runs, ok := r.Stream[name]
 			if !ok {
 				continue
 			}
 			label := fmt.Sprintf("%d agent_message_chunk × %d B text", s.Chunks, s.ChunkBytes)
-			if name == "diffs" {
+			if strings.HasPrefix(name, "diffs") {
 				label = fmt.Sprintf("%d tool_call_update × %d KiB diff", s.Diffs, s.DiffBytes>>10)
+			}
+			if strings.HasSuffix(name, pinnedSuffix) {
+				label += ", pinned"
 			}
 			var dm, bm, dmb, bmb, ratio, hwm []float64
 			for i, d := range runs[Direct] {
@@ -328,9 +351,13 @@ shared and noisy: nothing here is asserted by a test, the aims below are read, n
 		}
 		w("\n%s\n\n", strings.Join(aims, " "))
 		w("The ratio is taken per pair of runs (direct run i, bridged run i). MB/s counts the `session/update` lines as the editor receives them.\n\n")
+		if r.Pinning != nil {
+			w("**Pinned** rows place the processes for the run: the agent alone on CPU %d; the bridge and the client (this harness) on CPU %d; in direct runs the agent on CPU %d and the client on CPU %d. Unpinned, three busy processes share %d CPUs as the scheduler sees fit, and where it puts them decides much of the result: a woken reader often lands on the CPU of the process that woke it and preempts it (see the context switches below), and identical code gives ratios from 0.6 to 1.0. Pinned, both modes get the same fixed placement, so the ratio measures what the bridge costs; on an editor's machine with more cores than busy processes, the scheduler has room to do the same.\n\n",
+				r.Pinning.AgentCPU, r.Pinning.RestCPU, r.Pinning.AgentCPU, r.Pinning.RestCPU, runtime.NumCPU())
+		}
 		w("CPU time per delivered message, by process (user + system from `/proc/<pid>/stat`, 10 ms resolution; the client's is the whole harness process), the bridge's share of it spent in the kernel (system time: its reads and writes of the pipes, wake-ups, page faults), and the cores kept busy on average (all processes' CPU time over the run's wall time; this machine has %d):\n\n", runtime.NumCPU())
 		w("| workload | mode | agent µs/msg | bridge µs/msg | bridge in kernel | bridge reads/msg | bridge writes/msg | bridge page faults/msg | client µs/msg | all µs/msg | cores busy |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
-		for _, name := range []string{"chunks", "diffs"} {
+		for _, name := range streamNames {
 			runs, ok := r.Stream[name]
 			if !ok {
 				continue
@@ -375,7 +402,7 @@ shared and noisy: nothing here is asserted by a test, the aims below are read, n
 		w("\n")
 		w("Context switches per 1,000 delivered messages (summed over each process's threads from `/proc/<pid>/task/*/status`): voluntary ones are waits (an empty or full pipe, an idle thread parking), involuntary ones are the scheduler taking the core away for another process.\n\n")
 		w("| workload | mode | agent voluntary | agent involuntary | bridge voluntary | bridge involuntary |\n|---|---|---|---|---|---|\n")
-		for _, name := range []string{"chunks", "diffs"} {
+		for _, name := range streamNames {
 			runs, ok := r.Stream[name]
 			if !ok {
 				continue
@@ -512,6 +539,7 @@ message in process:
 | lines go into the queue in parts (one copy), double-buffered; method and kind names read without allocating | 2.3 µs | 0.28 ms | |
 | requests and responses skip jsonrpc2's JSON too; the approval's goroutine takes the editor's answer itself; fewer failing symlink walks | | | 375 µs |
 | pipes grown to 1 MiB (` + "`internal/pipesize`" + `); one pass per line (` + "`jsonscan.Scan`" + ` validates and records members three levels deep, handed to the bridge as ` + "`acp.SessionUpdate`" + `); no per-update allocation but the params copy; tool-call members cached from that pass; slimming reads each item once | 1.6 µs | 0.22 ms | 370 µs |
+| a child's read loop writes its batch of updates to the editor itself, just before its next read(2), as much as the non-blocking pipe takes at once (` + "`QueueWriter.Flush`" + `), instead of waking the writer goroutine; the editor's stdin and stdout served from Go's poller. In process the editor's end is an ` + "`io.Pipe`" + `, which cannot be written without waiting, so there the read loop only wakes the writer goroutine later: see the bridge's writes per message and context switches above instead | 1.8–2.3 µs | 0.23 ms | 390–415 µs |
 
 - **Streaming.** The bridge now does, per line: one UTF-8 pass, one pass that validates the JSON and
   records where the members of the message, its params and the update sit, one copy of the params
@@ -525,16 +553,25 @@ message in process:
   and a baseline the bridge is allowed to beat by tuning what the direct pair does not have would flatter it.
   The bridge reads its children through a 256 KiB buffer, so a whole 64 KiB diff line is validated where
   read(2) put it, without a copy.
-- **Where the diff gap is.** The column "bridge in kernel" shows it: almost half of the bridge's CPU
-  per diff is system time, the one more pipe hop the bridged path has (a read(2) and a write(2) of
-  64 KiB, the pipe pages allocated and freed, the wake-ups). The rest is mostly validation (about 3 GB/s
-  on this text) and two copies. On 2 cores the three processes together need about 350 µs of CPU per
-  diff where the direct pair needs about 220 µs, so bridged throughput is bounded near 0.8 of direct
-  unless both cores stay busy the whole time, which they do not (see "cores busy").
+- **Where the gap is: placement, not work.** Three busy processes share 2 CPUs, and the scheduler often
+  wakes a reader on the CPU of the process that woke it, preempting that one: unpinned, the agent is
+  preempted about once per diff (1,000 involuntary switches per 1,000 diffs, against about 250 direct), and
+  the cores are busy 1.5–1.6 of 2. Pinned (agent alone on one CPU, bridge and client on the other), the
+  agent is preempted about 0.13 times per diff, the cores are busy about 1.85 of 2, and the same binaries
+  reach the aim with room. Cutting the bridge's work does not close the unpinned gap: with the validation of
+  long strings skipped altogether (an experiment, never a candidate to keep) bridge CPU per diff fell from
+  about 145 to 115–125 µs and the unpinned diff ratio stayed at 0.79 and 0.83 in two 5-run measurements.
+  Of the bridge's CPU per diff, 40–50% is system time, the one more pipe hop the bridged path has (a
+  read(2) and a write(2) of 64 KiB, the pipe pages allocated and freed, the wake-ups); most of the rest is
+  validation (about 2.9 GB/s on this text; see ` + "`BenchmarkValid`" + ` in internal/jsonscan) and two copies.
 - **Measured and not kept.** Each of these was tried on this machine and reverted:
-  writing from the child's read loop when the editor queue is idle (saves a wake-up but ends batching:
-  chunks fell to 0.29 of direct); ` + "`GOMAXPROCS=1`" + ` in the bridge (bridge CPU per chunk 1.5 → 1.1 µs, but
-  prompt and approval round trips 80–100 µs slower at p50); a 32-byte unrolled string loop and a
+  writing each line from the child's read loop when the editor queue is idle (saves a wake-up but ends
+  batching: chunks fell to 0.29 of direct; what is kept writes once per read(2), before the next);
+  ` + "`GOMAXPROCS=1`" + ` in the bridge (` + "`acp-bench -bridge-env GOMAXPROCS=1`" + `): bridge CPU per chunk 1.6–1.7 → 1.2–1.4 µs
+  and per diff 145–160 → 125–130 µs, but unpinned ratios stayed within the noise (chunks 0.83 and 0.91, diffs
+  0.87 and 0.80 in two 5-run measurements), and a prompt's round trip was 60–100 µs slower at p50 (an
+  approval's, once stdin was in the poller, was not); pinned runs start the bridge on one CPU, where Go
+  chooses GOMAXPROCS 1 by itself; a 32-byte unrolled string loop and a
   ` + "`bytes.IndexByte`" + `-driven string validator (faster on text with rare escapes, 1.3–1.7× slower on code,
   whose ` + "`\\n`, `\\t`, `\\\"`" + ` escapes come every few bytes); ` + "`GOGC=off`" + ` (slower: fresh pages
   fault in); lending a session/update's params to the bridge straight from the read buffer instead of

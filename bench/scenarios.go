@@ -43,7 +43,10 @@ func (r *Runner) scratch(name string) (string, error) {
 
 // open starts the agent directly or behind the bridge, initializes and opens
 // one session. configure sets the client's hooks.
-func (r *Runner) open(ctx context.Context, mode Mode, configure func(*Client)) (*target, error) {
+//
+// With pin set, the process starts on one CPU: the agent (direct) on the
+// agent's, the bridge on the other (see Pinning).
+func (r *Runner) open(ctx context.Context, mode Mode, configure func(*Client), pin ...*Pinning) (*target, error) {
 	dir, err := r.scratch(string(mode))
 	if err != nil {
 		return nil, err
@@ -61,7 +64,20 @@ func (r *Runner) open(ctx context.Context, mode Mode, configure func(*Client)) (
 		cmd = t.env.BridgeCmd(r.Bin)
 		cwd = t.env.Workspace()
 	}
-	if t.proc, err = Spawn(cmd, configure); err != nil {
+	spawn := func() (err error) {
+		t.proc, err = Spawn(cmd, configure)
+		return err
+	}
+	if len(pin) > 0 && pin[0] != nil {
+		cpu := pin[0].RestCPU
+		if mode == Direct {
+			cpu = pin[0].AgentCPU
+		}
+		err = pin[0].start(cpu, spawn)
+	} else {
+		err = spawn()
+	}
+	if err != nil {
 		return nil, err
 	}
 	if err := t.proc.Client.Initialize(ctx); err != nil {
@@ -108,7 +124,10 @@ func (s StreamResult) MBPerSec() float64   { return float64(s.Bytes) / 1e6 / s.E
 // Stream runs one prompt whose script (e.g. "stream 100000 100") yields n
 // updates numbered 1..n, and checks each arrived once, in order, before the
 // prompt's answer.
-func (r *Runner) Stream(ctx context.Context, mode Mode, script string, n int) (StreamResult, error) {
+//
+// With pin set, the agent runs alone on one CPU and the bridge and this
+// process (the client) on another, for the run (see Pinning).
+func (r *Runner) Stream(ctx context.Context, mode Mode, script string, n int, pin *Pinning) (StreamResult, error) {
 	var got int
 	var bytes int64
 	var orderErr error
@@ -126,7 +145,7 @@ func (r *Runner) Stream(ctx context.Context, mode Mode, script string, n int) (S
 				}
 			}
 		}
-	})
+	}, pin)
 	if err != nil {
 		return StreamResult{}, err
 	}
@@ -148,6 +167,16 @@ func (r *Runner) Stream(ctx context.Context, mode Mode, script string, n int) (S
 			bridge, _ = ReadCPU(bridgePID)
 		}
 		return agent, bridge, SelfCPU()
+	}
+	if pin != nil {
+		if agentPID == 0 {
+			return StreamResult{}, fmt.Errorf("pinning: the agent's pid is unknown")
+		}
+		restore, err := pin.apply(agentPID)
+		defer restore()
+		if err != nil {
+			return StreamResult{}, err
+		}
 	}
 	calls := func(pid int) Syscalls {
 		if pid == 0 {

@@ -101,10 +101,22 @@ func FuzzValid(f *testing.F) {
 func BenchmarkValid(b *testing.B) {
 	chunk := []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-0001","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` + strings.Repeat("lorem ipsum ", 8) + `"}}}}`)
 	diff := []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"t","content":[{"type":"diff","path":"/a/b.go","oldText":"` + strings.Repeat(`func x() {\n\treturn \"y\"\n}\n`, 2500) + `","newText":"z"}]}}}`)
+	// The bench agent's diff (bench/agent.go): letters, an escaped newline
+	// every 80 bytes.
+	var text []byte
+	for i := 16; i < 64<<10; i++ {
+		if i%80 == 79 {
+			text = append(text, `\n`...)
+			i++
+			continue
+		}
+		text = append(text, 'a'+byte(i%26))
+	}
+	prose := []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"t","content":[{"type":"diff","path":"/a/b.go","oldText":null,"newText":"` + string(text) + `"}]}}}`)
 	for _, tc := range []struct {
 		name string
 		in   []byte
-	}{{"chunk", chunk}, {"diff", diff}} {
+	}{{"chunk", chunk}, {"diff", diff}, {"sparse", prose}} {
 		b.Run(tc.name+"/Valid", func(b *testing.B) {
 			b.SetBytes(int64(len(tc.in)))
 			for range b.N {

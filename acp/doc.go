@@ -13,6 +13,9 @@
 // cancelled by $/cancel_request or by the connection closing. Stream reads
 // happen only on the jsonrpc2 read goroutine. Writes are whole lines, one
 // atomic QueueWriter.WriteParts (or one Write under the stream's write mutex).
+// A QueueWriter's bytes are written by its own goroutine, or by a caller's
+// Flush (the read loop that deferred them, Conn.NotifyPartsDeferred); a
+// flag under its mutex keeps one write in progress at a time.
 //
 // Plain messages skip jsonrpc2's JSON work: the reader (lineReader.read,
 // fuzzed against jsonrpc2's decoding) reads each line in one pass

@@ -18,9 +18,11 @@
 //     on, which keeps the child's order and puts every update ahead of the
 //     prompt response that follows it (that response is only processed by
 //     the same read loop afterwards). Everything for the editor goes through
-//     one bounded FIFO (acp.QueueWriter) written by one goroutine; when it is
-//     full the read loop waits, so a slow editor back-pressures the child,
-//     which is what bounds memory.
+//     one bounded FIFO (acp.QueueWriter) written by one goroutine; a child's
+//     read loop defers its updates there and flushes them itself before each
+//     read(2) (flushingReader), writing no more than the pipe takes at once.
+//     When the FIFO is full the read loop waits, so a slow editor
+//     back-pressures the child, which is what bounds memory.
 //   - Each child request (session/request_permission, fs/*, terminal/*) runs
 //     in its own goroutine and blocks, by approval id, in approvals.Broker
 //     until exactly one resolution arrives.

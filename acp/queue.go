@@ -136,7 +136,12 @@ func (q *QueueWriter) Flush() {
 	}
 	buf := q.pend
 	q.pend, q.spare, q.writing, q.woken = q.spare[:0], nil, true, false
-	q.cond.Broadcast() // writers blocked on the bound may go on
+	if q.max > 0 && len(buf) > q.max {
+		// Writers blocked on the bound may go on. Only then: the writer
+		// goroutine waits on the same condition, and a wake-up it cannot
+		// use is what Flush is there to save.
+		q.cond.Broadcast()
+	}
 	q.mu.Unlock()
 	n, err := q.try(buf)
 	q.mu.Lock()

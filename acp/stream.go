@@ -226,7 +226,8 @@ func (r *lineReader) read(line []byte, m *plainMsg) bool {
 			return false // an escaped name could spell anything: leave it to jsonrpc2
 		}
 		var dst *[]byte
-		switch k := string(f.Name(line)); k {
+		name := f.Name(line)
+		switch string(name) { // compared in place, not converted
 		case "method":
 			dst = &methodRaw
 		case "params":
@@ -239,7 +240,7 @@ func (r *lineReader) read(line []byte, m *plainMsg) bool {
 			dst = &errObj
 		case "jsonrpc":
 		default:
-			switch strings.ToLower(k) {
+			switch strings.ToLower(string(name)) {
 			case "id", "method", "params", "result", "error", "jsonrpc":
 				return false // jsonrpc2 reads these names case-insensitively; leave it to it
 			}

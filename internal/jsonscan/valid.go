@@ -1,7 +1,6 @@
 package jsonscan
 
 import (
-	"bytes"
 	"encoding/binary"
 	"math/bits"
 )
@@ -163,7 +162,7 @@ func key(data []byte, i int, f *frame, ms []Field) (int, []Field) {
 	if i >= len(data) || data[i] != '"' {
 		return -1, ms
 	}
-	end := validString(data, i)
+	end, escaped := scanString(data, i)
 	if end < 0 {
 		return -1, ms
 	}
@@ -176,9 +175,8 @@ func key(data []byte, i int, f *frame, ms []Field) (int, []Field) {
 		if len(ms) >= MaxFields {
 			return -1, ms
 		}
-		name := data[i+1 : end-1]
 		f.cur = int32(len(ms))
-		ms = append(ms, Field{Parent: int(f.parent), NameStart: i + 1, NameEnd: end - 1, Escaped: bytes.IndexByte(name, '\\') >= 0, Start: v})
+		ms = append(ms, Field{Parent: int(f.parent), NameStart: i + 1, NameEnd: end - 1, Escaped: escaped, Start: v})
 	}
 	return v, ms
 }
@@ -206,6 +204,13 @@ func plainMask(x uint64) uint64 {
 // validString checks the string starting with the quote at i and returns
 // the index after its closing quote, or -1.
 func validString(data []byte, i int) int {
+	end, _ := scanString(data, i)
+	return end
+}
+
+// scanString is validString that also reports whether the string holds an
+// escape (what a member name's Field.Escaped says).
+func scanString(data []byte, i int) (end int, escaped bool) {
 	n := len(data)
 	i++
 	for {
@@ -218,33 +223,34 @@ func validString(data []byte, i int) int {
 			i += 8
 		}
 		if i >= n {
-			return -1
+			return -1, escaped
 		}
 		switch c := data[i]; {
 		case c == '"':
-			return i + 1
+			return i + 1, escaped
 		case c == '\\':
+			escaped = true
 			if i+1 >= n {
-				return -1
+				return -1, escaped
 			}
 			switch data[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
 				if i+6 > n {
-					return -1
+					return -1, escaped
 				}
 				for _, h := range data[i+2 : i+6] {
 					if !isHex(h) {
-						return -1
+						return -1, escaped
 					}
 				}
 				i += 6
 			default:
-				return -1
+				return -1, escaped
 			}
 		case c < 0x20:
-			return -1
+			return -1, escaped
 		default:
 			i++ // a plain byte in the tail shorter than 8
 		}

@@ -29,7 +29,7 @@ type QueueWriter struct {
 	pend    []byte // queued bytes, in order, appended by Write
 	spare   []byte // the buffer last written, handed back for reuse
 	writing bool   // a taken buffer is being written (by the writer goroutine or Flush): one at a time, so order holds
-	woken   bool   // the writer goroutine has been signalled for what pend holds
+	woken   bool   // the writer goroutine has been signalled for what pend holds; until then it leaves deferred bytes alone
 	err     error
 	closing bool
 	done    chan struct{}
@@ -127,11 +127,11 @@ func (q *QueueWriter) wake() {
 func (q *QueueWriter) Flush() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if len(q.pend) == 0 || q.err != nil || q.writing {
-		return // a write in progress takes what is queued when it ends
+	if len(q.pend) == 0 || q.err != nil {
+		return
 	}
-	if q.try == nil {
-		q.wake()
+	if q.writing || q.try == nil {
+		q.wake() // the writer goroutine takes it (after the write in progress)
 		return
 	}
 	buf := q.pend
@@ -187,7 +187,9 @@ func (q *QueueWriter) run() {
 	defer close(q.done)
 	for {
 		q.mu.Lock()
-		for q.err == nil && (q.writing || (len(q.pend) == 0 && !q.closing)) {
+		// Deferred bytes wait for a Flush or a wake-up: they are taken only
+		// when signalled for, or when closing.
+		for q.err == nil && (q.writing || ((len(q.pend) == 0 || !q.woken) && !q.closing)) {
 			q.cond.Wait()
 		}
 		if q.err != nil || len(q.pend) == 0 { // failed, or closing with nothing left

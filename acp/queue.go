@@ -134,14 +134,7 @@ func (q *QueueWriter) Flush() {
 		q.wake() // the writer goroutine takes it (after the write in progress)
 		return
 	}
-	buf := q.pend
-	q.pend, q.spare, q.writing, q.woken = q.spare[:0], nil, true, false
-	if q.max > 0 && len(buf) > q.max {
-		// Writers blocked on the bound may go on. Only then: the writer
-		// goroutine waits on the same condition, and a wake-up it cannot
-		// use is what Flush is there to save.
-		q.cond.Broadcast()
-	}
+	buf := q.take()
 	q.mu.Unlock()
 	n, err := q.try(buf)
 	q.mu.Lock()
@@ -166,6 +159,20 @@ func (q *QueueWriter) Flush() {
 	} else if q.closing {
 		q.cond.Broadcast() // the writer goroutine waits for this write to end before closing
 	}
+}
+
+// take hands what is queued to a write (by the writer goroutine or Flush)
+// and gives the writers the spare buffer. Called with mu held.
+func (q *QueueWriter) take() []byte {
+	buf := q.pend
+	q.pend, q.spare, q.writing, q.woken = q.spare[:0], nil, true, false
+	if q.max > 0 && len(buf) > q.max {
+		// Writers blocked on the bound may go on. Only then: the writer
+		// goroutine waits on the same condition, and a wake-up it cannot
+		// use is what Flush is there to save.
+		q.cond.Broadcast()
+	}
+	return buf
 }
 
 // fail records the writer's error and drops what is queued. Called with mu
@@ -201,9 +208,7 @@ func (q *QueueWriter) run() {
 		}
 		// Everything queued goes out in one write; writers go on filling
 		// the other buffer meanwhile.
-		buf := q.pend
-		q.pend, q.spare, q.writing, q.woken = q.spare[:0], nil, true, false
-		q.cond.Broadcast() // writers blocked on the bound may go on
+		buf := q.take()
 		q.mu.Unlock()
 		_, err := q.w.Write(buf)
 		q.mu.Lock()

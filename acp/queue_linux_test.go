@@ -100,15 +100,15 @@ func TestQueueWriterFlushOnFullPipeKeepsOrder(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range lines {
-				line := []byte(fmt.Sprintf("w%d %d %s end\n", wr, i, strings.Repeat("p", i%97+1)))
+				line := writerLine(wr, i)
 				var err error
 				if wr%2 == 0 {
-					err = q.WritePartsDeferred(line)
+					err = q.WritePartsDeferred(line...)
 					if i%7 == 6 {
 						q.Flush()
 					}
 				} else {
-					err = q.WriteParts(line)
+					err = q.WriteParts(line...)
 				}
 				if err != nil {
 					t.Error(err)
@@ -132,20 +132,5 @@ func TestQueueWriterFlushOnFullPipeKeepsOrder(t *testing.T) {
 	if !strings.HasPrefix(got, string(big)) {
 		t.Fatalf("the first batch is not first and whole (%d bytes read)", len(got))
 	}
-	next := make([]int, writers)
-	rest := strings.Split(strings.TrimSuffix(got[len(big):], "\n"), "\n")
-	if len(rest) != writers*lines {
-		t.Fatalf("%d lines after the first batch, want %d", len(rest), writers*lines)
-	}
-	for _, l := range rest {
-		var wr, i int
-		var pad, end string
-		if n, err := fmt.Sscanf(l, "w%d %d %s %s", &wr, &i, &pad, &end); n != 4 || err != nil || end != "end" || len(pad) != i%97+1 || wr < 0 || wr >= writers {
-			t.Fatalf("torn line %q", l)
-		}
-		if i != next[wr] {
-			t.Fatalf("writer %d: line %d after %d", wr, i, next[wr]-1)
-		}
-		next[wr]++
-	}
+	checkWriterLines(t, got[len(big):], writers, lines)
 }

@@ -13,6 +13,34 @@ import (
 	"github.com/acp-bridge/acp-bridge/internal/testkit"
 )
 
+// writerLine is line i of writer w in the ordering tests, in four parts:
+// "w<w> <i> <pad> end\n", the pad i%97+1 bytes long.
+func writerLine(w, i int) [][]byte {
+	return [][]byte{[]byte(fmt.Sprintf("w%d", w)), []byte(fmt.Sprintf(" %d ", i)), bytes.Repeat([]byte("p"), i%97+1), []byte(" end\n")}
+}
+
+// checkWriterLines checks that text is exactly writers × lines writerLines,
+// none torn, each writer's in its order.
+func checkWriterLines(t *testing.T, text string, writers, lines int) {
+	t.Helper()
+	got := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if len(got) != writers*lines {
+		t.Fatalf("%d lines, want %d", len(got), writers*lines)
+	}
+	next := make([]int, writers)
+	for _, l := range got {
+		var w, i int
+		var pad, end string
+		if n, err := fmt.Sscanf(l, "w%d %d %s %s", &w, &i, &pad, &end); n != 4 || err != nil || end != "end" || len(pad) != i%97+1 || w < 0 || w >= writers {
+			t.Fatalf("torn line %q", l)
+		}
+		if i != next[w] {
+			t.Fatalf("writer %d: line %d after %d", w, i, next[w]-1)
+		}
+		next[w]++
+	}
+}
+
 // Concurrent WriteParts calls never interleave their parts, and each
 // writer's lines arrive in its order, while the writer goroutine swaps
 // buffers under them.
@@ -26,7 +54,7 @@ func TestQueueWriterPartsStayWhole(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range lines {
-				if err := q.WriteParts([]byte(fmt.Sprintf("w%d", w)), []byte(" "), []byte(fmt.Sprint(i)), []byte(" end\n")); err != nil {
+				if err := q.WriteParts(writerLine(w, i)...); err != nil {
 					t.Error(err)
 					return
 				}
@@ -36,22 +64,7 @@ func TestQueueWriterPartsStayWhole(t *testing.T) {
 	wg.Wait()
 	q.Close()
 	<-q.Done()
-	next := make([]int, writers)
-	got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-	if len(got) != writers*lines {
-		t.Fatalf("%d lines, want %d", len(got), writers*lines)
-	}
-	for _, l := range got {
-		var w, i int
-		var end string
-		if n, err := fmt.Sscanf(l, "w%d %d %s", &w, &i, &end); n != 3 || err != nil || end != "end" || w < 0 || w >= writers {
-			t.Fatalf("torn line %q", l)
-		}
-		if i != next[w] {
-			t.Fatalf("writer %d: line %d after %d", w, i, next[w]-1)
-		}
-		next[w]++
-	}
+	checkWriterLines(t, out.String(), writers, lines)
 }
 
 // A deferred write waits in the queue, unwritten, until Flush; Close

@@ -205,3 +205,43 @@ func TestScenariosSmoke(t *testing.T) {
 		t.Fatalf("scale: %+v", sc)
 	}
 }
+
+func TestProcField(t *testing.T) {
+	status := "Name:\tacp-bridge\nVmHWM:\t   16896 kB\nVmRSS:\t   15000 kB\nvoluntary_ctxt_switches:\t42\nnonvoluntary_ctxt_switches:\t7\n"
+	for _, tc := range []struct {
+		name string
+		want int64
+		ok   bool
+	}{
+		{"VmRSS", 15000, true},
+		{"VmHWM", 16896, true},
+		{"voluntary_ctxt_switches", 42, true}, // not confused with nonvoluntary_
+		{"nonvoluntary_ctxt_switches", 7, true},
+		{"Name", 0, false}, // not a number
+		{"VmSwap", 0, false},
+	} {
+		if got, ok := procField(status, tc.name); got != tc.want || ok != tc.ok {
+			t.Errorf("procField(%s) = %d, %v; want %d, %v", tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// The /proc readers see this process: its memory, its system calls, its
+// context switches (it has waited for something by now) and its CPU time.
+func TestProcReadersOnSelf(t *testing.T) {
+	pid := os.Getpid()
+	m, err := ReadMemory(pid)
+	if err != nil || m.RSS <= 0 || m.HWM < m.RSS {
+		t.Errorf("ReadMemory = %+v, %v", m, err)
+	}
+	c, err := ReadSyscalls(pid)
+	if err != nil || c.Reads <= 0 {
+		t.Errorf("ReadSyscalls = %+v, %v", c, err)
+	}
+	if s, err := ReadSwitches(pid); err != nil || s.Voluntary+s.Involuntary <= 0 {
+		t.Errorf("ReadSwitches = %+v, %v", s, err)
+	}
+	if st := readStats(0); st != (procStats{}) {
+		t.Errorf("readStats(0) = %+v, want zero", st)
+	}
+}

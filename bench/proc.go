@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -118,37 +117,35 @@ type Memory struct {
 
 // ReadMemory reads VmRSS and VmHWM of pid.
 func ReadMemory(pid int) (Memory, error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	path := fmt.Sprintf("/proc/%d/status", pid)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return Memory{}, err
 	}
-	defer f.Close()
-	var m Memory
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
+	rss, ok := procField(string(data), "VmRSS")
+	if !ok {
+		return Memory{}, fmt.Errorf("no VmRSS in %s", path)
+	}
+	hwm, _ := procField(string(data), "VmHWM")
+	return Memory{RSS: rss << 10, HWM: hwm << 10}, nil // kB
+}
+
+// procField is the number that starts the value of "name:" in text, a
+// /proc file of "name: value" lines.
+func procField(text, name string) (int64, bool) {
+	for line := range strings.Lines(text) {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok || k != name {
 			continue
 		}
-		var dst *int64
-		switch k {
-		case "VmRSS":
-			dst = &m.RSS
-		case "VmHWM":
-			dst = &m.HWM
-		default:
-			continue
+		f := strings.Fields(v)
+		if len(f) == 0 {
+			return 0, false
 		}
-		fs := strings.Fields(v)
-		if len(fs) >= 1 {
-			n, _ := strconv.ParseInt(fs[0], 10, 64)
-			*dst = n << 10 // kB
-		}
+		n, err := strconv.ParseInt(f[0], 10, 64)
+		return n, err == nil
 	}
-	if m.RSS == 0 {
-		return m, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
-	}
-	return m, sc.Err()
+	return 0, false
 }
 
 // tailBuffer keeps the last max bytes written to it.
@@ -269,32 +266,17 @@ func (c Syscalls) Sub(o Syscalls) Syscalls { return Syscalls{c.Reads - o.Reads, 
 // ReadSyscalls returns pid's read and write system call counts from
 // /proc/<pid>/io.
 func ReadSyscalls(pid int) (Syscalls, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	path := fmt.Sprintf("/proc/%d/io", pid)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return Syscalls{}, err
 	}
-	var s Syscalls
-	var seen int
-	for _, line := range strings.Split(string(data), "\n") {
-		name, val, ok := strings.Cut(line, ":")
-		if !ok || (name != "syscr" && name != "syscw") {
-			continue
-		}
-		n, err := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
-		if err != nil {
-			return Syscalls{}, fmt.Errorf("/proc/%d/io: %s %q: %w", pid, name, val, err)
-		}
-		if name == "syscr" {
-			s.Reads = n
-		} else {
-			s.Writes = n
-		}
-		seen++
+	r, okR := procField(string(data), "syscr")
+	w, okW := procField(string(data), "syscw")
+	if !okR || !okW {
+		return Syscalls{}, fmt.Errorf("%s: no syscr and syscw", path)
 	}
-	if seen != 2 {
-		return Syscalls{}, fmt.Errorf("/proc/%d/io: no syscr and syscw", pid)
-	}
-	return s, nil
+	return Syscalls{Reads: r, Writes: w}, nil
 }
 
 // Switches counts a process's context switches, summed over its living
@@ -322,21 +304,35 @@ func ReadSwitches(pid int) (Switches, error) {
 		if err != nil {
 			continue // the thread is gone
 		}
-		for _, line := range strings.Split(string(data), "\n") {
-			name, val, ok := strings.Cut(line, ":")
-			if !ok {
-				continue
-			}
-			n, _ := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
-			switch name {
-			case "voluntary_ctxt_switches":
-				s.Voluntary += n
-			case "nonvoluntary_ctxt_switches":
-				s.Involuntary += n
-			}
-		}
+		v, _ := procField(string(data), "voluntary_ctxt_switches")
+		i, _ := procField(string(data), "nonvoluntary_ctxt_switches")
+		s.Voluntary, s.Involuntary = s.Voluntary+v, s.Involuntary+i
 	}
 	return s, nil
+}
+
+// procStats is what a streaming run reads of the agent or the bridge
+// before and after.
+type procStats struct {
+	CPU      CPUTime
+	Calls    Syscalls
+	Switches Switches
+}
+
+// readStats reads pid's procStats; pid 0 (no such process in this mode)
+// and anything unreadable read as zero.
+func readStats(pid int) procStats {
+	var s procStats
+	if pid != 0 {
+		s.CPU, _ = ReadCPU(pid)
+		s.Calls, _ = ReadSyscalls(pid)
+		s.Switches, _ = ReadSwitches(pid)
+	}
+	return s
+}
+
+func (s procStats) sub(o procStats) procStats {
+	return procStats{s.CPU.Sub(o.CPU), s.Calls.Sub(o.Calls), s.Switches.Sub(o.Switches)}
 }
 
 // SelfCPU is the CPU time this process has used (getrusage).

@@ -292,6 +292,28 @@ const pinnedSuffix = " pinned"
 // streamNames lists the streaming workloads in report order.
 var streamNames = []string{"chunks", "chunks" + pinnedSuffix, "diffs", "diffs" + pinnedSuffix}
 
+// eachStreamRuns calls f for every streaming workload and mode, in report
+// order, with that pair's runs that delivered anything.
+func (r *Report) eachStreamRuns(f func(name string, m Mode, runs []StreamResult)) {
+	for _, name := range streamNames {
+		byMode, ok := r.Stream[name]
+		if !ok {
+			continue
+		}
+		for _, m := range []Mode{Direct, Bridged} {
+			var runs []StreamResult
+			for _, x := range byMode[m] {
+				if x.Msgs > 0 && x.Elapsed > 0 {
+					runs = append(runs, x)
+				}
+			}
+			if len(runs) > 0 {
+				f(name, m, runs)
+			}
+		}
+	}
+}
+
 // Markdown renders the report.
 func (r *Report) Markdown() string {
 	var b strings.Builder
@@ -357,76 +379,52 @@ shared and noisy: nothing here is asserted by a test, the aims below are read, n
 		}
 		w("CPU time per delivered message, by process (user + system from `/proc/<pid>/stat`, 10 ms resolution; the client's is the whole harness process), the bridge's share of it spent in the kernel (system time: its reads and writes of the pipes, wake-ups, page faults), and the cores kept busy on average (all processes' CPU time over the run's wall time; this machine has %d):\n\n", runtime.NumCPU())
 		w("| workload | mode | agent µs/msg | bridge µs/msg | bridge in kernel | bridge reads/msg | bridge writes/msg | bridge page faults/msg | client µs/msg | all µs/msg | cores busy |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
-		for _, name := range streamNames {
-			runs, ok := r.Stream[name]
-			if !ok {
-				continue
+		r.eachStreamRuns(func(name string, m Mode, runs []StreamResult) {
+			var ag, br, brSys, brR, brW, brF, cl, all, busy []float64
+			for _, x := range runs {
+				per := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(x.Msgs) }
+				sum := x.AgentCPU + x.BridgeCPU + x.ClientCPU
+				ag, br, cl = append(ag, per(x.AgentCPU)), append(br, per(x.BridgeCPU)), append(cl, per(x.ClientCPU))
+				if x.BridgeCPU > 0 {
+					brSys = append(brSys, 100*x.BridgeSys.Seconds()/x.BridgeCPU.Seconds())
+				}
+				if x.BridgeCalls.Reads > 0 {
+					brR = append(brR, float64(x.BridgeCalls.Reads)/float64(x.Msgs))
+					brW = append(brW, float64(x.BridgeCalls.Writes)/float64(x.Msgs))
+					brF = append(brF, float64(x.BridgeFaults)/float64(x.Msgs))
+				}
+				all, busy = append(all, per(sum)), append(busy, sum.Seconds()/x.Elapsed.Seconds())
 			}
-			for _, m := range []Mode{Direct, Bridged} {
-				var ag, br, brSys, brR, brW, brF, cl, all, busy []float64
-				for _, x := range runs[m] {
-					if x.Msgs == 0 || x.Elapsed <= 0 {
-						continue
-					}
-					per := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(x.Msgs) }
-					sum := x.AgentCPU + x.BridgeCPU + x.ClientCPU
-					ag, br, cl = append(ag, per(x.AgentCPU)), append(br, per(x.BridgeCPU)), append(cl, per(x.ClientCPU))
-					if x.BridgeCPU > 0 {
-						brSys = append(brSys, 100*x.BridgeSys.Seconds()/x.BridgeCPU.Seconds())
-					}
-					if x.BridgeCalls.Reads > 0 {
-						brR = append(brR, float64(x.BridgeCalls.Reads)/float64(x.Msgs))
-						brW = append(brW, float64(x.BridgeCalls.Writes)/float64(x.Msgs))
-						brF = append(brF, float64(x.BridgeFaults)/float64(x.Msgs))
-					}
-					all, busy = append(all, per(sum)), append(busy, sum.Seconds()/x.Elapsed.Seconds())
-				}
-				if len(all) == 0 {
-					continue
-				}
-				bridgeCell, sysCell := fmtSpread(SpreadOf(br), "%.2f"), "–"
-				if len(brSys) > 0 {
-					sysCell = fmtSpread(SpreadOf(brSys), "%.0f%%")
-				}
-				readsCell, writesCell, faultsCell := "–", "–", "–"
-				if len(brR) > 0 {
-					readsCell, writesCell, faultsCell = fmtSpread(SpreadOf(brR), "%.3f"), fmtSpread(SpreadOf(brW), "%.3f"), fmtSpread(SpreadOf(brF), "%.2f")
-				}
-				if m == Direct {
-					bridgeCell, sysCell, readsCell, writesCell, faultsCell = "–", "–", "–", "–", "–"
-				}
-				w("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", name, m, fmtSpread(SpreadOf(ag), "%.2f"), bridgeCell, sysCell, readsCell, writesCell, faultsCell,
-					fmtSpread(SpreadOf(cl), "%.2f"), fmtSpread(SpreadOf(all), "%.2f"), fmtSpread(SpreadOf(busy), "%.2f"))
+			bridgeCell, sysCell := fmtSpread(SpreadOf(br), "%.2f"), "–"
+			if len(brSys) > 0 {
+				sysCell = fmtSpread(SpreadOf(brSys), "%.0f%%")
 			}
-		}
+			readsCell, writesCell, faultsCell := "–", "–", "–"
+			if len(brR) > 0 {
+				readsCell, writesCell, faultsCell = fmtSpread(SpreadOf(brR), "%.3f"), fmtSpread(SpreadOf(brW), "%.3f"), fmtSpread(SpreadOf(brF), "%.2f")
+			}
+			if m == Direct {
+				bridgeCell, sysCell, readsCell, writesCell, faultsCell = "–", "–", "–", "–", "–"
+			}
+			w("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", name, m, fmtSpread(SpreadOf(ag), "%.2f"), bridgeCell, sysCell, readsCell, writesCell, faultsCell,
+				fmtSpread(SpreadOf(cl), "%.2f"), fmtSpread(SpreadOf(all), "%.2f"), fmtSpread(SpreadOf(busy), "%.2f"))
+		})
 		w("\n")
 		w("Context switches per 1,000 delivered messages (summed over each process's threads from `/proc/<pid>/task/*/status`): voluntary ones are waits (an empty or full pipe, an idle thread parking), involuntary ones are the scheduler taking the core away for another process.\n\n")
 		w("| workload | mode | agent voluntary | agent involuntary | bridge voluntary | bridge involuntary |\n|---|---|---|---|---|---|\n")
-		for _, name := range streamNames {
-			runs, ok := r.Stream[name]
-			if !ok {
-				continue
+		r.eachStreamRuns(func(name string, m Mode, runs []StreamResult) {
+			var av, ai, bv, bi []float64
+			for _, x := range runs {
+				per := func(n int64) float64 { return 1000 * float64(n) / float64(x.Msgs) }
+				av, ai = append(av, per(x.AgentSwitches.Voluntary)), append(ai, per(x.AgentSwitches.Involuntary))
+				bv, bi = append(bv, per(x.BridgeSwitches.Voluntary)), append(bi, per(x.BridgeSwitches.Involuntary))
 			}
-			for _, m := range []Mode{Direct, Bridged} {
-				var av, ai, bv, bi []float64
-				for _, x := range runs[m] {
-					if x.Msgs == 0 {
-						continue
-					}
-					per := func(n int64) float64 { return 1000 * float64(n) / float64(x.Msgs) }
-					av, ai = append(av, per(x.AgentSwitches.Voluntary)), append(ai, per(x.AgentSwitches.Involuntary))
-					bv, bi = append(bv, per(x.BridgeSwitches.Voluntary)), append(bi, per(x.BridgeSwitches.Involuntary))
-				}
-				if len(av) == 0 {
-					continue
-				}
-				bvCell, biCell := fmtSpread(SpreadOf(bv), "%.1f"), fmtSpread(SpreadOf(bi), "%.1f")
-				if m == Direct {
-					bvCell, biCell = "–", "–"
-				}
-				w("| %s | %s | %s | %s | %s | %s |\n", name, m, fmtSpread(SpreadOf(av), "%.1f"), fmtSpread(SpreadOf(ai), "%.1f"), bvCell, biCell)
+			bvCell, biCell := fmtSpread(SpreadOf(bv), "%.1f"), fmtSpread(SpreadOf(bi), "%.1f")
+			if m == Direct {
+				bvCell, biCell = "–", "–"
 			}
-		}
+			w("| %s | %s | %s | %s | %s | %s |\n", name, m, fmtSpread(SpreadOf(av), "%.1f"), fmtSpread(SpreadOf(ai), "%.1f"), bvCell, biCell)
+		})
 		w("\n")
 	}
 

@@ -46,7 +46,7 @@ func (r *Runner) scratch(name string) (string, error) {
 //
 // With pin set, the process starts on one CPU: the agent (direct) on the
 // agent's, the bridge on the other (see Pinning).
-func (r *Runner) open(ctx context.Context, mode Mode, configure func(*Client), pin ...*Pinning) (*target, error) {
+func (r *Runner) open(ctx context.Context, mode Mode, configure func(*Client), pin *Pinning) (*target, error) {
 	dir, err := r.scratch(string(mode))
 	if err != nil {
 		return nil, err
@@ -68,12 +68,12 @@ func (r *Runner) open(ctx context.Context, mode Mode, configure func(*Client), p
 		t.proc, err = Spawn(cmd, configure)
 		return err
 	}
-	if len(pin) > 0 && pin[0] != nil {
-		cpu := pin[0].RestCPU
+	if pin != nil {
+		cpu := pin.RestCPU
 		if mode == Direct {
-			cpu = pin[0].AgentCPU
+			cpu = pin.AgentCPU
 		}
-		err = pin[0].start(cpu, spawn)
+		err = pin.start(cpu, spawn)
 	} else {
 		err = spawn()
 	}
@@ -110,9 +110,9 @@ type StreamResult struct {
 	AgentCPU, BridgeCPU, ClientCPU time.Duration
 	BridgeSys                      time.Duration // of BridgeCPU, in the kernel
 	BridgeFaults                   int64         // minor page faults the bridge took
-	// System calls the agent and the bridge made during the run (zero if
-	// unreadable; the bridge's zero direct).
-	AgentCalls, BridgeCalls Syscalls
+	// System calls the bridge made during the run (zero if unreadable, and
+	// direct).
+	BridgeCalls Syscalls
 	// Context switches of the agent's and the bridge's threads.
 	AgentSwitches, BridgeSwitches Switches
 }
@@ -159,15 +159,6 @@ func (r *Runner) Stream(ctx context.Context, mode Mode, script string, n int, pi
 			agentPID = 0
 		}
 	}
-	cpu := func() (agent, bridge CPUTime, client time.Duration) {
-		if agentPID != 0 {
-			agent, _ = ReadCPU(agentPID)
-		}
-		if bridgePID != 0 {
-			bridge, _ = ReadCPU(bridgePID)
-		}
-		return agent, bridge, SelfCPU()
-	}
 	if pin != nil {
 		if agentPID == 0 {
 			return StreamResult{}, fmt.Errorf("pinning: the agent's pid is unknown")
@@ -178,37 +169,20 @@ func (r *Runner) Stream(ctx context.Context, mode Mode, script string, n int, pi
 			return StreamResult{}, err
 		}
 	}
-	calls := func(pid int) Syscalls {
-		if pid == 0 {
-			return Syscalls{}
-		}
-		s, _ := ReadSyscalls(pid)
-		return s
-	}
-	switches := func(pid int) Switches {
-		if pid == 0 {
-			return Switches{}
-		}
-		s, _ := ReadSwitches(pid)
-		return s
-	}
-	ac0, bc0 := calls(agentPID), calls(bridgePID)
-	as0, bs0 := switches(agentPID), switches(bridgePID)
-	a0, b0, c0 := cpu()
+	a0, b0, c0 := readStats(agentPID), readStats(bridgePID), SelfCPU()
 	start := time.Now()
 	stop, err := t.proc.Client.Prompt(ctx, t.sid, script)
 	elapsed := time.Since(start)
 	if err != nil {
 		return StreamResult{}, t.fail(err)
 	}
-	a1, b1, c1 := cpu()
-	ac1, bc1 := calls(agentPID), calls(bridgePID)
-	as1, bs1 := switches(agentPID), switches(bridgePID)
+	agent, bridge, client := readStats(agentPID).sub(a0), readStats(bridgePID).sub(b0), SelfCPU()-c0
 	// OnUpdate runs on the read loop before the answer is dispatched, so
 	// got and bytes are final here.
-	res := StreamResult{Msgs: got, Bytes: bytes, Elapsed: elapsed, AgentCPU: a1.Sub(a0).Total(), BridgeCPU: b1.Sub(b0).Total(), BridgeSys: b1.Sub(b0).System, BridgeFaults: b1.Sub(b0).MinorFaults, ClientCPU: c1 - c0,
-		AgentCalls: ac1.Sub(ac0), BridgeCalls: bc1.Sub(bc0),
-		AgentSwitches: as1.Sub(as0), BridgeSwitches: bs1.Sub(bs0)}
+	res := StreamResult{Msgs: got, Bytes: bytes, Elapsed: elapsed,
+		AgentCPU: agent.CPU.Total(), BridgeCPU: bridge.CPU.Total(), ClientCPU: client,
+		BridgeSys: bridge.CPU.System, BridgeFaults: bridge.CPU.MinorFaults, BridgeCalls: bridge.Calls,
+		AgentSwitches: agent.Switches, BridgeSwitches: bridge.Switches}
 	if mode == Bridged {
 		if m, err := ReadMemory(t.proc.Pid()); err == nil {
 			res.PeakRSS = m.HWM
@@ -254,7 +228,7 @@ func (r *Runner) Latency(ctx context.Context, mode Mode, updates, prompts, appro
 			}
 			return AllowOnce(params)
 		}
-	})
+	}, nil)
 	if err != nil {
 		return res, err
 	}

@@ -8,7 +8,8 @@
 // Goroutines: main runs one subcommand. For serve, bridge.Bridge.Serve runs
 // on the main goroutine until stdin closes or SIGINT/SIGTERM arrives (the
 // signal context); everything else is owned by the bridge package. Before
-// serving, stdin and stdout are grown (internal/pipesize) and, when they are
-// pipes or sockets, served from Go's poller through non-blocking duplicates
-// (stdio_unix.go), closed when Serve returns.
+// serving, editorStdio grows stdin and stdout when they are pipes
+// (internal/pipesize) and, when they are pipes or sockets, serves them from
+// Go's poller through non-blocking duplicates (stdio_unix.go), closed when
+// Serve returns.
 package main

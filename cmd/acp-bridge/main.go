@@ -226,8 +226,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Settings: store, Logger: log, Version: version, WorkspaceDir: ws, Audit: auditor, TraceWire: c.trace,
 	})
 	log.Info("acp-bridge serving on stdio", zap.String("version", version), zap.String("workspace", ws), zap.Strings("config", snap.Sources))
-	growStdio(log, stdin, stdout)
-	in, out, closeStdio, err := pollableStdio(stdin, stdout)
+	in, out, closeStdio, err := editorStdio(log, stdin, stdout)
 	if err != nil {
 		log.Debug("stdio stays in blocking mode", zap.Error(err))
 	}
@@ -239,15 +238,33 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// growStdio enlarges the editor's pipes, when stdin and stdout are pipes, so
-// a burst of updates reaches the editor in few large writes
-// (internal/pipesize). Anything else (a terminal, a socket, a file) is left
-// as it is.
-func growStdio(log *zap.Logger, stdin io.Reader, stdout io.Writer) {
+// editorStdio prepares the editor's stdin and stdout for serving:
+//   - pipes are grown (internal/pipesize), so a burst of updates reaches
+//     the editor in few large writes;
+//   - pipes and sockets are served from Go's poller, through non-blocking
+//     duplicates (pollable): a child's read loop can then write a batch of
+//     updates to the editor itself, as much as the pipe takes at once and
+//     never waiting (acp.QueueWriter.Flush), and the editor's read loop
+//     and the writer goroutine wait in the poller rather than in a read(2)
+//     or write(2) that holds an OS thread.
+//
+// Anything else (a terminal, a file) is returned as it is, and so is a
+// stdout that is the same file as stderr (`2>&1` into a pipe: stderr's
+// writers expect a blocking descriptor); the error says why, for the log.
+// done closes the duplicates (stdin and stdout themselves stay open).
+func editorStdio(log *zap.Logger, stdin io.Reader, stdout io.Writer) (in io.Reader, out io.Writer, done func(), err error) {
+	in, out = stdin, stdout
+	var errs []error
+	var opened []*os.File
 	for _, end := range []struct {
-		name string
-		v    any
-	}{{"stdin", stdin}, {"stdout", stdout}} {
+		name  string
+		v     any
+		avoid *os.File // must not be the same file
+		set   func(*os.File)
+	}{
+		{"stdin", stdin, nil, func(f *os.File) { in = f }},
+		{"stdout", stdout, os.Stderr, func(f *os.File) { out = f }},
+	} {
 		f, ok := end.v.(*os.File)
 		if !ok {
 			continue
@@ -257,7 +274,20 @@ func growStdio(log *zap.Logger, stdin io.Reader, stdout io.Writer) {
 		} else {
 			log.Debug("editor pipe grown", zap.String("pipe", end.name), zap.Int("bytes", size))
 		}
+		p, err := pollable(f, end.avoid)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", end.name, err))
+			continue
+		}
+		end.set(p)
+		opened = append(opened, p)
 	}
+	done = func() {
+		for _, f := range opened {
+			_ = f.Close()
+		}
+	}
+	return in, out, done, errors.Join(errs...)
 }
 
 func demoAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

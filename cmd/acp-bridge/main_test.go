@@ -151,7 +151,7 @@ func TestEditorPipesGrown(t *testing.T) {
 }
 
 // The bridge serves the editor's pipes from Go's poller (non-blocking, see
-// pollableStdio), and a batch of updates followed by the agent's silence
+// editorStdio), and a batch of updates followed by the agent's silence
 // still reaches the editor whole: the child's read loop flushes the editor
 // queue before it waits for more.
 func TestUpdatesBeforeSilenceReachTheEditor(t *testing.T) {

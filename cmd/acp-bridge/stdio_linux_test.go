@@ -6,6 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"go.uber.org/zap"
 )
 
 func nonblocking(t *testing.T, f *os.File) bool {
@@ -52,20 +54,20 @@ func blockingPipe(t *testing.T) (r, w *os.File) {
 	return r, w
 }
 
-func TestPollableStdio(t *testing.T) {
+func TestEditorStdio(t *testing.T) {
 	t.Run("pipes become non-blocking duplicates", func(t *testing.T) {
 		inR, _ := blockingPipe(t)
 		_, outW := blockingPipe(t)
 		if nonblocking(t, inR) || nonblocking(t, outW) {
 			t.Fatal("the test pipes start non-blocking")
 		}
-		in, out, done, err := pollableStdio(inR, outW)
+		in, out, done, err := editorStdio(zap.NewNop(), inR, outW)
 		if err != nil {
 			t.Fatal(err)
 		}
 		inF, outF := in.(*os.File), out.(*os.File)
 		if inF == inR || outF == outW || fdOf(t, inF) == fdOf(t, inR) || fdOf(t, outF) == fdOf(t, outW) {
-			t.Fatal("pollableStdio returned the original descriptors, not duplicates")
+			t.Fatal("editorStdio returned the original descriptors, not duplicates")
 		}
 		done()
 		// The duplicates are closed; the originals still work and are now
@@ -83,7 +85,7 @@ func TestPollableStdio(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer f.Close()
-		_, out, done, err := pollableStdio(strings.NewReader(""), f)
+		_, out, done, err := editorStdio(zap.NewNop(), strings.NewReader(""), f)
 		defer done()
 		if err == nil || !strings.Contains(err.Error(), "stdout: not a pipe or socket") {
 			t.Fatalf("err = %v, want stdout: not a pipe or socket", err)

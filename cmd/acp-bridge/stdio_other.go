@@ -4,10 +4,10 @@ package main
 
 import (
 	"errors"
-	"io"
+	"os"
 )
 
-// pollableStdio leaves stdio as it is off unix.
-func pollableStdio(stdin io.Reader, stdout io.Writer) (io.Reader, io.Writer, func(), error) {
-	return stdin, stdout, func() {}, errors.New("stdio stays blocking on this platform")
+// pollable: off unix the editor's stdio stays as it is.
+func pollable(f, avoid *os.File) (*os.File, error) {
+	return nil, errors.New("only on unix")
 }

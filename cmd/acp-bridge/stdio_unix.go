@@ -3,51 +3,10 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"syscall"
 )
-
-// pollableStdio returns the editor's stdin and stdout in non-blocking mode,
-// as descriptors in Go's poller, when they are pipes or sockets. Then
-//   - a child's read loop can write a batch of updates to the editor itself,
-//     as much as the pipe takes at once and never waiting
-//     (acp.QueueWriter.Flush);
-//   - the writer goroutine waits for a full pipe, and the editor's read loop
-//     for input, in the poller instead of in a read(2) or write(2) that
-//     holds an OS thread.
-//
-// Anything else (a terminal, a file) is returned as it is, and so is a
-// stdout that is the same file as stderr (`2>&1` into a pipe: stderr's
-// writers expect a blocking descriptor). The error says why, for the log.
-// done closes the new descriptors (duplicates: stdin and stdout stay open).
-func pollableStdio(stdin io.Reader, stdout io.Writer) (in io.Reader, out io.Writer, done func(), err error) {
-	var errs []error
-	var opened []*os.File
-	in, out = stdin, stdout
-	if f, ok := stdin.(*os.File); ok {
-		if p, err := pollable(f, nil); err != nil {
-			errs = append(errs, fmt.Errorf("stdin: %w", err))
-		} else {
-			in, opened = p, append(opened, p)
-		}
-	}
-	if f, ok := stdout.(*os.File); ok {
-		if p, err := pollable(f, os.Stderr); err != nil {
-			errs = append(errs, fmt.Errorf("stdout: %w", err))
-		} else {
-			out, opened = p, append(opened, p)
-		}
-	}
-	done = func() {
-		for _, f := range opened {
-			_ = f.Close()
-		}
-	}
-	return in, out, done, errors.Join(errs...)
-}
 
 // pollable returns a duplicate of f's descriptor in non-blocking mode, as
 // a new *os.File that Go's poller serves, if f is a pipe or a socket and

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/acp-bridge/acp-bridge/policy"
 )
 
 // Errors of the broker, for errors.Is.
@@ -22,9 +24,9 @@ type Resolution struct {
 	// Outcome is "selected" (OptionID chosen) or "cancelled".
 	Outcome  string
 	OptionID string
-	// By is who resolved it: SourceUser, SourceTimeout, SourceCancel,
-	// SourceAgentExit, SourceEditorGone or SourceShutdown.
-	By Source
+	// By is who resolved it: policy.SourceUser, policy.SourceTimeout, policy.SourceCancel,
+	// policy.SourceAgentExit, policy.SourceEditorGone or SourceShutdown.
+	By policy.Source
 	// Rule and Scope carry an "Always allow/deny" rule as the person edited it.
 	Rule  string
 	Scope string
@@ -37,7 +39,7 @@ type Ticket struct {
 	SessionID string // the bridge's session id
 	Agent     string
 	Timeout   time.Duration // <= 0: no timeout
-	// TimeoutResolution is recorded when the timeout fires (By is forced to SourceTimeout).
+	// TimeoutResolution is recorded when the timeout fires (By is forced to policy.SourceTimeout).
 	TimeoutResolution Resolution
 	// Data is opaque to the broker (the forwarded request, for approvals/list).
 	Data any
@@ -113,7 +115,7 @@ func (b *Broker) Open(t Ticket) (*Approval, error) {
 	b.pending[t.ID] = a
 	if t.Timeout > 0 {
 		res := t.TimeoutResolution
-		res.By = SourceTimeout
+		res.By = policy.SourceTimeout
 		if res.Outcome == "" {
 			res.Outcome = "cancelled"
 		}

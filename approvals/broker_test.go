@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/acp-bridge/acp-bridge/policy"
 )
 
 func open(t *testing.T, b *Broker, id, session, agent string, timeout time.Duration) *Approval {
@@ -24,24 +26,24 @@ func TestBrokerResolutionPaths(t *testing.T) {
 	tests := []struct {
 		name    string
 		resolve func(b *Broker) int
-		wantBy  Source
+		wantBy  policy.Source
 		wantOut string
 	}{
 		{"user", func(b *Broker) int {
-			if err := b.Resolve("a1", Resolution{Outcome: "selected", OptionID: "x", By: SourceUser}); err != nil {
+			if err := b.Resolve("a1", Resolution{Outcome: "selected", OptionID: "x", By: policy.SourceUser}); err != nil {
 				return 0
 			}
 			return 1
-		}, SourceUser, "selected"},
+		}, policy.SourceUser, "selected"},
 		{"session cancel", func(b *Broker) int {
-			return b.ResolveSession("s1", Resolution{Outcome: "cancelled", By: SourceCancel})
-		}, SourceCancel, "cancelled"},
+			return b.ResolveSession("s1", Resolution{Outcome: "cancelled", By: policy.SourceCancel})
+		}, policy.SourceCancel, "cancelled"},
 		{"agent exit", func(b *Broker) int {
-			return b.ResolveAgent("demo", Resolution{Outcome: "cancelled", By: SourceAgentExit})
-		}, SourceAgentExit, "cancelled"},
+			return b.ResolveAgent("demo", Resolution{Outcome: "cancelled", By: policy.SourceAgentExit})
+		}, policy.SourceAgentExit, "cancelled"},
 		{"editor gone", func(b *Broker) int {
-			return b.ResolveAll(Resolution{Outcome: "cancelled", By: SourceEditorGone})
-		}, SourceEditorGone, "cancelled"},
+			return b.ResolveAll(Resolution{Outcome: "cancelled", By: policy.SourceEditorGone})
+		}, policy.SourceEditorGone, "cancelled"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -60,7 +62,7 @@ func TestBrokerResolutionPaths(t *testing.T) {
 			if r.By != tc.wantBy || r.Outcome != tc.wantOut {
 				t.Fatalf("resolution = %+v, want by %s outcome %s", r, tc.wantBy, tc.wantOut)
 			}
-			if tc.wantBy != SourceEditorGone {
+			if tc.wantBy != policy.SourceEditorGone {
 				select {
 				case <-other.Done():
 					t.Fatalf("unrelated approval was resolved: %+v", other.Resolution())
@@ -84,13 +86,13 @@ func TestBrokerTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.By != SourceTimeout || r.OptionID != "reject" {
+	if r.By != policy.SourceTimeout || r.OptionID != "reject" {
 		t.Fatalf("got %+v, want timeout with option reject", r)
 	}
 	if a.Expires.IsZero() {
 		t.Fatal("Expires not set")
 	}
-	err = b.Resolve("t1", Resolution{Outcome: "selected", OptionID: "allow", By: SourceUser})
+	err = b.Resolve("t1", Resolution{Outcome: "selected", OptionID: "allow", By: policy.SourceUser})
 	if !errors.Is(err, ErrAlreadyResolved) || !strings.Contains(err.Error(), "by timeout") {
 		t.Fatalf("late answer error = %v, want ErrAlreadyResolved naming the timeout", err)
 	}
@@ -99,14 +101,14 @@ func TestBrokerTimeout(t *testing.T) {
 func TestBrokerSecondAnswer(t *testing.T) {
 	b := NewBroker(nil)
 	open(t, b, "a", "s", "x", 0)
-	if err := b.Resolve("a", Resolution{Outcome: "selected", OptionID: "allow", By: SourceUser}); err != nil {
+	if err := b.Resolve("a", Resolution{Outcome: "selected", OptionID: "allow", By: policy.SourceUser}); err != nil {
 		t.Fatal(err)
 	}
-	err := b.Resolve("a", Resolution{Outcome: "selected", OptionID: "deny", By: SourceUser})
+	err := b.Resolve("a", Resolution{Outcome: "selected", OptionID: "deny", By: policy.SourceUser})
 	if !errors.Is(err, ErrAlreadyResolved) || !strings.Contains(err.Error(), "option allow") {
 		t.Fatalf("second answer: %v", err)
 	}
-	err = b.Resolve("nope", Resolution{By: SourceUser})
+	err = b.Resolve("nope", Resolution{By: policy.SourceUser})
 	if !errors.Is(err, ErrNotPending) || errors.Is(err, ErrAlreadyResolved) || !strings.Contains(err.Error(), "unknown") {
 		t.Fatalf("unknown id: %v", err)
 	}
@@ -133,20 +135,20 @@ func TestBrokerRaces(t *testing.T) {
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
-			if b.Resolve(fmt.Sprint(i), Resolution{Outcome: "selected", OptionID: "allow", By: SourceUser}) == nil {
+			if b.Resolve(fmt.Sprint(i), Resolution{Outcome: "selected", OptionID: "allow", By: policy.SourceUser}) == nil {
 				wins.Add(1)
 			}
 		}()
 		go func() {
 			defer wg.Done()
-			wins.Add(int64(b.ResolveSession("s", Resolution{Outcome: "cancelled", By: SourceCancel})))
+			wins.Add(int64(b.ResolveSession("s", Resolution{Outcome: "cancelled", By: policy.SourceCancel})))
 		}()
 	}
 	wg.Wait()
 	timeouts := 0
 	for _, a := range as {
 		r := a.Resolution()
-		if r.By == SourceTimeout {
+		if r.By == policy.SourceTimeout {
 			timeouts++
 		}
 	}

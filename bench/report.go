@@ -197,7 +197,7 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		logf("startup: direct median %s, bridged median %s", ms(SpreadOf(durations(rep.Startup[Direct])).Median), ms(SpreadOf(durations(rep.Startup[Bridged])).Median))
 	}
 	if c.want("policy") {
-		logf("policy: go test -bench Evaluate ./approvals/")
+		logf("policy: go test -bench Evaluate ./policy/")
 		pb, err := RunPolicyBench(ctx, c.Root, c.Runs)
 		if err != nil {
 			return nil, err
@@ -221,11 +221,11 @@ var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) n
 // RunPolicyBench runs the approvals package's Evaluate benchmarks (policy
 // decisions against 1,000 rules) count times and summarises them.
 func RunPolicyBench(ctx context.Context, root string, count int) ([]PolicyBench, error) {
-	cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", "Evaluate", "-benchmem", "-count", strconv.Itoa(count), "./approvals/")
+	cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", "Evaluate", "-benchmem", "-count", strconv.Itoa(count), "./policy/")
 	cmd.Dir = root
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return nil, fmt.Errorf("go test -bench Evaluate ./approvals/: %w\n%s", err, out)
+		return nil, fmt.Errorf("go test -bench Evaluate ./policy/: %w\n%s", err, out)
 	}
 	return parseBench(out), nil
 }
@@ -498,7 +498,7 @@ shared and noisy: nothing here is asserted by a test, the aims below are read, n
 
 	if len(r.Policy) > 0 {
 		w("## 4. Policy decisions (1,000 rules)\n\n")
-		w("`go test -run '^$' -bench Evaluate -benchmem -count %d ./approvals/`: `approvals.Evaluate` against a policy of 1,000 rules (700 Bash, 150 path, 100 domain, 46 MCP, 4 more). Median ns/op (min–max).\n\n", r.Config.Runs)
+		w("`go test -run '^$' -bench Evaluate -benchmem -count %d ./policy/`: `policy.Evaluate` against a policy of 1,000 rules (700 Bash, 150 path, 100 domain, 46 MCP, 4 more). Median ns/op (min–max).\n\n", r.Config.Runs)
 		w("| benchmark | ns/op | decisions/s (one core) | B/op | allocs/op |\n|---|---|---|---|---|\n")
 		for _, p := range r.Policy {
 			w("| %s | %s | %.0f | %.0f | %.0f |\n", p.Name, fmtSpread(p.NsPerOp, "%.0f"), 1e9/p.NsPerOp.Median, p.BytesPerOp, p.AllocsPerOp)

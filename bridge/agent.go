@@ -15,6 +15,8 @@ import (
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/agents"
 	"github.com/acp-bridge/acp-bridge/approvals"
+	"github.com/acp-bridge/acp-bridge/policy"
+	"github.com/acp-bridge/acp-bridge/profiles"
 )
 
 // Agent statuses reported by _acp-bridge/agents/list.
@@ -59,7 +61,7 @@ type agentRT struct {
 	init      acp.InitializeResponse
 	modes     json.RawMessage // the last session/new modes, for agents/list
 	modeIDs   map[string]bool
-	family    approvals.Family
+	family    profiles.Family
 	command   string
 	args      []string
 	starting  chan struct{} // non-nil while a start is in progress
@@ -376,7 +378,7 @@ func (a *agentRT) watch(proc *agents.Process, conn *acp.Conn, gen int) {
 	lastErr := a.lastErr
 	close(a.reported)
 	a.mu.Unlock()
-	by := approvals.SourceAgentExit
+	by := policy.SourceAgentExit
 	n := a.b.broker.ResolveAgent(a.name, approvals.Resolution{Outcome: acp.OutcomeCancelled, By: by})
 	if stopping {
 		a.log.Info("agent stopped", zap.Int("approvalsCancelled", n))
@@ -522,7 +524,7 @@ func (a *agentRT) offersMode(id string) bool {
 	return a.modeIDs[id]
 }
 
-func (a *agentRT) familyOf() approvals.Family {
+func (a *agentRT) familyOf() profiles.Family {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.family
@@ -554,11 +556,11 @@ func (cs closers) Close() error {
 }
 
 // familyOf is the configured tool-call family, else the one detected from the command.
-func familyOf(name, configured, command string, args []string) approvals.Family {
+func familyOf(name, configured, command string, args []string) profiles.Family {
 	if configured != "" {
-		return approvals.Family(configured)
+		return profiles.Family(configured)
 	}
-	return approvals.DetectFamily(name, command, args)
+	return profiles.DetectFamily(name, command, args)
 }
 
 // flushingReader is a child's stdout as its read loop sees it: before each

@@ -14,6 +14,7 @@ import (
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/approvals"
 	"github.com/acp-bridge/acp-bridge/internal/audit"
+	"github.com/acp-bridge/acp-bridge/policy"
 	"github.com/acp-bridge/acp-bridge/settings"
 )
 
@@ -65,7 +66,7 @@ type Bridge struct {
 	sessions   map[string]*session // by bridge session id
 	// runtimeRules are "always" grants made since the last settings change,
 	// so they apply at once, before the persisted copy comes back as settings.
-	runtimeRules []approvals.RuleText
+	runtimeRules []policy.RuleText
 	// runtimeBypass: agents switched to bypass by a card since the last settings change.
 	runtimeBypass map[string]bool
 	initialized   bool // the editor has its initialize answer
@@ -143,13 +144,13 @@ func (b *Bridge) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	b.editor = acp.NewConn(life, stream, &editorHandler{b: b}, opts)
 	close(gate) // handlers may use b.editor from here on
 	b.reportRuleProblems(true, false)
-	var reason approvals.Source
+	var reason policy.Source
 	select {
 	case <-b.editor.Done():
-		reason = approvals.SourceEditorGone
+		reason = policy.SourceEditorGone
 		b.log.Info("editor disconnected")
 	case <-ctx.Done():
-		reason = approvals.SourceShutdown
+		reason = policy.SourceShutdown
 		b.log.Info("shutting down")
 	}
 	close(b.editorGone)
@@ -171,7 +172,7 @@ func (b *Bridge) connOptions(peer string) acp.ConnOptions {
 }
 
 // shutdown resolves every approval, then stops every child.
-func (b *Bridge) shutdown(reason approvals.Source) {
+func (b *Bridge) shutdown(reason policy.Source) {
 	n := b.broker.ResolveAll(approvals.Resolution{Outcome: acp.OutcomeCancelled, By: reason})
 	if n > 0 {
 		b.log.Info("resolved pending approvals at shutdown", zap.Int("count", n), zap.String("by", string(reason)))

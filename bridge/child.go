@@ -10,6 +10,8 @@ import (
 
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/approvals"
+	"github.com/acp-bridge/acp-bridge/policy"
+	"github.com/acp-bridge/acp-bridge/profiles"
 )
 
 // childHandler serves one child agent process: the bridge as an ACP client.
@@ -146,7 +148,7 @@ func (b *Bridge) requestPermission(ctx context.Context, a *agentRT, params json.
 		return acp.Cancelled(), nil
 	}
 	merged := s.cache.Merge(req.ToolCall)
-	call, nerr := approvals.Normalize(a.familyOf(), merged)
+	call, nerr := profiles.Normalize(a.familyOf(), merged)
 	if nerr != nil {
 		a.log.Debug("tool call not understood; the policy will ask", zap.Error(nerr))
 	}
@@ -156,13 +158,13 @@ func (b *Bridge) requestPermission(ctx context.Context, a *agentRT, params json.
 	answerAllow := pickOption(req.Options, acp.KindAllowOnce)
 	answerReject := pickOption(req.Options, acp.KindRejectOnce)
 	switch d.verdict.Decision {
-	case approvals.Allow:
+	case policy.Allow:
 		if answerAllow != "" {
 			b.record(s, call, d, toolCallID, "", "allow", answerAllow, string(d.verdict.Source), 0)
 			return acp.Selected(answerAllow), nil
 		}
 		d.verdict.Reason += " (the agent offers no allow-once option, so the person decides)"
-	case approvals.Deny:
+	case policy.Deny:
 		b.record(s, call, d, toolCallID, "", "deny", answerReject, string(d.verdict.Source), 0)
 		if answerReject == "" {
 			return acp.Cancelled(), nil
@@ -181,12 +183,12 @@ func (b *Bridge) requestPermission(ctx context.Context, a *agentRT, params json.
 
 // decision is a verdict plus what was evaluated, for cards and the audit log.
 type decision struct {
-	verdict approvals.Verdict
-	mode    approvals.Mode
-	env     approvals.Env
+	verdict policy.Verdict
+	mode    policy.Mode
+	env     policy.Env
 }
 
-func (b *Bridge) decide(s *session, call approvals.Call) decision {
+func (b *Bridge) decide(s *session, call policy.Call) decision {
 	mode := b.effectiveMode(s)
 	req := DecisionRequest{
 		Agent: s.agent.name, SessionID: s.id, Call: call, Mode: mode,
@@ -214,7 +216,7 @@ func pickOption(opts []acp.PermissionOption, kind string) string {
 
 // ask opens an approval, forwards it to the editor and waits for exactly one
 // resolution. It returns the resolution and what was shown.
-func (b *Bridge) ask(ctx context.Context, s *session, call approvals.Call, d decision, toolCall json.RawMessage,
+func (b *Bridge) ask(ctx context.Context, s *session, call policy.Call, d decision, toolCall json.RawMessage,
 	toolCallID string, options []acp.PermissionOption, operation string) (approvals.Resolution, *forwarded, error) {
 	snap := b.snapshot()
 	timeout := snap.Config.Approvals.Timeout
@@ -227,7 +229,7 @@ func (b *Bridge) ask(ctx context.Context, s *session, call approvals.Call, d dec
 		ApprovalID: id, Agent: s.agent.name, SessionID: s.id, ToolCallID: toolCallID,
 		Tool: call.Tool, Specifier: d.verdict.Specifier, Paths: call.Paths, SubCommands: d.verdict.SubCommands,
 		MatchedRule: d.verdict.Rule, Source: string(d.verdict.Source), Reason: d.verdict.Reason, Breaker: d.verdict.Breaker,
-		Mode: string(d.mode), SuggestedRules: approvals.SuggestRules(call, d.env), Operation: operation,
+		Mode: string(d.mode), SuggestedRules: policy.SuggestRules(call, d.env), Operation: operation,
 	}
 	if meta.Tool == "" {
 		meta.Tool = "unknown"
@@ -256,7 +258,7 @@ func (b *Bridge) ask(ctx context.Context, s *session, call approvals.Call, d dec
 	var editorDone <-chan struct{} // the editor's answer (or its end) is in
 	pending, err := b.editor.Start(context.WithoutCancel(ctx), acp.MethodRequestPermission, fwd.params())
 	if err != nil {
-		_ = b.broker.Resolve(id, approvals.Resolution{Outcome: acp.OutcomeCancelled, By: approvals.SourceEditorGone})
+		_ = b.broker.Resolve(id, approvals.Resolution{Outcome: acp.OutcomeCancelled, By: policy.SourceEditorGone})
 	} else {
 		editorDone = pending.Done()
 	}
@@ -294,10 +296,10 @@ func (b *Bridge) takeEditorAnswer(id string, pending *acp.Pending) {
 		Meta    json.RawMessage       `json:"_meta"`
 	}
 	werr := pending.Wait(context.Background(), &resp)
-	r := approvals.Resolution{By: approvals.SourceUser}
+	r := approvals.Resolution{By: policy.SourceUser}
 	switch {
 	case werr != nil && isClosed(werr):
-		r = approvals.Resolution{Outcome: acp.OutcomeCancelled, By: approvals.SourceEditorGone}
+		r = approvals.Resolution{Outcome: acp.OutcomeCancelled, By: policy.SourceEditorGone}
 	case werr != nil:
 		b.log.Warn("editor answered the permission request with an error; treated as cancelled", zap.Error(werr))
 		r.Outcome = acp.OutcomeCancelled
@@ -318,16 +320,16 @@ func (b *Bridge) takeEditorAnswer(id string, pending *acp.Pending) {
 
 // withdrawnBy says why a child's request ctx ended: the agent went away (its
 // connection is gone) or it withdrew the request ($/cancel_request).
-func (b *Bridge) withdrawnBy(s *session) approvals.Source {
+func (b *Bridge) withdrawnBy(s *session) policy.Source {
 	c := s.agent.connFor(s.gen)
 	if c == nil {
-		return approvals.SourceAgentExit
+		return policy.SourceAgentExit
 	}
 	select {
 	case <-c.Done(): // the connection ended under the request
-		return approvals.SourceAgentExit
+		return policy.SourceAgentExit
 	default:
-		return approvals.SourceCancel
+		return policy.SourceCancel
 	}
 }
 
@@ -344,7 +346,7 @@ const (
 )
 
 // bridgeOptions lists what the person can choose, in design.md's order.
-func bridgeOptions(agent string, call approvals.Call, agentOpts []acp.PermissionOption) []acp.PermissionOption {
+func bridgeOptions(agent string, call policy.Call, agentOpts []acp.PermissionOption) []acp.PermissionOption {
 	understood := call.Tool != ""
 	out := []acp.PermissionOption{{OptionID: optAllowOnce, Name: "Allow once", Kind: acp.KindAllowOnce}}
 	if understood {
@@ -369,7 +371,7 @@ func bridgeOptions(agent string, call approvals.Call, agentOpts []acp.Permission
 // switch (e.g. Claude's plan-exit) all of them; otherwise any second option
 // of a kind the bridge already maps (allow_once/reject_once) and none of the
 // "always" ones (the bridge's own grants replace them).
-func agentExtras(call approvals.Call, opts []acp.PermissionOption) []acp.PermissionOption {
+func agentExtras(call policy.Call, opts []acp.PermissionOption) []acp.PermissionOption {
 	if call.Kind == "switch_mode" || call.Tool == "ExitPlanMode" {
 		return opts
 	}
@@ -392,7 +394,7 @@ func agentExtras(call approvals.Call, opts []acp.PermissionOption) []acp.Permiss
 
 // applyResolution turns the person's (or the broker's) resolution into the
 // child's answer, applying grants on the way.
-func (b *Bridge) applyResolution(s *session, call approvals.Call, d decision, fwd *forwarded,
+func (b *Bridge) applyResolution(s *session, call policy.Call, d decision, fwd *forwarded,
 	res approvals.Resolution, agentOpts []acp.PermissionOption) (any, error) {
 	allow := func() acp.RequestPermissionResponse {
 		if id := pickOption(agentOpts, acp.KindAllowOnce); id != "" {
@@ -411,7 +413,7 @@ func (b *Bridge) applyResolution(s *session, call approvals.Call, d decision, fw
 	}
 	out, outcome := b.resolveToAnswer(s, call, d, fwd, res, allow, reject)
 	b.finish(s, call, d, fwd, res, outcome, answerOption(out))
-	if res.OptionID == optRejectStop && res.By == approvals.SourceUser {
+	if res.OptionID == optRejectStop && res.By == policy.SourceUser {
 		return acp.AfterReply{Result: out, Then: func() { b.cancelSession(s.id, "deny and stop the turn") }}, nil
 	}
 	return out, nil
@@ -421,7 +423,7 @@ func answerOption(r acp.RequestPermissionResponse) string { return r.Outcome.Opt
 
 // resolveToAnswer maps a resolution to an answer and applies grants.
 // outcome is "allow", "deny" or "cancelled".
-func (b *Bridge) resolveToAnswer(s *session, call approvals.Call, d decision, fwd *forwarded, res approvals.Resolution,
+func (b *Bridge) resolveToAnswer(s *session, call policy.Call, d decision, fwd *forwarded, res approvals.Resolution,
 	allow, reject func() acp.RequestPermissionResponse) (acp.RequestPermissionResponse, string) {
 	if res.Outcome != acp.OutcomeSelected {
 		return acp.Cancelled(), "cancelled"

@@ -7,7 +7,7 @@ import (
 	"fmt"
 
 	"github.com/acp-bridge/acp-bridge/acp"
-	"github.com/acp-bridge/acp-bridge/approvals"
+	"github.com/acp-bridge/acp-bridge/policy"
 )
 
 // CodePermissionDenied answers a child's fs/terminal request that the policy
@@ -25,7 +25,7 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 		return nil, acp.InvalidParams(method, err)
 	}
 	childID := o.String("sessionId")
-	var call approvals.Call
+	var call policy.Call
 	var title, kind string
 	switch method {
 	case acp.MethodFSReadTextFile, acp.MethodFSWriteTextFile:
@@ -37,10 +37,10 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 			return nil, acp.InvalidParams(method, errors.New("path is required"))
 		}
 		if method == acp.MethodFSReadTextFile {
-			call = approvals.Call{Tool: "Read", Paths: []string{path}, Kind: "read"}
+			call = policy.Call{Tool: "Read", Paths: []string{path}, Kind: "read"}
 			title, kind = "Read "+path, "read"
 		} else {
-			call = approvals.Call{Tool: "Edit", Paths: []string{path}, Kind: "edit"}
+			call = policy.Call{Tool: "Edit", Paths: []string{path}, Kind: "edit"}
 			title, kind = "Write "+path, "edit"
 		}
 	case acp.MethodTerminalCreate:
@@ -54,8 +54,8 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 		if err := json.Unmarshal(params, &p); err != nil || p.Command == "" {
 			return nil, acp.InvalidParams(method, errors.New("command is required"))
 		}
-		cmd := approvals.ShellJoin(p.Command, p.Args)
-		call = approvals.Call{Tool: "Bash", Command: cmd, Kind: "execute"}
+		cmd := policy.ShellJoin(p.Command, p.Args)
+		call = policy.Call{Tool: "Bash", Command: cmd, Kind: "execute"}
 		title, kind = cmd, "execute"
 	}
 	call.Title, call.Kind = title, kind
@@ -66,10 +66,10 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 	}
 	d := b.decide(s, call)
 	switch d.verdict.Decision {
-	case approvals.Deny:
+	case policy.Deny:
 		b.record(s, call, d, "", "", "deny", "", string(d.verdict.Source), 0)
 		return nil, acp.Errorf(CodePermissionDenied, "%s refused by acp-bridge: %s", method, d.verdict.Reason)
-	case approvals.Ask:
+	case policy.Ask:
 		tc := acp.Object{}
 		tc.Set("toolCallId", "acp-bridge-"+newID())
 		tc.Set("title", title)

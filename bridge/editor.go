@@ -13,12 +13,13 @@ import (
 
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/approvals"
+	"github.com/acp-bridge/acp-bridge/policy"
 )
 
 // editorHandler serves the editor: the bridge as an ACP agent.
 type editorHandler struct{ b *Bridge }
 
-var policyModes = []approvals.Mode{approvals.ModeDefault, approvals.ModeAcceptEdits, approvals.ModePlan, approvals.ModeDontAsk, approvals.ModeBypass}
+var policyModes = []policy.Mode{policy.ModeDefault, policy.ModeAcceptEdits, policy.ModePlan, policy.ModeDontAsk, policy.ModeBypass}
 
 // bridgeMeta is _meta["acp-bridge"] of session/new, load and list params.
 type bridgeMeta struct {
@@ -89,7 +90,7 @@ func (b *Bridge) cancelSession(id, why string) {
 		return
 	}
 	sent := s.cancel()
-	n := b.broker.ResolveSession(id, approvals.Resolution{Outcome: acp.OutcomeCancelled, By: approvals.SourceCancel})
+	n := b.broker.ResolveSession(id, approvals.Resolution{Outcome: acp.OutcomeCancelled, By: policy.SourceCancel})
 	b.log.Info("session cancelled", zap.String("session", id), zap.String("why", why), zap.Int("approvalsCancelled", n))
 	if !sent {
 		return
@@ -238,9 +239,9 @@ func (b *Bridge) newSession(ctx context.Context, params json.RawMessage) (any, e
 	if err != nil {
 		return nil, err
 	}
-	var mode approvals.Mode
+	var mode policy.Mode
 	if meta.Mode != "" {
-		if mode, err = approvals.ParseMode(meta.Mode); err != nil {
+		if mode, err = policy.ParseMode(meta.Mode); err != nil {
 			return nil, acp.InvalidParams(acp.MethodSessionNew, err)
 		}
 	}
@@ -478,7 +479,7 @@ func (b *Bridge) setMode(ctx context.Context, params json.RawMessage) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	policyMode, perr := approvals.ParseMode(p.ModeID)
+	policyMode, perr := policy.ParseMode(p.ModeID)
 	childKnows := s.agent.offersMode(p.ModeID)
 	if perr != nil && !childKnows {
 		return nil, acp.Errorf(acp.CodeInvalidParams, "unknown mode %q: not a policy mode (%v) and agent %s offers no such mode", p.ModeID, policyModes, s.agent.name)
@@ -530,24 +531,24 @@ func (b *Bridge) forwardAuthenticate(ctx context.Context, params json.RawMessage
 }
 
 // effectiveMode is the policy mode in force for a session now.
-func (b *Bridge) effectiveMode(s *session) approvals.Mode {
+func (b *Bridge) effectiveMode(s *session) policy.Mode {
 	if m := s.modeOverride(); m != "" {
 		return m
 	}
 	snap := b.snapshot()
 	cfg := snap.Config.Agents[s.agent.name]
 	if cfg.BypassPermissions || b.runtimeBypassFor(s.agent.name) {
-		return approvals.ModeBypass
+		return policy.ModeBypass
 	}
 	for _, candidate := range []string{cfg.Mode, snap.Config.Permissions.DefaultMode} {
 		if candidate == "" {
 			continue
 		}
-		if m, err := approvals.ParseMode(candidate); err == nil {
+		if m, err := policy.ParseMode(candidate); err == nil {
 			return m
 		}
 	}
-	return approvals.ModeDefault
+	return policy.ModeDefault
 }
 
 func (b *Bridge) runtimeBypassFor(agent string) bool {
@@ -639,7 +640,7 @@ func (b *Bridge) approvalsRespond(params json.RawMessage) (any, error) {
 		}
 	}
 	err := b.broker.Resolve(p.ApprovalID, approvals.Resolution{
-		Outcome: acp.OutcomeSelected, OptionID: p.OptionID, By: approvals.SourceUser, Rule: p.Rule, Scope: p.Scope,
+		Outcome: acp.OutcomeSelected, OptionID: p.OptionID, By: policy.SourceUser, Rule: p.Rule, Scope: p.Scope,
 	})
 	if err != nil {
 		return nil, &acp.Error{Code: acp.CodeResourceNotFound, Message: err.Error()}

@@ -7,7 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/acp-bridge/acp-bridge/acp"
-	"github.com/acp-bridge/acp-bridge/approvals"
+	"github.com/acp-bridge/acp-bridge/policy"
 	"github.com/acp-bridge/acp-bridge/settings"
 )
 
@@ -23,8 +23,8 @@ func (b *Bridge) grantAlways(agent, list, rule, scope string) {
 	}
 	root := b.opts.WorkspaceDir
 	b.mu.Lock()
-	b.runtimeRules = append(b.runtimeRules, approvals.RuleText{List: list, Text: rule,
-		Origin: approvals.Origin{Layer: "grant:" + scope, Root: root}})
+	b.runtimeRules = append(b.runtimeRules, policy.RuleText{List: list, Text: rule,
+		Origin: policy.Origin{Layer: "grant:" + scope, Root: root}})
 	b.mu.Unlock()
 	go b.persist(settings.Grant{Kind: "rule", Scope: scope, List: list, Rule: rule})
 }

@@ -6,7 +6,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/acp-bridge/acp-bridge/acp"
-	"github.com/acp-bridge/acp-bridge/approvals"
+	"github.com/acp-bridge/acp-bridge/policy"
 	"github.com/acp-bridge/acp-bridge/settings"
 )
 
@@ -14,8 +14,8 @@ import (
 type DecisionRequest struct {
 	Agent                 string
 	SessionID             string
-	Call                  approvals.Call
-	Mode                  approvals.Mode
+	Call                  policy.Call
+	Mode                  policy.Mode
 	Cwd                   string
 	AdditionalDirectories []string
 	Session               *session
@@ -24,7 +24,7 @@ type DecisionRequest struct {
 // Decider decides allow, deny or ask for one call. The policy engine is the
 // production Decider; tests may plug in their own.
 type Decider interface {
-	Decide(req DecisionRequest) (approvals.Verdict, approvals.Env)
+	Decide(req DecisionRequest) (policy.Verdict, policy.Env)
 }
 
 // policyDecider evaluates the settings' rules, the runtime grants and the
@@ -36,34 +36,34 @@ type policyDecider struct {
 	mu       sync.Mutex
 	snap     *settings.Snapshot
 	runtime  int // len(b.runtimeRules) the cache was built with
-	compiled map[string]*approvals.Policy
+	compiled map[string]*policy.Policy
 }
 
 func newPolicyDecider(b *Bridge) *policyDecider {
-	return &policyDecider{b: b, compiled: map[string]*approvals.Policy{}}
+	return &policyDecider{b: b, compiled: map[string]*policy.Policy{}}
 }
 
-func (p *policyDecider) policy(agent string) (*approvals.Policy, *settings.Snapshot) {
+func (p *policyDecider) policy(agent string) (*policy.Policy, *settings.Snapshot) {
 	b := p.b
 	snap := b.snapshot()
 	b.mu.Lock()
-	runtime := append([]approvals.RuleText(nil), b.runtimeRules...)
+	runtime := append([]policy.RuleText(nil), b.runtimeRules...)
 	b.mu.Unlock()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.snap != snap || p.runtime != len(runtime) {
 		p.snap, p.runtime = snap, len(runtime)
-		p.compiled = map[string]*approvals.Policy{}
+		p.compiled = map[string]*policy.Policy{}
 	}
 	if pol, ok := p.compiled[agent]; ok {
 		return pol, snap
 	}
-	var rules []approvals.RuleText
+	var rules []policy.RuleText
 	for _, r := range snap.AgentRules(agent) {
 		rules = append(rules, ruleText(r))
 	}
 	rules = append(rules, runtime...)
-	pol, errs := approvals.Compile(rules)
+	pol, errs := policy.Compile(rules)
 	for _, e := range errs {
 		b.log.Warn("bad permission rule: it is ignored and can only make the bridge ask more", zap.String("agent", agent), zap.Error(e))
 	}
@@ -71,17 +71,17 @@ func (p *policyDecider) policy(agent string) (*approvals.Policy, *settings.Snaps
 	return pol, snap
 }
 
-func (p *policyDecider) Decide(req DecisionRequest) (approvals.Verdict, approvals.Env) {
+func (p *policyDecider) Decide(req DecisionRequest) (policy.Verdict, policy.Env) {
 	pol, snap := p.policy(req.Agent)
-	env := approvals.Env{
+	env := policy.Env{
 		Cwd: req.Cwd, ProjectRoot: p.b.opts.WorkspaceDir, Home: p.b.home,
 		AdditionalDirectories: append(append([]string(nil), snap.Config.Permissions.AdditionalDirectories...), req.AdditionalDirectories...),
-		FS:                    approvals.OSFS{},
+		FS:                    policy.OSFS{},
 	}
 	if env.Cwd == "" {
 		env.Cwd = env.ProjectRoot
 	}
-	var grants *approvals.Policy
+	var grants *policy.Policy
 	if req.Session != nil {
 		grants, _ = req.Session.grantPolicy()
 	}
@@ -89,22 +89,22 @@ func (p *policyDecider) Decide(req DecisionRequest) (approvals.Verdict, approval
 	// The agent's bypass holds unless the session was explicitly put in a
 	// stricter mode (plan, dontAsk), which then wins.
 	bypass := cfg.BypassPermissions || p.b.runtimeBypassFor(req.Agent)
-	if bypass && (req.Mode == approvals.ModePlan || req.Mode == approvals.ModeDontAsk) {
+	if bypass && (req.Mode == policy.ModePlan || req.Mode == policy.ModeDontAsk) {
 		bypass = false
 	}
-	v := approvals.Evaluate(approvals.Input{
+	v := policy.Evaluate(policy.Input{
 		Call: req.Call, Mode: req.Mode, Env: env, Policy: pol, Session: grants, AgentBypass: bypass,
 	})
 	return v, env
 }
 
 // ruleText carries a settings rule, with its origin, into the engine.
-func ruleText(r settings.Rule) approvals.RuleText {
+func ruleText(r settings.Rule) policy.RuleText {
 	layer := r.Layer
 	if r.Agent != "" {
 		layer += " agent:" + r.Agent
 	}
-	return approvals.RuleText{List: r.List, Text: r.Text, Origin: approvals.Origin{Layer: layer, File: r.File, Root: r.Root}}
+	return policy.RuleText{List: r.List, Text: r.Text, Origin: policy.Origin{Layer: layer, File: r.File, Root: r.Root}}
 }
 
 // ruleProblems compiles every agent's rules and returns each bad rule once.
@@ -114,11 +114,11 @@ func ruleProblems(snap *settings.Snapshot) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, name := range snap.AgentNames() {
-		var rules []approvals.RuleText
+		var rules []policy.RuleText
 		for _, r := range snap.AgentRules(name) {
 			rules = append(rules, ruleText(r))
 		}
-		_, errs := approvals.Compile(rules)
+		_, errs := policy.Compile(rules)
 		for _, e := range errs {
 			if msg := e.Error(); !seen[msg] {
 				seen[msg] = true

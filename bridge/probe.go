@@ -12,7 +12,7 @@ import (
 
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/agents"
-	"github.com/acp-bridge/acp-bridge/approvals"
+	"github.com/acp-bridge/acp-bridge/policy"
 	"github.com/acp-bridge/acp-bridge/settings"
 )
 
@@ -134,28 +134,28 @@ func PrintProbe(w io.Writer, rs []ProbeResult) {
 
 // Explain evaluates one call under the current settings, as the bridge would
 // for a new session of the agent in cwd.
-func Explain(snap *settings.Snapshot, workspace, agent, mode, cwd string, call approvals.Call) (approvals.Call, approvals.Verdict, []approvals.RuleError, error) {
+func Explain(snap *settings.Snapshot, workspace, agent, mode, cwd string, call policy.Call) (policy.Call, policy.Verdict, []policy.RuleError, error) {
 	if agent == "" {
 		agent = snap.Config.DefaultAgent
 	}
 	cfg, ok := snap.Config.Agents[agent]
 	if !ok && agent != "" {
-		return call, approvals.Verdict{}, nil, fmt.Errorf("unknown agent %q", agent)
+		return call, policy.Verdict{}, nil, fmt.Errorf("unknown agent %q", agent)
 	}
-	var rules []approvals.RuleText
+	var rules []policy.RuleText
 	for _, r := range snap.AgentRules(agent) {
 		rules = append(rules, ruleText(r))
 	}
-	pol, errs := approvals.Compile(rules)
-	m := approvals.ModeDefault
+	pol, errs := policy.Compile(rules)
+	m := policy.ModeDefault
 	for _, candidate := range []string{mode, cfg.Mode, snap.Config.Permissions.DefaultMode} {
 		if candidate == "" {
 			continue
 		}
-		pm, err := approvals.ParseMode(candidate)
+		pm, err := policy.ParseMode(candidate)
 		if err != nil {
 			if candidate == mode {
-				return call, approvals.Verdict{}, errs, err
+				return call, policy.Verdict{}, errs, err
 			}
 			continue
 		}
@@ -163,9 +163,9 @@ func Explain(snap *settings.Snapshot, workspace, agent, mode, cwd string, call a
 		break
 	}
 	home, _ := userHome()
-	v := approvals.Evaluate(approvals.Input{
+	v := policy.Evaluate(policy.Input{
 		Call: call, Mode: m, Policy: pol, AgentBypass: cfg.BypassPermissions && mode == "",
-		Env: approvals.Env{Cwd: cwd, ProjectRoot: workspace, Home: home, AdditionalDirectories: snap.Config.Permissions.AdditionalDirectories, FS: approvals.OSFS{}},
+		Env: policy.Env{Cwd: cwd, ProjectRoot: workspace, Home: home, AdditionalDirectories: snap.Config.Permissions.AdditionalDirectories, FS: policy.OSFS{}},
 	})
 	return call, v, errs, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/approvals"
 	"github.com/acp-bridge/acp-bridge/internal/audit"
+	"github.com/acp-bridge/acp-bridge/policy"
 )
 
 const timeFormat = time.RFC3339Nano
@@ -60,7 +61,7 @@ type resolvedNotice struct {
 
 // record logs a decision made without a card: audit line and a quiet
 // resolved notification for the chat.
-func (b *Bridge) record(s *session, call approvals.Call, d decision, toolCallID, approvalID, outcome, optionID, by string, latency time.Duration) {
+func (b *Bridge) record(s *session, call policy.Call, d decision, toolCallID, approvalID, outcome, optionID, by string, latency time.Duration) {
 	if approvalID == "" {
 		approvalID = newID()
 	}
@@ -72,10 +73,10 @@ func (b *Bridge) record(s *session, call approvals.Call, d decision, toolCallID,
 }
 
 // finish logs an approval the person was asked about.
-func (b *Bridge) finish(s *session, call approvals.Call, d decision, fwd *forwarded, res approvals.Resolution, outcome, answered string) {
+func (b *Bridge) finish(s *session, call policy.Call, d decision, fwd *forwarded, res approvals.Resolution, outcome, answered string) {
 	by := string(res.By)
 	rule := ""
-	if res.By == approvals.SourceUser && (res.OptionID == optAllowAlways || res.OptionID == optRejectAlways || res.OptionID == optAllowSession) {
+	if res.By == policy.SourceUser && (res.OptionID == optAllowAlways || res.OptionID == optRejectAlways || res.OptionID == optAllowSession) {
 		rule = res.Rule
 		if rule == "" && len(fwd.Meta.SuggestedRules) > 0 {
 			rule = fwd.Meta.SuggestedRules[0]
@@ -83,7 +84,7 @@ func (b *Bridge) finish(s *session, call approvals.Call, d decision, fwd *forwar
 	}
 	b.audit(s, call, d, fwd.Meta.ToolCallID, fwd.Meta.ApprovalID, outcome, answered, by, rule, res.At.Sub(fwd.created))
 	chosen := ""
-	if res.By == approvals.SourceUser {
+	if res.By == policy.SourceUser {
 		chosen = res.OptionID
 	}
 	b.notifyEditor(acp.MethodApprovalResolved, resolvedNotice{
@@ -92,7 +93,7 @@ func (b *Bridge) finish(s *session, call approvals.Call, d decision, fwd *forwar
 	})
 }
 
-func (b *Bridge) audit(s *session, call approvals.Call, d decision, toolCallID, approvalID, outcome, optionID, by, rule string, latency time.Duration) {
+func (b *Bridge) audit(s *session, call policy.Call, d decision, toolCallID, approvalID, outcome, optionID, by, rule string, latency time.Duration) {
 	if b.opts.Audit == nil {
 		return
 	}

@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"sync"
 
-	"github.com/acp-bridge/acp-bridge/approvals"
+	"github.com/acp-bridge/acp-bridge/policy"
+	"github.com/acp-bridge/acp-bridge/profiles"
 )
 
 // session is one bridge session: the editor's id for a session of one agent.
@@ -17,7 +18,7 @@ type session struct {
 	gen     int    // the agent process generation that created it
 	cwd     string
 	addDirs []string
-	cache   *approvals.ToolCallCache
+	cache   *profiles.ToolCallCache
 
 	// holding and held: updates that arrived before the editor had this
 	// session's id; guarded by agent.fwdMu (see updates.go).
@@ -25,9 +26,9 @@ type session struct {
 	held    []update
 
 	mu     sync.Mutex
-	mode   approvals.Mode // "" = the agent's / global default
-	grants []approvals.RuleText
-	grantP *approvals.Policy // compiled grants, nil when none
+	mode   policy.Mode // "" = the agent's / global default
+	grants []policy.RuleText
+	grantP *policy.Policy // compiled grants, nil when none
 	turns  map[*turn]struct{}
 	// cancelled is set by session/cancel and cleared when a new turn starts:
 	// permission requests arriving in between are answered "cancelled".
@@ -54,7 +55,7 @@ func newSession(id string, a *agentRT, childID string, gen int, cwd string, addD
 	idQuote, _ := json.Marshal(id)
 	return &session{
 		id: id, idQuote: idQuote, agent: a, childID: childID, gen: gen, cwd: cwd, addDirs: addDirs,
-		cache: approvals.NewToolCallCache(1024),
+		cache: profiles.NewToolCallCache(1024),
 		turns: map[*turn]struct{}{},
 	}
 }
@@ -98,13 +99,13 @@ func (s *session) isCancelled() bool {
 	return s.cancelled
 }
 
-func (s *session) setMode(m approvals.Mode) {
+func (s *session) setMode(m policy.Mode) {
 	s.mu.Lock()
 	s.mode = m
 	s.mu.Unlock()
 }
 
-func (s *session) modeOverride() approvals.Mode {
+func (s *session) modeOverride() policy.Mode {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.mode
@@ -119,10 +120,10 @@ func (s *session) grant(rule string) error {
 			return nil
 		}
 	}
-	next := append(append([]approvals.RuleText(nil), s.grants...), approvals.RuleText{
-		List: "allow", Text: rule, Origin: approvals.Origin{Layer: "session", Root: s.cwd},
+	next := append(append([]policy.RuleText(nil), s.grants...), policy.RuleText{
+		List: "allow", Text: rule, Origin: policy.Origin{Layer: "session", Root: s.cwd},
 	})
-	p, errs := approvals.Compile(next)
+	p, errs := policy.Compile(next)
 	if len(errs) > 0 {
 		return errs[0]
 	}
@@ -135,11 +136,11 @@ func (s *session) revoke(rule string) bool {
 	defer s.mu.Unlock()
 	for i, g := range s.grants {
 		if g.Text == rule {
-			next := append(append([]approvals.RuleText(nil), s.grants[:i]...), s.grants[i+1:]...)
+			next := append(append([]policy.RuleText(nil), s.grants[:i]...), s.grants[i+1:]...)
 			s.grants = next
 			s.grantP = nil
 			if len(next) > 0 {
-				s.grantP, _ = approvals.Compile(next)
+				s.grantP, _ = policy.Compile(next)
 			}
 			return true
 		}
@@ -147,7 +148,7 @@ func (s *session) revoke(rule string) bool {
 	return false
 }
 
-func (s *session) grantPolicy() (*approvals.Policy, []approvals.RuleText) {
+func (s *session) grantPolicy() (*policy.Policy, []policy.RuleText) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.grantP, s.grants

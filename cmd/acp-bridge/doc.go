@@ -3,7 +3,7 @@
 // place. See README.md and docs/.
 //
 // main.go is wiring only: flags, subcommands, signals, logging. The logic
-// lives in bridge/, settings/, approvals/, agents/ and internal/.
+// lives in bridge/, settings/, policy/, profiles/, approvals/, agents/ and internal/.
 //
 // Goroutines: main runs one subcommand. For serve, bridge.Bridge.Serve runs
 // on the main goroutine until stdin closes or SIGINT/SIGTERM arrives (the

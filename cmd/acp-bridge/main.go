@@ -17,13 +17,13 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/acp-bridge/acp-bridge/approvals"
 	"github.com/acp-bridge/acp-bridge/bridge"
 	"github.com/acp-bridge/acp-bridge/internal/audit"
 	"github.com/acp-bridge/acp-bridge/internal/chat"
 	"github.com/acp-bridge/acp-bridge/internal/demoagent"
 	"github.com/acp-bridge/acp-bridge/internal/pipesize"
 	"github.com/acp-bridge/acp-bridge/internal/policycli"
+	"github.com/acp-bridge/acp-bridge/policy"
 	"github.com/acp-bridge/acp-bridge/settings"
 )
 
@@ -448,7 +448,7 @@ func policyCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 2
 		}
 		defer store.Close()
-		call := approvals.Call{Tool: tool, Command: command, URL: url}
+		call := policy.Call{Tool: tool, Command: command, URL: url}
 		if path != "" {
 			call.Paths = []string{path}
 		}

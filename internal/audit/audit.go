@@ -31,7 +31,7 @@ type Record struct {
 	SessionID  string          `json:"sessionId"`
 	ToolCallID string          `json:"toolCallId,omitempty"`
 	ApprovalID string          `json:"approvalId,omitempty"`
-	Call       json.RawMessage `json:"call,omitempty"` // the canonical call (approvals.Call)
+	Call       json.RawMessage `json:"call,omitempty"` // the canonical call (policy.Call)
 	Specifier  string          `json:"specifier,omitempty"`
 	Decision   string          `json:"decision"`
 	Source     string          `json:"source"`

@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/acp-bridge/acp-bridge/approvals"
+	"github.com/acp-bridge/acp-bridge/policy"
 )
 
 // maxLine bounds one input line.
@@ -149,9 +149,9 @@ func Evaluate(req Request) (Response, error) {
 		return Response{}, err
 	}
 	call.Kind, call.Title = req.Kind, req.Title
-	mode := approvals.ModeDefault
+	mode := policy.ModeDefault
 	if req.Mode != "" {
-		if mode, err = approvals.ParseMode(req.Mode); err != nil {
+		if mode, err = policy.ParseMode(req.Mode); err != nil {
 			return Response{}, err
 		}
 	}
@@ -176,22 +176,22 @@ func Evaluate(req Request) (Response, error) {
 	if rulesRoot == "" {
 		rulesRoot = root
 	}
-	origin := approvals.Origin{Layer: "policy-eval", Root: rulesRoot}
-	var rules []approvals.RuleText
+	origin := policy.Origin{Layer: "policy-eval", Root: rulesRoot}
+	var rules []policy.RuleText
 	for _, l := range []struct {
 		list  string
 		texts []string
 	}{{"allow", req.Rules.Allow}, {"ask", req.Rules.Ask}, {"deny", req.Rules.Deny}} {
 		for _, t := range l.texts {
-			rules = append(rules, approvals.RuleText{List: l.list, Text: t, Origin: origin})
+			rules = append(rules, policy.RuleText{List: l.list, Text: t, Origin: origin})
 		}
 	}
-	pol, errs := approvals.Compile(rules)
-	env := approvals.Env{Cwd: cwd, ProjectRoot: root, Home: home, AdditionalDirectories: req.AdditionalDirectories, FS: approvals.OSFS{}}
+	pol, errs := policy.Compile(rules)
+	env := policy.Env{Cwd: cwd, ProjectRoot: root, Home: home, AdditionalDirectories: req.AdditionalDirectories, FS: policy.OSFS{}}
 	if req.Symlinks != nil {
-		env.FS = approvals.MapFS(*req.Symlinks)
+		env.FS = policy.MapFS(*req.Symlinks)
 	}
-	v := approvals.Evaluate(approvals.Input{Call: call, Mode: mode, Env: env, Policy: pol})
+	v := policy.Evaluate(policy.Input{Call: call, Mode: mode, Env: env, Policy: pol})
 	rule := v.Rule
 	resp := Response{
 		ID: idOr(req.ID), Decision: string(v.Decision), Rule: &rule, Source: string(v.Source), Reason: v.Reason,
@@ -207,8 +207,8 @@ func Evaluate(req Request) (Response, error) {
 // Bash {"command"} or a plain string; Read/Edit/Write/MultiEdit/NotebookEdit
 // {"file_path"|"path"|"notebook_path"|"paths"}; WebFetch {"url"};
 // WebSearch {"query"}; anything else is kept as the raw input.
-func CallFromInput(tool string, input json.RawMessage) (approvals.Call, error) {
-	call := approvals.Call{Tool: tool, Input: input}
+func CallFromInput(tool string, input json.RawMessage) (policy.Call, error) {
+	call := policy.Call{Tool: tool, Input: input}
 	if len(input) == 0 || string(input) == "null" {
 		return call, nil
 	}

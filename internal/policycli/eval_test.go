@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acp-bridge/acp-bridge/approvals"
+	"github.com/acp-bridge/acp-bridge/policy"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/eval_out.jsonl")
@@ -146,21 +146,21 @@ func TestEvalNoTrailingNewline(t *testing.T) {
 func TestCallFromInput(t *testing.T) {
 	for _, tc := range []struct {
 		tool, input string
-		want        approvals.Call
+		want        policy.Call
 		err         bool
 	}{
-		{"Bash", `{"command":"ls"}`, approvals.Call{Tool: "Bash", Command: "ls"}, false},
-		{"Bash", `"ls -la"`, approvals.Call{Tool: "Bash", Command: "ls -la"}, false},
-		{"Bash", `{"cmd":"ls"}`, approvals.Call{}, true},
-		{"Bash", `[1]`, approvals.Call{}, true},
-		{"Read", `{"file_path":"a"}`, approvals.Call{Tool: "Read", Paths: []string{"a"}}, false},
-		{"Read", `"a"`, approvals.Call{Tool: "Read", Paths: []string{"a"}}, false},
-		{"Edit", `{"path":"b"}`, approvals.Call{Tool: "Edit", Paths: []string{"b"}}, false},
-		{"NotebookEdit", `{"notebook_path":"n.ipynb"}`, approvals.Call{Tool: "NotebookEdit", Paths: []string{"n.ipynb"}}, false},
-		{"Read", `{}`, approvals.Call{}, true},
-		{"WebFetch", `{"url":"https://x.org"}`, approvals.Call{Tool: "WebFetch", URL: "https://x.org"}, false},
-		{"WebSearch", `{"query":"q"}`, approvals.Call{Tool: "WebSearch", Query: "q"}, false},
-		{"mcp__s__t", `[1,2]`, approvals.Call{Tool: "mcp__s__t"}, false},
+		{"Bash", `{"command":"ls"}`, policy.Call{Tool: "Bash", Command: "ls"}, false},
+		{"Bash", `"ls -la"`, policy.Call{Tool: "Bash", Command: "ls -la"}, false},
+		{"Bash", `{"cmd":"ls"}`, policy.Call{}, true},
+		{"Bash", `[1]`, policy.Call{}, true},
+		{"Read", `{"file_path":"a"}`, policy.Call{Tool: "Read", Paths: []string{"a"}}, false},
+		{"Read", `"a"`, policy.Call{Tool: "Read", Paths: []string{"a"}}, false},
+		{"Edit", `{"path":"b"}`, policy.Call{Tool: "Edit", Paths: []string{"b"}}, false},
+		{"NotebookEdit", `{"notebook_path":"n.ipynb"}`, policy.Call{Tool: "NotebookEdit", Paths: []string{"n.ipynb"}}, false},
+		{"Read", `{}`, policy.Call{}, true},
+		{"WebFetch", `{"url":"https://x.org"}`, policy.Call{Tool: "WebFetch", URL: "https://x.org"}, false},
+		{"WebSearch", `{"query":"q"}`, policy.Call{Tool: "WebSearch", Query: "q"}, false},
+		{"mcp__s__t", `[1,2]`, policy.Call{Tool: "mcp__s__t"}, false},
 	} {
 		got, err := CallFromInput(tc.tool, json.RawMessage(tc.input))
 		if (err != nil) != tc.err {
@@ -178,9 +178,9 @@ func TestCallFromInput(t *testing.T) {
 }
 
 func TestExplain(t *testing.T) {
-	pol, _ := approvals.Compile([]approvals.RuleText{{List: "deny", Text: "Bash(rm *)", Origin: approvals.Origin{Layer: "user", File: "/h/.config/acp-bridge/config.yaml"}}})
-	call := approvals.Call{Tool: "Bash", Command: "cd build && rm -rf out"}
-	v := approvals.Evaluate(approvals.Input{Call: call, Env: approvals.Env{Cwd: "/w", Home: "/h"}, Policy: pol})
+	pol, _ := policy.Compile([]policy.RuleText{{List: "deny", Text: "Bash(rm *)", Origin: policy.Origin{Layer: "user", File: "/h/.config/acp-bridge/config.yaml"}}})
+	call := policy.Call{Tool: "Bash", Command: "cd build && rm -rf out"}
+	v := policy.Evaluate(policy.Input{Call: call, Env: policy.Env{Cwd: "/w", Home: "/h"}, Policy: pol})
 	var b bytes.Buffer
 	Explain(&b, call, v)
 	got := b.String()
@@ -191,8 +191,8 @@ func TestExplain(t *testing.T) {
 		}
 	}
 	b.Reset()
-	call = approvals.Call{Tool: "Bash", Command: "rm -rf ~"}
-	v = approvals.Evaluate(approvals.Input{Call: call, Mode: approvals.ModeBypass, Env: approvals.Env{Cwd: "/w", Home: "/h"}})
+	call = policy.Call{Tool: "Bash", Command: "rm -rf ~"}
+	v = policy.Evaluate(policy.Input{Call: call, Mode: policy.ModeBypass, Env: policy.Env{Cwd: "/w", Home: "/h"}})
 	Explain(&b, call, v)
 	if !strings.Contains(b.String(), "Breaker:   rm -r of the home directory") {
 		t.Errorf("breaker not explained:\n%s", b.String())

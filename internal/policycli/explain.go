@@ -5,18 +5,18 @@ import (
 	"io"
 	"strings"
 
-	"github.com/acp-bridge/acp-bridge/approvals"
+	"github.com/acp-bridge/acp-bridge/policy"
 )
 
 // Explain prints a verdict for a person: the call, the decision and what
 // produced it, the rule and where it came from, the circuit breaker, and
 // the sub-commands found in a shell command. Write errors are ignored: the
 // explanation goes to a terminal.
-func Explain(w io.Writer, call approvals.Call, v approvals.Verdict) {
+func Explain(w io.Writer, call policy.Call, v policy.Verdict) {
 	var b strings.Builder
 	spec := v.Specifier
 	if spec == "" {
-		spec = approvals.Specifier(call)
+		spec = policy.Specifier(call)
 	}
 	fmt.Fprintf(&b, "Call:      %s\n", spec)
 	if call.Kind != "" {
@@ -48,23 +48,23 @@ func Explain(w io.Writer, call approvals.Call, v approvals.Verdict) {
 	_, _ = io.WriteString(w, b.String())
 }
 
-func describeSource(s approvals.Source) string {
+func describeSource(s policy.Source) string {
 	switch s {
-	case approvals.SourceRule:
+	case policy.SourceRule:
 		return "by a rule"
-	case approvals.SourceMode:
+	case policy.SourceMode:
 		return "by the permission mode"
-	case approvals.SourceReadOnly:
+	case policy.SourceReadOnly:
 		return "read-only, needs no prompt"
-	case approvals.SourceBreaker:
+	case policy.SourceBreaker:
 		return "circuit breaker"
-	case approvals.SourceBypass:
+	case policy.SourceBypass:
 		return "bypassPermissions"
-	case approvals.SourceSessionGrant:
+	case policy.SourceSessionGrant:
 		return "granted for this session"
-	case approvals.SourceDefault:
+	case policy.SourceDefault:
 		return "nothing allows it: the mode's default"
-	case approvals.SourceUnknownCall:
+	case policy.SourceUnknownCall:
 		return "the call was not understood"
 	}
 	return string(s)

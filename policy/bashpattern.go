@@ -1,0 +1,183 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+)
+
+// wild marks a wildcard inside a compiled Bash pattern (commands cannot
+// contain NUL, so it never collides with text).
+const wild = '\x00'
+
+// bashPattern is a compiled Bash(...) specifier. The pattern is normalised
+// like a command line (quotes and escapes removed, words joined by one
+// space) so that it compares with the sub-command text built the same way.
+type bashPattern struct {
+	glob  string   // normalised pattern, wild for each unquoted *
+	segs  []string // literal pieces between wildcards
+	lead  bool     // starts with a wildcard
+	trail bool     // ends with a wildcard
+	// boundary: a trailing " *" or ":*": matches the prefix alone or the
+	// prefix followed by a space and anything ("ls *" matches "ls -la", not "lsof").
+	boundary bool
+	// first is the literal first word, "" when it holds a wildcard.
+	first string
+}
+
+func compileBashPattern(spec string) (bashPattern, error) {
+	var p bashPattern
+	s := strings.TrimSpace(spec)
+	if i := strings.Index(s, ":*"); i >= 0 {
+		if i != len(s)-2 {
+			return p, fmt.Errorf("%w %q: the legacy :* form must end the pattern", ErrRuleSpecifier, spec)
+		}
+		s = strings.TrimSpace(s[:i])
+		p.boundary = true
+	} else if strings.HasSuffix(s, " *") && !strings.HasSuffix(s, "\\ *") {
+		s = strings.TrimSpace(s[:len(s)-2])
+		p.boundary = true
+	}
+	if s == "" {
+		return p, fmt.Errorf("%w %q: nothing before the wildcard", ErrRuleSpecifier, spec)
+	}
+	g, err := normalizePattern(s)
+	if err != nil {
+		return p, fmt.Errorf("%w %q: %v", ErrRuleSpecifier, spec, err)
+	}
+	if g == "" {
+		return p, fmt.Errorf("%w %q: empty command", ErrRuleSpecifier, spec)
+	}
+	p.glob = g
+	p.segs = strings.Split(g, string(wild))
+	p.lead = g[0] == wild
+	p.trail = g[len(g)-1] == wild
+	fw := g
+	if i := strings.IndexByte(g, ' '); i >= 0 {
+		fw = g[:i]
+	}
+	if strings.IndexByte(fw, wild) < 0 {
+		p.first = fw
+	}
+	return p, nil
+}
+
+// normalizePattern lexes a pattern like shell words: whitespace separates
+// words, quotes group, a backslash escapes; an unquoted * is a wildcard.
+func normalizePattern(s string) (string, error) {
+	var b strings.Builder
+	inWord := false
+	sep := func() {
+		if inWord {
+			return
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		inWord = true
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			inWord = false
+		case '\\':
+			sep()
+			if i+1 < len(s) {
+				i++
+				b.WriteByte(s[i])
+			}
+		case '*':
+			sep()
+			b.WriteByte(wild)
+		case '\'':
+			sep()
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return "", fmt.Errorf("unterminated quote")
+			}
+			b.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+		case '"':
+			sep()
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0 {
+					i++
+				}
+				b.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return "", fmt.Errorf("unterminated quote")
+			}
+		default:
+			sep()
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), nil
+}
+
+// match reports whether the normalised command text t matches.
+func (p *bashPattern) match(t string) bool {
+	if !p.boundary {
+		return p.globMatch(t)
+	}
+	if len(p.segs) == 1 { // no wildcard: exact or prefix + space
+		lit := p.segs[0]
+		return len(t) >= len(lit) && t[:len(lit)] == lit && (len(t) == len(lit) || t[len(lit)] == ' ')
+	}
+	if p.globMatch(t) {
+		return true
+	}
+	for i := 0; i < len(t); i++ {
+		if t[i] == ' ' && p.globMatch(t[:i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// globMatch matches t against segs joined by wildcards.
+func (p *bashPattern) globMatch(t string) bool {
+	segs := p.segs
+	if len(segs) == 1 {
+		return t == segs[0]
+	}
+	// first segment is anchored at the start, the last at the end.
+	if !strings.HasPrefix(t, segs[0]) {
+		return false
+	}
+	t = t[len(segs[0]):]
+	last := segs[len(segs)-1]
+	for _, s := range segs[1 : len(segs)-1] {
+		if s == "" {
+			continue
+		}
+		i := strings.Index(t, s)
+		if i < 0 {
+			return false
+		}
+		t = t[i+len(s):]
+	}
+	return len(t) >= len(last) && t[len(t)-len(last):] == last
+}
+
+// String renders the pattern back with * for wildcards.
+func (p *bashPattern) String() string {
+	s := strings.ReplaceAll(p.glob, string(wild), "*")
+	if p.boundary {
+		s += " *"
+	}
+	return s
+}
+
+// wildMatch matches s against a pattern whose only metacharacter is *
+// (generic specifiers, MCP tool-name globs).
+func wildMatch(pattern, s string) bool {
+	segs := strings.Split(pattern, "*")
+	if len(segs) == 1 {
+		return pattern == s
+	}
+	p := bashPattern{segs: segs}
+	return p.globMatch(s)
+}

@@ -1,0 +1,29 @@
+// Package policy is the pure policy engine: it decides one canonical tool
+// call (Call) under the merged rules and a mode.
+//
+// Compile turns the allow / ask / deny rule texts of every settings layer
+// (Claude Code's grammar) into an immutable *Policy that is safe for
+// concurrent use; Evaluate decides one Call under a Mode and returns a
+// Verdict (allow / ask / deny, the source, the matching rule and its origin,
+// the circuit breaker, a human reason, the sub-commands of a shell command,
+// the rendered specifier). See docs/policy.md for the grammar and the
+// matching semantics.
+//
+// Files along their seams:
+//   - rules.go, bashpattern.go: rule grammar and compiled matchers;
+//   - evaluate.go, evalbash.go, mode.go, suggest.go: the decision;
+//   - paths.go, env.go: canonical paths, symlinks as the kernel resolves
+//     them, the workspace and protected files;
+//   - shell_parse.go (parsing, the fast path, the naive split used when the
+//     parse is unreliable), shell_walk.go (the AST walk: statements,
+//     redirects, words), shell_wrappers.go (sudo, env, shells with -c, find,
+//     git, xargs, ...), shell_classify.go (read-only commands, file
+//     operations, writers): the shell reader over mvdan.cc/sh/v3/syntax;
+//   - shelljoin.go: rendering an argv as a shell line that reads back as it.
+//
+// It is pure: no logging, no clock; the only outside access is symlink
+// resolution through the FS interface in Env (OSFS in production, MapFS in
+// tests and `acp-bridge policy eval`). Evaluate may be called from any
+// goroutine; each call works on its own data (a sync.Pool of shell parsers
+// is shared). It imports no protocol code and no viper.
+package policy

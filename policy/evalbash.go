@@ -1,0 +1,355 @@
+package policy
+
+// bash evaluates a shell command: every sub-command, redirect and path it
+// touches. tool is "Bash" or the agent's own execute tool.
+func (ev *evaluator) bash(tool string) Verdict {
+	c := &ev.in.Call
+	an := analyzeShell(c.Command, &ev.env)
+	subs := make([]string, 0, len(an.subs))
+	for i := range an.subs {
+		if an.subs[i].kind != skGate {
+			subs = append(subs, an.subs[i].text)
+		}
+	}
+	v := ev.bashDecide(tool, an)
+	v.SubCommands = subs
+	return v
+}
+
+func (ev *evaluator) bashDecide(tool string, an *shellAnalysis) Verdict {
+	pol := ev.pol
+	subj := ev.in.Call.Command
+
+	// 1. deny: any sub-command, read or write a deny rule names.
+	if tool != "Bash" {
+		if r := matchName(&pol.deny, tool, subj); r != nil {
+			return ev.denyRule(r, "")
+		}
+	}
+	if r := matchName(&pol.deny, "", ""); r != nil {
+		return ev.denyRule(r, "")
+	}
+	for i := range an.subs {
+		sc := &an.subs[i]
+		if r := matchBashSub(&pol.deny, sc); r != nil {
+			return ev.denyRule(r, " (sub-command `"+sc.text+"`)")
+		}
+	}
+	if r, pi := ev.pathRule(&pol.deny, an, true); r != nil {
+		return ev.denyRule(r, " (path "+pi.abs+")")
+	}
+
+	// 2. circuit breakers.
+	for i := range an.subs {
+		if b := an.subs[i].breaker; b != "" {
+			return ev.breaker(b, false)
+		}
+	}
+	for j := range an.redirWrites {
+		if b := ev.env.writeBreaker(ev.env.infoRef(&an.redirWrites[j])); b != "" {
+			return ev.breaker(b, false)
+		}
+	}
+	for i := range an.subs {
+		for j := range an.subs[i].writes {
+			if b := ev.env.writeBreaker(ev.env.infoRef(&an.subs[i].writes[j])); b != "" {
+				return ev.breaker(b, false)
+			}
+		}
+	}
+
+	readOnly := an.uncertain == ""
+	for i := range an.subs {
+		sc := &an.subs[i]
+		if sc.kind == skGate {
+			continue
+		}
+		if !sc.readOnly || len(sc.writes) > 0 {
+			readOnly = false
+		}
+	}
+	if len(an.redirWrites) > 0 {
+		readOnly = false
+	}
+
+	// 3. ask rules.
+	if tool != "Bash" {
+		if r := matchName(&pol.ask, tool, subj); r != nil {
+			return ev.askRule(r, "", readOnly)
+		}
+	}
+	if r := matchName(&pol.ask, "", ""); r != nil {
+		return ev.askRule(r, "", readOnly)
+	}
+	for i := range an.subs {
+		sc := &an.subs[i]
+		if r := matchBashSub(&pol.ask, sc); r != nil {
+			return ev.askRule(r, " (sub-command `"+sc.text+"`)", readOnly)
+		}
+	}
+	if r, pi := ev.pathRule(&pol.ask, an, true); r != nil {
+		return ev.askRule(r, " (path "+pi.abs+")", readOnly)
+	}
+	// a recursive delete that may reach a file a deny or ask rule protects.
+	for i := range an.subs {
+		for j := range an.subs[i].writes {
+			pi := ev.env.infoRef(&an.subs[i].writes[j])
+			r := ev.mayMatchUnder(&pol.deny, "Edit", pi)
+			if r == nil {
+				r = ev.mayMatchUnder(&pol.ask, "Edit", pi)
+			}
+			if r != nil {
+				return ev.finishAsk(ruleVerdict(Ask, r, "`"+an.subs[i].text+"` acts on everything under "+pi.abs+", which may include what rule "+r.text+" protects"), false)
+			}
+		}
+	}
+
+	// 4. what cannot be checked asks, in every mode: a deny rule or a
+	// circuit breaker could be hiding in it.
+	why := an.uncertain
+	if why == "" {
+		why = ev.unknownPaths(an)
+	}
+	if why != "" {
+		return ev.askDefault(SourceDefault, "cannot check this command: "+why, false)
+	}
+
+	// 5. plan mode: only read-only commands.
+	if ev.mode == ModePlan && !readOnly {
+		return planDeny("`" + firstNonRO(an) + "`")
+	}
+
+	// 6. every sub-command, redirect and read must be allowed.
+	if tool != "Bash" {
+		if r := matchName(&pol.allow, tool, subj); r != nil {
+			return ev.allowRule(r, SourceRule)
+		}
+		if r := ev.sessionRule(func(s *ruleSet) *rule { return matchName(s, tool, subj) }); r != nil {
+			return ev.allowRule(r, SourceSessionGrant)
+		}
+	}
+	agg := allowAgg{}
+	for i := range an.subs {
+		sc := &an.subs[i]
+		if sc.kind == skGate {
+			continue
+		}
+		src, r := ev.allowSub(sc)
+		if src == "" {
+			return ev.askDefault(SourceDefault, "no rule allows `"+sc.text+"` ("+string(ev.mode)+" mode)", readOnly)
+		}
+		agg.add(src, r)
+	}
+	for j := range an.redirWrites {
+		ref := &an.redirWrites[j]
+		src, r := ev.allowWrite(ev.env.infoRef(ref))
+		if src == "" {
+			return ev.askDefault(SourceDefault, "the command writes to "+ref.raw+", which no rule or mode allows", false)
+		}
+		agg.add(src, r)
+	}
+	for j := range an.redirReads {
+		ref := &an.redirReads[j]
+		src, r := ev.allowRead(ev.env.infoRef(ref))
+		if src == "" {
+			return ev.askDefault(SourceDefault, "the command reads "+ref.raw+" from outside the workspace", readOnly)
+		}
+		agg.add(src, r)
+	}
+	return agg.verdict()
+}
+
+// allowAgg reports the weakest reason that allowed a command.
+type allowAgg struct {
+	src  Source
+	rule *rule
+}
+
+var srcRank = map[Source]int{SourceReadOnly: 1, SourceRule: 2, SourceSessionGrant: 3, SourceMode: 4, SourceBypass: 5}
+
+func (g *allowAgg) add(src Source, r *rule) {
+	if srcRank[src] > srcRank[g.src] {
+		g.src, g.rule = src, r
+	} else if src == g.src && g.rule == nil {
+		g.rule = r
+	}
+}
+
+func (g *allowAgg) verdict() Verdict {
+	switch g.src {
+	case SourceRule, SourceSessionGrant:
+		o := g.rule.origin
+		v := Verdict{Decision: Allow, Source: g.src, Rule: g.rule.text, RuleOrigin: &o,
+			Reason: "allowed: every sub-command is allowed (rule " + g.rule.text + " from " + g.rule.origin.String() + ")"}
+		if g.src == SourceSessionGrant {
+			v.Reason = "allowed for this session by " + g.rule.text
+		}
+		return v
+	case SourceMode:
+		return Verdict{Decision: Allow, Source: SourceMode, Reason: "acceptEdits allows these file operations inside the workspace"}
+	case SourceBypass:
+		return bypassAllow()
+	}
+	return Verdict{Decision: Allow, Source: SourceReadOnly, Reason: "every sub-command is read-only and stays in the workspace"}
+}
+
+func firstNonRO(an *shellAnalysis) string {
+	for i := range an.subs {
+		sc := &an.subs[i]
+		if sc.kind != skGate && (!sc.readOnly || len(sc.writes) > 0) {
+			return sc.text
+		}
+	}
+	if len(an.redirWrites) > 0 {
+		return "a redirect to " + an.redirWrites[0].raw
+	}
+	if len(an.subs) > 0 {
+		return an.subs[0].text
+	}
+	return "the command"
+}
+
+// pathRule finds the first rule in set (Read for reads, Edit for writes)
+// naming a path the command touches.
+func (ev *evaluator) pathRule(set *ruleSet, an *shellAnalysis, either bool) (*rule, pathInfo) {
+	var best *rule
+	var bestPI pathInfo
+	try := func(tool string, refs []pathRef) {
+		if len(set.byTool[tool]) == 0 {
+			return
+		}
+		for j := range refs {
+			pi := ev.env.infoRef(&refs[j])
+			if r := ev.matchPath(set, tool, pi, either); r != nil && (best == nil || r.idx < best.idx) {
+				best, bestPI = r, pi
+			}
+		}
+	}
+	try("Read", an.redirReads)
+	try("Edit", an.redirWrites)
+	for i := range an.subs {
+		try("Read", an.subs[i].reads)
+		try("Edit", an.subs[i].writes)
+	}
+	return best, bestPI
+}
+
+// unknownPaths: a read or write whose path is only known at run time, when
+// a deny or ask rule for it exists (it could be the denied file).
+func (ev *evaluator) unknownPaths(an *shellAnalysis) string {
+	check := func(tool string, refs []pathRef) string {
+		if !ev.pol.guards(tool) {
+			return ""
+		}
+		for _, ref := range refs {
+			if ref.unknown {
+				return "the path " + ref.raw + " is only known at run time and a " + tool + " rule could name it"
+			}
+		}
+		return ""
+	}
+	if s := check("Read", an.redirReads); s != "" {
+		return s
+	}
+	if s := check("Edit", an.redirWrites); s != "" {
+		return s
+	}
+	for i := range an.subs {
+		if s := check("Read", an.subs[i].reads); s != "" {
+			return s
+		}
+		if s := check("Edit", an.subs[i].writes); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// allowSub says what allows one sub-command ("" if nothing does).
+func (ev *evaluator) allowSub(sc *subCmd) (Source, *rule) {
+	if r := matchBash(&ev.pol.allow, sc.text); r != nil {
+		return SourceRule, r
+	}
+	if ev.sess != nil {
+		if r := matchBash(&ev.sess.allow, sc.text); r != nil {
+			return SourceSessionGrant, r
+		}
+	}
+	if sc.kind == skNeedRule || sc.dynamic {
+		if ev.bypass {
+			return SourceBypass, nil
+		}
+		return "", nil
+	}
+	if sc.readOnly && len(sc.writes) == 0 {
+		g := allowAgg{src: SourceReadOnly}
+		ok := true
+		for j := range sc.reads {
+			src, r := ev.allowRead(ev.env.infoRef(&sc.reads[j]))
+			if src == "" {
+				ok = false
+				break
+			}
+			g.add(src, r)
+		}
+		if ok {
+			return g.src, g.rule
+		}
+	}
+	if sc.fileOp && ev.mode == ModeAcceptEdits {
+		ok := len(sc.writes) > 0
+		for j := range sc.writes {
+			if !ev.env.inWorkspace(ev.env.infoRef(&sc.writes[j])) {
+				ok = false
+			}
+		}
+		for j := range sc.reads {
+			if !ev.env.inWorkspace(ev.env.infoRef(&sc.reads[j])) {
+				ok = false
+			}
+		}
+		if ok {
+			return SourceMode, nil
+		}
+	}
+	if ev.bypass {
+		return SourceBypass, nil
+	}
+	return "", nil
+}
+
+func (ev *evaluator) allowRead(pi pathInfo) (Source, *rule) {
+	if ev.env.inWorkspace(pi) {
+		return SourceReadOnly, nil
+	}
+	if r := ev.matchPath(&ev.pol.allow, "Read", pi, false); r != nil {
+		return SourceRule, r
+	}
+	if ev.sess != nil {
+		if r := ev.matchPath(&ev.sess.allow, "Read", pi, false); r != nil {
+			return SourceSessionGrant, r
+		}
+	}
+	if ev.bypass {
+		return SourceBypass, nil
+	}
+	return "", nil
+}
+
+func (ev *evaluator) allowWrite(pi pathInfo) (Source, *rule) {
+	if r := ev.matchPath(&ev.pol.allow, "Edit", pi, false); r != nil {
+		return SourceRule, r
+	}
+	if ev.sess != nil {
+		if r := ev.matchPath(&ev.sess.allow, "Edit", pi, false); r != nil {
+			return SourceSessionGrant, r
+		}
+	}
+	if ev.mode == ModeAcceptEdits && ev.env.inWorkspace(pi) {
+		return SourceMode, nil
+	}
+	if ev.bypass {
+		return SourceBypass, nil
+	}
+	return "", nil
+}

@@ -1,0 +1,640 @@
+package policy
+
+import (
+	"net/url"
+	"strings"
+)
+
+// Input is everything Evaluate looks at.
+type Input struct {
+	Call   Call
+	Mode   Mode
+	Env    Env
+	Policy *Policy
+	// Session holds the "Allow for this session" grants (its allow list);
+	// nil if none.
+	Session *Policy
+	// AgentBypass is the agent's bypassPermissions setting: it turns
+	// default and acceptEdits into bypassPermissions (plan and dontAsk,
+	// which are stricter, stay).
+	AgentBypass bool
+}
+
+// Verdict is the decision on one call and why.
+type Verdict struct {
+	Decision   Decision `json:"decision"`
+	Source     Source   `json:"source"`
+	Rule       string   `json:"rule,omitempty"` // the matching rule text
+	RuleOrigin *Origin  `json:"ruleOrigin,omitempty"`
+	Breaker    string   `json:"breaker,omitempty"`
+	Reason     string   `json:"reason"` // one human sentence
+	// SubCommands are the simple commands found in a Bash call.
+	SubCommands []string `json:"subCommands,omitempty"`
+	// Specifier is the call rendered like a rule, e.g. Bash(npm run build).
+	Specifier string `json:"specifier"`
+}
+
+type category uint8
+
+const (
+	catUnknown category = iota
+	catRead
+	catWrite
+	catExec
+	catFetch
+	catExternal
+	catThink
+	catSwitchMode
+)
+
+type evaluator struct {
+	in     *Input
+	mode   Mode
+	env    envx
+	pol    *Policy
+	sess   *Policy
+	bypass bool
+}
+
+// Evaluate decides a call. It is pure: the only outside access is through
+// in.Env.FS. Precedence: deny rules, circuit breakers, ask rules, plan
+// mode, allow rules, session grants, then the mode's default.
+func Evaluate(in Input) Verdict {
+	ev := evaluator{in: &in, pol: in.Policy, sess: in.Session, env: newEnvx(in.Env)}
+	ev.mode = in.Mode
+	if !ev.mode.valid() {
+		ev.mode = ModeDefault
+	}
+	if in.AgentBypass && (ev.mode == ModeDefault || ev.mode == ModeAcceptEdits) {
+		ev.mode = ModeBypass
+	}
+	if ev.pol == nil {
+		ev.pol = &Policy{}
+	}
+	ev.bypass = ev.mode == ModeBypass
+	var v Verdict
+	call := &in.Call
+	tool := canonicalTool(call.Tool)
+	switch cat := categorize(call); cat {
+	case catUnknown:
+		v = ev.unknownCall()
+	case catExec:
+		if call.Command != "" || tool == "Bash" {
+			v = ev.bash(tool)
+		} else {
+			v = ev.generic(tool, false)
+		}
+	case catRead, catWrite:
+		v = ev.pathCall(tool, cat == catWrite)
+	case catFetch:
+		v = ev.fetch(tool)
+	case catThink:
+		v = ev.generic(tool, true)
+	case catSwitchMode:
+		v = ev.switchMode(tool)
+	default:
+		v = ev.generic(tool, false)
+	}
+	v.Specifier = Specifier(in.Call)
+	return v
+}
+
+// categorize decides what kind of action a call is.
+func categorize(c *Call) category {
+	switch canonicalTool(c.Tool) {
+	case "":
+		return catUnknown
+	case "Bash":
+		return catExec
+	case "Read", "Glob", "Grep", "LS", "NotebookRead":
+		return catRead
+	case "Edit":
+		return catWrite
+	case "WebFetch":
+		return catFetch
+	case "WebSearch":
+		return catExternal
+	}
+	if strings.HasPrefix(c.Tool, "mcp__") {
+		return catExternal
+	}
+	switch c.Kind {
+	case "read", "search":
+		return catRead
+	case "think":
+		return catThink
+	case "edit", "delete", "move":
+		return catWrite
+	case "execute":
+		return catExec
+	case "fetch":
+		if c.URL != "" {
+			return catFetch
+		}
+		return catExternal
+	case "switch_mode":
+		return catSwitchMode
+	}
+	return catExternal
+}
+
+// ---- verdict helpers ----
+
+func ruleVerdict(d Decision, r *rule, reason string) Verdict {
+	o := r.origin
+	return Verdict{Decision: d, Source: SourceRule, Rule: r.text, RuleOrigin: &o, Reason: reason}
+}
+
+func (ev *evaluator) denyRule(r *rule, what string) Verdict {
+	return ruleVerdict(Deny, r, "denied by rule "+r.text+" from "+r.origin.String()+what)
+}
+
+// askRule: an ask rule matched (a poisoned rule says why it was kept).
+func (ev *evaluator) askRule(r *rule, what string, isRead bool) Verdict {
+	var v Verdict
+	if r.poison != nil {
+		v = ruleVerdict(Ask, r, "asking because rule "+r.text+" from "+r.origin.String()+" could not be read ("+r.poison.Error()+")")
+	} else {
+		v = ruleVerdict(Ask, r, "rule "+r.text+" from "+r.origin.String()+" says to ask"+what)
+	}
+	return ev.finishAsk(v, isRead)
+}
+
+func (ev *evaluator) breaker(name string, isRead bool) Verdict {
+	v := Verdict{Decision: Ask, Source: SourceBreaker, Breaker: name, Reason: "circuit breaker: " + name + "; a person must confirm"}
+	switch ev.mode {
+	case ModeDontAsk, ModePlan:
+		v.Decision = Deny
+		v.Reason = "circuit breaker: " + name + "; denied in " + string(ev.mode) + " mode"
+	}
+	return v
+}
+
+// finishAsk turns an ask into a deny where the mode never asks: dontAsk
+// (whatever would ask is denied) and plan (every non-read is denied).
+func (ev *evaluator) finishAsk(v Verdict, isRead bool) Verdict {
+	switch {
+	case ev.mode == ModeDontAsk:
+		v.Decision, v.Source = Deny, SourceMode
+		v.Reason = "dontAsk mode denies what would ask: " + v.Reason
+	case ev.mode == ModePlan && !isRead:
+		v.Decision, v.Source = Deny, SourceMode
+		v.Reason = "plan mode allows only reads: " + v.Reason
+	}
+	return v
+}
+
+func (ev *evaluator) askDefault(src Source, reason string, isRead bool) Verdict {
+	return ev.finishAsk(Verdict{Decision: Ask, Source: src, Reason: reason}, isRead)
+}
+
+func planDeny(what string) Verdict {
+	return Verdict{Decision: Deny, Source: SourceMode, Reason: "plan mode is read-only: " + what + " is not allowed"}
+}
+
+func bypassAllow() Verdict {
+	return Verdict{Decision: Allow, Source: SourceBypass, Reason: "bypassPermissions: allowed, no deny rule or circuit breaker applies"}
+}
+
+func (ev *evaluator) allowRule(r *rule, src Source) Verdict {
+	v := ruleVerdict(Allow, r, "allowed by rule "+r.text+" from "+r.origin.String())
+	if src == SourceSessionGrant {
+		v.Source = src
+		v.Reason = "allowed for this session by " + r.text
+	}
+	return v
+}
+
+// ---- rule lookup ----
+
+// matchName returns the first rule of set that names tool with no
+// specifier condition left to check (Tool, Tool(*), mcp names, poisoned).
+// For rkGeneric rules the subject is matched.
+func matchName(set *ruleSet, tool, subject string) *rule {
+	var best *rule
+	for _, r := range set.star {
+		best = first(best, r)
+		break
+	}
+	if tool != "" {
+		for _, r := range set.byTool[tool] {
+			if best != nil && r.idx > best.idx {
+				break
+			}
+			switch r.kind {
+			case rkAny:
+				best = first(best, r)
+			case rkGeneric:
+				if subject != "" && wildMatch(r.glob, subject) {
+					best = first(best, r)
+				}
+			}
+		}
+		if strings.HasPrefix(tool, "mcp__") {
+			for _, r := range set.names {
+				if r.namePrefix && strings.HasPrefix(tool+"__", r.name) ||
+					!r.namePrefix && wildMatch(r.name, tool) {
+					best = first(best, r)
+				}
+			}
+		}
+	}
+	return best
+}
+
+// matchBash returns the first Bash rule of set that matches text.
+func matchBash(set *ruleSet, text string) *rule {
+	var best *rule
+	fw := text
+	if i := strings.IndexByte(text, ' '); i >= 0 {
+		fw = text[:i]
+	}
+	for _, r := range set.bashByWord[fw] {
+		if best != nil && r.idx > best.idx {
+			break
+		}
+		if r.bash.match(text) {
+			best = first(best, r)
+			break
+		}
+	}
+	for _, r := range set.bashWild {
+		if best != nil && r.idx > best.idx {
+			break
+		}
+		if r.kind == rkAny || r.bash.match(text) {
+			best = first(best, r)
+			break
+		}
+	}
+	return best
+}
+
+func matchBashSub(set *ruleSet, sc *subCmd) *rule {
+	best := matchBash(set, sc.text)
+	for _, t := range sc.alts {
+		best = first(best, matchBash(set, t))
+	}
+	return best
+}
+
+// matchPath returns the first rule of set for tool (Read or Edit) whose
+// pattern matches pi. either: deny/ask semantics (link or target); else
+// allow semantics (link and target).
+func (ev *evaluator) matchPath(set *ruleSet, tool string, pi pathInfo, either bool) *rule {
+	if pi.unknown || pi.abs == "" {
+		return nil
+	}
+	var best *rule
+	for _, r := range set.byTool[tool] {
+		if best != nil && r.idx > best.idx {
+			break
+		}
+		var ok bool
+		switch r.kind {
+		case rkAny:
+			ok = true
+		case rkPath:
+			ok = ev.pathMatches(&r.path, pi, either)
+		}
+		if ok {
+			best = first(best, r)
+		}
+	}
+	return best
+}
+
+func (ev *evaluator) pathMatches(p *pathPattern, pi pathInfo, either bool) bool {
+	if pi.recursive && either {
+		// rm -r dir: denied when the pattern covers everything in dir.
+		probe := pi
+		probe.recursive = false
+		probe.abs, probe.real = pi.abs+"/\x00", pi.real+"/\x00"
+		if ev.pathMatches(p, probe, true) {
+			return true
+		}
+	}
+	base := p.base(&ev.env)
+	lex := p.matchAt(pi.abs, base)
+	if pi.real == pi.abs {
+		return lex
+	}
+	if either && lex {
+		return true
+	}
+	if !either && !lex {
+		return false
+	}
+	if p.matchAt(pi.real, base) {
+		return true
+	}
+	if rb := resolveReal(ev.env.fs, base); rb != base {
+		return p.matchAt(pi.real, rb)
+	}
+	return false
+}
+
+// mayMatchUnder: a recursive operation on pi could reach a file the
+// pattern names.
+func (ev *evaluator) mayMatchUnder(set *ruleSet, tool string, pi pathInfo) *rule {
+	if !pi.recursive || pi.unknown || pi.abs == "" {
+		return nil
+	}
+	for _, r := range set.byTool[tool] {
+		if r.kind == rkAny {
+			return r
+		}
+		if r.kind != rkPath {
+			continue
+		}
+		base := r.path.base(&ev.env)
+		if base == "" {
+			continue
+		}
+		lit := r.path.glob
+		if i := strings.IndexAny(lit, "*?[\\"); i >= 0 {
+			lit = lit[:i]
+			if j := strings.LastIndexByte(lit, '/'); j >= 0 {
+				lit = lit[:j]
+			} else {
+				lit = ""
+			}
+		}
+		prefix := base
+		if lit != "" {
+			prefix = canonPath(lit, base, ev.env.home)
+		}
+		if within(prefix, pi.abs) || within(prefix, pi.real) {
+			return r
+		}
+	}
+	return nil
+}
+
+func (ev *evaluator) sessionRule(f func(*ruleSet) *rule) *rule {
+	if ev.sess == nil {
+		return nil
+	}
+	return f(&ev.sess.allow)
+}
+
+// ---- calls that are not Bash ----
+
+func (ev *evaluator) unknownCall() Verdict {
+	if r := matchName(&ev.pol.deny, "", ""); r != nil {
+		return ev.denyRule(r, "")
+	}
+	if r := matchName(&ev.pol.ask, "", ""); r != nil {
+		return ev.askRule(r, "", false)
+	}
+	switch ev.mode {
+	case ModePlan:
+		return planDeny("a tool call the bridge does not understand")
+	case ModeBypass:
+		return bypassAllow()
+	}
+	return ev.askDefault(SourceUnknownCall, "the bridge could not tell what this tool call does", false)
+}
+
+func subjectOf(c *Call) string {
+	switch {
+	case c.Command != "":
+		return c.Command
+	case c.URL != "":
+		return c.URL
+	case c.Query != "":
+		return c.Query
+	case len(c.Paths) > 0:
+		return c.Paths[0]
+	}
+	return c.Title
+}
+
+// generic: WebSearch, MCP tools, an agent's own tools (kinds other, fetch
+// without URL, execute without command, think).
+func (ev *evaluator) generic(tool string, think bool) Verdict {
+	subj := subjectOf(&ev.in.Call)
+	if r := matchName(&ev.pol.deny, tool, subj); r != nil {
+		return ev.denyRule(r, "")
+	}
+	if r := matchName(&ev.pol.ask, tool, subj); r != nil {
+		return ev.askRule(r, "", think)
+	}
+	if think {
+		return Verdict{Decision: Allow, Source: SourceReadOnly, Reason: "thinking reads and writes nothing"}
+	}
+	if ev.mode == ModePlan {
+		return planDeny(tool)
+	}
+	if r := matchName(&ev.pol.allow, tool, subj); r != nil {
+		return ev.allowRule(r, SourceRule)
+	}
+	if r := ev.sessionRule(func(s *ruleSet) *rule { return matchName(s, tool, subj) }); r != nil {
+		return ev.allowRule(r, SourceSessionGrant)
+	}
+	if ev.bypass {
+		return bypassAllow()
+	}
+	return ev.askDefault(SourceDefault, "no rule allows "+tool+" ("+string(ev.mode)+" mode)", false)
+}
+
+func (ev *evaluator) switchMode(tool string) Verdict {
+	subj := subjectOf(&ev.in.Call)
+	if r := matchName(&ev.pol.deny, tool, subj); r != nil {
+		return ev.denyRule(r, "")
+	}
+	if r := matchName(&ev.pol.ask, tool, subj); r != nil {
+		return ev.askRule(r, "", true)
+	}
+	if r := matchName(&ev.pol.allow, tool, subj); r != nil {
+		return ev.allowRule(r, SourceRule)
+	}
+	if ev.bypass {
+		return bypassAllow()
+	}
+	// plan mode asks too: leaving plan mode is the person's call.
+	return ev.askDefault(SourceDefault, "the agent wants to change its mode", true)
+}
+
+func hostOf(raw string) string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+}
+
+func matchDomain(set *ruleSet, host string) *rule {
+	var best *rule
+	for _, r := range set.byTool["WebFetch"] {
+		if best != nil && r.idx > best.idx {
+			break
+		}
+		ok := false
+		switch {
+		case r.kind == rkAny, r.domainAny:
+			ok = true
+		case r.kind != rkDomain || host == "":
+		case r.domainWild:
+			ok = strings.HasSuffix(host, "."+r.domain)
+		default:
+			ok = host == r.domain
+		}
+		if ok {
+			best = first(best, r)
+		}
+	}
+	return best
+}
+
+func (ev *evaluator) fetch(tool string) Verdict {
+	host := hostOf(ev.in.Call.URL)
+	subj := subjectOf(&ev.in.Call)
+	pick := func(set *ruleSet) *rule {
+		r := first(matchDomain(set, host), matchName(set, "", ""))
+		if tool != "WebFetch" {
+			r = first(r, matchName(set, tool, subj))
+		}
+		return r
+	}
+	if r := pick(&ev.pol.deny); r != nil {
+		return ev.denyRule(r, "")
+	}
+	if r := pick(&ev.pol.ask); r != nil {
+		return ev.askRule(r, "", false)
+	}
+	if ev.mode == ModePlan {
+		return planDeny("fetching " + ev.in.Call.URL)
+	}
+	if host == "" && ev.pol.guards("WebFetch") {
+		return ev.askDefault(SourceDefault, "the URL "+ev.in.Call.URL+" has no host a domain rule can check", false)
+	}
+	if r := pick(&ev.pol.allow); r != nil {
+		return ev.allowRule(r, SourceRule)
+	}
+	if ev.sess != nil {
+		if r := pick(&ev.sess.allow); r != nil {
+			return ev.allowRule(r, SourceSessionGrant)
+		}
+	}
+	if ev.bypass {
+		return bypassAllow()
+	}
+	return ev.askDefault(SourceDefault, "no rule allows fetching from "+orDash(host)+" ("+string(ev.mode)+" mode)", false)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// pathCall: Read, Edit and the agent tools of kind read/search/edit/delete/move.
+func (ev *evaluator) pathCall(tool string, write bool) Verdict {
+	c := &ev.in.Call
+	catTool := "Read"
+	if write {
+		catTool = "Edit"
+	}
+	subj := subjectOf(c)
+	infos := make([]pathInfo, 0, len(c.Paths))
+	for _, p := range c.Paths {
+		if p == "" {
+			continue
+		}
+		infos = append(infos, ev.env.info(pathRef{raw: p, cwd: ev.env.cwd}))
+	}
+	pick := func(set *ruleSet, either bool) *rule {
+		var best *rule
+		if tool != catTool {
+			best = matchName(set, tool, subj)
+		}
+		if len(infos) == 0 {
+			// no path: only a rule for every call of the tool applies.
+			for _, r := range set.byTool[catTool] {
+				if r.kind == rkAny {
+					best = first(best, r)
+				}
+			}
+			return first(best, matchName(set, "", ""))
+		}
+		best = first(best, matchName(set, "", ""))
+		if either {
+			for _, pi := range infos {
+				best = first(best, ev.matchPath(set, catTool, pi, true))
+			}
+			return best
+		}
+		// allow: every path must be allowed.
+		var last *rule
+		for _, pi := range infos {
+			r := ev.matchPath(set, catTool, pi, false)
+			if r == nil {
+				return best
+			}
+			last = first(last, r)
+		}
+		return first(best, last)
+	}
+	if r := pick(&ev.pol.deny, true); r != nil {
+		return ev.denyRule(r, "")
+	}
+	if write {
+		for _, pi := range infos {
+			if b := ev.env.writeBreaker(pi); b != "" {
+				return ev.breaker(b, false)
+			}
+		}
+	}
+	if r := pick(&ev.pol.ask, true); r != nil {
+		return ev.askRule(r, "", !write)
+	}
+	if write && ev.mode == ModePlan {
+		return planDeny("editing " + strings.Join(c.Paths, ", "))
+	}
+	if r := pick(&ev.pol.allow, false); r != nil {
+		return ev.allowRule(r, SourceRule)
+	}
+	if ev.sess != nil {
+		if r := pick(&ev.sess.allow, false); r != nil {
+			return ev.allowRule(r, SourceSessionGrant)
+		}
+	}
+	inside := len(infos) > 0
+	for _, pi := range infos {
+		if !ev.env.inWorkspace(pi) {
+			inside = false
+			break
+		}
+	}
+	switch {
+	case !write && inside:
+		return Verdict{Decision: Allow, Source: SourceReadOnly, Reason: "reading inside the workspace needs no prompt"}
+	case write && inside && ev.mode == ModeAcceptEdits:
+		return Verdict{Decision: Allow, Source: SourceMode, Reason: "acceptEdits allows edits inside the workspace"}
+	case ev.bypass:
+		return bypassAllow()
+	case len(infos) == 0:
+		return ev.askDefault(SourceDefault, "the call names no path to check", !write)
+	case !inside:
+		what := "reading"
+		if write {
+			what = "writing"
+		}
+		return ev.askDefault(SourceDefault, what+" outside the workspace ("+outside(&ev.env, infos)+")", !write)
+	}
+	return ev.askDefault(SourceDefault, "no rule allows editing "+strings.Join(c.Paths, ", ")+" ("+string(ev.mode)+" mode)", false)
+}
+
+func outside(e *envx, infos []pathInfo) string {
+	for _, pi := range infos {
+		if !e.inWorkspace(pi) {
+			if pi.real != pi.abs && e.inWorkspaceLexical(pi.abs) {
+				return pi.abs + " -> " + pi.real
+			}
+			return pi.abs
+		}
+	}
+	return ""
+}

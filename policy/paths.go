@@ -1,0 +1,431 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+)
+
+// FS is the engine's only window on the file system: symlink resolution.
+type FS interface {
+	// EvalSymlinks returns path with every symbolic link resolved, like
+	// filepath.EvalSymlinks. It may fail for paths that do not exist.
+	EvalSymlinks(path string) (string, error)
+}
+
+// OSFS resolves symlinks on the real file system.
+type OSFS struct{}
+
+// EvalSymlinks implements FS with filepath.EvalSymlinks.
+func (OSFS) EvalSymlinks(p string) (string, error) { return filepath.EvalSymlinks(p) }
+
+// Exists implements existsFS with one lstat(2).
+func (OSFS) Exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// existsFS is an FS that can tell cheaply whether a path exists (the last
+// component not followed). resolveReal uses it to skip the EvalSymlinks
+// calls that must fail: each walks the path from the root.
+type existsFS interface {
+	Exists(path string) bool
+}
+
+// MapFS is an in-memory FS for tests and `policy eval`: link -> target.
+// A relative target is relative to the link's directory. Paths that are
+// not links (nor under one) resolve to themselves, existing or not.
+type MapFS map[string]string
+
+// errSymlinkLoop is returned by MapFS for too many link hops.
+var errSymlinkLoop = errors.New("too many levels of symbolic links")
+
+// EvalSymlinks resolves p component by component through the map.
+func (m MapFS) EvalSymlinks(p string) (string, error) {
+	if !path.IsAbs(p) {
+		return "", fmt.Errorf("resolve %q: not an absolute path", p)
+	}
+	p = path.Clean(p)
+	for hops := 0; hops < 40; {
+		changed := false
+		// find the shortest prefix of p that is a link.
+		for i := 1; i <= len(p); i++ {
+			if i < len(p) && p[i] != '/' {
+				continue
+			}
+			target, ok := m[p[:i]]
+			if !ok {
+				continue
+			}
+			if !path.IsAbs(target) {
+				target = path.Join(path.Dir(p[:i]), target)
+			}
+			p = path.Clean(target + p[i:])
+			changed = true
+			hops++
+			break
+		}
+		if !changed {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("resolve %q: %w", p, errSymlinkLoop)
+}
+
+// resolveReal resolves symlinks in abs through fs. For a path that does
+// not exist yet (a file about to be written), the longest existing parent
+// is resolved and the rest appended. With no fs, or on failure, abs is
+// returned unchanged.
+func resolveReal(fs FS, abs string) string {
+	if fs == nil {
+		return abs
+	}
+	rest := ""
+	p := abs
+	ex, canCheck := fs.(existsFS)
+	for i := 0; i < 256; i++ {
+		// A path that does not exist cannot be resolved either (lstat
+		// follows every component but the last, as EvalSymlinks does):
+		// climb without trying.
+		if !canCheck || ex.Exists(p) {
+			if r, err := fs.EvalSymlinks(p); err == nil {
+				if rest == "" {
+					return r
+				}
+				return path.Join(r, rest)
+			}
+		}
+		if p == "/" || p == "." || p == "" {
+			break
+		}
+		dir, base := path.Split(p)
+		if rest == "" {
+			rest = base
+		} else {
+			rest = base + "/" + rest
+		}
+		p = path.Clean(dir)
+	}
+	return abs
+}
+
+// canonPath makes p absolute (against cwd, ~ against home) and clean.
+func canonPath(p, cwd, home string) string {
+	switch {
+	case p == "~":
+		p = home
+	case strings.HasPrefix(p, "~/"):
+		p = home + p[1:]
+	}
+	if !path.IsAbs(p) {
+		if cwd == "" {
+			cwd = "/"
+		}
+		p = cwd + "/" + p
+	}
+	return path.Clean(p)
+}
+
+// within reports whether p is dir or below it.
+func within(p, dir string) bool {
+	if dir == "" {
+		return false
+	}
+	if dir == "/" {
+		return strings.HasPrefix(p, "/")
+	}
+	return p == dir || (len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir)
+}
+
+type anchorKind uint8
+
+const (
+	anchorAbs  anchorKind = iota // //abs
+	anchorHome                   // ~/x
+	anchorRoot                   // /x: the rule source's root
+	anchorCwd                    // ./x, x
+)
+
+// pathPattern is a compiled Read/Edit specifier.
+type pathPattern struct {
+	anchor anchorKind
+	root   string // anchorRoot: Origin.Root ("" = Env.ProjectRoot)
+	// glob is the gitignore-style pattern relative to the anchor's base;
+	// "" means the base itself (and so everything under it). A bare name
+	// gets a "**/" prefix (any depth).
+	glob string
+	// up: the glob starts with ../ segments; base and glob are joined at
+	// match time.
+	up bool
+}
+
+// compilePathPattern compiles a Read/Edit specifier. strict is set for deny
+// and ask rules: there a bare name (no slash) matches a file of that name
+// anywhere, not only below the cwd, so `Read(.env*)` still denies after
+// `cd ~` or for an absolute path elsewhere. (Claude Code scopes bare names to
+// the cwd; for a deny that would be a way around it.)
+func compilePathPattern(spec string, o Origin, strict bool) (pathPattern, error) {
+	var p pathPattern
+	s := spec
+	switch {
+	case strings.HasPrefix(s, "//"):
+		p.anchor, s = anchorAbs, s[2:]
+	case s == "~":
+		p.anchor, s = anchorHome, ""
+	case strings.HasPrefix(s, "~/"):
+		p.anchor, s = anchorHome, s[2:]
+	case strings.HasPrefix(s, "~"):
+		return p, fmt.Errorf("%w %q: unknown anchor (use ~/ for the home directory)", ErrRuleSpecifier, spec)
+	case strings.HasPrefix(s, "/"):
+		p.anchor, p.root, s = anchorRoot, o.Root, s[1:]
+	case s == "." || s == "./":
+		p.anchor, s = anchorCwd, ""
+	case strings.HasPrefix(s, "./"):
+		p.anchor, s = anchorCwd, s[2:]
+	case strings.HasPrefix(s, "$") || strings.HasPrefix(s, "%"):
+		return p, fmt.Errorf("%w %q: unknown anchor (variables are not expanded; use //, ~/, / or ./)", ErrRuleSpecifier, spec)
+	default:
+		p.anchor = anchorCwd
+		if !strings.Contains(strings.TrimSuffix(s, "/"), "/") && s != ".." && s != "." {
+			s = "**/" + s // a bare name matches at any depth
+			if strict {
+				p.anchor = anchorAbs // ... and, for deny and ask, anywhere
+			}
+		}
+	}
+	if strings.ContainsRune(s, 0) {
+		return p, fmt.Errorf("%w %q: NUL in path", ErrRuleSpecifier, spec)
+	}
+	s = strings.TrimSuffix(s, "/") // dir-only: contents of a dir match anyway
+	if s != "" {
+		s = path.Clean(s)
+		if s == "." {
+			s = ""
+		}
+	}
+	if s == ".." || strings.HasPrefix(s, "../") {
+		if p.anchor == anchorAbs {
+			s = strings.TrimLeft(path.Clean("/"+s), "/")
+		} else {
+			p.up = true
+		}
+	}
+	// ** is special only as a whole segment; elsewhere it is *.
+	segs := strings.Split(s, "/")
+	for i, seg := range segs {
+		if seg != "**" {
+			for strings.Contains(seg, "**") {
+				seg = strings.ReplaceAll(seg, "**", "*")
+			}
+			segs[i] = seg
+		}
+		if err := checkGlobSegment(seg); err != nil {
+			return p, fmt.Errorf("%w %q: %v", ErrRuleSpecifier, spec, err)
+		}
+	}
+	p.glob = strings.Join(segs, "/")
+	return p, nil
+}
+
+func checkGlobSegment(seg string) error {
+	for i := 0; i < len(seg); i++ {
+		switch seg[i] {
+		case '\\':
+			i++
+		case '[':
+			j := i + 1
+			if j < len(seg) && (seg[j] == '!' || seg[j] == '^') {
+				j++
+			}
+			if j < len(seg) && seg[j] == ']' {
+				j++
+			}
+			for j < len(seg) && seg[j] != ']' {
+				if seg[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(seg) {
+				return errors.New("unterminated [ in pattern")
+			}
+			i = j
+		}
+	}
+	return nil
+}
+
+// base returns the directory the pattern is anchored at.
+func (p *pathPattern) base(e *envx) string {
+	switch p.anchor {
+	case anchorAbs:
+		return "/"
+	case anchorHome:
+		return e.home
+	case anchorRoot:
+		if p.root != "" {
+			return path.Clean(p.root)
+		}
+		return e.root
+	}
+	return e.cwd
+}
+
+// matchAt reports whether the absolute path abs matches with the pattern
+// anchored at base. Like gitignore, a pattern that matches a directory
+// matches everything under it.
+func (p *pathPattern) matchAt(abs, base string) bool {
+	if base == "" {
+		return false
+	}
+	glob := p.glob
+	if p.up {
+		joined := path.Join(base, glob)
+		base, glob = "/", strings.TrimPrefix(joined, "/")
+	}
+	if !within(abs, base) {
+		return false
+	}
+	var rel string
+	switch {
+	case abs == base:
+		rel = ""
+	case base == "/":
+		rel = abs[1:]
+	default:
+		rel = abs[len(base)+1:]
+	}
+	if glob == "" {
+		return true
+	}
+	if matchGlob(glob, rel) {
+		return true
+	}
+	for i := 0; i < len(rel); i++ {
+		if rel[i] == '/' && matchGlob(glob, rel[:i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchGlob matches a gitignore-style glob against a relative path: * and ?
+// never cross "/", a whole-segment ** spans any number of segments, [...]
+// is a class ([!...] or [^...] negated), \ escapes.
+func matchGlob(p, s string) bool {
+	for len(p) > 0 {
+		switch p[0] {
+		case '*':
+			if len(p) >= 2 && p[1] == '*' { // whole segment **
+				rest := strings.TrimPrefix(p[2:], "/")
+				if rest == "" {
+					return true
+				}
+				if matchGlob(rest, s) {
+					return true
+				}
+				for i := 0; i < len(s); i++ {
+					if s[i] == '/' && matchGlob(rest, s[i+1:]) {
+						return true
+					}
+				}
+				return false
+			}
+			p = p[1:]
+			for i := 0; i <= len(s); i++ {
+				if matchGlob(p, s[i:]) {
+					return true
+				}
+				if i < len(s) && s[i] == '/' {
+					break
+				}
+			}
+			return false
+		case '?':
+			if s == "" || s[0] == '/' {
+				return false
+			}
+			_, n := utf8.DecodeRuneInString(s)
+			p, s = p[1:], s[n:]
+		case '[':
+			if s == "" || s[0] == '/' {
+				return false
+			}
+			r, n := utf8.DecodeRuneInString(s)
+			ok, rest, valid := matchClass(p[1:], r)
+			if !valid {
+				if s[0] != '[' {
+					return false
+				}
+				p, s = p[1:], s[1:]
+				continue
+			}
+			if !ok {
+				return false
+			}
+			p, s = rest, s[n:]
+		case '\\':
+			if len(p) < 2 {
+				return false
+			}
+			if s == "" || s[0] != p[1] {
+				return false
+			}
+			p, s = p[2:], s[1:]
+		default:
+			if s == "" || s[0] != p[0] {
+				return false
+			}
+			p, s = p[1:], s[1:]
+		}
+	}
+	return s == ""
+}
+
+// matchClass matches r against the class starting after '['.
+func matchClass(p string, r rune) (matched bool, rest string, valid bool) {
+	neg := false
+	if len(p) > 0 && (p[0] == '!' || p[0] == '^') {
+		neg, p = true, p[1:]
+	}
+	firstChar := true
+	for len(p) > 0 {
+		if p[0] == ']' && !firstChar {
+			return matched != neg, p[1:], true
+		}
+		firstChar = false
+		lo, n := classChar(p)
+		if n == 0 {
+			return false, "", false
+		}
+		p = p[n:]
+		hi := lo
+		if len(p) > 1 && p[0] == '-' && p[1] != ']' {
+			h, m := classChar(p[1:])
+			if m == 0 {
+				return false, "", false
+			}
+			hi, p = h, p[1+m:]
+		}
+		if lo <= r && r <= hi {
+			matched = true
+		}
+	}
+	return false, "", false
+}
+
+func classChar(p string) (rune, int) {
+	if p[0] == '\\' {
+		if len(p) < 2 {
+			return 0, 0
+		}
+		r, n := utf8.DecodeRuneInString(p[1:])
+		return r, n + 1
+	}
+	r, n := utf8.DecodeRuneInString(p)
+	return r, n
+}

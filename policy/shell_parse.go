@@ -1,0 +1,467 @@
+package policy
+
+import (
+	"path"
+	"strings"
+	"sync"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Bounds on what the shell analyser will look at. Past them the command is
+// uncertain: it asks, never allows.
+const (
+	maxCommandBytes = 64 << 10
+	maxDepth        = 48
+	maxSubCommands  = 512
+)
+
+type subKind uint8
+
+const (
+	// skNormal must be allowed (rule, session grant, read-only set, mode).
+	skNormal subKind = iota
+	// skGate is a wrapper form ("timeout 5 rm x", "bash -c '...'", the
+	// command under sudo): checked against deny and ask rules only; what
+	// it runs is a sub-command of its own.
+	skGate
+	// skNeedRule must be allowed by a rule, a session grant or bypass
+	// (sudo, xargs with flags, env -S, assignments to PATH and the like).
+	skNeedRule
+)
+
+// pathRef is a path a command reads or writes.
+type pathRef struct {
+	raw string // as the shell will see it (quotes removed, ~ kept)
+	cwd string // directory a relative raw is relative to; "" unknown
+	// unknown: the path is only known at run time (variable, glob,
+	// substitution) or relative to an unknown directory.
+	unknown bool
+	// recursive: the command acts on everything below the path too
+	// (rm -r, find -delete).
+	recursive bool
+	// under: for a glob, raw is the directory every match lies in (the
+	// path itself stays unknown).
+	under bool
+	// info caches the canonical form (computed once by the evaluator).
+	info *pathInfo
+}
+
+// subCmd is one simple command found in a command line.
+type subCmd struct {
+	text string   // words joined by one space, quotes removed
+	alts []string // other forms checked against deny/ask only
+	kind subKind
+	// dynamic: the command word is only known at run time.
+	dynamic  bool
+	readOnly bool // in the read-only set, with arguments that do not write
+	fileOp   bool // mkdir touch mv cp rm rmdir: acceptEdits may allow it
+	reads    []pathRef
+	writes   []pathRef // written by the command itself (rm, tee, sed -i ...)
+	breaker  string
+}
+
+// shellAnalysis is everything the evaluator needs to know about a command.
+type shellAnalysis struct {
+	subs []subCmd
+	// redirect targets: checked like Read / Edit on their own.
+	redirReads, redirWrites []pathRef
+	// uncertain is why the command cannot be allowed without asking ("" if it can).
+	uncertain string
+}
+
+type word struct {
+	s      string // value with quotes removed; source text for expansions
+	static bool   // fully known before running (no expansion)
+	glob   bool   // has unquoted *, ? or [ (pathname expansion)
+	brace  bool   // has an unquoted {a,b} or {1..3}
+	// path is the value usable as a path ($HOME and $PWD resolved);
+	// pathOK false when the path cannot be known.
+	path   string
+	pathOK bool
+	off    int // offset in line, -1 if not from a plain line
+}
+
+// analyzer walks one command line. Not safe for concurrent use; one per Evaluate.
+type analyzer struct {
+	env  *envx
+	an   *shellAnalysis
+	line string // the source being walked (fast path: offsets of words)
+	// cwd is the effective working directory; cwdKnown false after a cd
+	// whose target cannot be known.
+	cwd      string
+	cwdKnown bool
+	fn       []string // names of the functions being defined (fork bombs)
+}
+
+type walkCtx struct {
+	depth  int
+	inPipe bool
+	bg     bool
+	gate   bool // everything found is only a deny/ask gate (under sudo)
+}
+
+var parserPool = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
+
+func (a *analyzer) setUncertain(why string) {
+	if a.an.uncertain == "" {
+		a.an.uncertain = why
+	}
+}
+
+// analyzeShell splits cmd into sub-commands with a real shell parser.
+func analyzeShell(cmd string, e *envx) *shellAnalysis {
+	an := &shellAnalysis{}
+	a := &analyzer{env: e, an: an, cwd: e.cwd, cwdKnown: true}
+	if len(cmd) > maxCommandBytes {
+		a.setUncertain("the command is longer than 64 KiB")
+		a.naiveSplit(cmd)
+		return an
+	}
+	if strings.TrimSpace(cmd) == "" {
+		a.setUncertain("the command is empty")
+		return an
+	}
+	if a.fastPath(cmd) {
+		return an
+	}
+	a.parseAndVisit(cmd, walkCtx{})
+	return an
+}
+
+// runsArgs are programs that run their arguments as a command.
+var runsArgs = map[string]bool{
+	"watch": true, "flock": true, "chroot": true, "ionice": true, "taskset": true, "strace": true,
+	"ltrace": true, "setsid": true, "unbuffer": true, "runuser": true, "chrt": true, "nsenter": true,
+	"unshare": true, "firejail": true, "systemd-run": true, "script": true, "su": true, "parallel": true,
+	"caffeinate": true, "cgexec": true, "prlimit": true, "faketime": true, "proot": true, "fakeroot": true,
+	"catchsegv": true, "valgrind": true, "gdb": true, "torsocks": true, "proxychains": true, "proxychains4": true,
+	"chronic": true, "eatmydata": true, "nocache": true, "xvfb-run": true, "dbus-run-session": true, "sem": true,
+}
+
+// parseAndVisitLenient walks src if it parses; a failure adds nothing (the
+// caller already asks for a rule).
+func (a *analyzer) parseAndVisitLenient(src string, ctx walkCtx) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		return
+	}
+	if why := unreliableReading(f, src); why != "" {
+		a.setUncertain(why)
+	}
+	saved := a.line
+	a.line = src
+	a.visitStmts(f.Stmts, ctx)
+	a.line = saved
+}
+
+// parseAndVisit parses src as a shell program and walks it.
+func (a *analyzer) parseAndVisit(src string, ctx walkCtx) {
+	if ctx.depth > maxDepth {
+		a.setUncertain("the command is nested too deeply")
+		return
+	}
+	var p *syntax.Parser
+	if ctx.depth == 0 {
+		p = parserPool.Get().(*syntax.Parser)
+		defer parserPool.Put(p)
+	} else {
+		p = syntax.NewParser(syntax.Variant(syntax.LangBash))
+	}
+	f, err := p.Parse(strings.NewReader(src), "")
+	if err != nil {
+		a.setUncertain("the command does not parse: " + err.Error())
+		a.naiveSplit(src)
+		return
+	}
+	if why := unreliableReading(f, src); why != "" {
+		// The parser's reading, where a command inside is mere data, cannot
+		// be trusted to be what runs: ask, and keep the naive pieces so a
+		// deny rule that names one still denies.
+		a.setUncertain(why)
+		a.naiveSplit(src)
+	}
+	saved := a.line
+	a.line = src
+	a.visitStmts(f.Stmts, ctx)
+	a.line = saved
+}
+
+// unreliableReading says why the parse of f may not be what runs, or "":
+//   - an extended glob anywhere (an argument, an assignment, a redirect):
+//     bash reads @( ) !( ) only with extglob on; otherwise it is a syntax
+//     error or something else entirely;
+//   - an array assignment: its words are data now, but commands when a
+//     later "${A[@]}" runs them, and a deny rule that names them should
+//     not be dodged by storing the command first;
+//   - a [[ ]] test or an (( )) command holding operators: bash reads one
+//     test or arithmetic, a POSIX sh (dash, which agents may run commands
+//     with) has neither and runs `[[` as a command, (( as nested
+//     subshells, < and > as redirections (a > truncates a file) and what
+//     follows ||, && or a newline as further commands: under dash
+//     [[ -n x || cat == .env ]] prints .env and (( 0 || rm -rf *x ))
+//     removes files;
+//   - a parameter expansion whose pattern or operand holds shell operators
+//     (`${0% & { rm -rf x; }`): where it ends depends on the shell.
+func unreliableReading(f *syntax.File, src string) string {
+	// inside is n's source without its first open and last close bytes.
+	inside := func(n syntax.Node, open, close int) string {
+		start, end := int(n.Pos().Offset()), int(n.End().Offset())
+		if start < 0 || end > len(src) || start+open > end-close {
+			return ""
+		}
+		return src[start+open : end-close]
+	}
+	why := ""
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.ExtGlob:
+			why = "the command uses an extended glob, which shells read differently"
+		case *syntax.Assign:
+			if n.Array != nil {
+				why = "the command assigns an array, whose words may be run later"
+			}
+		case *syntax.TestClause, *syntax.ArithmCmd:
+			if strings.ContainsAny(inside(n, 2, 2), "<>;&|()\n`") {
+				why = "a [[ ]] test or (( )) command holds operators that a POSIX shell runs as commands or redirections"
+			}
+		case *syntax.ParamExp:
+			if !n.Short && strings.ContainsAny(inside(n, 2, 1), ";&|{}\n`") {
+				why = "a parameter expansion holds shell operators, which shells read differently"
+			}
+		}
+		return why == ""
+	})
+	return why
+}
+
+// naiveSplit cuts a command that could not be parsed at every operator and
+// records the pieces as deny/ask gates, so a deny rule that clearly names
+// a piece still denies.
+func (a *analyzer) naiveSplit(src string) {
+	if len(src) > 4*maxCommandBytes {
+		src = src[:4*maxCommandBytes]
+	}
+	piece := func(s string) {
+		s = strings.TrimSpace(s)
+		if s == "" || len(a.an.subs) >= maxSubCommands {
+			return
+		}
+		ws := lexWords(s)
+		if len(ws) == 0 {
+			return
+		}
+		ws = stripAssignWords(ws)
+		if len(ws) == 0 {
+			return
+		}
+		sc := subCmd{text: strings.Join(ws, " "), kind: skGate}
+		if b := path.Base(ws[0]); b != ws[0] {
+			sc.alts = append(sc.alts, strings.Join(append([]string{b}, ws[1:]...), " "))
+		}
+		a.an.subs = append(a.an.subs, sc)
+	}
+	start := 0
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case ';', '&', '|', '\n', '(', ')', '`', '{', '}':
+			piece(src[start:i])
+			start = i + 1
+		case '$':
+			if i+1 < len(src) && src[i+1] == '(' {
+				piece(src[start:i])
+				start = i + 2
+				i++
+			}
+		}
+	}
+	piece(src[start:])
+}
+
+// lexWords splits s into words like normalizePattern, leniently.
+func lexWords(s string) []string {
+	var out []string
+	var b strings.Builder
+	in := false
+	flush := func() {
+		if in {
+			out = append(out, b.String())
+			b.Reset()
+			in = false
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			flush()
+		case '\\':
+			in = true
+			if i+1 < len(s) {
+				i++
+				b.WriteByte(s[i])
+			}
+		case '\'', '"':
+			in = true
+			j := strings.IndexByte(s[i+1:], c)
+			if j < 0 {
+				b.WriteString(s[i+1:])
+				i = len(s)
+				continue
+			}
+			b.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+		default:
+			in = true
+			b.WriteByte(c)
+		}
+	}
+	flush()
+	return out
+}
+
+func stripAssignWords(ws []string) []string {
+	for len(ws) > 0 && isAssignWord(ws[0]) {
+		ws = ws[1:]
+	}
+	return ws
+}
+
+func isAssignWord(s string) bool {
+	i := strings.IndexByte(s, '=')
+	if i <= 0 {
+		return false
+	}
+	for j := 0; j < i; j++ {
+		c := s[j]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || j > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// reservedWords cannot be taken as plain command names by the fast path.
+var reservedWords = map[string]bool{
+	"if": true, "then": true, "elif": true, "else": true, "fi": true, "for": true, "while": true,
+	"until": true, "do": true, "done": true, "case": true, "esac": true, "select": true,
+	"function": true, "time": true, "coproc": true, "in": true,
+	"cd": true, "pushd": true, "popd": true, // change the directory: slow path tracks it
+	// Words bash parses with their own grammar (let, declaration clauses):
+	// only the parser can say what they mean, or that they do not parse.
+	"let": true, "declare": true, "local": true, "export": true, "readonly": true, "typeset": true, "nameref": true,
+}
+
+func fastByte(c byte) bool {
+	switch {
+	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		return true
+	}
+	switch c {
+	case ' ', '\t', '.', '_', '/', ':', '@', '%', '+', ',', '=', '-', ';', '&', '|', '\n':
+		return true
+	}
+	return false
+}
+
+// fastPath handles command lines made only of plain words and the list
+// operators (&& || ; | |& & newline), where no byte has a meaning the
+// shell would expand. It returns false, having recorded nothing, when the
+// line needs the real parser.
+func (a *analyzer) fastPath(cmd string) bool {
+	for i := 0; i < len(cmd); i++ {
+		if !fastByte(cmd[i]) {
+			return false
+		}
+	}
+	// count words and parts for exact allocations.
+	nWords, nParts := 0, 1
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		if c == ';' || c == '&' || c == '|' || c == '\n' {
+			nParts++
+		} else if c != ' ' && c != '\t' && (i == 0 || cmd[i-1] == ' ' || cmd[i-1] == '\t' || !fastWordByte(cmd[i-1])) {
+			nWords++
+		}
+	}
+	words := make([]word, 0, nWords)
+	type part struct{ lo, hi int }
+	var partsBuf [16]part
+	parts := partsBuf[:0]
+	i := 0
+	needWord := true // a part must follow the previous operator
+	for i < len(cmd) {
+		// one part: words up to an operator.
+		lo := len(words)
+		for i < len(cmd) {
+			c := cmd[i]
+			if c == ' ' || c == '\t' {
+				i++
+				continue
+			}
+			if !fastWordByte(c) {
+				break
+			}
+			j := i
+			for j < len(cmd) && fastWordByte(cmd[j]) {
+				j++
+			}
+			s := cmd[i:j]
+			words = append(words, word{s: s, static: true, path: s, pathOK: true, off: i})
+			i = j
+		}
+		hi := len(words)
+		if hi > lo {
+			if first := words[lo].s; reservedWords[first] || strings.IndexByte(first, '=') >= 0 {
+				return false
+			}
+			parts = append(parts, part{lo, hi})
+		}
+		if i >= len(cmd) {
+			break
+		}
+		// operator
+		op := cmd[i]
+		n := 1
+		if i+1 < len(cmd) && (op == '&' && cmd[i+1] == '&' || op == '|' && (cmd[i+1] == '|' || cmd[i+1] == '&')) {
+			n = 2
+		}
+		if hi == lo {
+			// an operator with no command before it: only a newline may.
+			if op != '\n' || (needWord && len(parts) > 0 && !lastOpAllowsNewline(cmd, i)) {
+				return false
+			}
+		}
+		if op != '\n' {
+			needWord = !(op == ';' || op == '&') || n == 2
+		}
+		i += n
+		// a following operator char right away (";;", "&;", "|||") is not for us.
+		if i < len(cmd) && (cmd[i] == ';' || cmd[i] == '&' || cmd[i] == '|') {
+			return false
+		}
+	}
+	if len(parts) == 0 {
+		return false
+	}
+	// the line must not end right after && || | |&.
+	end := strings.TrimRight(cmd, " \t\n")
+	if strings.HasSuffix(end, "|") || strings.HasSuffix(end, "&&") || strings.HasSuffix(end, "|&") {
+		return false
+	}
+	a.line = cmd
+	a.an.subs = make([]subCmd, 0, len(parts))
+	for _, p := range parts {
+		a.command(words[p.lo:p.hi:p.hi], walkCtx{})
+	}
+	return true
+}
+
+func lastOpAllowsNewline(cmd string, i int) bool {
+	s := strings.TrimRight(cmd[:i], " \t\n")
+	return strings.HasSuffix(s, "&&") || strings.HasSuffix(s, "||") || strings.HasSuffix(s, "|")
+}
+
+func fastWordByte(c byte) bool {
+	return fastByte(c) && c != ' ' && c != '\t' && c != ';' && c != '&' && c != '|' && c != '\n'
+}

@@ -1,0 +1,712 @@
+package policy
+
+import (
+	"path"
+	"strings"
+)
+
+// Simple commands: wrappers peeled off (sudo, env, shells with -c, find, git, xargs, ...).
+
+// command handles one simple command: wrappers are peeled off (each outer
+// form stays as a gate), then the command itself is classified.
+func (a *analyzer) command(ws []word, ctx walkCtx) {
+	ctx.depth++
+	if ctx.depth > maxDepth {
+		a.setUncertain("the command is nested too deeply")
+		return
+	}
+	if len(ws) == 0 {
+		return
+	}
+	text := joinWords(ws, a.line)
+	name := ws[0]
+	if !name.static || name.glob || name.brace || name.s == "" {
+		a.setUncertain("the command name `" + name.s + "` is only known at run time")
+		a.addSub(subCmd{text: text, dynamic: true}, ctx)
+		return
+	}
+	cmd := name.s
+	base := cmd
+	var alts []string
+	if strings.IndexByte(cmd, '/') >= 0 {
+		base = path.Base(cmd)
+		alts = append(alts, joinWords(append([]word{{s: base, static: true, off: -1}}, ws[1:]...), ""))
+	}
+	// a function being defined that calls itself in a pipe or in the
+	// background: a fork bomb.
+	for _, f := range a.fn {
+		if f == cmd && f != "" && (ctx.inPipe || ctx.bg) {
+			a.addSub(subCmd{text: text, breaker: "fork bomb: function " + f + " starts copies of itself"}, ctx)
+			return
+		}
+	}
+	gate := func() { a.addSub(subCmd{text: text, alts: alts, kind: skGate}, ctx) }
+	args := ws[1:]
+	switch base {
+	case "timeout":
+		if rest, ok := skipOpts(args, "-s --signal -k --kill-after", 1); ok {
+			gate()
+			a.command(rest, ctx)
+			return
+		}
+	case "nice":
+		if rest, ok := skipNice(args); ok {
+			gate()
+			a.command(rest, ctx)
+			return
+		}
+	case "nohup", "builtin", "noglob":
+		if len(args) > 0 {
+			gate()
+			a.command(args, ctx)
+			return
+		}
+	case "exec":
+		if rest, ok := skipOpts(args, "-a", 0); ok {
+			gate()
+			a.command(rest, ctx)
+			return
+		}
+	case "command":
+		if len(args) > 0 && (args[0].s == "-v" || args[0].s == "-V") {
+			a.addSub(subCmd{text: text, alts: alts, readOnly: true}, ctx)
+			return
+		}
+		if rest, ok := skipOpts(args, "", 0); ok {
+			gate()
+			a.command(rest, ctx)
+			return
+		}
+	case "stdbuf":
+		if rest, ok := skipOpts(args, "-i -o -e --input --output --error", 0); ok {
+			gate()
+			a.command(rest, ctx)
+			return
+		}
+	case "time":
+		if rest, ok := skipTime(a, args); ok {
+			gate()
+			a.command(rest, ctx)
+			return
+		}
+	case "sudo", "doas", "run0", "pkexec":
+		rest, _ := skipOpts(args, "-u -g -C -D -h -p -r -t -T -U -R --user --group --close-from --chdir --host --prompt --role --type --command-timeout --other-user --chroot", 0)
+		a.addSub(subCmd{text: text, alts: alts, kind: skNeedRule}, ctx)
+		if len(rest) > 0 {
+			inner := ctx
+			inner.gate = true
+			a.command(rest, inner)
+		}
+		return
+	case "xargs":
+		rest, nflags, ok := skipXargs(args)
+		if !ok {
+			a.setUncertain("cannot tell which command xargs runs")
+		}
+		if len(rest) == 0 {
+			a.addSub(subCmd{text: text, alts: alts, readOnly: nflags == 0}, ctx) // runs echo
+			return
+		}
+		if nflags == 0 {
+			gate()
+		} else {
+			a.addSub(subCmd{text: text, alts: alts, kind: skNeedRule}, ctx)
+		}
+		a.command(rest, ctx)
+		return
+	case "env":
+		a.envCmd(ws, text, alts, ctx)
+		return
+	case "bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "ash", "busybox":
+		if a.shellC(ws, text, alts, ctx) {
+			return
+		}
+	case "eval":
+		gate()
+		src, ok := staticJoin(args)
+		if !ok {
+			a.setUncertain("eval runs a command known only at run time")
+			return
+		}
+		ctx.depth++
+		a.parseAndVisit(src, ctx)
+		return
+	case "find":
+		a.findCmd(ws, text, alts, ctx)
+		return
+	case "git":
+		a.gitCmd(ws, text, alts, ctx)
+		return
+	case "cd", "pushd", "popd", "chdir":
+		a.cdCmd(args)
+		a.addSub(subCmd{text: text, alts: alts, readOnly: true}, ctx)
+		return
+	case "source", ".":
+		// runs a file's commands: never read-only (like `curl ... | sh`, what
+		// it runs is the file's business: an allow rule decides).
+	case "trap":
+		// trap CODE SIGNAL...: CODE runs later, as eval would run it.
+		if code, ok := trapCode(args); ok {
+			gate()
+			if !code.static {
+				a.setUncertain("trap runs a command known only at run time")
+				return
+			}
+			ctx.depth++
+			a.parseAndVisit(code.s, ctx)
+			return
+		}
+	}
+	if runsArgs[base] {
+		// a program that runs its arguments as a command: the whole needs
+		// an allow rule, and every tail of it that starts with a plain word
+		// is checked against deny and ask rules (and breakers), so
+		// `watch -n1 rm -rf x` is still rm.
+		a.addSub(subCmd{text: text, alts: alts, kind: skNeedRule}, ctx)
+		inner := ctx
+		inner.gate = true
+		var plain []string
+		for i := 1; i < len(ws); i++ {
+			if !ws[i].static {
+				break
+			}
+			plain = append(plain, ws[i].s)
+			if strings.HasPrefix(ws[i].s, "-") || len(a.an.subs) >= maxSubCommands {
+				continue
+			}
+			a.command(ws[i:], inner)
+		}
+		if len(plain) > 0 && ctx.depth < maxDepth/2 {
+			// watch and su -c hand their arguments to sh -c.
+			if src := strings.Join(plain, " "); strings.ContainsAny(src, ";&|$`()<>") {
+				cwd, known := a.cwd, a.cwdKnown
+				a.parseAndVisitLenient(src, inner)
+				a.cwd, a.cwdKnown = cwd, known
+			}
+		}
+		return
+	}
+	sc := subCmd{text: text, alts: alts}
+	a.classify(&sc, base, args, ctx)
+	a.addSub(sc, ctx)
+}
+
+// skipOpts skips leading options of a wrapper. valued lists the options
+// that take a separate value; positional is how many plain arguments come
+// before the command (timeout's duration).
+func skipOpts(args []word, valued string, positional int) ([]word, bool) {
+	i := 0
+	for i < len(args) {
+		s := args[i].s
+		if !args[i].static {
+			return nil, false
+		}
+		if s == "--" {
+			i++
+			break
+		}
+		if len(s) < 2 || s[0] != '-' {
+			break
+		}
+		i++
+		if strings.Contains(s, "=") {
+			continue
+		}
+		if valued != "" && containsField(valued, s) {
+			i++
+		} else if len(s) > 2 && s[1] != '-' && valued != "" && containsField(valued, s[:2]) {
+			// -ofoo: value attached
+		}
+	}
+	for ; positional > 0 && i < len(args); positional-- {
+		i++
+	}
+	if i >= len(args) {
+		return nil, false
+	}
+	return args[i:], true
+}
+
+func containsField(list, s string) bool {
+	for _, f := range strings.Fields(list) {
+		if f == s {
+			return true
+		}
+	}
+	return false
+}
+
+func skipNice(args []word) ([]word, bool) {
+	i := 0
+	for i < len(args) && args[i].static {
+		s := args[i].s
+		switch {
+		case s == "-n" || s == "--adjustment":
+			i += 2
+		case strings.HasPrefix(s, "--adjustment=") || (strings.HasPrefix(s, "-n") && len(s) > 2):
+			i++
+		case len(s) > 1 && s[0] == '-' && isDigits(strings.TrimPrefix(s[1:], "-")):
+			i++
+		case s == "--":
+			i++
+			if i < len(args) {
+				return args[i:], true
+			}
+			return nil, false
+		default:
+			if i < len(args) {
+				return args[i:], true
+			}
+		}
+	}
+	return nil, false
+}
+
+func skipTime(a *analyzer, args []word) ([]word, bool) {
+	i := 0
+	for i < len(args) && args[i].static && strings.HasPrefix(args[i].s, "-") {
+		s := args[i].s
+		i++
+		switch s {
+		case "-o", "--output":
+			if i < len(args) {
+				a.an.redirWrites = append(a.an.redirWrites, a.pathRef(args[i]))
+			}
+			i++
+		case "-f", "--format":
+			i++
+		case "--":
+			return args[i:], i < len(args)
+		}
+	}
+	return args[i:], i < len(args)
+}
+
+// skipXargs returns the command xargs runs and how many options it had.
+func skipXargs(args []word) (rest []word, nflags int, ok bool) {
+	valued := map[string]bool{"-a": true, "-E": true, "-I": true, "-L": true, "-n": true, "-P": true, "-s": true, "-d": true}
+	long := map[string]bool{"--arg-file": true, "--eof": true, "--replace": true, "--max-lines": true,
+		"--max-args": true, "--max-procs": true, "--max-chars": true, "--delimiter": true, "--process-slot-var": true}
+	flags := "0rtpxo"
+	i := 0
+	for i < len(args) {
+		w := args[i]
+		s := w.s
+		if !w.static {
+			return args[i:], nflags + 1, false
+		}
+		if s == "--" {
+			return args[i+1:], nflags + 1, true
+		}
+		if len(s) < 2 || s[0] != '-' {
+			break
+		}
+		nflags++
+		i++
+		switch {
+		case strings.HasPrefix(s, "--"):
+			if !strings.Contains(s, "=") && long[s] {
+				i++ // the value is the next word (--max-args 5; --max-args=5 carries it)
+			}
+		case valued[s]:
+			i++
+		case valued[s[:2]], s[1] == 'e', s[1] == 'i', s[1] == 'l':
+			// value attached (-n1), or optional-value options
+		default:
+			for _, c := range s[1:] {
+				if !strings.ContainsRune(flags, c) {
+					return args[i:], nflags, false
+				}
+			}
+		}
+	}
+	if i > len(args) {
+		i = len(args)
+	}
+	return args[i:], nflags, true
+}
+
+func staticJoin(ws []word) (string, bool) {
+	parts := make([]string, len(ws))
+	for i, w := range ws {
+		if !w.static {
+			return "", false
+		}
+		parts[i] = w.s
+	}
+	return strings.Join(parts, " "), true
+}
+
+func (a *analyzer) envCmd(ws []word, text string, alts []string, ctx walkCtx) {
+	args := ws[1:]
+	kind := skGate
+	i := 0
+	var split []word
+	savedCwd, savedKnown := a.cwd, a.cwdKnown
+	defer func() { a.cwd, a.cwdKnown = savedCwd, savedKnown }()
+loop:
+	for i < len(args) {
+		w := args[i]
+		if !w.static {
+			break
+		}
+		s := w.s
+		switch {
+		case s == "--":
+			i++
+			break loop
+		case s == "-u" || s == "--unset":
+			i += 2
+		case s == "-C" || s == "--chdir":
+			if i+1 < len(args) {
+				a.cdCmd(args[i+1 : i+2])
+			}
+			i += 2
+		case strings.HasPrefix(s, "--chdir="):
+			a.cdCmd([]word{{s: s[len("--chdir="):], static: true, path: s[len("--chdir="):], pathOK: true, off: -1}})
+			i++
+		case s == "-S" || s == "--split-string" || strings.HasPrefix(s, "-S") || strings.HasPrefix(s, "--split-string="):
+			kind = skNeedRule
+			v := ""
+			switch {
+			case s == "-S" || s == "--split-string":
+				if i+1 < len(args) {
+					v = args[i+1].s
+				}
+				i += 2
+			case strings.HasPrefix(s, "--split-string="):
+				v = s[len("--split-string="):]
+				i++
+			default:
+				v = s[2:]
+				i++
+			}
+			for _, f := range lexWords(v) {
+				split = append(split, word{s: f, static: true, path: f, pathOK: true, off: -1})
+			}
+			break loop
+		case strings.HasPrefix(s, "-") && len(s) > 1:
+			i++
+		case isAssignWord(s):
+			if dangerousVars[s[:strings.IndexByte(s, '=')]] {
+				kind = skNeedRule
+			}
+			i++
+		default:
+			break loop
+		}
+	}
+	if i > len(args) {
+		i = len(args)
+	}
+	rest := append(split, args[i:]...)
+	if len(rest) == 0 {
+		a.addSub(subCmd{text: text, alts: alts, readOnly: kind == skGate}, ctx) // prints the environment
+		return
+	}
+	a.addSub(subCmd{text: text, alts: alts, kind: kind}, ctx)
+	a.command(rest, ctx)
+}
+
+// shellC handles sh -c 'S': S is parsed as a command line of its own.
+// It returns false for a shell run on a script or stdin (a plain command).
+func (a *analyzer) shellC(ws []word, text string, alts []string, ctx walkCtx) bool {
+	args := ws[1:]
+	if path.Base(ws[0].s) == "busybox" {
+		if len(args) == 0 || !args[0].static {
+			return false
+		}
+		switch args[0].s {
+		case "sh", "ash", "bash":
+			args = args[1:]
+		default:
+			// busybox CMD args: the applet is the command.
+			a.addSub(subCmd{text: text, alts: alts, kind: skGate}, ctx)
+			a.command(args, ctx)
+			return true
+		}
+	}
+	hasC := false
+	i := 0
+	for i < len(args) {
+		w := args[i]
+		if !w.static {
+			return false
+		}
+		s := w.s
+		if s == "--" || s == "-" {
+			i++
+			break
+		}
+		if len(s) < 2 || (s[0] != '-' && s[0] != '+') {
+			break
+		}
+		i++
+		if strings.HasPrefix(s, "--") {
+			if s == "--rcfile" || s == "--init-file" {
+				i++
+			}
+			if s == "--command" {
+				hasC = true
+			}
+			continue
+		}
+		for _, c := range s[1:] {
+			switch c {
+			case 'c':
+				hasC = true
+			case 'o', 'O':
+				i++
+			}
+		}
+	}
+	if !hasC {
+		return false
+	}
+	a.addSub(subCmd{text: text, alts: alts, kind: skGate}, ctx)
+	if i >= len(args) {
+		a.setUncertain("the shell's -c has no command")
+		return true
+	}
+	if !args[i].static {
+		a.setUncertain("the shell runs a command known only at run time")
+		return true
+	}
+	ctx.depth++
+	cwd, known := a.cwd, a.cwdKnown
+	a.parseAndVisit(args[i].s, ctx)
+	a.cwd, a.cwdKnown = cwd, known
+	return true
+}
+
+// gitConfigCode checks what a git global option makes git run that the
+// command line does not show: the shell code of an alias starting with "!"
+// or of a config key whose value is a command (pager, editor, ssh command,
+// diff and merge drivers, filters, credential helpers, ...) is parsed and
+// checked like eval's; a value only known at run time, one taken from the
+// environment (--config-env), another exec path, hooks or included config
+// files cannot be checked: uncertain.
+func (a *analyzer) gitConfigCode(opt string, val word, ctx walkCtx) {
+	switch opt {
+	case "--config-env", "--exec-path":
+		a.setUncertain("git " + opt + " makes git run programs the command does not name")
+		return
+	case "-c":
+	default:
+		return
+	}
+	if !val.static {
+		a.setUncertain("git -c sets configuration known only at run time")
+		return
+	}
+	key, value, _ := strings.Cut(val.s, "=")
+	key = strings.ToLower(key)
+	code := ""
+	switch {
+	case strings.HasPrefix(key, "alias."):
+		if v := strings.TrimSpace(value); strings.HasPrefix(v, "!") {
+			code = v[1:]
+		}
+	case key == "core.hookspath" || key == "include.path" || key == "init.templatedir" || strings.HasPrefix(key, "includeif."):
+		a.setUncertain("git -c " + key + " makes git run programs the command does not name")
+		return
+	case gitCodeKey(key):
+		code = value
+	}
+	if strings.TrimSpace(code) == "" {
+		return
+	}
+	ctx.depth++
+	a.parseAndVisit(code, ctx)
+}
+
+// gitCodeKey reports whether git runs the value of config key as a command.
+func gitCodeKey(key string) bool {
+	switch key {
+	case "core.pager", "core.editor", "core.sshcommand", "core.fsmonitor", "core.askpass", "core.gitproxy",
+		"sequence.editor", "diff.external", "credential.helper", "gpg.program", "uploadpack.packobjectshook", "web.browser":
+		return true
+	}
+	for _, suffix := range []string{".textconv", ".command", ".driver", ".clean", ".smudge", ".process", ".program", ".helper", ".cmd"} {
+		if strings.HasSuffix(key, suffix) {
+			return true
+		}
+	}
+	return strings.HasPrefix(key, "pager.")
+}
+
+// trapCode returns the code of `trap [--] CODE SIGNAL...`; false for the
+// forms that run nothing (trap, trap -l, trap -p, trap SIGNAL, trap - SIG).
+func trapCode(args []word) (word, bool) {
+	if len(args) > 0 && args[0].static && args[0].s == "--" {
+		args = args[1:]
+	} else if len(args) > 0 && args[0].static && strings.HasPrefix(args[0].s, "-") && args[0].s != "-" {
+		return word{}, false // -l, -p
+	}
+	if len(args) < 2 || (args[0].static && (args[0].s == "-" || args[0].s == "")) {
+		return word{}, false
+	}
+	return args[0], true
+}
+
+func (a *analyzer) cdCmd(args []word) {
+	if len(args) > 0 && args[0].static && strings.HasPrefix(args[0].s, "-") && args[0].s != "-" {
+		args = args[1:] // cd -P / -L
+	}
+	switch {
+	case len(args) == 0:
+		a.cwd, a.cwdKnown = a.env.home, a.env.home != ""
+	case args[0].pathOK && !args[0].glob && !args[0].brace && args[0].s != "-" && a.cwdKnown:
+		a.cwd = canonPath(args[0].path, a.cwd, a.env.home)
+	default:
+		a.cwd, a.cwdKnown = "", false
+	}
+}
+
+// findCmd: -exec/-execdir/-ok/-okdir run a sub-command; -delete and
+// -fprint* write.
+func (a *analyzer) findCmd(ws []word, text string, alts []string, ctx walkCtx) {
+	args := ws[1:]
+	sc := subCmd{text: text, alts: alts, readOnly: true}
+	var starts []word
+	i := 0
+	for i < len(args) && args[i].static && (args[i].s == "-H" || args[i].s == "-L" || args[i].s == "-P" || strings.HasPrefix(args[i].s, "-D") || strings.HasPrefix(args[i].s, "-O")) {
+		i++
+	}
+	for i < len(args) {
+		s := args[i].s
+		if args[i].static && (strings.HasPrefix(s, "-") || s == "(" || s == "!" || s == ")") {
+			break
+		}
+		starts = append(starts, args[i])
+		i++
+	}
+	if len(starts) == 0 {
+		starts = []word{{s: ".", static: true, path: ".", pathOK: true, off: -1}}
+	}
+	for _, st := range starts {
+		sc.reads = append(sc.reads, a.pathRef(st))
+	}
+	var execs [][]word
+	for i < len(args) {
+		w := args[i]
+		i++
+		if !w.static {
+			continue
+		}
+		switch w.s {
+		case "-exec", "-execdir", "-ok", "-okdir":
+			j := i
+			for j < len(args) && !(args[j].static && (args[j].s == ";" || args[j].s == "+")) {
+				j++
+			}
+			execs = append(execs, args[i:j])
+			i = j + 1
+		case "-delete":
+			sc.readOnly = false
+			for _, st := range starts {
+				ref := a.pathRef(st)
+				ref.recursive = true
+				sc.writes = append(sc.writes, ref)
+			}
+		case "-fprint", "-fprint0", "-fprintf", "-fls":
+			sc.readOnly = false
+			if i < len(args) {
+				sc.writes = append(sc.writes, a.pathRef(args[i]))
+			}
+			i++
+		}
+	}
+	if !sc.readOnly {
+		for _, wr := range sc.writes {
+			if wr.recursive {
+				if b := a.protectedTarget(wr); b != "" {
+					sc.breaker = "find -delete of " + b
+				}
+			}
+		}
+	}
+	a.addSub(sc, ctx)
+	for _, ex := range execs {
+		if len(ex) == 0 {
+			a.setUncertain("find -exec with no command")
+			continue
+		}
+		a.command(ex, ctx)
+	}
+}
+
+// gitCmd strips git's global options: -C dir is matched as plain git (the
+// directory is tracked); -c and --git-dir stay in the text (they can make
+// git run other programs) but not in the deny/ask alternatives.
+func (a *analyzer) gitCmd(ws []word, text string, alts []string, ctx walkCtx) {
+	args := ws[1:]
+	if len(args) == 0 || !args[0].static || !strings.HasPrefix(args[0].s, "-") {
+		// no global options: the common case.
+		a.addSub(subCmd{text: text, alts: alts, readOnly: gitReadOnly(args)}, ctx)
+		return
+	}
+	kept := []word{ws[0]}
+	stripped := []word{{s: "git", static: true, off: -1}}
+	cwd, known := a.cwd, a.cwdKnown
+	defer func() { a.cwd, a.cwdKnown = cwd, known }()
+	risky := false
+	var gitDirs []pathRef
+	i := 0
+	for i < len(args) && args[i].static && strings.HasPrefix(args[i].s, "-") {
+		s := args[i].s
+		switch {
+		case s == "-C":
+			if i+1 < len(args) {
+				a.cdCmd(args[i+1 : i+2])
+				gitDirs = append(gitDirs, a.pathRef(args[i+1]))
+			}
+			i += 2
+			continue
+		case s == "--no-pager" || s == "-P" || s == "--no-optional-locks" || s == "--literal-pathspecs" ||
+			s == "--no-replace-objects" || s == "--glob-pathspecs" || s == "--noglob-pathspecs" || s == "--icase-pathspecs":
+			i++
+			continue
+		case s == "-c" || s == "--git-dir" || s == "--work-tree" || s == "--namespace" || s == "--exec-path" || s == "--config-env":
+			risky = true
+			if i+1 < len(args) {
+				kept = append(kept, args[i], args[i+1])
+				a.gitConfigCode(s, args[i+1], ctx)
+			}
+			i += 2
+			continue
+		case strings.HasPrefix(s, "--exec-path=") || strings.HasPrefix(s, "--config-env="):
+			a.gitConfigCode(s[:strings.IndexByte(s, '=')], word{}, ctx)
+			risky = true
+			kept = append(kept, args[i])
+			i++
+			continue
+		default:
+			risky = true
+			kept = append(kept, args[i])
+			i++
+		}
+	}
+	if i > len(args) {
+		i = len(args)
+	}
+	rest := args[i:]
+	kept = append(kept, rest...)
+	stripped = append(stripped, rest...)
+	sc := subCmd{text: joinWords(kept, a.line)}
+	st := joinWords(stripped, "")
+	if st != sc.text {
+		sc.alts = append(sc.alts, st)
+	}
+	if sc.text != text {
+		sc.alts = append(sc.alts, text)
+	}
+	sc.alts = append(sc.alts, alts...)
+	if !risky {
+		sc.readOnly = gitReadOnly(rest)
+	}
+	if sc.readOnly {
+		sc.reads = gitDirs // git -C dir reads that repository
+	}
+	a.addSub(sc, ctx)
+}

@@ -1,0 +1,148 @@
+package policy
+
+import (
+	"path"
+	"strings"
+)
+
+// Specifier renders a call the way a rule would name it: Bash(npm run
+// build), Edit(/abs/path), WebFetch(domain:example.com), mcp__s__t.
+func Specifier(call Call) string {
+	tool := canonicalTool(call.Tool)
+	switch tool {
+	case "":
+		if call.Title != "" {
+			return "unknown(" + call.Title + ")"
+		}
+		return "unknown"
+	case "Bash":
+		return "Bash(" + strings.TrimSpace(call.Command) + ")"
+	case "WebFetch":
+		if h := hostOf(call.URL); h != "" {
+			return "WebFetch(domain:" + h + ")"
+		}
+		return "WebFetch(" + call.URL + ")"
+	case "WebSearch":
+		if call.Query != "" {
+			return "WebSearch(" + call.Query + ")"
+		}
+		return "WebSearch"
+	}
+	if len(call.Paths) > 0 {
+		return tool + "(" + strings.Join(call.Paths, ", ") + ")"
+	}
+	if call.Command != "" {
+		return tool + "(" + strings.TrimSpace(call.Command) + ")"
+	}
+	if call.URL != "" {
+		return tool + "(" + call.URL + ")"
+	}
+	return tool
+}
+
+// noBroadening: commands for which a wildcard suggestion would hand out
+// far more than the person approved.
+var noBroadening = map[string]bool{
+	"rm": true, "rmdir": true, "sudo": true, "doas": true, "su": true, "dd": true, "chmod": true,
+	"chown": true, "bash": true, "sh": true, "zsh": true, "dash": true, "eval": true, "exec": true,
+	"xargs": true, "env": true, "kill": true, "pkill": true, "killall": true, "curl": true,
+	"wget": true, "ssh": true, "scp": true, "mv": true, "cp": true, "find": true, "python": true,
+	"python3": true, "node": true, "perl": true, "ruby": true, "git": false, "source": true, ".": true,
+}
+
+// SuggestRules proposes rules for the "Always allow" / "Always deny"
+// options: the exact rule first, then a broader one when it is safe to
+// offer. For a compound command, the rules for its sub-commands.
+// Paths are suggested absolute (//), since a rule may be stored in a
+// settings layer whose "/" anchor is another directory.
+func SuggestRules(call Call, env Env) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(r string) {
+		if r != "" && !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	tool := canonicalTool(call.Tool)
+	e := newEnvx(env)
+	switch {
+	case tool == "Bash" || (call.Command != "" && categorize(&call) == catExec):
+		cmd := strings.TrimSpace(call.Command)
+		an := analyzeShell(cmd, &e)
+		var subs []*subCmd
+		for i := range an.subs {
+			sc := &an.subs[i]
+			if sc.kind == skGate || sc.dynamic {
+				continue
+			}
+			if sc.readOnly && len(sc.writes) == 0 && len(an.subs) > 1 {
+				continue // needs no rule
+			}
+			subs = append(subs, sc)
+		}
+		if an.uncertain != "" {
+			return nil // no rule can allow a command that cannot be checked
+		}
+		if len(subs) == 0 {
+			add("Bash(" + cmd + ")")
+			return out
+		}
+		for _, sc := range subs {
+			add("Bash(" + sc.text + ")")
+		}
+		for _, sc := range subs {
+			add(broaderBash(sc.text))
+		}
+	case tool == "Read" || tool == "Edit" || categorize(&call) == catRead || categorize(&call) == catWrite:
+		rt := "Read"
+		if tool == "Edit" || categorize(&call) == catWrite {
+			rt = "Edit"
+		}
+		var dirs []string
+		for _, p := range call.Paths {
+			abs := canonPath(p, e.cwd, e.home)
+			add(rt + "(/" + abs + ")")
+			dirs = append(dirs, path.Dir(abs))
+		}
+		for _, d := range dirs {
+			if d == "/" || d == e.home {
+				continue // never suggest a whole-disk or whole-home rule
+			}
+			add(rt + "(/" + d + "/**)")
+		}
+	case tool == "WebFetch":
+		h := hostOf(call.URL)
+		if h == "" {
+			return nil
+		}
+		add("WebFetch(domain:" + h + ")")
+		if parts := strings.Split(h, "."); len(parts) >= 3 {
+			add("WebFetch(domain:*." + strings.Join(parts[1:], ".") + ")")
+		}
+	case strings.HasPrefix(tool, "mcp__"):
+		add(tool)
+		if p := mcpServerPrefix(tool); p+"*" != tool && strings.Count(tool, "__") >= 2 {
+			add(p + "*")
+		}
+	case tool == "":
+		return nil
+	default:
+		add(tool)
+	}
+	return out
+}
+
+// broaderBash: "npm run build" -> "Bash(npm run *)"; "make test" ->
+// "Bash(make *)". "" when broadening would be unsafe or pointless.
+func broaderBash(text string) string {
+	ws := strings.Split(text, " ")
+	if len(ws) < 2 || noBroadening[ws[0]] {
+		return ""
+	}
+	keep := 1
+	if len(ws) >= 3 && !strings.HasPrefix(ws[1], "-") {
+		keep = 2
+	}
+	return "Bash(" + strings.Join(ws[:keep], " ") + " *)"
+}

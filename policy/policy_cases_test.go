@@ -30,6 +30,10 @@ type policyCase struct {
 	Symlinks   map[string]string `json:"symlinks"`
 	AgentBypas bool              `json:"agentBypass"`
 
+	// BadRule: the case's rules are expected not to compile (a poisoned
+	// rule); otherwise a rule that does not compile fails the test.
+	BadRule bool `json:"badRule"`
+
 	Want    Decision `json:"want"`
 	Source  Source   `json:"source"`
 	Rule    string   `json:"rule"`
@@ -82,7 +86,10 @@ func (c *policyCase) input(t testing.TB) Input {
 			rules = append(rules, RuleText{List: l.list, Text: txt, Origin: origin})
 		}
 	}
-	pol, _ := Compile(rules)
+	pol, errs := Compile(rules)
+	if len(errs) > 0 && !c.BadRule {
+		t.Fatalf("%s: rules do not compile (mark the case badRule if that is meant): %v", c.Src, errs)
+	}
 	var sess *Policy
 	if len(c.Session) > 0 {
 		var srules []RuleText

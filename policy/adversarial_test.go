@@ -1,0 +1,130 @@
+package policy
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The adversarial corpus: testdata/adversarial/*.jsonl, one file per class
+// of attack (docs/policy.md, "What the static reading holds"). Each line is a
+// call that must never be allowed. It is judged in every mode, with its own
+// rules (typically a broad allow rule that must not cover it) and with the
+// agent's bypass:
+//
+//   - want "ask": asks in default, acceptEdits, bypassPermissions and under
+//     the agent's bypass; denied in dontAsk; asked or denied in plan.
+//   - want "deny": denied in every mode.
+//
+// A line is an adversarialCase; unknown fields are an error, so a typo
+// cannot make a case vacuous.
+type adversarialCase struct {
+	Class    string            `json:"class"`
+	Tool     string            `json:"tool"`
+	Cmd      string            `json:"cmd"`
+	Paths    []string          `json:"paths"`
+	URL      string            `json:"url"`
+	Kind     string            `json:"kind"`
+	Allow    []string          `json:"allow"`
+	Ask      []string          `json:"ask"`
+	Deny     []string          `json:"deny"`
+	Session  []string          `json:"session"`
+	Cwd      string            `json:"cwd"`
+	Symlinks map[string]string `json:"symlinks"`
+	Want     Decision          `json:"want"`
+	Note     string            `json:"note"`
+}
+
+var adversarialModes = []struct {
+	name        string
+	mode        Mode
+	agentBypass bool
+}{
+	{"default", ModeDefault, false},
+	{"acceptEdits", ModeAcceptEdits, false},
+	{"plan", ModePlan, false},
+	{"dontAsk", ModeDontAsk, false},
+	{"bypassPermissions", ModeBypass, false},
+	{"agentBypass", ModeDefault, true},
+}
+
+func loadAdversarial(t testing.TB) map[string][]adversarialCase {
+	t.Helper()
+	files, err := filepath.Glob("testdata/adversarial/*.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]adversarialCase{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		sc.Buffer(nil, 1<<20)
+		for n := 1; sc.Scan(); n++ {
+			line := strings.TrimSpace(sc.Text())
+			if line == "" || strings.HasPrefix(line, "//") {
+				continue
+			}
+			dec := json.NewDecoder(strings.NewReader(line))
+			dec.DisallowUnknownFields()
+			var c adversarialCase
+			if err := dec.Decode(&c); err != nil {
+				t.Fatalf("%s:%d: %v", f, n, err)
+			}
+			if c.Tool == "" || (c.Want != Ask && c.Want != Deny) {
+				t.Fatalf("%s:%d: every case needs a tool and want ask or deny", f, n)
+			}
+			out[filepath.Base(f)] = append(out[filepath.Base(f)], c)
+		}
+	}
+	return out
+}
+
+func (c *adversarialCase) input(t testing.TB, mode Mode, agentBypass bool) Input {
+	pc := policyCase{Src: c.Class, Tool: c.Tool, Cmd: c.Cmd, Paths: c.Paths, URL: c.URL, Kind: c.Kind,
+		Allow: c.Allow, Ask: c.Ask, Deny: c.Deny, Session: c.Session, Cwd: c.Cwd, Symlinks: c.Symlinks}
+	in := pc.input(t)
+	in.Mode, in.AgentBypass = mode, agentBypass
+	return in
+}
+
+func TestAdversarialCorpus(t *testing.T) {
+	corpus := loadAdversarial(t)
+	if len(corpus) == 0 {
+		t.Fatal("no adversarial corpus under testdata/adversarial")
+	}
+	for file, cases := range corpus {
+		for i, c := range cases {
+			for _, m := range adversarialModes {
+				c, m := c, m
+				name := file + "/" + m.name + "/" + caseName(policyCase{Tool: c.Tool, Cmd: c.Cmd, Paths: c.Paths, URL: c.URL})
+				t.Run(name, func(t *testing.T) {
+					v := Evaluate(c.input(t, m.mode, m.agentBypass))
+					ok := true
+					switch {
+					case v.Decision == Allow:
+						ok = false
+					case c.Want == Deny:
+						ok = v.Decision == Deny
+					case m.mode == ModeDontAsk:
+						ok = v.Decision == Deny
+					case m.mode == ModePlan:
+						ok = v.Decision != Allow
+					default:
+						ok = v.Decision == Ask
+					}
+					if !ok {
+						t.Errorf("%s line %d [%s] in %s: got %s (%s: %s), want %s\n call: %s %s%s%s",
+							file, i+1, c.Class, m.name, v.Decision, v.Source, v.Reason, c.Want, c.Tool, c.Cmd, strings.Join(c.Paths, ","), c.URL)
+					}
+				})
+			}
+		}
+	}
+}

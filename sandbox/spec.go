@@ -1,0 +1,273 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/acp-bridge/acp-bridge/policy"
+)
+
+// Network is what an agent process may reach.
+type Network string
+
+const (
+	// NetworkAll leaves the network as it is (the agent needs its model API).
+	NetworkAll Network = "all"
+	// NetworkNone gives the agent a network namespace of its own with only
+	// its own loopback: nothing outside the sandbox is reachable.
+	NetworkNone Network = "none"
+)
+
+// ParseNetwork reads a network setting; "" is NetworkAll.
+func ParseNetwork(s string) (Network, error) {
+	switch Network(s) {
+	case "", NetworkAll:
+		return NetworkAll, nil
+	case NetworkNone:
+		return NetworkNone, nil
+	}
+	return "", fmt.Errorf("sandbox network %q: want %q or %q", s, NetworkAll, NetworkNone)
+}
+
+// Options are the inputs of Compute.
+type Options struct {
+	// Workspace are the writable roots: the workspace, additionalDirectories,
+	// the agent's working directory. Absolute.
+	Workspace []string
+	// Home is the user's home directory.
+	Home string
+	// StateDirs are the agent's own state directories and files (its profile's
+	// defaults, see StateDirs): writable. Missing directories are created.
+	StateDirs []string
+	// AllowWrite are more writable paths (sandbox.allowWrite).
+	AllowWrite []string
+	// Protected are policy files the bridge knows by absolute path (its user
+	// config file and directory): read-only even where writes are allowed.
+	Protected []string
+	// Network is what the agent may reach.
+	Network Network
+	// Policy and Env give the Read and Edit deny rules: paths they deny are
+	// masked (Read) or kept read-only (Edit). Env.FS is ignored (the real
+	// file system is used).
+	Policy *policy.Policy
+	Env    policy.Env
+	// MaxEntries bounds each directory walk (0 = 50,000 entries). Past it the
+	// walk stops and Spec.Notes says where.
+	MaxEntries int
+}
+
+// Spec is the sandbox of one agent process.
+type Spec struct {
+	// Masked are existing paths a Read deny rule names: unreadable inside.
+	Masked []Path
+	// Writable are the trees the agent may write (created if missing).
+	Writable []string
+	// ReadOnly are existing paths inside Writable kept read-only: protected
+	// policy files and Edit-denied paths.
+	ReadOnly []string
+	Network  Network
+	// Notes say what the computation could not do (a walk bound reached).
+	Notes []string
+}
+
+// Path is one masked path.
+type Path struct {
+	Path string `json:"path"`
+	Dir  bool   `json:"dir"`
+	// Rule is the deny rule that named it.
+	Rule string `json:"rule,omitempty"`
+}
+
+// ProtectedNames are the policy files that stay read-only inside every
+// writable tree (relative to the tree's root), when they exist: the bridge's
+// own workspace settings, the editor's, other agents' policy files, and git
+// configuration that runs code. docs/sandbox.md explains the list.
+var ProtectedNames = []string{
+	".acp-bridge.yaml", ".acp-bridge.yml",
+	".vscode/settings.json", ".vscode/tasks.json", ".vscode/launch.json",
+	".claude/settings.json", ".claude/settings.local.json",
+	".gemini", ".codex", ".qwen", ".opencode", "opencode.json", "opencode.jsonc",
+	".git/config", ".git/hooks", ".gitmodules",
+	".envrc", ".mcp.json",
+}
+
+// HomeProtected are files under the home directory that stay read-only when
+// a writable tree (a state directory) holds them.
+var HomeProtected = []string{
+	".claude/settings.json", ".claude/settings.local.json",
+	".gemini/settings.json", ".gemini/trustedFolders.json",
+	".codex/config.toml", ".qwen/settings.json",
+	".config/opencode", ".config/acp-bridge",
+	".ssh", ".bashrc", ".profile", ".bash_profile", ".zshrc", ".zprofile", ".gitconfig",
+}
+
+// ErrNoWorkspace is returned when Options name no writable root.
+var ErrNoWorkspace = errors.New("sandbox: no workspace directory to make writable")
+
+// Compute builds the Spec of one agent process.
+func Compute(o Options) (Spec, error) {
+	if len(o.Workspace) == 0 {
+		return Spec{}, ErrNoWorkspace
+	}
+	max := o.MaxEntries
+	if max <= 0 {
+		max = 50000
+	}
+	s := Spec{Network: o.Network}
+	if s.Network == "" {
+		s.Network = NetworkAll
+	}
+	for _, set := range [][]string{o.Workspace, o.StateDirs, o.AllowWrite} {
+		for _, p := range set {
+			if !filepath.IsAbs(p) {
+				return Spec{}, fmt.Errorf("sandbox: writable path %q is not absolute", p)
+			}
+			s.Writable = append(s.Writable, filepath.Clean(p))
+		}
+	}
+	s.Writable = dedupe(s.Writable)
+
+	ro := map[string]bool{}
+	addRO := func(p string) {
+		if _, err := os.Lstat(p); err == nil && underAny(p, s.Writable) {
+			ro[p] = true
+		}
+	}
+	for _, w := range s.Writable {
+		for _, n := range ProtectedNames {
+			addRO(filepath.Join(w, n))
+		}
+		matches, _ := filepath.Glob(filepath.Join(w, "*.code-workspace"))
+		for _, m := range matches {
+			addRO(m)
+		}
+	}
+	if o.Home != "" {
+		for _, n := range HomeProtected {
+			addRO(filepath.Join(o.Home, n))
+		}
+	}
+	for _, p := range o.Protected {
+		if filepath.IsAbs(p) {
+			addRO(filepath.Clean(p))
+		}
+	}
+
+	env := o.Env
+	env.FS = policy.OSFS{}
+	denied := func(tool, p string) bool {
+		v := policy.Evaluate(policy.Input{Call: policy.Call{Tool: tool, Paths: []string{p}}, Mode: policy.ModeDefault, Env: env, Policy: o.Policy})
+		return v.Decision == policy.Deny && v.Source == policy.SourceRule
+	}
+	walkRoots := func(dr policy.DenyRoot) []string {
+		if dr.AnyDepth {
+			// A bare name matches anywhere: masked inside the trees the
+			// agent works in; elsewhere the policy still decides what it asks.
+			return append(append([]string(nil), s.Writable...), o.Env.AdditionalDirectories...)
+		}
+		return []string{dr.Dir}
+	}
+	masked := map[string]Path{}
+	for _, dr := range o.Policy.DenyRoots("Read", env) {
+		for _, root := range walkRoots(dr) {
+			note := walk(root, max, func(p string, dir bool) bool {
+				// A directory whose every entry is denied (dir/**) is
+				// masked whole, so not even its names show.
+				if denied("Read", p) || (dir && denied("Read", filepath.Join(p, probeName))) {
+					masked[p] = Path{Path: p, Dir: dir, Rule: dr.Rule}
+					return false // everything below is covered
+				}
+				return true
+			})
+			if note != "" {
+				s.Notes = append(s.Notes, note)
+			}
+		}
+	}
+	for _, dr := range o.Policy.DenyRoots("Edit", env) {
+		for _, root := range walkRoots(dr) {
+			note := walk(root, max, func(p string, dir bool) bool {
+				if denied("Edit", p) {
+					addRO(p)
+					return false
+				}
+				return true
+			})
+			if note != "" {
+				s.Notes = append(s.Notes, note)
+			}
+		}
+	}
+	for p := range ro {
+		if _, isMasked := masked[p]; !isMasked {
+			s.ReadOnly = append(s.ReadOnly, p)
+		}
+	}
+	sort.Strings(s.ReadOnly)
+	for _, m := range masked {
+		s.Masked = append(s.Masked, m)
+	}
+	sort.Slice(s.Masked, func(i, j int) bool { return s.Masked[i].Path < s.Masked[j].Path })
+	s.Notes = dedupe(s.Notes)
+	return s, nil
+}
+
+// walk visits root and, while visit returns true for a directory, what is
+// below it, depth first, in lexical order, without following symlinks. It
+// stops after max entries and returns a note saying so ("" when whole).
+// A root that does not exist is no error: there is nothing to mask.
+func walk(root string, max int, visit func(p string, dir bool) bool) string {
+	n := 0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root {
+				return filepath.SkipAll
+			}
+			return nil // unreadable below: the agent cannot read it either
+		}
+		n++
+		if n > max {
+			return errBound
+		}
+		dir := d.IsDir()
+		if !visit(p, dir) && dir {
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	if errors.Is(err, errBound) {
+		return fmt.Sprintf("stopped looking for denied paths under %s after %d entries: paths past that are not masked", root, max)
+	}
+	return ""
+}
+
+var errBound = errors.New("walk bound reached")
+
+// probeName is a file name no rule is expected to name: a directory whose
+// probeName child is denied has every child denied.
+const probeName = ".acp-bridge-sandbox-probe"
+
+func underAny(p string, roots []string) bool {
+	for _, r := range roots {
+		if p == r || strings.HasPrefix(p, r+string(filepath.Separator)) || r == "/" {
+			return true
+		}
+	}
+	return false
+}
+
+func dedupe(ss []string) []string {
+	sort.Strings(ss)
+	out := ss[:0]
+	for i, s := range ss {
+		if i == 0 || s != ss[i-1] {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -41,6 +41,7 @@ type agentInfo struct {
 	LastError    string              `json:"lastError,omitempty"`
 	Restarts     int                 `json:"restarts"`
 	Family       string              `json:"family"`
+	Sandbox      *SandboxPlan        `json:"sandbox,omitempty"`
 }
 
 // agentRT is one configured agent at run time: its process (if any), its
@@ -72,6 +73,7 @@ type agentRT struct {
 	reported  chan struct{}       // closed by watch once an exit of the current process is recorded
 	sessions  map[string]*session // by child session id, current generation
 	active    *session            // the session that prompted last
+	sandbox   SandboxPlan         // how the current process is confined
 
 	// fwdMu serialises forwarding this agent's updates with registering
 	// new sessions (see updates.go); it guards opening, held, openedCh and
@@ -95,6 +97,10 @@ func (a *agentRT) info() agentInfo {
 	defer a.mu.Unlock()
 	in := agentInfo{ID: a.name, Name: a.name, Command: a.command, Args: a.args, Status: a.status,
 		LastError: a.lastErr, Restarts: a.restarts, Family: string(a.family), Modes: a.modes}
+	if a.proc != nil {
+		plan := a.sandbox
+		in.Sandbox = &plan
+	}
 	if in.Command == "" || in.Family == "" {
 		cfg := a.b.snapshot().Config.Agents[a.name]
 		if in.Command == "" {
@@ -241,12 +247,28 @@ func (a *agentRT) start(ctx context.Context, gen int) error {
 	if dir == "" {
 		dir = a.b.opts.WorkspaceDir
 	}
-	proc, err := agents.Start(a.b.lifetime, agents.Spec{
-		Name: a.name, Command: cfg.Command, Args: cfg.Args, Env: cfg.Env, Dir: dir,
-	}, a.b.log)
+	plan, err := a.sandboxPlan(snap, string(family), dir)
 	if err != nil {
 		return err
 	}
+	spec, cleanup, err := wrapSpec(plan, agents.Spec{
+		Name: a.name, Command: cfg.Command, Args: cfg.Args, Env: cfg.Env, Dir: dir,
+	})
+	if err != nil {
+		return err
+	}
+	if plan.Enabled && !plan.Confined {
+		a.log.Warn("agent runs WITHOUT the OS sandbox", zap.String("reason", plan.Reason))
+	}
+	proc, err := agents.Start(a.b.lifetime, spec, a.b.log)
+	if err != nil {
+		cleanup()
+		return err
+	}
+	go func() { <-proc.Done(); cleanup() }()
+	a.mu.Lock()
+	a.sandbox = plan
+	a.mu.Unlock()
 	stdin := acp.NewQueueWriter(proc.Stdin(), proc.Stdin())
 	// Closing the connection closes both pipes, so its read goroutine never
 	// outlives it even if something outside the process group holds stdout.

@@ -273,7 +273,7 @@ func (b *Bridge) newSession(ctx context.Context, params json.RawMessage) (any, e
 	}
 	a.registerOpened(s)
 	ro.Set("sessionId", s.id)
-	acp.SetBridgeMeta(ro, map[string]any{"agent": a.name, "mode": b.effectiveMode(s)})
+	acp.SetBridgeMeta(ro, map[string]any{"agent": a.name, "mode": b.effectiveMode(s), "sandbox": a.sandboxSummary()})
 	// Updates the agent sent right after its answer go out right after ours.
 	return acp.AfterReply{Result: ro.Marshal(), Then: func() { a.releaseHeld(context.Background(), s) }}, nil
 }
@@ -335,7 +335,7 @@ func (b *Bridge) loadSession(ctx context.Context, params json.RawMessage) (any, 
 	if err != nil {
 		ro = acp.Object{}
 	}
-	acp.SetBridgeMeta(ro, map[string]any{"agent": a.name, "mode": b.effectiveMode(ns)})
+	acp.SetBridgeMeta(ro, map[string]any{"agent": a.name, "mode": b.effectiveMode(ns), "sandbox": a.sandboxSummary()})
 	return ro.Marshal(), nil
 }
 

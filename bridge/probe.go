@@ -27,17 +27,32 @@ type ProbeResult struct {
 	AgentInfo    *acp.Implementation `json:"agentInfo,omitempty"`
 	Capabilities json.RawMessage     `json:"capabilities,omitempty"`
 	StartupMS    int64               `json:"startupMs"`
+	Sandbox      *SandboxPlan        `json:"sandbox,omitempty"`
 }
 
 // ProbeAgents starts each configured agent, runs initialize (advertising no
 // fs/terminal), reports, and stops it.
-func ProbeAgents(ctx context.Context, snap *settings.Snapshot, workspace, version string, timeout time.Duration, log *zap.Logger) []ProbeResult {
+// Each runs in the sandbox it gets as the bridge's child (policyFiles:
+// settings.Store.PolicyFiles).
+func ProbeAgents(ctx context.Context, snap *settings.Snapshot, workspace, version string, policyFiles []string, timeout time.Duration, log *zap.Logger) []ProbeResult {
 	var out []ProbeResult
+	home, _ := userHome()
 	for _, name := range snap.AgentNames() {
 		cfg := snap.Config.Agents[name]
 		r := ProbeResult{ID: name, Command: cfg.Command, Args: cfg.Args, Default: name == snap.Config.DefaultAgent}
 		started := time.Now()
-		res, err := probeOne(ctx, cfg, workspace, version, timeout, log)
+		dir := cfg.Cwd
+		if dir == "" {
+			dir = workspace
+		}
+		pol, _ := AgentPolicy(snap, name)
+		plan, err := PlanSandbox(SandboxInputs{Snapshot: snap, Policy: pol, Agent: name,
+			Family: string(familyOf(name, cfg.Family, cfg.Command, cfg.Args)), Workspace: workspace, Dir: dir, Home: home, PolicyFiles: policyFiles})
+		r.Sandbox = &plan
+		var res acp.InitializeResponse
+		if err == nil {
+			res, err = probeOne(ctx, cfg, plan, dir, version, timeout, log)
+		}
 		r.StartupMS = time.Since(started).Milliseconds()
 		if err != nil {
 			r.Error = err.Error()
@@ -51,15 +66,16 @@ func ProbeAgents(ctx context.Context, snap *settings.Snapshot, workspace, versio
 	return out
 }
 
-func probeOne(ctx context.Context, cfg settings.Agent, workspace, version string, timeout time.Duration, log *zap.Logger) (acp.InitializeResponse, error) {
+func probeOne(ctx context.Context, cfg settings.Agent, plan SandboxPlan, dir, version string, timeout time.Duration, log *zap.Logger) (acp.InitializeResponse, error) {
 	var res acp.InitializeResponse
-	dir := cfg.Cwd
-	if dir == "" {
-		dir = workspace
-	}
 	pctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	proc, err := agents.Start(pctx, agents.Spec{Name: cfg.Name, Command: cfg.Command, Args: cfg.Args, Env: cfg.Env, Dir: dir}, log)
+	spec, cleanup, err := wrapSpec(plan, agents.Spec{Name: cfg.Name, Command: cfg.Command, Args: cfg.Args, Env: cfg.Env, Dir: dir})
+	if err != nil {
+		return res, err
+	}
+	defer cleanup()
+	proc, err := agents.Start(pctx, spec, log)
 	if err != nil {
 		return res, err
 	}
@@ -102,7 +118,7 @@ func (nopHandler) HandleRequest(_ context.Context, method string, _ json.RawMess
 // PrintProbe prints probe results as a table.
 func PrintProbe(w io.Writer, rs []ProbeResult) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "AGENT\tSTATUS\tAGENT INFO\tSTARTUP\tCOMMAND")
+	fmt.Fprintln(tw, "AGENT\tSTATUS\tAGENT INFO\tSTARTUP\tSANDBOX\tCOMMAND")
 	for _, r := range rs {
 		name := r.ID
 		if r.Default {
@@ -119,12 +135,15 @@ func PrintProbe(w io.Writer, rs []ProbeResult) {
 		for _, a := range r.Args {
 			cmd += " " + a
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%dms\t%s\n", name, status, info, r.StartupMS, cmd)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%dms\t%s\t%s\n", name, status, info, r.StartupMS, sandboxWord(r.Sandbox), cmd)
 	}
 	_ = tw.Flush()
 	for _, r := range rs {
 		if r.Error != "" {
 			fmt.Fprintf(w, "\n%s: %s\n", r.ID, r.Error)
+		}
+		if p := r.Sandbox; p != nil && p.Enabled && !p.Confined {
+			fmt.Fprintf(w, "%s: WARNING: runs without the OS sandbox: %s\n", r.ID, p.Reason)
 		}
 		if len(r.Capabilities) > 0 {
 			fmt.Fprintf(w, "%s capabilities: %s\n", r.ID, r.Capabilities)
@@ -168,4 +187,17 @@ func Explain(snap *settings.Snapshot, workspace, agent, mode, cwd string, call p
 		Env: policy.Env{Cwd: cwd, ProjectRoot: workspace, Home: home, AdditionalDirectories: snap.Config.Permissions.AdditionalDirectories, FS: policy.OSFS{}},
 	})
 	return call, v, errs, nil
+}
+
+// sandboxWord is the SANDBOX column of `acp-bridge agents`.
+func sandboxWord(p *SandboxPlan) string {
+	switch {
+	case p == nil:
+		return "?"
+	case p.Confined:
+		return p.Mechanism
+	case !p.Enabled:
+		return "off"
+	}
+	return "UNCONFINED"
 }

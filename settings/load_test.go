@@ -23,6 +23,7 @@ func TestDefaults(t *testing.T) {
 		Audit:        Audit{Path: filepath.Join(e.userDir, "audit.jsonl"), MaxSizeBytes: 50 << 20},
 		Log:          Log{Level: "info"},
 		MaxLineBytes: 64 << 20,
+		Sandbox:      Sandbox{Enabled: true, OnUnavailable: "warn", Network: "all"},
 	}
 	got := s.Snapshot()
 	if !reflect.DeepEqual(got.Config, want) {

@@ -13,7 +13,7 @@ import (
 func defaultsLayer(executable string) *layer {
 	str := func(s string) *string { return &s }
 	num := func(n int) *int { return &n }
-	no := false
+	no, yes := false, true
 	return &layer{
 		name:   LayerDefault,
 		source: "built-in defaults",
@@ -31,6 +31,7 @@ func defaultsLayer(executable string) *layer {
 		logFile:        str(""),
 		maxLineBytes:   num(DefaultMaxLineBytes),
 		startAgents:    &no,
+		sandbox:        sandboxLayer{enabled: &yes, onUnavailable: str(SandboxWarn), network: str("all")},
 	}
 }
 
@@ -66,6 +67,14 @@ func merge(layers []*layer, userConfigDir string) (Config, []Rule, provenance) {
 		set(&c.Log.File, l.logFile)
 		set(&c.MaxLineBytes, l.maxLineBytes)
 		set(&c.StartAgentsOnLaunch, l.startAgents)
+		set(&c.Sandbox.Enabled, l.sandbox.enabled)
+		set(&c.Sandbox.OnUnavailable, l.sandbox.onUnavailable)
+		set(&c.Sandbox.Network, l.sandbox.network)
+		for _, d := range l.sandbox.allowWrite {
+			if !slices.Contains(c.Sandbox.AllowWrite, d) {
+				c.Sandbox.AllowWrite = append(c.Sandbox.AllowWrite, d)
+			}
+		}
 		for _, d := range l.additionalDirs {
 			if !slices.Contains(c.Permissions.AdditionalDirectories, d) {
 				c.Permissions.AdditionalDirectories = append(c.Permissions.AdditionalDirectories, d)
@@ -110,6 +119,12 @@ func merge(layers []*layer, userConfigDir string) (Config, []Rule, provenance) {
 			for _, r := range al.rules {
 				a.Rules = append(a.Rules, l.rule(r, name))
 			}
+			if al.sandbox.enabled != nil {
+				v := *al.sandbox.enabled
+				a.Sandbox.Enabled = &v
+			}
+			set(&a.Sandbox.Network, al.sandbox.network)
+			a.Sandbox.AllowWrite = append(slices.Clip(a.Sandbox.AllowWrite), al.sandbox.allowWrite...)
 			c.Agents[name] = a
 		}
 	}

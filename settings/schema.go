@@ -14,13 +14,16 @@ import (
 
 // Known keys at each level of the schema, in documentation order.
 var (
-	topKeys       = []string{"defaultAgent", "agents", "permissions", "approvals", "audit", "log", "maxLineBytes", "startAgentsOnLaunch"}
+	topKeys       = []string{"defaultAgent", "agents", "permissions", "approvals", "audit", "log", "maxLineBytes", "startAgentsOnLaunch", "sandbox"}
 	permKeys      = []string{"defaultMode", "allow", "ask", "deny", "additionalDirectories"}
-	agentKeys     = []string{"command", "args", "env", "cwd", "family", "mode", "bypassPermissions", "startOnLaunch", "initTimeoutSeconds", "permissions"}
+	agentKeys     = []string{"command", "args", "env", "cwd", "family", "mode", "bypassPermissions", "startOnLaunch", "initTimeoutSeconds", "permissions", "sandbox"}
 	agentPermKeys = []string{"allow", "ask", "deny"}
 	approvalsKeys = []string{"timeoutSeconds", "timeoutOutcome"}
 	auditKeys     = []string{"path", "maxSizeMB"}
 	logKeys       = []string{"level", "file"}
+	sandboxKeys   = []string{"enabled", "onUnavailable", "network", "allowWrite"}
+	// agentSandboxKeys: onUnavailable is global only.
+	agentSandboxKeys = []string{"enabled", "network", "allowWrite"}
 )
 
 // leafKind is the type of a setting.
@@ -58,6 +61,10 @@ var (
 		{"log.file", kindString},
 		{"maxLineBytes", kindInt},
 		{"startAgentsOnLaunch", kindBool},
+		{"sandbox.enabled", kindBool},
+		{"sandbox.onUnavailable", kindString},
+		{"sandbox.network", kindString},
+		{"sandbox.allowWrite", kindStringList},
 	}
 	agentLeaves = []leaf{
 		{"command", kindString},
@@ -72,6 +79,9 @@ var (
 		{"permissions.allow", kindStringList},
 		{"permissions.ask", kindStringList},
 		{"permissions.deny", kindStringList},
+		{"sandbox.enabled", kindBool},
+		{"sandbox.network", kindString},
+		{"sandbox.allowWrite", kindStringList},
 	}
 )
 
@@ -102,6 +112,16 @@ type layer struct {
 	logFile        *string
 	maxLineBytes   *int
 	startAgents    *bool
+	sandbox        sandboxLayer
+}
+
+// sandboxLayer is what one layer says of the sandbox (globally or for one
+// agent).
+type sandboxLayer struct {
+	enabled       *bool
+	onUnavailable *string
+	network       *string
+	allowWrite    []string
 }
 
 // agentLayer is what one layer says about one agent.
@@ -117,6 +137,7 @@ type agentLayer struct {
 	startOnLaunch *bool
 	initTimeout   *int
 	rules         []ruleEntry
+	sandbox       sandboxLayer
 }
 
 type ruleEntry struct {
@@ -407,6 +428,8 @@ func decodeLayer(l *layer, raw map[string]any, where locator) []*FieldError {
 			if b, ok := d.boolean(p, v); ok {
 				l.startAgents = &b
 			}
+		case "sandbox":
+			d.sandbox(&l.sandbox, p, v, sandboxKeys, l.root)
 		}
 	}
 	// Report in file order where lines are known.
@@ -501,6 +524,8 @@ func (d *decoder) agents(l *layer, p []string, v any) {
 				}
 			case "initTimeoutSeconds":
 				a.initTimeout = d.atLeast(kp, x, 1)
+			case "sandbox":
+				d.sandbox(&a.sandbox, kp, x, agentSandboxKeys, l.root)
 			case "permissions":
 				pm, _ := d.object(kp, x, agentPermKeys)
 				for _, list := range ruleLists {
@@ -508,6 +533,36 @@ func (d *decoder) agents(l *layer, p []string, v any) {
 						a.rules = append(a.rules, d.rules(child(kp, list), list, y)...)
 					}
 				}
+			}
+		}
+	}
+}
+
+// sandbox decodes a sandbox object (global or per agent).
+func (d *decoder) sandbox(sl *sandboxLayer, p []string, v any, keys []string, root string) {
+	m, _ := d.object(p, v, keys)
+	for _, k := range sortedKeys(m) {
+		x, kp := m[k], child(p, k)
+		if x == nil {
+			continue
+		}
+		switch k {
+		case "enabled":
+			if b, ok := d.boolean(kp, x); ok {
+				sl.enabled = &b
+			}
+		case "onUnavailable":
+			sl.onUnavailable = d.oneOf(kp, x, sandboxOnUnavailable)
+		case "network":
+			sl.network = d.oneOf(kp, x, sandboxNetworks)
+		case "allowWrite":
+			dirs, _ := d.strList(kp, x)
+			for i, dir := range dirs {
+				if strings.TrimSpace(dir) == "" {
+					d.errorf(child(kp, "["+strconv.Itoa(i)+"]"), "must not be empty")
+					continue
+				}
+				sl.allowWrite = append(sl.allowWrite, resolvePath(dir, root))
 			}
 		}
 	}

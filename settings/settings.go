@@ -99,7 +99,33 @@ type Config struct {
 	Log                 Log
 	MaxLineBytes        int
 	StartAgentsOnLaunch bool
+	Sandbox             Sandbox
 }
+
+// Sandbox configures the OS sandbox agents run in (docs/sandbox.md).
+type Sandbox struct {
+	// Enabled: agents run sandboxed (default true).
+	Enabled bool
+	// OnUnavailable is what happens when the machine offers no sandbox:
+	// SandboxWarn runs the agent unconfined with a warning on every
+	// session; SandboxRefuse does not start it.
+	OnUnavailable string
+	// Network is "all" or "none".
+	Network string
+	// AllowWrite are more writable paths, absolute.
+	AllowWrite []string
+}
+
+// Sandbox settings' values.
+const (
+	SandboxWarn   = "warn"
+	SandboxRefuse = "refuse"
+)
+
+var (
+	sandboxOnUnavailable = []string{SandboxWarn, SandboxRefuse}
+	sandboxNetworks      = []string{"all", "none"}
+)
 
 // Agent is one configured child agent.
 type Agent struct {
@@ -118,6 +144,16 @@ type Agent struct {
 	InitTimeout time.Duration
 	// Rules are the agent's own rules (agents.<name>.permissions), every layer.
 	Rules []Rule
+	// Sandbox is the agent's own sandbox settings (agents.<name>.sandbox);
+	// Snapshot.SandboxFor merges them with the global ones.
+	Sandbox AgentSandbox
+}
+
+// AgentSandbox is what agents.<name>.sandbox sets; nil / "" = the global value.
+type AgentSandbox struct {
+	Enabled    *bool
+	Network    string
+	AllowWrite []string
 }
 
 // EffectiveMode is the mode a new session of this agent starts in:
@@ -192,6 +228,22 @@ type Audit struct {
 type Log struct {
 	Level string // debug, info, warn or error
 	File  string // "" means stderr
+}
+
+// SandboxFor is the sandbox an agent gets: the global settings, with the
+// agent's own enabled and network when set, and both allowWrite lists.
+func (s *Snapshot) SandboxFor(name string) Sandbox {
+	sb := s.Config.Sandbox
+	sb.AllowWrite = append([]string(nil), sb.AllowWrite...)
+	a := s.Config.Agents[name].Sandbox
+	if a.Enabled != nil {
+		sb.Enabled = *a.Enabled
+	}
+	if a.Network != "" {
+		sb.Network = a.Network
+	}
+	sb.AllowWrite = append(sb.AllowWrite, a.AllowWrite...)
+	return sb
 }
 
 // AgentRules returns the global rules followed by that agent's rules, in a

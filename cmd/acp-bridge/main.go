@@ -44,6 +44,8 @@ Usage:
   acp-bridge policy eval             decide JSON-lines calls read on stdin (see docs/policy.md)
   acp-bridge policy explain --tool Bash --command 'CMD'   explain one decision under the current settings
   acp-bridge audit [--since D] [--agent A] [--decision D] [--json]   print the audit log
+  acp-bridge sandbox run [--agent A] -- CMD   run CMD in the OS sandbox that agent gets
+  acp-bridge sandbox check [--json]  which sandbox this machine offers; what the agent's allows
   acp-bridge version                 print the version
 
 Common flags (before or after the subcommand):
@@ -86,6 +88,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return policyCmd(args, stdin, stdout, stderr)
 	case "audit":
 		return auditCmd(args, stdout, stderr)
+	case "sandbox":
+		return sandboxCmd(args, stdin, stdout, stderr)
 	case "version":
 		fmt.Fprintf(stdout, "acp-bridge %s\n", version)
 		return 0
@@ -388,7 +392,7 @@ func agentsCmd(args []string, stdout, stderr io.Writer) int {
 	defer store.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	results := bridge.ProbeAgents(ctx, store.Snapshot(), ws, version, timeout, log)
+	results := bridge.ProbeAgents(ctx, store.Snapshot(), ws, version, store.PolicyFiles(), timeout, log)
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

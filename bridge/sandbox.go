@@ -1,0 +1,167 @@
+package bridge
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/acp-bridge/acp-bridge/agents"
+	"github.com/acp-bridge/acp-bridge/policy"
+	"github.com/acp-bridge/acp-bridge/sandbox"
+	"github.com/acp-bridge/acp-bridge/settings"
+)
+
+// SandboxPlan is how one agent process is confined (docs/sandbox.md).
+type SandboxPlan struct {
+	// Enabled: the settings ask for a sandbox.
+	Enabled bool `json:"enabled"`
+	// Confined: the process runs inside one.
+	Confined bool `json:"confined"`
+	// Mechanism is "bubblewrap" (Linux), "seatbelt" (macOS) or "".
+	Mechanism string `json:"mechanism,omitempty"`
+	// Reason says why an enabled sandbox is not in force.
+	Reason string        `json:"reason,omitempty"`
+	Spec   *sandbox.Spec `json:"spec,omitempty"`
+}
+
+// SandboxInputs is what PlanSandbox needs to know of the agent and machine.
+type SandboxInputs struct {
+	Snapshot  *settings.Snapshot
+	Policy    *policy.Policy // the agent's compiled rules (AgentPolicy)
+	Agent     string
+	Family    string
+	Workspace string // the bridge's workspace root
+	Dir       string // the process's working directory
+	Home      string
+	// PolicyFiles are the settings files and directories the bridge reads
+	// (settings.Store.PolicyFiles): read-only inside.
+	PolicyFiles []string
+}
+
+// ErrSandboxRefused is wrapped by PlanSandbox's error when the sandbox is
+// enabled, cannot be set up, and sandbox.onUnavailable is refuse.
+var ErrSandboxRefused = fmt.Errorf("the OS sandbox cannot be set up and sandbox.onUnavailable is %q", settings.SandboxRefuse)
+
+// AgentPolicy compiles an agent's rules from a snapshot (the global rules
+// and the agent's own), as the bridge does for its decisions.
+func AgentPolicy(snap *settings.Snapshot, agent string) (*policy.Policy, []policy.RuleError) {
+	var rules []policy.RuleText
+	for _, r := range snap.AgentRules(agent) {
+		rules = append(rules, ruleText(r))
+	}
+	return policy.Compile(rules)
+}
+
+// PlanSandbox computes the sandbox an agent process gets. An error means
+// the agent must not start (refused, or the spec could not be computed).
+func PlanSandbox(in SandboxInputs) (SandboxPlan, error) {
+	sb := in.Snapshot.SandboxFor(in.Agent)
+	plan := SandboxPlan{Enabled: sb.Enabled}
+	if !sb.Enabled {
+		plan.Reason = "sandbox.enabled is false"
+		return plan, nil
+	}
+	m := sandbox.Probe()
+	plan.Mechanism = m.Name
+	if !m.Available {
+		plan.Reason = m.Problem
+		if sb.OnUnavailable == settings.SandboxRefuse {
+			return plan, fmt.Errorf("%w: %s (install it, or set sandbox.onUnavailable: warn to run unconfined with a warning)", ErrSandboxRefused, m.Problem)
+		}
+		return plan, nil
+	}
+	network, err := sandbox.ParseNetwork(sb.Network)
+	if err != nil {
+		return plan, err
+	}
+	workspace := []string{}
+	for _, d := range []string{in.Workspace, in.Dir} {
+		if d != "" {
+			workspace = append(workspace, d)
+		}
+	}
+	workspace = append(workspace, in.Snapshot.Config.Permissions.AdditionalDirectories...)
+	spec, err := sandbox.Compute(sandbox.Options{
+		Workspace:  workspace,
+		Home:       in.Home,
+		StateDirs:  sandbox.StateDirs(in.Family, in.Home),
+		AllowWrite: sb.AllowWrite,
+		Protected:  in.PolicyFiles,
+		Network:    network,
+		Policy:     in.Policy,
+		Env: policy.Env{Cwd: in.Dir, ProjectRoot: in.Workspace, Home: in.Home,
+			AdditionalDirectories: in.Snapshot.Config.Permissions.AdditionalDirectories},
+	})
+	if err != nil {
+		return plan, fmt.Errorf("sandbox for agent %s: %w", in.Agent, err)
+	}
+	plan.Confined, plan.Spec = true, &spec
+	return plan, nil
+}
+
+// wrapSpec turns an agent's process spec into the same process started
+// inside the plan's sandbox. The returned cleanup removes the sandbox's
+// files once the process has exited. An unconfined plan leaves spec as is.
+func wrapSpec(plan SandboxPlan, spec agents.Spec) (agents.Spec, func(), error) {
+	if !plan.Confined {
+		return spec, func() {}, nil
+	}
+	if !strings.Contains(spec.Command, "/") {
+		// Resolve here so a missing agent gets the same clear error it
+		// gets unconfined, not bwrap's.
+		if _, err := exec.LookPath(spec.Command); err != nil {
+			return spec, func() {}, fmt.Errorf("start agent %s: %w", spec.Name, err)
+		}
+	}
+	dir := spec.Dir
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	p, err := sandbox.Prepare(*plan.Spec, dir, append([]string{spec.Command}, spec.Args...))
+	if err != nil {
+		return spec, func() {}, err
+	}
+	spec.Command, spec.Args = p.Path, p.Args
+	return spec, p.Cleanup, nil
+}
+
+// sandboxPlan computes the plan of a's next process.
+func (a *agentRT) sandboxPlan(snap *settings.Snapshot, family, dir string) (SandboxPlan, error) {
+	var pol *policy.Policy
+	if pd, ok := a.b.decider.(*policyDecider); ok {
+		pol, _ = pd.policy(a.name)
+	} else {
+		pol, _ = AgentPolicy(snap, a.name)
+	}
+	var files []string
+	if a.b.store != nil {
+		files = a.b.store.PolicyFiles()
+	}
+	return PlanSandbox(SandboxInputs{
+		Snapshot: snap, Policy: pol, Agent: a.name, Family: family,
+		Workspace: a.b.opts.WorkspaceDir, Dir: dir, Home: a.b.home, PolicyFiles: files,
+	})
+}
+
+// sandboxSummary is what a session's _meta["acp-bridge"].sandbox says: every
+// session of an agent that runs unconfined though a sandbox was asked for
+// carries the warning.
+func (a *agentRT) sandboxSummary() map[string]any {
+	a.mu.Lock()
+	plan := a.sandbox
+	a.mu.Unlock()
+	out := map[string]any{"enabled": plan.Enabled, "confined": plan.Confined}
+	if plan.Mechanism != "" {
+		out["mechanism"] = plan.Mechanism
+	}
+	if plan.Enabled && !plan.Confined {
+		out["warning"] = "this agent runs WITHOUT the OS sandbox: " + plan.Reason
+	}
+	return out
+}
+
+// FamilyOf is the agent family the bridge uses for a configured agent.
+func FamilyOf(name string, cfg settings.Agent) string {
+	return string(familyOf(name, cfg.Family, cfg.Command, cfg.Args))
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/acp-bridge/acp-bridge/approvals"
 	"github.com/acp-bridge/acp-bridge/policy"
 	"github.com/acp-bridge/acp-bridge/profiles"
+	"github.com/acp-bridge/acp-bridge/sandbox"
 )
 
 // Agent statuses reported by _acp-bridge/agents/list.
@@ -74,6 +75,7 @@ type agentRT struct {
 	sessions  map[string]*session // by child session id, current generation
 	active    *session            // the session that prompted last
 	sandbox   SandboxPlan         // how the current process is confined
+	prepared  *sandbox.Prepared   // its sandbox files (nil when unconfined)
 
 	// fwdMu serialises forwarding this agent's updates with registering
 	// new sessions (see updates.go); it guards opening, held, openedCh and
@@ -251,7 +253,7 @@ func (a *agentRT) start(ctx context.Context, gen int) error {
 	if err != nil {
 		return err
 	}
-	spec, cleanup, err := wrapSpec(plan, agents.Spec{
+	spec, prep, err := wrapSpec(plan, agents.Spec{
 		Name: a.name, Command: cfg.Command, Args: cfg.Args, Env: cfg.Env, Dir: dir,
 	})
 	if err != nil {
@@ -262,12 +264,16 @@ func (a *agentRT) start(ctx context.Context, gen int) error {
 	}
 	proc, err := agents.Start(a.b.lifetime, spec, a.b.log)
 	if err != nil {
-		cleanup()
+		if prep != nil {
+			prep.Cleanup()
+		}
 		return err
 	}
-	go func() { <-proc.Done(); cleanup() }()
+	if prep != nil {
+		go func() { <-proc.Done(); prep.Cleanup() }()
+	}
 	a.mu.Lock()
-	a.sandbox = plan
+	a.sandbox, a.prepared = plan, prep
 	a.mu.Unlock()
 	stdin := acp.NewQueueWriter(proc.Stdin(), proc.Stdin())
 	// Closing the connection closes both pipes, so its read goroutine never

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,6 +22,7 @@ import (
 
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/internal/testkit"
+	"github.com/acp-bridge/acp-bridge/sandbox"
 	"github.com/acp-bridge/acp-bridge/settings"
 )
 
@@ -921,8 +924,68 @@ func TestTerminalCreateIsPolicyChecked(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(created) != 1 || created[0] != sid+" echo hi" {
-		t.Fatalf("terminals created in the editor: %q (the denied one must not reach it; ids must be the bridge's)", created)
+	want := sid + " echo hi"
+	if m := sandbox.Probe(); m.Available {
+		// The terminal runs in the agent's sandbox (TestTerminalIsSandboxed).
+		want = sid + " " + m.Path + " "
+	}
+	if len(created) != 1 || !strings.HasPrefix(created[0], want) || !strings.HasSuffix(created[0], " echo hi") {
+		t.Fatalf("terminals created in the editor: %q, want one like %q (the denied one must not reach it; ids must be the bridge's)", created, want+"... echo hi")
+	}
+}
+
+// A terminal the editor runs for an agent runs in the agent's sandbox: the
+// fake editor here runs terminal/create's command for real, as VS Code
+// does; a command that writes outside the workspace fails there, and the
+// same command unwrapped succeeds (the control).
+func TestTerminalIsSandboxed(t *testing.T) {
+	if m := sandbox.Probe(); !m.Available {
+		t.Skip(m.Problem)
+	}
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	h := start(t, "defaultAgent: alpha\npermissions: {allow: [\"Bash(touch *)\"]}\nagents:\n"+testkit.FakeAgentYAML("alpha"))
+	var mu sync.Mutex
+	var ran [][]string
+	h.editor.OnRequest = func(method string, params json.RawMessage) (any, error) {
+		switch method {
+		case acp.MethodTerminalCreate:
+			var p struct {
+				Command string   `json:"command"`
+				Args    []string `json:"args"`
+			}
+			_ = json.Unmarshal(params, &p)
+			out, err := exec.Command(p.Command, p.Args...).CombinedOutput()
+			mu.Lock()
+			ran = append(ran, append([]string{p.Command}, p.Args...))
+			mu.Unlock()
+			return map[string]string{"terminalId": fmt.Sprintf("t-%v-%s", err == nil, out)}, nil
+		case acp.MethodTerminalOutput:
+			return map[string]any{"output": "", "truncated": false}, nil
+		}
+		return nil, acp.MethodNotFound(method)
+	}
+	if _, err := h.editor.Initialize(tctx(t), false, true); err != nil {
+		t.Fatal(err)
+	}
+	sid := h.session("")
+	if _, err := h.editor.Prompt(tctx(t), sid, "term touch "+outside); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(outside); err == nil {
+		t.Fatalf("the terminal wrote %s outside the workspace", outside)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(ran) != 1 {
+		t.Fatalf("terminals run: %q", ran)
+	}
+	argv := ran[0]
+	inner := argv[slices.Index(argv, "--")+1:]
+	if err := exec.Command(inner[0], inner[1:]...).Run(); err != nil {
+		t.Fatalf("control: %q unwrapped failed: %v", inner, err)
+	}
+	if _, err := os.Stat(outside); err != nil {
+		t.Fatalf("control: %q unwrapped did not create the file: the test proves nothing", inner)
 	}
 }
 

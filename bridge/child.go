@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -115,6 +116,8 @@ type approvalMeta struct {
 	SuggestedRules []string `json:"suggestedRules,omitempty"`
 	ExpiresAt      string   `json:"expiresAt,omitempty"`
 	Operation      string   `json:"operation,omitempty"` // fs/terminal requests: the method checked
+	// Sandbox says what the OS sandbox will still block if this is allowed.
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // requestPermission decides a child's session/request_permission. It
@@ -186,6 +189,8 @@ type decision struct {
 	verdict policy.Verdict
 	mode    policy.Mode
 	env     policy.Env
+	// sandbox says what the OS sandbox still blocks of the call.
+	sandbox string
 }
 
 func (b *Bridge) decide(s *session, call policy.Call) decision {
@@ -195,7 +200,7 @@ func (b *Bridge) decide(s *session, call policy.Call) decision {
 		Cwd: s.cwd, AdditionalDirectories: s.addDirs, Session: s,
 	}
 	v, env := b.decider.Decide(req)
-	return decision{verdict: v, mode: mode, env: env}
+	return decision{verdict: v, mode: mode, env: env, sandbox: s.agent.sandboxNote(call, env.Cwd, false)}
 }
 
 func toolCallIDOf(tc json.RawMessage) string {
@@ -230,6 +235,10 @@ func (b *Bridge) ask(ctx context.Context, s *session, call policy.Call, d decisi
 		Tool: call.Tool, Specifier: d.verdict.Specifier, Paths: call.Paths, SubCommands: d.verdict.SubCommands,
 		MatchedRule: d.verdict.Rule, Source: string(d.verdict.Source), Reason: d.verdict.Reason, Breaker: d.verdict.Breaker,
 		Mode: string(d.mode), SuggestedRules: policy.SuggestRules(call, d.env), Operation: operation,
+		Sandbox: d.sandbox,
+	}
+	if strings.HasPrefix(operation, "fs/") {
+		meta.Sandbox = s.agent.sandboxNote(call, d.env.Cwd, true)
 	}
 	if meta.Tool == "" {
 		meta.Tool = "unknown"

@@ -94,6 +94,11 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 	default:
 		b.record(s, call, d, "", "", "allow", "", string(d.verdict.Source), 0)
 	}
+	if method == acp.MethodTerminalCreate {
+		if err := a.confineTerminal(o, s.cwd); err != nil {
+			return nil, acp.InvalidParams(method, err)
+		}
+	}
 	o.Set("sessionId", s.id)
 	var out json.RawMessage
 	if err := b.editor.Call(ctx, method, o.Marshal(), &out); err != nil {

@@ -70,11 +70,13 @@ func probeOne(ctx context.Context, cfg settings.Agent, plan SandboxPlan, dir, ve
 	var res acp.InitializeResponse
 	pctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	spec, cleanup, err := wrapSpec(plan, agents.Spec{Name: cfg.Name, Command: cfg.Command, Args: cfg.Args, Env: cfg.Env, Dir: dir})
+	spec, prep, err := wrapSpec(plan, agents.Spec{Name: cfg.Name, Command: cfg.Command, Args: cfg.Args, Env: cfg.Env, Dir: dir})
 	if err != nil {
 		return res, err
 	}
-	defer cleanup()
+	if prep != nil {
+		defer prep.Cleanup()
+	}
 	proc, err := agents.Start(pctx, spec, log)
 	if err != nil {
 		return res, err

@@ -102,6 +102,7 @@ func (b *Bridge) audit(s *session, call policy.Call, d decision, toolCallID, app
 		Time: time.Now().UTC(), Agent: s.agent.name, SessionID: s.id, ToolCallID: toolCallID, ApprovalID: approvalID,
 		Call: callJSON, Specifier: d.verdict.Specifier, Decision: outcome, Source: by, Rule: rule,
 		Reason: d.verdict.Reason, OptionID: optionID, LatencyMS: float64(latency.Microseconds()) / 1000,
+		Sandbox: d.sandbox,
 	})
 	if err != nil {
 		// The decision stands; the failure is reported.

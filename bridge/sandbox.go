@@ -1,11 +1,13 @@
 package bridge
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"strings"
 
+	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/agents"
 	"github.com/acp-bridge/acp-bridge/policy"
 	"github.com/acp-bridge/acp-bridge/sandbox"
@@ -101,17 +103,18 @@ func PlanSandbox(in SandboxInputs) (SandboxPlan, error) {
 }
 
 // wrapSpec turns an agent's process spec into the same process started
-// inside the plan's sandbox. The returned cleanup removes the sandbox's
-// files once the process has exited. An unconfined plan leaves spec as is.
-func wrapSpec(plan SandboxPlan, spec agents.Spec) (agents.Spec, func(), error) {
+// inside the plan's sandbox. The returned Prepared (nil when unconfined)
+// holds the sandbox's files: its Cleanup is to run once the process has
+// exited. An unconfined plan leaves spec as is.
+func wrapSpec(plan SandboxPlan, spec agents.Spec) (agents.Spec, *sandbox.Prepared, error) {
 	if !plan.Confined {
-		return spec, func() {}, nil
+		return spec, nil, nil
 	}
 	if !strings.Contains(spec.Command, "/") {
 		// Resolve here so a missing agent gets the same clear error it
 		// gets unconfined, not bwrap's.
 		if _, err := exec.LookPath(spec.Command); err != nil {
-			return spec, func() {}, fmt.Errorf("start agent %s: %w", spec.Name, err)
+			return spec, nil, fmt.Errorf("start agent %s: %w", spec.Name, err)
 		}
 	}
 	dir := spec.Dir
@@ -120,10 +123,39 @@ func wrapSpec(plan SandboxPlan, spec agents.Spec) (agents.Spec, func(), error) {
 	}
 	p, err := sandbox.Prepare(*plan.Spec, dir, append([]string{spec.Command}, spec.Args...))
 	if err != nil {
-		return spec, func() {}, err
+		return spec, nil, err
 	}
 	spec.Command, spec.Args = p.Path, p.Args
-	return spec, p.Cleanup, nil
+	return spec, &p, nil
+}
+
+// confineTerminal rewrites a terminal/create the editor is to run so that
+// the command runs in the agent's sandbox: a terminal is started on the
+// agent's behalf, so the kernel floor holds there too. Unconfined agents'
+// terminals are left as they are.
+func (a *agentRT) confineTerminal(o acp.Object, sessionCwd string) error {
+	a.mu.Lock()
+	plan, prep := a.sandbox, a.prepared
+	a.mu.Unlock()
+	if !plan.Confined || prep == nil {
+		return nil
+	}
+	var p struct {
+		Command string   `json:"command"`
+		Args    []string `json:"args"`
+		Cwd     string   `json:"cwd"`
+	}
+	if err := json.Unmarshal(o.Marshal(), &p); err != nil {
+		return err
+	}
+	dir := p.Cwd
+	if dir == "" {
+		dir = sessionCwd
+	}
+	argv := prep.Command(*plan.Spec, dir, append([]string{p.Command}, p.Args...))
+	o.Set("command", argv[0])
+	o.Set("args", argv[1:])
+	return nil
 }
 
 // sandboxPlan computes the plan of a's next process.
@@ -164,4 +196,15 @@ func (a *agentRT) sandboxSummary() map[string]any {
 // FamilyOf is the agent family the bridge uses for a configured agent.
 func FamilyOf(name string, cfg settings.Agent) string {
 	return string(familyOf(name, cfg.Family, cfg.Command, cfg.Args))
+}
+
+// sandboxNote says what a's sandbox still blocks of call (sandbox.Note).
+func (a *agentRT) sandboxNote(call policy.Call, cwd string, viaEditor bool) string {
+	a.mu.Lock()
+	plan := a.sandbox
+	a.mu.Unlock()
+	if !plan.Enabled && plan.Reason == "" {
+		return "" // not started yet: nothing known
+	}
+	return sandbox.Note(plan.Spec, call.Tool, call.Paths, cwd, viaEditor)
 }

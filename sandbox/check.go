@@ -84,8 +84,17 @@ func probe(goos string, look func(string) (string, error)) Mechanism {
 type Prepared struct {
 	Path string   // the program to exec (bwrap)
 	Args []string // its arguments, argv[0] not included
+	// MaskFile and TmpDir are the files Prepare made: more commands of the
+	// same agent (terminals) run in the same sandbox with Command.
+	MaskFile, TmpDir string
 	// Cleanup removes the files Prepare made; call it after the process ends.
 	Cleanup func()
+}
+
+// Command is the argv (program first) that runs argv in dir inside the
+// same sandbox as the prepared process.
+func (p Prepared) Command(s Spec, dir string, argv []string) []string {
+	return append([]string{p.Path}, BwrapArgs(s, p.MaskFile, p.TmpDir, dir, argv)...)
 }
 
 // Prepare makes what a sandboxed start of argv in dir needs (the mask
@@ -121,8 +130,9 @@ func Prepare(s Spec, dir string, argv []string) (Prepared, error) {
 		return Prepared{}, fmt.Errorf("sandbox: temp directory: %w", err)
 	}
 	return Prepared{
-		Path:    m.Path,
-		Args:    BwrapArgs(s, mask, priv, dir, argv),
+		Path:     m.Path,
+		Args:     BwrapArgs(s, mask, priv, dir, argv),
+		MaskFile: mask, TmpDir: priv,
 		Cleanup: func() { os.RemoveAll(tmp) },
 	}, nil
 }

@@ -192,7 +192,7 @@ func Compute(o Options) (Spec, error) {
 	for _, dr := range o.Policy.DenyRoots("Edit", env) {
 		for _, root := range walkRoots(dr) {
 			note := walk(root, max, func(p string, dir bool) bool {
-				if denied("Edit", p) {
+				if denied("Edit", p) || (dir && denied("Edit", filepath.Join(p, probeName))) {
 					addRO(p)
 					return false
 				}

@@ -39,6 +39,8 @@ type Record struct {
 	Reason     string          `json:"reason,omitempty"`
 	OptionID   string          `json:"optionId,omitempty"`
 	LatencyMS  float64         `json:"latencyMs"`
+	// Sandbox says what the OS sandbox still blocked of an allowed call.
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // Log appends Records to a size-bounded, rotated JSONL file.

@@ -1,0 +1,37 @@
+package sandbox
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestNote(t *testing.T) {
+	s := &Spec{
+		Writable: []string{"/w/proj", "/h/.gemini"},
+		ReadOnly: []string{"/w/proj/.acp-bridge.yaml", "/w/proj/.git/hooks"},
+		Masked:   []Path{{Path: "/w/proj/.env", Rule: "Read(.env*)"}, {Path: "/h/.ssh", Dir: true, Rule: "Read(~/.ssh/**)"}},
+	}
+	cases := []struct {
+		spec      *Spec
+		tool      string
+		paths     []string
+		viaEditor bool
+		want      string
+	}{
+		{s, "Read", []string{".env"}, false, "will block this read: /w/proj/.env is unreadable (Read(.env*))"},
+		{s, "Read", []string{"/h/.ssh/id_rsa"}, false, "/h/.ssh is unreadable"},
+		{s, "Read", []string{"main.go"}, false, "except for 2 masked paths"},
+		{s, "Edit", []string{".acp-bridge.yaml"}, false, "/w/proj/.acp-bridge.yaml is read-only in the sandbox"},
+		{s, "Edit", []string{".git/hooks/pre-commit"}, false, "/w/proj/.git/hooks is read-only"},
+		{s, "Write", []string{"/etc/hosts"}, false, "/etc/hosts is outside the writable trees"},
+		{s, "Edit", []string{"src/a.go"}, false, "allowed; the OS sandbox keeps writes inside the workspace"},
+		{s, "Edit", []string{".acp-bridge.yaml"}, true, "served by the editor, outside the OS sandbox"},
+		{s, "Bash", nil, false, "keeps writes inside /w/proj, /h/.gemini and a private temp directory, keeps 2 protected paths read-only and 2 denied paths unreadable"},
+		{nil, "Bash", nil, false, "no OS sandbox"},
+	}
+	for _, c := range cases {
+		if got := Note(c.spec, c.tool, c.paths, "/w/proj", c.viaEditor); !strings.Contains(got, c.want) {
+			t.Errorf("Note(%s %v editor=%v) = %q, want it to say %q", c.tool, c.paths, c.viaEditor, got, c.want)
+		}
+	}
+}

@@ -8,6 +8,18 @@ cd "$(dirname "$0")/.."
 t0=$(date +%s)
 stamp() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
 
+# The OS sandbox (docs/sandbox.md) needs bubblewrap: install it, and make
+# the sandbox tests fail rather than skip if it still cannot be used.
+if [ "$(uname -s)" = Linux ]; then
+  if ! command -v bwrap >/dev/null 2>&1; then
+    stamp "apt-get install bubblewrap"
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -q && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q bubblewrap
+  fi
+  export ACP_BRIDGE_REQUIRE_SANDBOX=1
+fi
+
 stamp "go vet"
 go vet ./...
 

@@ -24,6 +24,7 @@ import (
 	"github.com/acp-bridge/acp-bridge/internal/pipesize"
 	"github.com/acp-bridge/acp-bridge/internal/policycli"
 	"github.com/acp-bridge/acp-bridge/policy"
+	"github.com/acp-bridge/acp-bridge/sandbox"
 	"github.com/acp-bridge/acp-bridge/settings"
 )
 
@@ -468,6 +469,22 @@ func policyCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "warning: %v\n", e)
 		}
 		policycli.Explain(stdout, call, v)
+		if v.Decision != policy.Deny {
+			home, _ := os.UserHomeDir()
+			name := agent
+			if name == "" {
+				name = store.Snapshot().Config.DefaultAgent
+			}
+			cfg := store.Snapshot().Config.Agents[name]
+			pol, _ := bridge.AgentPolicy(store.Snapshot(), name)
+			plan, perr := bridge.PlanSandbox(bridge.SandboxInputs{Snapshot: store.Snapshot(), Policy: pol, Agent: name,
+				Family: bridge.FamilyOf(name, cfg), Workspace: ws, Dir: cwd, Home: home, PolicyFiles: store.PolicyFiles()})
+			if perr != nil {
+				fmt.Fprintf(stdout, "Sandbox:   the agent would not start: %v\n", perr)
+			} else {
+				fmt.Fprintf(stdout, "Sandbox:   %s\n", sandbox.Note(plan.Spec, call.Tool, call.Paths, cwd, false))
+			}
+		}
 		return 0
 	default:
 		fmt.Fprintf(stderr, "acp-bridge policy: unknown subcommand %q\n\n%s", args[0], help)

@@ -66,6 +66,7 @@ type Report struct {
 	Scale   []ScaleResult
 	Policy  []PolicyBench
 	Startup map[Mode][]time.Duration
+	Sandbox []PolicyBench // go test -bench Sandbox ./sandbox/
 }
 
 // Machine describes where the run happened.
@@ -203,6 +204,16 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 			return nil, err
 		}
 		rep.Policy = pb
+	}
+	if c.want("sandbox") {
+		logf("sandbox: go test -bench Sandbox ./sandbox/")
+		cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", "Sandbox", "-benchtime", "10x", "-count", strconv.Itoa(c.Runs), "./sandbox/")
+		cmd.Dir = c.Root
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return nil, fmt.Errorf("go test -bench Sandbox ./sandbox/: %w\n%s", err, out)
+		}
+		rep.Sandbox = parseBench(out)
 	}
 	rep.Elapsed = time.Since(start)
 	return rep, nil
@@ -513,6 +524,28 @@ shared and noisy: nothing here is asserted by a test, the aims below are read, n
 		w("| bench-agent (direct) | %s |\n", fmtSpread(SpreadOf(durations(r.Startup[Direct])), "%.1f ms"))
 		w("| acp-bridge | %s |\n\n", fmtSpread(SpreadOf(durations(r.Startup[Bridged])), "%.1f ms"))
 	}
+	if len(r.Sandbox) > 0 {
+		w("## 6. The OS sandbox\n\n")
+		w("`go test -run '^$' -bench Sandbox -benchtime 10x -count %d ./sandbox/`, each pair in one run: *Start* spawns a process that exits at once (what the sandbox adds to an agent's start-up), *Turn* is one process doing 80 file reads, writes, listings and searches in a workspace (a tool-heavy turn), unconfined and in the bubblewrap sandbox; *Compute* finds the denied paths in a 2,000-file workspace (once per agent start). Median (min–max).\n\n", r.Config.Runs)
+		w("| benchmark | direct | sandboxed | added | ratio |\n|---|---|---|---|---|\n")
+		byName := map[string]PolicyBench{}
+		for _, p := range r.Sandbox {
+			byName[p.Name] = p
+		}
+		for _, n := range []string{"BenchmarkSandboxStart", "BenchmarkSandboxTurn"} {
+			d, ok1 := byName[n+"/direct"]
+			sb, ok2 := byName[n+"/sandboxed"]
+			if !ok1 || !ok2 {
+				continue
+			}
+			w("| %s | %s | %s | %.1f ms | %.2f |\n", strings.TrimPrefix(n, "BenchmarkSandbox"), fmtSpread(scale(d.NsPerOp, 1e-6), "%.1f ms"), fmtSpread(scale(sb.NsPerOp, 1e-6), "%.1f ms"),
+				(sb.NsPerOp.Median-d.NsPerOp.Median)/1e6, sb.NsPerOp.Median/d.NsPerOp.Median)
+		}
+		if c, ok := byName["BenchmarkSandboxCompute"]; ok {
+			w("| Compute | | %s | | |\n", fmtSpread(scale(c.NsPerOp, 1e-6), "%.1f ms"))
+		}
+		w("\nAims: under 50 ms added at start, under 5%% on the turn.\n\n")
+	}
 	b.WriteString(notes)
 	w("Fault-injection and fuzzing coverage: see [testing.md](testing.md).\n")
 	return b.String()
@@ -592,3 +625,8 @@ message in process:
   goroutine per pending approval, not two. This matters only at thousands of open cards.
 
 `
+
+// scale multiplies every figure of a spread (ns to ms and the like).
+func scale(s Spread, f float64) Spread {
+	return Spread{Median: s.Median * f, Min: s.Min * f, Max: s.Max * f, N: s.N}
+}

@@ -22,7 +22,7 @@ func main() {
 	flag.StringVar(&out, "out", "", "also write the markdown report to this file")
 	flag.IntVar(&cfg.Runs, "runs", 5, "repetitions of each timed scenario")
 	flag.BoolVar(&cfg.Quick, "quick", false, "small sizes (a smoke run; the numbers mean little)")
-	flag.StringVar(&only, "only", "", "comma-separated scenarios to run (stream, diff, latency, scale, policy, startup); default all")
+	flag.StringVar(&only, "only", "", "comma-separated scenarios to run (stream, diff, latency, scale, policy, startup, sandbox); default all")
 	flag.BoolVar(&keep, "keep", false, "keep the scratch directory (the built binaries, configs, workspaces) and print its path, e.g. for perf report")
 	flag.Func("bridge-env", "KEY=VALUE added to the bridge's environment (repeatable), e.g. GOMAXPROCS=1", func(v string) error {
 		if k, _, ok := strings.Cut(v, "="); !ok || k == "" {

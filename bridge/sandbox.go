@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/acp-bridge/acp-bridge/acp"
@@ -172,7 +173,7 @@ func (a *agentRT) sandboxPlan(snap *settings.Snapshot, family, dir string) (Sand
 	}
 	return PlanSandbox(SandboxInputs{
 		Snapshot: snap, Policy: pol, Agent: a.name, Family: family,
-		Workspace: a.b.opts.WorkspaceDir, Dir: dir, Home: a.b.home, PolicyFiles: files,
+		Workspace: a.b.opts.WorkspaceDir, Dir: dir, Home: agentHome(snap.Config.Agents[a.name], a.b.home), PolicyFiles: files,
 	})
 }
 
@@ -207,4 +208,14 @@ func (a *agentRT) sandboxNote(call policy.Call, cwd string, viaEditor bool) stri
 		return "" // not started yet: nothing known
 	}
 	return sandbox.Note(plan.Spec, call.Tool, call.Paths, cwd, viaEditor)
+}
+
+// agentHome is the home directory an agent process sees: its env's HOME
+// when the settings give one (its state directories are there), else the
+// bridge's.
+func agentHome(cfg settings.Agent, home string) string {
+	if h := cfg.Env["HOME"]; filepath.IsAbs(h) {
+		return filepath.Clean(h)
+	}
+	return home
 }

@@ -74,6 +74,9 @@ func sandboxPlanFor(c *common, agent, cwd string, stderr io.Writer) (bridge.Sand
 		return bridge.SandboxPlan{}, "", "", fmt.Errorf("--cwd: %w", err)
 	}
 	home, _ := os.UserHomeDir()
+	if h := cfg.Env["HOME"]; filepath.IsAbs(h) {
+		home = h // the agent's own home: its state directories are there
+	}
 	pol, _ := bridge.AgentPolicy(snap, agent)
 	plan, err := bridge.PlanSandbox(bridge.SandboxInputs{
 		Snapshot: snap, Policy: pol, Agent: agent, Family: bridge.FamilyOf(agent, cfg),

@@ -52,30 +52,31 @@ type agentRT struct {
 	name string
 	log  *zap.Logger
 
-	mu        sync.Mutex
-	status    string
-	lastErr   string
-	restarts  int
-	gen       int // process generation, bumped at every start
-	proc      *agents.Process
-	conn      *acp.Conn
-	stdin     *acp.QueueWriter
-	init      acp.InitializeResponse
-	modes     json.RawMessage // the last session/new modes, for agents/list
-	modeIDs   map[string]bool
-	family    profiles.Family
-	command   string
-	args      []string
-	starting  chan struct{} // non-nil while a start is in progress
-	backoff   agents.Backoff
-	notBefore time.Time
-	startedAt time.Time
-	stopping  bool
-	reported  chan struct{}       // closed by watch once an exit of the current process is recorded
-	sessions  map[string]*session // by child session id, current generation
-	active    *session            // the session that prompted last
-	sandbox   SandboxPlan         // how the current process is confined
-	prepared  *sandbox.Prepared   // its sandbox files (nil when unconfined)
+	mu         sync.Mutex
+	status     string
+	lastErr    string
+	restarts   int
+	gen        int // process generation, bumped at every start
+	proc       *agents.Process
+	conn       *acp.Conn
+	stdin      *acp.QueueWriter
+	init       acp.InitializeResponse
+	modes      json.RawMessage // the last session/new modes, for agents/list
+	modeIDs    map[string]bool
+	family     profiles.Family
+	command    string
+	args       []string
+	starting   chan struct{} // non-nil while a start is in progress
+	backoff    agents.Backoff
+	notBefore  time.Time
+	startedAt  time.Time
+	stopping   bool
+	reported   chan struct{}       // closed by watch once an exit of the current process is recorded
+	sessions   map[string]*session // by child session id, current generation
+	active     *session            // the session that prompted last
+	sandbox    SandboxPlan         // how the current process is confined
+	prepared   *sandbox.Prepared   // its sandbox files (nil when unconfined)
+	sandboxDir string              // the working directory it was computed for
 
 	// fwdMu serialises forwarding this agent's updates with registering
 	// new sessions (see updates.go); it guards opening, held, openedCh and
@@ -273,7 +274,7 @@ func (a *agentRT) start(ctx context.Context, gen int) error {
 		go func() { <-proc.Done(); prep.Cleanup() }()
 	}
 	a.mu.Lock()
-	a.sandbox, a.prepared = plan, prep
+	a.sandbox, a.prepared, a.sandboxDir = plan, prep, dir
 	a.mu.Unlock()
 	stdin := acp.NewQueueWriter(proc.Stdin(), proc.Stdin())
 	// Closing the connection closes both pipes, so its read goroutine never

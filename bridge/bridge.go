@@ -235,6 +235,7 @@ func (b *Bridge) settingsChanged() {
 	initialized := b.initialized
 	b.mu.Unlock()
 	b.reportRuleProblems(true, initialized)
+	go b.recheckSandboxes()
 }
 
 // agent returns the runtime of a configured agent.

@@ -1206,3 +1206,61 @@ func TestStartOnLaunch(t *testing.T) {
 		}
 	}
 }
+
+// A settings change that changes a running agent's sandbox (a new Read deny
+// rule naming an existing file) marks the sandbox stale in the agent's
+// status: the process keeps its mounts until it restarts, and says so.
+func TestSandboxStaleAfterSettingsChange(t *testing.T) {
+	if m := sandbox.Probe(); !m.Available {
+		t.Skip(m.Problem)
+	}
+	cfg := "defaultAgent: alpha\nagents:\n" + testkit.FakeAgentYAML("alpha")
+	h := start(t, cfg)
+	if err := os.WriteFile(filepath.Join(h.ws, "secret.txt"), []byte("s"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.init(false)
+	h.session("")
+	ctx := tctx(t)
+	stale := func() bool {
+		var list struct {
+			Agents []struct {
+				ID      string       `json:"id"`
+				Sandbox *SandboxPlan `json:"sandbox"`
+			} `json:"agents"`
+		}
+		if err := h.editor.Conn.Call(ctx, acp.MethodAgentsList, map[string]any{}, &list); err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range list.Agents {
+			if a.ID == "alpha" {
+				if a.Sandbox == nil || !a.Sandbox.Confined {
+					t.Fatalf("alpha is not confined: %+v", a.Sandbox)
+				}
+				return a.Sandbox.Stale
+			}
+		}
+		t.Fatal("alpha is not listed")
+		return false
+	}
+	if stale() {
+		t.Fatal("stale before any change")
+	}
+	if err := os.WriteFile(h.cfg, []byte(cfg+"permissions: {deny: [\"Read(secret.txt)\"]}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := h.editor.WaitFor(ctx, "agent status with a stale sandbox", func(ms []testkit.Message) bool {
+		for _, m := range ms {
+			if m.Method == acp.MethodAgentStatus && strings.Contains(string(m.Params), `"stale":true`) {
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !stale() {
+		t.Fatal("agents/list does not say the sandbox is stale")
+	}
+}

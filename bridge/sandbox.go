@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/acp-bridge/acp-bridge/acp"
@@ -26,6 +27,9 @@ type SandboxPlan struct {
 	// Reason says why an enabled sandbox is not in force.
 	Reason string        `json:"reason,omitempty"`
 	Spec   *sandbox.Spec `json:"spec,omitempty"`
+	// Stale: the settings changed since the process started, and its
+	// sandbox would now be different; it applies at the agent's next start.
+	Stale bool `json:"stale,omitempty"`
 }
 
 // SandboxInputs is what PlanSandbox needs to know of the agent and machine.
@@ -218,4 +222,44 @@ func agentHome(cfg settings.Agent, home string) string {
 		return filepath.Clean(h)
 	}
 	return home
+}
+
+// recheckSandboxes recomputes, after a settings change, the sandbox of every
+// running agent and marks the ones whose sandbox would now differ: a
+// process's mounts are fixed when it starts, so the new sandbox applies at
+// its next start, and until then agents/list and the log say so. It walks
+// the file system, so it runs on its own goroutine.
+func (b *Bridge) recheckSandboxes() {
+	b.mu.Lock()
+	var running []*agentRT
+	for _, a := range b.agents {
+		running = append(running, a)
+	}
+	b.mu.Unlock()
+	snap := b.snapshot()
+	for _, a := range running {
+		a.mu.Lock()
+		cur, alive, dir := a.sandbox, a.proc != nil, a.sandboxDir
+		a.mu.Unlock()
+		if !alive || (!cur.Enabled && cur.Reason == "") {
+			continue
+		}
+		cfg := snap.Config.Agents[a.name]
+		next, err := a.sandboxPlan(snap, string(familyOf(a.name, cfg.Family, cfg.Command, cfg.Args)), dir)
+		changed := err != nil || next.Enabled != cur.Enabled || next.Confined != cur.Confined ||
+			(next.Spec != nil && cur.Spec != nil && !sameSpec(*next.Spec, *cur.Spec))
+		if !changed {
+			continue
+		}
+		a.mu.Lock()
+		a.sandbox.Stale = true
+		a.mu.Unlock()
+		a.log.Warn("the settings changed the agent's OS sandbox; it applies when the agent restarts (Restart Bridge, or the agent's next start)")
+		a.notifyStatus()
+	}
+}
+
+func sameSpec(x, y sandbox.Spec) bool {
+	return slices.Equal(x.Writable, y.Writable) && slices.Equal(x.ReadOnly, y.ReadOnly) &&
+		slices.Equal(x.Masked, y.Masked) && x.Network == y.Network
 }

@@ -52,7 +52,7 @@ function isolatedEnv(home) {
  * Claude Code CLI run as root (acp-protocol.md §7, pitfall 11).
  * @param {{apiUrl: string, agentHome: string, permissions?: object}} o
  */
-export function claudeConfig({ apiUrl, agentHome, permissions }) {
+export function claudeConfig({ apiUrl, agentHome, permissions, sandbox }) {
   const config = {
     defaultAgent: "claude",
     agents: {
@@ -70,6 +70,7 @@ export function claudeConfig({ apiUrl, agentHome, permissions }) {
     },
   };
   if (permissions) config.permissions = permissions;
+  if (sandbox) config.sandbox = sandbox;
   // JSON is YAML: no quoting questions for paths and rules.
   return JSON.stringify(config, null, 2) + "\n";
 }
@@ -79,13 +80,13 @@ export function claudeConfig({ apiUrl, agentHome, permissions }) {
  * @param {{name: string, apiUrl: string, permissions?: object}} o
  * @returns {{stream: acp.Stream, transcript: {dir: string, line: string}[], workspace: string, stderr: () => string, close: () => Promise<{code: number|null, signal: string|null, rest: string, timedOut?: boolean}>}}
  */
-export function spawnClaudeBridge({ name, apiUrl, permissions }) {
+export function spawnClaudeBridge({ name, apiUrl, permissions, sandbox }) {
   const home = mkdtempSync(join(tmpdir(), "acp-interop-claude-home-"));
   const workspace = mkdtempSync(join(tmpdir(), "acp-interop-claude-ws-"));
   const agentHome = join(home, "agent-home");
   mkdirSync(agentHome);
   const configFile = join(home, "config.yaml");
-  writeFileSync(configFile, claudeConfig({ apiUrl, agentHome, permissions }));
+  writeFileSync(configFile, claudeConfig({ apiUrl, agentHome, permissions, sandbox }));
   // Own process group (runBridge): cleanup reaches the adapter and the CLI.
   return runBridge({
     name, prefix: "claude", home, workspace, env: isolatedEnv(home),

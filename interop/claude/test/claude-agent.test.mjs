@@ -9,7 +9,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { AsyncQueue } from "../../ts/lib/bridge.mjs";
@@ -56,10 +56,10 @@ class Notifications {
  * `permissions`, and runs op(agent, ctx) with an SDK client connected to it;
  * then closes the bridge and validates its whole output.
  */
-async function withClaude(t, { name, command, permissions }, op) {
+async function withClaude(t, { name, command, permissions, sandbox }, op) {
   const toolUseId = `toolu_fake_${name.replace(/[^a-z0-9]/gi, "_")}`;
   const api = await startFakeAnthropic({ tool: "Bash", toolUseId, input: { command, description: "Create an empty file" } });
-  const bridge = spawnClaudeBridge({ name, apiUrl: api.url, permissions });
+  const bridge = spawnClaudeBridge({ name, apiUrl: api.url, permissions, sandbox });
   const permissionsQ = new AsyncQueue();
   const notifications = new Notifications();
   const cards = [];
@@ -279,6 +279,38 @@ test(`${ADAPTER.name}@${ADAPTER.version}: limit: a read-only command runs withou
     session.dispose();
   });
 });
+
+// The kernel floor (docs/sandbox.md): Claude runs `cat .env` without asking
+// (a read-only command), so no rule sees it; with Read(.env) denied, the OS
+// sandbox the bridge starts Claude in makes the file unreadable, and the
+// secret never reaches the model. The control runs the same turn with the
+// sandbox off: there the secret does reach the fake model API, which shows
+// the read really happened unasked.
+for (const sandboxed of [true, false]) {
+  test(`${ADAPTER.name}@${ADAPTER.version}: kernel floor: an unasked read of a Read-denied file ${sandboxed ? "fails in the sandbox" : "(control, sandbox off) leaks"}`, { timeout: 120_000 }, async (t) => {
+    const secret = "hunter2-" + (sandboxed ? "sandboxed" : "control");
+    await withClaude(t, {
+      name: sandboxed ? "floor-sandboxed" : "floor-control", command: "cat .env",
+      permissions: { deny: ["Read(.env)"] }, sandbox: sandboxed ? undefined : { enabled: false },
+    }, async (agent, ctx) => {
+      writeFileSync(join(ctx.workspace, ".env"), `SECRET=${secret}\n`);
+      await initialize(agent);
+      const session = await agent.buildSession(ctx.workspace).start(); // the agent process starts here
+      const { stopReason } = await runTurn(session, "Show me .env");
+      assert.equal(stopReason, "end_turn");
+      assert.deepEqual(ctx.cards, [], "Claude asked for a read-only command");
+      assert.equal(ctx.api.toolResults.length, 1, "Claude did not run the command");
+      const sent = JSON.stringify(ctx.api.toolResults[0].content);
+      if (sandboxed) {
+        assert.doesNotMatch(sent, new RegExp(secret), "the secret reached the model through the sandbox");
+        assert.match(sent, /Permission denied/, "the read did not fail as the sandbox makes it fail");
+      } else {
+        assert.match(sent, new RegExp(secret), "unsandboxed, the read did not happen: the sandboxed case proves nothing");
+      }
+      session.dispose();
+    });
+  });
+}
 
 // Regression (found by this test): the adapter sends available_commands_update
 // right after its session/new response; the bridge's child read loop used to

@@ -21,18 +21,34 @@ const (
 	// NetworkNone gives the agent a network namespace of its own with only
 	// its own loopback: nothing outside the sandbox is reachable.
 	NetworkNone Network = "none"
+	// NetworkLoopback: a network namespace of its own, and the filtering
+	// proxy (proxy.go) reaches only the machine's loopback addresses.
+	NetworkLoopback Network = "loopback"
+	// NetworkDomains: a network namespace of its own, and the filtering
+	// proxy reaches only the hosts the policy allows WebFetch to without
+	// asking (WebFetch allow rules, minus deny rules) and
+	// sandbox.allowDomains.
+	NetworkDomains Network = "domains"
 )
+
+// Networks are the valid network settings.
+var Networks = []Network{NetworkAll, NetworkNone, NetworkLoopback, NetworkDomains}
 
 // ParseNetwork reads a network setting; "" is NetworkAll.
 func ParseNetwork(s string) (Network, error) {
-	switch Network(s) {
-	case "", NetworkAll:
+	if s == "" {
 		return NetworkAll, nil
-	case NetworkNone:
-		return NetworkNone, nil
 	}
-	return "", fmt.Errorf("sandbox network %q: want %q or %q", s, NetworkAll, NetworkNone)
+	for _, n := range Networks {
+		if Network(s) == n {
+			return n, nil
+		}
+	}
+	return "", fmt.Errorf("sandbox network %q: want all, none, loopback or domains", s)
 }
+
+// Proxied: the network goes through the filtering proxy.
+func (n Network) Proxied() bool { return n == NetworkLoopback || n == NetworkDomains }
 
 // Options are the inputs of Compute.
 type Options struct {

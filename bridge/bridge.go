@@ -73,8 +73,9 @@ type Bridge struct {
 	// runtimeBypass: agents switched to bypass by a card since the last settings change.
 	runtimeBypass map[string]bool
 	initialized   bool // the editor has its initialize answer
-	// trustSent is the last _acp-bridge/workspace/trust sent (JSON).
-	trustSent string
+	// trustSent is the last _acp-bridge/workspace/trust sent (JSON),
+	// trustLogged the last one logged.
+	trustSent, trustLogged string
 }
 
 // New returns a bridge; Serve starts it.

@@ -64,25 +64,27 @@ func (b *Bridge) setWorkspaceTrust(trusted bool, from string) {
 	}
 }
 
-// reportTrust logs what the workspace file may not set and, when notify,
-// sends _acp-bridge/workspace/trust if that changed since it was last sent
-// (or was never sent).
+// reportTrust logs what of the workspace file is ignored (once per
+// distinct report) and, when notify, sends _acp-bridge/workspace/trust if
+// the report changed since it was last sent (or was never sent).
 func (b *Bridge) reportTrust(notify bool) {
 	r := trustOf(b.snapshot())
-	key, _ := json.Marshal(r)
+	raw, _ := json.Marshal(r)
+	key := string(raw)
 	b.mu.Lock()
-	same := b.trustSent == string(key)
-	if notify {
-		b.trustSent = string(key)
+	logIt := b.trustLogged != key
+	b.trustLogged = key
+	send := notify && b.trustSent != key
+	if send {
+		b.trustSent = key
 	}
 	b.mu.Unlock()
-	if same {
-		return
+	if logIt {
+		for _, i := range r.Ignored {
+			b.log.Warn("workspace setting ignored", zap.Bool("trusted", r.Trusted), zap.String("setting", i.String()))
+		}
 	}
-	for _, i := range r.Ignored {
-		b.log.Warn("workspace setting ignored", zap.Bool("trusted", r.Trusted), zap.String("setting", i.String()))
-	}
-	if notify {
+	if send {
 		b.notifyEditor(acp.MethodWorkspaceTrust, r)
 	}
 }

@@ -238,7 +238,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// Never written elsewhere instead: the audit log is off, and
 		// initialize says so.
 		auditErr = err.Error()
-		log.Error("audit log is OFF; decisions still apply and are logged here", zap.String("path", snap.Config.Audit.Path), zap.Error(err))
+		log.Error("audit log unavailable; decisions still apply and are logged here; the audit log is OFF", zap.String("path", snap.Config.Audit.Path), zap.Error(err))
 	} else {
 		defer al.Close()
 		auditor = al

@@ -1,6 +1,8 @@
 package settings
 
 import (
+	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -285,4 +287,41 @@ func listTexts(rules []Rule, list string) []string {
 		}
 	}
 	return out
+}
+
+// TestPersistLooseningToUntrustedWorkspaceRefused: an allow rule or a bypass
+// is not written into an untrusted workspace file (it would be ignored);
+// deny rules are, and user-scope grants are unaffected.
+func TestPersistLooseningToUntrustedWorkspaceRefused(t *testing.T) {
+	e := newEnv(t)
+	writeFile(t, e.userFile(), "agents: {claude: {command: c}}\n")
+	s := e.mustLoad(untrusted)
+	for _, g := range []Grant{
+		{Kind: GrantRule, Scope: ScopeWorkspace, List: ListAllow, Rule: "Bash(npm test)"},
+		{Kind: GrantRule, Scope: ScopeWorkspace, Agent: "claude", List: ListAllow, Rule: "Bash"},
+		{Kind: GrantBypass, Scope: ScopeWorkspace, Agent: "claude"},
+	} {
+		if _, err := s.Persist(g); !errors.Is(err, ErrWorkspaceUntrusted) {
+			t.Errorf("Persist(%+v) = %v, want ErrWorkspaceUntrusted", g, err)
+		}
+	}
+	if _, err := os.Stat(e.wsFile()); err == nil {
+		t.Fatal("the workspace file was written")
+	}
+	if _, err := s.Persist(Grant{Kind: GrantRule, Scope: ScopeWorkspace, List: ListDeny, Rule: "Bash(rm *)"}); err != nil {
+		t.Fatalf("a deny into the untrusted workspace: %v", err)
+	}
+	if got := listTexts(s.Snapshot().Rules, ListDeny); !slices.Contains(got, "Bash(rm *)") {
+		t.Errorf("deny rules %v", got)
+	}
+	if _, err := s.Persist(Grant{Kind: GrantRule, Scope: ScopeUser, List: ListAllow, Rule: "Bash(npm test)"}); err != nil {
+		t.Fatalf("a user-scope allow: %v", err)
+	}
+	// Trusted, the workspace takes an allow.
+	if _, err := s.SetWorkspaceTrusted(true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Persist(Grant{Kind: GrantRule, Scope: ScopeWorkspace, List: ListAllow, Rule: "Bash(make)"}); err != nil {
+		t.Fatalf("a workspace allow once trusted: %v", err)
+	}
 }

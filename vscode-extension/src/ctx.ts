@@ -383,7 +383,7 @@ export class Ctx implements vscode.Disposable {
   }
 
   private async persist(req: PersistRequest): Promise<{ persisted: true }> {
-    const edit = planPersist(req, this.readRawSettings());
+    const edit = planPersist(req, this.readRawSettings(), vscode.workspace.isTrusted);
     await this.applyEdit(edit);
     const what = req.kind === "bypass" ? `bypass for ${req.agent}` : `${req.list ?? "allow"} rule ${req.rule}${req.agent ? ` (agent ${req.agent})` : ""}`;
     this.output.appendLine(`persisted ${what} in ${edit.scope} settings`);

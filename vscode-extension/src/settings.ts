@@ -243,10 +243,16 @@ function clone<T>(v: T): T {
 /**
  * The edit that serves one _acp-bridge/settings/persist request. It starts from
  * the value stored in that scope only (never the merged value), so nothing from
- * another layer is copied into it. Throws on a request it cannot honour.
+ * another layer is copied into it. Throws on a request it cannot honour
+ * (trusted is vscode.workspace.isTrusted).
  */
-export function planPersist(req: PersistRequest, raw: Pick<RawSettings, "agents" | "permissions">): SettingsEdit {
+export function planPersist(req: PersistRequest, raw: Pick<RawSettings, "agents" | "permissions">, trusted = false): SettingsEdit {
   const scope: SettingsScope = req.scope === "workspace" ? "workspace" : "user";
+  // An untrusted workspace's allow rules are ignored: storing one there would
+  // drop the grant at the next settings push.
+  if (scope === "workspace" && !trusted && (req.kind === "bypass" || (req.list ?? "allow") === "allow")) {
+    throw new Error("persist: the workspace is not trusted, so an allow rule or bypass in its settings would be ignored; store it in user settings, or trust the workspace");
+  }
   if (req.scope !== undefined && req.scope !== "user" && req.scope !== "workspace") throw new Error(`persist: unknown scope ${JSON.stringify(req.scope)}`);
   // acpBridge.agents is machine-scoped: VS Code keeps it in user settings only.
   // The bridge then stores the grant in its own workspace file instead.

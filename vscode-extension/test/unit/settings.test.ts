@@ -144,6 +144,12 @@ test("persist -> settings target and value", () => {
     },
   ];
   for (const c of cases) assert.deepEqual(planPersist(c.req, r), c.want, c.name);
+  // Trusted, an allow rule may go to the workspace.
+  assert.deepEqual(planPersist({ kind: "rule", list: "allow", rule: "Bash(make)", scope: "workspace" }, r, true), {
+    scope: "workspace",
+    key: "permissions",
+    value: { deny: ["Read(.env)"], allow: ["Bash(make)"] },
+  });
   // The inputs were not mutated.
   assert.deepEqual(r.permissions.globalValue, { allow: ["Bash(ls *)"], defaultMode: "acceptEdits" });
 });
@@ -157,6 +163,8 @@ test("persist refuses what it cannot honour", () => {
     { kind: "rule", rule: "Bash(x)", scope: "machine" },
     // acpBridge.agents is machine-scoped: nothing of an agent goes to workspace settings.
     { kind: "bypass", agent: "claude", scope: "workspace" },
+    // Untrusted (the default), an allow into the workspace would be ignored.
+    { kind: "rule", list: "allow", rule: "Bash(x)", scope: "workspace" },
     { kind: "rule", list: "allow", rule: "Bash(x)", agent: "demo", scope: "workspace" },
   ];
   for (const b of bad) assert.throws(() => planPersist(b as any, raw()), /persist:/, JSON.stringify(b));

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -359,5 +360,42 @@ func TestAgentsCommandReportsIgnored(t *testing.T) {
 	}
 	if _, err := os.Stat(pwned); err == nil {
 		t.Fatal("acp-bridge agents ran the untrusted workspace's agent")
+	}
+}
+
+// TestLogFileOnlyItsOwn: the log file is created, written and reopened; a
+// shell rc file or a symlink is refused with the path and why, untouched.
+func TestLogFileOnlyItsOwn(t *testing.T) {
+	dir := t.TempDir()
+	own := filepath.Join(dir, "logs", "bridge.log")
+	for range 2 { // created, then reopened: its own content is accepted
+		log, closeLog, err := newLogger("info", own, io.Discard)
+		if err != nil {
+			t.Fatalf("newLogger(%s): %v", own, err)
+		}
+		log.Info("hello")
+		_ = log.Sync()
+		closeLog()
+	}
+	if data, _ := os.ReadFile(own); strings.Count(string(data), "hello") != 2 {
+		t.Fatalf("log file holds %q, want two records", data)
+	}
+	rc := filepath.Join(dir, ".bashrc")
+	const body = "alias ll='ls -la'\n"
+	if err := os.WriteFile(rc, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.log")
+	if err := os.Symlink(rc, link); err != nil {
+		t.Fatal(err)
+	}
+	for path, why := range map[string]string{rc: "not the bridge's log", link: "symlink"} {
+		_, _, err := newLogger("info", path, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), why) {
+			t.Errorf("newLogger(%s) = %v, want a refusal naming it and %q", path, err, why)
+		}
+	}
+	if data, _ := os.ReadFile(rc); string(data) != body {
+		t.Fatalf(".bashrc changed: %q", data)
 	}
 }

@@ -32,6 +32,9 @@ type Options struct {
 	WorkspaceDir string
 	// Audit may be nil.
 	Audit Auditor
+	// AuditPath is the audit log's file; AuditError, when not "", why the
+	// audit log is off (initialize reports both).
+	AuditPath, AuditError string
 	// Decider overrides the policy (tests); nil = the policy engine over Settings.
 	Decider Decider
 	// InitTimeout bounds a child's initialize answer (default 30 s).
@@ -70,6 +73,9 @@ type Bridge struct {
 	// runtimeBypass: agents switched to bypass by a card since the last settings change.
 	runtimeBypass map[string]bool
 	initialized   bool // the editor has its initialize answer
+	// trustSent is the last _acp-bridge/workspace/trust sent (JSON),
+	// trustLogged the last one logged.
+	trustSent, trustLogged string
 }
 
 // New returns a bridge; Serve starts it.
@@ -144,6 +150,7 @@ func (b *Bridge) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	b.editor = acp.NewConn(life, stream, &editorHandler{b: b}, opts)
 	close(gate) // handlers may use b.editor from here on
 	b.reportRuleProblems(true, false)
+	b.reportTrust(false)
 	var reason policy.Source
 	select {
 	case <-b.editor.Done():
@@ -235,6 +242,7 @@ func (b *Bridge) settingsChanged() {
 	initialized := b.initialized
 	b.mu.Unlock()
 	b.reportRuleProblems(true, initialized)
+	b.reportTrust(initialized)
 	go b.recheckSandboxes()
 }
 

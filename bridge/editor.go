@@ -71,6 +71,16 @@ func (h *editorHandler) HandleNotification(ctx context.Context, method string, p
 		}
 		b.settingsChanged()
 		b.log.Info("editor settings applied")
+	case acp.MethodWorkspaceDidChangeTrust:
+		var p struct {
+			Trusted *bool `json:"trusted"`
+		}
+		if err := json.Unmarshal(params, &p); err != nil || p.Trusted == nil {
+			b.reportSettingsError(fmt.Errorf("%s: params must be {\"trusted\": true|false}", acp.MethodWorkspaceDidChangeTrust))
+			return
+		}
+		b.setWorkspaceTrust(*p.Trusted, method)
+		b.settingsChanged()
 	default:
 		b.log.Debug("ignored notification from the editor", zap.String("method", method))
 	}
@@ -144,6 +154,17 @@ func (b *Bridge) initialize(params json.RawMessage) (any, error) {
 	if _, ok := probe["protocolVersion"]; !ok {
 		return nil, acp.InvalidParams(acp.MethodInitialize, errors.New("protocolVersion is required"))
 	}
+	var meta struct {
+		WorkspaceTrusted *bool `json:"workspaceTrusted"`
+	}
+	if err := acp.BridgeMeta(acp.Object(probe), &meta); err != nil {
+		// The workspace stays as trusted as it was: not trusting is safe.
+		b.log.Warn("initialize: bad _meta[\"acp-bridge\"] ignored; workspace trust unchanged", zap.Error(err))
+	} else if meta.WorkspaceTrusted != nil {
+		// Before the answer: what it lists, and the agents started on
+		// launch, follow the editor's trust.
+		b.setWorkspaceTrust(*meta.WorkspaceTrusted, acp.MethodInitialize)
+	}
 	b.mu.Lock()
 	b.editorCaps = p.ClientCapabilities
 	b.mu.Unlock()
@@ -170,6 +191,7 @@ func (b *Bridge) initialize(params json.RawMessage) (any, error) {
 		"agentInfo":   acp.Implementation{Name: "acp-bridge", Title: "ACP Bridge", Version: b.opts.Version},
 		"_meta": map[string]any{acp.MetaKey: map[string]any{
 			"version": b.opts.Version, "agents": agents, "defaultAgent": snap.Config.DefaultAgent, "policyModes": modes,
+			"workspaceTrust": trustOf(snap), "audit": b.auditStatus(),
 		}},
 	}
 	// After the answer, the editor hears of any bad rule in its settings.
@@ -179,6 +201,7 @@ func (b *Bridge) initialize(params json.RawMessage) (any, error) {
 		b.initialized = true
 		b.mu.Unlock()
 		b.reportRuleProblems(false, true)
+		b.reportTrust(true)
 		if first {
 			go b.startAgentsOnLaunch(b.lifetime)
 		}
@@ -275,7 +298,10 @@ func (b *Bridge) newSession(ctx context.Context, params json.RawMessage) (any, e
 	ro.Set("sessionId", s.id)
 	acp.SetBridgeMeta(ro, map[string]any{"agent": a.name, "mode": b.effectiveMode(s), "sandbox": a.sandboxSummary()})
 	// Updates the agent sent right after its answer go out right after ours.
-	return acp.AfterReply{Result: ro.Marshal(), Then: func() { a.releaseHeld(context.Background(), s) }}, nil
+	return acp.AfterReply{Result: ro.Marshal(), Then: func() {
+		b.noticeTrust(s.id)
+		a.releaseHeld(context.Background(), s)
+	}}, nil
 }
 
 func (b *Bridge) addSession(s *session) {

@@ -118,7 +118,7 @@ func TestMalformedRulesAsk(t *testing.T) {
 // grant still holds for this run, and the settings files are untouched.
 func TestGrantWriteFails(t *testing.T) {
 	ws := "defaultAgent: f\nagents:\n" + agentYAML("f", "")
-	p := start(t, startOpts{workspace: ws})
+	p := start(t, startOpts{workspace: ws, args: []string{"--trust-workspace"}}) // the workspace file defines the agent
 	blocker := filepath.Join(p.home, ".config", "acp-bridge")
 	if err := os.MkdirAll(filepath.Dir(blocker), 0o700); err != nil {
 		t.Fatal(err)
@@ -155,13 +155,15 @@ func TestGrantWriteFails(t *testing.T) {
 	}
 }
 
-// The audit log cannot be written: a full disk (/dev/full) or a path under
-// a regular file. Decisions still apply and the failure is logged.
+// The audit log cannot be written: a device (/dev/full: the audit writer
+// owns only regular files, so it is refused at start; a full disk on write
+// is internal/audit's TestAppendDiskFull) or a path under a regular file.
+// Decisions still apply and the failure is logged.
 func TestAuditUnwritable(t *testing.T) {
 	cases := []struct {
 		name, path, log string
 	}{
-		{"disk full", "/dev/full", "audit log write failed; the decision still applies"},
+		{"a device", "/dev/full", "audit log unavailable; decisions still apply"},
 		{"under a regular file", "", "audit log unavailable; decisions still apply"},
 	}
 	for _, c := range cases {

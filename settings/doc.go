@@ -19,6 +19,14 @@
 // files, follows its AutomaticEnv naming for variables (read from
 // Options.Environ), and watches files with fsnotify.
 //
+// Workspace trust (trust.go): the workspace file is cut down before every
+// merge. Untrusted (the default; Options.WorkspaceTrusted,
+// Store.SetWorkspaceTrusted), it may only narrow: deny and ask rules,
+// stricter modes (StricterOrEqualMode) and timeout outcome, bypass and
+// start-on-launch switched off; everything else is left out and listed in
+// Snapshot.WorkspaceTrust.Ignored with its file, line and reason. Trusted or
+// not, audit.path and log.file never come from it.
+//
 // Safety: a file or editor payload with any problem is refused whole. At
 // Load that is an error; later (a file edited on disk, ApplyEditor) the
 // previous valid settings stay and the problem is reported, so a bad edit

@@ -11,6 +11,11 @@ import (
 // not hold the rule (it may come from another layer).
 var ErrRuleNotFound = errors.New("rule not found")
 
+// ErrWorkspaceUntrusted is returned when a grant that loosens the policy (an
+// allow rule, a bypass) would be written to the workspace file of an
+// untrusted workspace, where it would be ignored.
+var ErrWorkspaceUntrusted = errors.New("the workspace is not trusted")
+
 // ErrNoWorkspace is returned when a workspace-scoped write has no workspace.
 var ErrNoWorkspace = errors.New("no workspace directory")
 

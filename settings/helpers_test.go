@@ -36,8 +36,10 @@ func newEnv(t *testing.T) *env {
 func (e *env) userFile() string { return filepath.Join(e.userDir, "config.yaml") }
 func (e *env) wsFile() string   { return filepath.Join(e.wsDir, WorkspaceFileName) }
 
+// opts trusts the workspace: most tests are about merging every layer.
+// Workspace trust's own tests (trust_test.go) set WorkspaceTrusted false.
 func (e *env) opts() Options {
-	return Options{UserConfigDir: e.userDir, WorkspaceDir: e.wsDir, Environ: []string{}, Executable: testExe}
+	return Options{UserConfigDir: e.userDir, WorkspaceDir: e.wsDir, Environ: []string{}, Executable: testExe, WorkspaceTrusted: true}
 }
 
 func (e *env) load(mod ...func(*Options)) (*Store, error) {

@@ -115,6 +115,11 @@ func (s *Store) edit(g Grant, remove bool) (string, error) {
 		if s.opts.WorkspaceDir == "" {
 			return "", fmt.Errorf("%s grant: %w", verb, ErrNoWorkspace)
 		}
+		if !remove && !s.trusted && (g.Kind == GrantBypass || g.List == ListAllow) {
+			// It would be ignored there (and it would vanish from the
+			// running policy with the settings change its write causes).
+			return "", fmt.Errorf("%s %s: %w: the workspace file may only narrow the policy until it is; store it with scope user, or trust the workspace", verb, grantText(g), ErrWorkspaceUntrusted)
+		}
 		path, root, name = filepath.Join(s.opts.WorkspaceDir, WorkspaceFileName), s.opts.WorkspaceDir, LayerWorkspace
 	}
 

@@ -76,6 +76,10 @@ type Options struct {
 	Executable string
 	// Logger gets reload errors and notes; default zap.NewNop().
 	Logger *zap.Logger
+	// WorkspaceTrusted lets the workspace file loosen the policy (allow
+	// rules, agents, bypass, ...); false, the default, lets it only narrow.
+	// See docs/settings.md "Workspace trust" and Store.SetWorkspaceTrusted.
+	WorkspaceTrusted bool
 }
 
 // Snapshot is one immutable, validated view of the merged settings. Never
@@ -87,6 +91,9 @@ type Snapshot struct {
 	Rules []Rule
 	// Sources are the files that were read, lightest first.
 	Sources []string
+	// WorkspaceTrust says whether the workspace was trusted and what of the
+	// workspace file was left out.
+	WorkspaceTrust WorkspaceTrust
 }
 
 // Config is the merged configuration.
@@ -124,7 +131,7 @@ const (
 
 var (
 	sandboxOnUnavailable = []string{SandboxWarn, SandboxRefuse}
-	sandboxNetworks      = []string{"all", "none"}
+	sandboxNetworks      = []string{"all", "none", "loopback", "domains"}
 )
 
 // Agent is one configured child agent.

@@ -45,6 +45,7 @@ type Store struct {
 	user      *layer // nil: no user file
 	workspace *layer // nil: no workspace file
 	editor    *layer // nil: no editor settings
+	trusted   bool   // the workspace is trusted (Options.WorkspaceTrusted, SetWorkspaceTrusted)
 	watched   map[string]bool
 
 	// subMu guards the subscribers and the errors waiting for delivery.
@@ -77,6 +78,7 @@ func Load(opts Options) (*Store, error) {
 		wake:       make(chan struct{}, 1),
 		done:       make(chan struct{}),
 		watchFiles: map[string]bool{},
+		trusted:    opts.WorkspaceTrusted,
 	}
 	envRoot := opts.WorkspaceDir
 	if envRoot == "" {
@@ -267,7 +269,12 @@ func expandDotted(m map[string]any, src string) (map[string]any, []*FieldError) 
 // build merges the layers and validates the result. known are the
 // problems the layers already reported: a merged problem at the same key
 // is not repeated.
+//
+// The workspace layer is cut down first (restrictWorkspace): untrusted, it
+// may only narrow; trusted or not, it never sets the audit path or the log
+// file. s.mu held (or, in Load, not yet shared).
 func (s *Store) build(user, ws, env, editor *layer, known []*FieldError) (*Snapshot, []*FieldError) {
+	ws, ignored := restrictWorkspace(ws, s.baseConfig(user, env, editor), s.trusted)
 	layers := []*layer{s.defaults, user, ws, env, editor}
 	cfg, rules, pv := merge(layers, s.opts.UserConfigDir)
 	errs := Validate(cfg)
@@ -299,7 +306,7 @@ func (s *Store) build(user, ws, env, editor *layer, known []*FieldError) (*Snaps
 		}
 		problems = append(problems, fe)
 	}
-	snap := &Snapshot{Config: cfg, Rules: rules}
+	snap := &Snapshot{Config: cfg, Rules: rules, WorkspaceTrust: WorkspaceTrust{Trusted: s.trusted, Ignored: ignored}}
 	for _, l := range []*layer{user, ws} {
 		if l != nil {
 			snap.Sources = append(snap.Sources, l.file)

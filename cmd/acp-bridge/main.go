@@ -53,14 +53,16 @@ Common flags (before or after the subcommand):
   --config PATH        config file (default: $XDG_CONFIG_HOME/acp-bridge/config.yaml, optional)
   --workspace DIR      project root (default: the current directory); reads DIR/.acp-bridge.yaml
   --log-level LEVEL    debug, info, warn, error (default: settings log.level, else info)
-  --log-file PATH      log to a file instead of stderr
+  --log-file PATH      log to a file instead of stderr (never a file that is not the bridge's log)
+  --trust-workspace    trust the workspace: its .acp-bridge.yaml may loosen the policy and define agents
+                       (default: untrusted, it may only narrow; see docs/settings.md "Workspace trust")
 Run "acp-bridge SUBCOMMAND --help" for the flags of one subcommand.
 `
 
 // common holds the flags every subcommand accepts.
 type common struct {
 	config, workspace, logLevel, logFile string
-	trace                                bool
+	trace, trustWorkspace                bool
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -69,6 +71,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.logLevel, "log-level", "", "log level: debug, info, warn, error")
 	fs.StringVar(&c.logFile, "log-file", "", "log file (default: stderr)")
 	fs.BoolVar(&c.trace, "trace", false, "log every ACP message (debug level)")
+	fs.BoolVar(&c.trustWorkspace, "trust-workspace", false, "trust the workspace's .acp-bridge.yaml (agents, allow rules, bypass...); default: it may only narrow")
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -138,10 +141,7 @@ func newLogger(level, file string, stderr io.Writer) (*zap.Logger, func(), error
 	var ws zapcore.WriteSyncer = zapcore.AddSync(stderr)
 	closeFn := func() {}
 	if file != "" {
-		if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
-			return nil, nil, fmt.Errorf("log file: %w", err)
-		}
-		f, err := os.OpenFile(file, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		f, err := audit.OpenOwned(file, looksLikeBridgeLog)
 		if err != nil {
 			return nil, nil, fmt.Errorf("log file: %w", err)
 		}
@@ -152,6 +152,20 @@ func newLogger(level, file string, stderr io.Writer) (*zap.Logger, func(), error
 	enc.EncodeTime = zapcore.ISO8601TimeEncoder
 	core := zapcore.NewCore(zapcore.NewConsoleEncoder(enc), zapcore.Lock(ws), lvl)
 	return zap.New(core), closeFn, nil
+}
+
+// looksLikeBridgeLog tells whether head, the first lines of an existing
+// file, is the bridge's own log: each record starts with an ISO 8601 time
+// and a tab (zap's console encoder, newLogger).
+func looksLikeBridgeLog(head []byte) (bool, string) {
+	line, _, _ := strings.Cut(string(head), "\n")
+	ts, _, ok := strings.Cut(line, "\t")
+	if ok {
+		if _, err := time.Parse("2006-01-02T15:04:05.000Z0700", ts); err == nil {
+			return true, ""
+		}
+	}
+	return false, "its content is not the bridge's log (lines starting with a time and a tab); the log file must be a file of its own"
 }
 
 // loadSettings loads the layered settings; errors name file and key.
@@ -168,7 +182,7 @@ func loadSettings(c *common, log *zap.Logger) (*settings.Store, string, error) {
 	if err != nil {
 		exe = "acp-bridge"
 	}
-	store, err := settings.Load(settings.Options{ConfigFile: c.config, WorkspaceDir: ws, Executable: exe, Logger: log})
+	store, err := settings.Load(settings.Options{ConfigFile: c.config, WorkspaceDir: ws, Executable: exe, Logger: log, WorkspaceTrusted: c.trustWorkspace})
 	return store, ws, err
 }
 
@@ -208,6 +222,12 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			file = snap.Config.Log.File
 		}
 		l, closeL, err := newLogger(level, file, stderr)
+		if err != nil && file != c.logFile {
+			// log.file from the settings is refused: log to stderr instead,
+			// and say so there.
+			fmt.Fprintf(stderr, "acp-bridge: log settings: %v; logging to stderr\n", err)
+			l, closeL, err = newLogger(level, c.logFile, stderr)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "acp-bridge: log settings: %v\n", err)
 			return 2
@@ -218,8 +238,12 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer func() { _ = log.Sync() }()
 
 	var auditor bridge.Auditor
+	var auditErr string
 	if al, err := audit.Open(snap.Config.Audit.Path, snap.Config.Audit.MaxSizeBytes, log); err != nil {
-		log.Error("audit log unavailable; decisions still apply and are logged here", zap.String("path", snap.Config.Audit.Path), zap.Error(err))
+		// Never written elsewhere instead: the audit log is off, and
+		// initialize says so.
+		auditErr = err.Error()
+		log.Error("audit log unavailable; decisions still apply and are logged here; the audit log is OFF", zap.String("path", snap.Config.Audit.Path), zap.Error(err))
 	} else {
 		defer al.Close()
 		auditor = al
@@ -229,6 +253,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	b := bridge.New(bridge.Options{
 		Settings: store, Logger: log, Version: version, WorkspaceDir: ws, Audit: auditor, TraceWire: c.trace,
+		AuditPath: snap.Config.Audit.Path, AuditError: auditErr,
 	})
 	log.Info("acp-bridge serving on stdio", zap.String("version", version), zap.String("workspace", ws), zap.Strings("config", snap.Sources))
 	in, out, closeStdio, err := editorStdio(log, stdin, stdout)
@@ -341,6 +366,9 @@ func chatCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			bridgeArgs = append(bridgeArgs, kv[0], kv[1])
 		}
 	}
+	if c.trustWorkspace {
+		bridgeArgs = append(bridgeArgs, "--trust-workspace")
+	}
 	if c.logLevel == "" {
 		bridgeArgs = append(bridgeArgs, "--log-level", "warn")
 	}
@@ -393,12 +421,15 @@ func agentsCmd(args []string, stdout, stderr io.Writer) int {
 	defer store.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	results := bridge.ProbeAgents(ctx, store.Snapshot(), ws, version, store.PolicyFiles(), timeout, log)
+	snap := store.Snapshot()
+	results := bridge.ProbeAgents(ctx, snap, ws, version, store.PolicyFiles(), timeout, log)
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(results)
+		bridge.PrintWorkspaceTrust(stderr, snap) // stdout stays one JSON list
 	} else {
+		bridge.PrintWorkspaceTrust(stdout, snap)
 		bridge.PrintProbe(stdout, results)
 	}
 	for _, r := range results {

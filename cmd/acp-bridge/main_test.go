@@ -44,8 +44,13 @@ type proc struct {
 // config dir; config is the YAML of the --config file ("" = none: shipped defaults).
 func startBin(t *testing.T, config string, extraArgs ...string) *proc {
 	t.Helper()
-	home := t.TempDir()
-	ws := t.TempDir()
+	return startBinIn(t, t.TempDir(), t.TempDir(), config, extraArgs...)
+}
+
+// startBinIn is startBin with a given HOME and workspace (a test may have
+// written files there first).
+func startBinIn(t *testing.T, home, ws, config string, extraArgs ...string) *proc {
+	t.Helper()
 	args := []string{"--workspace", ws, "--log-level", "debug"}
 	cfg := ""
 	if config != "" {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -23,6 +22,9 @@ const Generations = 3
 
 // ErrClosed is returned by Append after Close.
 var ErrClosed = errors.New("audit: log closed")
+
+// writeLine is writeOnce; tests make it fail.
+var writeLine = writeOnce
 
 // Record is one decision, as one line of the log.
 type Record struct {
@@ -115,7 +117,7 @@ func (l *Log) Append(r Record) error {
 	if l.needNewline {
 		line = append([]byte{'\n'}, line...)
 	}
-	n, err := writeOnce(l.f, line)
+	n, err := writeLine(l.f, line)
 	if err == nil && n != len(line) {
 		err = io.ErrShortWrite
 	}
@@ -163,28 +165,27 @@ func (l *Log) ensureOpen() error {
 	return l.open()
 }
 
-// open opens l.path for appending. l.mu must be held.
+// open opens l.path for appending: a new file, or an existing audit log
+// (OpenOwned: never a symlink, a device, or a file holding anything else,
+// such as a shell rc file). l.mu must be held.
 func (l *Log) open() error {
-	if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
-		return fmt.Errorf("audit: create directory for %s: %w", l.path, err)
-	}
-	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := OpenOwned(l.path, looksLikeAuditLog)
 	if err != nil {
-		return fmt.Errorf("audit: open %s: %w", l.path, err)
+		return fmt.Errorf("audit: %w", err)
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
 		return fmt.Errorf("audit: stat %s: %w", l.path, err)
 	}
-	if st.Mode().IsRegular() && st.Mode().Perm()&0o077 != 0 {
+	if st.Mode().Perm()&0o077 != 0 {
 		// The log holds commands and paths: keep it to its owner.
 		if err := f.Chmod(0o600); err != nil {
 			l.log.Warn("audit: cannot restrict log permissions", zap.Error(err))
 		}
 	}
 	l.f = f
-	l.needNewline = st.Mode().IsRegular() && st.Size() > 0 && !endsWithNewline(l.path, st.Size())
+	l.needNewline = st.Size() > 0 && !endsWithNewline(l.path, st.Size())
 	return nil
 }
 

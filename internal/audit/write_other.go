@@ -10,3 +10,6 @@ import "os"
 func writeOnce(f *os.File, b []byte) (int, error) {
 	return f.Write(b)
 }
+
+// oNoFollow: no O_NOFOLLOW here; OpenOwned's Lstat check still refuses a symlink.
+const oNoFollow = 0

@@ -34,3 +34,6 @@ func writeOnce(f *os.File, b []byte) (int, error) {
 	}
 	return n, werr
 }
+
+// oNoFollow makes an open fail on a symlink put in place after OpenOwned's check.
+const oNoFollow = syscall.O_NOFOLLOW

@@ -22,6 +22,8 @@ import {
   type Obj,
   type PendingApprovalWire,
   type PersistRequest,
+  type WorkspaceTrustWire,
+  parseWorkspaceTrust,
 } from "./wire";
 
 export const CLIENT_INFO = { name: "acp-bridge-vscode", title: "ACP Bridge for VS Code", version: "0.1.0" };
@@ -39,6 +41,8 @@ export interface ClientHandlers {
   settingsInvalid(error: string): void;
   /** Malformed permission rules: ignored (allow) or making their tool ask (deny, ask); never wider. */
   rulesInvalid?(problems: string[]): void;
+  /** The workspace's trust as the bridge applies it, and what of .acp-bridge.yaml it ignores. */
+  workspaceTrust?(t: WorkspaceTrustWire): void;
 }
 
 export interface NewSessionResult {
@@ -107,6 +111,10 @@ export class BridgeConnection {
         const problems = Array.isArray(params["problems"]) ? params["problems"].filter((p): p is string => typeof p === "string") : [];
         if (problems.length) h.rulesInvalid?.(problems);
       })
+      .onNotification(M.workspaceTrust, raw<Obj>, ({ params }) => {
+        const t = parseWorkspaceTrust(params);
+        if (t) h.workspaceTrust?.(t);
+      })
       .onNotification(M.agentStatus, raw<AgentEntry>, ({ params }) => {
         if (params && typeof params.id === "string") h.agentStatus(params);
       })
@@ -130,11 +138,13 @@ export class BridgeConnection {
     return this.conn.agent.request<T, unknown>(method, params);
   }
 
-  async initialize(): Promise<{ meta: BridgeInitMeta; raw: Obj }> {
+  /** initialize, telling the bridge whether VS Code trusts the workspace (vscode.workspace.isTrusted). */
+  async initialize(workspaceTrusted = false): Promise<{ meta: BridgeInitMeta; raw: Obj }> {
     const res = await this.req<Obj>("initialize", {
       protocolVersion: 1,
       clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
       clientInfo: CLIENT_INFO,
+      _meta: { [META_KEY]: { workspaceTrusted } },
     });
     const m = bridgeMeta(res);
     const meta: BridgeInitMeta = {
@@ -142,8 +152,14 @@ export class BridgeConnection {
       defaultAgent: str(m["defaultAgent"]),
       agents: Array.isArray(m["agents"]) ? (m["agents"].filter(isObj) as BridgeInitMeta["agents"]) : undefined,
       policyModes: Array.isArray(m["policyModes"]) ? m["policyModes"].filter((x): x is string => typeof x === "string") : undefined,
+      workspaceTrust: parseWorkspaceTrust(m["workspaceTrust"]),
     };
     return { meta, raw: res };
+  }
+
+  /** _acp-bridge/workspace/didChangeTrust: VS Code granted (or revoked) trust at run time. */
+  workspaceTrustChanged(trusted: boolean): Promise<void> {
+    return this.conn.agent.notify(M.workspaceDidChangeTrust, { trusted });
   }
 
   async newSession(cwd: string, agent?: string, mode?: string): Promise<NewSessionResult> {

@@ -15,7 +15,7 @@ import { ChatStore } from "./model";
 import { OPT, POLICY_MODES, type AgentSummary, type BridgeState, type HostMessage, type Scope, type WebviewMessage } from "./protocol";
 import { agentMode, buildBridgeSettings, mergeAgents, personValue, planPersist, type RawSettings, type SettingsEdit } from "./settings";
 import { sliceLines } from "./text";
-import type { AgentEntry, PersistRequest } from "./wire";
+import type { AgentEntry, PersistRequest, WorkspaceTrustWire } from "./wire";
 
 export const SECTION = "acpBridge";
 
@@ -70,6 +70,8 @@ export class Ctx implements vscode.Disposable {
         if (e.affectsConfiguration(`${SECTION}.bridgePath`)) void this.restart("acpBridge.bridgePath changed");
         else void this.pushSettings();
       }),
+      // VS Code only grants trust at run time (revoking reloads the window).
+      vscode.workspace.onDidGrantWorkspaceTrust(() => void this.workspaceTrustGranted()),
     );
     this.refreshAgentsFromSettings();
   }
@@ -204,6 +206,7 @@ export class Ctx implements vscode.Disposable {
           if (pick === "Show Log") this.output.show(true);
         });
       },
+      workspaceTrust: (t) => this.showWorkspaceTrust(t),
       settingsInvalid: (error) => {
         this.output.appendLine(`the bridge refused the acpBridge settings: ${error}`);
         void vscode.window.showErrorMessage(`ACP Bridge refused the acpBridge.* settings (the previous ones stay in force): ${error}`, "Open Settings", "Show Log").then((pick) => {
@@ -214,8 +217,9 @@ export class Ctx implements vscode.Disposable {
     });
     this.conn = conn;
     try {
-      const init = await withTimeout(conn.initialize(), 20_000, "initialize");
+      const init = await withTimeout(conn.initialize(vscode.workspace.isTrusted), 20_000, "initialize");
       if (gen !== this.generation) return;
+      if (init.meta.workspaceTrust) this.showWorkspaceTrust(init.meta.workspaceTrust);
       if (init.meta.defaultAgent) this.defaultAgent = init.meta.defaultAgent;
       this.output.appendLine(`connected: acp-bridge ${init.meta.version ?? version}`);
       await this.pushSettings();
@@ -303,6 +307,7 @@ export class Ctx implements vscode.Disposable {
 
   readRawSettings(): RawSettings {
     const cfg = vscode.workspace.getConfiguration(SECTION);
+    const trusted = vscode.workspace.isTrusted;
     const i = <T>(k: string) => {
       const x = cfg.inspect<T>(k);
       return { defaultValue: x?.defaultValue, globalValue: x?.globalValue, workspaceValue: x?.workspaceValue, workspaceFolderValue: x?.workspaceFolderValue };
@@ -311,15 +316,17 @@ export class Ctx implements vscode.Disposable {
       agents: i("agents"),
       permissions: i("permissions"),
       defaultAgent: cfg.get<string>("defaultAgent"),
-      timeoutSeconds: personValue(i<number>("approvals.timeoutSeconds")),
-      timeoutOutcome: personValue(i<string>("approvals.timeoutOutcome")),
+      // Restricted settings: an untrusted workspace's values do not count.
+      timeoutSeconds: trusted ? personValue(i<number>("approvals.timeoutSeconds")) : i<number>("approvals.timeoutSeconds").globalValue,
+      timeoutOutcome: trusted ? personValue(i<string>("approvals.timeoutOutcome")) : i<string>("approvals.timeoutOutcome").globalValue,
       logLevel: personValue(i<string>("logLevel")),
-      auditPath: personValue(i<string>("audit.path")) || undefined,
+      // Machine scope: only the user's value, never a workspace's.
+      auditPath: i<string>("audit.path").globalValue || undefined,
     };
   }
 
   bridgeSettings() {
-    return buildBridgeSettings(this.readRawSettings(), this.bin?.path);
+    return buildBridgeSettings(this.readRawSettings(), this.bin?.path, vscode.workspace.isTrusted);
   }
 
   private refreshAgentsFromSettings(): void {
@@ -334,6 +341,31 @@ export class Ctx implements vscode.Disposable {
     }));
     if (this.currentAgent && !s.agents[this.currentAgent]) this.currentAgent = undefined;
     this.post({ type: "agents", agents: this.agents, defaultAgent: this.currentAgent ?? this.defaultAgent });
+  }
+
+  /** Tells the bridge, then resends the settings: the workspace's own acpBridge.* values now count too. */
+  private async workspaceTrustGranted(): Promise<void> {
+    this.output.appendLine("workspace trusted: the workspace's .acp-bridge.yaml and acpBridge.* settings now apply in full");
+    if (this.conn) await this.conn.workspaceTrustChanged(true);
+    await this.pushSettings();
+  }
+
+  private lastTrustReport = "";
+
+  /** Logs and, once per distinct report, shows what of the workspace's .acp-bridge.yaml the bridge ignores. */
+  private showWorkspaceTrust(t: WorkspaceTrustWire): void {
+    const key = JSON.stringify(t);
+    if (key === this.lastTrustReport) return;
+    this.lastTrustReport = key;
+    if (!t.ignored.length) return;
+    for (const i of t.ignored) this.output.appendLine(`workspace setting ignored: ${i.file}${i.line ? ":" + i.line : ""}: ${i.key}: ${i.reason}`);
+    const keys = t.ignored.map((i) => i.key).join(", ");
+    const msg = t.trusted
+      ? `ACP Bridge ignores ${keys} from the workspace's .acp-bridge.yaml (never read from a workspace file).`
+      : `This workspace is not trusted: ACP Bridge ignores ${keys} from its .acp-bridge.yaml (an untrusted workspace may only narrow the policy).`;
+    void vscode.window.showWarningMessage(msg, "Show Log").then((pick) => {
+      if (pick === "Show Log") this.output.show(true);
+    });
   }
 
   async pushSettings(): Promise<void> {
@@ -351,7 +383,7 @@ export class Ctx implements vscode.Disposable {
   }
 
   private async persist(req: PersistRequest): Promise<{ persisted: true }> {
-    const edit = planPersist(req, this.readRawSettings());
+    const edit = planPersist(req, this.readRawSettings(), vscode.workspace.isTrusted);
     await this.applyEdit(edit);
     const what = req.kind === "bypass" ? `bypass for ${req.agent}` : `${req.list ?? "allow"} rule ${req.rule}${req.agent ? ` (agent ${req.agent})` : ""}`;
     this.output.appendLine(`persisted ${what} in ${edit.scope} settings`);

@@ -142,8 +142,64 @@ export function resolveBridgePlaceholder(a: AgentSetting, bridgePath: string | u
   };
 }
 
-/** The `settings` object of _acp-bridge/settings/didChange. */
-export function buildBridgeSettings(raw: RawSettings, bridgePath: string | undefined): BridgeSettings {
+// ---- workspace trust (docs/settings.md "Workspace trust") -------------------------
+
+/** modes w may replace, untrusted: w never allows what t asks or denies, never asks what t denies. */
+const STRICTER_OR_EQUAL: Record<string, string[]> = {
+  bypassPermissions: ["bypassPermissions"],
+  acceptEdits: ["acceptEdits", "bypassPermissions"],
+  default: ["default", "acceptEdits", "bypassPermissions"],
+  dontAsk: ["dontAsk", "default", "acceptEdits", "bypassPermissions"],
+  plan: ["plan", "default", "acceptEdits", "bypassPermissions"],
+};
+
+const MODE_ALIASES: Record<string, string> = {
+  auto: "bypassPermissions",
+  autonomous: "bypassPermissions",
+  ask_every_time: "default",
+  auto_accept_read_only: "default",
+  auto_accept_all: "bypassPermissions",
+};
+
+/** Whether mode w is at least as strict as mode t (aliases accepted), as the bridge judges it. */
+export function stricterOrEqualMode(w: string, t: string): boolean {
+  const c = (m: string) => MODE_ALIASES[m] ?? m;
+  return STRICTER_OR_EQUAL[c(w)]?.includes(c(t)) ?? false;
+}
+
+/**
+ * Cuts the workspace layers (workspace, workspace folder: what a repository's
+ * .vscode/settings.json holds) down to what they may set. acpBridge.agents is
+ * machine-scoped: a workspace value never counts, trusted or not (agent
+ * commands). Untrusted, acpBridge.permissions from the workspace keeps only
+ * deny and ask rules and a stricter-or-equal defaultMode.
+ */
+export function restrictWorkspaceLayers(raw: RawSettings, trusted: boolean): RawSettings {
+  const agents: Layers<AgentsSetting> = { defaultValue: raw.agents.defaultValue, globalValue: raw.agents.globalValue };
+  if (trusted) return { ...raw, agents };
+  const p = raw.permissions;
+  const trustedMode = [p.globalValue?.defaultMode, p.defaultValue?.defaultMode].find((m) => typeof m === "string" && m) ?? "default";
+  const narrow = (v: PermissionsSetting | undefined): PermissionsSetting | undefined => {
+    if (!isObj(v)) return undefined;
+    const l = v as PermissionsSetting;
+    const out: PermissionsSetting = { deny: l.deny, ask: l.ask };
+    if (typeof l.defaultMode === "string" && stricterOrEqualMode(l.defaultMode, trustedMode)) out.defaultMode = l.defaultMode;
+    return out;
+  };
+  return {
+    ...raw,
+    agents,
+    permissions: { defaultValue: p.defaultValue, globalValue: p.globalValue, workspaceValue: narrow(p.workspaceValue), workspaceFolderValue: narrow(p.workspaceFolderValue) },
+  };
+}
+
+/**
+ * The `settings` object of _acp-bridge/settings/didChange. trusted is
+ * vscode.workspace.isTrusted: untrusted, the workspace's own acpBridge.*
+ * values may only narrow (restrictWorkspaceLayers).
+ */
+export function buildBridgeSettings(rawIn: RawSettings, bridgePath: string | undefined, trusted = false): BridgeSettings {
+  const raw = restrictWorkspaceLayers(rawIn, trusted);
   const agents: Record<string, AgentSetting> = {};
   for (const [id, a] of Object.entries(mergeAgents(raw.agents))) agents[id] = resolveBridgePlaceholder(a, bridgePath);
   const ids = Object.keys(agents);
@@ -187,11 +243,22 @@ function clone<T>(v: T): T {
 /**
  * The edit that serves one _acp-bridge/settings/persist request. It starts from
  * the value stored in that scope only (never the merged value), so nothing from
- * another layer is copied into it. Throws on a request it cannot honour.
+ * another layer is copied into it. Throws on a request it cannot honour
+ * (trusted is vscode.workspace.isTrusted).
  */
-export function planPersist(req: PersistRequest, raw: Pick<RawSettings, "agents" | "permissions">): SettingsEdit {
+export function planPersist(req: PersistRequest, raw: Pick<RawSettings, "agents" | "permissions">, trusted = false): SettingsEdit {
   const scope: SettingsScope = req.scope === "workspace" ? "workspace" : "user";
+  // An untrusted workspace's allow rules are ignored: storing one there would
+  // drop the grant at the next settings push.
+  if (scope === "workspace" && !trusted && (req.kind === "bypass" || (req.list ?? "allow") === "allow")) {
+    throw new Error("persist: the workspace is not trusted, so an allow rule or bypass in its settings would be ignored; store it in user settings, or trust the workspace");
+  }
   if (req.scope !== undefined && req.scope !== "user" && req.scope !== "workspace") throw new Error(`persist: unknown scope ${JSON.stringify(req.scope)}`);
+  // acpBridge.agents is machine-scoped: VS Code keeps it in user settings only.
+  // The bridge then stores the grant in its own workspace file instead.
+  if (scope === "workspace" && (req.kind === "bypass" || req.agent)) {
+    throw new Error("persist: acpBridge.agents is machine-scoped (agent commands never come from a workspace); an agent's grant cannot go to workspace settings");
+  }
   if (req.kind === "bypass") {
     if (!req.agent) throw new Error("persist: a bypass needs an agent");
     const agents = clone(layerOf(raw.agents, scope)) ?? {};

@@ -17,6 +17,8 @@ export const M = {
   approvalResolved: "_acp-bridge/approval/resolved",
   agentStatus: "_acp-bridge/agent/status",
   decision: "_acp-bridge/decision",
+  workspaceDidChangeTrust: "_acp-bridge/workspace/didChangeTrust",
+  workspaceTrust: "_acp-bridge/workspace/trust",
 } as const;
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -27,6 +29,22 @@ export interface BridgeInitMeta {
   agents?: { id: string; name?: string }[];
   defaultAgent?: string;
   policyModes?: string[];
+  workspaceTrust?: WorkspaceTrustWire;
+}
+
+/** _meta["acp-bridge"].workspaceTrust of initialize, and _acp-bridge/workspace/trust (docs/extension-surface.md). */
+export interface WorkspaceTrustWire {
+  trusted: boolean;
+  ignored: { key: string; file: string; line?: number; reason: string }[];
+}
+
+/** Reads a workspace trust report, or undefined when v is not one. */
+export function parseWorkspaceTrust(v: unknown): WorkspaceTrustWire | undefined {
+  if (!isObj(v) || typeof v["trusted"] !== "boolean") return undefined;
+  const ignored = Array.isArray(v["ignored"])
+    ? v["ignored"].filter((i): i is WorkspaceTrustWire["ignored"][number] => isObj(i) && typeof i["key"] === "string" && typeof i["reason"] === "string")
+    : [];
+  return { trusted: v["trusted"], ignored };
 }
 
 export interface AgentEntry {

@@ -45,21 +45,56 @@ function handlers(over: Partial<ClientHandlers> = {}): ClientHandlers & { update
   return h as any;
 }
 
-test("initialize advertises fs read/write and no terminal; reads the bridge's _meta", async () => {
+test("initialize advertises fs read/write and no terminal, sends the workspace trust; reads the bridge's _meta", async () => {
   const { clientStream, agentStream } = pipePair();
-  let initParams: any;
+  const initParams: any[] = [];
+  const ignored = [{ key: "agents.pwn", file: "/w/.acp-bridge.yaml", line: 3, reason: "runs only in a trusted workspace" }];
   agent()
     .onRequest("initialize", raw, ({ params }) => {
-      initParams = params;
-      return { protocolVersion: 1, agentCapabilities: { loadSession: true }, _meta: { "acp-bridge": { version: "0.9.0", defaultAgent: "demo", agents: [{ id: "demo", name: "Demo" }], policyModes: ["default", "plan"] } } };
+      initParams.push(params);
+      return {
+        protocolVersion: 1,
+        agentCapabilities: { loadSession: true },
+        _meta: { "acp-bridge": { version: "0.9.0", defaultAgent: "demo", agents: [{ id: "demo", name: "Demo" }], policyModes: ["default", "plan"], workspaceTrust: { trusted: false, ignored } } },
+      };
     })
     .connect(agentStream);
   const conn = BridgeConnection.connect(clientStream, handlers());
   const init = await conn.initialize();
-  assert.equal(initParams.protocolVersion, 1);
-  assert.deepEqual(initParams.clientCapabilities, { fs: { readTextFile: true, writeTextFile: true }, terminal: false });
-  assert.equal(initParams.clientInfo.name, "acp-bridge-vscode");
-  assert.deepEqual(init.meta, { version: "0.9.0", defaultAgent: "demo", agents: [{ id: "demo", name: "Demo" }], policyModes: ["default", "plan"] });
+  assert.equal(initParams[0].protocolVersion, 1);
+  assert.deepEqual(initParams[0].clientCapabilities, { fs: { readTextFile: true, writeTextFile: true }, terminal: false });
+  assert.equal(initParams[0].clientInfo.name, "acp-bridge-vscode");
+  assert.deepEqual(initParams[0]._meta, { "acp-bridge": { workspaceTrusted: false } }, "untrusted unless told");
+  assert.deepEqual(init.meta, {
+    version: "0.9.0",
+    defaultAgent: "demo",
+    agents: [{ id: "demo", name: "Demo" }],
+    policyModes: ["default", "plan"],
+    workspaceTrust: { trusted: false, ignored },
+  });
+  await conn.initialize(true);
+  assert.deepEqual(initParams[1]._meta, { "acp-bridge": { workspaceTrusted: true } });
+  conn.close();
+});
+
+test("workspace trust: the grant goes out as didChangeTrust, the bridge's report reaches the handler", async () => {
+  const { clientStream, agentStream } = pipePair();
+  const granted = deferred<any>();
+  agent()
+    .onNotification("_acp-bridge/workspace/didChangeTrust", raw, ({ params }) => granted.resolve(params))
+    .onRequest("session/prompt", raw, async ({ client }) => {
+      await client.notify("_acp-bridge/workspace/trust", { trusted: false, ignored: [{ key: "permissions.allow", file: "/w/.acp-bridge.yaml", reason: "r" }, { bad: 1 }] });
+      await client.notify("_acp-bridge/workspace/trust", { trusted: "yes" });
+      return { stopReason: "end_turn" };
+    })
+    .connect(agentStream);
+  const reports: unknown[] = [];
+  const conn = BridgeConnection.connect(clientStream, handlers({ workspaceTrust: (t) => void reports.push(t) }));
+  await conn.workspaceTrustChanged(true);
+  assert.deepEqual(await granted.promise, { trusted: true });
+  await conn.prompt("S", "x");
+  // A report without a boolean trusted is dropped; malformed entries are dropped.
+  assert.deepEqual(reports, [{ trusted: false, ignored: [{ key: "permissions.allow", file: "/w/.acp-bridge.yaml", reason: "r" }] }]);
   conn.close();
 });
 

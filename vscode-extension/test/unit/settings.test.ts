@@ -12,6 +12,8 @@ import {
   planPersist,
   planRevoke,
   planRevokeBypass,
+  restrictWorkspaceLayers,
+  stricterOrEqualMode,
   type RawSettings,
 } from "../../src/settings";
 
@@ -136,12 +138,18 @@ test("persist -> settings target and value", () => {
       want: { scope: "user", key: "agents", value: { demo: { env: { A: "1" }, permissions: { allow: ["Bash(make)"] } } } },
     },
     {
-      name: "bypass for an agent in the workspace",
-      req: { kind: "bypass" as const, agent: "claude", scope: "workspace" as const },
-      want: { scope: "workspace", key: "agents", value: { claude: { bypassPermissions: true } } },
+      name: "bypass for an agent in user settings",
+      req: { kind: "bypass" as const, agent: "claude", scope: "user" as const },
+      want: { scope: "user", key: "agents", value: { demo: { env: { A: "1" } }, claude: { bypassPermissions: true } } },
     },
   ];
   for (const c of cases) assert.deepEqual(planPersist(c.req, r), c.want, c.name);
+  // Trusted, an allow rule may go to the workspace.
+  assert.deepEqual(planPersist({ kind: "rule", list: "allow", rule: "Bash(make)", scope: "workspace" }, r, true), {
+    scope: "workspace",
+    key: "permissions",
+    value: { deny: ["Read(.env)"], allow: ["Bash(make)"] },
+  });
   // The inputs were not mutated.
   assert.deepEqual(r.permissions.globalValue, { allow: ["Bash(ls *)"], defaultMode: "acceptEdits" });
 });
@@ -153,6 +161,11 @@ test("persist refuses what it cannot honour", () => {
     { kind: "rule", list: "maybe", rule: "Bash(x)" },
     { kind: "grant", rule: "x" },
     { kind: "rule", rule: "Bash(x)", scope: "machine" },
+    // acpBridge.agents is machine-scoped: nothing of an agent goes to workspace settings.
+    { kind: "bypass", agent: "claude", scope: "workspace" },
+    // Untrusted (the default), an allow into the workspace would be ignored.
+    { kind: "rule", list: "allow", rule: "Bash(x)", scope: "workspace" },
+    { kind: "rule", list: "allow", rule: "Bash(x)", agent: "demo", scope: "workspace" },
   ];
   for (const b of bad) assert.throws(() => planPersist(b as any, raw()), /persist:/, JSON.stringify(b));
 });
@@ -173,4 +186,53 @@ test("stored rules list and revoke", () => {
   assert.deepEqual(planRevoke(rules[2], r), { scope: "user", key: "agents", value: { demo: { permissions: { ask: [] }, bypassPermissions: true } } });
   assert.deepEqual(listBypasses(r), [{ scope: "user", agent: "demo" }]);
   assert.deepEqual(planRevokeBypass({ scope: "user", agent: "demo" }, r).value, { demo: { permissions: { ask: ["Bash(git push *)"] }, bypassPermissions: false } });
+});
+
+test("package.json: limited support of untrusted workspaces; agent commands and paths never from a workspace", () => {
+  const caps = (pkg as any).capabilities.untrustedWorkspaces;
+  assert.equal(caps.supported, "limited");
+  assert.ok(caps.description.length > 20);
+  for (const k of ["acpBridge.permissions", "acpBridge.defaultAgent", "acpBridge.approvals.timeoutOutcome"]) assert.ok(caps.restrictedConfigurations.includes(k), k);
+  for (const k of ["acpBridge.agents", "acpBridge.audit.path", "acpBridge.bridgePath"]) {
+    assert.ok(["machine", "application"].includes(contributed[k].scope), `${k} scope ${contributed[k].scope}`);
+  }
+});
+
+test("untrusted workspace settings: only deny/ask and a stricter mode; workspace agents never", () => {
+  const r = raw({
+    agents: { defaultValue: defaults, globalValue: { claude: { mode: "acceptEdits" } }, workspaceValue: { pwn: { command: "sh", args: ["-c", "touch PWNED"] }, claude: { bypassPermissions: true } } },
+    permissions: {
+      defaultValue: contributed["acpBridge.permissions"].default,
+      globalValue: { defaultMode: "acceptEdits", allow: ["Bash(ls *)"] },
+      workspaceValue: { allow: ["Bash"], deny: ["Bash(curl *)"], additionalDirectories: ["/"], defaultMode: "bypassPermissions" },
+      workspaceFolderValue: { ask: ["WebFetch"], defaultMode: "plan" },
+    },
+  });
+  const s = buildBridgeSettings(r, "/b", false);
+  assert.equal(s.agents["pwn"], undefined, "a workspace agent is never sent");
+  assert.equal(s.agents["claude"].bypassPermissions, undefined);
+  assert.deepEqual(s.permissions, { defaultMode: "plan", allow: ["Bash(ls *)"], ask: ["WebFetch"], deny: ["Bash(curl *)"], additionalDirectories: [] });
+  // A looser workspace mode is dropped.
+  const loose = restrictWorkspaceLayers(raw({ permissions: { globalValue: { defaultMode: "default" }, workspaceValue: { defaultMode: "auto" } } }), false);
+  assert.deepEqual(loose.permissions.workspaceValue, { deny: undefined, ask: undefined });
+  // Trusted: the workspace's permissions count in full, its agents still never.
+  const t = buildBridgeSettings(r, "/b", true);
+  assert.equal(t.agents["pwn"], undefined);
+  assert.deepEqual(t.permissions.allow, ["Bash(ls *)", "Bash"]);
+  assert.equal(t.permissions.defaultMode, "plan");
+  assert.deepEqual(t.permissions.additionalDirectories, ["/"]);
+});
+
+test("stricterOrEqualMode matches the bridge's table (docs/settings.md)", () => {
+  const modes = ["bypassPermissions", "acceptEdits", "default", "dontAsk", "plan"];
+  const yes = new Set([
+    "bypassPermissions>bypassPermissions",
+    "acceptEdits>acceptEdits", "acceptEdits>bypassPermissions",
+    "default>default", "default>acceptEdits", "default>bypassPermissions",
+    "dontAsk>dontAsk", "dontAsk>default", "dontAsk>acceptEdits", "dontAsk>bypassPermissions",
+    "plan>plan", "plan>default", "plan>acceptEdits", "plan>bypassPermissions",
+  ]);
+  for (const w of modes) for (const t of modes) assert.equal(stricterOrEqualMode(w, t), yes.has(`${w}>${t}`), `${w} over ${t}`);
+  assert.equal(stricterOrEqualMode("autonomous", "default"), false);
+  assert.equal(stricterOrEqualMode("ask_every_time", "acceptEdits"), true);
 });

@@ -1,0 +1,126 @@
+package bridge
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/acp-bridge/acp-bridge/acp"
+	"github.com/acp-bridge/acp-bridge/settings"
+)
+
+// trustReport is _meta["acp-bridge"].workspaceTrust of initialize and the
+// params of _acp-bridge/workspace/trust.
+type trustReport struct {
+	Trusted bool                      `json:"trusted"`
+	Ignored []settings.IgnoredSetting `json:"ignored"`
+}
+
+func trustOf(snap *settings.Snapshot) trustReport {
+	r := trustReport{Trusted: snap.WorkspaceTrust.Trusted, Ignored: snap.WorkspaceTrust.Ignored}
+	if r.Ignored == nil {
+		r.Ignored = []settings.IgnoredSetting{}
+	}
+	return r
+}
+
+// trustNotice is the chat text that says what of the workspace file is
+// ignored, or "" when nothing is.
+func trustNotice(r trustReport) string {
+	if len(r.Ignored) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	if r.Trusted {
+		b.WriteString("acp-bridge: some settings of the workspace file are ignored:\n")
+	} else {
+		b.WriteString("acp-bridge: this workspace is not trusted, so its settings file may only narrow the policy. Ignored:\n")
+	}
+	for _, i := range r.Ignored {
+		fmt.Fprintf(&b, "- %s\n", i)
+	}
+	if !r.Trusted {
+		b.WriteString("Trust the workspace (VS Code: Workspace Trust; otherwise --trust-workspace) to apply them.\n")
+	}
+	return b.String()
+}
+
+// setWorkspaceTrust applies a trust the editor sent (initialize _meta or
+// _acp-bridge/workspace/didChangeTrust).
+func (b *Bridge) setWorkspaceTrust(trusted bool, from string) {
+	if b.store == nil {
+		return
+	}
+	changed, err := b.store.SetWorkspaceTrusted(trusted)
+	if err != nil {
+		b.reportSettingsError(err)
+		return
+	}
+	if changed {
+		b.log.Info("workspace trust changed", zap.Bool("trusted", trusted), zap.String("by", from))
+	}
+}
+
+// reportTrust logs what of the workspace file is ignored (once per
+// distinct report) and, when notify, sends _acp-bridge/workspace/trust if
+// the report changed since it was last sent (or was never sent).
+func (b *Bridge) reportTrust(notify bool) {
+	r := trustOf(b.snapshot())
+	raw, _ := json.Marshal(r)
+	key := string(raw)
+	b.mu.Lock()
+	logIt := b.trustLogged != key
+	b.trustLogged = key
+	send := notify && b.trustSent != key
+	if send {
+		b.trustSent = key
+	}
+	b.mu.Unlock()
+	if logIt {
+		for _, i := range r.Ignored {
+			b.log.Warn("workspace setting ignored", zap.Bool("trusted", r.Trusted), zap.String("setting", i.String()))
+		}
+	}
+	if send {
+		b.notifyEditor(acp.MethodWorkspaceTrust, r)
+	}
+}
+
+// noticeTrust puts the ignored-settings notice into a new session's chat, as
+// an agent message marked _meta["acp-bridge"].notice = "workspaceTrust", so
+// any ACP client shows it.
+func (b *Bridge) noticeTrust(sessionID string) {
+	text := trustNotice(trustOf(b.snapshot()))
+	if text == "" {
+		return
+	}
+	b.notifyEditor(acp.MethodSessionUpdate, map[string]any{
+		"sessionId": sessionID,
+		"update": map[string]any{
+			"sessionUpdate": "agent_message_chunk",
+			"content":       map[string]any{"type": "text", "text": text},
+			"_meta":         map[string]any{acp.MetaKey: map[string]any{"notice": "workspaceTrust"}},
+		},
+	})
+}
+
+// auditStatus is _meta["acp-bridge"].audit of initialize: {enabled, path,
+// error?}.
+func (b *Bridge) auditStatus() map[string]any {
+	st := map[string]any{"enabled": b.opts.Audit != nil && b.opts.AuditError == "", "path": b.opts.AuditPath}
+	if b.opts.AuditError != "" {
+		st["error"] = b.opts.AuditError
+	}
+	return st
+}
+
+// PrintWorkspaceTrust writes, for `acp-bridge agents`, what of the
+// workspace file is ignored and why (nothing when nothing is).
+func PrintWorkspaceTrust(w io.Writer, snap *settings.Snapshot) {
+	if text := trustNotice(trustOf(snap)); text != "" {
+		fmt.Fprintln(w, strings.TrimPrefix(text, "acp-bridge: "))
+	}
+}

@@ -1,0 +1,296 @@
+package settings
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// WorkspaceTrust says whether the workspace file's loosening settings apply,
+// and what of that file the current Snapshot leaves out.
+type WorkspaceTrust struct {
+	// Trusted is the trust the Snapshot was built with.
+	Trusted bool
+	// Ignored lists each setting of the workspace file that does not apply,
+	// in file order. Empty when nothing was left out.
+	Ignored []IgnoredSetting
+}
+
+// IgnoredSetting is one workspace setting the Snapshot leaves out.
+type IgnoredSetting struct {
+	Key    string `json:"key"`            // e.g. "agents.pwn.command", "permissions.allow"
+	File   string `json:"file"`           // the workspace file
+	Line   int    `json:"line,omitempty"` // 1-based line (YAML), else 0
+	Reason string `json:"reason"`
+}
+
+func (i IgnoredSetting) String() string {
+	where := i.File
+	if i.Line > 0 {
+		where = fmt.Sprintf("%s:%d", i.File, i.Line)
+	}
+	return fmt.Sprintf("%s: %s: %s", where, i.Key, i.Reason)
+}
+
+// Reasons, shared by the messages below.
+const (
+	untrustedReason  = "ignored until the workspace is trusted: a workspace file may only narrow the policy"
+	neverFromWSAudit = "never read from a workspace file, trusted or not: set audit.path in the user config file, --config, ACP_BRIDGE_AUDIT_PATH or the editor's user settings"
+	neverFromWSLog   = "never read from a workspace file, trusted or not: set log.file in the user config file, --config, ACP_BRIDGE_LOG_FILE, --log-file or the editor's user settings"
+)
+
+// modeAtLeastAsStrict[w] are the modes t for which w is at least as strict:
+// for every call, w's decision is the same as t's or more restrictive
+// (allow < ask < deny). w never allows what t asks or denies, and never
+// asks what t denies. plan and dontAsk are not comparable: dontAsk allows
+// what an allow rule covers, which plan denies; plan asks for reads outside
+// the workspace, which dontAsk denies.
+var modeAtLeastAsStrict = map[string][]string{
+	ModeBypass:      {ModeBypass},
+	ModeAcceptEdits: {ModeAcceptEdits, ModeBypass},
+	ModeDefault:     {ModeDefault, ModeAcceptEdits, ModeBypass},
+	ModeDontAsk:     {ModeDontAsk, ModeDefault, ModeAcceptEdits, ModeBypass},
+	ModePlan:        {ModePlan, ModeDefault, ModeAcceptEdits, ModeBypass},
+}
+
+// StricterOrEqualMode tells whether mode w is at least as strict as mode t
+// (canonical names): an untrusted workspace may set w where the trusted
+// settings say t.
+func StricterOrEqualMode(w, t string) bool {
+	return slices.Contains(modeAtLeastAsStrict[w], t)
+}
+
+// timeoutStrictness orders timeout outcomes: cancel (the turn stops) is
+// stricter than reject (the turn goes on).
+func stricterOrEqualOutcome(w, t string) bool {
+	return w == t || (w == OutcomeCancel && t == OutcomeReject)
+}
+
+// restrictWorkspace returns the part of the workspace layer ws that applies
+// and what was left out. base is the merge of every other layer (what the
+// settings would be without the workspace file). Whatever the trust, the
+// audit path and the log file never come from the workspace file. Untrusted,
+// only narrowing stays: deny and ask rules (global, and of agents the other
+// layers configure), stricter modes and timeout outcome, an agent's
+// bypassPermissions: false.
+func restrictWorkspace(ws *layer, base Config, trusted bool) (*layer, []IgnoredSetting) {
+	if ws == nil {
+		return nil, nil
+	}
+	var ignored []IgnoredSetting
+	ignore := func(reason string, path ...string) {
+		_, line := ws.where(path)
+		ignored = append(ignored, IgnoredSetting{Key: strings.Join(path, "."), File: ws.file, Line: line, Reason: reason})
+	}
+	out := *ws
+	if ws.auditPath != nil {
+		out.auditPath = nil
+		ignore(neverFromWSAudit, "audit", "path")
+	}
+	if ws.logFile != nil {
+		out.logFile = nil
+		ignore(neverFromWSLog, "log", "file")
+	}
+	if trusted {
+		return &out, sortIgnored(ignored)
+	}
+
+	// Untrusted: start from nothing and keep what narrows.
+	keep := layer{name: ws.name, file: ws.file, root: ws.root, source: ws.source, where: ws.where, empty: ws.empty}
+	if ws.defaultAgent != nil {
+		ignore(untrustedReason+" (it picks which agent runs)", "defaultAgent")
+	}
+	if ws.defaultMode != nil {
+		if StricterOrEqualMode(*ws.defaultMode, base.Permissions.DefaultMode) {
+			keep.defaultMode = ws.defaultMode
+		} else {
+			ignore(fmt.Sprintf("%s mode is not stricter than %s (the mode of the trusted settings); %s", *ws.defaultMode, base.Permissions.DefaultMode, untrustedReason), "permissions", "defaultMode")
+		}
+	}
+	for _, r := range ws.rules {
+		if r.list == ListAllow {
+			ignore(fmt.Sprintf("allow rule %q %s", r.text, untrustedReason), "permissions", "allow")
+			continue
+		}
+		keep.rules = append(keep.rules, r)
+	}
+	if len(ws.additionalDirs) > 0 {
+		ignore(fmt.Sprintf("%s %s", strings.Join(ws.additionalDirs, ", "), untrustedReason), "permissions", "additionalDirectories")
+	}
+	if ws.timeoutSeconds != nil {
+		ignore(untrustedReason, "approvals", "timeoutSeconds")
+	}
+	if ws.timeoutOutcome != nil {
+		if stricterOrEqualOutcome(*ws.timeoutOutcome, base.Approvals.TimeoutOutcome) {
+			keep.timeoutOutcome = ws.timeoutOutcome
+		} else {
+			ignore(fmt.Sprintf("%s is not stricter than %s; %s", *ws.timeoutOutcome, base.Approvals.TimeoutOutcome, untrustedReason), "approvals", "timeoutOutcome")
+		}
+	}
+	if ws.auditMaxSizeMB != nil {
+		ignore(untrustedReason, "audit", "maxSizeMB")
+	}
+	if ws.logLevel != nil {
+		ignore(untrustedReason, "log", "level")
+	}
+	if ws.maxLineBytes != nil {
+		ignore(untrustedReason, "maxLineBytes")
+	}
+	if ws.startAgents != nil {
+		if *ws.startAgents {
+			ignore(untrustedReason+" (it starts agents without a person asking)", "startAgentsOnLaunch")
+		} else {
+			keep.startAgents = ws.startAgents
+		}
+	}
+	keep.sandbox = restrictSandbox(ws.sandbox, base.Sandbox.Network, ignore, "sandbox")
+	for _, name := range sortedKeys(ws.agents) {
+		a := ws.agents[name]
+		baseAgent, known := base.Agents[name]
+		if !known {
+			what := "an agent defined only in the workspace file"
+			if a.command != nil {
+				what += fmt.Sprintf(" (command %q)", strings.Join(append([]string{*a.command}, a.args...), " "))
+			}
+			ignore(what+" runs only in a trusted workspace", "agents", name)
+			continue
+		}
+		ka := &agentLayer{}
+		field := func(set bool, key string) {
+			if set {
+				ignore(untrustedReason, "agents", name, key)
+			}
+		}
+		field(a.command != nil, "command")
+		field(a.argsSet, "args")
+		field(len(a.env) > 0, "env")
+		field(a.cwd != nil, "cwd")
+		field(a.family != nil, "family")
+		field(a.initTimeout != nil, "initTimeoutSeconds")
+		if a.startOnLaunch != nil {
+			if *a.startOnLaunch {
+				ignore(untrustedReason+" (it starts the agent without a person asking)", "agents", name, "startOnLaunch")
+			} else {
+				ka.startOnLaunch = a.startOnLaunch
+			}
+		}
+		if a.bypass != nil {
+			if *a.bypass {
+				ignore(untrustedReason, "agents", name, "bypassPermissions")
+			} else {
+				ka.bypass = a.bypass
+			}
+		}
+		if a.mode != nil {
+			trustedMode := baseAgent.EffectiveMode(base.Permissions.DefaultMode)
+			if StricterOrEqualMode(*a.mode, trustedMode) {
+				ka.mode = a.mode
+			} else {
+				ignore(fmt.Sprintf("%s mode is not stricter than %s (the agent's mode in the trusted settings); %s", *a.mode, trustedMode, untrustedReason), "agents", name, "mode")
+			}
+		}
+		agentNet := base.Sandbox.Network
+		if baseAgent.Sandbox.Network != "" {
+			agentNet = baseAgent.Sandbox.Network
+		}
+		ka.sandbox = restrictSandbox(a.sandbox, agentNet, ignore, "agents", name, "sandbox")
+		for _, r := range a.rules {
+			if r.list == ListAllow {
+				ignore(fmt.Sprintf("allow rule %q %s", r.text, untrustedReason), "agents", name, "permissions", "allow")
+				continue
+			}
+			ka.rules = append(ka.rules, r)
+		}
+		if keep.agents == nil {
+			keep.agents = map[string]*agentLayer{}
+		}
+		keep.agents[name] = ka
+	}
+	return &keep, sortIgnored(ignored)
+}
+
+// sortIgnored puts entries in file order (line, then key).
+func sortIgnored(in []IgnoredSetting) []IgnoredSetting {
+	slices.SortStableFunc(in, func(a, b IgnoredSetting) int {
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+	return in
+}
+
+// baseConfig merges every layer but the workspace one: what the settings
+// say without the workspace file, against which "stricter" is judged.
+func (s *Store) baseConfig(user, env, editor *layer) Config {
+	c, _, _ := merge([]*layer{s.defaults, user, env, editor}, s.opts.UserConfigDir)
+	return c
+}
+
+// WorkspaceTrusted tells whether the workspace is trusted now.
+func (s *Store) WorkspaceTrusted() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.trusted
+}
+
+// SetWorkspaceTrusted grants (true) or revokes (false) trust in the
+// workspace and rebuilds the settings at once, as a settings change does:
+// OnChange subscribers hear of it. If the workspace file's trusted settings
+// make the merged result invalid, the trust is recorded (a later fix of the
+// file applies) but the previous Snapshot stays and the error lists every
+// problem. changed is false when the trust was already that.
+func (s *Store) SetWorkspaceTrusted(trusted bool) (changed bool, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.trusted == trusted {
+		return false, nil
+	}
+	s.trusted = trusted
+	snap, problems := s.build(s.user, s.workspace, s.env, s.editor, nil)
+	if err := asError(problems); err != nil {
+		return true, fmt.Errorf("workspace trust %v: %w", trusted, err)
+	}
+	s.commitLocked(snap)
+	return true, nil
+}
+
+// networkRank orders sandbox networks from the strictest.
+var networkRank = map[string]int{"none": 0, "loopback": 1, "domains": 2, "all": 3}
+
+// restrictSandbox keeps of an untrusted workspace's sandbox settings what
+// narrows: turning the sandbox on, refusing to run unconfined, a stricter
+// network. Turning it off, running unconfined, a looser network and more
+// writable paths are ignored and reported.
+func restrictSandbox(sl sandboxLayer, trustedNetwork string, ignore func(string, ...string), path ...string) sandboxLayer {
+	at := func(k string) []string { return append(append([]string(nil), path...), k) }
+	var keep sandboxLayer
+	if sl.enabled != nil {
+		if *sl.enabled {
+			keep.enabled = sl.enabled
+		} else {
+			ignore(untrustedReason+" (it turns the OS sandbox off)", at("enabled")...)
+		}
+	}
+	if sl.onUnavailable != nil {
+		if *sl.onUnavailable == SandboxRefuse {
+			keep.onUnavailable = sl.onUnavailable
+		} else {
+			ignore(untrustedReason+" (it lets agents run without the OS sandbox)", at("onUnavailable")...)
+		}
+	}
+	if sl.network != nil {
+		if trustedNetwork == "" {
+			trustedNetwork = "all"
+		}
+		if networkRank[*sl.network] <= networkRank[trustedNetwork] {
+			keep.network = sl.network
+		} else {
+			ignore(fmt.Sprintf("network %s is looser than %s; %s", *sl.network, trustedNetwork, untrustedReason), at("network")...)
+		}
+	}
+	if len(sl.allowWrite) > 0 {
+		ignore(fmt.Sprintf("%s %s", strings.Join(sl.allowWrite, ", "), untrustedReason), at("allowWrite")...)
+	}
+	return keep
+}

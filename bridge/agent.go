@@ -256,7 +256,7 @@ func (a *agentRT) start(ctx context.Context, gen int) error {
 	}
 	spec, prep, err := wrapSpec(plan, agents.Spec{
 		Name: a.name, Command: cfg.Command, Args: cfg.Args, Env: cfg.Env, Dir: dir,
-	})
+	}, a.log)
 	if err != nil {
 		return err
 	}

@@ -70,7 +70,7 @@ func probeOne(ctx context.Context, cfg settings.Agent, plan SandboxPlan, dir, ve
 	var res acp.InitializeResponse
 	pctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	spec, prep, err := wrapSpec(plan, agents.Spec{Name: cfg.Name, Command: cfg.Command, Args: cfg.Args, Env: cfg.Env, Dir: dir})
+	spec, prep, err := wrapSpec(plan, agents.Spec{Name: cfg.Name, Command: cfg.Command, Args: cfg.Args, Env: cfg.Env, Dir: dir}, log)
 	if err != nil {
 		return res, err
 	}

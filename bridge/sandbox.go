@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"go.uber.org/zap"
+
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/agents"
 	"github.com/acp-bridge/acp-bridge/policy"
@@ -30,6 +32,10 @@ type SandboxPlan struct {
 	// Stale: the settings changed since the process started, and its
 	// sandbox would now be different; it applies at the agent's next start.
 	Stale bool `json:"stale,omitempty"`
+	// Hosts decides where a proxied network (loopback, domains) connects.
+	Hosts *sandbox.HostPolicy `json:"-"`
+	// AllowDomains are sandbox.allowDomains, for a domains network.
+	AllowDomains []string `json:"allowDomains,omitempty"`
 }
 
 // SandboxInputs is what PlanSandbox needs to know of the agent and machine.
@@ -104,14 +110,29 @@ func PlanSandbox(in SandboxInputs) (SandboxPlan, error) {
 		return plan, fmt.Errorf("sandbox for agent %s: %w", in.Agent, err)
 	}
 	plan.Confined, plan.Spec = true, &spec
+	if network.Proxied() {
+		plan.AllowDomains = sb.AllowDomains
+		plan.Hosts = &sandbox.HostPolicy{Network: network, Policy: in.Policy, AllowDomains: sb.AllowDomains,
+			Env: policy.Env{Cwd: in.Dir, ProjectRoot: in.Workspace, Home: in.Home}}
+	}
 	return plan, nil
+}
+
+// NetOptions is what the plan's proxied network needs (nil when the network
+// is not proxied): the bridge's own executable runs inside as the relay
+// (`acp-bridge sandbox-init`), and refused destinations are reported.
+func (plan SandboxPlan) NetOptions(exe string, denied func(host string, port int)) *sandbox.NetOptions {
+	if plan.Hosts == nil {
+		return nil
+	}
+	return &sandbox.NetOptions{Init: []string{exe, "sandbox-init"}, Allow: plan.Hosts.Allow, Denied: denied}
 }
 
 // wrapSpec turns an agent's process spec into the same process started
 // inside the plan's sandbox. The returned Prepared (nil when unconfined)
 // holds the sandbox's files: its Cleanup is to run once the process has
 // exited. An unconfined plan leaves spec as is.
-func wrapSpec(plan SandboxPlan, spec agents.Spec) (agents.Spec, *sandbox.Prepared, error) {
+func wrapSpec(plan SandboxPlan, spec agents.Spec, log *zap.Logger) (agents.Spec, *sandbox.Prepared, error) {
 	if !plan.Confined {
 		return spec, nil, nil
 	}
@@ -126,7 +147,14 @@ func wrapSpec(plan SandboxPlan, spec agents.Spec) (agents.Spec, *sandbox.Prepare
 	if dir == "" {
 		dir, _ = os.Getwd()
 	}
-	p, err := sandbox.Prepare(*plan.Spec, dir, append([]string{spec.Command}, spec.Args...))
+	exe, err := os.Executable()
+	if err != nil {
+		exe = "acp-bridge"
+	}
+	denied := func(host string, port int) {
+		log.Warn("the OS sandbox refused a connection", zap.String("agent", spec.Name), zap.String("host", host), zap.Int("port", port))
+	}
+	p, err := sandbox.Prepare(*plan.Spec, dir, append([]string{spec.Command}, spec.Args...), plan.NetOptions(exe, denied))
 	if err != nil {
 		return spec, nil, err
 	}

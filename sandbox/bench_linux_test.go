@@ -52,7 +52,7 @@ func runBench(b *testing.B, sandboxed bool, script string) {
 		if m := Probe(); !m.Available {
 			b.Skip(m.Problem)
 		}
-		p, err := Prepare(s, ws, argv)
+		p, err := Prepare(s, ws, argv, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"path/filepath"
+	"strconv"
 	"sort"
 	"strings"
 )
@@ -30,8 +31,17 @@ func BwrapArgs(s Spec, maskFile, tmpDir, dir string, argv []string) []string {
 		"--dev", "/dev",
 		"--proc", "/proc",
 	}
-	if s.Network == NetworkNone {
+	if s.Network == NetworkNone || s.Network.Proxied() {
 		a = append(a, "--unshare-net")
+	}
+	if s.Network.Proxied() {
+		// The relay inside (RunInit) listens here; programs that honour
+		// the proxy variables go through it, the rest reach nothing.
+		proxy := "http://127.0.0.1:" + strconv.Itoa(ProxyPort)
+		for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"} {
+			a = append(a, "--setenv", k, proxy)
+		}
+		a = append(a, "--unsetenv", "NO_PROXY", "--unsetenv", "no_proxy")
 	}
 	w := append([]string(nil), s.Writable...)
 	if tmpDir != "" {

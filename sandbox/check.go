@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -87,25 +88,48 @@ type Prepared struct {
 	// MaskFile and TmpDir are the files Prepare made: more commands of the
 	// same agent (terminals) run in the same sandbox with Command.
 	MaskFile, TmpDir string
-	// Cleanup removes the files Prepare made; call it after the process ends.
+	// init is the relay command put before argv for a proxied network
+	// (nil otherwise), socket included.
+	init []string
+	// Cleanup removes the files Prepare made and stops the proxy; call it
+	// after the process ends.
 	Cleanup func()
 }
 
 // Command is the argv (program first) that runs argv in dir inside the
 // same sandbox as the prepared process.
 func (p Prepared) Command(s Spec, dir string, argv []string) []string {
+	if p.init != nil {
+		argv = append(append(append([]string(nil), p.init...), "--"), argv...)
+	}
 	return append([]string{p.Path}, BwrapArgs(s, p.MaskFile, p.TmpDir, dir, argv)...)
 }
 
+// NetOptions is what a proxied network (NetworkLoopback, NetworkDomains)
+// needs from the caller.
+type NetOptions struct {
+	// Init is the command that runs inside the sandbox in front of the
+	// agent and calls RunInit (the bridge: [its executable, "sandbox-init"]);
+	// "--proxy-socket", the socket, "--" and the agent's argv follow.
+	Init []string
+	// Allow and Denied: see Proxy.
+	Allow  func(host string, port int) bool
+	Denied func(host string, port int)
+}
+
 // Prepare makes what a sandboxed start of argv in dir needs (the mask
-// file, missing writable directories) and returns the command to run.
-func Prepare(s Spec, dir string, argv []string) (Prepared, error) {
+// file, missing writable directories, for a proxied network the proxy and
+// its socket) and returns the command to run.
+func Prepare(s Spec, dir string, argv []string, netOpts *NetOptions) (Prepared, error) {
 	if len(argv) == 0 {
 		return Prepared{}, errors.New("sandbox: no command")
 	}
 	m := Probe()
 	if !m.Available {
 		return Prepared{}, fmt.Errorf("%w: %s", ErrUnsupported, m.Problem)
+	}
+	if s.Network.Proxied() && (netOpts == nil || len(netOpts.Init) == 0 || netOpts.Allow == nil) {
+		return Prepared{}, fmt.Errorf("sandbox: network %q needs the proxy's settings", s.Network)
 	}
 	for _, w := range s.Writable {
 		if isFileName(w) {
@@ -119,22 +143,33 @@ func Prepare(s Spec, dir string, argv []string) (Prepared, error) {
 	if err != nil {
 		return Prepared{}, fmt.Errorf("sandbox: %w", err)
 	}
+	fail := func(err error) (Prepared, error) {
+		os.RemoveAll(tmp)
+		return Prepared{}, err
+	}
 	mask := filepath.Join(tmp, "masked")
 	if err := os.WriteFile(mask, nil, 0o000); err != nil {
-		os.RemoveAll(tmp)
-		return Prepared{}, fmt.Errorf("sandbox: mask file: %w", err)
+		return fail(fmt.Errorf("sandbox: mask file: %w", err))
 	}
 	priv := filepath.Join(tmp, "tmp")
 	if err := os.Mkdir(priv, 0o700); err != nil {
-		os.RemoveAll(tmp)
-		return Prepared{}, fmt.Errorf("sandbox: temp directory: %w", err)
+		return fail(fmt.Errorf("sandbox: temp directory: %w", err))
 	}
-	return Prepared{
-		Path:     m.Path,
-		Args:     BwrapArgs(s, mask, priv, dir, argv),
-		MaskFile: mask, TmpDir: priv,
-		Cleanup: func() { os.RemoveAll(tmp) },
-	}, nil
+	p := Prepared{Path: m.Path, MaskFile: mask, TmpDir: priv, Cleanup: func() { os.RemoveAll(tmp) }}
+	if s.Network.Proxied() {
+		sock := filepath.Join(tmp, "proxy.sock")
+		ln, err := net.Listen("unix", sock)
+		if err != nil {
+			return fail(fmt.Errorf("sandbox: proxy socket: %w", err))
+		}
+		px := &Proxy{Allow: netOpts.Allow, Denied: netOpts.Denied}
+		go func() { _ = px.Serve(ln) }()
+		p.init = append(append([]string(nil), netOpts.Init...), "--proxy-socket", sock)
+		p.Cleanup = func() { px.Close(); os.RemoveAll(tmp) }
+	}
+	full := p.Command(s, dir, argv)
+	p.Args = full[1:]
+	return p, nil
 }
 
 // isFileName: a writable entry that names a file, not a directory, going by

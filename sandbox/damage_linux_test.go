@@ -94,7 +94,7 @@ func (tr *tree) spec(t *testing.T, deny ...string) Spec {
 // fake home, and returns its combined output and exit error.
 func (tr *tree) run(t *testing.T, s Spec, script string) (string, error) {
 	t.Helper()
-	p, err := Prepare(s, tr.ws, []string{"/bin/sh", "-c", script})
+	p, err := Prepare(s, tr.ws, []string{"/bin/sh", "-c", script}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

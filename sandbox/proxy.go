@@ -147,6 +147,9 @@ func (p *Proxy) handle(c net.Conn) {
 	for {
 		req, err := http.ReadRequest(br)
 		if err != nil {
+			if err != io.EOF {
+				writeStatus(c, http.StatusBadRequest, "acp-bridge sandbox: malformed request: "+err.Error())
+			}
 			return
 		}
 		if req.Method == http.MethodConnect {
@@ -239,14 +242,9 @@ func closeWrite(c net.Conn) {
 	}
 }
 
-// Relay listens on listen (inside the sandbox) and passes every connection
-// to the Unix socket sock. It returns when ctx ends or the listener fails.
-func Relay(ctx context.Context, listen, sock string) error {
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", listen)
-	if err != nil {
-		return fmt.Errorf("sandbox relay: %w", err)
-	}
+// serveRelay passes every connection accepted on ln to the Unix socket
+// sock. It returns when ctx ends or the listener fails.
+func serveRelay(ctx context.Context, ln net.Listener, sock string) error {
 	go func() { <-ctx.Done(); ln.Close() }()
 	for {
 		c, err := ln.Accept()

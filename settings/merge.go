@@ -75,6 +75,11 @@ func merge(layers []*layer, userConfigDir string) (Config, []Rule, provenance) {
 				c.Sandbox.AllowWrite = append(c.Sandbox.AllowWrite, d)
 			}
 		}
+		for _, d := range l.sandbox.allowDomains {
+			if !slices.Contains(c.Sandbox.AllowDomains, d) {
+				c.Sandbox.AllowDomains = append(c.Sandbox.AllowDomains, d)
+			}
+		}
 		for _, d := range l.additionalDirs {
 			if !slices.Contains(c.Permissions.AdditionalDirectories, d) {
 				c.Permissions.AdditionalDirectories = append(c.Permissions.AdditionalDirectories, d)
@@ -125,6 +130,7 @@ func merge(layers []*layer, userConfigDir string) (Config, []Rule, provenance) {
 			}
 			set(&a.Sandbox.Network, al.sandbox.network)
 			a.Sandbox.AllowWrite = append(slices.Clip(a.Sandbox.AllowWrite), al.sandbox.allowWrite...)
+			a.Sandbox.AllowDomains = append(slices.Clip(a.Sandbox.AllowDomains), al.sandbox.allowDomains...)
 			c.Agents[name] = a
 		}
 	}

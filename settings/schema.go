@@ -21,9 +21,9 @@ var (
 	approvalsKeys = []string{"timeoutSeconds", "timeoutOutcome"}
 	auditKeys     = []string{"path", "maxSizeMB"}
 	logKeys       = []string{"level", "file"}
-	sandboxKeys   = []string{"enabled", "onUnavailable", "network", "allowWrite"}
+	sandboxKeys   = []string{"enabled", "onUnavailable", "network", "allowWrite", "allowDomains"}
 	// agentSandboxKeys: onUnavailable is global only.
-	agentSandboxKeys = []string{"enabled", "network", "allowWrite"}
+	agentSandboxKeys = []string{"enabled", "network", "allowWrite", "allowDomains"}
 )
 
 // leafKind is the type of a setting.
@@ -65,6 +65,7 @@ var (
 		{"sandbox.onUnavailable", kindString},
 		{"sandbox.network", kindString},
 		{"sandbox.allowWrite", kindStringList},
+		{"sandbox.allowDomains", kindStringList},
 	}
 	agentLeaves = []leaf{
 		{"command", kindString},
@@ -82,8 +83,12 @@ var (
 		{"sandbox.enabled", kindBool},
 		{"sandbox.network", kindString},
 		{"sandbox.allowWrite", kindStringList},
+		{"sandbox.allowDomains", kindStringList},
 	}
 )
+
+// domainPatternRE is a host name, "*." and a name, or an IP address.
+var domainPatternRE = regexp.MustCompile(`^(\*\.)?[a-z0-9]([a-z0-9_.:-]*[a-z0-9])?$|^\[[0-9a-f:.]+\]$`)
 
 // agentNameRE is what an agent name may look like: it becomes part of key
 // paths and environment variable names.
@@ -122,6 +127,7 @@ type sandboxLayer struct {
 	onUnavailable *string
 	network       *string
 	allowWrite    []string
+	allowDomains  []string
 }
 
 // agentLayer is what one layer says about one agent.
@@ -563,6 +569,16 @@ func (d *decoder) sandbox(sl *sandboxLayer, p []string, v any, keys []string, ro
 					continue
 				}
 				sl.allowWrite = append(sl.allowWrite, resolvePath(dir, root))
+			}
+		case "allowDomains":
+			doms, _ := d.strList(kp, x)
+			for i, dom := range doms {
+				dom = strings.ToLower(strings.TrimSpace(dom))
+				if !domainPatternRE.MatchString(dom) {
+					d.errorf(child(kp, "["+strconv.Itoa(i)+"]"), "%q is not a host name, *.name or IP address", doms[i])
+					continue
+				}
+				sl.allowDomains = append(sl.allowDomains, dom)
 			}
 		}
 	}

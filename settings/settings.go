@@ -121,6 +121,9 @@ type Sandbox struct {
 	Network string
 	// AllowWrite are more writable paths, absolute.
 	AllowWrite []string
+	// AllowDomains are hosts ("example.com", "*.example.com", an IP) the
+	// network "domains" reaches besides the WebFetch allow rules' domains.
+	AllowDomains []string
 }
 
 // Sandbox settings' values.
@@ -158,9 +161,10 @@ type Agent struct {
 
 // AgentSandbox is what agents.<name>.sandbox sets; nil / "" = the global value.
 type AgentSandbox struct {
-	Enabled    *bool
-	Network    string
-	AllowWrite []string
+	Enabled      *bool
+	Network      string
+	AllowWrite   []string
+	AllowDomains []string
 }
 
 // EffectiveMode is the mode a new session of this agent starts in:
@@ -250,6 +254,7 @@ func (s *Snapshot) SandboxFor(name string) Sandbox {
 		sb.Network = a.Network
 	}
 	sb.AllowWrite = append(sb.AllowWrite, a.AllowWrite...)
+	sb.AllowDomains = append(append([]string(nil), sb.AllowDomains...), a.AllowDomains...)
 	return sb
 }
 

@@ -292,5 +292,8 @@ func restrictSandbox(sl sandboxLayer, trustedNetwork string, ignore func(string,
 	if len(sl.allowWrite) > 0 {
 		ignore(fmt.Sprintf("%s %s", strings.Join(sl.allowWrite, ", "), untrustedReason), at("allowWrite")...)
 	}
+	if len(sl.allowDomains) > 0 {
+		ignore(fmt.Sprintf("%s %s", strings.Join(sl.allowDomains, ", "), untrustedReason), at("allowDomains")...)
+	}
 	return keep
 }

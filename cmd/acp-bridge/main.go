@@ -94,6 +94,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return auditCmd(args, stdout, stderr)
 	case "sandbox":
 		return sandboxCmd(args, stdin, stdout, stderr)
+	case "sandbox-init":
+		return sandboxInit(args, stdin, stdout, stderr)
 	case "version":
 		fmt.Fprintf(stdout, "acp-bridge %s\n", version)
 		return 0

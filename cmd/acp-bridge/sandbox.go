@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/acp-bridge/acp-bridge/bridge"
@@ -112,7 +114,14 @@ func sandboxRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var cmd *exec.Cmd
 	if plan.Confined {
-		p, err := sandbox.Prepare(*plan.Spec, cwd, argv)
+		exe, err := os.Executable()
+		if err != nil {
+			exe = "acp-bridge"
+		}
+		denied := func(host string, port int) {
+			fmt.Fprintf(stderr, "acp-bridge sandbox: refused a connection to %s\n", net.JoinHostPort(host, strconv.Itoa(port)))
+		}
+		p, err := sandbox.Prepare(*plan.Spec, cwd, argv, plan.NetOptions(exe, denied))
 		if err != nil {
 			fmt.Fprintf(stderr, "acp-bridge sandbox run: %v\n", err)
 			return 2
@@ -225,4 +234,22 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// sandboxInit is `acp-bridge sandbox-init --proxy-socket SOCK -- CMD...`:
+// run inside a sandbox with a proxied network, in front of the agent
+// (sandbox.RunInit). Not for people: the bridge puts it there.
+func sandboxInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("sandbox-init", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	sock := fs.String("proxy-socket", "", "the bridge's proxy socket")
+	if err := fs.Parse(args); err != nil || *sock == "" || fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "usage: acp-bridge sandbox-init --proxy-socket SOCK -- CMD [ARGS...]")
+		return 2
+	}
+	code, err := sandbox.RunInit(*sock, fs.Args(), stdin, stdout, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+	}
+	return code
 }

@@ -5,9 +5,13 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -188,4 +192,80 @@ func TestAgentProcessIsSandboxed(t *testing.T) {
 func strconvQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// The network settings, through the real binary's sandbox run: servers on
+// two loopback addresses, and a Python client inside (urllib honours the
+// proxy variables the sandbox sets; a raw socket does not). Each case says
+// which fetches must get through; nothing gets through that it does not
+// list, and a raw connection never does.
+func TestSandboxRunNetwork(t *testing.T) {
+	requireSandbox(t)
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	serve := func(addr string) string {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Skipf("listen %s: %v", addr, err)
+		}
+		real := ln.Addr().String()
+		srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "reached "+real) })}
+		go srv.Serve(ln)
+		t.Cleanup(func() { srv.Close() })
+		return real
+	}
+	a, b := serve("127.0.0.1:0"), serve("127.0.0.2:0")
+	script := `import socket, sys, urllib.request
+for url in sys.argv[1:]:
+    try:
+        print("GOT", urllib.request.urlopen(url, timeout=10).read().decode())
+    except Exception as e:
+        print("FAILED", url, e)
+    host, port = url.split("/")[2].split(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=5)
+        print("RAW-CONNECTED", url)
+    except Exception as e:
+        print("RAW-FAILED", url)
+`
+	cases := []struct {
+		name, sandbox string
+		extra         string
+		reach         []string // the servers a fetch reaches
+		rawOK         bool
+	}{
+		{"all", "{network: all}", "", []string{a, b}, true},
+		{"none", "{network: none}", "", nil, false},
+		{"loopback", "{network: loopback}", "", []string{a, b}, false},
+		{"domains: allowDomains", "{network: domains, allowDomains: [\"127.0.0.1\"]}", "", []string{a}, false},
+		{"domains: a WebFetch allow rule", "{network: domains}", "  allow: [\"WebFetch(domain:127.0.0.2)\"]\n", []string{b}, false},
+		{"domains: a WebFetch deny beats allowDomains", "{network: domains, allowDomains: [\"127.0.0.1\", \"127.0.0.2\"]}", "  deny: [\"WebFetch(domain:127.0.0.1)\"]\n", []string{b}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			home, ws := t.TempDir(), t.TempDir()
+			cfg := filepath.Join(home, "config.yaml")
+			if err := os.WriteFile(cfg, []byte("sandbox: "+tc.sandbox+"\npermissions:\n"+tc.extra), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(binPath, "sandbox", "run", "--config", cfg, "--workspace", ws, "--",
+				"python3", "-c", script, "http://"+a+"/", "http://"+b+"/")
+			cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
+			cmd.Dir = ws
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			for _, srv := range []string{a, b} {
+				want := slices.Contains(tc.reach, srv)
+				if got := strings.Contains(string(out), "GOT reached "+srv); got != want {
+					t.Errorf("fetch of %s reached it: %v, want %v\n%s", srv, got, want, out)
+				}
+			}
+			if got := strings.Contains(string(out), "RAW-CONNECTED"); got != tc.rawOK {
+				t.Errorf("a raw connection got through: %v, want %v\n%s", got, tc.rawOK, out)
+			}
+		})
+	}
 }

@@ -2,8 +2,8 @@ package sandbox
 
 import (
 	"path/filepath"
-	"strconv"
 	"sort"
+	"strconv"
 	"strings"
 )
 

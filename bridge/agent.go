@@ -60,8 +60,9 @@ type agentRT struct {
 	stdin     *acp.QueueWriter
 	init      acp.InitializeResponse
 	modes     json.RawMessage // the last session/new modes, for agents/list
-	modeIDs   map[string]bool
 	family    profiles.Family
+	profile   *profiles.Profile // how to keep it asking (modes.go)
+	launched  bool              // the profile's launch flags were applied
 	command   string
 	args      []string
 	starting  chan struct{} // non-nil while a start is in progress
@@ -85,7 +86,7 @@ type agentRT struct {
 func newAgentRT(b *Bridge, name string) *agentRT {
 	return &agentRT{
 		b: b, name: name, log: b.log.With(zap.String("agent", name)),
-		status: statusIdle, sessions: map[string]*session{}, modeIDs: map[string]bool{}, held: map[string][]update{},
+		status: statusIdle, sessions: map[string]*session{}, held: map[string][]update{},
 		backoff: agents.Backoff{Min: 500 * time.Millisecond, Max: 30 * time.Second},
 	}
 }
@@ -241,8 +242,16 @@ func (a *agentRT) start(ctx context.Context, gen int) error {
 	if dir == "" {
 		dir = a.b.opts.WorkspaceDir
 	}
+	// The profile's launch flags and environment make the agent ask from
+	// its first turn; flags only when its command names it (a wrapper
+	// merely called "gemini" may know none of them).
+	prof, fromLaunch := profiles.DetectProfile(a.name, cfg.Family, cfg.Command, cfg.Args)
+	args, env, changes := prof.Launch(cfg.Args, cfg.Env, fromLaunch)
+	if len(changes) > 0 {
+		a.log.Info("agent launched to ask", zap.String("profile", prof.Name), zap.Strings("changes", changes))
+	}
 	proc, err := agents.Start(a.b.lifetime, agents.Spec{
-		Name: a.name, Command: cfg.Command, Args: cfg.Args, Env: cfg.Env, Dir: dir,
+		Name: a.name, Command: cfg.Command, Args: args, Env: env, Dir: dir,
 	}, a.b.log)
 	if err != nil {
 		return err
@@ -267,7 +276,8 @@ func (a *agentRT) start(ctx context.Context, gen int) error {
 	a.mu.Lock()
 	a.proc, a.conn, a.stdin = proc, conn, stdin
 	a.reported = make(chan struct{})
-	a.family, a.command, a.args = family, cfg.Command, cfg.Args
+	a.family, a.command, a.args = family, cfg.Command, args
+	a.profile, a.launched = prof, fromLaunch
 	a.startedAt = time.Now()
 	a.sessions = map[string]*session{}
 	a.active = nil
@@ -513,15 +523,17 @@ func (a *agentRT) rememberModes(modes json.RawMessage) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.modes = modes
-	for _, x := range m.AvailableModes {
-		a.modeIDs[x.ID] = true
-	}
 }
 
-func (a *agentRT) offersMode(id string) bool {
+// profileOf is the agent's profile (Generic before its first start) and
+// whether its launch flags were applied.
+func (a *agentRT) profileOf() (*profiles.Profile, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.modeIDs[id]
+	if a.profile == nil {
+		return profiles.Generic, false
+	}
+	return a.profile, a.launched
 }
 
 func (a *agentRT) familyOf() profiles.Family {

@@ -115,6 +115,9 @@ type approvalMeta struct {
 	SuggestedRules []string `json:"suggestedRules,omitempty"`
 	ExpiresAt      string   `json:"expiresAt,omitempty"`
 	Operation      string   `json:"operation,omitempty"` // fs/terminal requests: the method checked
+	// RejectEndsTurn: the agent's only reject option ends its turn (Codex's
+	// "abort"), so a Deny stops the agent's turn too.
+	RejectEndsTurn bool `json:"rejectEndsTurn,omitempty"`
 }
 
 // requestPermission decides a child's session/request_permission. It
@@ -157,6 +160,9 @@ func (b *Bridge) requestPermission(ctx context.Context, a *agentRT, params json.
 
 	answerAllow := pickOption(req.Options, acp.KindAllowOnce)
 	answerReject := pickOption(req.Options, acp.KindRejectOnce)
+	if prof, _ := a.profileOf(); prof.RejectAborts && d.verdict.Decision != policy.Allow {
+		d.verdict.Reason += " (agent " + a.name + "'s only reject option ends its turn)"
+	}
 	switch d.verdict.Decision {
 	case policy.Allow:
 		if answerAllow != "" {
@@ -230,6 +236,9 @@ func (b *Bridge) ask(ctx context.Context, s *session, call policy.Call, d decisi
 		Tool: call.Tool, Specifier: d.verdict.Specifier, Paths: call.Paths, SubCommands: d.verdict.SubCommands,
 		MatchedRule: d.verdict.Rule, Source: string(d.verdict.Source), Reason: d.verdict.Reason, Breaker: d.verdict.Breaker,
 		Mode: string(d.mode), SuggestedRules: policy.SuggestRules(call, d.env), Operation: operation,
+	}
+	if prof, _ := s.agent.profileOf(); prof.RejectAborts && operation == "" {
+		meta.RejectEndsTurn = true
 	}
 	if meta.Tool == "" {
 		meta.Tool = "unknown"
@@ -440,9 +449,9 @@ func (b *Bridge) resolveToAnswer(s *session, call policy.Call, d decision, fwd *
 	case optAllowOnce:
 		return allow(), "allow"
 	case optAllowSession:
-		if rule != "" {
-			if err := s.grant(rule); err != nil {
-				b.log.Warn("session grant refused; allowed once only", zap.String("rule", rule), zap.Error(err))
+		for _, r := range sessionGrantRules(res, call, d, fwd) {
+			if err := s.grant(r); err != nil {
+				b.log.Warn("session grant refused; allowed once only", zap.String("rule", r), zap.Error(err))
 			}
 		}
 		return allow(), "allow"

@@ -87,17 +87,25 @@ func (p *Profile) PickAsking(offered []string) string {
 	return ""
 }
 
-// AsksAtLaunch reports whether the launch flags or environment make the
-// agent ask without any session mode (OpenCode's permission config,
-// Goose's GOOSE_MODE).
-func (p *Profile) AsksAtLaunch() bool { return len(p.LaunchFlags) > 0 || len(p.LaunchEnv) > 0 }
+// AsksAtLaunch reports whether what Launch sets (with or without flags)
+// makes the agent ask without any session mode (OpenCode's permission
+// config, Goose's GOOSE_MODE, Gemini's --approval-mode).
+func (p *Profile) AsksAtLaunch(flags bool) bool {
+	return len(p.LaunchEnv) > 0 || (flags && len(p.LaunchFlags) > 0)
+}
 
 // Launch returns the arguments and environment to start the agent with:
-// the configured ones without the DropFlags, with LaunchFlags appended and
-// LaunchEnv set. changes says, one line each, what was added, removed or
-// overridden (for the log). The inputs are not modified.
-func (p *Profile) Launch(args []string, env map[string]string) (outArgs []string, outEnv map[string]string, changes []string) {
-	drop := append(append([]LaunchFlag(nil), p.DropFlags...), p.LaunchFlags...)
+// LaunchEnv set over env and, when flags is set (the agent was recognised
+// from its command, see DetectProfile), the configured arguments without
+// the DropFlags and with LaunchFlags appended. changes says, one line each,
+// what was added, removed or overridden (for the log). The inputs are not
+// modified.
+func (p *Profile) Launch(args []string, env map[string]string, flags bool) (outArgs []string, outEnv map[string]string, changes []string) {
+	var drop, launch []LaunchFlag
+	if flags {
+		drop = append(append(drop, p.DropFlags...), p.LaunchFlags...)
+		launch = p.LaunchFlags
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if f, ok := matchFlag(drop, a); ok {
@@ -106,14 +114,14 @@ func (p *Profile) Launch(args []string, env map[string]string) (outArgs []string
 				i++
 				removed += " " + args[i]
 			}
-			if !slices.ContainsFunc(p.LaunchFlags, func(l LaunchFlag) bool { return l.render() == removed }) {
+			if !slices.ContainsFunc(launch, func(l LaunchFlag) bool { return l.render() == removed }) {
 				changes = append(changes, "removed argument "+removed)
 			}
 			continue
 		}
 		outArgs = append(outArgs, a)
 	}
-	for _, f := range p.LaunchFlags {
+	for _, f := range launch {
 		outArgs = append(outArgs, f.Name)
 		if f.Value != "" {
 			outArgs = append(outArgs, f.Value)

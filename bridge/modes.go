@@ -404,7 +404,7 @@ func (b *Bridge) setMode(ctx context.Context, params json.RawMessage) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	if err := b.applyEditorMode(ctx, s, p.ModeID, acp.MethodSessionSetMode); err != nil {
+	if err := b.applyEditorMode(ctx, s, p.ModeID); err != nil {
 		return nil, err
 	}
 	return map[string]any{}, nil
@@ -412,7 +412,7 @@ func (b *Bridge) setMode(ctx context.Context, params json.RawMessage) (any, erro
 
 // applyEditorMode is a mode id from the editor (set_mode or the mode config
 // option).
-func (b *Bridge) applyEditorMode(ctx context.Context, s *session, id, method string) error {
+func (b *Bridge) applyEditorMode(ctx context.Context, s *session, id string) error {
 	prof, _ := s.agent.profileOf()
 	st := s.childState()
 	if m, ok := policy.ModeFromID(id); ok {
@@ -434,10 +434,10 @@ func (b *Bridge) applyEditorMode(ctx context.Context, s *session, id, method str
 		b.log.Info("child mode set (asks at least as much)", zap.String("session", s.id), zap.String("childMode", id))
 		return nil
 	}
-	msg := fmt.Sprintf("%s: unknown mode %q: acp-bridge's modes are %s", method, id, bridgeModeIDs())
+	msg := fmt.Sprintf("unknown mode %q: acp-bridge's modes are %s", id, bridgeModeIDs())
 	if slices.Contains(st.offered, id) {
-		msg = fmt.Sprintf("%s: mode %q is agent %s's own and would let it act without asking; acp-bridge's modes are %s (bypassPermissions allows everything but deny rules and circuit breakers)",
-			method, id, s.agent.name, bridgeModeIDs())
+		msg = fmt.Sprintf("mode %q is agent %s's own, and acp-bridge keeps the agent in a mode where it asks; acp-bridge's modes are %s (bypassPermissions allows everything but deny rules and circuit breakers)",
+			id, s.agent.name, bridgeModeIDs())
 	}
 	return acp.Errorf(acp.CodeInvalidParams, "%s", msg)
 }
@@ -468,7 +468,7 @@ func (b *Bridge) setConfigOption(ctx context.Context, params json.RawMessage) (a
 		if json.Unmarshal(p.Value, &v) != nil || v == "" {
 			return nil, acp.InvalidParams(acp.MethodSessionSetConfigOpt, fmt.Errorf("the %q option takes a mode id (%s)", p.ConfigID, bridgeModeIDs()))
 		}
-		if err := b.applyEditorMode(ctx, s, v, acp.MethodSessionSetConfigOpt); err != nil {
+		if err := b.applyEditorMode(ctx, s, v); err != nil {
 			return nil, err
 		}
 		st = s.childState()

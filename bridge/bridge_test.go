@@ -45,7 +45,7 @@ type harness struct {
 }
 
 // start runs a bridge over pipes with the given config (YAML) and connects a fake editor.
-func start(t *testing.T, config string) *harness {
+func start(t *testing.T, config string, opts ...func(*Options)) *harness {
 	t.Helper()
 	ws := t.TempDir()
 	userDir := t.TempDir()
@@ -62,7 +62,11 @@ func start(t *testing.T, config string) *harness {
 	ctx, cancel := context.WithCancel(context.Background())
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	b := New(Options{Settings: store, Logger: log, Version: "test", WorkspaceDir: ws, InitTimeout: 5 * time.Second, StopTimeout: 5 * time.Second, PersistTimeout: 2 * time.Second})
+	o := Options{Settings: store, Logger: log, Version: "test", WorkspaceDir: ws, InitTimeout: 5 * time.Second, StopTimeout: 5 * time.Second, PersistTimeout: 2 * time.Second}
+	for _, f := range opts {
+		f(&o)
+	}
+	b := New(o)
 	h := &harness{t: t, ws: ws, cfg: cfg, bridge: b, store: store, logs: logs, inW: inW, done: make(chan struct{}), cancel: cancel}
 	go func() {
 		defer close(h.done)

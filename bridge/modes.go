@@ -70,6 +70,9 @@ type childModeState struct {
 	options []json.RawMessage
 	hasOpts bool // the child answers with configOptions
 	report  childModeReport
+	// restoring: a put-back is in flight (one switch may show in several
+	// updates: current_mode_update, config_option_update).
+	restoring bool
 }
 
 // childModes is what one session result says of the child's mode.
@@ -545,20 +548,32 @@ func (a *agentRT) modeUpdate(s *session, o update) (update, bool) {
 // ask (the agent switched itself) is logged, audited and undone.
 func (b *Bridge) checkChildMode(s *session, id, seen string) {
 	prof, _ := s.agent.profileOf()
-	st := s.childState()
-	if id == "" || prof.Forwardable(id) || len(st.offered) == 0 {
-		return // an asking mode, or modes not known yet (settleChildMode decides)
+	s.mu.Lock()
+	if id == "" || prof.Forwardable(id) || len(s.child.offered) == 0 || s.child.restoring {
+		s.mu.Unlock()
+		return // an asking mode, modes not known yet (settleChildMode decides), or being put back
 	}
-	target := prof.PickAsking(st.offered)
+	s.child.restoring = true
+	offered := slices.Clone(s.child.offered)
+	s.mu.Unlock()
+	target := prof.PickAsking(offered)
 	reason := fmt.Sprintf("agent %s switched itself to its mode %q (seen in %s), in which it may act without asking", s.agent.name, id, seen)
 	b.log.Warn("child left its asking mode; putting it back", zap.String("session", s.id), zap.String("childMode", id), zap.String("to", target))
 	b.auditMode(s, "child-mode-restored", reason+"; set back to "+target)
 	if target == "" {
+		s.mu.Lock()
+		s.child.restoring = false
+		s.mu.Unlock()
 		b.childNotAsking(s, reason+" and offers none of its asking modes")
 		return
 	}
 	// Not on the read loop: the child's answer is read by that loop.
 	go func() {
+		defer func() {
+			s.mu.Lock()
+			s.child.restoring = false
+			s.mu.Unlock()
+		}()
 		conn := s.agent.connFor(s.gen)
 		if conn == nil {
 			return

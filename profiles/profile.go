@@ -270,8 +270,13 @@ func DetectProfile(agentName, configured, command string, args []string) (p *Pro
 		paths = append(paths, strings.ToLower(strings.ReplaceAll(c, `\`, "/")))
 	}
 	fromCmd := profileMatching(bases)
+	if fromCmd == nil && len(paths) > 1 {
+		// whole paths: the script's before the interpreter's, whose
+		// directory may be anything (/home/claude/bin/node)
+		fromCmd = profileMatching(paths[1:])
+	}
 	if fromCmd == nil {
-		fromCmd = profileMatching(paths)
+		fromCmd = profileMatching(paths[:1])
 	}
 	if configured != "" {
 		if fromCmd != nil && string(fromCmd.Family) == configured {

@@ -334,6 +334,10 @@ func (b *Bridge) loadSession(ctx context.Context, params json.RawMessage) (any, 
 	ns := newSession(id, a, childID, gen, cwd, nil)
 	if s != nil {
 		ns.mode = s.modeOverride()
+		if s.gen == gen { // the same process: what the bridge knew of the child's modes holds
+			ns.child = s.childState()
+			ns.child.restoring = false
+		}
 	}
 	b.addSession(ns)
 	stripBridgeMeta(o)
@@ -345,9 +349,6 @@ func (b *Bridge) loadSession(ctx context.Context, params json.RawMessage) (any, 
 	ro, err := acp.ParseObject(res)
 	if err != nil {
 		ro = acp.Object{}
-	}
-	if s != nil {
-		ns.child = s.childState()
 	}
 	report := b.settleChildMode(ctx, ns, conn, ro)
 	b.showBridgeModes(ro, ns)

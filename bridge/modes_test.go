@@ -491,3 +491,25 @@ func TestSessionNewModeTakesNoAlias(t *testing.T) {
 		t.Fatalf("session/new mode plan: %+v %+v", res.Modes, res.Meta)
 	}
 }
+
+// session/load: the loaded session's child is put in its asking mode too,
+// and the editor sees the bridge's modes.
+func TestSessionLoadPutsChildInAskingMode(t *testing.T) {
+	yaml, report := modesAgent(t, "claude", "claude", "--modes=claude")
+	h := start(t, "defaultAgent: claude\nagents:\n"+yaml)
+	h.init(false)
+	var res newSessionResult
+	if err := h.editor.Conn.Call(tctx(t), acp.MethodSessionLoad, map[string]any{"sessionId": "claude-old-1", "cwd": h.ws, "mcpServers": []any{},
+		"_meta": map[string]any{"acp-bridge": map[string]string{"agent": "claude"}}}, &res); err != nil {
+		t.Fatal(err)
+	}
+	if want := (childModeReport{Asking: true, Mode: "default", Via: "config_option"}); res.Meta["acp-bridge"].ChildMode != want {
+		t.Fatalf("childMode = %+v, want %+v", res.Meta["acp-bridge"].ChildMode, want)
+	}
+	if res.Modes.CurrentModeID != "default" || len(res.Modes.AvailableModes) != 5 {
+		t.Fatalf("modes = %+v", res.Modes)
+	}
+	if got := recordedModes(t, report, "claude-old-1"); !slices.Equal(got, []string{"default"}) {
+		t.Fatalf("child modes = %q", got)
+	}
+}

@@ -246,7 +246,7 @@ func (a *agentRT) start(ctx context.Context, gen int) error {
 	// its first turn; flags only when its command names it (a wrapper
 	// merely called "gemini" may know none of them).
 	prof, fromLaunch := profiles.DetectProfile(a.name, cfg.Family, cfg.Command, cfg.Args)
-	args, env, changes := prof.Launch(cfg.Args, cfg.Env, fromLaunch)
+	args, env, changes := prof.Launch(cfg.Command, cfg.Args, cfg.Env, fromLaunch)
 	if len(changes) > 0 {
 		a.log.Info("agent launched to ask", zap.String("profile", prof.Name), zap.Strings("changes", changes))
 	}

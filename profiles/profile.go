@@ -100,15 +100,20 @@ func (p *Profile) AsksAtLaunch(flags bool) bool {
 // the DropFlags and with LaunchFlags appended. changes says, one line each,
 // what was added, removed or overridden (for the log). The inputs are not
 // modified.
-func (p *Profile) Launch(args []string, env map[string]string, flags bool) (outArgs []string, outEnv map[string]string, changes []string) {
+//
+// Only the agent's own arguments are looked at for DropFlags: those after
+// the argument that names the agent when a runner starts it (`npx -y
+// @google/gemini-cli --yolo`: npx's -y stays, gemini's --yolo goes).
+func (p *Profile) Launch(command string, args []string, env map[string]string, flags bool) (outArgs []string, outEnv map[string]string, changes []string) {
 	var drop, launch []LaunchFlag
 	if flags {
 		drop = append(append(drop, p.DropFlags...), p.LaunchFlags...)
 		launch = p.LaunchFlags
 	}
+	own := p.ownArgs(command, args)
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		if f, ok := matchFlag(drop, a); ok {
+		if f, ok := matchFlag(drop, a); ok && i >= own {
 			removed := a
 			if f.TakesValue && !strings.Contains(a, "=") && i+1 < len(args) {
 				i++
@@ -141,6 +146,24 @@ func (p *Profile) Launch(args []string, env map[string]string, flags bool) (outA
 		outEnv[k] = v
 	}
 	return outArgs, outEnv, changes
+}
+
+// ownArgs is the index of the first argument that goes to the agent
+// itself: 0 when the command is the agent, else the one after the first
+// argument that names it (a runner's package or script), else len(args).
+func (p *Profile) ownArgs(command string, args []string) int {
+	names := func(s string) bool {
+		return profileMatching([]string{launchBase(s)}) == p || profileMatching([]string{strings.ToLower(strings.ReplaceAll(s, `\`, "/"))}) == p
+	}
+	if names(command) {
+		return 0
+	}
+	for i, a := range args {
+		if !strings.HasPrefix(a, "-") && names(a) {
+			return i + 1
+		}
+	}
+	return len(args)
 }
 
 func (f LaunchFlag) render() string {

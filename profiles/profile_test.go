@@ -112,6 +112,7 @@ func TestLaunch(t *testing.T) {
 	gemini, qwen, opencode, goose := ProfileByName("gemini"), ProfileByName("qwen"), ProfileByName("opencode"), ProfileByName("goose")
 	for _, tc := range []struct {
 		p       *Profile
+		command string
 		args    []string
 		env     map[string]string
 		flags   bool
@@ -119,22 +120,27 @@ func TestLaunch(t *testing.T) {
 		wantEnv map[string]string
 		changes string
 	}{
-		{gemini, []string{"--acp"}, nil, true, []string{"--acp", "--approval-mode", "default"}, map[string]string{}, "argument --approval-mode default"},
-		{gemini, []string{"--experimental-acp", "--yolo", "-m", "x"}, nil, true, []string{"--experimental-acp", "-m", "x", "--approval-mode", "default"}, map[string]string{},
+		{gemini, "gemini", []string{"--acp"}, nil, true, []string{"--acp", "--approval-mode", "default"}, map[string]string{}, "argument --approval-mode default"},
+		{gemini, "gemini", []string{"--experimental-acp", "--yolo", "-m", "x"}, nil, true, []string{"--experimental-acp", "-m", "x", "--approval-mode", "default"}, map[string]string{},
 			"removed argument --yolo|argument --approval-mode default"},
-		{gemini, []string{"--approval-mode", "yolo", "--acp"}, nil, true, []string{"--acp", "--approval-mode", "default"}, map[string]string{},
+		{gemini, "gemini", []string{"--approval-mode", "yolo", "--acp"}, nil, true, []string{"--acp", "--approval-mode", "default"}, map[string]string{},
 			"removed argument --approval-mode yolo|argument --approval-mode default"},
-		{qwen, []string{"--acp", "--approval-mode=auto-edit", "-y"}, nil, true, []string{"--acp", "--approval-mode", "default"}, map[string]string{},
+		{qwen, "qwen", []string{"--acp", "--approval-mode=auto-edit", "-y"}, nil, true, []string{"--acp", "--approval-mode", "default"}, map[string]string{},
 			"removed argument --approval-mode=auto-edit|removed argument -y|argument --approval-mode default"},
-		{qwen, []string{"--acp", "--approval-mode", "default"}, nil, true, []string{"--acp", "--approval-mode", "default"}, map[string]string{},
+		{qwen, "qwen", []string{"--acp", "--approval-mode", "default"}, nil, true, []string{"--acp", "--approval-mode", "default"}, map[string]string{},
 			"argument --approval-mode default"},
 		// recognised by name only: no flags touched.
-		{gemini, []string{"--yolo"}, nil, false, []string{"--yolo"}, map[string]string{}, ""},
-		{opencode, []string{"acp"}, map[string]string{"OPENCODE_PERMISSION": `{"bash":"allow"}`, "X": "1"}, false, []string{"acp"},
+		{gemini, "gemini", []string{"--yolo"}, nil, false, []string{"--yolo"}, map[string]string{}, ""},
+		{opencode, "opencode", []string{"acp"}, map[string]string{"OPENCODE_PERMISSION": `{"bash":"allow"}`, "X": "1"}, false, []string{"acp"},
 			map[string]string{"OPENCODE_PERMISSION": openCodeAsk, "X": "1"}, `environment OPENCODE_PERMISSION overridden (was {"bash":"allow"})`},
-		{goose, []string{"acp"}, nil, true, []string{"acp"}, map[string]string{"GOOSE_MODE": "approve"}, "environment GOOSE_MODE=approve"},
+		{goose, "goose", []string{"acp"}, nil, true, []string{"acp"}, map[string]string{"GOOSE_MODE": "approve"}, "environment GOOSE_MODE=approve"},
+		// a runner's own flags stay: npx's -y is not gemini's.
+		{gemini, "npx", []string{"-y", "@google/gemini-cli", "--acp", "-y"}, nil, true, []string{"-y", "@google/gemini-cli", "--acp", "--approval-mode", "default"}, map[string]string{},
+			"removed argument -y|argument --approval-mode default"},
+		{qwen, "node", []string{"--yolo", "/opt/qwen-code/cli.js", "--approval-mode", "yolo"}, nil, true, []string{"--yolo", "/opt/qwen-code/cli.js", "--approval-mode", "default"}, map[string]string{},
+			"removed argument --approval-mode yolo|argument --approval-mode default"},
 	} {
-		args, env, changes := tc.p.Launch(tc.args, tc.env, tc.flags)
+		args, env, changes := tc.p.Launch(tc.command, tc.args, tc.env, tc.flags)
 		if !slices.Equal(args, tc.want) {
 			t.Errorf("%s.Launch(%q) args = %q, want %q", tc.p.Name, tc.args, args, tc.want)
 		}
@@ -153,8 +159,8 @@ func TestLaunch(t *testing.T) {
 	// The inputs are not modified.
 	in := []string{"--yolo", "--acp"}
 	env := map[string]string{"GOOSE_MODE": "auto"}
-	gemini.Launch(in, env, true)
-	goose.Launch(nil, env, true)
+	gemini.Launch("gemini", in, env, true)
+	goose.Launch("goose", nil, env, true)
 	if in[0] != "--yolo" || env["GOOSE_MODE"] != "auto" {
 		t.Error("Launch modified its inputs")
 	}

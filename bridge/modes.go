@@ -505,8 +505,14 @@ func (b *Bridge) setConfigOption(ctx context.Context, params json.RawMessage) (a
 // nothing). A mode change is never forwarded as such: the editor keeps the
 // bridge's mode; a child that left its asking mode is put back. It returns
 // the update to forward, if any.
-func (a *agentRT) modeUpdate(s *session, o update) (update, bool) {
+func (a *agentRT) modeUpdate(s *session, known bool, o update) (update, bool) {
 	b := a.b
+	if !known {
+		// A session the bridge did not open (a sub-agent's): its mode is not
+		// the shown session's, and the editor sees the bridge's mode anyway.
+		a.log.Debug("mode update for an unknown child session dropped", zap.String("childSession", o.childID), zap.String("kind", o.kind))
+		return o, false
+	}
 	body, err := acp.ParseObject(o.body)
 	if err != nil {
 		return o, false

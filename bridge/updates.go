@@ -98,7 +98,7 @@ func (a *agentRT) sendUpdate(ctx context.Context, s *session, known bool, o upda
 	}
 	if o.kind == "current_mode_update" || o.kind == "config_option_update" {
 		var fwd bool
-		if o, fwd = a.modeUpdate(s, o); !fwd { // modes.go: the editor sees the bridge's mode
+		if o, fwd = a.modeUpdate(s, known, o); !fwd { // modes.go: the editor sees the bridge's mode
 			return
 		}
 	}

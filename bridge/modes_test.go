@@ -513,3 +513,74 @@ func TestSessionLoadPutsChildInAskingMode(t *testing.T) {
 		t.Fatalf("child modes = %q", got)
 	}
 }
+
+// Agents without session modes: the profile's launch environment and flags
+// reach the process and are what childMode reports; an unknown agent is
+// reported as not confirmed (result and audit, no chat message).
+func TestLaunchMakesModelessAgentsAsk(t *testing.T) {
+	goose, gooseReport := modesAgent(t, "goose", "goose", "--modes=none", "--report-launch")
+	qwenReport := filepath.Join(t.TempDir(), "qwen.report")
+	qwen := testkit.FakeAgentYAML("q", "--report="+qwenReport, "qwen-code", "--yolo", "--approval-mode=yolo", "--modes=none", "--report-launch")
+	plain := testkit.FakeAgentYAML("plain", "--modes=none")
+	aud := &memAudit{}
+	h := start(t, "defaultAgent: goose\nagents:\n"+goose+qwen+plain, func(o *Options) { o.Audit = aud })
+	h.init(false)
+
+	res := h.newSession("goose")
+	cm := res.Meta["acp-bridge"].ChildMode
+	if !cm.Asking || cm.Via != "launch" || !strings.Contains(cm.Reason, "GOOSE_MODE=approve") {
+		t.Fatalf("goose childMode = %+v", cm)
+	}
+	if data, _ := os.ReadFile(gooseReport); !strings.Contains(string(data), "env=GOOSE_MODE=approve ") {
+		t.Fatalf("GOOSE_MODE did not reach the agent:\n%s", data)
+	}
+	if res.Modes.CurrentModeID != "default" || len(res.Modes.AvailableModes) != 5 {
+		t.Fatalf("modes = %+v", res.Modes)
+	}
+
+	res = h.newSession("q")
+	if cm := res.Meta["acp-bridge"].ChildMode; !cm.Asking || cm.Via != "launch" || !strings.Contains(cm.Reason, "--approval-mode default") {
+		t.Fatalf("qwen childMode = %+v", cm)
+	}
+	data, _ := os.ReadFile(qwenReport)
+	launch := ""
+	for _, l := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(l, "launch="); ok {
+			launch = rest
+		}
+	}
+	if !strings.HasSuffix(launch, "qwen-code --modes=none --report-launch --approval-mode default") || strings.Contains(launch, "yolo") {
+		t.Fatalf("qwen launched with %q", launch)
+	}
+
+	res = h.newSession("plain")
+	if cm := res.Meta["acp-bridge"].ChildMode; cm.Asking || !strings.Contains(cm.Reason, "cannot confirm that it asks") {
+		t.Fatalf("plain childMode = %+v", cm)
+	}
+	if d := aud.decisions(res.SessionID); len(d) != 1 || !strings.HasPrefix(d[0], "child-not-asking: ") {
+		t.Fatalf("audit = %q", d)
+	}
+	if _, err := h.editor.Prompt(tctx(t), res.SessionID, "updates 1"); err != nil {
+		t.Fatal(err)
+	}
+	for _, txt := range testkit.Texts(h.editor.Messages(), res.SessionID) {
+		if strings.Contains(txt, "acp-bridge:") {
+			t.Fatalf("a chat notice for an agent with no modes: %q", txt)
+		}
+	}
+}
+
+// The put-back also works through session/set_mode (a child with no mode
+// config option): Codex switching itself to full-access goes back to auto.
+func TestChildSwitchingItselfIsPutBackBySetMode(t *testing.T) {
+	yaml, report := modesAgent(t, "codex", "codex", "--modes=codex")
+	h := start(t, "defaultAgent: codex\nagents:\n"+yaml)
+	h.init(false)
+	res := h.newSession("codex")
+	if _, err := h.editor.Prompt(tctx(t), res.SessionID, "selfmode full-access"); err != nil {
+		t.Fatal(err)
+	}
+	if got := waitChildMode(t, report, h.childID(res.SessionID), "auto"); !slices.Equal(got, []string{"full-access (by itself)", "auto"}) {
+		t.Fatalf("child modes = %q", got)
+	}
+}

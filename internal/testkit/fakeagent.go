@@ -24,11 +24,12 @@ type FakeAgentOptions struct {
 	NewBurst     int    // after each session/new answer, this many more 2 KiB updates at once
 	Modes        string // a mode kit shaped like a real agent's: claude, codex (fakemodes.go)
 	StuckModes   bool   // refuse every mode change
+	ReportLaunch bool   // report the arguments and profile environment at initialize
 }
 
 // ParseFakeAgentArgs reads the fake agent's flags: --hang-init, --exit-init,
 // --garbage, --long-line=N, --name=X, --report=FILE, --new-burst=N,
-// --modes=claude|codex, --stuck-modes.
+// --modes=claude|codex|none, --stuck-modes, --report-launch.
 func ParseFakeAgentArgs(args []string) FakeAgentOptions {
 	var o FakeAgentOptions
 	for _, a := range args {
@@ -49,6 +50,8 @@ func ParseFakeAgentArgs(args []string) FakeAgentOptions {
 			o.Modes = strings.TrimPrefix(a, "--modes=")
 		case a == "--stuck-modes":
 			o.StuckModes = true
+		case a == "--report-launch":
+			o.ReportLaunch = true
 		case strings.HasPrefix(a, "--name="):
 			o.Name = strings.TrimPrefix(a, "--name=")
 		}
@@ -156,6 +159,7 @@ func (f *fakeAgent) HandleRequest(ctx context.Context, method string, params jso
 			<-ctx.Done()
 			return nil, ctx.Err()
 		}
+		f.reportLaunch() // fakemodes.go
 		return map[string]any{
 			"protocolVersion":   1,
 			"agentCapabilities": map[string]any{"loadSession": true, "sessionCapabilities": map[string]any{"list": map[string]any{}}},

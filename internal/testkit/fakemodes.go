@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -18,13 +19,16 @@ import (
 //	        mode is also the config option "mode" (category mode), next to a
 //	        "model" option (category model)
 //	codex   modes read-only, auto, full-access; starts in auto (asks)
+//	none    no session modes
 //
 // In a mode that does not ask, the prompt command `run CMD` runs CMD (sh -c,
 // in the session's cwd) without asking, as a real agent does; in an asking
 // mode it asks first and runs CMD only if allowed. `selfmode ID` switches
 // the agent's own mode (as Claude's ExitPlanMode does) and announces it.
 // --stuck-modes refuses every mode change. Every mode change is reported
-// (--report) as "mode=<sessionId>:<id>".
+// (--report) as "mode=<sessionId>:<id>". --report-launch reports, at
+// initialize, the agent's arguments ("launch=...") and the environment
+// variables agent profiles set ("env=GOOSE_MODE=... OPENCODE_PERMISSION=...").
 type fakeModeKit struct {
 	modes   []string
 	initial string
@@ -33,6 +37,7 @@ type fakeModeKit struct {
 }
 
 var fakeModeKits = map[string]fakeModeKit{
+	"none": {}, // no session modes at all (OpenCode, Goose, most generic agents)
 	"claude": {modes: []string{"auto", "default", "acceptEdits", "plan", "bypassPermissions"}, initial: "auto",
 		asking: []string{"default", "plan"}, option: true},
 	"codex": {modes: []string{"read-only", "auto", "full-access"}, initial: "auto", asking: []string{"read-only", "auto"}},
@@ -80,7 +85,9 @@ func (f *fakeAgent) sessionResult(s *fakeSession, res map[string]any) map[string
 	f.mu.Lock()
 	mode := s.mode
 	f.mu.Unlock()
-	res["modes"] = f.modeState(mode)
+	if len(f.kit().modes) > 0 {
+		res["modes"] = f.modeState(mode)
+	}
 	if opts := f.configOptions(s); opts != nil {
 		res["configOptions"] = opts
 	}
@@ -199,4 +206,17 @@ func (f *fakeAgent) modeCommand(ctx context.Context, s *fakeSession, fields []st
 		return false
 	}
 	return true
+}
+
+// reportLaunch records how the agent was launched (--report-launch).
+func (f *fakeAgent) reportLaunch() {
+	if !f.o.ReportLaunch {
+		return
+	}
+	args := os.Args[1:]
+	if i := slices.Index(args, "--"); i >= 0 {
+		args = args[i+1:]
+	}
+	f.report("launch", strings.Join(args, " "))
+	f.report("env", "GOOSE_MODE="+os.Getenv("GOOSE_MODE")+" OPENCODE_PERMISSION="+os.Getenv("OPENCODE_PERMISSION"))
 }

@@ -525,6 +525,22 @@ func (a *agentRT) rememberModes(modes json.RawMessage) {
 	a.modes = modes
 }
 
+// knownModeIDs are the mode ids of the agent's last session/new answer.
+func (a *agentRT) knownModeIDs() []string {
+	a.mu.Lock()
+	raw := a.modes
+	a.mu.Unlock()
+	var m acp.SessionModeState
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	ids := make([]string, 0, len(m.AvailableModes))
+	for _, x := range m.AvailableModes {
+		ids = append(ids, x.ID)
+	}
+	return ids
+}
+
 // profileOf is the agent's profile (Generic before its first start) and
 // whether its launch flags were applied.
 func (a *agentRT) profileOf() (*profiles.Profile, bool) {

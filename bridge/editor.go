@@ -283,7 +283,7 @@ func (b *Bridge) newSession(ctx context.Context, params json.RawMessage) (any, e
 	// Updates the agent sent right after its answer go out right after ours.
 	return acp.AfterReply{Result: ro.Marshal(), Then: func() {
 		a.releaseHeld(context.Background(), s)
-		if !report.Asking && report.Mode != "" {
+		if !report.Asking {
 			b.noticeChildMode(s, report.Reason)
 		}
 	}}, nil
@@ -353,7 +353,7 @@ func (b *Bridge) loadSession(ctx context.Context, params json.RawMessage) (any, 
 	report := b.settleChildMode(ctx, ns, conn, ro)
 	b.showBridgeModes(ro, ns)
 	acp.SetBridgeMeta(ro, map[string]any{"agent": a.name, "mode": b.effectiveMode(ns), "childMode": report})
-	if !report.Asking && report.Mode != "" {
+	if !report.Asking {
 		return acp.AfterReply{Result: ro.Marshal(), Then: func() { b.noticeChildMode(ns, report.Reason) }}, nil
 	}
 	return ro.Marshal(), nil

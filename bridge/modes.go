@@ -239,6 +239,11 @@ func (s *session) setChildReport(r childModeReport) {
 // and says how that went. Called before the editor has the session.
 func (b *Bridge) settleChildMode(ctx context.Context, s *session, conn *acp.Conn, ro acp.Object) childModeReport {
 	cm := readChildModes(ro)
+	if len(cm.offered) == 0 && s.childState().offered == nil {
+		// A load answer may leave modes out: the agent's modes (from its
+		// session/new) still apply; the session's current one is unknown.
+		cm.offered = s.agent.knownModeIDs()
+	}
 	s.rememberChildModes(cm)
 	prof, launched := s.agent.profileOf()
 	st := s.childState()
@@ -367,8 +372,8 @@ func (b *Bridge) childNotAsking(s *session, reason string) {
 // noticeChildMode tells the person, in the chat, that the child may run
 // tools without asking.
 func (b *Bridge) noticeChildMode(s *session, reason string) {
-	text := "acp-bridge: agent " + s.agent.name + " could not be kept in a mode where it asks before acting (" + reason +
-		"). It may run tools without asking; the bridge still sees and audits its tool calls, and its permission requests are still decided by the bridge's mode."
+	text := "acp-bridge: agent " + s.agent.name + " is not known to ask before acting (" + reason +
+		"). It may run tools without asking; the bridge still sees its tool calls, and decides every permission request it does send by the bridge's mode."
 	_ = b.editor.Notify(context.Background(), acp.MethodSessionUpdate, map[string]any{
 		"sessionId": s.id,
 		"update": map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": text},

@@ -356,7 +356,7 @@ func TestChildModeThatCannotBeSetIsReported(t *testing.T) {
 	}
 	if err := h.editor.WaitFor(ctx, "the chat notice", func(msgs []testkit.Message) bool {
 		for _, txt := range testkit.Texts(msgs, res.SessionID) {
-			if strings.Contains(txt, "could not be kept in a mode where it asks") {
+			if strings.Contains(txt, "is not known to ask before acting") {
 				return true
 			}
 		}
@@ -516,7 +516,7 @@ func TestSessionLoadPutsChildInAskingMode(t *testing.T) {
 
 // Agents without session modes: the profile's launch environment and flags
 // reach the process and are what childMode reports; an unknown agent is
-// reported as not confirmed (result and audit, no chat message).
+// reported as not confirmed (result, chat, audit).
 func TestLaunchMakesModelessAgentsAsk(t *testing.T) {
 	goose, gooseReport := modesAgent(t, "goose", "goose", "--modes=none", "--report-launch")
 	qwenReport := filepath.Join(t.TempDir(), "qwen.report")
@@ -560,13 +560,15 @@ func TestLaunchMakesModelessAgentsAsk(t *testing.T) {
 	if d := aud.decisions(res.SessionID); len(d) != 1 || !strings.HasPrefix(d[0], "child-not-asking: ") {
 		t.Fatalf("audit = %q", d)
 	}
-	if _, err := h.editor.Prompt(tctx(t), res.SessionID, "updates 1"); err != nil {
-		t.Fatal(err)
-	}
-	for _, txt := range testkit.Texts(h.editor.Messages(), res.SessionID) {
-		if strings.Contains(txt, "acp-bridge:") {
-			t.Fatalf("a chat notice for an agent with no modes: %q", txt)
+	if err := h.editor.WaitFor(tctx(t), "the chat notice", func(msgs []testkit.Message) bool {
+		for _, txt := range testkit.Texts(msgs, res.SessionID) {
+			if strings.Contains(txt, "agent plain is not known to ask before acting") {
+				return true
+			}
 		}
+		return false
+	}); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -258,12 +258,12 @@ func (b *Bridge) settleChildMode(ctx context.Context, s *session, conn *acp.Conn
 	default:
 		target := prof.PickAsking(st.offered)
 		if target == "" {
-			r = childModeReport{Mode: st.current, Reason: fmt.Sprintf("the agent is in its mode %q and offers none of its asking modes (%s)", st.current, strings.Join(prof.AskingModes, ", "))}
+			r = childModeReport{Mode: st.current, Reason: fmt.Sprintf("%s and offers none of its asking modes (%s)", modeDesc(st.current), strings.Join(prof.AskingModes, ", "))}
 			break
 		}
 		via, err := b.setChildMode(ctx, s, conn, target)
 		if err != nil {
-			r = childModeReport{Mode: st.current, Reason: fmt.Sprintf("the agent is in its mode %q and setting its asking mode %q failed: %v", st.current, target, err)}
+			r = childModeReport{Mode: st.current, Reason: fmt.Sprintf("%s and setting its asking mode %q failed: %v", modeDesc(st.current), target, err)}
 			break
 		}
 		r = childModeReport{Asking: true, Mode: target, Via: via}
@@ -276,6 +276,14 @@ func (b *Bridge) settleChildMode(ctx context.Context, s *session, conn *acp.Conn
 		b.auditMode(s, "child-not-asking", r.Reason)
 	}
 	return r
+}
+
+// modeDesc says which mode the child is in, as far as the bridge knows.
+func modeDesc(current string) string {
+	if current == "" {
+		return "the agent's mode is unknown"
+	}
+	return fmt.Sprintf("the agent is in its mode %q", current)
 }
 
 func launchSummary(p *profiles.Profile, launched bool) string {

@@ -62,8 +62,9 @@ type agentRT struct {
 	stdin      *acp.QueueWriter
 	init       acp.InitializeResponse
 	modes      json.RawMessage // the last session/new modes, for agents/list
-	modeIDs    map[string]bool
 	family     profiles.Family
+	profile    *profiles.Profile // how to keep it asking (modes.go)
+	launched   bool              // the profile's launch flags were applied
 	command    string
 	args       []string
 	starting   chan struct{} // non-nil while a start is in progress
@@ -90,7 +91,7 @@ type agentRT struct {
 func newAgentRT(b *Bridge, name string) *agentRT {
 	return &agentRT{
 		b: b, name: name, log: b.log.With(zap.String("agent", name)),
-		status: statusIdle, sessions: map[string]*session{}, modeIDs: map[string]bool{}, held: map[string][]update{},
+		status: statusIdle, sessions: map[string]*session{}, held: map[string][]update{},
 		backoff: agents.Backoff{Min: 500 * time.Millisecond, Max: 30 * time.Second},
 	}
 }
@@ -250,12 +251,20 @@ func (a *agentRT) start(ctx context.Context, gen int) error {
 	if dir == "" {
 		dir = a.b.opts.WorkspaceDir
 	}
+	// The profile's launch flags and environment make the agent ask from
+	// its first turn; flags only when its command names it (a wrapper
+	// merely called "gemini" may know none of them).
+	prof, fromLaunch := profiles.DetectProfile(a.name, cfg.Family, cfg.Command, cfg.Args)
+	args, env, changes := prof.Launch(cfg.Command, cfg.Args, cfg.Env, fromLaunch)
+	if len(changes) > 0 {
+		a.log.Info("agent launched to ask", zap.String("profile", prof.Name), zap.Strings("changes", changes))
+	}
 	plan, err := a.sandboxPlan(snap, string(family), dir)
 	if err != nil {
 		return err
 	}
 	spec, prep, err := wrapSpec(plan, agents.Spec{
-		Name: a.name, Command: cfg.Command, Args: cfg.Args, Env: cfg.Env, Dir: dir,
+		Name: a.name, Command: cfg.Command, Args: args, Env: env, Dir: dir,
 	}, a.log)
 	if err != nil {
 		return err
@@ -296,7 +305,8 @@ func (a *agentRT) start(ctx context.Context, gen int) error {
 	a.mu.Lock()
 	a.proc, a.conn, a.stdin = proc, conn, stdin
 	a.reported = make(chan struct{})
-	a.family, a.command, a.args = family, cfg.Command, cfg.Args
+	a.family, a.command, a.args = family, cfg.Command, args
+	a.profile, a.launched = prof, fromLaunch
 	a.startedAt = time.Now()
 	a.sessions = map[string]*session{}
 	a.active = nil
@@ -542,15 +552,33 @@ func (a *agentRT) rememberModes(modes json.RawMessage) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.modes = modes
-	for _, x := range m.AvailableModes {
-		a.modeIDs[x.ID] = true
-	}
 }
 
-func (a *agentRT) offersMode(id string) bool {
+// knownModeIDs are the mode ids of the agent's last session/new answer.
+func (a *agentRT) knownModeIDs() []string {
+	a.mu.Lock()
+	raw := a.modes
+	a.mu.Unlock()
+	var m acp.SessionModeState
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	ids := make([]string, 0, len(m.AvailableModes))
+	for _, x := range m.AvailableModes {
+		ids = append(ids, x.ID)
+	}
+	return ids
+}
+
+// profileOf is the agent's profile (Generic before its first start) and
+// whether its launch flags were applied.
+func (a *agentRT) profileOf() (*profiles.Profile, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.modeIDs[id]
+	if a.profile == nil {
+		return profiles.Generic, false
+	}
+	return a.profile, a.launched
 }
 
 func (a *agentRT) familyOf() profiles.Family {

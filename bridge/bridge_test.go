@@ -48,7 +48,7 @@ type harness struct {
 }
 
 // start runs a bridge over pipes with the given config (YAML) and connects a fake editor.
-func start(t *testing.T, config string) *harness {
+func start(t *testing.T, config string, opts ...func(*Options)) *harness {
 	t.Helper()
 	ws := t.TempDir()
 	userDir := t.TempDir()
@@ -65,7 +65,11 @@ func start(t *testing.T, config string) *harness {
 	ctx, cancel := context.WithCancel(context.Background())
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	b := New(Options{Settings: store, Logger: log, Version: "test", WorkspaceDir: ws, InitTimeout: 5 * time.Second, StopTimeout: 5 * time.Second, PersistTimeout: 2 * time.Second})
+	o := Options{Settings: store, Logger: log, Version: "test", WorkspaceDir: ws, InitTimeout: 5 * time.Second, StopTimeout: 5 * time.Second, PersistTimeout: 2 * time.Second}
+	for _, f := range opts {
+		f(&o)
+	}
+	b := New(o)
 	h := &harness{t: t, ws: ws, cfg: cfg, bridge: b, store: store, logs: logs, inW: inW, done: make(chan struct{}), cancel: cancel}
 	go func() {
 		defer close(h.done)
@@ -1106,7 +1110,8 @@ func TestBadRulesReported(t *testing.T) {
 }
 
 // session/list, session/load, session/set_mode and session/set_config_option
-// route to the owning agent with ids mapped both ways.
+// route to the owning agent with ids mapped both ways (the modes are the
+// bridge's: modes_test.go).
 func TestSessionMethodsRouteToTheOwningAgent(t *testing.T) {
 	h := start(t, twoAgents())
 	h.init(false)
@@ -1132,23 +1137,15 @@ func TestSessionMethodsRouteToTheOwningAgent(t *testing.T) {
 	if got := h.bridge.effectiveMode(s); got != "plan" {
 		t.Fatalf("policy mode %s, want plan", got)
 	}
-	// ...an agent-only mode goes to the child, which confirms with current_mode_update under our id...
-	if err := h.editor.Conn.Call(ctx, acp.MethodSessionSetMode, map[string]string{"sessionId": sa, "modeId": "fast"}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.editor.WaitFor(ctx, "current_mode_update", func(msgs []testkit.Message) bool {
-		for _, u := range testkit.Updates(msgs, sa) {
-			if strings.Contains(string(u), `"currentModeId":"fast"`) {
-				return true
-			}
-		}
-		return false
-	}); err != nil {
-		t.Fatal(err)
+	// ...an agent-only mode its profile does not let through is refused,
+	// naming the bridge's modes...
+	err := h.editor.Conn.Call(ctx, acp.MethodSessionSetMode, map[string]string{"sessionId": sa, "modeId": "fast"}, nil)
+	var ae *acp.Error
+	if !errors.As(err, &ae) || ae.Code != acp.CodeInvalidParams || !strings.Contains(ae.Message, "acp-bridge's modes are default, acceptEdits, plan, dontAsk, bypassPermissions") {
+		t.Fatalf("agent-only mode: %v", err)
 	}
 	// ...and a mode nobody knows is a clear error.
-	err := h.editor.Conn.Call(ctx, acp.MethodSessionSetMode, map[string]string{"sessionId": sa, "modeId": "warp"}, nil)
-	var ae *acp.Error
+	err = h.editor.Conn.Call(ctx, acp.MethodSessionSetMode, map[string]string{"sessionId": sa, "modeId": "warp"}, nil)
 	if !errors.As(err, &ae) || ae.Code != acp.CodeInvalidParams || !strings.Contains(ae.Message, `unknown mode "warp"`) {
 		t.Fatalf("unknown mode: %v", err)
 	}
@@ -1160,7 +1157,9 @@ func TestSessionMethodsRouteToTheOwningAgent(t *testing.T) {
 	if err := h.editor.Conn.Call(ctx, acp.MethodSessionSetConfigOpt, map[string]any{"sessionId": sb, "configId": "model", "value": "m2"}, &cfg); err != nil {
 		t.Fatal(err)
 	}
-	if len(cfg.ConfigOptions) != 1 || cfg.ConfigOptions[0]["currentValue"] != "m2" {
+	// The answer shows the bridge's mode option first, then the child's.
+	if len(cfg.ConfigOptions) != 2 || cfg.ConfigOptions[0]["id"] != "mode" || cfg.ConfigOptions[0]["currentValue"] != "default" ||
+		cfg.ConfigOptions[1]["currentValue"] != "m2" {
 		t.Fatalf("set_config_option = %v", cfg.ConfigOptions)
 	}
 

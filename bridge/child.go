@@ -118,6 +118,9 @@ type approvalMeta struct {
 	Operation      string   `json:"operation,omitempty"` // fs/terminal requests: the method checked
 	// Sandbox says what the OS sandbox will still block if this is allowed.
 	Sandbox string `json:"sandbox,omitempty"`
+	// RejectEndsTurn: the agent's only reject option ends its turn (Codex's
+	// "abort"), so a Deny stops the agent's turn too.
+	RejectEndsTurn bool `json:"rejectEndsTurn,omitempty"`
 }
 
 // requestPermission decides a child's session/request_permission. It
@@ -160,6 +163,9 @@ func (b *Bridge) requestPermission(ctx context.Context, a *agentRT, params json.
 
 	answerAllow := pickOption(req.Options, acp.KindAllowOnce)
 	answerReject := pickOption(req.Options, acp.KindRejectOnce)
+	if prof, _ := a.profileOf(); prof.RejectAborts && d.verdict.Decision != policy.Allow {
+		d.verdict.Reason += " (agent " + a.name + "'s only reject option ends its turn)"
+	}
 	switch d.verdict.Decision {
 	case policy.Allow:
 		if answerAllow != "" {
@@ -239,6 +245,9 @@ func (b *Bridge) ask(ctx context.Context, s *session, call policy.Call, d decisi
 	}
 	if strings.HasPrefix(operation, "fs/") {
 		meta.Sandbox = s.agent.sandboxNote(call, d.env.Cwd, true)
+	}
+	if prof, _ := s.agent.profileOf(); prof.RejectAborts && operation == "" {
+		meta.RejectEndsTurn = true
 	}
 	if meta.Tool == "" {
 		meta.Tool = "unknown"
@@ -449,9 +458,9 @@ func (b *Bridge) resolveToAnswer(s *session, call policy.Call, d decision, fwd *
 	case optAllowOnce:
 		return allow(), "allow"
 	case optAllowSession:
-		if rule != "" {
-			if err := s.grant(rule); err != nil {
-				b.log.Warn("session grant refused; allowed once only", zap.String("rule", rule), zap.Error(err))
+		for _, r := range sessionGrantRules(res, call, d, fwd) {
+			if err := s.grant(r); err != nil {
+				b.log.Warn("session grant refused; allowed once only", zap.String("rule", r), zap.Error(err))
 			}
 		}
 		return allow(), "allow"

@@ -19,7 +19,7 @@ import (
 // editorHandler serves the editor: the bridge as an ACP agent.
 type editorHandler struct{ b *Bridge }
 
-var policyModes = []policy.Mode{policy.ModeDefault, policy.ModeAcceptEdits, policy.ModePlan, policy.ModeDontAsk, policy.ModeBypass}
+var policyModes = policy.Modes
 
 // bridgeMeta is _meta["acp-bridge"] of session/new, load and list params.
 type bridgeMeta struct {
@@ -127,7 +127,9 @@ func (h *editorHandler) HandleRequest(ctx context.Context, method string, params
 		return b.prompt(ctx, params)
 	case acp.MethodSessionSetMode:
 		return b.setMode(ctx, params)
-	case acp.MethodSessionSetConfigOpt, acp.MethodSessionClose:
+	case acp.MethodSessionSetConfigOpt:
+		return b.setConfigOption(ctx, params)
+	case acp.MethodSessionClose:
 		return b.forwardSession(ctx, method, params)
 	case acp.MethodAgentsList:
 		return b.agentsList(), nil
@@ -264,8 +266,9 @@ func (b *Bridge) newSession(ctx context.Context, params json.RawMessage) (any, e
 	}
 	var mode policy.Mode
 	if meta.Mode != "" {
-		if mode, err = policy.ParseMode(meta.Mode); err != nil {
-			return nil, acp.InvalidParams(acp.MethodSessionNew, err)
+		var ok bool
+		if mode, ok = policy.ModeFromID(meta.Mode); !ok {
+			return nil, acp.InvalidParams(acp.MethodSessionNew, fmt.Errorf("_meta[%q].mode %q is not one of acp-bridge's modes (%s)", acp.MetaKey, meta.Mode, bridgeModeIDs()))
 		}
 	}
 	conn, gen, err := a.ensure(ctx)
@@ -295,12 +298,18 @@ func (b *Bridge) newSession(ctx context.Context, params json.RawMessage) (any, e
 		s.setMode(mode)
 	}
 	a.registerOpened(s)
+	// The child asks in its most asking mode; the editor sees the bridge's.
+	report := b.settleChildMode(ctx, s, conn, ro)
+	b.showBridgeModes(ro, s)
 	ro.Set("sessionId", s.id)
-	acp.SetBridgeMeta(ro, map[string]any{"agent": a.name, "mode": b.effectiveMode(s), "sandbox": a.sandboxSummary()})
+	acp.SetBridgeMeta(ro, map[string]any{"agent": a.name, "mode": b.effectiveMode(s), "childMode": report, "sandbox": a.sandboxSummary()})
 	// Updates the agent sent right after its answer go out right after ours.
 	return acp.AfterReply{Result: ro.Marshal(), Then: func() {
 		b.noticeTrust(s.id)
 		a.releaseHeld(context.Background(), s)
+		if !report.Asking {
+			b.noticeChildMode(s, report.Reason)
+		}
 	}}, nil
 }
 
@@ -349,6 +358,10 @@ func (b *Bridge) loadSession(ctx context.Context, params json.RawMessage) (any, 
 	ns := newSession(id, a, childID, gen, cwd, nil)
 	if s != nil {
 		ns.mode = s.modeOverride()
+		if s.gen == gen { // the same process: what the bridge knew of the child's modes holds
+			ns.child = s.childState()
+			ns.child.restoring = false
+		}
 	}
 	b.addSession(ns)
 	stripBridgeMeta(o)
@@ -361,7 +374,12 @@ func (b *Bridge) loadSession(ctx context.Context, params json.RawMessage) (any, 
 	if err != nil {
 		ro = acp.Object{}
 	}
-	acp.SetBridgeMeta(ro, map[string]any{"agent": a.name, "mode": b.effectiveMode(ns), "sandbox": a.sandboxSummary()})
+	report := b.settleChildMode(ctx, ns, conn, ro)
+	b.showBridgeModes(ro, ns)
+	acp.SetBridgeMeta(ro, map[string]any{"agent": a.name, "mode": b.effectiveMode(ns), "childMode": report, "sandbox": a.sandboxSummary()})
+	if !report.Asking {
+		return acp.AfterReply{Result: ro.Marshal(), Then: func() { b.noticeChildMode(ns, report.Reason) }}, nil
+	}
 	return ro.Marshal(), nil
 }
 
@@ -486,48 +504,6 @@ func (b *Bridge) prompt(ctx context.Context, params json.RawMessage) (any, error
 			ro.Set("stopReason", acp.StopCancelled)
 			return ro.Marshal(), nil
 		}
-	}
-	return res, nil
-}
-
-func (b *Bridge) setMode(ctx context.Context, params json.RawMessage) (any, error) {
-	var p struct {
-		SessionID string `json:"sessionId"`
-		ModeID    string `json:"modeId"`
-	}
-	if err := json.Unmarshal(params, &p); err != nil {
-		return nil, acp.InvalidParams(acp.MethodSessionSetMode, err)
-	}
-	if p.ModeID == "" {
-		return nil, acp.InvalidParams(acp.MethodSessionSetMode, errors.New("modeId is required"))
-	}
-	s, err := b.session(p.SessionID)
-	if err != nil {
-		return nil, err
-	}
-	policyMode, perr := policy.ParseMode(p.ModeID)
-	childKnows := s.agent.offersMode(p.ModeID)
-	if perr != nil && !childKnows {
-		return nil, acp.Errorf(acp.CodeInvalidParams, "unknown mode %q: not a policy mode (%v) and agent %s offers no such mode", p.ModeID, policyModes, s.agent.name)
-	}
-	if perr == nil {
-		s.setMode(policyMode)
-		b.log.Info("session policy mode set", zap.String("session", s.id), zap.String("mode", string(policyMode)))
-	}
-	if !childKnows {
-		return map[string]any{}, nil
-	}
-	_, conn, o, err := b.routed(ctx, acp.MethodSessionSetMode, params)
-	if err != nil {
-		return nil, err
-	}
-	var res json.RawMessage
-	if err := conn.Call(ctx, acp.MethodSessionSetMode, o.Marshal(), &res); err != nil {
-		if perr == nil { // our mode is set; the child's refusal is only logged
-			b.log.Warn("agent refused set_mode", zap.String("agent", s.agent.name), zap.Error(err))
-			return map[string]any{}, nil
-		}
-		return nil, s.agent.callError(acp.MethodSessionSetMode, err)
 	}
 	return res, nil
 }

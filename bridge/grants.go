@@ -7,9 +7,28 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/acp-bridge/acp-bridge/acp"
+	"github.com/acp-bridge/acp-bridge/approvals"
 	"github.com/acp-bridge/acp-bridge/policy"
 	"github.com/acp-bridge/acp-bridge/settings"
 )
+
+// sessionGrantRules are the rules an "Allow for this session" grants: the
+// rule the person edited on the card, else the call as it was asked
+// (policy.SessionGrantRules: for `echo hi > out.txt`, Bash(echo hi) and an
+// Edit rule for that one file, so the identical command is allowed next
+// time and a redirect elsewhere still asks), else the first suggestion.
+func sessionGrantRules(res approvals.Resolution, call policy.Call, d decision, fwd *forwarded) []string {
+	if res.Rule != "" {
+		return []string{res.Rule}
+	}
+	if rules := policy.SessionGrantRules(call, d.env); len(rules) > 0 {
+		return rules
+	}
+	if len(fwd.Meta.SuggestedRules) > 0 {
+		return fwd.Meta.SuggestedRules[:1]
+	}
+	return nil
+}
 
 // grantAlways applies an "Always allow/deny" rule at once (runtime copy) and
 // persists it: through the editor if it can, else into the bridge's own file.

@@ -81,6 +81,9 @@ func (b *Bridge) finish(s *session, call policy.Call, d decision, fwd *forwarded
 		if rule == "" && len(fwd.Meta.SuggestedRules) > 0 {
 			rule = fwd.Meta.SuggestedRules[0]
 		}
+		if res.OptionID == optAllowSession {
+			rule = strings.Join(sessionGrantRules(res, call, d, fwd), " ")
+		}
 	}
 	b.audit(s, call, d, fwd.Meta.ToolCallID, fwd.Meta.ApprovalID, outcome, answered, by, rule, res.At.Sub(fwd.created))
 	chosen := ""

@@ -26,7 +26,8 @@ type session struct {
 	held    []update
 
 	mu     sync.Mutex
-	mode   policy.Mode // "" = the agent's / global default
+	mode   policy.Mode    // "" = the agent's / global default
+	child  childModeState // the child's own mode (modes.go)
 	grants []policy.RuleText
 	grantP *policy.Policy // compiled grants, nil when none
 	turns  map[*turn]struct{}

@@ -96,6 +96,12 @@ func (a *agentRT) sendUpdate(ctx context.Context, s *session, known bool, o upda
 		a.log.Debug("session/update for an unknown child session shown on the agent's active session",
 			zap.String("childSession", childID), zap.String("session", s.id))
 	}
+	if o.kind == "current_mode_update" || o.kind == "config_option_update" {
+		var fwd bool
+		if o, fwd = a.modeUpdate(s, known, o); !fwd { // modes.go: the editor sees the bridge's mode
+			return
+		}
+	}
 	switch {
 	case o.scan.Members != nil:
 		s.cache.UpsertMembers(o.scan.Members) // read in the line's one pass

@@ -8,6 +8,21 @@ import (
 	"testing"
 )
 
+// An editor's mode id is one of the five names exactly: no alias, so an
+// agent's own "auto" is never taken for bypassPermissions.
+func TestModeFromID(t *testing.T) {
+	for _, m := range Modes {
+		if got, ok := ModeFromID(string(m)); !ok || got != m {
+			t.Errorf("ModeFromID(%q) = %q, %v", m, got, ok)
+		}
+	}
+	for _, bad := range []string{"auto", "autonomous", "auto_accept_all", "ask_every_time", "yolo", " plan", "", "Default"} {
+		if got, ok := ModeFromID(bad); ok {
+			t.Errorf("ModeFromID(%q) = %q, want refused", bad, got)
+		}
+	}
+}
+
 func TestParseMode(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
@@ -15,7 +30,7 @@ func TestParseMode(t *testing.T) {
 	}{
 		{"default", ModeDefault}, {"acceptEdits", ModeAcceptEdits}, {"plan", ModePlan},
 		{"dontAsk", ModeDontAsk}, {"bypassPermissions", ModeBypass}, {"autonomous", ModeBypass},
-		{"auto", ModeBypass}, {"ask_every_time", ModeDefault}, {"auto_accept_read_only", ModeDefault},
+		{"ask_every_time", ModeDefault}, {"auto_accept_read_only", ModeDefault},
 		{"auto_accept_all", ModeBypass}, {" plan ", ModePlan},
 	} {
 		got, err := ParseMode(tc.in)
@@ -23,7 +38,7 @@ func TestParseMode(t *testing.T) {
 			t.Errorf("ParseMode(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 		}
 	}
-	for _, bad := range []string{"", "yolo", "Default", "bypass"} {
+	for _, bad := range []string{"", "yolo", "Default", "bypass", "auto"} {
 		_, err := ParseMode(bad)
 		if err == nil {
 			t.Errorf("ParseMode(%q): no error", bad)

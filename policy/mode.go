@@ -6,7 +6,9 @@ import (
 )
 
 // modeAliases maps every accepted spelling to its mode. The seed's names
-// (autonomous, ask_every_time, ...) are aliases kept for old settings.
+// (autonomous, ask_every_time, ...) are aliases kept for old settings; they
+// are read from settings only, never as a mode id an editor sends (see
+// ModeFromID): agents have modes called "auto" that mean something else.
 var modeAliases = map[string]Mode{
 	string(ModeDefault):     ModeDefault,
 	string(ModeAcceptEdits): ModeAcceptEdits,
@@ -14,7 +16,6 @@ var modeAliases = map[string]Mode{
 	string(ModeDontAsk):     ModeDontAsk,
 	string(ModeBypass):      ModeBypass,
 	"autonomous":            ModeBypass,
-	"auto":                  ModeBypass,
 	"auto_accept_all":       ModeBypass,
 	"ask_every_time":        ModeDefault,
 	"auto_accept_read_only": ModeDefault,
@@ -29,7 +30,15 @@ func ParseMode(s string) (Mode, error) {
 	if m, ok := modeAliases[strings.TrimSpace(s)]; ok {
 		return m, nil
 	}
-	return "", fmt.Errorf("unknown permission mode %q: valid modes are default, acceptEdits, plan, dontAsk, bypassPermissions (aliases: autonomous, auto, auto_accept_all, ask_every_time, auto_accept_read_only)", s)
+	return "", fmt.Errorf("unknown permission mode %q: valid modes are default, acceptEdits, plan, dontAsk, bypassPermissions (aliases in settings: autonomous, auto_accept_all, ask_every_time, auto_accept_read_only)", s)
+}
+
+// ModeFromID returns the mode whose exact name is id, for a mode id an
+// editor sends (session/set_mode, the mode config option, _meta): only the
+// five names, no alias.
+func ModeFromID(id string) (Mode, bool) {
+	m := Mode(id)
+	return m, m.valid()
 }
 
 // valid reports whether m is one of the five modes.

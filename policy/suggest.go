@@ -146,3 +146,67 @@ func broaderBash(text string) string {
 	}
 	return "Bash(" + strings.Join(ws[:keep], " ") + " *)"
 }
+
+// SessionGrantRules are the rules an "Allow for this session" of call
+// grants when the person did not edit the rule: the call as it was asked,
+// so the identical call is allowed next time and nothing else is. For a
+// shell command that is a Bash rule per sub-command and an Edit (Read) rule
+// per file a redirect writes (reads), absolute: `echo hi > out.txt` grants
+// Bash(echo hi) and Edit(//<cwd>/out.txt), which cover that command again but
+// not a redirect to another file. A path with glob characters, or any part
+// that cannot be checked, gives no rule for the whole call (nil): the
+// person is asked again. Protected files and circuit breakers ask whatever
+// a grant says (the engine checks them first).
+func SessionGrantRules(call Call, env Env) []string {
+	tool := canonicalTool(call.Tool)
+	if !(tool == "Bash" || (call.Command != "" && categorize(&call) == catExec)) {
+		if rules := SuggestRules(call, env); len(rules) > 0 {
+			return rules[:1]
+		}
+		return nil
+	}
+	e := newEnvx(env)
+	cmd := strings.TrimSpace(call.Command)
+	an := analyzeShell(cmd, &e)
+	if an.uncertain != "" {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	add := func(r string) {
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	for i := range an.subs {
+		sc := &an.subs[i]
+		if sc.kind == skGate {
+			continue
+		}
+		if sc.dynamic {
+			return nil
+		}
+		add("Bash(" + sc.text + ")")
+	}
+	paths := func(list string, refs []pathRef) bool {
+		for j := range refs {
+			if refs[j].unknown {
+				return false
+			}
+			abs := e.infoRef(&refs[j]).abs
+			if abs == "" || strings.ContainsAny(abs, "*?[]\\{}!") {
+				return false
+			}
+			add(list + "(/" + abs + ")")
+		}
+		return true
+	}
+	if !paths("Edit", an.redirWrites) || !paths("Read", an.redirReads) {
+		return nil
+	}
+	if len(out) == 0 {
+		add("Bash(" + cmd + ")")
+	}
+	return out
+}

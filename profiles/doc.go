@@ -1,5 +1,13 @@
 // Package profiles knows each agent family: how its tool calls look, and
-// (as the agent profiles grow) how to make it ask.
+// how to make it ask.
+//
+// A Profile (profile.go, one table row per agent: Claude, Gemini CLI, Qwen
+// Code, Codex, OpenCode, Goose, Kimi, and a safe generic one) names the
+// agent's asking mode ids, the ids an editor may still pick (plan), its
+// bypass-like ids, the launch flags and environment that make it ask, and
+// whether its only reject option ends the turn. DetectProfile picks it from
+// the agent's command, else its configured family, else its name; the
+// bridge keeps every child in its asking mode with it (docs/agents.md).
 //
 // Normalize turns the tool call of a permission request, or of a
 // tool_call / tool_call_update notification, into a canonical policy.Call:

@@ -22,10 +22,14 @@ type FakeAgentOptions struct {
 	Name         string
 	Report       string // append "<toolCallId>=<answer>" to this file for every permission answer
 	NewBurst     int    // after each session/new answer, this many more 2 KiB updates at once
+	Modes        string // a mode kit shaped like a real agent's: claude, codex (fakemodes.go)
+	StuckModes   bool   // refuse every mode change
+	ReportLaunch bool   // report the arguments and profile environment at initialize
 }
 
 // ParseFakeAgentArgs reads the fake agent's flags: --hang-init, --exit-init,
-// --garbage, --long-line=N, --name=X, --report=FILE, --new-burst=N.
+// --garbage, --long-line=N, --name=X, --report=FILE, --new-burst=N,
+// --modes=claude|codex|none, --stuck-modes, --report-launch.
 func ParseFakeAgentArgs(args []string) FakeAgentOptions {
 	var o FakeAgentOptions
 	for _, a := range args {
@@ -42,6 +46,12 @@ func ParseFakeAgentArgs(args []string) FakeAgentOptions {
 			o.NewBurst, _ = strconv.Atoi(strings.TrimPrefix(a, "--new-burst="))
 		case strings.HasPrefix(a, "--report="):
 			o.Report = strings.TrimPrefix(a, "--report=")
+		case strings.HasPrefix(a, "--modes="):
+			o.Modes = strings.TrimPrefix(a, "--modes=")
+		case a == "--stuck-modes":
+			o.StuckModes = true
+		case a == "--report-launch":
+			o.ReportLaunch = true
 		case strings.HasPrefix(a, "--name="):
 			o.Name = strings.TrimPrefix(a, "--name=")
 		}
@@ -68,6 +78,9 @@ func ParseFakeAgentArgs(args []string) FakeAgentOptions {
 //	exit                 exit(4) at once
 //	wait                 say "waiting", block until session/cancel, then end with cancelled
 //	endturn-on-cancel    like wait, but answer end_turn (a buggy agent)
+//	run CMD              run CMD (sh -c, in the session's cwd): asks first in an
+//	                     asking mode, runs it unasked in any other (fakemodes.go)
+//	selfmode ID          switch the agent's own mode and announce it
 //
 // and the fault-injection commands of faultcmds.go (garbage, split,
 // longline, unknownreq, spawn, flood). With --report=PATH every permission
@@ -119,6 +132,8 @@ type fakeSession struct {
 	id     string
 	cancel chan struct{}
 	once   sync.Once
+	// guarded by fakeAgent.mu (fakemodes.go)
+	mode, model, cwd string
 }
 
 func (f *fakeAgent) HandleNotification(_ context.Context, method string, params json.RawMessage) {
@@ -144,6 +159,7 @@ func (f *fakeAgent) HandleRequest(ctx context.Context, method string, params jso
 			<-ctx.Done()
 			return nil, ctx.Err()
 		}
+		f.reportLaunch() // fakemodes.go
 		return map[string]any{
 			"protocolVersion":   1,
 			"agentCapabilities": map[string]any{"loadSession": true, "sessionCapabilities": map[string]any{"list": map[string]any{}}},
@@ -151,17 +167,17 @@ func (f *fakeAgent) HandleRequest(ctx context.Context, method string, params jso
 			"authMethods":       []any{},
 		}, nil
 	case acp.MethodSessionNew:
+		var np struct {
+			Cwd string `json:"cwd"`
+		}
+		_ = json.Unmarshal(params, &np)
 		f.mu.Lock()
 		f.n++
 		id := fmt.Sprintf("%s-session-%d", f.o.Name, f.n)
-		f.sessions[id] = &fakeSession{id: id, cancel: make(chan struct{})}
+		fs := &fakeSession{id: id, cancel: make(chan struct{}), mode: f.kit().initial, model: "m1", cwd: np.Cwd}
+		f.sessions[id] = fs
 		f.mu.Unlock()
-		res := map[string]any{"sessionId": id, "modes": map[string]any{
-			"currentModeId": "default",
-			"availableModes": []map[string]any{
-				{"id": "default", "name": "Default"}, {"id": "fast", "name": "Fast (agent-only mode)"},
-			},
-		}}
+		res := f.sessionResult(fs, map[string]any{"sessionId": id})
 		// Like Claude's adapter: an update for the new session right after the answer.
 		return acp.AfterReply{Result: res, Then: func() {
 			f.update(id, map[string]any{"sessionUpdate": "available_commands_update",
@@ -171,17 +187,7 @@ func (f *fakeAgent) HandleRequest(ctx context.Context, method string, params jso
 			}
 		}}, nil
 	case acp.MethodSessionSetMode:
-		var p struct {
-			SessionID string `json:"sessionId"`
-			ModeID    string `json:"modeId"`
-		}
-		_ = json.Unmarshal(params, &p)
-		if p.ModeID != "default" && p.ModeID != "fast" {
-			return nil, acp.Errorf(acp.CodeInvalidParams, "unknown mode %q", p.ModeID)
-		}
-		return acp.AfterReply{Result: map[string]any{}, Then: func() {
-			f.update(p.SessionID, map[string]any{"sessionUpdate": "current_mode_update", "currentModeId": p.ModeID})
-		}}, nil
+		return f.handleSetMode(params) // fakemodes.go
 	case acp.MethodSessionList:
 		f.mu.Lock()
 		var list []map[string]any
@@ -195,20 +201,19 @@ func (f *fakeAgent) HandleRequest(ctx context.Context, method string, params jso
 		var p acp.SessionIDParams
 		_ = json.Unmarshal(params, &p)
 		f.mu.Lock()
-		if f.sessions[p.SessionID] == nil {
-			f.sessions[p.SessionID] = &fakeSession{id: p.SessionID, cancel: make(chan struct{})}
+		ls := f.sessions[p.SessionID]
+		if ls == nil {
+			ls = &fakeSession{id: p.SessionID, cancel: make(chan struct{}), mode: f.kit().initial, model: "m1"}
+			f.sessions[p.SessionID] = ls
 		}
 		f.mu.Unlock()
 		f.text(p.SessionID, "replay:"+p.SessionID)
-		return map[string]any{}, nil
-	case acp.MethodSessionSetConfigOpt:
-		var p struct {
-			ConfigID string          `json:"configId"`
-			Value    json.RawMessage `json:"value"`
+		if f.o.Modes == "" {
+			return map[string]any{}, nil
 		}
-		_ = json.Unmarshal(params, &p)
-		return map[string]any{"configOptions": []map[string]any{{"id": p.ConfigID, "name": p.ConfigID, "type": "select",
-			"currentValue": p.Value, "options": []map[string]any{{"value": p.Value, "name": "v"}}}}}, nil
+		return f.sessionResult(ls, map[string]any{}), nil
+	case acp.MethodSessionSetConfigOpt:
+		return f.handleSetConfigOption(params) // fakemodes.go
 	case acp.MethodSessionPrompt:
 		return f.prompt(ctx, params)
 	}
@@ -364,7 +369,9 @@ func (f *fakeAgent) prompt(ctx context.Context, params json.RawMessage) (any, er
 				stop = acp.StopEndTurn
 			}
 		default:
-			f.faultCommand(s, fields) // faultcmds.go
+			if !f.modeCommand(ctx, s, fields, line) { // fakemodes.go
+				f.faultCommand(s, fields) // faultcmds.go
+			}
 		}
 		select {
 		case <-s.cancel:

@@ -1,0 +1,347 @@
+package profiles
+
+// Agent profiles: how to keep each agent family asking (design.md, "Three
+// layers of enforcement", layer 2).
+//
+// The bridge's mode is the only one that decides. Each child is kept in its
+// most asking mode: the bridge sets it there at session/new, load and
+// resume, never forwards an editor's mode change that would make it stop
+// asking, and puts it back when it switches itself out. A Profile says, per
+// family, which of the agent's own mode ids ask before acting, which do not,
+// which an editor may still pick (a stricter one such as plan), and the
+// launch flags and environment that make the agent ask from its first turn.
+// Facts recorded here were read in each agent's sources; docs/agents.md says
+// where, and what the bridge can and cannot enforce for each.
+
+import (
+	"slices"
+	"strings"
+)
+
+// Profile is what the bridge knows of one agent family's modes and launch.
+// Profiles are read-only values shared by every agent of the family.
+type Profile struct {
+	// Name identifies the profile (claude, gemini, qwen, codex, opencode,
+	// goose, kimi, generic).
+	Name string
+	// Family is the tool-call normalisation adapter of the agent.
+	Family Family
+
+	// AskingModes are the agent's mode ids in which it asks before every
+	// non-read action, best first. A child in one of them is left there; a
+	// child in any other is set to the first of them it offers.
+	AskingModes []string
+	// ForwardModes are further mode ids of the agent that an editor may pick
+	// and that are forwarded as they are: modes that ask at least as much
+	// (plan, read-only). Every other mode id is kept from the child.
+	ForwardModes []string
+	// BypassModes are the agent's mode ids in which it runs tools without
+	// asking (for logs and docs; any id not in AskingModes or ForwardModes
+	// is treated the same).
+	BypassModes []string
+
+	// LaunchFlags are appended to the agent's arguments (replacing the same
+	// flag the configuration gave) so that it starts asking. Only flags the
+	// agent is known to accept.
+	LaunchFlags []LaunchFlag
+	// DropFlags are removed from the configured arguments: they would make
+	// the agent stop asking.
+	DropFlags []LaunchFlag
+	// LaunchEnv is set in the agent's environment (over the configured and
+	// inherited values) so that it asks.
+	LaunchEnv map[string]string
+
+	// RejectAborts: the agent offers no reject option that lets its turn go
+	// on; its only one (Codex's "abort") ends the turn. Cards and the audit
+	// say so.
+	RejectAborts bool
+	// Quirks are notes for docs/agents.md and logs.
+	Quirks []string
+}
+
+// LaunchFlag is one command-line flag. Value "" is a flag without a value;
+// TakesValue says a dropped flag consumes the next argument.
+type LaunchFlag struct {
+	Name       string
+	Value      string
+	TakesValue bool
+}
+
+// IsAsking reports whether id is one of the agent's asking modes.
+func (p *Profile) IsAsking(id string) bool { return slices.Contains(p.AskingModes, id) }
+
+// Forwardable reports whether an editor's mode id may reach the agent:
+// an asking mode or a stricter one the profile names.
+func (p *Profile) Forwardable(id string) bool {
+	return p.IsAsking(id) || slices.Contains(p.ForwardModes, id)
+}
+
+// PickAsking returns the asking mode to set on an agent that offers the
+// mode ids offered: the first of AskingModes it offers, else "".
+func (p *Profile) PickAsking(offered []string) string {
+	for _, m := range p.AskingModes {
+		if slices.Contains(offered, m) {
+			return m
+		}
+	}
+	return ""
+}
+
+// AsksAtLaunch reports whether what Launch sets (with or without flags)
+// makes the agent ask without any session mode (OpenCode's permission
+// config, Goose's GOOSE_MODE, Gemini's --approval-mode).
+func (p *Profile) AsksAtLaunch(flags bool) bool {
+	return len(p.LaunchEnv) > 0 || (flags && len(p.LaunchFlags) > 0)
+}
+
+// Launch returns the arguments and environment to start the agent with:
+// LaunchEnv set over env and, when flags is set (the agent was recognised
+// from its command, see DetectProfile), the configured arguments without
+// the DropFlags and with LaunchFlags appended. changes says, one line each,
+// what was added, removed or overridden (for the log). The inputs are not
+// modified.
+//
+// Only the agent's own arguments are looked at for DropFlags: those after
+// the argument that names the agent when a runner starts it (`npx -y
+// @google/gemini-cli --yolo`: npx's -y stays, gemini's --yolo goes).
+func (p *Profile) Launch(command string, args []string, env map[string]string, flags bool) (outArgs []string, outEnv map[string]string, changes []string) {
+	var drop, launch []LaunchFlag
+	if flags {
+		drop = append(append(drop, p.DropFlags...), p.LaunchFlags...)
+		launch = p.LaunchFlags
+	}
+	own := p.ownArgs(command, args)
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if f, ok := matchFlag(drop, a); ok && i >= own {
+			removed := a
+			if f.TakesValue && !strings.Contains(a, "=") && i+1 < len(args) {
+				i++
+				removed += " " + args[i]
+			}
+			if !slices.ContainsFunc(launch, func(l LaunchFlag) bool { return l.render() == removed }) {
+				changes = append(changes, "removed argument "+removed)
+			}
+			continue
+		}
+		outArgs = append(outArgs, a)
+	}
+	for _, f := range launch {
+		outArgs = append(outArgs, f.Name)
+		if f.Value != "" {
+			outArgs = append(outArgs, f.Value)
+		}
+		changes = append(changes, "argument "+f.render())
+	}
+	outEnv = make(map[string]string, len(env)+len(p.LaunchEnv))
+	for k, v := range env {
+		outEnv[k] = v
+	}
+	for k, v := range p.LaunchEnv {
+		if old, ok := env[k]; ok && old != v {
+			changes = append(changes, "environment "+k+" overridden (was "+old+")")
+		} else {
+			changes = append(changes, "environment "+k+"="+v)
+		}
+		outEnv[k] = v
+	}
+	return outArgs, outEnv, changes
+}
+
+// ownArgs is the index of the first argument that goes to the agent
+// itself: 0 when the command is the agent, else the one after the first
+// argument that names it (a runner's package or script), else len(args).
+func (p *Profile) ownArgs(command string, args []string) int {
+	names := func(s string) bool {
+		return profileMatching([]string{launchBase(s)}) == p || profileMatching([]string{strings.ToLower(strings.ReplaceAll(s, `\`, "/"))}) == p
+	}
+	if names(command) {
+		return 0
+	}
+	for i, a := range args {
+		if !strings.HasPrefix(a, "-") && names(a) {
+			return i + 1
+		}
+	}
+	return len(args)
+}
+
+func (f LaunchFlag) render() string {
+	if f.Value == "" {
+		return f.Name
+	}
+	return f.Name + " " + f.Value
+}
+
+// matchFlag finds the flag a is (a flag "--x", or "--x=value").
+func matchFlag(flags []LaunchFlag, a string) (LaunchFlag, bool) {
+	for _, f := range flags {
+		if a == f.Name || (f.TakesValue && strings.HasPrefix(a, f.Name+"=")) {
+			return f, true
+		}
+	}
+	return LaunchFlag{}, false
+}
+
+// approvalModeFlags are the Gemini CLI / Qwen Code flags that set the
+// approval mode: --approval-mode <mode>, and --yolo / -y (yolo).
+var approvalModeFlags = []LaunchFlag{{Name: "--yolo"}, {Name: "-y"}, {Name: "--approval-mode", TakesValue: true}}
+
+// openCodeAsk is OpenCode's permission config that makes it ask for every
+// edit, shell command and web fetch (read by opencode from the environment
+// variable OPENCODE_PERMISSION, merged over its config files).
+const openCodeAsk = `{"edit":"ask","bash":"ask","webfetch":"ask"}`
+
+// profiles is the table. Order matters for detection: qwen before gemini.
+var profiles = []*Profile{
+	{
+		Name: "claude", Family: FamilyClaude,
+		AskingModes:  []string{"default"},
+		ForwardModes: []string{"plan"},
+		BypassModes:  []string{"auto", "acceptEdits", "bypassPermissions", "dontAsk"},
+		Quirks: []string{
+			"starts its sessions in `auto` (a classifier that runs Bash and Write without asking)",
+			"offers its mode also as the session config option `mode` (category mode)",
+			"may leave plan mode by itself (ExitPlanMode); the bridge puts it back",
+		},
+	},
+	{
+		Name: "qwen", Family: FamilyGemini,
+		AskingModes:  []string{"default"},
+		ForwardModes: []string{"plan"},
+		BypassModes:  []string{"auto-edit", "auto", "yolo"},
+		LaunchFlags:  []LaunchFlag{{Name: "--approval-mode", Value: "default", TakesValue: true}},
+		DropFlags:    approvalModeFlags,
+		Quirks:       []string{"may start in `auto` (an LLM classifier) from its settings; --approval-mode default starts it asking"},
+	},
+	{
+		Name: "gemini", Family: FamilyGemini,
+		AskingModes:  []string{"default"},
+		ForwardModes: []string{"plan"},
+		BypassModes:  []string{"autoEdit", "yolo"},
+		LaunchFlags:  []LaunchFlag{{Name: "--approval-mode", Value: "default", TakesValue: true}},
+		DropFlags:    approvalModeFlags,
+		Quirks:       []string{"the approval mode also comes from settings.json; the launch flag wins over it"},
+	},
+	{
+		Name: "codex", Family: FamilyCodex,
+		AskingModes:  []string{"auto", "read-only"},
+		ForwardModes: []string{"read-only"},
+		BypassModes:  []string{"full-access"},
+		RejectAborts: true,
+		Quirks: []string{
+			"`auto` is its ordinary preset: it runs commands inside its own sandbox without asking and asks for anything beyond",
+			"its only reject option, `abort`, ends the turn",
+		},
+	},
+	{
+		Name: "opencode", Family: FamilyOpenCode,
+		AskingModes: []string{}, // its modes (build, plan) are agents, not approval modes
+		LaunchEnv:   map[string]string{"OPENCODE_PERMISSION": openCodeAsk},
+		Quirks:      []string{"asks only where its permission config says ask; the bridge sets OPENCODE_PERMISSION"},
+	},
+	{
+		Name: "goose", Family: FamilyGoose,
+		AskingModes: []string{"approve"},
+		BypassModes: []string{"auto", "smart_approve", "chat"},
+		LaunchEnv:   map[string]string{"GOOSE_MODE": "approve"},
+		Quirks:      []string{"runs in `auto` (no approval) unless GOOSE_MODE or its config says otherwise"},
+	},
+	{
+		Name: "kimi", Family: FamilyKimi,
+		AskingModes:  []string{"default"},
+		ForwardModes: []string{"plan"},
+		BypassModes:  []string{"yolo"},
+		Quirks:       []string{"permission requests carry only a title"},
+	},
+}
+
+// Generic is the profile of any other agent: a mode called default, ask or
+// approve is taken as asking; plan may be forwarded; nothing else is.
+var Generic = &Profile{
+	Name: "generic", Family: FamilyGeneric,
+	AskingModes:  []string{"default", "ask", "approve", "manual"},
+	ForwardModes: []string{"plan", "read-only"},
+	BypassModes:  []string{"auto", "acceptEdits", "bypassPermissions", "yolo", "autoEdit", "auto-edit", "full-access", "dontAsk"},
+}
+
+// Profiles lists every profile of a known family, then Generic.
+func Profiles() []*Profile { return append(slices.Clone(profiles), Generic) }
+
+// ProfileByName returns the profile named name (a family name also names
+// its profile), or nil.
+func ProfileByName(name string) *Profile {
+	for _, p := range Profiles() {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// DetectProfile picks the profile of an agent. fromLaunch reports that it
+// was recognised from the command or its arguments: only then are the
+// profile's launch flags safe to add (an agent merely named "gemini" may be
+// a wrapper that knows none of them). configured is the agents.X.family
+// setting: it picks the profile when the launch does not name one of the
+// same family.
+func DetectProfile(agentName, configured, command string, args []string) (p *Profile, fromLaunch bool) {
+	cands := launchCandidates(command, args)
+	var bases, paths []string
+	for _, c := range cands {
+		bases = append(bases, launchBase(c))
+		paths = append(paths, strings.ToLower(strings.ReplaceAll(c, `\`, "/")))
+	}
+	fromCmd := profileMatching(bases)
+	if fromCmd == nil && len(paths) > 1 {
+		// whole paths: the script's before the interpreter's, whose
+		// directory may be anything (/home/claude/bin/node)
+		fromCmd = profileMatching(paths[1:])
+	}
+	if fromCmd == nil {
+		fromCmd = profileMatching(paths[:1])
+	}
+	if configured != "" {
+		if fromCmd != nil && string(fromCmd.Family) == configured {
+			return fromCmd, true
+		}
+		if p := ProfileByName(configured); p != nil {
+			return p, false
+		}
+		return Generic, false
+	}
+	if fromCmd != nil {
+		return fromCmd, true
+	}
+	if p := profileMatching([]string{strings.ToLower(agentName)}); p != nil {
+		return p, false
+	}
+	return Generic, false
+}
+
+func launchCandidates(command string, args []string) []string {
+	out := []string{command}
+	for _, a := range args {
+		if a != "" && !strings.HasPrefix(a, "-") {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// profileMatching returns the profile whose marker the first matching
+// string contains; markers are tried in order for each string.
+func profileMatching(ss []string) *Profile {
+	for _, s := range ss {
+		if s == "" {
+			continue
+		}
+		if strings.Contains(s, "qwen") {
+			return ProfileByName("qwen")
+		}
+		if f, ok := matchFamily(s); ok {
+			return ProfileByName(string(f))
+		}
+	}
+	return nil
+}

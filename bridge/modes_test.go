@@ -46,9 +46,13 @@ func (m *memAudit) decisions(session string) []string {
 // modesAgent is a fake agent of the given family with a mode kit, and the
 // file it reports to.
 func modesAgent(t *testing.T, name, family string, flags ...string) (yaml, report string) {
-	report = filepath.Join(t.TempDir(), name+".report")
+	dir := t.TempDir()
+	report = filepath.Join(dir, name+".report")
 	flags = append([]string{"--report=" + report}, flags...)
-	return testkit.FakeAgentYAML(name, flags...) + "    family: " + family + "\n", report
+	// The agent runs in the OS sandbox: its report directory is one more
+	// writable path (sandbox.allowWrite), as any path outside the
+	// workspace must be.
+	return testkit.FakeAgentYAML(name, flags...) + "    family: " + family + "\n    sandbox: {allowWrite: [\"" + dir + "\"]}\n", report
 }
 
 // recordedModes returns the modes the fake agent recorded for its session, in
@@ -519,8 +523,10 @@ func TestSessionLoadPutsChildInAskingMode(t *testing.T) {
 // reported as not confirmed (result, chat, audit).
 func TestLaunchMakesModelessAgentsAsk(t *testing.T) {
 	goose, gooseReport := modesAgent(t, "goose", "goose", "--modes=none", "--report-launch")
-	qwenReport := filepath.Join(t.TempDir(), "qwen.report")
-	qwen := testkit.FakeAgentYAML("q", "--report="+qwenReport, "qwen-code", "--yolo", "--approval-mode=yolo", "--modes=none", "--report-launch")
+	qwenDir := t.TempDir()
+	qwenReport := filepath.Join(qwenDir, "qwen.report")
+	qwen := testkit.FakeAgentYAML("q", "--report="+qwenReport, "qwen-code", "--yolo", "--approval-mode=yolo", "--modes=none", "--report-launch") +
+		"    sandbox: {allowWrite: [\"" + qwenDir + "\"]}\n"
 	plain := testkit.FakeAgentYAML("plain", "--modes=none")
 	aud := &memAudit{}
 	h := start(t, "defaultAgent: goose\nagents:\n"+goose+qwen+plain, func(o *Options) { o.Audit = aud })

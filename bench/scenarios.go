@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -352,6 +353,9 @@ func (r *Runner) Scale(ctx context.Context, agents, sessions, updates, approvals
 				permLines[SessionOf(line)] = string(x)
 				permMu.Unlock()
 				return
+			}
+			if bytes.Contains(line, []byte(`"notice":"`)) {
+				return // the bridge's own notice (a child not known to ask), not the agent's stream
 			}
 			updatesSeen.Add(1)
 		}

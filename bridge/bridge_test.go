@@ -47,6 +47,13 @@ type harness struct {
 // start runs a bridge over pipes with the given config (YAML) and connects a fake editor.
 func start(t *testing.T, config string) *harness {
 	t.Helper()
+	return startWith(t, config, nil)
+}
+
+// startWith is start with a hook that may change the bridge's Options
+// (a Decider, an Auditor) before it is built.
+func startWith(t *testing.T, config string, opt func(*Options)) *harness {
+	t.Helper()
 	ws := t.TempDir()
 	userDir := t.TempDir()
 	cfg := filepath.Join(userDir, "config.yaml")
@@ -62,7 +69,11 @@ func start(t *testing.T, config string) *harness {
 	ctx, cancel := context.WithCancel(context.Background())
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	b := New(Options{Settings: store, Logger: log, Version: "test", WorkspaceDir: ws, InitTimeout: 5 * time.Second, StopTimeout: 5 * time.Second, PersistTimeout: 2 * time.Second})
+	o := Options{Settings: store, Logger: log, Version: "test", WorkspaceDir: ws, InitTimeout: 5 * time.Second, StopTimeout: 5 * time.Second, PersistTimeout: 2 * time.Second}
+	if opt != nil {
+		opt(&o)
+	}
+	b := New(o)
 	h := &harness{t: t, ws: ws, cfg: cfg, bridge: b, store: store, logs: logs, inW: inW, done: make(chan struct{}), cancel: cancel}
 	go func() {
 		defer close(h.done)

@@ -11,7 +11,6 @@ import (
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/approvals"
 	"github.com/acp-bridge/acp-bridge/policy"
-	"github.com/acp-bridge/acp-bridge/profiles"
 )
 
 // childHandler serves one child agent process: the bridge as an ACP client.
@@ -148,7 +147,7 @@ func (b *Bridge) requestPermission(ctx context.Context, a *agentRT, params json.
 		return acp.Cancelled(), nil
 	}
 	merged := s.cache.Merge(req.ToolCall)
-	call, nerr := profiles.Normalize(a.familyOf(), merged)
+	call, nerr := b.normalizeSafely(a, merged)
 	if nerr != nil {
 		a.log.Debug("tool call not understood; the policy will ask", zap.Error(nerr))
 	}
@@ -194,7 +193,7 @@ func (b *Bridge) decide(s *session, call policy.Call) decision {
 		Agent: s.agent.name, SessionID: s.id, Call: call, Mode: mode,
 		Cwd: s.cwd, AdditionalDirectories: s.addDirs, Session: s,
 	}
-	v, env := b.decider.Decide(req)
+	v, env := b.decideSafely(s, req) // a panic or a broken verdict becomes an ask
 	return decision{verdict: v, mode: mode, env: env}
 }
 
@@ -229,7 +228,7 @@ func (b *Bridge) ask(ctx context.Context, s *session, call policy.Call, d decisi
 		ApprovalID: id, Agent: s.agent.name, SessionID: s.id, ToolCallID: toolCallID,
 		Tool: call.Tool, Specifier: d.verdict.Specifier, Paths: call.Paths, SubCommands: d.verdict.SubCommands,
 		MatchedRule: d.verdict.Rule, Source: string(d.verdict.Source), Reason: d.verdict.Reason, Breaker: d.verdict.Breaker,
-		Mode: string(d.mode), SuggestedRules: policy.SuggestRules(call, d.env), Operation: operation,
+		Mode: string(d.mode), SuggestedRules: b.suggestSafely(call, d.env), Operation: operation,
 	}
 	if meta.Tool == "" {
 		meta.Tool = "unknown"

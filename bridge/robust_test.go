@@ -1,0 +1,102 @@
+package bridge
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/acp-bridge/acp-bridge/acp"
+	"github.com/acp-bridge/acp-bridge/internal/audit"
+	"github.com/acp-bridge/acp-bridge/internal/testkit"
+	"github.com/acp-bridge/acp-bridge/policy"
+)
+
+// memAudit is an Auditor that keeps its records.
+type memAudit struct {
+	mu      sync.Mutex
+	records []audit.Record
+}
+
+func (m *memAudit) Append(r audit.Record) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.records = append(m.records, r)
+	return nil
+}
+
+func (m *memAudit) all() []audit.Record {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]audit.Record(nil), m.records...)
+}
+
+// brokenDecider fails the way an engine bug does.
+type brokenDecider struct{ panicWith any }
+
+func (d brokenDecider) Decide(req DecisionRequest) (policy.Verdict, policy.Env) {
+	if d.panicWith != nil {
+		panic(d.panicWith)
+	}
+	return policy.Verdict{Decision: "", Reason: "half-built"}, policy.Env{}
+}
+
+// A Decider that panics (or answers nonsense) never costs the call its
+// card: the person is asked, the failure is logged with the call, and the
+// audit log has a line at once and another for the card's outcome.
+func TestEngineFailureBecomesACard(t *testing.T) {
+	cases := []struct {
+		name    string
+		decider Decider
+		failure string
+	}{
+		{"panic", brokenDecider{panicWith: "index out of range [3] with length 3"}, "panic: index out of range"},
+		{"panic with error", brokenDecider{panicWith: errBoom{}}, "panic: boom"},
+		{"empty verdict", brokenDecider{}, `verdict "" is none of allow, deny, ask`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			aud := &memAudit{}
+			h := startWith(t, twoAgents(), func(o *Options) { o.Decider, o.Audit = c.decider, aud })
+			h.init(false)
+			sid := h.session("alpha")
+			res := h.promptAsync(sid, "bash export X")
+			p, err := h.editor.NextPermission(tctx(t))
+			if err != nil {
+				t.Fatalf("no card for a call the engine failed on: %v", err)
+			}
+			if p.Meta.Source != string(SourceEngineError) || !strings.Contains(p.Meta.Reason, c.failure) || p.Meta.Specifier != "Bash(export X)" {
+				t.Fatalf("card meta = %+v, want source %s, a reason naming %q, specifier Bash(export X)", p.Meta, SourceEngineError, c.failure)
+			}
+			p.Answer(acp.Selected(optAllowOnce))
+			if r := wait(t, res, "prompt"); r.err != nil || r.stop != acp.StopEndTurn {
+				t.Fatalf("prompt: %q %v", r.stop, r.err)
+			}
+			if texts := testkit.Texts(h.editor.Messages(), sid); len(texts) == 0 || texts[len(texts)-1] != "bash=allow" {
+				t.Fatalf("the agent's answer: %v, want bash=allow", texts)
+			}
+			logs := h.logs.FilterMessageSnippet("the policy engine failed").All()
+			if len(logs) != 1 {
+				t.Fatalf("%d log lines about the failure, want 1", len(logs))
+			}
+			f := logs[0].ContextMap()
+			if f["agent"] != "alpha" || !strings.Contains(f["call"].(string), "export X") || !strings.Contains(f["failure"].(string), c.failure) {
+				t.Fatalf("log fields = %v", f)
+			}
+			recs := aud.all()
+			if len(recs) != 2 {
+				t.Fatalf("audit records = %+v, want 2 (the failure, then the card's outcome)", recs)
+			}
+			if recs[0].Decision != "ask" || recs[0].Source != string(SourceEngineError) || !strings.Contains(recs[0].Reason, c.failure) ||
+				!strings.Contains(string(recs[0].Call), "export X") {
+				t.Fatalf("first audit record = %+v", recs[0])
+			}
+			if recs[1].Decision != "allow" || recs[1].Source != string(policy.SourceUser) {
+				t.Fatalf("second audit record = %+v", recs[1])
+			}
+		})
+	}
+}
+
+type errBoom struct{}
+
+func (errBoom) Error() string { return "boom" }

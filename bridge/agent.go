@@ -259,7 +259,7 @@ func (a *agentRT) start(ctx context.Context, gen int) error {
 		MaxLineBytes: snap.Config.MaxLineBytes,
 		OnDrop: func(ev acp.StreamEvent) {
 			a.log.Warn("dropped a line from the agent; the connection goes on",
-				zap.String("kind", ev.Kind), zap.Error(ev.Err), zap.String("prefix", ev.Prefix))
+				zap.String("kind", ev.Kind), zap.Error(ev.Err), zap.String("prefix", ev.Prefix), zap.String("reply", ev.Reply))
 		},
 	})
 	conn := acp.NewConn(a.b.lifetime, stream, &childHandler{a: a, gen: gen}, a.b.connOptions("agent:"+a.name))

@@ -32,9 +32,9 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 		if (method == acp.MethodFSReadTextFile && !caps.FS.ReadTextFile) || (method == acp.MethodFSWriteTextFile && !caps.FS.WriteTextFile) {
 			return nil, acp.Errorf(acp.CodeMethodNotFound, "%s: the editor does not offer this capability", method)
 		}
-		path := o.String("path")
-		if path == "" {
-			return nil, acp.InvalidParams(method, errors.New("path is required"))
+		path, err := pathParam(method, o, "path", true)
+		if err != nil {
+			return nil, err
 		}
 		if method == acp.MethodFSReadTextFile {
 			call = policy.Call{Tool: "Read", Paths: []string{path}, Kind: "read"}
@@ -53,6 +53,9 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 		}
 		if err := json.Unmarshal(params, &p); err != nil || p.Command == "" {
 			return nil, acp.InvalidParams(method, errors.New("command is required"))
+		}
+		if _, err := pathParam(method, o, "cwd", false); err != nil {
+			return nil, err
 		}
 		cmd := policy.ShellJoin(p.Command, p.Args)
 		call = policy.Call{Tool: "Bash", Command: cmd, Kind: "execute"}

@@ -71,6 +71,11 @@ type agentRT struct {
 	stopping  bool
 	reported  chan struct{}       // closed by watch once an exit of the current process is recorded
 	sessions  map[string]*session // by child session id, current generation
+	// terminals are the terminal ids the editor gave this process's
+	// terminal/create calls, with the bridge session each belongs to; only
+	// those may be used by its terminal/output, wait_for_exit, kill and
+	// release (clientops.go). Forgotten on release and when the process ends.
+	terminals map[string]string
 	active    *session            // the session that prompted last
 
 	// fwdMu serialises forwarding this agent's updates with registering
@@ -85,7 +90,7 @@ type agentRT struct {
 func newAgentRT(b *Bridge, name string) *agentRT {
 	return &agentRT{
 		b: b, name: name, log: b.log.With(zap.String("agent", name)),
-		status: statusIdle, sessions: map[string]*session{}, modeIDs: map[string]bool{}, held: map[string][]update{},
+		status: statusIdle, sessions: map[string]*session{}, terminals: map[string]string{}, modeIDs: map[string]bool{}, held: map[string][]update{},
 		backoff: agents.Backoff{Min: 500 * time.Millisecond, Max: 30 * time.Second},
 	}
 }
@@ -270,6 +275,7 @@ func (a *agentRT) start(ctx context.Context, gen int) error {
 	a.family, a.command, a.args = family, cfg.Command, cfg.Args
 	a.startedAt = time.Now()
 	a.sessions = map[string]*session{}
+	a.terminals = map[string]string{}
 	a.active = nil
 	a.mu.Unlock()
 	go a.watch(proc, conn, gen)
@@ -376,8 +382,11 @@ func (a *agentRT) watch(proc *agents.Process, conn *acp.Conn, gen int) {
 	}
 	a.conn = nil
 	lastErr := a.lastErr
+	terminals := a.terminals
+	a.terminals = map[string]string{}
 	close(a.reported)
 	a.mu.Unlock()
+	a.releaseTerminals(terminals)
 	by := policy.SourceAgentExit
 	n := a.b.broker.ResolveAgent(a.name, approvals.Resolution{Outcome: acp.OutcomeCancelled, By: by})
 	if stopping {

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
+
+	"go.uber.org/zap"
 
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/policy"
@@ -102,7 +105,61 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 	if err := b.editor.Call(ctx, method, o.Marshal(), &out); err != nil {
 		return nil, fmt.Errorf("editor: %w", err)
 	}
+	if method == acp.MethodTerminalCreate {
+		var created struct {
+			TerminalID string `json:"terminalId"`
+		}
+		if json.Unmarshal(out, &created) == nil && created.TerminalID != "" {
+			a.ownTerminal(created.TerminalID, s.id)
+		}
+	}
 	return out, nil
+}
+
+// Terminal ids belong to the agent process (and the session) whose
+// terminal/create the editor answered with them: another agent, or the
+// same agent under another session, naming one gets -32602 "unknown
+// terminal" and the editor never sees the request.
+
+// ownTerminal records a terminal id the editor gave a.
+func (a *agentRT) ownTerminal(id, sessionID string) {
+	a.mu.Lock()
+	a.terminals[id] = sessionID
+	a.mu.Unlock()
+}
+
+// terminalSession is the bridge session terminal id belongs to, if a owns it.
+func (a *agentRT) terminalSession(id string) (string, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	sid, ok := a.terminals[id]
+	return sid, ok
+}
+
+// forgetTerminal drops a released terminal.
+func (a *agentRT) forgetTerminal(id string) {
+	a.mu.Lock()
+	delete(a.terminals, id)
+	a.mu.Unlock()
+}
+
+// releaseTerminals releases, in the editor, the terminals of a process that
+// ended (nobody can release them any more); best effort, off the caller's
+// goroutine.
+func (a *agentRT) releaseTerminals(terminals map[string]string) {
+	if len(terminals) == 0 || a.b.editor == nil {
+		return
+	}
+	go func() {
+		for id, sid := range terminals {
+			ctx, cancel := context.WithTimeout(a.b.lifetime, 5*time.Second)
+			err := a.b.editor.Call(ctx, acp.MethodTerminalRelease, map[string]string{"sessionId": sid, "terminalId": id}, nil)
+			cancel()
+			if err != nil {
+				a.log.Debug("releasing a terminal of an exited agent failed", zap.String("terminalId", id), zap.Error(err))
+			}
+		}
+	}()
 }
 
 // forwardToEditor passes terminal/output, wait_for_exit, kill and release
@@ -119,10 +176,19 @@ func (b *Bridge) forwardToEditor(ctx context.Context, a *agentRT, method string,
 	if s == nil {
 		return nil, acp.Errorf(acp.CodeResourceNotFound, "%s: unknown session %q", method, o.String("sessionId"))
 	}
+	termID := o.String("terminalId")
+	if owner, ok := a.terminalSession(termID); !ok || owner != s.id {
+		a.log.Warn("refused a terminal request for a terminal this agent's session did not create",
+			zap.String("method", method), zap.String("terminalId", termID), zap.String("session", s.id))
+		return nil, acp.Errorf(acp.CodeInvalidParams, "%s: unknown terminal %q", method, termID)
+	}
 	o.Set("sessionId", s.id)
 	var out json.RawMessage
 	if err := b.editor.Call(ctx, method, o.Marshal(), &out); err != nil {
 		return nil, fmt.Errorf("editor: %w", err)
+	}
+	if method == acp.MethodTerminalRelease {
+		a.forgetTerminal(termID)
 	}
 	return out, nil
 }

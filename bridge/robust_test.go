@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
@@ -100,3 +101,69 @@ func TestEngineFailureBecomesACard(t *testing.T) {
 type errBoom struct{}
 
 func (errBoom) Error() string { return "boom" }
+
+// A terminal belongs to the agent (and session) whose terminal/create the
+// editor answered: another agent naming its id, or the same agent after
+// releasing it, gets -32602 "unknown terminal", and the editor never sees
+// the request.
+func TestTerminalIDsBelongToTheirAgent(t *testing.T) {
+	h := start(t, "defaultAgent: alpha\npermissions: {allow: [\"Bash(echo *)\"]}\nagents:\n"+testkit.FakeAgentYAML("alpha")+testkit.FakeAgentYAML("beta"))
+	var mu sync.Mutex
+	var seen []string // method terminalId, as the editor got them
+	h.editor.OnRequest = func(method string, params json.RawMessage) (any, error) {
+		var p struct {
+			TerminalID string `json:"terminalId"`
+		}
+		_ = json.Unmarshal(params, &p)
+		mu.Lock()
+		seen = append(seen, method+" "+p.TerminalID)
+		mu.Unlock()
+		switch method {
+		case acp.MethodTerminalCreate:
+			return map[string]string{"terminalId": "term-A"}, nil
+		case acp.MethodTerminalOutput:
+			return map[string]any{"output": "hi\n", "truncated": false}, nil
+		case acp.MethodTerminalWaitForExit:
+			return map[string]any{"exitCode": 0}, nil
+		case acp.MethodTerminalKill, acp.MethodTerminalRelease:
+			return map[string]any{}, nil
+		}
+		return nil, acp.MethodNotFound(method)
+	}
+	if _, err := h.editor.Initialize(tctx(t), false, true); err != nil {
+		t.Fatal(err)
+	}
+	sa, sb := h.session("alpha"), h.session("beta")
+	if _, err := h.editor.Prompt(tctx(t), sa, "term echo hi"); err != nil {
+		t.Fatal(err)
+	}
+	var prompt strings.Builder
+	for _, m := range []string{"output", "wait_for_exit", "kill", "release"} {
+		prompt.WriteString("termop " + m + " term-A\n")
+	}
+	prompt.WriteString("termop output never-created\n")
+	if _, err := h.editor.Prompt(tctx(t), sb, prompt.String()); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"termop=-32602", "termop=-32602", "termop=-32602", "termop=-32602", "termop=-32602"}
+	if got := testkit.Texts(h.editor.Messages(), sb); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("beta's terminal calls on alpha's terminal: %v, want %v", got, want)
+	}
+	mu.Lock()
+	got := strings.Join(seen, ",")
+	mu.Unlock()
+	if got != "terminal/create ,terminal/output term-A" {
+		t.Fatalf("the editor got %s; beta's calls must never reach it", got)
+	}
+	// The owner may use it, release it, and then it is gone.
+	if _, err := h.editor.Prompt(tctx(t), sa, "termop kill term-A\ntermop release term-A\ntermop output term-A"); err != nil {
+		t.Fatal(err)
+	}
+	texts := testkit.Texts(h.editor.Messages(), sa)
+	if tail := strings.Join(texts[len(texts)-3:], ","); tail != "termop=ok,termop=ok,termop=-32602" {
+		t.Fatalf("alpha's own terminal calls: %v", texts)
+	}
+	if logs := h.logs.FilterMessageSnippet("did not create").All(); len(logs) != 6 {
+		t.Fatalf("%d log lines about refused terminal calls, want 6", len(logs))
+	}
+}

@@ -76,7 +76,7 @@ type agentRT struct {
 	// those may be used by its terminal/output, wait_for_exit, kill and
 	// release (clientops.go). Forgotten on release and when the process ends.
 	terminals map[string]string
-	active    *session            // the session that prompted last
+	active    *session // the session that prompted last
 
 	// fwdMu serialises forwarding this agent's updates with registering
 	// new sessions (see updates.go); it guards opening, held, openedCh and

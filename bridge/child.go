@@ -233,6 +233,13 @@ func (b *Bridge) ask(ctx context.Context, s *session, call policy.Call, d decisi
 	if meta.Tool == "" {
 		meta.Tool = "unknown"
 	}
+	// The tool call and the agent's options are the child's words: its
+	// _meta["acp-bridge"] goes (only the bridge's own, in fwd.Meta, is shown).
+	toolCall, ok := s.agent.stripForeign(toolCall, "permission request tool call")
+	if !ok {
+		toolCall = json.RawMessage(`{}`)
+	}
+	options = s.agent.stripOptions(options)
 	fwd := &forwarded{SessionID: s.id, ToolCall: toolCall, Options: options}
 	if ctx.Err() != nil {
 		// The child withdrew the request or went away before it could be

@@ -101,8 +101,12 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 		b.record(s, call, d, "", "", "allow", "", string(d.verdict.Source), 0)
 	}
 	o.Set("sessionId", s.id)
+	fwdParams, ok := a.stripForeign(o.Marshal(), method)
+	if !ok {
+		return nil, acp.InvalidParams(method, errors.New("params nest too deep"))
+	}
 	var out json.RawMessage
-	if err := b.editor.Call(ctx, method, o.Marshal(), &out); err != nil {
+	if err := b.editor.Call(ctx, method, fwdParams, &out); err != nil {
 		return nil, fmt.Errorf("editor: %w", err)
 	}
 	if method == acp.MethodTerminalCreate {
@@ -183,8 +187,12 @@ func (b *Bridge) forwardToEditor(ctx context.Context, a *agentRT, method string,
 		return nil, acp.Errorf(acp.CodeInvalidParams, "%s: unknown terminal %q", method, termID)
 	}
 	o.Set("sessionId", s.id)
+	fwdParams, ok := a.stripForeign(o.Marshal(), method)
+	if !ok {
+		return nil, acp.InvalidParams(method, errors.New("params nest too deep"))
+	}
 	var out json.RawMessage
-	if err := b.editor.Call(ctx, method, o.Marshal(), &out); err != nil {
+	if err := b.editor.Call(ctx, method, fwdParams, &out); err != nil {
 		return nil, fmt.Errorf("editor: %w", err)
 	}
 	if method == acp.MethodTerminalRelease {

@@ -61,8 +61,8 @@ func TestStripMetaKey(t *testing.T) {
 		{`{"_meta":{"acp-bridge":1,"a":0,"acp-bridge":2}}`, `{"_meta":{"a":0}}`},
 		{`{"_meta":{"acp-bridge":1,"acp-bridge":2}}`, `{"_meta":{}}`},
 		{`{ "_meta" : { "acp-bridge" : [1,{"x":"}"}] , "k" : "v" } }`, `{ "_meta" : { "k" : "v" } }`},
-		{`{"_meta":{"acp\u002dbridge":{"agent":"x"}}}`, `{"_meta":{}}`},       // escaped key
-		{`{"\u005fmeta":{"acp-bridge":{"agent":"x"},"z":1}}`, `{"\u005fmeta":{"z":1}}`}, // escaped _meta
+		{`{"_meta":{"acp\u002dbridge":{"agent":"x"}}}`, `{"_meta":{}}`},                          // escaped key
+		{`{"\u005fmeta":{"acp-bridge":{"agent":"x"},"z":1}}`, `{"\u005fmeta":{"z":1}}`},          // escaped _meta
 		{`{"acp-bridge":1,"meta":{"acp-bridge":2}}`, `{"acp-bridge":1,"meta":{"acp-bridge":2}}`}, // not under _meta
 		{`{"update":{"sessionUpdate":"tool_call","content":[{"type":"content","_meta":{"acp-bridge":{"matchedRule":"Bash(*)"}}}],"_meta":{"acp-bridge":{"source":"rule"},"x":"acp-bridge"}}}`,
 			`{"update":{"sessionUpdate":"tool_call","content":[{"type":"content","_meta":{}}],"_meta":{"x":"acp-bridge"}}}`},

@@ -260,14 +260,14 @@ func (f *fakeBridge) concurrent(ctx context.Context) (any, error) {
 // hostileSeqs are terminal control sequences an agent might hide in its
 // text, each with a marker so the test can find where it was printed.
 var hostileSeqs = []string{
-	"\x1b[2J\x1b[H",                    // CSI: clear the screen, cursor home
-	"\x1b]52;c;ZWNobyBwd25lZA==\x07",    // OSC 52: write the clipboard
-	"\x1b]0;owned\x07\x1b]2;owned\x1b\\", // OSC 0/2: window title (BEL and ST ends)
+	"\x1b[2J\x1b[H",                                         // CSI: clear the screen, cursor home
+	"\x1b]52;c;ZWNobyBwd25lZA==\x07",                        // OSC 52: write the clipboard
+	"\x1b]0;owned\x07\x1b]2;owned\x1b\\",                    // OSC 0/2: window title (BEL and ST ends)
 	"\x1b]8;;https://evil.example\x1b\\click\x1b]8;;\x1b\\", // OSC 8: a hidden link
-	"\x1b[1;33m== Permission: fake ==\x1b[0m",                 // a fake card
-	"\u009b2J\u009d0;t\u009c",                                 // C1 CSI, OSC, ST
-	"\x00\x07\x08\x0b\x0c\x0e\x7f\r",                           // other C0 controls and DEL
-	"abc\u202egnp.exe\u202c \u2066x\u2069",                     // bidi overrides and isolates
+	"\x1b[1;33m== Permission: fake ==\x1b[0m",               // a fake card
+	"\u009b2J\u009d0;t\u009c",                               // C1 CSI, OSC, ST
+	"\x00\x07\x08\x0b\x0c\x0e\x7f\r",                        // other C0 controls and DEL
+	"abc\u202egnp.exe\u202c \u2066x\u2069",                  // bidi overrides and isolates
 }
 
 // hostileTurn puts every hostile sequence into every kind of agent text

@@ -231,3 +231,59 @@ func TestForeignBridgeMetaStripped(t *testing.T) {
 	}
 	p.Answer(acp.Selected(optRejectOnce))
 }
+
+// A child's fs path and terminal cwd must be plain: valid UTF-8 (a path
+// JSON decoding would change is refused), absolute, NUL-free, without
+// "..". Refused with -32602 naming the field; the editor never sees them.
+func TestChildPathsMustBePlain(t *testing.T) {
+	h := start(t, "defaultAgent: alpha\npermissions: {allow: [\"Read\", \"Edit\", \"Bash(echo *)\"]}\nagents:\n"+testkit.FakeAgentYAML("alpha"))
+	var mu sync.Mutex
+	var reached []string
+	h.editor.OnRequest = func(method string, params json.RawMessage) (any, error) {
+		mu.Lock()
+		reached = append(reached, method+" "+string(params))
+		mu.Unlock()
+		switch method {
+		case acp.MethodFSReadTextFile:
+			return map[string]string{"content": "served"}, nil
+		case acp.MethodTerminalCreate:
+			return map[string]string{"terminalId": "t1"}, nil
+		}
+		return nil, acp.MethodNotFound(method)
+	}
+	if _, err := h.editor.Initialize(tctx(t), true, true); err != nil {
+		t.Fatal(err)
+	}
+	sid := h.session("")
+	bad := []struct{ line, want string }{
+		{`call fs/read_text_file {"sessionId":"$SID","path":"rel/file"}`, "path must be an absolute path"},
+		{`call fs/read_text_file {"sessionId":"$SID","path":"` + h.ws + `/../secret"}`, `path must not hold a ".." element`},
+		{`call fs/read_text_file {"sessionId":"$SID","path":"` + h.ws + `/a\u0000b"}`, "path holds a NUL byte"},
+		{`call fs/read_text_file {"sessionId":"$SID","path":"` + h.ws + `/\ud800x"}`, "path is not valid UTF-8"},
+		{`call fs/write_text_file {"sessionId":"$SID","path":"` + h.ws + "/\xff\xfe" + `","content":"x"}`, "path is not valid UTF-8"},
+		{`call fs/read_text_file {"sessionId":"$SID"}`, "path is required"},
+		{`call terminal/create {"sessionId":"$SID","command":"echo","args":["hi"],"cwd":"` + h.ws + `/../.."}`, `cwd must not hold a ".." element`},
+	}
+	var prompt []string
+	for _, b := range bad {
+		prompt = append(prompt, b.line)
+	}
+	prompt = append(prompt, "read "+h.ws+"/main.go")
+	if _, err := h.editor.Prompt(tctx(t), sid, strings.Join(prompt, "\n")); err != nil {
+		t.Fatal(err)
+	}
+	texts := testkit.Texts(h.editor.Messages(), sid)
+	if len(texts) != len(bad)+1 || texts[len(bad)] != "read:served" {
+		t.Fatalf("texts %q: want one answer per bad request, then the plain read served", texts)
+	}
+	for i, b := range bad {
+		if !strings.HasPrefix(texts[i], "call=-32602:") || !strings.Contains(texts[i], b.want) {
+			t.Errorf("%s: %q, want -32602 naming %q", b.line, texts[i], b.want)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(reached) != 1 || !strings.Contains(reached[0], "main.go") {
+		t.Fatalf("the editor got %q; only the plain read may reach it", reached)
+	}
+}

@@ -188,12 +188,25 @@ type decision struct {
 }
 
 func (b *Bridge) decide(s *session, call policy.Call) decision {
+	return b.decideOr(s, call, "")
+}
+
+// decideOr is decide, unless failure says why the call could not be read:
+// then the engine is not consulted and the call is asked about as an
+// engine failure (bridge/policy.go).
+func (b *Bridge) decideOr(s *session, call policy.Call, failure string) decision {
 	mode := b.effectiveMode(s)
 	req := DecisionRequest{
 		Agent: s.agent.name, SessionID: s.id, Call: call, Mode: mode,
 		Cwd: s.cwd, AdditionalDirectories: s.addDirs, Session: s,
 	}
-	v, env := b.decideSafely(s, req) // a panic or a broken verdict becomes an ask
+	var v policy.Verdict
+	var env policy.Env
+	if failure != "" {
+		v, env = b.engineFailed(s, req, env, failure, nil)
+	} else {
+		v, env = b.decideSafely(s, req) // a panic or a broken verdict becomes an ask
+	}
 	return decision{verdict: v, mode: mode, env: env}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -30,6 +31,7 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 	childID := o.String("sessionId")
 	var call policy.Call
 	var title, kind string
+	failure := "" // set when the call could not be read: then it is asked about
 	switch method {
 	case acp.MethodFSReadTextFile, acp.MethodFSWriteTextFile:
 		if (method == acp.MethodFSReadTextFile && !caps.FS.ReadTextFile) || (method == acp.MethodFSWriteTextFile && !caps.FS.WriteTextFile) {
@@ -60,8 +62,11 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 		if _, err := pathParam(method, o, "cwd", false); err != nil {
 			return nil, err
 		}
-		cmd := policy.ShellJoin(p.Command, p.Args)
+		cmd, ok := a.shellJoinSafely(p.Command, p.Args)
 		call = policy.Call{Tool: "Bash", Command: cmd, Kind: "execute"}
+		if !ok {
+			failure = "the command could not be quoted"
+		}
 		title, kind = cmd, "execute"
 	}
 	call.Title, call.Kind = title, kind
@@ -70,7 +75,7 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 	if s == nil {
 		return nil, acp.Errorf(CodePermissionDenied, "%s refused: session %q is unknown to acp-bridge", method, childID)
 	}
-	d := b.decide(s, call)
+	d := b.decideOr(s, call, failure)
 	switch d.verdict.Decision {
 	case policy.Deny:
 		b.record(s, call, d, "", "", "deny", "", string(d.verdict.Source), 0)
@@ -199,4 +204,18 @@ func (b *Bridge) forwardToEditor(ctx context.Context, a *agentRT, method string,
 		a.forgetTerminal(termID)
 	}
 	return out, nil
+}
+
+// shellJoinSafely is policy.ShellJoin; a panic is logged and reported (ok
+// false) with a naive join for the card, which the engine never judges
+// (decideOr asks).
+func (a *agentRT) shellJoinSafely(command string, args []string) (cmd string, ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			a.log.Error("quoting a terminal/create command failed; the policy will ask", zap.String("command", command),
+				zap.Strings("args", args), zap.String("failure", fmt.Sprint(r)))
+			cmd, ok = strings.Join(append([]string{command}, args...), " "), false
+		}
+	}()
+	return policy.ShellJoin(command, args), true
 }

@@ -153,34 +153,44 @@ func (b *Bridge) reportRuleProblems(log, notify bool) {
 const SourceEngineError policy.Source = "engine-error"
 
 // decideSafely runs the Decider and turns a panic, or a verdict that says
-// neither allow, deny nor ask, into an ask: the call gets a card (never a
-// -32603 with nothing shown), the failure is logged with the call, and an
-// audit line records it at once (the card's outcome gets its own line).
+// neither allow, deny nor ask, into an ask (engineFailed): the call gets a
+// card (never a -32603 with nothing shown).
 func (b *Bridge) decideSafely(s *session, req DecisionRequest) (v policy.Verdict, env policy.Env) {
-	failed := func(what string, stack []byte) {
-		callJSON, _ := json.Marshal(req.Call)
-		b.log.Error("the policy engine failed on a call; asking the person instead",
-			zap.String("agent", req.Agent), zap.String("session", req.SessionID), zap.String("tool", req.Call.Tool),
-			zap.ByteString("call", callJSON), zap.String("failure", what), zap.ByteString("stack", stack))
-		v = policy.Verdict{Decision: policy.Ask, Source: SourceEngineError, Specifier: specifierOf(req.Call),
-			Reason: "the policy engine failed on this call (" + what + "); a person must decide"}
-		if env.Cwd == "" {
-			env = policy.Env{Cwd: req.Cwd, ProjectRoot: b.opts.WorkspaceDir, Home: b.home, AdditionalDirectories: req.AdditionalDirectories}
-		}
-		if s != nil {
-			b.audit(s, req.Call, decision{verdict: v, mode: req.Mode, env: env}, "", "", string(policy.Ask), "", string(SourceEngineError), "", 0)
-		}
-	}
 	defer func() {
 		if r := recover(); r != nil {
-			failed(fmt.Sprintf("panic: %v", r), debug.Stack())
+			v, env = b.engineFailed(s, req, env, fmt.Sprintf("panic: %v", r), debug.Stack())
 		}
 	}()
 	v, env = b.decider.Decide(req)
 	switch v.Decision {
 	case policy.Allow, policy.Deny, policy.Ask:
 	default:
-		failed(fmt.Sprintf("verdict %q is none of allow, deny, ask", v.Decision), nil)
+		v, env = b.engineFailed(s, req, env, fmt.Sprintf("verdict %q is none of allow, deny, ask", v.Decision), nil)
+	}
+	return v, env
+}
+
+// engineFailed is the verdict for a call the decision path could not judge:
+// ask (deny in dontAsk, where nobody is asked), with a reason naming the
+// failure. The failure is logged with the call, and an audit line records
+// it at once (the card's outcome gets its own line).
+func (b *Bridge) engineFailed(s *session, req DecisionRequest, env policy.Env, what string, stack []byte) (policy.Verdict, policy.Env) {
+	callJSON, _ := json.Marshal(req.Call)
+	b.log.Error("the policy engine failed on a call; asking the person instead",
+		zap.String("agent", req.Agent), zap.String("session", req.SessionID), zap.String("tool", req.Call.Tool),
+		zap.ByteString("call", callJSON), zap.String("failure", what), zap.ByteString("stack", stack))
+	v := policy.Verdict{Decision: policy.Ask, Source: SourceEngineError, Specifier: specifierOf(req.Call),
+		Reason: "the policy engine failed on this call (" + what + "); a person must decide"}
+	if req.Mode == policy.ModeDontAsk {
+		v.Decision = policy.Deny
+		v.Reason = "the policy engine failed on this call (" + what + "); dontAsk mode: denied"
+	}
+	if env.Cwd == "" {
+		env = policy.Env{Cwd: req.Cwd, ProjectRoot: b.opts.WorkspaceDir, Home: b.home, AdditionalDirectories: req.AdditionalDirectories}
+	}
+	if s != nil && v.Decision == policy.Ask {
+		// A deny is audited by its caller, as any deny is.
+		b.audit(s, req.Call, decision{verdict: v, mode: req.Mode, env: env}, "", "", string(policy.Ask), "", string(SourceEngineError), "", 0)
 	}
 	return v, env
 }

@@ -287,3 +287,30 @@ func TestChildPathsMustBePlain(t *testing.T) {
 		t.Fatalf("the editor got %q; only the plain read may reach it", reached)
 	}
 }
+
+// In dontAsk nobody is asked: an engine failure denies the call (and the
+// audit log says so), it never allows it.
+func TestEngineFailureInDontAskDenies(t *testing.T) {
+	aud := &memAudit{}
+	h := startWith(t, twoAgents(), func(o *Options) { o.Decider, o.Audit = brokenDecider{panicWith: "boom"}, aud })
+	h.init(false)
+	sid := h.session("alpha")
+	if err := h.editor.Conn.Call(tctx(t), acp.MethodSessionSetMode, map[string]string{"sessionId": sid, "modeId": "dontAsk"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.editor.Prompt(tctx(t), sid, "bash export X"); err != nil {
+		t.Fatal(err)
+	}
+	if texts := testkit.Texts(h.editor.Messages(), sid); len(texts) == 0 || texts[len(texts)-1] != "bash=reject" {
+		t.Fatalf("agent's answer: %v, want bash=reject", texts)
+	}
+	select {
+	case p := <-h.editor.Permissions:
+		t.Fatalf("a card in dontAsk: %+v", p.Meta)
+	default:
+	}
+	recs := aud.all()
+	if len(recs) != 1 || recs[0].Decision != "deny" || recs[0].Source != string(SourceEngineError) || !strings.Contains(recs[0].Reason, "panic: boom") {
+		t.Fatalf("audit = %+v, want one deny by engine-error naming the panic", recs)
+	}
+}

@@ -147,11 +147,11 @@ func (b *Bridge) requestPermission(ctx context.Context, a *agentRT, params json.
 		return acp.Cancelled(), nil
 	}
 	merged := s.cache.Merge(req.ToolCall)
-	call, nerr := b.normalizeSafely(a, merged)
+	call, failure, nerr := b.normalizeSafely(a, merged)
 	if nerr != nil {
 		a.log.Debug("tool call not understood; the policy will ask", zap.Error(nerr))
 	}
-	d := b.decide(s, call)
+	d := b.decideOr(s, call, failure)
 	toolCallID := toolCallIDOf(merged)
 
 	answerAllow := pickOption(req.Options, acp.KindAllowOnce)

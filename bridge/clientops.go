@@ -217,5 +217,5 @@ func (a *agentRT) shellJoinSafely(command string, args []string) (cmd string, ok
 			cmd, ok = strings.Join(append([]string{command}, args...), " "), false
 		}
 	}()
-	return policy.ShellJoin(command, args), true
+	return shellJoin(command, args), true
 }

@@ -225,15 +225,25 @@ func (b *Bridge) suggestSafely(call policy.Call, env policy.Env) (out []string) 
 	return policy.SuggestRules(call, env)
 }
 
-// normalizeSafely is profiles.Normalize, with a panic turned into an
-// unknown call (which the engine asks about) and logged.
-func (b *Bridge) normalizeSafely(a *agentRT, toolCall json.RawMessage) (call policy.Call, err error) {
+// normalizeSafely is profiles.Normalize, with a panic logged and reported
+// as failure (the call is then asked about as an engine failure, never
+// judged as an unknown call, which bypass would allow).
+func (b *Bridge) normalizeSafely(a *agentRT, toolCall json.RawMessage) (call policy.Call, failure string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			a.log.Error("reading a tool call failed; the policy will ask", zap.ByteString("toolCall", toolCall),
+			a.log.Error("reading a tool call failed; the person will be asked", zap.ByteString("toolCall", toolCall),
 				zap.String("failure", fmt.Sprint(r)), zap.ByteString("stack", debug.Stack()))
 			call, err = policy.Call{Input: toolCall}, fmt.Errorf("tool call not readable: %v", r)
+			failure = fmt.Sprintf("panic reading the tool call: %v", r)
 		}
 	}()
-	return profiles.Normalize(a.familyOf(), toolCall)
+	call, err = normalize(a.familyOf(), toolCall)
+	return call, "", err
 }
+
+// normalize and shellJoin are the readers of a child's calls; tests replace
+// them to make them fail.
+var (
+	normalize = profiles.Normalize
+	shellJoin = policy.ShellJoin
+)

@@ -10,6 +10,7 @@ import (
 	"github.com/acp-bridge/acp-bridge/internal/audit"
 	"github.com/acp-bridge/acp-bridge/internal/testkit"
 	"github.com/acp-bridge/acp-bridge/policy"
+	"github.com/acp-bridge/acp-bridge/profiles"
 )
 
 // memAudit is an Auditor that keeps its records.
@@ -312,5 +313,42 @@ func TestEngineFailureInDontAskDenies(t *testing.T) {
 	recs := aud.all()
 	if len(recs) != 1 || recs[0].Decision != "deny" || recs[0].Source != string(SourceEngineError) || !strings.Contains(recs[0].Reason, "panic: boom") {
 		t.Fatalf("audit = %+v, want one deny by engine-error naming the panic", recs)
+	}
+}
+
+// A panic while reading a child's call (normalising a tool call, quoting a
+// terminal command) is asked about, even under the agent's bypass, where an
+// unknown call would be allowed.
+func TestReadingFailureAsksEvenInBypass(t *testing.T) {
+	realNormalize, realJoin := normalize, shellJoin
+	t.Cleanup(func() { normalize, shellJoin = realNormalize, realJoin })
+	normalize = func(profiles.Family, json.RawMessage) (policy.Call, error) { panic("normalize exploded") }
+	shellJoin = func(string, []string) string { panic("join exploded") }
+	h := start(t, "defaultAgent: alpha\nagents:\n"+testkit.FakeAgentYAML("alpha")+"    bypassPermissions: true\n")
+	h.editor.OnRequest = func(method string, params json.RawMessage) (any, error) {
+		if method == acp.MethodTerminalCreate {
+			return map[string]string{"terminalId": "t1"}, nil
+		}
+		return map[string]any{"output": "", "truncated": false}, nil
+	}
+	if _, err := h.editor.Initialize(tctx(t), false, true); err != nil {
+		t.Fatal(err)
+	}
+	sid := h.session("")
+	res := h.promptAsync(sid, "bash echo hi\nterm echo hi")
+	for _, want := range []string{"panic reading the tool call: normalize exploded", "the command could not be quoted"} {
+		p, err := h.editor.NextPermission(tctx(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Meta.Source != string(SourceEngineError) || !strings.Contains(p.Meta.Reason, want) {
+			t.Fatalf("card %+v, want engine-error naming %q", p.Meta, want)
+		}
+		p.Answer(acp.Selected(optRejectOnce))
+	}
+	wait(t, res, "prompt")
+	texts := testkit.Texts(h.editor.Messages(), sid)
+	if len(texts) != 2 || texts[0] != "bash=reject" || !strings.HasPrefix(texts[1], "term-error:") {
+		t.Fatalf("agent's answers %q, want both refused", texts)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
 )
 
 // A child must not speak for the bridge: `_meta["acp-bridge"]` is the
@@ -26,10 +27,10 @@ var ErrTooDeep = errors.New("JSON nested too deep to check for a foreign _meta k
 // depth. Names are compared as any JSON reader decodes them (an escaped
 // spelling is the same name). When there is nothing to remove, b itself is
 // returned and changed is false; a value that cannot hold key (neither its
-// bytes nor a \u escape) is not walked at all, so the common case costs two
-// bytes.Contains. Everything but the removed members is kept byte for byte.
+// bytes nor a \u00XX escape of one of them: mayHold) is not walked at all,
+// so the common case costs a bytes.Contains and a bytes.Index. Everything but the removed members is kept byte for byte.
 func StripMetaKey(b []byte, key string) (out []byte, changed bool, err error) {
-	if !bytes.Contains(b, []byte(key)) && !bytes.Contains(b, []byte(`\u`)) {
+	if !mayHold(b, key) {
 		return b, false, nil
 	}
 	st := stripper{b: b, key: key}
@@ -49,6 +50,49 @@ func StripMetaKey(b []byte, key string) (out []byte, changed bool, err error) {
 		last = c[1]
 	}
 	return append(out, b[last:]...), true, nil
+}
+
+// mayHold reports whether b could hold a member named key (ASCII): key
+// spelled plainly, or a \u00XX escape of one of key's bytes (the only other
+// way to spell an ASCII name; escapes of anything else, as Go writes for
+// '<' or Python for non-ASCII text, cannot).
+func mayHold(b []byte, key string) bool {
+	if bytes.Contains(b, []byte(key)) {
+		return true
+	}
+	for i := 0; ; {
+		k := bytes.Index(b[i:], []byte(`\u00`))
+		if k < 0 {
+			return false
+		}
+		i += k + 4
+		if i+2 > len(b) {
+			return false
+		}
+		c, ok := hexByte(b[i], b[i+1])
+		if ok && strings.IndexByte(key, c) >= 0 {
+			return true
+		}
+	}
+}
+
+// hexByte reads two hex digits.
+func hexByte(hi, lo byte) (byte, bool) {
+	h, ok1 := hexVal(hi)
+	l, ok2 := hexVal(lo)
+	return h<<4 | l, ok1 && ok2
+}
+
+func hexVal(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
 }
 
 // stripper finds the spans StripMetaKey cuts, in order.
@@ -211,17 +255,26 @@ func decodeName(quoted []byte) (string, bool) {
 	return name, true
 }
 
-// skipJSONString returns the index just past the string at b[i] ('"'), or -1.
+// skipJSONString returns the index just past the string at b[i] ('"'), or
+// -1. It jumps from quote to quote (bytes.IndexByte) and counts the
+// backslashes before each, so long texts cost little.
 func skipJSONString(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
+	j := i + 1
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1
 		}
+		q := j + k
+		n := 0
+		for p := q - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1
+		}
+		j = q + 1
 	}
-	return -1
 }
 
 // skipValueAt skips a removed member's value without looking inside it,

@@ -70,6 +70,7 @@ func TestStripMetaKey(t *testing.T) {
 		{`{"_meta":"acp-bridge"}`, `{"_meta":"acp-bridge"}`},
 		{`{"_meta":["acp-bridge",{"acp-bridge":1}]}`, `{"_meta":["acp-bridge",{"acp-bridge":1}]}`},
 		{`{"text":"say \u0041cp-bridge"}`, `{"text":"say \u0041cp-bridge"}`},
+		{`{"_meta":{"\u0061\u0063\u0070\u002D\u0062\u0072\u0069\u0064\u0067\u0065":1,"x":"\u003c\u00e9"}}`, `{"_meta":{"x":"\u003c\u00e9"}}`}, // every byte escaped, upper-case hex
 		{`[{"_meta":{"acp-bridge":null}},"x",1.5e3,true,null]`, `[{"_meta":{}},"x",1.5e3,true,null]`},
 	}
 	for _, c := range cases {
@@ -109,8 +110,9 @@ func BenchmarkStripMetaKey(b *testing.B) {
 	big := `{"sessionId":"s-1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` + strings.Repeat("lorem ipsum ", 5000) + `"}}}`
 	tool := `{"sessionId":"s-1","update":{"sessionUpdate":"tool_call","toolCallId":"toolu_1","title":"ls","kind":"execute","status":"pending","rawInput":{"command":"ls -la"},"_meta":{"claudeCode":{"toolName":"Bash"}}}}`
 	foreign := `{"sessionId":"s-1","update":{"sessionUpdate":"tool_call","toolCallId":"toolu_1","title":"ls","kind":"execute","status":"pending","rawInput":{"command":"ls -la"},"_meta":{"claudeCode":{"toolName":"Bash"},"acp-bridge":{"approvalId":"x"}}}}`
-	escaped := `{"sessionId":"s-1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"caf\u00e9 ` + strings.Repeat("lorem ipsum ", 16) + `"}}}`
-	for _, c := range []struct{ name, line string }{{"chunk", chunk}, {"64KiB", big}, {"toolcall", tool}, {"foreign", foreign}, {"escaped", escaped}} {
+	escaped := `{"sessionId":"s-1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"caf\u00e9 \u003cb\u003e ` + strings.Repeat("lorem ipsum ", 16) + `"}}}`
+	escapedLetter := `{"sessionId":"s-1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"\u0061 ` + strings.Repeat("lorem ipsum ", 5000) + `"}}}`
+	for _, c := range []struct{ name, line string }{{"chunk", chunk}, {"64KiB", big}, {"toolcall", tool}, {"foreign", foreign}, {"escaped", escaped}, {"64KiB-walked", escapedLetter}} {
 		line := []byte(c.line)
 		b.Run(c.name+"/strip", func(b *testing.B) {
 			b.SetBytes(int64(len(line)))

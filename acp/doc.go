@@ -30,6 +30,13 @@
 // UTF-8) still goes through jsonrpc2, as does any response to an id we do
 // not know (jsonrpc2 reports it).
 //
+// A line the stream cannot deliver is reported (StreamOptions.OnDrop); an
+// over-long request whose head shows its id is answered with -32600 and an
+// over-long answer to our call fails it (readHead), and with
+// ReplyToBadLines non-JSON gets -32700 and non-messages -32600.
+//
 // Everything the bridge does not interpret travels as json.RawMessage, so
-// unknown fields, unknown sessionUpdate variants and _meta survive intact.
+// unknown fields, unknown sessionUpdate variants and _meta survive intact,
+// except _meta["acp-bridge"] where the bridge strips a child's copy
+// (StripMetaKey).
 package acp

@@ -131,6 +131,15 @@ func NewConn(ctx context.Context, stream jsonrpc2.ObjectStream, h Handler, opts 
 		onRecv := opts.OnRecv
 		var nctx context.Context
 		nctx, endNotif = context.WithCancel(ctx)
+		s.onLongAnswer = func(id jsonrpc2.ID, msg string) {
+			// The answer to one of our calls was too long to read: fail
+			// the call instead of leaving it waiting forever.
+			if id.IsString {
+				return
+			}
+			errObj, _ := json.Marshal(jsonrpc2.Error{Code: CodeInternalError, Message: msg})
+			c.deliver(&plainMsg{id: id, hasID: true, errObj: errObj}, onRecv)
+		}
 		s.onMsg = func(m plainMsg) bool {
 			switch {
 			case !m.hasID:

@@ -26,6 +26,9 @@ type StreamEvent struct {
 	Bytes  int    // length of the offending line
 	Prefix string // at most 120 bytes of it, for the log
 	Err    error
+	// Reply says how the sender was answered ("" = not at all), e.g.
+	// "error -32600 to id 7" or "error -32700 to id null".
+	Reply string
 }
 
 // StreamOptions configures an NDJSON stream.
@@ -35,6 +38,15 @@ type StreamOptions struct {
 	MaxLineBytes int
 	// OnDrop is called (on the read goroutine) for every dropped line.
 	OnDrop func(StreamEvent)
+	// ReplyToBadLines makes the stream answer, as JSON-RPC 2.0 asks of a
+	// server, a line that is not JSON with a parse error (-32700, id null)
+	// and a JSON value that is not a message with an invalid request
+	// (-32600, its id when one is readable and it is not a response, else
+	// null). Off, such lines are only reported (OnDrop). Whatever this
+	// says, an over-long line whose beginning shows a request with an id
+	// is answered with -32600 to that id, and one that shows a response to
+	// a call of ours fails that call (see NewConn).
+	ReplyToBadLines bool
 }
 
 // NewStream returns a jsonrpc2.ObjectStream speaking newline-delimited JSON
@@ -60,6 +72,10 @@ type ndjsonStream struct {
 
 	c io.Closer
 
+	// onLongAnswer, set by NewConn, fails our call id whose answer was
+	// an over-long line (dropped): read goroutine.
+	onLongAnswer func(id jsonrpc2.ID, msg string)
+
 	// onMsg, set by NewConn before the first read, receives plain
 	// messages on the read goroutine, in wire order, without the round
 	// trip through jsonrpc2's decoder (which decodes params into
@@ -72,6 +88,10 @@ type ndjsonStream struct {
 
 // maxRetainedLine bounds the line buffer kept between reads.
 const maxRetainedLine = 1 << 20
+
+// headBytes is how much of an over-long line is kept: enough for the log's
+// prefix and for reading whether it is a request with an id (readHead).
+const headBytes = 4 << 10
 
 // errLineTooLong is internal: the line was discarded.
 var errLineTooLong = errors.New("line too long")
@@ -96,9 +116,9 @@ func (s *ndjsonStream) readLine() ([]byte, error) {
 		if !tooLong {
 			if len(s.line)+len(frag) > s.opts.MaxLineBytes+1 { // +1: the newline
 				tooLong = true
-				// keep a prefix for the report
-				if len(s.line) < 120 {
-					n := min(120-len(s.line), len(frag))
+				// keep the line's head for the report and the reply
+				if len(s.line) < headBytes {
+					n := min(headBytes-len(s.line), len(frag))
 					s.line = append(s.line, frag[:n]...)
 				}
 			} else {
@@ -141,7 +161,7 @@ func (s *ndjsonStream) ReadObject(v any) error {
 	for {
 		line, err := s.readLine()
 		if errors.Is(err, errLineTooLong) {
-			s.drop(StreamEvent{Kind: "line-too-long", Prefix: prefix(line), Err: err})
+			s.drop(StreamEvent{Kind: "line-too-long", Prefix: prefix(line), Err: err, Reply: s.answerLong(line, err)})
 			continue
 		}
 		if err != nil {
@@ -158,15 +178,93 @@ func (s *ndjsonStream) ReadObject(v any) error {
 			}
 		}
 		if !jsonscan.Valid(trimmed) {
-			s.drop(StreamEvent{Kind: "invalid-json", Bytes: len(line), Prefix: prefix(line), Err: errors.New("not a JSON value")})
+			ev := StreamEvent{Kind: "invalid-json", Bytes: len(line), Prefix: prefix(line), Err: errors.New("not a JSON value")}
+			if s.opts.ReplyToBadLines {
+				ev.Reply = s.replyError(jsonrpc2.ID{}, false, CodeParseError, "parse error: the line is not a JSON value")
+			}
+			s.drop(ev)
 			continue
 		}
 		if err := json.Unmarshal(trimmed, v); err != nil {
-			s.drop(StreamEvent{Kind: "not-a-message", Bytes: len(line), Prefix: prefix(line), Err: err})
+			ev := StreamEvent{Kind: "not-a-message", Bytes: len(line), Prefix: prefix(line), Err: err}
+			if s.opts.ReplyToBadLines {
+				h := readHead(trimmed)
+				ev.Reply = s.replyError(h.id, h.hasID && !h.response, CodeInvalidRequest, "invalid request: not a JSON-RPC 2.0 message: "+err.Error())
+			}
+			s.drop(ev)
 			continue
 		}
 		return nil
 	}
+}
+
+// answerLong answers the sender of an over-long line, when its head shows
+// a request with an id (-32600 to that id), or fails our call when it
+// shows the answer to one; it says what it did, for the log.
+func (s *ndjsonStream) answerLong(head []byte, err error) string {
+	h := readHead(head)
+	switch {
+	case !h.hasID:
+		return ""
+	case h.method && !h.response:
+		return s.replyError(h.id, true, CodeInvalidRequest,
+			fmt.Sprintf("invalid request: %v bytes (maxLineBytes); the request was dropped", err))
+	case !h.method && s.onLongAnswer != nil:
+		s.onLongAnswer(h.id, fmt.Sprintf("the answer was dropped: %v bytes (maxLineBytes)", err))
+		return "failed our call " + h.id.String()
+	}
+	return ""
+}
+
+// replyError writes an error response to id (null unless hasID) and says
+// what it wrote, for the log.
+func (s *ndjsonStream) replyError(id jsonrpc2.ID, hasID bool, code int64, msg string) string {
+	errObj, _ := json.Marshal(jsonrpc2.Error{Code: code, Message: msg})
+	idJSON := []byte("null")
+	if hasID {
+		if b, err := id.MarshalJSON(); err == nil {
+			idJSON = b
+		}
+	}
+	if err := s.writeParts(respHead, idJSON, respError, errObj, respTail); err != nil {
+		return fmt.Sprintf("error %d to id %s not written: %v", code, idJSON, err)
+	}
+	return fmt.Sprintf("error %d to id %s", code, idJSON)
+}
+
+// lineHead is what the beginning of a line shows of a JSON-RPC message.
+type lineHead struct {
+	id       jsonrpc2.ID
+	hasID    bool // a plain id (see plainID), not null
+	method   bool // a string "method" member
+	response bool // a "result" or "error" member
+}
+
+// readHead reads the top-level members that are whole in head (the
+// beginning of a line, perhaps cut anywhere): a member is counted only if
+// its value is known to be whole (a number or literal at the very end may
+// go on; a string, object or array ends with its closing character).
+func readHead(head []byte) lineHead {
+	var h lineHead
+	i := 0
+	for i < len(head) && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r') {
+		i++
+	}
+	_, _ = jsonscan.EachMemberAt(head, i, func(name []byte, start, end int) bool {
+		if end >= len(head) && head[start] != '"' && head[start] != '{' && head[start] != '[' {
+			return false // a number or literal at the cut may go on
+		}
+		switch string(name) {
+		case "id":
+			h.id, h.hasID = plainID(head[start:end])
+		case "method":
+			h.method = head[start] == '"'
+		case "result", "error":
+			h.response = true
+		}
+		return true
+	})
+	return h
 }
 
 // plainMsg is a JSON-RPC message read without jsonrpc2's decoder.

@@ -52,32 +52,37 @@ type agentRT struct {
 	name string
 	log  *zap.Logger
 
-	mu         sync.Mutex
-	status     string
-	lastErr    string
-	restarts   int
-	gen        int // process generation, bumped at every start
-	proc       *agents.Process
-	conn       *acp.Conn
-	stdin      *acp.QueueWriter
-	init       acp.InitializeResponse
-	modes      json.RawMessage // the last session/new modes, for agents/list
-	family     profiles.Family
-	profile    *profiles.Profile // how to keep it asking (modes.go)
-	launched   bool              // the profile's launch flags were applied
-	command    string
-	args       []string
-	starting   chan struct{} // non-nil while a start is in progress
-	backoff    agents.Backoff
-	notBefore  time.Time
-	startedAt  time.Time
-	stopping   bool
-	reported   chan struct{}       // closed by watch once an exit of the current process is recorded
-	sessions   map[string]*session // by child session id, current generation
-	active     *session            // the session that prompted last
-	sandbox    SandboxPlan         // how the current process is confined
-	prepared   *sandbox.Prepared   // its sandbox files (nil when unconfined)
-	sandboxDir string              // the working directory it was computed for
+	mu        sync.Mutex
+	status    string
+	lastErr   string
+	restarts  int
+	gen       int // process generation, bumped at every start
+	proc      *agents.Process
+	conn      *acp.Conn
+	stdin     *acp.QueueWriter
+	init      acp.InitializeResponse
+	modes     json.RawMessage // the last session/new modes, for agents/list
+	family    profiles.Family
+	profile   *profiles.Profile // how to keep it asking (modes.go)
+	launched  bool              // the profile's launch flags were applied
+	command   string
+	args      []string
+	starting  chan struct{} // non-nil while a start is in progress
+	backoff   agents.Backoff
+	notBefore time.Time
+	startedAt time.Time
+	stopping  bool
+	reported  chan struct{}       // closed by watch once an exit of the current process is recorded
+	sessions  map[string]*session // by child session id, current generation
+	active    *session            // the session that prompted last
+	// terminals are the terminal ids the editor gave this process's
+	// terminal/create calls, with the bridge session each belongs to; only
+	// those may be used by its terminal/output, wait_for_exit, kill and
+	// release (clientops.go). Forgotten on release and when the process ends.
+	terminals  map[string]string
+	sandbox    SandboxPlan       // how the current process is confined
+	prepared   *sandbox.Prepared // its sandbox files (nil when unconfined)
+	sandboxDir string            // the working directory it was computed for
 
 	// fwdMu serialises forwarding this agent's updates with registering
 	// new sessions (see updates.go); it guards opening, held, openedCh and
@@ -91,7 +96,7 @@ type agentRT struct {
 func newAgentRT(b *Bridge, name string) *agentRT {
 	return &agentRT{
 		b: b, name: name, log: b.log.With(zap.String("agent", name)),
-		status: statusIdle, sessions: map[string]*session{}, held: map[string][]update{},
+		status: statusIdle, sessions: map[string]*session{}, terminals: map[string]string{}, held: map[string][]update{},
 		backoff: agents.Backoff{Min: 500 * time.Millisecond, Max: 30 * time.Second},
 	}
 }
@@ -297,7 +302,7 @@ func (a *agentRT) start(ctx context.Context, gen int) error {
 		MaxLineBytes: snap.Config.MaxLineBytes,
 		OnDrop: func(ev acp.StreamEvent) {
 			a.log.Warn("dropped a line from the agent; the connection goes on",
-				zap.String("kind", ev.Kind), zap.Error(ev.Err), zap.String("prefix", ev.Prefix))
+				zap.String("kind", ev.Kind), zap.Error(ev.Err), zap.String("prefix", ev.Prefix), zap.String("reply", ev.Reply))
 		},
 	})
 	conn := acp.NewConn(a.b.lifetime, stream, &childHandler{a: a, gen: gen}, a.b.connOptions("agent:"+a.name))
@@ -309,6 +314,7 @@ func (a *agentRT) start(ctx context.Context, gen int) error {
 	a.profile, a.launched = prof, fromLaunch
 	a.startedAt = time.Now()
 	a.sessions = map[string]*session{}
+	a.terminals = map[string]string{}
 	a.active = nil
 	a.mu.Unlock()
 	go a.watch(proc, conn, gen)
@@ -415,8 +421,11 @@ func (a *agentRT) watch(proc *agents.Process, conn *acp.Conn, gen int) {
 	}
 	a.conn = nil
 	lastErr := a.lastErr
+	terminals := a.terminals
+	a.terminals = map[string]string{}
 	close(a.reported)
 	a.mu.Unlock()
+	a.releaseTerminals(terminals)
 	by := policy.SourceAgentExit
 	n := a.b.broker.ResolveAgent(a.name, approvals.Resolution{Outcome: acp.OutcomeCancelled, By: by})
 	if stopping {

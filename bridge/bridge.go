@@ -140,8 +140,12 @@ func (b *Bridge) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	}()
 	stream := acp.NewStream(in, outQ, nil, acp.StreamOptions{
 		MaxLineBytes: snap.Config.MaxLineBytes,
+		// JSON-RPC 2.0: the editor hears of a line that is not JSON (-32700)
+		// or not a message (-32600); children are only logged (architecture.md).
+		ReplyToBadLines: true,
 		OnDrop: func(ev acp.StreamEvent) {
-			b.log.Warn("dropped a line from the editor", zap.String("kind", ev.Kind), zap.Error(ev.Err), zap.String("prefix", ev.Prefix))
+			b.log.Warn("dropped a line from the editor", zap.String("kind", ev.Kind), zap.Error(ev.Err),
+				zap.String("prefix", ev.Prefix), zap.String("reply", ev.Reply))
 		},
 	})
 	gate := make(chan struct{})

@@ -50,6 +50,17 @@ type harness struct {
 // start runs a bridge over pipes with the given config (YAML) and connects a fake editor.
 func start(t *testing.T, config string, opts ...func(*Options)) *harness {
 	t.Helper()
+	return startWith(t, config, func(o *Options) {
+		for _, f := range opts {
+			f(o)
+		}
+	})
+}
+
+// startWith is start with a hook that may change the bridge's Options
+// (a Decider, an Auditor) before it is built.
+func startWith(t *testing.T, config string, opt func(*Options)) *harness {
+	t.Helper()
 	ws := t.TempDir()
 	userDir := t.TempDir()
 	cfg := filepath.Join(userDir, "config.yaml")
@@ -66,8 +77,8 @@ func start(t *testing.T, config string, opts ...func(*Options)) *harness {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	o := Options{Settings: store, Logger: log, Version: "test", WorkspaceDir: ws, InitTimeout: 5 * time.Second, StopTimeout: 5 * time.Second, PersistTimeout: 2 * time.Second}
-	for _, f := range opts {
-		f(&o)
+	if opt != nil {
+		opt(&o)
 	}
 	b := New(o)
 	h := &harness{t: t, ws: ws, cfg: cfg, bridge: b, store: store, logs: logs, inW: inW, done: make(chan struct{}), cancel: cancel}

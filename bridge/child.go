@@ -12,7 +12,6 @@ import (
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/approvals"
 	"github.com/acp-bridge/acp-bridge/policy"
-	"github.com/acp-bridge/acp-bridge/profiles"
 )
 
 // childHandler serves one child agent process: the bridge as an ACP client.
@@ -154,11 +153,11 @@ func (b *Bridge) requestPermission(ctx context.Context, a *agentRT, params json.
 		return acp.Cancelled(), nil
 	}
 	merged := s.cache.Merge(req.ToolCall)
-	call, nerr := profiles.Normalize(a.familyOf(), merged)
+	call, failure, nerr := b.normalizeSafely(a, merged)
 	if nerr != nil {
 		a.log.Debug("tool call not understood; the policy will ask", zap.Error(nerr))
 	}
-	d := b.decide(s, call)
+	d := b.decideOr(s, call, failure)
 	toolCallID := toolCallIDOf(merged)
 
 	answerAllow := pickOption(req.Options, acp.KindAllowOnce)
@@ -200,12 +199,25 @@ type decision struct {
 }
 
 func (b *Bridge) decide(s *session, call policy.Call) decision {
+	return b.decideOr(s, call, "")
+}
+
+// decideOr is decide, unless failure says why the call could not be read:
+// then the engine is not consulted and the call is asked about as an
+// engine failure (bridge/policy.go).
+func (b *Bridge) decideOr(s *session, call policy.Call, failure string) decision {
 	mode := b.effectiveMode(s)
 	req := DecisionRequest{
 		Agent: s.agent.name, SessionID: s.id, Call: call, Mode: mode,
 		Cwd: s.cwd, AdditionalDirectories: s.addDirs, Session: s,
 	}
-	v, env := b.decider.Decide(req)
+	var v policy.Verdict
+	var env policy.Env
+	if failure != "" {
+		v, env = b.engineFailed(s, req, env, failure, nil)
+	} else {
+		v, env = b.decideSafely(s, req) // a panic or a broken verdict becomes an ask
+	}
 	return decision{verdict: v, mode: mode, env: env, sandbox: s.agent.sandboxNote(call, env.Cwd, false)}
 }
 
@@ -240,7 +252,7 @@ func (b *Bridge) ask(ctx context.Context, s *session, call policy.Call, d decisi
 		ApprovalID: id, Agent: s.agent.name, SessionID: s.id, ToolCallID: toolCallID,
 		Tool: call.Tool, Specifier: d.verdict.Specifier, Paths: call.Paths, SubCommands: d.verdict.SubCommands,
 		MatchedRule: d.verdict.Rule, Source: string(d.verdict.Source), Reason: d.verdict.Reason, Breaker: d.verdict.Breaker,
-		Mode: string(d.mode), SuggestedRules: policy.SuggestRules(call, d.env), Operation: operation,
+		Mode: string(d.mode), SuggestedRules: b.suggestSafely(call, d.env), Operation: operation,
 		Sandbox: d.sandbox,
 	}
 	if strings.HasPrefix(operation, "fs/") {
@@ -252,6 +264,13 @@ func (b *Bridge) ask(ctx context.Context, s *session, call policy.Call, d decisi
 	if meta.Tool == "" {
 		meta.Tool = "unknown"
 	}
+	// The tool call and the agent's options are the child's words: its
+	// _meta["acp-bridge"] goes (only the bridge's own, in fwd.Meta, is shown).
+	toolCall, ok := s.agent.stripForeign(toolCall, "permission request tool call")
+	if !ok {
+		toolCall = json.RawMessage(`{}`)
+	}
+	options = s.agent.stripOptions(options)
 	fwd := &forwarded{SessionID: s.id, ToolCall: toolCall, Options: options}
 	if ctx.Err() != nil {
 		// The child withdrew the request or went away before it could be

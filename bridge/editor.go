@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/google/uuid"
@@ -254,8 +253,11 @@ func (b *Bridge) newSession(ctx context.Context, params json.RawMessage) (any, e
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, acp.InvalidParams(acp.MethodSessionNew, err)
 	}
-	if p.Cwd == "" || !filepath.IsAbs(p.Cwd) {
-		return nil, acp.InvalidParams(acp.MethodSessionNew, fmt.Errorf("cwd must be an absolute path, got %q", p.Cwd))
+	if p.Cwd, err = pathParam(acp.MethodSessionNew, o, "cwd", true); err != nil {
+		return nil, err
+	}
+	if p.AdditionalDirectories, err = pathListParam(acp.MethodSessionNew, o, "additionalDirectories"); err != nil {
+		return nil, err
 	}
 	if _, ok := o["mcpServers"]; !ok {
 		o.Set("mcpServers", []any{}) // required by ACP; be lenient toward the editor, exact toward the child
@@ -329,9 +331,13 @@ func (b *Bridge) loadSession(ctx context.Context, params json.RawMessage) (any, 
 	if id == "" {
 		return nil, acp.InvalidParams(acp.MethodSessionLoad, errors.New("sessionId is required"))
 	}
-	cwd := o.String("cwd")
-	if cwd == "" || !filepath.IsAbs(cwd) {
-		return nil, acp.InvalidParams(acp.MethodSessionLoad, fmt.Errorf("cwd must be an absolute path, got %q", cwd))
+	cwd, err := pathParam(acp.MethodSessionLoad, o, "cwd", true)
+	if err != nil {
+		return nil, err
+	}
+	addDirs, err := pathListParam(acp.MethodSessionLoad, o, "additionalDirectories")
+	if err != nil {
+		return nil, err
 	}
 	if _, ok := o["mcpServers"]; !ok {
 		o.Set("mcpServers", []any{})
@@ -355,7 +361,7 @@ func (b *Bridge) loadSession(ctx context.Context, params json.RawMessage) (any, 
 		childID = s.childID
 	}
 	// Map before forwarding: the replay arrives as session/update under childID.
-	ns := newSession(id, a, childID, gen, cwd, nil)
+	ns := newSession(id, a, childID, gen, cwd, addDirs)
 	if s != nil {
 		ns.mode = s.modeOverride()
 		if s.gen == gen { // the same process: what the bridge knew of the child's modes holds
@@ -407,6 +413,11 @@ func (b *Bridge) callPicked(ctx context.Context, method string, params json.RawM
 }
 
 func (b *Bridge) listSessions(ctx context.Context, params json.RawMessage) (any, error) {
+	if o, err := acp.ParseObject(params); err == nil {
+		if _, err := pathParam(acp.MethodSessionList, o, "cwd", false); err != nil {
+			return nil, err
+		}
+	}
 	a, raw, err := b.callPicked(ctx, acp.MethodSessionList, params)
 	if err != nil {
 		return nil, err

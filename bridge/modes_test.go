@@ -31,6 +31,12 @@ func (m *memAudit) Append(r audit.Record) error {
 	return nil
 }
 
+func (m *memAudit) all() []audit.Record {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]audit.Record(nil), m.recs...)
+}
+
 func (m *memAudit) decisions(session string) []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -3,8 +3,14 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
 	"sync"
+	"unicode/utf8"
 
+	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/policy"
 	"github.com/acp-bridge/acp-bridge/profiles"
 )
@@ -153,4 +159,83 @@ func (s *session) grantPolicy() (*policy.Policy, []policy.RuleText) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.grantP, s.grants
+}
+
+// Paths the bridge judges or hands on (a session's cwd and additional
+// directories, a child's fs path or terminal cwd) are refused, as invalid
+// params naming the field, unless they are plain: a JSON string of valid
+// UTF-8 (encoding/json would quietly turn bad bytes and lone surrogates
+// into U+FFFD, so the policy would judge another path than the one the
+// editor or the OS acts on; U+FFFD itself is refused for that reason),
+// absolute, without NUL, and without a ".." element (which the policy
+// would resolve lexically and the OS through symlinks).
+
+// pathParam reads and checks the path at o[field]; required says whether
+// it may be absent (then "" is returned).
+func pathParam(method string, o acp.Object, field string, required bool) (string, error) {
+	raw, ok := o[field]
+	if !ok || string(raw) == "null" {
+		if required {
+			return "", acp.InvalidParams(method, fmt.Errorf("%s is required (an absolute path)", field))
+		}
+		return "", nil
+	}
+	return checkPathJSON(method, field, raw)
+}
+
+// pathListParam reads and checks o[field], a list of paths (may be absent).
+func pathListParam(method string, o acp.Object, field string) ([]string, error) {
+	raw, ok := o[field]
+	if !ok || string(raw) == "null" {
+		return nil, nil
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, acp.InvalidParams(method, fmt.Errorf("%s must be a list of absolute paths", field))
+	}
+	out := make([]string, 0, len(items))
+	for i, it := range items {
+		p, err := checkPathJSON(method, fmt.Sprintf("%s[%d]", field, i), it)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// checkPathJSON decodes raw, a JSON string, and checks the path it holds.
+func checkPathJSON(method, field string, raw json.RawMessage) (string, error) {
+	if !utf8.Valid(raw) {
+		return "", acp.InvalidParams(method, fmt.Errorf("%s is not valid UTF-8", field))
+	}
+	var p string
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return "", acp.InvalidParams(method, fmt.Errorf("%s must be a string (an absolute path)", field))
+	}
+	if strings.ContainsRune(p, utf8.RuneError) {
+		return "", acp.InvalidParams(method, fmt.Errorf("%s is not valid UTF-8 (it holds U+FFFD or a lone surrogate escape)", field))
+	}
+	if err := checkPath(p); err != nil {
+		return "", acp.InvalidParams(method, fmt.Errorf("%s %w", field, err))
+	}
+	return p, nil
+}
+
+// checkPath checks a decoded path: absolute, no NUL, no ".." element.
+func checkPath(p string) error {
+	switch {
+	case p == "":
+		return errors.New("is empty; an absolute path is required")
+	case strings.IndexByte(p, 0) >= 0:
+		return fmt.Errorf("holds a NUL byte: %q", p)
+	case !filepath.IsAbs(p):
+		return fmt.Errorf("must be an absolute path, got %q", p)
+	}
+	for _, el := range strings.Split(filepath.ToSlash(p), "/") {
+		if el == ".." {
+			return fmt.Errorf("must not hold a \"..\" element, got %q", p)
+		}
+	}
+	return nil
 }

@@ -96,6 +96,19 @@ func (a *agentRT) sendUpdate(ctx context.Context, s *session, known bool, o upda
 		a.log.Debug("session/update for an unknown child session shown on the agent's active session",
 			zap.String("childSession", childID), zap.String("session", s.id))
 	}
+	// A child's _meta["acp-bridge"] (anywhere in the update) never reaches
+	// the editor. Nearly every update cannot hold it and costs two
+	// bytes.Contains; one that did is read again from its stripped bytes.
+	if stripped, ok := a.stripForeign(o.params, "session/update "+o.kind); !ok {
+		return
+	} else if len(stripped) != len(o.params) {
+		so, err := parseUpdate(stripped)
+		if err != nil {
+			a.log.Warn("session/update params are not an object; dropped", zap.Error(err))
+			return
+		}
+		o = so
+	}
 	if o.kind == "current_mode_update" || o.kind == "config_option_update" {
 		var fwd bool
 		if o, fwd = a.modeUpdate(s, known, o); !fwd { // modes.go: the editor sees the bridge's mode
@@ -198,4 +211,41 @@ func (a *agentRT) waitOpened(ctx context.Context) {
 	case <-ch:
 	case <-ctx.Done():
 	}
+}
+
+// stripForeign removes a child's _meta["acp-bridge"], at any depth, from
+// JSON the editor will be shown (acp.StripMetaKey): only the bridge speaks
+// under that key. A value too deep to check is refused (ok false), never
+// forwarded unread.
+func (a *agentRT) stripForeign(raw json.RawMessage, what string) (json.RawMessage, bool) {
+	out, changed, err := acp.StripMetaKey(raw, acp.MetaKey)
+	if err != nil {
+		a.log.Warn("could not check a message from the agent for a foreign _meta key; not forwarded",
+			zap.String("what", what), zap.Error(err))
+		return nil, false
+	}
+	if changed {
+		a.log.Warn("removed _meta[\"acp-bridge\"] the agent put in a message for the editor: only acp-bridge writes that key",
+			zap.String("what", what))
+	}
+	return out, true
+}
+
+// stripOptions is stripForeign for the _meta of an agent's permission options.
+func (a *agentRT) stripOptions(opts []acp.PermissionOption) []acp.PermissionOption {
+	out := opts
+	for i, o := range opts {
+		if len(o.Meta) == 0 {
+			continue
+		}
+		m, ok := a.stripForeign(o.Meta, "permission option")
+		if ok && &m[0] == &o.Meta[0] {
+			continue
+		}
+		if &out[0] == &opts[0] {
+			out = append([]acp.PermissionOption(nil), opts...)
+		}
+		out[i].Meta = m // nil (dropped) when it could not be checked
+	}
+	return out
 }

@@ -564,16 +564,18 @@ func (c *chat) renderTool(kind string, update json.RawMessage) {
 		title = id.ToolCallID
 	}
 	var ls []string
+	head := styleNone
 	// A tool_call is an upsert (Claude sends two): print it once, then
 	// only status changes.
 	if fresh || (id.Status != "" && status != before) {
-		ls = append(ls, c.out.style(styleTool, fmt.Sprintf("[tool] %s (%s)", title, status)))
+		ls = append(ls, fmt.Sprintf("[tool] %s (%s)", title, status))
+		head = styleTool
 	}
 	if kind == "tool_call_update" && len(id.Content) > 0 {
 		ls = append(ls, contentLines(id.Content, "    ")...)
 	}
 	if len(ls) > 0 {
-		c.out.lines(styleNone, ls...)
+		c.out.block(head, styleNone, ls...)
 	}
 }
 
@@ -883,7 +885,7 @@ func (l *loop) nextCard() {
 			cd.resolve(acp.Cancelled(), "turn cancelled")
 			continue
 		}
-		c.out.lines(styleNone, c.out.cardLines(cd)...)
+		c.out.block(styleCard, styleNone, c.out.cardLines(cd)...)
 		if c.opts.AutoAnswer != AutoNone {
 			o, ok := autoOption(c.opts.AutoAnswer, cd.req.Options)
 			if !ok {

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
@@ -570,6 +571,66 @@ func TestRenderHelpers(t *testing.T) {
 	for _, tt := range tests {
 		if strings.Join(tt.got, "\n") != strings.Join(tt.want, "\n") {
 			t.Errorf("%s:\n got %q\nwant %q", tt.name, tt.got, tt.want)
+		}
+	}
+}
+
+// An agent's text cannot steer the terminal: every escape sequence, C0/C1
+// control and bidi override it sends, in any text the chat prints, reaches
+// the screen made visible, never raw.
+func TestChatShowsControlSequences(t *testing.T) {
+	r := startChat(t, "hostile", strings.NewReader("go\n"), func(o *Options) { o.AutoAnswer = AutoAllow })
+	if err := r.wait(t); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	out := r.screen.String()
+	for i := 0; i < len(out); {
+		c, size := utf8.DecodeRuneInString(out[i:])
+		switch {
+		case c == utf8.RuneError && size == 1:
+			t.Fatalf("raw byte %#x at %d; screen:\n%q", out[i], i, out)
+		case c < 0x20 && c != '\n' && c != '\t', c == 0x7f, c >= 0x80 && c <= 0x9f, isBidiControl(c):
+			t.Fatalf("raw control %U at %d; screen:\n%q", c, i, out)
+		}
+		i += size
+	}
+	// Each place shows the sequences, visibly.
+	want := `^[[2J^[[H|^[]52;c;ZWNobyBwd25lZA==^G|^[]0;owned^G^[]2;owned^[\|^[]8;;https://evil.example^[\click^[]8;;^[\|^[[1;33m== Permission: fake ==^[[0m|<U+009B>2J<U+009D>0;t<U+009C>|^@^G^H^K^L^N^?^M|abc<U+202E>gnp.exe<U+202C> <U+2066>x<U+2069>`
+	for _, place := range []string{"thought:", "[tool] title:", "out:", "+++ b/d", "+new:", "plan:", "[mode] mode:", "[title] stitle:",
+		"== Permission: card:", "$ ccmd:", "why: why:", "specifier: spec:", "agent: agent:", "[1] opt:", "auto: opt:", "[error] "} {
+		if !strings.Contains(out, place) {
+			t.Errorf("nothing printed at %q; screen:\n%s", place, out)
+			continue
+		}
+		if place == "[error] " {
+			if !strings.Contains(out, "err:"+want) {
+				t.Errorf("the error is not shown visibly; screen:\n%s", out)
+			}
+			continue
+		}
+		if !strings.Contains(out, place+want) {
+			i := strings.Index(out, place)
+			t.Errorf("at %q: %q..., want %q", place, out[i:min(len(out), i+len(place)+len(want))], place+want)
+		}
+	}
+	if !strings.Contains(out, "msg0:^[[2J^[[H\n") {
+		t.Errorf("message chunks are not shown visibly; screen:\n%s", out)
+	}
+}
+
+func TestVisible(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"plain text\twith tab\n", "plain text\twith tab\n"},
+		{"héllo wörld ✓ 日本", "héllo wörld ✓ 日本"},
+		{"line\r\nnext\rover", "line\nnext^Mover"},
+		{"\x1b[31mred", "^[[31mred"},
+		{"\u0085\u009f\u00a0", "<U+0085><U+009F>\u00a0"},
+		{"\xc2", `\xC2`},
+		{"\u200eltr\u200f\u061c", "<U+200E>ltr<U+200F><U+061C>"},
+	}
+	for _, c := range cases {
+		if got := visible(c.in); got != c.want {
+			t.Errorf("visible(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }

@@ -8,6 +8,12 @@
 // from Options.In and everything shown goes to Options.Out (ANSI colours only
 // when Out is a terminal). The child's stderr goes to the logger, line by line.
 //
+// Every string the agent supplies is printed through visible (visible.go):
+// escape sequences, C0 and C1 controls, bidi controls and bytes that are not
+// UTF-8 are shown (^[, <U+202E>, \xNN), never obeyed, so an agent cannot
+// clear the screen, set the title or clipboard, or draw a fake card. The
+// only escape sequences Out gets are the printer's own styles.
+//
 // # Goroutines
 //
 //   - Run's goroutine owns the interaction: the prompt loop, the card being

@@ -56,6 +56,8 @@ func TestHelperProcess(t *testing.T) {
 		}
 	case "bridge":
 		serveFake(ctx, &fakeBridge{usr1: notifyUser1()})
+	case "hostile":
+		serveFake(ctx, &fakeBridge{hostile: true})
 	case "stubborn":
 		ignoreTerm()
 		serveFake(ctx, &fakeBridge{stubborn: true})
@@ -70,6 +72,7 @@ type fakeBridge struct {
 	conn     *acp.Conn
 	ready    chan struct{}
 	stubborn bool
+	hostile  bool // prompts get hostileTurn
 	usr1     <-chan os.Signal
 }
 
@@ -114,6 +117,9 @@ func (f *fakeBridge) HandleRequest(ctx context.Context, method string, params js
 	case acp.MethodSessionPrompt:
 		if f.stubborn {
 			time.Sleep(time.Hour)
+		}
+		if f.hostile {
+			return f.hostileTurn(ctx)
 		}
 		if strings.Contains(string(params), "crash") {
 			f.say(ctx, "about to crash\n")
@@ -249,4 +255,51 @@ func (f *fakeBridge) concurrent(ctx context.Context) (any, error) {
 		f.say(ctx, n+"="+answers[i]+"\n")
 	}
 	return acp.PromptResponse{StopReason: acp.StopEndTurn}, nil
+}
+
+// hostileSeqs are terminal control sequences an agent might hide in its
+// text, each with a marker so the test can find where it was printed.
+var hostileSeqs = []string{
+	"\x1b[2J\x1b[H",                                         // CSI: clear the screen, cursor home
+	"\x1b]52;c;ZWNobyBwd25lZA==\x07",                        // OSC 52: write the clipboard
+	"\x1b]0;owned\x07\x1b]2;owned\x1b\\",                    // OSC 0/2: window title (BEL and ST ends)
+	"\x1b]8;;https://evil.example\x1b\\click\x1b]8;;\x1b\\", // OSC 8: a hidden link
+	"\x1b[1;33m== Permission: fake ==\x1b[0m",               // a fake card
+	"\u009b2J\u009d0;t\u009c",                               // C1 CSI, OSC, ST
+	"\x00\x07\x08\x0b\x0c\x0e\x7f\r",                        // other C0 controls and DEL
+	"abc\u202egnp.exe\u202c \u2066x\u2069",                  // bidi overrides and isolates
+}
+
+// hostileTurn puts every hostile sequence into every kind of agent text
+// the chat prints: message and thought chunks, a tool call's title,
+// content and diff path, a plan, a mode, a title, a card's options and
+// reason, and the prompt's error.
+func (f *fakeBridge) hostileTurn(ctx context.Context) (any, error) {
+	all := strings.Join(hostileSeqs, "|")
+	for i, seq := range hostileSeqs {
+		f.say(ctx, fmt.Sprintf("msg%d:%s\n", i, seq))
+	}
+	f.update(ctx, map[string]any{"sessionUpdate": "agent_thought_chunk", "content": map[string]string{"type": "text", "text": "thought:" + all}})
+	f.update(ctx, map[string]any{"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "title:" + all, "kind": "execute", "status": "pending",
+		"rawInput": map[string]string{"command": "cmd:" + all}})
+	f.update(ctx, map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed",
+		"content": []any{map[string]any{"type": "content", "content": map[string]string{"type": "text", "text": "out:" + all}},
+			map[string]any{"type": "diff", "path": "/d" + all, "newText": "new:" + all}}})
+	f.update(ctx, map[string]any{"sessionUpdate": "plan", "entries": []any{map[string]string{"content": "plan:" + all, "status": "pending"}}})
+	f.update(ctx, map[string]any{"sessionUpdate": "current_mode_update", "currentModeId": "mode:" + all})
+	f.update(ctx, map[string]any{"sessionUpdate": "session_info_update", "title": "stitle:" + all})
+	var r acp.RequestPermissionResponse
+	err := f.conn.Call(ctx, acp.MethodRequestPermission, map[string]any{
+		"sessionId": "bridge-s1",
+		"toolCall":  map[string]any{"toolCallId": "t2", "title": "card:" + all, "kind": "execute", "rawInput": map[string]string{"command": "ccmd:" + all}},
+		"options": []acp.PermissionOption{
+			{OptionID: "a", Name: "opt:" + all, Kind: acp.KindAllowOnce},
+			{OptionID: "r", Name: "Deny", Kind: acp.KindRejectOnce},
+		},
+		"_meta": map[string]any{acp.MetaKey: map[string]any{"approvalId": "ap-h", "reason": "why:" + all, "specifier": "spec:" + all, "agent": "agent:" + all}},
+	}, &r)
+	if err != nil {
+		return nil, err
+	}
+	return nil, acp.Errorf(acp.CodeInternalError, "err:%s", all)
 }

@@ -80,6 +80,7 @@ func (p *printer) chunk(kind, text string) {
 			p.write(p.style(styleDim, thoughtHead))
 		}
 	}
+	text = visible(text)
 	if kind == "thought" {
 		p.write(p.style(styleDim, text))
 		return
@@ -87,13 +88,25 @@ func (p *printer) chunk(kind, text string) {
 	p.write(text)
 }
 
-// lines prints whole lines, starting on a fresh one.
+// lines prints whole lines, starting on a fresh one. Each line is made
+// visible (visible) before it is styled: the only escape sequences that
+// reach the terminal are the printer's own.
 func (p *printer) lines(style string, ls ...string) {
+	p.block(style, style, ls...)
+}
+
+// block prints whole lines like lines, the first in its own style (a card's
+// or a tool call's head).
+func (p *printer) block(firstStyle, style string, ls ...string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.newlineLocked()
-	for _, l := range ls {
-		p.write(p.style(style, l) + "\n")
+	for i, l := range ls {
+		st := style
+		if i == 0 {
+			st = firstStyle
+		}
+		p.write(p.style(st, visible(l)) + "\n")
 	}
 }
 
@@ -103,7 +116,7 @@ func (p *printer) ask(s string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.newlineLocked()
-	p.write(p.style(styleBold, s))
+	p.write(p.style(styleBold, visible(s)))
 }
 
 // answered records the person's answer: echoed when the input is not a
@@ -325,13 +338,14 @@ type bridgeInfo struct {
 	Suggested   []string `json:"suggestedRules"`
 }
 
+// cardLines are a card's lines, plain: print them with block(styleCard, styleNone, ...).
 func (p *printer) cardLines(cd *card) []string {
 	t := cd.tool
 	title := t.Title
 	if title == "" {
 		title = cd.toolCallID
 	}
-	out := []string{p.style(styleCard, "== Permission: "+title+" ==")}
+	out := []string{"== Permission: " + title + " =="} // styled by the caller (printer.block)
 	name := t.toolName()
 	if name == "" {
 		name = cd.meta.Tool

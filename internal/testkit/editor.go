@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -69,14 +70,67 @@ type Editor struct {
 
 	mu       sync.Mutex
 	messages []Message
-	changed  chan struct{} // closed and replaced whenever a message is recorded
+	tap      bool          // RecordWire was called: keep wire
+	wire     []byte        // every byte read from the bridge since RecordWire, as read
+	changed  chan struct{} // closed and replaced whenever a message or wire bytes are recorded
+}
+
+// wireTap records what the editor reads, for WaitWire.
+type wireTap struct {
+	r io.Reader
+	e *Editor
+}
+
+func (t wireTap) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if n > 0 {
+		t.e.mu.Lock()
+		if t.e.tap {
+			t.e.wire = append(t.e.wire, p[:n]...)
+			close(t.e.changed)
+			t.e.changed = make(chan struct{})
+		}
+		t.e.mu.Unlock()
+	}
+	return n, err
+}
+
+// RecordWire starts keeping what the editor reads (for WaitWire); off by
+// default, so floods do not fill the test's memory.
+func (e *Editor) RecordWire() {
+	e.mu.Lock()
+	e.tap = true
+	e.mu.Unlock()
+}
+
+// WaitWire waits until done, given every whole line the bridge wrote since
+// RecordWire, says so: for what the fake editor's connection does not keep
+// (answers to requests written raw, errors with a null id).
+func (e *Editor) WaitWire(ctx context.Context, what string, done func(lines []string) bool) error {
+	for {
+		e.mu.Lock()
+		wire, ch := string(e.wire), e.changed
+		e.mu.Unlock()
+		var lines []string
+		if i := strings.LastIndexByte(wire, '\n'); i >= 0 {
+			lines = strings.Split(wire[:i], "\n")
+		}
+		if done(lines) {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %s: %w", what, ctx.Err())
+		}
+	}
 }
 
 // NewEditor connects a fake editor to a bridge's stdin (w) and stdout (r).
 func NewEditor(ctx context.Context, r io.Reader, w io.WriteCloser) *Editor {
 	e := &Editor{Permissions: make(chan *PermissionRequest, 1024), changed: make(chan struct{})}
 	gate := make(chan struct{})
-	e.Conn = acp.NewConn(ctx, acp.NewStream(r, w, w, acp.StreamOptions{}), e, acp.ConnOptions{Gate: gate})
+	e.Conn = acp.NewConn(ctx, acp.NewStream(wireTap{r: r, e: e}, w, w, acp.StreamOptions{}), e, acp.ConnOptions{Gate: gate})
 	close(gate)
 	return e
 }

@@ -2,6 +2,7 @@ package testkit
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -88,6 +89,15 @@ func chunkLine(sid string, text []byte) []byte {
 //	spawn            start `sleep 300` in the agent's process group; text "spawned=<pid>"
 //	flood N SIZE     N agent_message_chunk updates "<name>:<i>:" padded to SIZE bytes
 //	say WORDS        one agent_message_chunk with the text WORDS
+//	termop M ID      call terminal method M (output, wait_for_exit, kill,
+//	                 release) on terminal ID; text "termop=ok" or "termop=<code>"
+//	bigreq N         call fs/read_text_file with a path of N bytes (a line
+//	                 longer than the bridge reads); text "bigreq=<code>" or "bigreq=ok"
+//	call M JSON      call method M with params JSON (the rest of the line, as
+//	                 is; "$SID" replaced by the session id); text
+//	                 "call=ok" or "call=<code>:<message>"
+//	raw JSON         write JSON (the rest of the line, as is) as one line;
+//	                 "$SID" in it is replaced by the session id
 //
 // Unknown commands are ignored.
 func (f *fakeAgent) faultCommand(s *fakeSession, fields []string) {
@@ -145,6 +155,50 @@ func (f *fakeAgent) faultCommand(s *fakeSession, fields []string) {
 		f.text(s.id, fmt.Sprintf("spawned=%d", cmd.Process.Pid))
 	case "say":
 		f.text(s.id, strings.Join(fields[1:], " "))
+	case "termop":
+		if len(fields) < 3 {
+			return
+		}
+		err := f.conn.Call(context.Background(), "terminal/"+fields[1], map[string]any{"sessionId": s.id, "terminalId": fields[2]}, nil)
+		var ae *acp.Error
+		switch {
+		case err == nil:
+			f.text(s.id, "termop=ok")
+		case errors.As(err, &ae):
+			f.text(s.id, fmt.Sprintf("termop=%d", ae.Code))
+		default:
+			f.text(s.id, "termop=error:"+err.Error())
+		}
+	case "bigreq":
+		err := f.conn.Call(context.Background(), acp.MethodFSReadTextFile,
+			map[string]any{"sessionId": s.id, "path": "/" + strings.Repeat("x", num(1))}, nil)
+		var ae *acp.Error
+		switch {
+		case err == nil:
+			f.text(s.id, "bigreq=ok")
+		case errors.As(err, &ae):
+			f.text(s.id, fmt.Sprintf("bigreq=%d", ae.Code))
+		default:
+			f.text(s.id, "bigreq=error:"+err.Error())
+		}
+	case "call":
+		if len(fields) < 3 {
+			return
+		}
+		params := json.RawMessage(strings.ReplaceAll(strings.Join(fields[2:], " "), "$SID", s.id))
+		err := f.conn.Call(context.Background(), fields[1], params, nil)
+		var ae *acp.Error
+		switch {
+		case err == nil:
+			f.text(s.id, "call=ok")
+		case errors.As(err, &ae):
+			f.text(s.id, fmt.Sprintf("call=%d:%s", ae.Code, ae.Message))
+		default:
+			f.text(s.id, "call=error:"+err.Error())
+		}
+	case "raw":
+		line := strings.Join(fields[1:], " ")
+		f.raw.writeRaw(0, []byte(strings.ReplaceAll(line, "$SID", s.id)+"\n"))
 	case "flood":
 		n, size := num(1), num(2)
 		for i := 1; i <= n; i++ {

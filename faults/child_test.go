@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -34,13 +33,11 @@ func TestChildKilledWithApprovalsPending(t *testing.T) {
 		cards = append(cards, c)
 	}
 	pid := p.agentPid("f")
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	killTree(t, pid)
 	r := wait(t, res, "the prompt of the killed agent")
 	var ae *acp.Error
 	if !errors.As(r.err, &ae) || !strings.Contains(ae.Message, "agent f exited during session/prompt") || !strings.Contains(ae.Message, "killed") {
-		t.Fatalf("prompt error %v: want a clear 'agent f exited during session/prompt ... killed'", r.err)
+		t.Fatalf("prompt error %v (stop %q): want a clear 'agent f exited during session/prompt ... killed'", r.err, r.stop)
 	}
 	for _, c := range cards {
 		select {

@@ -34,7 +34,11 @@ func TestEditorDisconnectsMidTurn(t *testing.T) {
 	var grandchild int
 	for _, x := range testkit.Texts(p.editor.Messages(), sf) {
 		if v, ok := strings.CutPrefix(x, "spawned="); ok {
-			fmt.Sscan(v, &grandchild)
+			// The pid the agent sees may be its PID namespace's (the OS
+			// sandbox); the process is found by its unique command line.
+			if _, cmdline, ok := strings.Cut(v, " "); ok {
+				grandchild = pidByCmdline(t, cmdline)
+			}
 		}
 	}
 	if grandchild == 0 {

@@ -334,11 +334,57 @@ func readReport(t *testing.T, path string) map[string][]string {
 }
 
 // agentYAML is a fake agent entry (under agents:) with a --report file.
+// The agent runs in the OS sandbox, so the report's directory is one more
+// writable path for it (sandbox.allowWrite).
 func agentYAML(name, report string, flags ...string) string {
+	y := ""
 	if report != "" {
 		flags = append(flags, "--report="+report)
+		y = "    sandbox: {allowWrite: [\"" + filepath.Dir(report) + "\"]}\n"
 	}
-	return testkit.FakeAgentYAML(name, flags...)
+	return testkit.FakeAgentYAML(name, flags...) + y
+}
+
+// killTree SIGKILLs pid and every process below it, the lowest first. The
+// bridge knows an agent by the pid of what it started; in the OS sandbox
+// that is bubblewrap, and the agent runs below it (in its own session), so
+// "the agent is killed" means the whole tree.
+func killTree(t *testing.T, pid int) {
+	t.Helper()
+	var walk func(int) []int
+	walk = func(p int) []int {
+		var out []int
+		for _, c := range bench.ChildPIDs(p) {
+			out = append(out, walk(c)...)
+		}
+		return append(out, p)
+	}
+	for _, p := range walk(pid) {
+		if err := syscall.Kill(p, syscall.SIGKILL); err != nil && p == pid {
+			t.Fatal(err)
+		}
+	}
+}
+
+// pidByCmdline returns the pid (in this PID namespace) of the one process
+// whose command line, NULs read as spaces, is cmdline; 0 if none.
+func pidByCmdline(t *testing.T, cmdline string) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.TrimRight(strings.ReplaceAll(string(b), "\x00", " "), " ") == cmdline {
+			return pid
+		}
+	}
+	return 0
 }
 
 func mustJSON(v any) json.RawMessage {

@@ -86,7 +86,7 @@ func chunkLine(sid string, text []byte) []byte {
 //	                 ("long:xxxx..."), then the text "after-long"
 //	unknownreq       call _fake/unknown_request on the client; text
 //	                 "unknownreq=<code>" (or "unknownreq=ok")
-//	spawn            start `sleep 300` in the agent's process group; text "spawned=<pid>"
+//	spawn            start `sleep 300.N` (N unique) in the agent's process group; text "spawned=<pid> sleep 300.N"
 //	flood N SIZE     N agent_message_chunk updates "<name>:<i>:" padded to SIZE bytes
 //	say WORDS        one agent_message_chunk with the text WORDS
 //	termop M ID      call terminal method M (output, wait_for_exit, kill,
@@ -146,13 +146,16 @@ func (f *fakeAgent) faultCommand(s *fakeSession, fields []string) {
 			f.text(s.id, "unknownreq=error:"+err.Error())
 		}
 	case "spawn":
-		cmd := exec.Command("sleep", "300")
+		// A unique argument, so the process can be found from outside a
+		// PID namespace (the OS sandbox's) where its pid means nothing.
+		arg := fmt.Sprintf("300.%09d", time.Now().UnixNano()%1e9)
+		cmd := exec.Command("sleep", arg)
 		if err := cmd.Start(); err != nil {
 			f.text(s.id, "spawn-error:"+err.Error())
 			return
 		}
 		go func() { _ = cmd.Wait() }()
-		f.text(s.id, fmt.Sprintf("spawned=%d", cmd.Process.Pid))
+		f.text(s.id, fmt.Sprintf("spawned=%d sleep %s", cmd.Process.Pid, arg))
 	case "say":
 		f.text(s.id, strings.Join(fields[1:], " "))
 	case "termop":

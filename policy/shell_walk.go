@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"reflect"
 	"path"
 	"strconv"
 	"strings"
@@ -125,7 +126,7 @@ func (a *analyzer) mergeCwd(cwd string, known bool) {
 // walkSubst visits every command substitution, process substitution and
 // nested statement inside n.
 func (a *analyzer) walkSubst(n syntax.Node, ctx walkCtx) {
-	if n == nil {
+	if isNilNode(n) {
 		return
 	}
 	syntax.Walk(n, func(n syntax.Node) bool {
@@ -142,6 +143,27 @@ func (a *analyzer) walkSubst(n syntax.Node, ctx walkCtx) {
 		}
 		return true
 	})
+}
+
+// isNilNode: n is nil or a typed nil pointer (an Assign's missing Value
+// or Array: `export X`, `declare -a X`), which syntax.Walk would
+// dereference.
+func isNilNode(n syntax.Node) bool {
+	if n == nil {
+		return true
+	}
+	switch n := n.(type) {
+	case *syntax.Word:
+		return n == nil
+	case *syntax.ArrayExpr:
+		return n == nil
+	case *syntax.Lit:
+		return n == nil
+	case *syntax.Stmt:
+		return n == nil
+	}
+	v := reflect.ValueOf(n)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
 // nested visits the statements of a substitution (a subshell).

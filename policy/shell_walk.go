@@ -1,8 +1,8 @@
 package policy
 
 import (
-	"reflect"
 	"path"
+	"reflect"
 	"strconv"
 	"strings"
 

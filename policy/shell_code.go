@@ -29,7 +29,7 @@ var interpreters = map[string]interpSpec{
 		"experimental-loader", "conditions", "title", "input-type"}, info: []string{"-v", "--version", "-h", "--help"}},
 	"deno":      {code: []string{"eval"}, info: []string{"-V", "--version", "-h", "--help"}},
 	"bun":       {code: []string{"-e", "--eval", "-p", "--print"}, info: []string{"-v", "--version", "-h", "--help"}},
-	"perl":      {code: []string{"-e", "-E"}, value: "IMmdxl", info: []string{"-v", "--version", "-h", "-V"}},
+	"perl":      {code: []string{"-e", "-E"}, value: "I", info: []string{"-v", "--version", "-h", "-V"}},
 	"ruby":      {code: []string{"-e"}, value: "IrCEFK", info: []string{"-v", "--version", "-h", "--help"}},
 	"php":       {code: []string{"-r", "-R", "-B", "-E", "-F"}, value: "cdz", info: []string{"-v", "--version", "-h", "-i", "-m"}},
 	"lua":       {code: []string{"-e"}, value: "l", info: []string{"-v"}},
@@ -692,4 +692,45 @@ func (a *analyzer) stdinShell(args []word, text string, alts []string, ctx walkC
 		a.naiveSplit(ctx.stdin)
 	}
 	return true
+}
+
+// gitConfigWrite: `git config KEY VALUE` that sets a key git runs as a
+// command (core.pager, core.fsmonitor, an alias starting with !, a
+// filter driver, core.hooksPath, include.path, ...) writes code the
+// reader cannot follow to where it runs: uncertain. So is git config
+// --edit (an editor) and a key or value known only at run time.
+func (a *analyzer) gitConfigWrite(args []word) {
+	if len(args) == 0 || !args[0].static || args[0].s != "config" {
+		return
+	}
+	var pos []word
+	for i := 1; i < len(args); i++ {
+		w := args[i]
+		if !w.static {
+			a.setUncertain("git config with a key or value known only at run time")
+			return
+		}
+		s := w.s
+		switch {
+		case i == 1 && (s == "set" || s == "get" || s == "unset" || s == "list" || s == "rename-section" || s == "remove-section"):
+			continue
+		case i == 1 && s == "edit", s == "-e", s == "--edit":
+			a.setUncertain("git config --edit runs an editor")
+			return
+		case s == "-f" || s == "--file" || s == "--blob" || s == "--type" || s == "--default" || s == "--comment" || s == "--value":
+			i++
+		case strings.HasPrefix(s, "-"):
+		default:
+			pos = append(pos, w)
+		}
+	}
+	if len(pos) < 2 {
+		return
+	}
+	key, val := strings.ToLower(pos[0].s), strings.TrimSpace(pos[1].s)
+	code := gitCodeKey(key) || strings.HasPrefix(key, "alias.") && strings.HasPrefix(val, "!") ||
+		key == "core.hookspath" || key == "include.path" || key == "init.templatedir" || strings.HasPrefix(key, "includeif.")
+	if code {
+		a.setUncertain("git config sets " + key + ", which makes git run a program")
+	}
 }

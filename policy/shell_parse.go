@@ -169,6 +169,8 @@ var runsArgs = map[string]bool{
 	"caffeinate": true, "cgexec": true, "prlimit": true, "faketime": true, "proot": true, "fakeroot": true,
 	"catchsegv": true, "valgrind": true, "gdb": true, "torsocks": true, "proxychains": true, "proxychains4": true,
 	"chronic": true, "eatmydata": true, "nocache": true, "xvfb-run": true, "dbus-run-session": true, "sem": true,
+	"flatpak-spawn": true, "host-spawn": true, "distrobox-host-exec": true, "toolbox": true, "nix-shell": true,
+	"bwrap": true, "sg": true, "newgrp": true, "cpulimit": true, "numactl": true,
 }
 
 // parseAndVisitLenient walks src if it parses; a failure adds nothing (the

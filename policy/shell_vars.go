@@ -456,6 +456,14 @@ func (a *analyzer) checkRuntimeCode(f *syntax.File, first map[string]int) {
 		}
 		syntax.Walk(x, func(n syntax.Node) bool {
 			switch n := n.(type) {
+			case *syntax.BinaryArithm:
+				if w, ok := n.X.(*syntax.Word); ok && n.Op == syntax.Assgn {
+					if s, ok := staticLit(w); ok && isName(s) {
+						// i=...: the target is set, not read.
+						arith(n.Y, why)
+						return false
+					}
+				}
 			case *syntax.Word:
 				a.arithWord(n.Parts, int(n.Pos().Offset()), why, nameSafe)
 				return false

@@ -766,6 +766,7 @@ func (a *analyzer) gitCmd(ws []word, text string, alts []string, ctx walkCtx) {
 	args := ws[1:]
 	if len(args) == 0 || !args[0].static || !strings.HasPrefix(args[0].s, "-") {
 		// no global options: the common case.
+		a.gitConfigWrite(args)
 		a.addSub(subCmd{text: text, alts: alts, readOnly: gitReadOnly(args)}, ctx)
 		return
 	}
@@ -814,6 +815,7 @@ func (a *analyzer) gitCmd(ws []word, text string, alts []string, ctx walkCtx) {
 		i = len(args)
 	}
 	rest := args[i:]
+	a.gitConfigWrite(rest)
 	kept = append(kept, rest...)
 	stripped = append(stripped, rest...)
 	sc := subCmd{text: joinWords(kept, a.line)}

@@ -536,8 +536,18 @@ func sedScriptRisk(sc string) string {
 		i++
 		switch c {
 		case '{', '}', '=', 'd', 'D', 'g', 'G', 'h', 'H', 'n', 'N', 'p', 'P', 'x', 'z', 'F':
-		case '#', ':', 'a', 'i', 'c':
+		case '#', ':':
 			toEOL(false)
+		case 'a', 'i', 'c':
+			// text to the end of the line; a\ continues it on the next.
+			for {
+				toEOL(false)
+				if i < n && i > 0 && sc[i-1] == '\\' {
+					i++
+					continue
+				}
+				break
+			}
 		case 'b', 't', 'T', 'v':
 			toEOL(true)
 		case 'q', 'Q', 'l', 'L':

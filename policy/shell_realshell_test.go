@@ -21,9 +21,11 @@ import (
 // recorderNames are the commands of the table; none is a shell builtin.
 var recorderNames = []string{"a", "b", "c", "d", "e", "f1", "ab", "rec"}
 
+// recorderScript appends one record in a single write (commands of a
+// pipeline run at once).
 const recorderScript = "#!/bin/sh\n" +
-	"printf '%s\\037' \"${0##*/}\" \"$@\" >> \"$LOG\"\n" +
-	"printf '\\036' >> \"$LOG\"\n"
+	"r=$(printf '%s\\037' \"${0##*/}\" \"$@\")\n" +
+	"printf '%s\\036' \"$r\" >> \"$LOG\"\n"
 
 type realShellCase struct {
 	line  string

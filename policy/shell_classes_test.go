@@ -97,6 +97,8 @@ func TestOrdinaryCommandsStayAllowed(t *testing.T) {
 		{"DEBUG=1 npm test", nil, ModeBypass},
 		{"export FOO=bar && npm test", nil, ModeBypass},
 		{"x=1; echo $x", nil, ModeDefault},
+		{"while IFS= read -r line; do echo \"$line\"; done < go.mod", nil, ModeBypass},
+		{"IFS=, read -ra parts <<< \"a,b\"; echo \"${parts[@]}\"", nil, ModeBypass},
 		{"cd src && ls", nil, ModeDefault},
 		{"sed -n '1,10p' go.mod", []string{"Bash(sed *)"}, ModeDefault},
 		{"sed -e 's/a/b/g;s/c/d/' -e '/x/d' go.mod", []string{"Bash(sed *)"}, ModeDefault},

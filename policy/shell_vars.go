@@ -323,6 +323,9 @@ func (a *analyzer) collectVars(f *syntax.File) map[string]int {
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.CallExpr:
+			if prefixHarmless(n) {
+				break
+			}
 			for _, as := range n.Assigns {
 				if as.Name != nil {
 					safe := as.Index == nil && as.Array == nil && numericWord(as.Value)
@@ -408,6 +411,22 @@ func (a *analyzer) collectVars(f *syntax.File) map[string]int {
 		return true
 	})
 	return first
+}
+
+// quietBuiltins run no program and read no path through the environment:
+// a prefix assignment to them (`IFS= read -r line`) changes only how they
+// split their input. (Not the special builtins such as `:`, after which a
+// POSIX shell keeps the assignment: `PATH=. :; ls` under dash.)
+var quietBuiltins = map[string]bool{"read": true, "mapfile": true, "readarray": true, "printf": true,
+	"echo": true, "test": true, "[": true, "true": true, "false": true}
+
+// prefixHarmless: c is `NAME=value... builtin args` for a quiet builtin.
+func prefixHarmless(c *syntax.CallExpr) bool {
+	if len(c.Assigns) == 0 || len(c.Args) == 0 {
+		return false
+	}
+	name, ok := staticLit(c.Args[0])
+	return ok && quietBuiltins[name]
 }
 
 func baseName(s string) string {

@@ -232,7 +232,7 @@ func (a *analyzer) callExpr(c *syntax.CallExpr, ctx walkCtx) {
 		a.walkSubst(as.Value, ctx)
 		a.walkSubst(as.Array, ctx)
 		a.walkSubst(as.Index, ctx)
-		if as.Name != nil && !envSafe(as.Name.Value) {
+		if as.Name != nil && !envSafe(as.Name.Value) && !prefixHarmless(c) {
 			danger = true
 		}
 	}

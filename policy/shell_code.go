@@ -150,7 +150,7 @@ func (a *analyzer) runsCode(base string, ws []word, text string, alts []string, 
 	case "ssh", "scp", "sftp", "slogin":
 		return a.sshCmd(base, args, text, alts, ctx)
 	case "su", "runuser", "script":
-		opts, rest, ok := parseOpts(args, optSpec{short: "cCgGsuwlfIOBEoTt", long: []string{"command", "session-command",
+		opts, _, ok := parseOpts(args, optSpec{short: "cCgGsuwlfIOBEoTt", long: []string{"command", "session-command",
 			"group", "supp-group", "shell", "user", "whitelist-environment", "log-out", "log-in", "log-io", "log-timing", "echo"}})
 		code, hasCode := findOpt(opts, "-c", "--command", "-C", "--session-command")
 		if !ok || !hasCode {
@@ -160,7 +160,6 @@ func (a *analyzer) runsCode(base string, ws []word, text string, alts []string, 
 		inner := ctx
 		inner.gate = true
 		a.shellCode(code, base+" -c", inner)
-		_ = rest
 		return true
 	case "npx", "bunx", "pnpx":
 		return a.pkgExec(base, args, text, alts, ctx)

@@ -18,10 +18,6 @@ type opt struct {
 type optSpec struct {
 	short string   // letters that take a value (-u root, -uroot)
 	long  []string // long names (without --) that take a value
-	// optional: long names whose value is only attached (--replace=R).
-	optional []string
-	// plusOpts: +x counts as an option (shells: +o, +e).
-	plusOpts bool
 }
 
 // parseOpts reads leading options of args. It stops at the first word that
@@ -38,7 +34,7 @@ func parseOpts(args []word, spec optSpec) (opts []opt, rest []word, ok bool) {
 		if s == "--" {
 			return opts, args[i+1:], true
 		}
-		if len(s) < 2 || !(s[0] == '-' || spec.plusOpts && s[0] == '+') {
+		if len(s) < 2 || s[0] != '-' {
 			break
 		}
 		i++

@@ -450,7 +450,7 @@ func (a *analyzer) fastPath(cmd string) bool {
 		}
 		hi := len(words)
 		if hi > lo {
-			if first := words[lo].s; reservedWords[first] || nameArgs[first] || first == "source" || first == "." ||
+			if first := words[lo].s; reservedWords[first] || nameArgs[first] || first == "source" || first == "." || first == "command" || first == "builtin" ||
 				strings.IndexByte(first, '=') >= 0 {
 				return false
 			}

@@ -335,10 +335,11 @@ func (a *analyzer) collectVars(f *syntax.File) map[string]int {
 					}
 				}
 			}
-			if len(n.Args) == 0 {
+			args := unwrapBuiltin(n.Args)
+			if len(args) == 0 {
 				break
 			}
-			cmd, ok := staticLit(n.Args[0])
+			cmd, ok := staticLit(args[0])
 			if !ok {
 				break
 			}
@@ -346,7 +347,29 @@ func (a *analyzer) collectVars(f *syntax.File) map[string]int {
 			if cmd == "source" || cmd == "." {
 				t.opaque = true
 			}
-			names, sets := nameOperands(cmd, n.Args[1:])
+			if declBuiltins[cmd] {
+				// command export PATH=., builtin declare ...: a declaration
+				// the parser saw as a plain call.
+				exported := cmd == "export"
+				for _, w := range args[1:] {
+					s, ok := staticLit(w)
+					if !ok {
+						a.setUncertain(cmd + " takes a name or assignment known only at run time")
+						continue
+					}
+					if strings.HasPrefix(s, "-") && strings.ContainsRune(s, 'x') {
+						exported = true
+					}
+					if i := strings.IndexByte(s, '='); i > 0 {
+						name := strings.TrimSuffix(s[:i], "+")
+						mark(name, int(w.Pos().Offset()), false)
+						if exported {
+							t.vars[name].exported = true
+						}
+					}
+				}
+			}
+			names, sets := nameOperands(cmd, args[1:])
 			for _, w := range names {
 				if s, ok := staticLit(w); ok && sets {
 					name, _, _ := strings.Cut(s, "[")
@@ -427,6 +450,28 @@ func prefixHarmless(c *syntax.CallExpr) bool {
 	}
 	name, ok := staticLit(c.Args[0])
 	return ok && quietBuiltins[name]
+}
+
+// declBuiltins declare variables.
+var declBuiltins = map[string]bool{"export": true, "declare": true, "typeset": true, "local": true, "readonly": true}
+
+// unwrapBuiltin skips `command [-p]` and `builtin` before a builtin's name.
+func unwrapBuiltin(args []*syntax.Word) []*syntax.Word {
+	for len(args) > 0 {
+		s, ok := staticLit(args[0])
+		if !ok || s != "command" && s != "builtin" {
+			return args
+		}
+		args = args[1:]
+		for len(args) > 0 {
+			o, ok := staticLit(args[0])
+			if !ok || !strings.HasPrefix(o, "-") || o == "-v" || o == "-V" {
+				break
+			}
+			args = args[1:]
+		}
+	}
+	return args
 }
 
 func baseName(s string) string {
@@ -555,14 +600,25 @@ func (a *analyzer) checkRuntimeCode(f *syntax.File, first map[string]int) {
 				}
 			}
 		case *syntax.CallExpr:
-			if len(n.Args) == 0 {
+			args := unwrapBuiltin(n.Args)
+			if len(args) == 0 {
 				break
 			}
-			cmd, ok := staticLit(n.Args[0])
+			cmd, ok := staticLit(args[0])
 			if !ok {
 				break
 			}
-			names, _ := nameOperands(baseName(cmd), n.Args[1:])
+			if declBuiltins[baseName(cmd)] {
+				for _, w := range args[1:] {
+					if s, ok := staticLit(w); ok && !strings.HasPrefix(s, "-") {
+						name, _, _ := strings.Cut(s, "=")
+						if !plainVarRef(strings.TrimSuffix(name, "+")) {
+							a.setUncertain(cmd + " takes a name with a subscript, which bash evaluates as code")
+						}
+					}
+				}
+			}
+			names, _ := nameOperands(baseName(cmd), args[1:])
 			for _, w := range names {
 				checkName(w, baseName(cmd))
 			}

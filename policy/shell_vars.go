@@ -251,6 +251,9 @@ func nameOperands(name string, args []*syntax.Word) (names []*syntax.Word, sets 
 			s, ok := staticLit(args[i])
 			if !ok {
 				// -v"$x": an option whose name is known only at run time.
+				if len(args[i].Parts) == 0 {
+					break
+				}
 				if l, isLit := args[i].Parts[0].(*syntax.Lit); isLit && strings.HasPrefix(l.Value, "-") {
 					names = append(names, args[i])
 				}
@@ -267,14 +270,9 @@ func nameOperands(name string, args []*syntax.Word) (names []*syntax.Word, sets 
 				names = append(names, args[i+1])
 				i++
 			} else if strings.HasPrefix(s, want) && len(s) > 2 {
-				// -vNAME: the rest of the word is the name.
-				w := &syntax.Word{Parts: append([]syntax.WordPart{&syntax.Lit{Value: s[2:]}}, args[i].Parts[1:]...)}
-				if l, ok := args[i].Parts[0].(*syntax.Lit); ok && strings.HasPrefix(l.Value, want) {
-					w.Parts[0] = &syntax.Lit{Value: l.Value[2:]}
-					names = append(names, w)
-				} else {
-					names = append(names, args[i])
-				}
+				// -vNAME: the rest of the word is the name (its offset is
+				// the option's, before any use).
+				names = append(names, &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{ValuePos: args[i].Pos(), Value: s[2:]}}})
 			}
 		}
 		return names, true
@@ -718,13 +716,13 @@ func (a *analyzer) paramCode(p *syntax.ParamExp, arith func(syntax.ArithmExpr, s
 		// ${!x}: the value of x names the variable to expand, and a name
 		// like a[$(cmd)] runs cmd. ${!a[@]} lists keys and is fine.
 		if w, ok := p.Index.(*syntax.Word); !ok || !isAllIndex(w) {
-			a.setUncertain("an indirect expansion ${!" + p.Param.Value + "} expands a name known only at run time")
+			a.setUncertain("an indirect expansion " + a.source(p) + " expands a name known only at run time")
 			return
 		}
 	}
 	if p.Exp != nil && p.Exp.Op == syntax.OtherParamOps {
 		if s, _ := staticLit(p.Exp.Word); s == "P" {
-			a.setUncertain("${" + p.Param.Value + "@P} expands the value like a prompt, which runs its $( )")
+			a.setUncertain(a.source(p) + " expands a value like a prompt, which runs its $( )")
 			return
 		}
 	}

@@ -400,6 +400,15 @@ func (a *analyzer) collectVars(f *syntax.File) map[string]int {
 					continue
 				}
 				mark(as.Name.Value, int(as.Pos().Offset()), as.Index == nil && as.Array == nil && numericWord(as.Value) && !strings.ContainsRune(flags, 'n'))
+				if strings.ContainsRune(flags, 'n') {
+					// declare -n ref=PATH: assigning ref assigns PATH.
+					if target, ok := staticLit(as.Value); ok {
+						target, _, _ = strings.Cut(target, "[")
+						if isName(target) {
+							mark(target, int(as.Pos().Offset()), false)
+						}
+					}
+				}
 				if n.Variant.Value == "export" || strings.ContainsRune(flags, 'x') {
 					t.vars[as.Name.Value].exported = true
 				}

@@ -17,9 +17,16 @@
 //   - shell_parse.go (parsing, the fast path, the naive split used when the
 //     parse is unreliable), shell_walk.go (the AST walk: statements,
 //     redirects, words), shell_wrappers.go (sudo, env, shells with -c, find,
-//     git, xargs, ...), shell_classify.go (read-only commands, file
-//     operations, writers): the shell reader over mvdan.cc/sh/v3/syntax;
+//     git, xargs, ...), shell_opts.go (wrapper options in every getopt
+//     form), shell_code.go (code handed to programs: shells fed by stdin,
+//     interpreters, sed, awk, make, tar, ssh, npx, git config),
+//     shell_vars.go (variables the command sets and where bash evaluates
+//     a value as code), shell_env.go (the environment tiers),
+//     shell_classify.go (read-only commands, file operations, writers):
+//     the shell reader over mvdan.cc/sh/v3/syntax;
 //   - shelljoin.go: rendering an argv as a shell line that reads back as it.
+//
+// Evaluate never panics: an internal error becomes an ask that names it.
 //
 // It is pure: no logging, no clock; the only outside access is symlink
 // resolution through the FS interface in Env (OSFS in production, MapFS in

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 )
@@ -59,7 +60,16 @@ type evaluator struct {
 // Evaluate decides a call. It is pure: the only outside access is through
 // in.Env.FS. Precedence: deny rules, circuit breakers, ask rules, plan
 // mode, allow rules, session grants, then the mode's default.
-func Evaluate(in Input) Verdict {
+//
+// A panic inside the engine (a bug: some input it does not expect) never
+// escapes: the call asks (denied where the mode never asks), with a
+// reason naming the internal error.
+func Evaluate(in Input) (v Verdict) {
+	defer func() {
+		if p := recover(); p != nil {
+			v = internalErrorVerdict(in, p)
+		}
+	}()
 	ev := evaluator{in: &in, pol: in.Policy, sess: in.Session, env: newEnvx(in.Env)}
 	ev.mode = in.Mode
 	if !ev.mode.valid() {
@@ -72,7 +82,6 @@ func Evaluate(in Input) Verdict {
 		ev.pol = &Policy{}
 	}
 	ev.bypass = ev.mode == ModeBypass
-	var v Verdict
 	call := &in.Call
 	tool := canonicalTool(call.Tool)
 	switch cat := categorize(call); cat {
@@ -96,6 +105,22 @@ func Evaluate(in Input) Verdict {
 		v = ev.generic(tool, false)
 	}
 	v.Specifier = Specifier(in.Call)
+	return v
+}
+
+// internalErrorVerdict is the verdict on a call whose evaluation panicked:
+// ask (deny in dontAsk and plan, which never ask), naming the error.
+func internalErrorVerdict(in Input, p any) Verdict {
+	v := Verdict{Decision: Ask, Source: SourceUnknownCall,
+		Reason: fmt.Sprintf("internal error reading the call: %v; asking", p)}
+	if in.Mode == ModeDontAsk || in.Mode == ModePlan {
+		v.Decision = Deny
+		v.Reason = fmt.Sprintf("internal error reading the call: %v; denied in %s mode", p, in.Mode)
+	}
+	func() {
+		defer func() { _ = recover() }()
+		v.Specifier = Specifier(in.Call)
+	}()
 	return v
 }
 

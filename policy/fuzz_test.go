@@ -17,6 +17,10 @@ func evalWithin(t *testing.T, in Input) Verdict {
 	go func() { done <- Evaluate(in) }()
 	select {
 	case v := <-done:
+		// Evaluate turns a panic into an ask: a fuzzer must still see it.
+		if v.Source == SourceUnknownCall && strings.Contains(v.Reason, "internal error") {
+			t.Fatalf("Evaluate panicked on %q: %s", in.Call.Command, v.Reason)
+		}
 		return v
 	case <-time.After(time.Second):
 		t.Fatalf("Evaluate took over a second on %q", in.Call.Command)
@@ -101,37 +105,65 @@ var rmForms = []string{
 	"echo <(rm -rf x)", "cat .env", "cat < .env", "bash -lc 'cd a && rm -rf x'", "$'\\x72m' -rf x",
 }
 
-// sanitize drops what could turn the rm into data: quotes, escapes,
-// comments, heredoc openers.
-func sanitize(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s) && i < 400; i++ {
-		c := s[i]
-		switch c {
-		case '\'', '"', '\\', '#', '<', 0:
-			continue
-		}
-		b.WriteByte(c)
+// trimFuzz bounds a fragment and drops NUL bytes (which bash drops too);
+// quotes, backslashes, comments and heredoc openers stay: whether they
+// turn the rm into data is decided by rmIsCode.
+func trimFuzz(s string) string {
+	if len(s) > 400 {
+		s = s[:400]
 	}
-	return b.String()
+	return strings.ReplaceAll(s, "\x00", "")
+}
+
+// rmIsCode reports whether cmd parses with the rm form spanning
+// [start,end) as whole statements: then the fragments around it did not
+// make it data (a quote, a comment, a heredoc body, a word), and the
+// engine must see it. parsed is false when cmd does not parse.
+func rmIsCode(cmd string, start, end int) (isCode, parsed bool) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
+	if err != nil {
+		return false, false
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if isCode {
+			return false
+		}
+		if st, ok := n.(*syntax.Stmt); ok && int(st.Pos().Offset()) == start {
+			e := int(st.End().Offset())
+			if e >= end && strings.Trim(cmd[end:e], " \t;&") == "" {
+				isCode = true
+			}
+		}
+		return true
+	})
+	return isCode, true
 }
 
 // FuzzShellDeny: a command line with `rm -rf x` (in some disguise) as a
 // sub-command, between arbitrary fragments, is never allowed under a deny
-// on Bash(rm *) — whatever else the policy allows and in every mode.
+// on Bash(rm *) — whatever else the policy allows and in every mode —
+// when the fragments leave it code (rmIsCode), and never when the line
+// does not parse.
 func FuzzShellDeny(f *testing.F) {
 	for _, s := range []string{"ls", "echo hi", "a && b", "for i in 1 2; do", "$(", "case x in", "f() {", "}", "done",
-		"|", "; ;", "exit", "`", ")", "{", "if", "then", "fi", "echo $((1+", "x=$(", "while :; do"} {
+		"|", "; ;", "exit", "`", ")", "{", "if", "then", "fi", "echo $((1+", "x=$(", "while :; do",
+		"echo '", "'", "echo \"", "\\", "# c", "cat <<E", "E", "echo \\", "a#b", "<", "< f", "x='a b'", "$'\\''"} {
 		f.Add(s, "", uint8(0), uint8(0))
 		f.Add("echo a", s, uint8(3), uint8(7))
+		f.Add(s, s, uint8(5), uint8(1))
 	}
 	seps := []string{" ; ", " && ", " || ", " | ", " |& ", " & ", "\n", " ;\n", "\n\n"}
 	f.Fuzz(func(t *testing.T, pre, post string, form, sep uint8) {
-		pre, post = sanitize(pre), sanitize(post)
+		pre, post = trimFuzz(pre), trimFuzz(post)
 		rm := rmForms[int(form)%len(rmForms)]
 		s1 := seps[int(sep)%len(seps)]
 		s2 := seps[int(sep/16)%len(seps)]
 		cmd := pre + s1 + rm + s2 + post
+		start := len(pre) + len(s1)
+		isCode, parsed := rmIsCode(cmd, start, start+len(rm))
+		if parsed && !isCode {
+			return
+		}
 		for _, mode := range []Mode{ModeBypass, ModeDefault, ModeAcceptEdits} {
 			v := evalWithin(t, Input{Call: Call{Tool: "Bash", Command: cmd}, Mode: mode, Env: fuzzEnv, Policy: denyPolicy})
 			if v.Decision == Allow {
@@ -141,12 +173,47 @@ func FuzzShellDeny(f *testing.F) {
 	})
 }
 
+// unquoteName is the command name a word spells with quotes and escapes
+// removed, or "" if it holds an expansion (the oracle's own reading).
+func unquoteName(w *syntax.Word) string {
+	var b strings.Builder
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			v := p.Value
+			for i := 0; i < len(v); i++ {
+				if v[i] == '\\' && i+1 < len(v) {
+					i++
+				}
+				b.WriteByte(v[i])
+			}
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				return ""
+			}
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok {
+					return ""
+				}
+				b.WriteString(l.Value)
+			}
+		default:
+			return ""
+		}
+	}
+	return b.String()
+}
+
 // FuzzShellOracle: for any command line that parses, if an independent
 // walk of the syntax tree finds a simple command named rm anywhere, the
 // engine must not allow it under Bash(rm *) deny.
 func FuzzShellOracle(f *testing.F) {
 	for _, s := range append([]string{"ls -la", "echo rm", "x=rm; $x", "cat <<'E'\nrm x\nE", "f() { rm x; }",
-		"a | b && c; d &", "ls # rm -rf /"}, rmForms...) {
+		"a | b && c; d &", "ls # rm -rf /", "'r'm x", "\"rm\" x", "r\\m x", "echo '#'; rm x", "ls #x\nrm x",
+		"a#b; rm x", "cat <<E\n$(rm x)\nE", "bash <<E\nrm x\nE", "ls \\\nrm x"}, rmForms...) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {
@@ -163,7 +230,7 @@ func FuzzShellOracle(f *testing.F) {
 		}
 		syntax.Walk(file, func(n syntax.Node) bool {
 			if ce, ok := n.(*syntax.CallExpr); ok && len(ce.Args) > 0 {
-				if name := ce.Args[0].Lit(); name == "rm" || path.Base(name) == "rm" {
+				if name := unquoteName(ce.Args[0]); name == "rm" || path.Base(name) == "rm" {
 					t.Fatalf("allowed %q, which runs rm: %s", cmd, v.Reason)
 				}
 			}

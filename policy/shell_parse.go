@@ -43,6 +43,9 @@ type pathRef struct {
 	// under: for a glob, raw is the directory every match lies in (the
 	// path itself stays unknown).
 	under bool
+	// vardep: the path depends on a variable, a substitution or a
+	// directory known only at run time (not merely a glob).
+	vardep bool
 	// info caches the canonical form (computed once by the evaluator).
 	info *pathInfo
 }
@@ -92,6 +95,7 @@ type analyzer struct {
 	cwd      string
 	cwdKnown bool
 	fn       []string // names of the functions being defined (fork bombs)
+	vt       varTable // variables the command sets (shell_vars.go)
 }
 
 type walkCtx struct {
@@ -99,6 +103,14 @@ type walkCtx struct {
 	inPipe bool
 	bg     bool
 	gate   bool // everything found is only a deny/ask gate (under sudo)
+	// runtimeArgs: the command gets arguments only known at run time
+	// (xargs, find -exec with {}, parallel): a destructive one is a breaker.
+	runtimeArgs string
+	// stdin is what a statement's here-doc or here-string feeds the
+	// command (for a shell reading its commands from it); stdinSet says
+	// there is one, stdinStatic that its text is known.
+	stdin                 string
+	stdinSet, stdinStatic bool
 }
 
 var parserPool = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
@@ -123,10 +135,30 @@ func analyzeShell(cmd string, e *envx) *shellAnalysis {
 		return an
 	}
 	if a.fastPath(cmd) {
+		a.finish()
 		return an
 	}
 	a.parseAndVisit(cmd, walkCtx{})
+	a.finish()
 	return an
+}
+
+// finish marks the command uncertain for what only the whole shows: the
+// variables it sets, and writes to paths that depend on variables.
+func (a *analyzer) finish() {
+	a.finishVars()
+	check := func(refs []pathRef) {
+		for _, r := range refs {
+			if r.vardep {
+				a.setUncertain("the command writes to " + r.raw + ", a path that depends on a variable, a substitution or a directory known only at run time")
+				return
+			}
+		}
+	}
+	check(a.an.redirWrites)
+	for i := range a.an.subs {
+		check(a.an.subs[i].writes)
+	}
 }
 
 // runsArgs are programs that run their arguments as a command.
@@ -137,6 +169,8 @@ var runsArgs = map[string]bool{
 	"caffeinate": true, "cgexec": true, "prlimit": true, "faketime": true, "proot": true, "fakeroot": true,
 	"catchsegv": true, "valgrind": true, "gdb": true, "torsocks": true, "proxychains": true, "proxychains4": true,
 	"chronic": true, "eatmydata": true, "nocache": true, "xvfb-run": true, "dbus-run-session": true, "sem": true,
+	"flatpak-spawn": true, "host-spawn": true, "distrobox-host-exec": true, "toolbox": true, "nix-shell": true,
+	"bwrap": true, "sg": true, "newgrp": true, "cpulimit": true, "numactl": true,
 }
 
 // parseAndVisitLenient walks src if it parses; a failure adds nothing (the
@@ -151,6 +185,8 @@ func (a *analyzer) parseAndVisitLenient(src string, ctx walkCtx) {
 	}
 	saved := a.line
 	a.line = src
+	a.checkRuntimeCode(f, a.collectVars(f))
+	ctx.stdinSet = false
 	a.visitStmts(f.Stmts, ctx)
 	a.line = saved
 }
@@ -183,6 +219,8 @@ func (a *analyzer) parseAndVisit(src string, ctx walkCtx) {
 	}
 	saved := a.line
 	a.line = src
+	a.checkRuntimeCode(f, a.collectVars(f))
+	ctx.stdinSet = false
 	a.visitStmts(f.Stmts, ctx)
 	a.line = saved
 }
@@ -412,7 +450,8 @@ func (a *analyzer) fastPath(cmd string) bool {
 		}
 		hi := len(words)
 		if hi > lo {
-			if first := words[lo].s; reservedWords[first] || strings.IndexByte(first, '=') >= 0 {
+			if first := words[lo].s; reservedWords[first] || nameArgs[first] || first == "source" || first == "." || first == "command" || first == "builtin" ||
+				strings.IndexByte(first, '=') >= 0 {
 				return false
 			}
 			parts = append(parts, part{lo, hi})

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -38,8 +39,10 @@ func (a *analyzer) visitStmt(s *syntax.Stmt, ctx walkCtx) {
 	if s.Cmd == nil {
 		return
 	}
+	ctx.stdinSet = false
 	switch c := s.Cmd.(type) {
 	case *syntax.CallExpr:
+		a.stmtStdin(s, &ctx)
 		a.callExpr(c, ctx)
 	case *syntax.BinaryCmd:
 		sub := ctx
@@ -125,7 +128,7 @@ func (a *analyzer) mergeCwd(cwd string, known bool) {
 // walkSubst visits every command substitution, process substitution and
 // nested statement inside n.
 func (a *analyzer) walkSubst(n syntax.Node, ctx walkCtx) {
-	if n == nil {
+	if isNilNode(n) {
 		return
 	}
 	syntax.Walk(n, func(n syntax.Node) bool {
@@ -144,43 +147,74 @@ func (a *analyzer) walkSubst(n syntax.Node, ctx walkCtx) {
 	})
 }
 
+// isNilNode: n is nil or a typed nil pointer (an Assign's missing Value
+// or Array: `export X`, `declare -a X`), which syntax.Walk would
+// dereference.
+func isNilNode(n syntax.Node) bool {
+	if n == nil {
+		return true
+	}
+	switch n := n.(type) {
+	case *syntax.Word:
+		return n == nil
+	case *syntax.ArrayExpr:
+		return n == nil
+	case *syntax.Lit:
+		return n == nil
+	case *syntax.Stmt:
+		return n == nil
+	}
+	v := reflect.ValueOf(n)
+	return v.Kind() == reflect.Pointer && v.IsNil()
+}
+
 // nested visits the statements of a substitution (a subshell).
 func (a *analyzer) nested(stmts []*syntax.Stmt, ctx walkCtx) {
 	cwd, known := a.cwd, a.cwdKnown
-	ctx.inPipe, ctx.bg = false, false
+	ctx.inPipe, ctx.bg, ctx.stdinSet = false, false, false
 	a.visitStmts(stmts, ctx)
 	a.cwd, a.cwdKnown = cwd, known
 }
 
-// dangerousVars change what a later command name or library means.
-var dangerousVars = map[string]bool{
-	"PATH": true, "LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_AUDIT": true,
-	"DYLD_INSERT_LIBRARIES": true, "DYLD_LIBRARY_PATH": true, "BASH_ENV": true, "ENV": true,
-	"PROMPT_COMMAND": true, "IFS": true, "SHELLOPTS": true, "BASHOPTS": true, "PS4": true,
-	"GIT_EXTERNAL_DIFF": true, "GIT_PAGER": true, "PAGER": true, "GIT_SSH": true,
-	"GIT_SSH_COMMAND": true, "GIT_EDITOR": true, "EDITOR": true, "VISUAL": true,
-	"GIT_CONFIG_GLOBAL": true, "GIT_CONFIG_PARAMETERS": true, "GIT_DIR": true,
-	"GIT_WORK_TREE": true, "PYTHONPATH": true, "PYTHONSTARTUP": true, "NODE_OPTIONS": true,
-	"PERL5OPT": true, "RUBYOPT": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true,
+// stmtStdin records in ctx what a here-doc or here-string of s feeds the
+// command (the last one wins, as in the shell).
+func (a *analyzer) stmtStdin(s *syntax.Stmt, ctx *walkCtx) {
+	for _, r := range s.Redirs {
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			ctx.stdinSet = true
+			w := a.word(r.Hdoc)
+			ctx.stdin, ctx.stdinStatic = w.s, w.static
+			if r.Hdoc == nil {
+				ctx.stdin, ctx.stdinStatic = "", true
+			}
+		case syntax.WordHdoc:
+			ctx.stdinSet = true
+			w := a.word(r.Word)
+			ctx.stdin, ctx.stdinStatic = w.s+"\n", w.static
+		case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn:
+			ctx.stdinSet = false
+		}
+	}
 }
 
+// declClause: export NAME=value (or declare -x) passes NAME to every later
+// program; outside the safe set (shell_env.go) the declaration needs an
+// allow rule that names it. The dangerous names and what bash evaluates
+// as code are judged for the whole command (shell_vars.go).
 func (a *analyzer) declClause(c *syntax.DeclClause, ctx walkCtx) {
+	exports := c.Variant.Value == "export" || strings.ContainsRune(declFlags(c), 'x')
+	need := false
 	for _, as := range c.Args {
 		a.walkSubst(as.Value, ctx)
-		if as.Array != nil {
-			a.walkSubst(as.Array, ctx)
+		a.walkSubst(as.Array, ctx)
+		a.walkSubst(as.Index, ctx)
+		if exports && as.Name != nil && !envSafe(as.Name.Value) && !(as.Naked && as.Value == nil) {
+			need = true
 		}
-		if as.Name != nil && dangerousVars[as.Name.Value] {
-			a.addSub(subCmd{text: a.source(c), kind: skNeedRule}, ctx)
-			return
-		}
-		if as.Naked && as.Value != nil && as.Name == nil {
-			// export "$X" or export -f: could be anything.
-			if w := a.word(as.Value); !w.static || isAssignWord(w.s) && dangerousVars[w.s[:strings.IndexByte(w.s, '=')]] {
-				a.addSub(subCmd{text: a.source(c), kind: skNeedRule}, ctx)
-				return
-			}
-		}
+	}
+	if need {
+		a.addSub(subCmd{text: a.source(c), kind: skNeedRule}, ctx)
 	}
 }
 
@@ -195,23 +229,16 @@ func (a *analyzer) source(n syntax.Node) string {
 func (a *analyzer) callExpr(c *syntax.CallExpr, ctx walkCtx) {
 	danger := false
 	for _, as := range c.Assigns {
-		if as.Value != nil {
-			a.walkSubst(as.Value, ctx)
-		}
-		if as.Array != nil {
-			a.walkSubst(as.Array, ctx)
-		}
-		if as.Index != nil {
-			a.walkSubst(as.Index, ctx)
-		}
-		if as.Name != nil && dangerousVars[as.Name.Value] {
+		a.walkSubst(as.Value, ctx)
+		a.walkSubst(as.Array, ctx)
+		a.walkSubst(as.Index, ctx)
+		if as.Name != nil && !envSafe(as.Name.Value) && !prefixHarmless(c) {
 			danger = true
 		}
 	}
 	if len(c.Args) == 0 {
-		if danger {
-			a.addSub(subCmd{text: a.source(c), kind: skNeedRule}, ctx)
-		}
+		// a shell variable: what bash does with it is judged for the
+		// whole command (shell_vars.go).
 		return
 	}
 	ws := make([]word, len(c.Args))
@@ -220,7 +247,7 @@ func (a *analyzer) callExpr(c *syntax.CallExpr, ctx walkCtx) {
 		ws[i] = a.word(arg)
 	}
 	if danger {
-		// PATH=... cmd: the name may not mean the usual command.
+		// X=... cmd: the program sees X; an allow rule must name it.
 		full := joinWords(ws, a.line)
 		a.addSub(subCmd{text: a.source(c), alts: []string{full}, kind: skNeedRule}, ctx)
 	}
@@ -297,8 +324,11 @@ func (a *analyzer) pathRef(w word) pathRef {
 			}
 		}
 	}
+	if !w.pathOK {
+		ref.vardep = true
+	}
 	if !a.cwdKnown && !path.IsAbs(ref.raw) && !strings.HasPrefix(ref.raw, "~") {
-		ref.unknown, ref.under = true, false
+		ref.unknown, ref.under, ref.vardep = true, false, true
 	}
 	return ref
 }

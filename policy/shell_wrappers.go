@@ -89,14 +89,8 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 			a.command(rest, ctx)
 			return
 		}
-	case "sudo", "doas", "run0", "pkexec":
-		rest, _ := skipOpts(args, "-u -g -C -D -h -p -r -t -T -U -R --user --group --close-from --chdir --host --prompt --role --type --command-timeout --other-user --chroot", 0)
-		a.addSub(subCmd{text: text, alts: alts, kind: skNeedRule}, ctx)
-		if len(rest) > 0 {
-			inner := ctx
-			inner.gate = true
-			a.command(rest, inner)
-		}
+	case "sudo", "doas", "run0", "pkexec", "sudoedit":
+		a.sudoCmd(base, args, text, alts, ctx)
 		return
 	case "xargs":
 		rest, nflags, ok := skipXargs(args)
@@ -112,12 +106,15 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 		} else {
 			a.addSub(subCmd{text: text, alts: alts, kind: skNeedRule}, ctx)
 		}
-		a.command(rest, ctx)
+		// the command gets its arguments (or, with -I, parts of its words)
+		// from the input, at run time.
+		ctx.runtimeArgs = "xargs"
+		a.command(markRuntime(rest, xargsReplace(args[:len(args)-len(rest)])), ctx)
 		return
 	case "env":
 		a.envCmd(ws, text, alts, ctx)
 		return
-	case "bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "ash", "busybox":
+	case "bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "ash", "busybox", "toybox", "yash", "posh", "rbash", "tcsh", "csh":
 		if a.shellC(ws, text, alts, ctx) {
 			return
 		}
@@ -157,6 +154,9 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 			return
 		}
 	}
+	if a.runsCode(base, ws, text, alts, ctx) {
+		return
+	}
 	if runsArgs[base] {
 		// a program that runs its arguments as a command: the whole needs
 		// an allow rule, and every tail of it that starts with a plain word
@@ -165,6 +165,9 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 		a.addSub(subCmd{text: text, alts: alts, kind: skNeedRule}, ctx)
 		inner := ctx
 		inner.gate = true
+		if base == "parallel" || base == "sem" {
+			inner.runtimeArgs = base
+		}
 		var plain []string
 		for i := 1; i < len(ws); i++ {
 			if !ws[i].static {
@@ -178,7 +181,8 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 		}
 		if len(plain) > 0 && ctx.depth < maxDepth/2 {
 			// watch and su -c hand their arguments to sh -c.
-			if src := strings.Join(plain, " "); strings.ContainsAny(src, ";&|$`()<>") {
+			// (parallel and sem too, with {} standing for each input.)
+			if src := strings.Join(plain, " "); strings.ContainsAny(src, ";&|$`()<>") || base == "watch" || base == "parallel" || base == "sem" {
 				cwd, known := a.cwd, a.cwdKnown
 				a.parseAndVisitLenient(src, inner)
 				a.cwd, a.cwdKnown = cwd, known
@@ -188,7 +192,73 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 	}
 	sc := subCmd{text: text, alts: alts}
 	a.classify(&sc, base, args, ctx)
+	if ctx.runtimeArgs != "" && destructiveCmds[base] && sc.breaker == "" {
+		sc.breaker = base + " on targets supplied at run time (by " + ctx.runtimeArgs + ")"
+	}
 	a.addSub(sc, ctx)
+}
+
+// destructiveCmds destroy or give away what they are pointed at: with
+// targets only known at run time (xargs, find -exec {}, parallel) they are
+// circuit breakers.
+var destructiveCmds = map[string]bool{
+	"rm": true, "rmdir": true, "unlink": true, "shred": true, "wipe": true, "srm": true, "truncate": true,
+	"mv": true, "dd": true, "chmod": true, "chown": true, "chgrp": true, "chattr": true, "setfacl": true,
+}
+
+// xargsReplace returns the replace string of xargs -I R / -i[R] /
+// --replace[=R], or "".
+func xargsReplace(opts []word) string {
+	for i, w := range opts {
+		s := w.s
+		switch {
+		case s == "-I" && i+1 < len(opts):
+			return opts[i+1].s
+		case strings.HasPrefix(s, "-I") && len(s) > 2:
+			return s[2:]
+		case s == "-i" || s == "--replace":
+			return "{}"
+		case strings.HasPrefix(s, "-i"):
+			return s[2:]
+		case strings.HasPrefix(s, "--replace="):
+			return s[len("--replace="):]
+		}
+	}
+	return ""
+}
+
+// findRuntime returns the words of a find -exec command with each {}
+// made unknown; a word that is just {} under one known start path is a
+// path somewhere under it (like a glob), so reads there are checked.
+func findRuntime(ex, starts []word) []word {
+	out := markRuntime(ex, "{}")
+	if len(starts) != 1 || !starts[0].static || !starts[0].pathOK || starts[0].glob || starts[0].brace {
+		return out
+	}
+	st := starts[0]
+	for i, w := range ex {
+		if w.static && w.s == "{}" {
+			dir := strings.TrimSuffix(st.path, "/")
+			out[i] = word{s: strings.TrimSuffix(st.s, "/") + "/*", static: true, glob: true, path: dir + "/*", pathOK: true, off: -1}
+		}
+	}
+	return out
+}
+
+// markRuntime returns ws with every word holding repl (replaced at run
+// time by xargs -I or find's {}) made unknown.
+func markRuntime(ws []word, repl string) []word {
+	if repl == "" {
+		return ws
+	}
+	out := make([]word, len(ws))
+	for i, w := range ws {
+		if strings.Contains(w.s, repl) {
+			w.static, w.pathOK = false, false
+		}
+		out[i] = w
+	}
+	return out
 }
 
 // skipOpts skips leading options of a wrapper. valued lists the options
@@ -337,69 +407,67 @@ func staticJoin(ws []word) (string, bool) {
 	return strings.Join(parts, " "), true
 }
 
+// envCmd: env [opts] [NAME=value...] [cmd]. Options in every getopt form
+// (-i, -, -u NAME, -C DIR, -S 'cmd', -iS'cmd', --split-string=, ...).
+// NAME=value outside the safe set needs an allow rule that names it; a
+// dangerous NAME makes the command uncertain (shell_vars.go).
 func (a *analyzer) envCmd(ws []word, text string, alts []string, ctx walkCtx) {
 	args := ws[1:]
 	kind := skGate
-	i := 0
-	var split []word
 	savedCwd, savedKnown := a.cwd, a.cwdKnown
 	defer func() { a.cwd, a.cwdKnown = savedCwd, savedKnown }()
-loop:
-	for i < len(args) {
-		w := args[i]
-		if !w.static {
-			break
+	var split []word
+	rest := args
+	for {
+		// "-" alone is -i.
+		for len(rest) > 0 && rest[0].static && rest[0].s == "-" {
+			rest = rest[1:]
 		}
-		s := w.s
-		switch {
-		case s == "--":
-			i++
-			break loop
-		case s == "-u" || s == "--unset":
-			i += 2
-		case s == "-C" || s == "--chdir":
-			if i+1 < len(args) {
-				a.cdCmd(args[i+1 : i+2])
-			}
-			i += 2
-		case strings.HasPrefix(s, "--chdir="):
-			a.cdCmd([]word{{s: s[len("--chdir="):], static: true, path: s[len("--chdir="):], pathOK: true, off: -1}})
-			i++
-		case s == "-S" || s == "--split-string" || strings.HasPrefix(s, "-S") || strings.HasPrefix(s, "--split-string="):
-			kind = skNeedRule
-			v := ""
-			switch {
-			case s == "-S" || s == "--split-string":
-				if i+1 < len(args) {
-					v = args[i+1].s
+		opts, r, ok := parseOpts(rest, optSpec{short: "uCSPa", long: []string{"unset", "chdir", "split-string",
+			"argv0", "default-signal", "ignore-signal", "block-signal"}})
+		if !ok {
+			a.setUncertain("env takes an option known only at run time")
+			a.addSub(subCmd{text: text, alts: alts, kind: skNeedRule}, ctx)
+			return
+		}
+		rest = r
+		for _, o := range opts {
+			switch o.name {
+			case "-C", "--chdir":
+				a.cdCmd([]word{o.val})
+			case "-S", "--split-string":
+				kind = skNeedRule
+				if !o.val.static {
+					a.setUncertain("env -S splits a command known only at run time")
 				}
-				i += 2
-			case strings.HasPrefix(s, "--split-string="):
-				v = s[len("--split-string="):]
-				i++
+				for _, f := range lexWords(o.val.s) {
+					split = append(split, staticWord(f))
+				}
+			case "-P", "-a", "--argv0":
+				kind = skNeedRule // another program search path or argv[0]
+			case "-i", "--ignore-environment", "-0", "--null", "-v", "--debug", "-u", "--unset",
+				"--default-signal", "--ignore-signal", "--block-signal", "--list-signal-handling":
 			default:
-				v = s[2:]
-				i++
+				a.setUncertain("env has an option the reader does not know: " + o.name)
 			}
-			for _, f := range lexWords(v) {
-				split = append(split, word{s: f, static: true, path: f, pathOK: true, off: -1})
-			}
-			break loop
-		case strings.HasPrefix(s, "-") && len(s) > 1:
-			i++
-		case isAssignWord(s):
-			if dangerousVars[s[:strings.IndexByte(s, '=')]] {
+		}
+		// NAME=value words, then maybe more options? No: env stops at the
+		// first assignment or command.
+		for len(rest) > 0 && rest[0].static && isAssignWord(rest[0].s) {
+			name := rest[0].s[:strings.IndexByte(rest[0].s, '=')]
+			a.vt.setEnv(name)
+			if !envSafe(name) {
 				kind = skNeedRule
 			}
-			i++
-		default:
-			break loop
+			rest = rest[1:]
 		}
+		break
 	}
-	if i > len(args) {
-		i = len(args)
+	if len(rest) > 0 && !rest[0].static && len(split) == 0 {
+		// env "$X" cmd: an assignment or the command, unknown.
+		a.setUncertain("env runs a command or sets a variable known only at run time")
 	}
-	rest := append(split, args[i:]...)
+	rest = append(split, rest...)
 	if len(rest) == 0 {
 		a.addSub(subCmd{text: text, alts: alts, readOnly: kind == skGate}, ctx) // prints the environment
 		return
@@ -408,11 +476,57 @@ loop:
 	a.command(rest, ctx)
 }
 
+// sudoCmd: sudo/doas/run0/pkexec [opts] [NAME=value...] cmd. The whole
+// needs its own allow rule; the command under it is a deny/ask gate.
+func (a *analyzer) sudoCmd(base string, args []word, text string, alts []string, ctx walkCtx) {
+	spec := optSpec{short: "ugCDhprtTUR", long: []string{"user", "group", "close-from", "chdir", "host", "prompt",
+		"role", "type", "command-timeout", "other-user", "chroot"}}
+	switch base {
+	case "doas":
+		spec = optSpec{short: "uC"}
+	case "pkexec":
+		spec = optSpec{long: []string{"user"}}
+	case "run0":
+		spec = optSpec{short: "uDg", long: []string{"user", "group", "chdir", "setenv", "nice", "property",
+			"description", "slice", "unit", "machine", "background", "pty"}}
+	}
+	a.addSub(subCmd{text: text, alts: alts, kind: skNeedRule}, ctx)
+	opts, rest, ok := parseOpts(args, spec)
+	if !ok {
+		a.setUncertain(base + " takes an option known only at run time")
+		return
+	}
+	for _, o := range opts {
+		switch o.name {
+		case "-e", "--edit":
+			if base == "sudo" {
+				a.setUncertain("sudo -e edits files as another user")
+			}
+		case "--setenv":
+			if n, _, ok := strings.Cut(o.val.s, "="); ok {
+				a.vt.setEnv(n)
+			}
+		}
+	}
+	if base == "sudoedit" {
+		a.setUncertain("sudoedit edits files as another user")
+	}
+	for len(rest) > 0 && rest[0].static && isAssignWord(rest[0].s) {
+		a.vt.setEnv(rest[0].s[:strings.IndexByte(rest[0].s, '=')])
+		rest = rest[1:]
+	}
+	if len(rest) > 0 {
+		inner := ctx
+		inner.gate = true
+		a.command(rest, inner)
+	}
+}
+
 // shellC handles sh -c 'S': S is parsed as a command line of its own.
 // It returns false for a shell run on a script or stdin (a plain command).
 func (a *analyzer) shellC(ws []word, text string, alts []string, ctx walkCtx) bool {
 	args := ws[1:]
-	if path.Base(ws[0].s) == "busybox" {
+	if b := path.Base(ws[0].s); b == "busybox" || b == "toybox" {
 		if len(args) == 0 || !args[0].static {
 			return false
 		}
@@ -431,6 +545,9 @@ func (a *analyzer) shellC(ws []word, text string, alts []string, ctx walkCtx) bo
 	for i < len(args) {
 		w := args[i]
 		if !w.static {
+			if hasC {
+				break // the command string, known only at run time
+			}
 			return false
 		}
 		s := w.s
@@ -461,7 +578,7 @@ func (a *analyzer) shellC(ws []word, text string, alts []string, ctx walkCtx) bo
 		}
 	}
 	if !hasC {
-		return false
+		return a.stdinShell(args, text, alts, ctx)
 	}
 	a.addSub(subCmd{text: text, alts: alts, kind: skGate}, ctx)
 	if i >= len(args) {
@@ -632,7 +749,13 @@ func (a *analyzer) findCmd(ws []word, text string, alts []string, ctx walkCtx) {
 			a.setUncertain("find -exec with no command")
 			continue
 		}
-		a.command(ex, ctx)
+		ectx := ctx
+		for _, w := range ex {
+			if strings.Contains(w.s, "{}") {
+				ectx.runtimeArgs = "find -exec"
+			}
+		}
+		a.command(findRuntime(ex, starts), ectx)
 	}
 }
 
@@ -643,6 +766,7 @@ func (a *analyzer) gitCmd(ws []word, text string, alts []string, ctx walkCtx) {
 	args := ws[1:]
 	if len(args) == 0 || !args[0].static || !strings.HasPrefix(args[0].s, "-") {
 		// no global options: the common case.
+		a.gitConfigWrite(args)
 		a.addSub(subCmd{text: text, alts: alts, readOnly: gitReadOnly(args)}, ctx)
 		return
 	}
@@ -691,6 +815,7 @@ func (a *analyzer) gitCmd(ws []word, text string, alts []string, ctx walkCtx) {
 		i = len(args)
 	}
 	rest := args[i:]
+	a.gitConfigWrite(rest)
 	kept = append(kept, rest...)
 	stripped = append(stripped, rest...)
 	sc := subCmd{text: joinWords(kept, a.line)}

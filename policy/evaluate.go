@@ -1,7 +1,7 @@
 package policy
 
 import (
-	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -456,15 +456,10 @@ func (ev *evaluator) switchMode(tool string) Verdict {
 	return ev.askDefault(SourceDefault, "the agent wants to change its mode", true)
 }
 
-func hostOf(raw string) string {
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil || u.Host == "" {
-		return ""
-	}
-	return strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
-}
-
-func matchDomain(set *ruleSet, host string) *rule {
+// matchDomain returns the first WebFetch rule of set naming one of hosts
+// (any: deny and ask rules) or all of them (allow rules). No hosts: only
+// rules for every fetch apply.
+func matchDomain(set *ruleSet, hosts []string, any bool) *rule {
 	var best *rule
 	for _, r := range set.byTool["WebFetch"] {
 		if best != nil && r.idx > best.idx {
@@ -474,11 +469,15 @@ func matchDomain(set *ruleSet, host string) *rule {
 		switch {
 		case r.kind == rkAny, r.domainAny:
 			ok = true
-		case r.kind != rkDomain || host == "":
-		case r.domainWild:
-			ok = strings.HasSuffix(host, "."+r.domain)
+		case r.kind != rkDomain || len(hosts) == 0:
 		default:
-			ok = host == r.domain
+			ok = !any
+			for _, h := range hosts {
+				if r.domainMatches(h) == any {
+					ok = any
+					break
+				}
+			}
 		}
 		if ok {
 			best = first(best, r)
@@ -487,40 +486,49 @@ func matchDomain(set *ruleSet, host string) *rule {
 	return best
 }
 
+func (r *rule) domainMatches(host string) bool {
+	if r.domainWild {
+		return strings.HasSuffix(host, "."+r.domain)
+	}
+	return host == r.domain
+}
+
 func (ev *evaluator) fetch(tool string) Verdict {
-	host := hostOf(ev.in.Call.URL)
+	hosts, readable := hostsOf(ev.in.Call.URL)
 	subj := subjectOf(&ev.in.Call)
-	pick := func(set *ruleSet) *rule {
-		r := first(matchDomain(set, host), matchName(set, "", ""))
+	pick := func(set *ruleSet, any bool) *rule {
+		r := first(matchDomain(set, hosts, any), matchName(set, "", ""))
 		if tool != "WebFetch" {
 			r = first(r, matchName(set, tool, subj))
 		}
 		return r
 	}
-	if r := pick(&ev.pol.deny); r != nil {
+	if r := pick(&ev.pol.deny, true); r != nil {
 		return ev.denyRule(r, "")
 	}
-	if r := pick(&ev.pol.ask); r != nil {
+	if r := pick(&ev.pol.ask, true); r != nil {
 		return ev.askRule(r, "", false)
 	}
 	if ev.mode == ModePlan {
 		return planDeny("fetching " + ev.in.Call.URL)
 	}
-	if host == "" && ev.pol.guards("WebFetch") {
-		return ev.askDefault(SourceDefault, "the URL "+ev.in.Call.URL+" has no host a domain rule can check", false)
+	if !readable && ev.pol.guards("WebFetch") {
+		// asks in every mode (bypass included): a domain rule cannot be
+		// checked against a host no parser agrees on.
+		return ev.askDefault(SourceDefault, "cannot check the URL "+strconv.Quote(ev.in.Call.URL)+": its host cannot be read with certainty (spaces, control characters, or it does not parse)", false)
 	}
-	if r := pick(&ev.pol.allow); r != nil {
+	if r := pick(&ev.pol.allow, false); r != nil {
 		return ev.allowRule(r, SourceRule)
 	}
 	if ev.sess != nil {
-		if r := pick(&ev.sess.allow); r != nil {
+		if r := pick(&ev.sess.allow, false); r != nil {
 			return ev.allowRule(r, SourceSessionGrant)
 		}
 	}
 	if ev.bypass {
 		return bypassAllow()
 	}
-	return ev.askDefault(SourceDefault, "no rule allows fetching from "+orDash(host)+" ("+string(ev.mode)+" mode)", false)
+	return ev.askDefault(SourceDefault, "no rule allows fetching from "+orDash(strings.Join(hosts, ", "))+" ("+string(ev.mode)+" mode)", false)
 }
 
 func orDash(s string) string {

@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"strings"
 )
 
@@ -381,7 +382,7 @@ func compileDomain(r *rule, spec string) error {
 	if !ok {
 		return fmt.Errorf("%w %q: WebFetch takes domain:host or domain:*.host", ErrRuleSpecifier, spec)
 	}
-	d = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(d)), ".")
+	d = strings.TrimSpace(d)
 	if d == "*" {
 		r.domainAny = true
 		return nil
@@ -390,10 +391,17 @@ func compileDomain(r *rule, spec string) error {
 		r.domainWild = true
 		d = rest
 	}
-	if !validHost(d) {
+	// the rule's host is read like a URL's (case, trailing dot, IDNA,
+	// numeric IPv4 forms, IPv6 literals with or without brackets).
+	if a, err := netip.ParseAddr(d); err == nil && !r.domainWild && a.Zone() == "" {
+		r.domain = canonAddr(a)
+		return nil
+	}
+	h, ok := normHost(d)
+	if !ok || strings.Contains(h, ":") && r.domainWild || !strings.Contains(h, ":") && !validHost(h) {
 		return fmt.Errorf("%w %q: not a host name", ErrRuleSpecifier, spec)
 	}
-	r.domain = d
+	r.domain = h
 	return nil
 }
 

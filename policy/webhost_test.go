@@ -51,7 +51,7 @@ func TestHostsOf(t *testing.T) {
 func TestCompileDomainNormalises(t *testing.T) {
 	for spec, want := range map[string]string{
 		"domain:EXAMPLE.com.":         "example.com",
-		"domain:ｅｘａｍｐｌｅ.com":         "example.com",
+		"domain:ｅｘａｍｐｌｅ.com":          "example.com",
 		"domain:bücher.example":       "xn--bcher-kva.example",
 		"domain:127.1":                "127.0.0.1",
 		"domain:[::1]":                "::1",

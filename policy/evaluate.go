@@ -275,7 +275,7 @@ func matchBashSub(set *ruleSet, sc *subCmd) *rule {
 	for _, t := range sc.alts {
 		best = first(best, matchBash(set, t))
 	}
-	return best
+	return first(best, matchBashNorm(set, sc))
 }
 
 // matchPath returns the first rule of set for tool (Read or Edit) whose

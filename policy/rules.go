@@ -82,7 +82,10 @@ type rule struct {
 	tool string
 	kind ruleKind
 
-	bash   bashPattern
+	bash bashPattern
+	// norm: a deny or ask Bash rule of a well-known command read in flag
+	// order (flagnorm.go); nil otherwise.
+	norm   *normPattern
 	path   pathPattern
 	domain string // lower case; "" with domainAny
 	// domainWild: "*.example.com" (subdomains only); domainAny: "*".
@@ -109,10 +112,15 @@ type ruleSet struct {
 	// poisoned rules that apply to every call.
 	names []*rule
 	star  []*rule
+	// norm are the Bash rules with a flag-order reading (deny and ask only).
+	norm []*rule
 }
 
 func (s *ruleSet) add(r *rule) {
 	s.all = append(s.all, r)
+	if r.norm != nil {
+		s.norm = append(s.norm, r)
+	}
 	switch {
 	case r.tool == "*":
 		s.star = append(s.star, r)
@@ -341,6 +349,9 @@ func compileRule(rt RuleText) (*rule, error) {
 	case "Bash":
 		r.kind = rkBash
 		r.bash, err = compileBashPattern(spec)
+		if err == nil && r.list != Allow {
+			r.norm = compileNormPattern(&r.bash)
+		}
 	case "Read", "Edit":
 		r.kind = rkPath
 		r.path, err = compilePathPattern(spec, rt.Origin, rt.List == "deny" || rt.List == "ask")

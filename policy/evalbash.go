@@ -103,6 +103,11 @@ func (ev *evaluator) bashDecide(tool string, an *shellAnalysis) Verdict {
 			}
 		}
 	}
+	// a recursive read (grep -r, rg, git log -p, tar -c ...) that may reach
+	// a file a Read deny or ask rule protects.
+	if v, ok := ev.recursiveReadAsk(an, readOnly); ok {
+		return v
+	}
 
 	// 4. what cannot be checked asks, in every mode: a deny rule or a
 	// circuit breaker could be hiding in it.
@@ -227,9 +232,12 @@ func (ev *evaluator) pathRule(set *ruleSet, an *shellAnalysis, either bool) (*ru
 	}
 	try("Read", an.redirReads)
 	try("Edit", an.redirWrites)
+	try("Read", an.redirWrites) // a Read deny covers writing the file too
 	for i := range an.subs {
 		try("Read", an.subs[i].reads)
 		try("Edit", an.subs[i].writes)
+		try("Read", an.subs[i].writes)
+		try("Read", an.subs[i].argReads) // any argument may name a file it reads
 	}
 	return best, bestPI
 }
@@ -267,11 +275,11 @@ func (ev *evaluator) unknownPaths(an *shellAnalysis) string {
 
 // allowSub says what allows one sub-command ("" if nothing does).
 func (ev *evaluator) allowSub(sc *subCmd) (Source, *rule) {
-	if r := matchBash(&ev.pol.allow, sc.text); r != nil {
+	if r := matchBashAllow(&ev.pol.allow, sc); r != nil {
 		return SourceRule, r
 	}
 	if ev.sess != nil {
-		if r := matchBash(&ev.sess.allow, sc.text); r != nil {
+		if r := matchBashAllow(&ev.sess.allow, sc); r != nil {
 			return SourceSessionGrant, r
 		}
 	}

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"path"
 	"strconv"
 	"strings"
 )
@@ -337,6 +338,16 @@ func (ev *evaluator) pathMatches(p *pathPattern, pi pathInfo, either bool) bool 
 // mayMatchUnder: a recursive operation on pi could reach a file the
 // pattern names.
 func (ev *evaluator) mayMatchUnder(set *ruleSet, tool string, pi pathInfo) *rule {
+	return ev.mayReachUnder(set, tool, pi, false)
+}
+
+// mayReachUnder: a recursive operation on pi could reach a file a rule of
+// set names: the rule's literal directory lies inside pi, or pi lies
+// inside it (any-depth patterns such as .env or **/secrets/** start at
+// the root). skipHidden: the operation skips hidden entries below pi (rg,
+// ag, the Grep tool), so a rule whose every match has a hidden path
+// component cannot reach anything there unless pi itself is hidden.
+func (ev *evaluator) mayReachUnder(set *ruleSet, tool string, pi pathInfo, skipHidden bool) *rule {
 	if !pi.recursive || pi.unknown || pi.abs == "" {
 		return nil
 	}
@@ -351,7 +362,13 @@ func (ev *evaluator) mayMatchUnder(set *ruleSet, tool string, pi pathInfo) *rule
 		if base == "" {
 			continue
 		}
+		if skipHidden && hiddenOnly(r.path.glob) && !hasHiddenPart(pi.abs) && !hasHiddenPart(pi.real) {
+			continue
+		}
 		lit := r.path.glob
+		if r.path.up {
+			lit = path.Join(base, lit)
+		}
 		if i := strings.IndexAny(lit, "*?[\\"); i >= 0 {
 			lit = lit[:i]
 			if j := strings.LastIndexByte(lit, '/'); j >= 0 {
@@ -364,11 +381,26 @@ func (ev *evaluator) mayMatchUnder(set *ruleSet, tool string, pi pathInfo) *rule
 		if lit != "" {
 			prefix = canonPath(lit, base, ev.env.home)
 		}
-		if within(prefix, pi.abs) || within(prefix, pi.real) {
+		if within(prefix, pi.abs) || within(prefix, pi.real) || within(pi.abs, prefix) || within(pi.real, prefix) {
 			return r
 		}
 	}
 	return nil
+}
+
+// hiddenOnly: every path the glob matches has a component starting with
+// a dot (a segment of the glob starts with a literal ".").
+func hiddenOnly(glob string) bool {
+	for _, seg := range strings.Split(glob, "/") {
+		if strings.HasPrefix(seg, ".") && seg != "." && seg != ".." {
+			return true
+		}
+	}
+	return false
+}
+
+func hasHiddenPart(p string) bool {
+	return strings.Contains(p, "/.")
 }
 
 func (ev *evaluator) sessionRule(f func(*ruleSet) *rule) *rule {
@@ -546,12 +578,17 @@ func (ev *evaluator) pathCall(tool string, write bool) Verdict {
 		catTool = "Edit"
 	}
 	subj := subjectOf(c)
+	// a content search (Grep, an agent tool of kind search) reads every
+	// file under its paths; Claude Code's Grep is ripgrep, which skips
+	// hidden entries (anthropics/claude-code#16936).
+	recursive := !write && (tool == "Grep" || c.Kind == "search" && tool != "Glob" && tool != "LS")
+	skipHidden := tool == "Grep"
 	infos := make([]pathInfo, 0, len(c.Paths))
 	for _, p := range c.Paths {
 		if p == "" {
 			continue
 		}
-		infos = append(infos, ev.env.info(pathRef{raw: p, cwd: ev.env.cwd}))
+		infos = append(infos, ev.env.info(pathRef{raw: p, cwd: ev.env.cwd, recursive: recursive}))
 	}
 	pick := func(set *ruleSet, either bool) *rule {
 		var best *rule
@@ -571,6 +608,10 @@ func (ev *evaluator) pathCall(tool string, write bool) Verdict {
 		if either {
 			for _, pi := range infos {
 				best = first(best, ev.matchPath(set, catTool, pi, true))
+				if write {
+					// a Read deny (or ask) covers editing the file too.
+					best = first(best, ev.matchPath(set, "Read", pi, true))
+				}
 			}
 			return best
 		}
@@ -597,6 +638,17 @@ func (ev *evaluator) pathCall(tool string, write bool) Verdict {
 	}
 	if r := pick(&ev.pol.ask, true); r != nil {
 		return ev.askRule(r, "", !write)
+	}
+	if recursive {
+		for _, pi := range infos {
+			r := ev.mayReachUnder(&ev.pol.deny, "Read", pi, skipHidden)
+			if r == nil {
+				r = ev.mayReachUnder(&ev.pol.ask, "Read", pi, skipHidden)
+			}
+			if r != nil {
+				return ev.finishAsk(ruleVerdict(Ask, r, tool+" searches everything under "+pi.abs+", which may include what rule "+r.text+" protects"), true)
+			}
+		}
 	}
 	if write && ev.mode == ModePlan {
 		return planDeny("editing " + strings.Join(c.Paths, ", "))

@@ -112,7 +112,9 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 		} else {
 			a.addSub(subCmd{text: text, alts: alts, kind: skNeedRule}, ctx)
 		}
+		n := len(a.an.subs)
 		a.command(rest, ctx)
+		a.stdinArgs(n) // its arguments come from standard input (shell_reads.go)
 		return
 	case "env":
 		a.envCmd(ws, text, alts, ctx)
@@ -632,7 +634,9 @@ func (a *analyzer) findCmd(ws []word, text string, alts []string, ctx walkCtx) {
 			a.setUncertain("find -exec with no command")
 			continue
 		}
+		n := len(a.an.subs)
 		a.command(ex, ctx)
+		a.findExecArgs(n, starts) // {} is any file under the start paths (shell_reads.go)
 	}
 }
 
@@ -643,7 +647,9 @@ func (a *analyzer) gitCmd(ws []word, text string, alts []string, ctx walkCtx) {
 	args := ws[1:]
 	if len(args) == 0 || !args[0].static || !strings.HasPrefix(args[0].s, "-") {
 		// no global options: the common case.
-		a.addSub(subCmd{text: text, alts: alts, readOnly: gitReadOnly(args)}, ctx)
+		sc := subCmd{text: text, alts: alts, readOnly: gitReadOnly(args)}
+		a.gitReads(&sc, args)
+		a.addSub(sc, ctx)
 		return
 	}
 	kept := []word{ws[0]}
@@ -708,5 +714,6 @@ func (a *analyzer) gitCmd(ws []word, text string, alts []string, ctx walkCtx) {
 	if sc.readOnly {
 		sc.reads = gitDirs // git -C dir reads that repository
 	}
+	a.gitReads(&sc, rest)
 	a.addSub(sc, ctx)
 }

@@ -1,0 +1,864 @@
+package policy
+
+import (
+	"strings"
+)
+
+// "Read-only" commands with options that run programs or write files
+// (docs/policy.md, "What the static reading holds", class 7).
+//
+// sort -o FILE writes, sort --compress-program=P runs P, rg --pre P runs
+// P, tar -cf OUT writes OUT, uniq IN OUT writes OUT, sed 'w f' writes and
+// sed '1e cmd' runs, awk 'BEGIN{system("...")}' runs, git log --output=f
+// writes, man -P runs a pager... Such an option makes the command leave
+// the read-only set; a file it writes is checked like any write (Edit
+// rules, circuit breakers, plan mode); a program it runs is read as a
+// command line of its own when its text is known (deny and ask rules meet
+// it, and it must itself be allowed), and makes the command uncertain (it
+// asks in every mode) when it is not. And an allow rule whose pattern
+// matches the command by a prefix (Bash(sort *), Bash(git log *)) does not
+// cover it: the rule must name the option itself (Bash(sort -o *),
+// Bash(git log --output=*)); see optionMentioned.
+
+// optScan walks the options of a command: short letters (grouped, with
+// values attached or in the next word) and long names (--name=value or
+// --name value). f gets each option with its value (nil when it takes
+// none); it returns the positional arguments.
+func optScan(args []word, valued string, longValued map[string]bool, f func(opt string, val *word)) []word {
+	var pos []word
+	afterDD := false
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		s := w.s
+		if afterDD || !w.static || !strings.HasPrefix(s, "-") || s == "-" {
+			pos = append(pos, w)
+			continue
+		}
+		if s == "--" {
+			afterDD = true
+			continue
+		}
+		if strings.HasPrefix(s, "--") {
+			name, v, hasEq := strings.Cut(s[2:], "=")
+			switch {
+			case hasEq:
+				vw := w
+				vw.s = v
+				vw.path = strings.TrimPrefix(w.path, "--"+name+"=")
+				vw.off = -1
+				f("--"+name, &vw)
+			case longValued[name] && i+1 < len(args):
+				i++
+				vv := args[i]
+				f("--"+name, &vv)
+			default:
+				f("--"+name, nil)
+			}
+			continue
+		}
+		for j := 1; j < len(s); j++ {
+			c := s[j]
+			if strings.IndexByte(valued, c) < 0 {
+				f("-"+string(c), nil)
+				continue
+			}
+			if j+1 < len(s) {
+				vw := w
+				vw.s = s[j+1:]
+				vw.path = vw.s
+				vw.off = -1
+				f("-"+string(c), &vw)
+			} else if i+1 < len(args) {
+				i++
+				vv := args[i]
+				f("-"+string(c), &vv)
+			} else {
+				f("-"+string(c), nil)
+			}
+			break
+		}
+	}
+	return pos
+}
+
+// optWrite: the option writes the file named by v.
+func (a *analyzer) optWrite(sc *subCmd, opt string, v *word) {
+	sc.optDanger = append(sc.optDanger, opt)
+	if v == nil {
+		return
+	}
+	if v.pathOK && isHarmlessDevice(v.path) {
+		return
+	}
+	sc.writes = append(sc.writes, a.pathRef(*v))
+}
+
+// optProgram: the option runs the program v.
+func (a *analyzer) optProgram(sc *subCmd, opt string, v *word, ctx walkCtx) {
+	sc.optDanger = append(sc.optDanger, opt)
+	if v == nil {
+		return
+	}
+	a.programArg(*v, ctx)
+}
+
+// optUnknownRead: the option names a file holding more file names.
+func optUnknownRead(sc *subCmd, opt string) {
+	sc.reads = append(sc.reads, pathRef{raw: "(the files listed by " + opt + ")", unknown: true})
+}
+
+// optionEffects records the writes, programs and recursive reads that the
+// options of a command cause.
+func (a *analyzer) optionEffects(sc *subCmd, base string, args []word, ctx walkCtx) {
+	switch base {
+	case "sort":
+		optScan(args, "ktoST", set("output", "compress-program", "key", "field-separator", "buffer-size",
+			"temporary-directory", "files0-from", "batch-size", "parallel", "random-source"), func(o string, v *word) {
+			switch o {
+			case "-o", "--output":
+				a.optWrite(sc, o, v)
+			case "--compress-program":
+				a.optProgram(sc, o, v, ctx)
+			case "--files0-from":
+				optUnknownRead(sc, o)
+			}
+		})
+	case "wc", "du", "cat", "ls":
+		optScan(args, "", set("files0-from"), func(o string, v *word) {
+			if o == "--files0-from" {
+				optUnknownRead(sc, o)
+			}
+		})
+	case "rg":
+		optScan(args, searchers["rg"].valued, searchers["rg"].longValued, func(o string, v *word) {
+			switch o {
+			case "--pre", "--hostname-bin":
+				a.optProgram(sc, o, v, ctx)
+			case "--pre-glob":
+				sc.optDanger = append(sc.optDanger, o)
+			}
+		})
+	case "ag", "ack":
+		optScan(args, searchers[base].valued, searchers[base].longValued, func(o string, v *word) {
+			if o == "--pager" {
+				a.optProgram(sc, o, v, ctx)
+			}
+		})
+	case "tree":
+		optScan(args, "oLPIHT", set("filelimit", "timefmt", "sort", "charset", "fromfile"), func(o string, v *word) {
+			if o == "-o" {
+				a.optWrite(sc, o, v)
+			}
+		})
+	case "less", "more":
+		optScan(args, "oOpPhbjkxyz#", set("log-file", "LOG-FILE", "pattern", "prompt", "tag", "tag-file", "lesskey-file"), func(o string, v *word) {
+			switch o {
+			case "-o", "-O", "--log-file", "--LOG-FILE":
+				a.optWrite(sc, o, v)
+			case "-k", "--lesskey-file":
+				sc.optDanger = append(sc.optDanger, o)
+			}
+		})
+		for _, w := range args {
+			if strings.HasPrefix(w.s, "+") {
+				sc.optDanger = append(sc.optDanger, "+")
+				if strings.ContainsAny(w.s, "!|") || !w.static {
+					a.setUncertain("less runs a startup command (" + w.s + ")")
+				}
+			}
+		}
+	case "man":
+		optScan(args, "PHMCmLSsEpRe", set("pager", "html", "manpath", "config-file", "systems", "locale", "sections",
+			"encoding", "preprocessor", "recode", "extension"), func(o string, v *word) {
+			switch o {
+			case "-P", "--pager", "-H", "--html":
+				a.optProgram(sc, o, v, ctx)
+			case "-p", "--preprocessor", "-C", "--config-file", "-M", "--manpath", "--recode":
+				sc.optDanger = append(sc.optDanger, o)
+			}
+		})
+	case "uniq", "xxd":
+		valued := "fsw"
+		if base == "xxd" {
+			valued = "cgloOsn"
+		}
+		pos := optScan(args, valued, set("skip-fields", "skip-chars", "check-chars", "group", "all-repeated", "cols",
+			"groupsize", "len", "offset", "seek", "name"), func(string, *word) {})
+		if len(pos) >= 2 {
+			a.optWrite(sc, pos[1].s, &pos[1])
+		}
+	case "split", "csplit":
+		prefix := ""
+		var prefixW *word
+		pos := optScan(args, "abClnptf", set("bytes", "line-bytes", "lines", "number", "suffix-length",
+			"additional-suffix", "separator", "filter", "prefix", "suffix-format", "digits"), func(o string, v *word) {
+			switch o {
+			case "--filter":
+				a.optProgram(sc, o, v, ctx)
+			case "-f", "--prefix":
+				if base == "csplit" && v != nil {
+					prefix, prefixW = v.s, v
+				}
+			}
+		})
+		if base == "split" && len(pos) >= 2 {
+			prefix, prefixW = pos[1].s, &pos[1]
+		}
+		suffix := "aa"
+		if base == "csplit" {
+			suffix = "00"
+		}
+		if prefixW == nil {
+			if base == "split" {
+				prefix = "x"
+			} else {
+				prefix = "xx"
+			}
+			w := word{s: prefix + suffix, static: true, path: prefix + suffix, pathOK: true, off: -1}
+			sc.writes = append(sc.writes, a.pathRef(w))
+			return
+		}
+		w := *prefixW
+		w.s, w.path = prefix+suffix, w.path+suffix
+		a.optWrite(sc, prefixW.s, &w)
+	case "tar", "bsdtar":
+		a.tarCmd(sc, args, ctx)
+	case "zip":
+		create := ""
+		recursive := false
+		pos := optScan(args, "bnOtTxi", set("temp-path", "suffixes", "output-file", "unzip-command", "exclude", "include", "from", "to"), func(o string, v *word) {
+			switch o {
+			case "-r", "-R", "--recurse-paths", "--recurse-patterns":
+				recursive = true
+			case "-T":
+				// -TT cmd: "-T" then "-T" with the command attached or next.
+				if v != nil {
+					a.optProgram(sc, "-TT", v, ctx)
+				}
+			case "--unzip-command":
+				a.optProgram(sc, o, v, ctx)
+			case "-O", "--output-file":
+				a.optWrite(sc, o, v)
+			case "-@":
+				optUnknownRead(sc, o)
+			}
+		})
+		for _, w := range args {
+			if w.s == "-TT" || strings.HasPrefix(w.s, "-TT") {
+				sc.optDanger = append(sc.optDanger, "-TT")
+			}
+		}
+		if len(pos) > 0 {
+			create = pos[0].s
+			a.optWrite(sc, create, &pos[0])
+			for i := range pos[1:] {
+				ref := a.pathRef(pos[1+i])
+				ref.recursive = recursive
+				sc.reads = append(sc.reads, ref)
+			}
+		}
+	case "cp", "rsync", "scp":
+		recursive := false
+		optScan(args, "tSeF", set("target-directory", "suffix", "rsh", "rsync-path", "backup-dir", "exclude", "include",
+			"filter", "files-from", "exclude-from", "include-from", "log-file", "temp-dir"), func(o string, v *word) {
+			switch o {
+			case "-r", "-R", "-a", "--recursive", "--archive":
+				recursive = true
+			case "-e", "--rsh":
+				if base == "rsync" {
+					a.optProgram(sc, o, v, ctx)
+				}
+			case "--rsync-path":
+				sc.optDanger = append(sc.optDanger, o)
+			case "--files-from":
+				optUnknownRead(sc, o)
+			case "--log-file":
+				a.optWrite(sc, o, v)
+			}
+		})
+		if recursive {
+			for i := range sc.reads {
+				sc.reads[i].recursive = true
+			}
+		}
+	case "sdiff":
+		optScan(args, "oIwW", set("output", "ignore-matching-lines", "width", "diff-program"), func(o string, v *word) {
+			switch o {
+			case "-o", "--output":
+				a.optWrite(sc, o, v)
+			case "--diff-program":
+				a.optProgram(sc, o, v, ctx)
+			}
+		})
+	case "diff":
+		optScan(args, "", set("diff-program"), func(o string, v *word) {
+			if o == "--diff-program" {
+				a.optProgram(sc, o, v, ctx)
+			}
+		})
+	case "date":
+		optScan(args, "fsdrI", set("file", "set", "date", "reference", "iso-8601", "rfc-3339"), func(o string, v *word) {
+			if o == "-s" || o == "--set" {
+				sc.optDanger = append(sc.optDanger, o)
+			}
+		})
+	case "file":
+		optScan(args, "mfFeP", set("magic-file", "files-from", "separator", "exclude", "parameter"), func(o string, v *word) {
+			switch o {
+			case "-C", "--compile":
+				sc.optDanger = append(sc.optDanger, o)
+			case "-f", "--files-from":
+				optUnknownRead(sc, o)
+			}
+		})
+	case "jq", "gojq":
+		// --rawfile/--slurpfile NAME FILE read FILE (an argument read);
+		// -f FILE is the program.
+	}
+}
+
+// recursiveFlag: diff -r reads the trees it compares.
+func (a *analyzer) recursiveFlag(sc *subCmd, base string, args []word) {
+	if base != "diff" {
+		return
+	}
+	rec := false
+	optScan(args, "xXSFIL", set("exclude", "exclude-from", "starting-file", "show-function-line", "ignore-matching-lines",
+		"label", "from-file", "to-file", "line-format", "old-line-format", "new-line-format", "unchanged-line-format",
+		"old-group-format", "new-group-format", "changed-group-format", "unchanged-group-format", "horizon-lines", "tabsize", "width", "palette", "color"),
+		func(o string, v *word) {
+			if o == "-r" || o == "-R" || o == "--recursive" {
+				rec = true
+			}
+		})
+	if rec {
+		for i := range sc.reads {
+			sc.reads[i].recursive = true
+		}
+	}
+}
+
+// tarCmd: -c (and -r, -u, -A) read their operands recursively and write
+// the archive; -x and -t read it, -x writes under -C DIR (or the working
+// directory); the program options run programs.
+func (a *analyzer) tarCmd(sc *subCmd, args []word, ctx walkCtx) {
+	mode := byte(0)
+	var archive, dir *word
+	noRec := false
+	// old-style bundled first argument (tar cf x.tar dir).
+	if len(args) > 0 && args[0].static && !strings.HasPrefix(args[0].s, "-") && args[0].s != "" &&
+		strings.Trim(args[0].s, "AcdtrtuxzjJvfpkmOoPSWhiCTXbBGgLMNRlK") == "" {
+		a0 := args[0]
+		a0.s = "-" + a0.s
+		args = append([]word{a0}, args[1:]...)
+	}
+	pos := optScan(args, "fCTXbKNLgIFVH", set("file", "directory", "files-from", "exclude-from", "to-command",
+		"use-compress-program", "checkpoint-action", "info-script", "new-volume-script", "rmt-command", "rsh-command",
+		"exclude", "transform", "xform", "owner", "group", "mode", "mtime", "newer", "after-date", "label", "format",
+		"blocking-factor", "starting-file", "newer-mtime", "volno-file", "index-file", "backup", "suffix", "strip-components"), func(o string, v *word) {
+		switch o {
+		case "-c", "--create", "-r", "--append", "-u", "--update", "-A", "--catenate", "--concatenate":
+			mode = 'c'
+		case "-x", "--extract", "--get":
+			if mode == 0 {
+				mode = 'x'
+			}
+		case "-t", "--list", "-d", "--diff", "--compare":
+			if mode == 0 {
+				mode = 't'
+			}
+		case "-f", "--file":
+			archive = v
+		case "-C", "--directory":
+			dir = v
+		case "--no-recursion":
+			noRec = true
+		case "--to-command", "-I", "--use-compress-program", "--info-script", "-F", "--new-volume-script",
+			"--rmt-command", "--rsh-command":
+			a.optProgram(sc, o, v, ctx)
+		case "--checkpoint-action":
+			sc.optDanger = append(sc.optDanger, o)
+			if v != nil {
+				if cmd, ok := strings.CutPrefix(v.s, "exec="); ok {
+					a.programArg(word{s: cmd, static: v.static}, ctx)
+				}
+			}
+		case "-T", "--files-from":
+			optUnknownRead(sc, o)
+		}
+	})
+	switch mode {
+	case 'c':
+		if archive != nil && archive.s != "-" {
+			a.optWrite(sc, "-f", archive)
+		}
+		for i := range pos {
+			ref := a.pathRef(pos[i])
+			ref.recursive = !noRec
+			sc.reads = append(sc.reads, ref)
+		}
+	case 'x':
+		sc.optDanger = append(sc.optDanger, "-x")
+		target := pathRef{raw: ".", cwd: a.cwd, unknown: true, under: a.cwdKnown}
+		if dir != nil {
+			target = a.pathRef(*dir)
+			target.unknown, target.under = true, !target.unknown
+		}
+		sc.writes = append(sc.writes, target)
+	}
+}
+
+// sedCmd: sed writes its files with -i, and its scripts may write (w, W,
+// s///w), read (r, R) and run commands (e, s///e).
+func (a *analyzer) sedCmd(sc *subCmd, args []word, ctx walkCtx) {
+	inPlace, sandbox := false, false
+	var scripts []word
+	scriptFile := false
+	pos := optScan(args, "efl", set("expression", "file", "line-length"), func(o string, v *word) {
+		switch o {
+		case "-i", "--in-place":
+			inPlace = true
+		case "--sandbox":
+			sandbox = true
+		case "-e", "--expression":
+			if v != nil {
+				scripts = append(scripts, *v)
+			}
+		case "-f", "--file":
+			scriptFile = true
+		}
+	})
+	for _, w := range args {
+		if strings.HasPrefix(w.s, "-i") || strings.HasPrefix(w.s, "--in-place") ||
+			len(w.s) > 1 && w.s[0] == '-' && w.s[1] != '-' && strings.ContainsRune(w.s, 'i') && !strings.ContainsAny(w.s[1:], "ef") {
+			inPlace = true
+		}
+	}
+	if len(scripts) == 0 && !scriptFile && len(pos) > 0 {
+		scripts, pos = pos[:1], pos[1:]
+	}
+	if scriptFile {
+		// the script is in a file: what it does is not seen.
+		sc.optDanger = append(sc.optDanger, "-f")
+	}
+	for _, s := range scripts {
+		if !s.static {
+			a.setUncertain("sed runs a script known only at run time")
+			continue
+		}
+		if !sandbox {
+			a.sedScript(sc, s.s, ctx)
+		}
+	}
+	for _, w := range pos {
+		ref := a.pathRef(w)
+		if inPlace {
+			sc.writes = append(sc.writes, ref)
+		}
+		sc.reads = append(sc.reads, ref)
+	}
+	if inPlace {
+		sc.optDanger = append(sc.optDanger, "-i")
+	}
+}
+
+// sedScript reads a sed script's commands for the ones that touch files
+// or run programs.
+func (a *analyzer) sedScript(sc *subCmd, s string, ctx walkCtx) {
+	file := func(i int) (string, int) {
+		j := i
+		for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+			j++
+		}
+		k := strings.IndexByte(s[j:], '\n')
+		if k < 0 {
+			return s[j:], len(s)
+		}
+		return s[j : j+k], j + k
+	}
+	addFile := func(name string, write bool) {
+		if name == "" {
+			return
+		}
+		if isHarmlessDevice(name) {
+			return
+		}
+		w := word{s: name, static: true, path: name, pathOK: true, off: -1}
+		ref := a.pathRef(w)
+		if write {
+			sc.writes = append(sc.writes, ref)
+			sc.optDanger = append(sc.optDanger, "w "+name)
+		} else {
+			sc.reads = append(sc.reads, ref)
+		}
+	}
+	skipDelim := func(i int, d byte) int { // returns index after the closing d
+		for i < len(s) {
+			switch s[i] {
+			case '\\':
+				i += 2
+				continue
+			case d:
+				return i + 1
+			case '\n':
+				if d != '\n' {
+					return i
+				}
+			}
+			i++
+		}
+		return i
+	}
+	i := 0
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '{' || c == '}' || c == '!':
+			i++
+			continue
+		case c >= '0' && c <= '9' || c == '$' || c == ',' || c == '~' || c == '+':
+			i++
+			continue
+		case c == '/':
+			i = skipDelim(i+1, '/')
+			for i < len(s) && (s[i] == 'I' || s[i] == 'M') {
+				i++
+			}
+			continue
+		case c == '\\' && i+1 < len(s):
+			i = skipDelim(i+2, s[i+1])
+			continue
+		case c == '#':
+			_, i = file(i + 1)
+			continue
+		}
+		i++
+		switch c {
+		case 's', 'y':
+			if i >= len(s) {
+				a.setUncertain("sed script does not parse")
+				return
+			}
+			d := s[i]
+			i = skipDelim(i+1, d)
+			i = skipDelim(i, d)
+			if c == 'y' {
+				continue
+			}
+			for i < len(s) && strings.IndexByte(";\n}", s[i]) < 0 {
+				f := s[i]
+				i++
+				switch f {
+				case 'w':
+					name, j := file(i)
+					addFile(name, true)
+					i = j
+				case 'e':
+					a.setUncertain("sed s///e runs the pattern space as a command")
+				}
+			}
+		case 'a', 'i', 'c':
+			_, i = file(i)
+			// a\ NEWLINE text: the text runs to the end of the line.
+			if i < len(s) && strings.HasSuffix(strings.TrimRight(s[:i], " \t"), "\\") {
+				_, i = file(i + 1)
+			}
+		case 'r', 'R':
+			name, j := file(i)
+			addFile(name, false)
+			i = j
+		case 'w', 'W':
+			name, j := file(i)
+			addFile(name, true)
+			i = j
+		case 'e':
+			cmd, j := file(i)
+			i = j
+			sc.optDanger = append(sc.optDanger, "e")
+			if strings.TrimSpace(cmd) == "" {
+				a.setUncertain("sed e runs the pattern space as a command")
+			} else {
+				a.programArg(word{s: cmd, static: true}, ctx)
+			}
+		case ':', 'b', 't', 'T':
+			for i < len(s) && strings.IndexByte(";\n}", s[i]) < 0 {
+				i++
+			}
+		case 'q', 'Q', 'l', 'L', 'v':
+			for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == ' ') {
+				i++
+			}
+		case 'F', 'z', '=', 'd', 'D', 'g', 'G', 'h', 'H', 'n', 'N', 'p', 'P', 'x':
+		default:
+			a.setUncertain("sed script holds a command the reader does not know (" + string(c) + ")")
+			return
+		}
+	}
+}
+
+// awkCmd: awk programs may run commands (system(), print | "cmd",
+// "cmd" | getline), write files (print > "f") and read them
+// (getline < "f"). A program from a file (-f) is not seen: the allow rule
+// must name it.
+func (a *analyzer) awkCmd(sc *subCmd, args []word, ctx walkCtx) {
+	var progs []word
+	fromFile := false
+	pos := optScan(args, "fvFEeilo", set("file", "assign", "field-separator", "exec", "source", "include", "load",
+		"dump-variables", "profile", "pretty-print", "debug"), func(o string, v *word) {
+		switch o {
+		case "-f", "--file", "-E", "--exec":
+			fromFile = true
+			sc.optDanger = append(sc.optDanger, o)
+		case "-e", "--source":
+			if v != nil {
+				progs = append(progs, *v)
+			}
+		case "-i", "--include", "-l", "--load":
+			sc.optDanger = append(sc.optDanger, o)
+		case "-o", "--pretty-print", "--dump-variables", "--profile", "--debug":
+			sc.optDanger = append(sc.optDanger, o)
+			if v != nil {
+				a.optWrite(sc, o, v)
+			}
+		}
+	})
+	if len(progs) == 0 && !fromFile && len(pos) > 0 {
+		progs, pos = pos[:1], pos[1:]
+	}
+	for _, p := range progs {
+		if !p.static {
+			a.setUncertain("awk runs a program known only at run time")
+			continue
+		}
+		a.awkProgram(sc, p.s, ctx)
+	}
+	for _, w := range pos {
+		if w.static && isAssignWord(w.s) {
+			continue // var=value
+		}
+		sc.reads = append(sc.reads, a.pathRef(w))
+	}
+}
+
+// awkProgram scans an awk program's tokens (strings and regular
+// expressions skipped) for the ones that leave awk.
+func (a *analyzer) awkProgram(sc *subCmd, p string, ctx walkCtx) {
+	type tok struct {
+		kind byte // 's' string, 'i' identifier, 'o' operator, 'n' number, 'r' regex
+		text string
+	}
+	var toks []tok
+	operand := false // the previous token ends an operand (then / divides)
+	for i := 0; i < len(p); {
+		c := p[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\r':
+			i++
+		case c == '\\' && i+1 < len(p) && p[i+1] == '\n':
+			i += 2
+		case c == '#':
+			for i < len(p) && p[i] != '\n' {
+				i++
+			}
+		case c == '"':
+			var b strings.Builder
+			j := i + 1
+			for j < len(p) && p[j] != '"' {
+				if p[j] == '\\' && j+1 < len(p) {
+					j++
+					switch p[j] {
+					case 'n':
+						b.WriteByte('\n')
+					case 't':
+						b.WriteByte('\t')
+					default:
+						b.WriteByte(p[j])
+					}
+					j++
+					continue
+				}
+				b.WriteByte(p[j])
+				j++
+			}
+			toks = append(toks, tok{'s', b.String()})
+			i = j + 1
+			operand = true
+		case c == '/' && !operand:
+			j := i + 1
+			inClass := false
+			for j < len(p) && (p[j] != '/' || inClass) && p[j] != '\n' {
+				switch p[j] {
+				case '\\':
+					j++
+				case '[':
+					inClass = true
+				case ']':
+					inClass = false
+				}
+				j++
+			}
+			toks = append(toks, tok{'r', ""})
+			i = j + 1
+			operand = true
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			j := i
+			for j < len(p) && (p[j] == '_' || p[j] >= 'a' && p[j] <= 'z' || p[j] >= 'A' && p[j] <= 'Z' || p[j] >= '0' && p[j] <= '9') {
+				j++
+			}
+			toks = append(toks, tok{'i', p[i:j]})
+			i = j
+			operand = true
+		case c >= '0' && c <= '9' || c == '.':
+			j := i
+			for j < len(p) && (p[j] >= '0' && p[j] <= '9' || p[j] == '.' || p[j] == 'e' || p[j] == 'x' || p[j] >= 'a' && p[j] <= 'f') {
+				j++
+			}
+			toks = append(toks, tok{'n', p[i:j]})
+			i = j
+			operand = true
+		case c == '$':
+			toks = append(toks, tok{'o', "$"})
+			i++
+			operand = false
+		default:
+			op := string(c)
+			if i+1 < len(p) {
+				two := p[i : i+2]
+				switch two {
+				case "||", "&&", ">>", "|&", "==", "!=", "<=", ">=", "++", "--", "+=", "-=", "*=", "/=", "%=", "^=", "**":
+					op = two
+				}
+			}
+			toks = append(toks, tok{'o', op})
+			i += len(op)
+			operand = op == ")" || op == "]" || op == "++" || op == "--"
+		}
+	}
+	// a literal command for system(), a pipe or getline; anything else is
+	// only known at run time.
+	lit := func(k int) (string, bool) {
+		if k >= 0 && k < len(toks) && toks[k].kind == 's' {
+			end := k + 1
+			if end < len(toks) && (toks[end].kind == 's' || toks[end].kind == 'i' || toks[end].kind == 'n' || toks[end].text == "$") {
+				return "", false // concatenation
+			}
+			return toks[k].text, true
+		}
+		return "", false
+	}
+	inPrint := false
+	depth := 0
+	for k, t := range toks {
+		switch {
+		case t.kind == 'i' && (t.text == "print" || t.text == "printf"):
+			inPrint, depth = true, 0
+		case t.kind == 'o' && (t.text == ";" || t.text == "{" || t.text == "}" || t.text == "\n"):
+			inPrint = false
+		case t.kind == 'o' && t.text == "(":
+			depth++
+		case t.kind == 'o' && t.text == ")":
+			depth--
+		case t.kind == 'i' && t.text == "system":
+			sc.optDanger = append(sc.optDanger, "system")
+			k2 := k + 1
+			if k2 < len(toks) && toks[k2].text == "(" {
+				k2++
+			}
+			if cmd, ok := lit(k2); ok && k2+1 < len(toks) && toks[k2+1].text == ")" {
+				a.programArg(word{s: cmd, static: true}, ctx)
+			} else {
+				a.setUncertain("awk system() runs a command known only at run time")
+			}
+		case t.kind == 'o' && (t.text == "|" || t.text == "|&"):
+			sc.optDanger = append(sc.optDanger, "|")
+			// print ... | "cmd"   or   "cmd" | getline
+			if cmd, ok := lit(k + 1); ok {
+				a.programArg(word{s: cmd, static: true}, ctx)
+			} else if k > 0 && toks[k-1].kind == 's' && k+1 < len(toks) && toks[k+1].text == "getline" &&
+				(k < 2 || toks[k-2].kind != 's' && toks[k-2].kind != 'i' && toks[k-2].kind != 'n') {
+				a.programArg(word{s: toks[k-1].text, static: true}, ctx)
+			} else {
+				a.setUncertain("awk pipes to or from a command known only at run time")
+			}
+		case t.kind == 'o' && (t.text == ">" || t.text == ">>") && inPrint && depth == 0:
+			if name, ok := lit(k + 1); ok {
+				w := word{s: name, static: true, path: name, pathOK: true, off: -1}
+				a.optWrite(sc, "> "+name, &w)
+			} else {
+				sc.optDanger = append(sc.optDanger, ">")
+				a.setUncertain("awk writes to a file known only at run time")
+			}
+		case t.kind == 'o' && t.text == "<" && k > 0 && toks[k-1].text == "getline":
+			if name, ok := lit(k + 1); ok {
+				w := word{s: name, static: true, path: name, pathOK: true, off: -1}
+				sc.reads = append(sc.reads, a.pathRef(w))
+			} else {
+				sc.reads = append(sc.reads, pathRef{raw: "(a file awk's getline reads)", unknown: true})
+			}
+		}
+	}
+}
+
+// optionMentioned: an allow rule covers a command whose options run a
+// program or write a file only if its pattern names each such option:
+// a long option by its name (--output), a short one as a letter of an
+// option word (-o, -uo), anything else (an output operand, an awk or sed
+// construct) as written.
+func optionMentioned(p *bashPattern, opt string) bool {
+	g := p.glob
+	switch {
+	case strings.HasPrefix(opt, "--"):
+		return strings.Contains(g, opt)
+	case len(opt) == 2 && opt[0] == '-':
+		for _, w := range strings.Split(g, " ") {
+			if len(w) > 1 && w[0] == '-' && w[1] != '-' && strings.IndexByte(w[1:], opt[1]) >= 0 {
+				return true
+			}
+		}
+		return false
+	}
+	return strings.Contains(g, opt)
+}
+
+// matchBashAllow returns the first allow rule of set that matches sc and
+// names every dangerous option of it.
+func matchBashAllow(set *ruleSet, sc *subCmd) *rule {
+	if len(sc.optDanger) == 0 {
+		return matchBash(set, sc.text)
+	}
+	fw := sc.text
+	if i := strings.IndexByte(fw, ' '); i >= 0 {
+		fw = fw[:i]
+	}
+	ok := func(r *rule) bool {
+		if r.kind == rkAny {
+			return true // Bash: every command, as written
+		}
+		if !r.bash.match(sc.text) {
+			return false
+		}
+		for _, o := range sc.optDanger {
+			if !optionMentioned(&r.bash, o) {
+				return false
+			}
+		}
+		return true
+	}
+	var best *rule
+	for _, r := range set.bashByWord[fw] {
+		if ok(r) {
+			best = first(best, r)
+			break
+		}
+	}
+	for _, r := range set.bashWild {
+		if best != nil && r.idx > best.idx {
+			break
+		}
+		if ok(r) {
+			best = first(best, r)
+			break
+		}
+	}
+	return best
+}

@@ -583,12 +583,15 @@ func (ev *evaluator) pathCall(tool string, write bool) Verdict {
 	// hidden entries (anthropics/claude-code#16936).
 	recursive := !write && (tool == "Grep" || c.Kind == "search" && tool != "Glob" && tool != "LS")
 	skipHidden := tool == "Grep"
+	// Glob and LS list the names under their path: denied when a deny
+	// rule covers everything there (no content is read: no ask).
+	lists := !write && (tool == "Glob" || tool == "LS")
 	infos := make([]pathInfo, 0, len(c.Paths))
 	for _, p := range c.Paths {
 		if p == "" {
 			continue
 		}
-		infos = append(infos, ev.env.info(pathRef{raw: p, cwd: ev.env.cwd, recursive: recursive}))
+		infos = append(infos, ev.env.info(pathRef{raw: p, cwd: ev.env.cwd, recursive: recursive || lists}))
 	}
 	pick := func(set *ruleSet, either bool) *rule {
 		var best *rule

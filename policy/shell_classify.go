@@ -48,7 +48,7 @@ func (a *analyzer) classify(sc *subCmd, base string, args []word, ctx walkCtx) {
 		a.writerArgs(sc, base, mode, args)
 	}
 	a.optionEffects(sc, base, args, ctx) // class 7: options that write or run programs
-	a.searchReads(sc, base, args)       // grep -r, rg, ag, ack: recursive reads
+	a.searchReads(sc, base, args)        // grep -r, rg, ag, ack: recursive reads
 	switch base {
 	case "dd":
 		for _, w := range args {

@@ -788,7 +788,7 @@ func (a *analyzer) awkProgram(sc *subCmd, p string, ctx walkCtx) {
 				sc.optDanger = append(sc.optDanger, ">")
 				a.setUncertain("awk writes to a file known only at run time")
 			}
-		case t.kind == 'o' && t.text == "<" && k > 0 && toks[k-1].text == "getline":
+		case t.kind == 'o' && t.text == "<" && (k > 0 && toks[k-1].text == "getline" || k > 1 && toks[k-2].text == "getline" && toks[k-1].kind == 'i'):
 			if name, ok := lit(k + 1); ok {
 				w := word{s: name, static: true, path: name, pathOK: true, off: -1}
 				sc.reads = append(sc.reads, a.pathRef(w))

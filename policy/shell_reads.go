@@ -49,31 +49,28 @@ func (a *analyzer) argReadsOf(sc *subCmd, args []word, skip func(string) bool) {
 			skipNext = false
 			continue
 		}
-		if !w.static || w.glob || w.brace {
+		if !w.pathOK || w.glob || w.brace {
 			continue
 		}
-		s := w.s
-		if w.pathOK {
-			s = w.path
-		}
+		s := w.path
 		switch {
 		case !afterDD && w.s == "--":
 			afterDD = true
 		case afterDD || !strings.HasPrefix(w.s, "-") || w.s == "-":
-			a.argCandidates(sc, s, true)
+			a.argCandidates(sc, s, 2)
 		case skip != nil && skip(w.s):
 			skipNext = !strings.Contains(w.s, "=")
-		case strings.Contains(w.s, "="):
-			a.argCandidates(sc, w.s[strings.IndexByte(w.s, '=')+1:], true)
-		case !strings.HasPrefix(w.s, "--") && len(w.s) > 2:
-			a.argCandidates(sc, w.s[2:], true) // -fVALUE
+		case strings.Contains(s, "="):
+			a.argCandidates(sc, s[strings.IndexByte(s, '=')+1:], 2)
+		case !strings.HasPrefix(s, "--") && len(s) > 2:
+			a.argCandidates(sc, s[2:], 2) // -fVALUE
 		}
 	}
 }
 
-// argCandidates adds c and the paths it may hold.
-func (a *analyzer) argCandidates(sc *subCmd, c string, derive bool) {
-	if c == "" || c == "-" {
+// argCandidates adds c and the paths it may hold (derive levels deep).
+func (a *analyzer) argCandidates(sc *subCmd, c string, derive int) {
+	if c == "" || c == "-" || len(sc.argReads) >= maxArgReads {
 		return
 	}
 	if c == "~" || strings.HasPrefix(c, "~/") {
@@ -82,27 +79,34 @@ func (a *analyzer) argCandidates(sc *subCmd, c string, derive bool) {
 		}
 		c = a.env.home + c[1:]
 	}
-	if !path.IsAbs(c) && !a.cwdKnown {
-		return
+	if path.IsAbs(c) || a.cwdKnown {
+		sc.argReads = append(sc.argReads, pathRef{raw: c, cwd: a.cwd})
 	}
-	sc.argReads = append(sc.argReads, pathRef{raw: c, cwd: a.cwd})
-	if !derive {
+	if derive == 0 {
 		return
 	}
 	if rest, ok := strings.CutPrefix(c, "@"); ok {
-		a.argCandidates(sc, rest, false) // curl -d @file
+		a.argCandidates(sc, rest, derive-1) // curl -d @file
 	}
 	if i := strings.LastIndexByte(c, ':'); i >= 0 {
-		a.argCandidates(sc, c[i+1:], false) // HEAD:path, :path, file:///path
+		a.argCandidates(sc, c[i+1:], derive-1) // HEAD:path, :path, file:///path
 	}
 	if i := strings.IndexByte(c, '='); i > 0 {
-		a.argCandidates(sc, c[i+1:], false) // if=path, KEY=path
+		a.argCandidates(sc, c[i+1:], derive-1) // if=path, name=@path
 	}
 }
 
 // stdinArgs: the command added at or after sub n takes more arguments from
 // standard input (xargs): files only known at run time.
-func (a *analyzer) stdinArgs(n int) {
+func (a *analyzer) stdinArgs(n int, xargsArgs []word) {
+	if n > 0 {
+		// xargs -a FILE / --arg-file=FILE reads FILE.
+		optScan(xargsArgs, "aEIdLnPs", set("arg-file", "eof", "replace", "delimiter", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"), func(o string, v *word) {
+			if (o == "-a" || o == "--arg-file") && v != nil {
+				a.argCandidates(&a.an.subs[n-1], v.path, 0)
+			}
+		})
+	}
 	if len(a.an.subs) <= n {
 		return
 	}
@@ -161,13 +165,38 @@ func dropBraces(refs []pathRef) []pathRef {
 	return out
 }
 
-// findDanger: find's actions that run programs or write make an allow rule
-// for find name them (Bash(find *) does not cover find . -delete).
-func findDanger(sc *subCmd, args []word) {
+// findEffects: find's actions that run programs or write make an allow
+// rule for find name them (Bash(find *) does not cover find . -delete);
+// with a program run on the files found, the names it looks for (-name,
+// -path) are files that program reads.
+func (a *analyzer) findEffects(sc *subCmd, args []word, starts []word) {
+	runs := false
 	for _, w := range args {
 		switch w.s {
-		case "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls":
+		case "-exec", "-execdir", "-ok", "-okdir":
+			runs = true
+			fallthrough
+		case "-delete", "-fprint", "-fprint0", "-fprintf", "-fls":
 			sc.optDanger = append(sc.optDanger, w.s)
+		}
+	}
+	if !runs {
+		return
+	}
+	for i := 0; i+1 < len(args); i++ {
+		v := args[i+1]
+		if !v.static {
+			continue
+		}
+		switch args[i].s {
+		case "-name", "-iname":
+			for _, st := range starts {
+				if st.pathOK {
+					a.argCandidates(sc, strings.TrimSuffix(st.path, "/")+"/"+v.s, 0)
+				}
+			}
+		case "-path", "-ipath", "-wholename", "-iwholename":
+			a.argCandidates(sc, v.s, 0)
 		}
 	}
 }

@@ -114,7 +114,7 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 		}
 		n := len(a.an.subs)
 		a.command(rest, ctx)
-		a.stdinArgs(n) // its arguments come from standard input (shell_reads.go)
+		a.stdinArgs(n, args) // its arguments come from standard input (shell_reads.go)
 		return
 	case "env":
 		a.envCmd(ws, text, alts, ctx)
@@ -628,6 +628,7 @@ func (a *analyzer) findCmd(ws []word, text string, alts []string, ctx walkCtx) {
 			}
 		}
 	}
+	a.findEffects(&sc, args, starts) // shell_reads.go
 	a.addSub(sc, ctx)
 	for _, ex := range execs {
 		if len(ex) == 0 {

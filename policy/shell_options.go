@@ -30,7 +30,9 @@ func optScan(args []word, valued string, longValued map[string]bool, f func(opt 
 	for i := 0; i < len(args); i++ {
 		w := args[i]
 		s := w.s
-		if afterDD || !w.static || !strings.HasPrefix(s, "-") || s == "-" {
+		// an option word starts with a literal dash (a word that only
+		// expands to one, "$X", is taken as an argument).
+		if afterDD || !strings.HasPrefix(s, "-") || s == "-" {
 			pos = append(pos, w)
 			continue
 		}
@@ -65,7 +67,11 @@ func optScan(args []word, valued string, longValued map[string]bool, f func(opt 
 			if j+1 < len(s) {
 				vw := w
 				vw.s = s[j+1:]
-				vw.path = vw.s
+				vw.path = ""
+				if w.pathOK && len(w.path) > j+1 {
+					vw.path = w.path[j+1:]
+				}
+				vw.pathOK = w.pathOK && vw.path != ""
 				vw.off = -1
 				f("-"+string(c), &vw)
 			} else if i+1 < len(args) {
@@ -88,6 +94,16 @@ func (a *analyzer) optWrite(sc *subCmd, opt string, v *word) {
 		return
 	}
 	if v.pathOK && isHarmlessDevice(v.path) {
+		return
+	}
+	sc.writes = append(sc.writes, a.pathRef(*v))
+}
+
+// plainWrite: the command writes v as its ordinary output (an archive, the
+// pieces of split): checked like any write, but an allow rule for the
+// command covers it.
+func (a *analyzer) plainWrite(sc *subCmd, v *word) {
+	if v == nil || v.pathOK && isHarmlessDevice(v.path) {
 		return
 	}
 	sc.writes = append(sc.writes, a.pathRef(*v))
@@ -220,21 +236,29 @@ func (a *analyzer) optionEffects(sc *subCmd, base string, args []word, ctx walkC
 		}
 		w := *prefixW
 		w.s, w.path = prefix+suffix, w.path+suffix
-		a.optWrite(sc, prefixW.s, &w)
+		a.plainWrite(sc, &w)
 	case "tar", "bsdtar":
 		a.tarCmd(sc, args, ctx)
 	case "zip":
-		create := ""
 		recursive := false
-		pos := optScan(args, "bnOtTxi", set("temp-path", "suffixes", "output-file", "unzip-command", "exclude", "include", "from", "to"), func(o string, v *word) {
+		var zargs []word
+		for i := 0; i < len(args); i++ {
+			// -TT CMD (or -TTCMD): the command that tests the archive.
+			if w := args[i]; w.static && strings.HasPrefix(w.s, "-TT") {
+				if v := w.s[3:]; v != "" {
+					a.optProgram(sc, "-TT", &word{s: v, static: true}, ctx)
+				} else if i+1 < len(args) {
+					i++
+					a.optProgram(sc, "-TT", &args[i], ctx)
+				}
+				continue
+			}
+			zargs = append(zargs, args[i])
+		}
+		pos := optScan(zargs, "bnOtxi", set("temp-path", "suffixes", "output-file", "unzip-command", "exclude", "include", "from", "to"), func(o string, v *word) {
 			switch o {
 			case "-r", "-R", "--recurse-paths", "--recurse-patterns":
 				recursive = true
-			case "-T":
-				// -TT cmd: "-T" then "-T" with the command attached or next.
-				if v != nil {
-					a.optProgram(sc, "-TT", v, ctx)
-				}
 			case "--unzip-command":
 				a.optProgram(sc, o, v, ctx)
 			case "-O", "--output-file":
@@ -243,14 +267,8 @@ func (a *analyzer) optionEffects(sc *subCmd, base string, args []word, ctx walkC
 				optUnknownRead(sc, o)
 			}
 		})
-		for _, w := range args {
-			if w.s == "-TT" || strings.HasPrefix(w.s, "-TT") {
-				sc.optDanger = append(sc.optDanger, "-TT")
-			}
-		}
 		if len(pos) > 0 {
-			create = pos[0].s
-			a.optWrite(sc, create, &pos[0])
+			a.plainWrite(sc, &pos[0])
 			for i := range pos[1:] {
 				ref := a.pathRef(pos[1+i])
 				ref.recursive = recursive
@@ -390,7 +408,7 @@ func (a *analyzer) tarCmd(sc *subCmd, args []word, ctx walkCtx) {
 	switch mode {
 	case 'c':
 		if archive != nil && archive.s != "-" {
-			a.optWrite(sc, "-f", archive)
+			a.plainWrite(sc, archive)
 		}
 		for i := range pos {
 			ref := a.pathRef(pos[i])
@@ -398,7 +416,6 @@ func (a *analyzer) tarCmd(sc *subCmd, args []word, ctx walkCtx) {
 			sc.reads = append(sc.reads, ref)
 		}
 	case 'x':
-		sc.optDanger = append(sc.optDanger, "-x")
 		target := pathRef{raw: ".", cwd: a.cwd, unknown: true, under: a.cwdKnown}
 		if dir != nil {
 			target = a.pathRef(*dir)

@@ -367,9 +367,6 @@ func (a *analyzer) gitReads(sc *subCmd, args []word) {
 			paths = append(paths, w)
 			continue
 		}
-		if !w.static {
-			continue
-		}
 		switch {
 		case s == "--":
 			afterDD = true

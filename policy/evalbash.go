@@ -38,6 +38,9 @@ func (ev *evaluator) bashDecide(tool string, an *shellAnalysis) Verdict {
 	if r, pi := ev.pathRule(&pol.deny, an, true); r != nil {
 		return ev.denyRule(r, " (path "+pi.abs+")")
 	}
+	if r, u, _ := ev.fetchRule(&pol.deny, an); r != nil {
+		return ev.denyRule(r, " (curl or wget fetches "+u+")")
+	}
 
 	// 2. circuit breakers.
 	for i := range an.subs {
@@ -90,6 +93,9 @@ func (ev *evaluator) bashDecide(tool string, an *shellAnalysis) Verdict {
 	if r, pi := ev.pathRule(&pol.ask, an, true); r != nil {
 		return ev.askRule(r, " (path "+pi.abs+")", readOnly)
 	}
+	if r, u, _ := ev.fetchRule(&pol.ask, an); r != nil {
+		return ev.askRule(r, " (curl or wget fetches "+u+")", readOnly)
+	}
 	// a recursive delete that may reach a file a deny or ask rule protects.
 	for i := range an.subs {
 		for j := range an.subs[i].writes {
@@ -114,6 +120,13 @@ func (ev *evaluator) bashDecide(tool string, an *shellAnalysis) Verdict {
 	why := an.uncertain
 	if why == "" {
 		why = ev.unknownPaths(an)
+	}
+	if why == "" {
+		if _, _, u := ev.fetchRule(&pol.deny, an); u != "" {
+			why = "curl or wget fetches " + u + ", whose host a WebFetch domain rule cannot be checked against"
+		} else if _, _, u := ev.fetchRule(&pol.ask, an); u != "" {
+			why = "curl or wget fetches " + u + ", whose host a WebFetch domain rule cannot be checked against"
+		}
 	}
 	if why != "" {
 		return ev.askDefault(SourceDefault, "cannot check this command: "+why, false)

@@ -292,3 +292,66 @@ func hostOf(raw string) string {
 	}
 	return hs[0]
 }
+
+// fetchURLs returns the URLs a curl or wget sub-command fetches (operands
+// and --url values), and whether one of them is only known at run time.
+func fetchURLs(sc *subCmd) (urls []string, unknown bool) {
+	seen := map[string]bool{}
+	for _, text := range append([]string{sc.text}, sc.alts...) {
+		n, ok := normalizeWords(strings.Split(text, " "))
+		if !ok || n.path != "curl" && n.path != "wget" {
+			continue
+		}
+		cands := n.operands
+		for f := range n.flags {
+			if v, ok := strings.CutPrefix(f, "--url="); ok {
+				cands = append(cands, v)
+			}
+		}
+		for _, u := range cands {
+			if seen[u] {
+				continue
+			}
+			seen[u] = true
+			if strings.ContainsAny(u, "$`") {
+				unknown = true
+				continue
+			}
+			urls = append(urls, u)
+		}
+	}
+	return urls, unknown
+}
+
+// fetchRule: the first WebFetch domain rule of set naming a host that a
+// curl or wget sub-command fetches from ("" url when none). Rules for every
+// fetch (WebFetch, domain:*) are not applied to shell commands: they speak
+// of the WebFetch tool. unreadable names a URL whose host cannot be read.
+func (ev *evaluator) fetchRule(set *ruleSet, an *shellAnalysis) (r *rule, url, unreadable string) {
+	if len(set.byTool["WebFetch"]) == 0 {
+		return nil, "", ""
+	}
+	for i := range an.subs {
+		urls, unknown := fetchURLs(&an.subs[i])
+		if unknown && unreadable == "" {
+			unreadable = an.subs[i].text
+		}
+		for _, u := range urls {
+			hosts, ok := hostsOf(u)
+			if !ok && unreadable == "" {
+				unreadable = u
+			}
+			for _, rr := range set.byTool["WebFetch"] {
+				if rr.kind != rkDomain || rr.domainAny || r != nil && rr.idx > r.idx {
+					continue
+				}
+				for _, h := range hosts {
+					if rr.domainMatches(h) && (r == nil || rr.idx < r.idx) {
+						r, url = rr, u
+					}
+				}
+			}
+		}
+	}
+	return r, url, unreadable
+}

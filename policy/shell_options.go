@@ -89,14 +89,13 @@ func optScan(args []word, valued string, longValued map[string]bool, f func(opt 
 
 // optWrite: the option writes the file named by v.
 func (a *analyzer) optWrite(sc *subCmd, opt string, v *word) {
+	if v != nil && v.pathOK && isHarmlessDevice(v.path) {
+		return // /dev/stdout, /dev/null: no file is written
+	}
 	sc.optDanger = append(sc.optDanger, opt)
-	if v == nil {
-		return
+	if v != nil {
+		sc.writes = append(sc.writes, a.pathRef(*v))
 	}
-	if v.pathOK && isHarmlessDevice(v.path) {
-		return
-	}
-	sc.writes = append(sc.writes, a.pathRef(*v))
 }
 
 // plainWrite: the command writes v as its ordinary output (an archive, the

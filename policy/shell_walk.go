@@ -162,6 +162,9 @@ var dangerousVars = map[string]bool{
 	"GIT_CONFIG_GLOBAL": true, "GIT_CONFIG_PARAMETERS": true, "GIT_DIR": true,
 	"GIT_WORK_TREE": true, "PYTHONPATH": true, "PYTHONSTARTUP": true, "NODE_OPTIONS": true,
 	"PERL5OPT": true, "RUBYOPT": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true,
+	// options and programs of "read-only" commands (class 7, shell_options.go)
+	"LESSOPEN": true, "LESSCLOSE": true, "LESS": true, "MANPAGER": true, "MANOPT": true,
+	"RIPGREP_CONFIG_PATH": true, "TAR_OPTIONS": true, "ZIPOPT": true,
 }
 
 func (a *analyzer) declClause(c *syntax.DeclClause, ctx walkCtx) {

@@ -247,4 +247,3 @@ func TestHiddenReadsReallyRead(t *testing.T) {
 		})
 	}
 }
-

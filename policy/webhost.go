@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/idna"
 )
@@ -166,8 +167,11 @@ func normHost(h string) (string, bool) {
 			return "", false
 		}
 		h = u
+		if !utf8.ValidString(h) {
+			return "", false
+		}
 		for _, r := range h {
-			if unicode.IsControl(r) || unicode.IsSpace(r) {
+			if unicode.IsControl(r) || unicode.IsSpace(r) || r == unicode.ReplacementChar {
 				return "", false
 			}
 		}
@@ -189,6 +193,9 @@ func normHost(h string) (string, bool) {
 	a = strings.ToLower(strings.TrimSuffix(a, "."))
 	if a == "" || strings.HasSuffix(a, ".") {
 		return "", false
+	}
+	if again, err := idnaLookup.ToASCII(a); err != nil || again != a {
+		return "", false // a name that does not read back the same is no name
 	}
 	for i := 0; i < len(a); i++ {
 		c := a[i]

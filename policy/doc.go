@@ -11,14 +11,21 @@
 //
 // Files along their seams:
 //   - rules.go, bashpattern.go: rule grammar and compiled matchers;
-//   - evaluate.go, evalbash.go, mode.go, suggest.go: the decision;
+//     flagnorm.go: the flag-order reading of deny and ask rules of
+//     well-known commands (rm -fr = rm -rf); webhost.go: URL hosts as URL
+//     parsers read them (IDNA, IPv4 forms, userinfo, backslashes);
+//   - evaluate.go, evalbash.go, evalreads.go, mode.go, suggest.go: the
+//     decision;
 //   - paths.go, env.go: canonical paths, symlinks as the kernel resolves
 //     them, the workspace and protected files;
 //   - shell_parse.go (parsing, the fast path, the naive split used when the
 //     parse is unreliable), shell_walk.go (the AST walk: statements,
 //     redirects, words), shell_wrappers.go (sudo, env, shells with -c, find,
 //     git, xargs, ...), shell_classify.go (read-only commands, file
-//     operations, writers): the shell reader over mvdan.cc/sh/v3/syntax;
+//     operations, writers), shell_reads.go (reads hidden in other
+//     commands: file arguments of any command, recursive readers),
+//     shell_options.go (options that write or run programs, sed scripts,
+//     awk programs): the shell reader over mvdan.cc/sh/v3/syntax;
 //   - shelljoin.go: rendering an argv as a shell line that reads back as it.
 //
 // It is pure: no logging, no clock; the only outside access is symlink

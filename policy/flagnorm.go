@@ -222,6 +222,7 @@ func (s *flagSpec) read(args []string, n *normCmd) {
 			afterDD = true
 		case strings.HasPrefix(w, "--") && len(w) > 2:
 			name, val, hasEq := strings.Cut(w[2:], "=")
+			name = s.expand(name)
 			canon, ok := s.long[name]
 			if !ok || canon == "" {
 				canon = "--" + name
@@ -261,6 +262,40 @@ func (s *flagSpec) read(args []string, n *normCmd) {
 			n.operands = append(n.operands, w)
 		}
 	}
+}
+
+// expand reads an abbreviated long option (GNU getopt_long and git's
+// parse-options take any unambiguous prefix: rm --rec --f, git push
+// --force-w) as the one long option of the spec it begins; an ambiguous
+// or unknown one stays as written.
+func (s *flagSpec) expand(name string) string {
+	if _, ok := s.long[name]; ok || s.longValued[name] || name == "" {
+		return name
+	}
+	found := ""
+	for k := range s.long {
+		if strings.HasPrefix(k, name) {
+			if found != "" && found != k {
+				if s.long[found] == s.long[k] && s.long[k] != "" {
+					continue // both mean the same flag (git push --forc)
+				}
+				return name
+			}
+			found = k
+		}
+	}
+	for k := range s.longValued {
+		if strings.HasPrefix(k, name) {
+			if found != "" && found != k {
+				return name
+			}
+			found = k
+		}
+	}
+	if found == "" {
+		return name
+	}
+	return found
 }
 
 func allIn(s, letters string) bool {

@@ -41,12 +41,13 @@ func optScan(args []word, valued string, longValued map[string]bool, f func(opt 
 			continue
 		}
 		if strings.HasPrefix(s, "--") {
-			name, v, hasEq := strings.Cut(s[2:], "=")
+			written, v, hasEq := strings.Cut(s[2:], "=")
+			name := expandLong(written, longValued)
 			switch {
 			case hasEq:
 				vw := w
 				vw.s = v
-				vw.path = strings.TrimPrefix(w.path, "--"+name+"=")
+				vw.path = strings.TrimPrefix(w.path, "--"+written+"=")
 				vw.off = -1
 				f("--"+name, &vw)
 			case longValued[name] && i+1 < len(args):
@@ -85,6 +86,51 @@ func optScan(args []word, valued string, longValued map[string]bool, f func(opt 
 		}
 	}
 	return pos
+}
+
+// dangerLong are the long options the readers act on. GNU getopt_long
+// (sort, grep, tar, split, less, man, ag, wget, ...) and Perl's
+// Getopt::Long (ack) take any unambiguous abbreviation: `sort --out=f` is
+// `sort --output=f`. An abbreviation is read as the first of these (or of
+// the command's valued options) it begins; an ambiguous one makes the
+// program fail, so reading it as a dangerous option only errs on the safe
+// side. The command's own valued options are tried first.
+var dangerLong = []string{"output", "output-file", "output-document", "compress-program", "use-compress-program",
+	"files0-from", "files-from", "pre", "pre-glob", "hostname-bin", "pager", "log-file", "LOG-FILE", "lesskey-file",
+	"html", "preprocessor", "config-file", "manpath", "recode", "filter", "prefix", "unzip-command", "rsh", "rsync-path",
+	"diff-program", "set", "compile", "magic-file", "to-command", "checkpoint-action", "info-script",
+	"new-volume-script", "rmt-command", "rsh-command", "create", "extract", "get", "append", "update", "catenate",
+	"concatenate", "list", "diff", "compare", "directory", "file", "no-recursion", "in-place", "expression",
+	"sandbox", "exec", "source", "include", "load", "dump-variables", "profile", "pretty-print", "debug",
+	"recursive", "dereference-recursive", "directories", "recurse-paths", "recurse-patterns", "archive",
+	"hidden", "unrestricted", "regexp", "files", "arg-file"}
+
+// expandLong returns the long option name abbreviates (itself when it is
+// a whole name or abbreviates none).
+func expandLong(name string, valued map[string]bool) string {
+	if name == "" || valued[name] {
+		return name
+	}
+	for _, d := range dangerLong {
+		if d == name {
+			return name
+		}
+	}
+	best := ""
+	for k := range valued {
+		if strings.HasPrefix(k, name) && (best == "" || k < best) {
+			best = k
+		}
+	}
+	if best != "" {
+		return best
+	}
+	for _, d := range dangerLong {
+		if strings.HasPrefix(d, name) {
+			return d
+		}
+	}
+	return name
 }
 
 // optWrite: the option writes the file named by v.

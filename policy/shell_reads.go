@@ -277,6 +277,7 @@ func (a *analyzer) searchReads(sc *subCmd, base string, args []word) {
 		}
 		if strings.HasPrefix(o, "--") {
 			n, _, hasEq := strings.Cut(o[2:], "=")
+			n = expandLong(n, s.longValued)
 			switch n {
 			case "recursive", "dereference-recursive":
 				recursive = true

@@ -282,6 +282,9 @@ func (ev *evaluator) unknownPaths(an *shellAnalysis) string {
 		if s := check("Edit", an.subs[i].writes); s != "" {
 			return s
 		}
+		if s := check("Read", an.subs[i].argReads); s != "" {
+			return s
+		}
 	}
 	return ""
 }

@@ -50,6 +50,21 @@ func (a *analyzer) argReadsOf(sc *subCmd, args []word, skip func(string) bool) {
 			continue
 		}
 		if !w.pathOK || w.glob || w.brace {
+			if !afterDD && strings.HasPrefix(w.s, "-") {
+				continue
+			}
+			// a file named at run time ("$f", $d/.env, $(ls)): with Read
+			// rules present it cannot be checked. Words that read as
+			// data rather than a path (a header "K: $V", K=$V, a
+			// sentence) are left alone.
+			if !w.static && !strings.ContainsAny(w.s, " :=\t\n") && len(sc.argReads) < maxArgReads {
+				sc.argReads = append(sc.argReads, pathRef{raw: w.s, unknown: true})
+			}
+			// a glob can match a hidden file only through a segment that
+			// starts with a dot (.e*, sub/.env?): ask then too.
+			if w.static && (w.glob || w.brace) && hiddenGlob(w.s) {
+				sc.argReads = append(sc.argReads, pathRef{raw: w.s, unknown: true})
+			}
 			continue
 		}
 		s := w.path
@@ -462,4 +477,14 @@ func (a *analyzer) programArg(w word, ctx walkCtx) {
 	cwd, known := a.cwd, a.cwdKnown
 	a.parseAndVisit(w.s, ctx)
 	a.cwd, a.cwdKnown = cwd, known
+}
+
+// hiddenGlob: a segment of the glob starts with a dot.
+func hiddenGlob(g string) bool {
+	for _, seg := range strings.Split(g, "/") {
+		if strings.HasPrefix(seg, ".") && seg != "." && seg != ".." {
+			return true
+		}
+	}
+	return false
 }

@@ -508,6 +508,10 @@ func (a *analyzer) gitConfigCode(opt string, val word, ctx walkCtx) {
 	case strings.HasPrefix(key, "alias."):
 		if v := strings.TrimSpace(value); strings.HasPrefix(v, "!") {
 			code = v[1:]
+		} else if v != "" {
+			// a plain alias is more git arguments (log --output=f): read
+			// them as the git command they make.
+			code = "git " + v
 		}
 	case key == "core.hookspath" || key == "include.path" || key == "init.templatedir" || strings.HasPrefix(key, "includeif."):
 		a.setUncertain("git -c " + key + " makes git run programs the command does not name")

@@ -422,9 +422,12 @@ func (a *analyzer) gitReads(sc *subCmd, args []word) {
 			sc.readOnly = false
 		}
 	}
+	// content: the command prints file contents. An explicit patch option
+	// (-p) wins over a names-only one (--stat -p shows both).
+	explicit := content
 	switch sub {
 	case "log", "whatchanged", "reflog":
-		// commit messages only, unless a patch is shown.
+		// commit messages only, unless a patch is asked for.
 	case "show":
 		// a patch by default; rev:path objects are their blobs.
 		blobs := true
@@ -433,7 +436,7 @@ func (a *analyzer) gitReads(sc *subCmd, args []word) {
 				blobs = false
 			}
 		}
-		content = content || !blobs || len(rest) == 0
+		content = explicit || !noPatch && (!blobs || len(rest) == 0)
 	case "diff":
 		noIndex := false
 		for _, w := range rest {
@@ -441,15 +444,15 @@ func (a *analyzer) gitReads(sc *subCmd, args []word) {
 				noIndex = true
 			}
 		}
-		content = !noIndex
+		content = !noIndex && (explicit || !noPatch)
 	case "grep", "archive", "format-patch", "bundle", "fast-export":
-		content, noPatch = true, false
+		content = true
 	case "stash":
-		content = content && len(rest) > 0 && rest[0].s == "show"
+		content = explicit && len(rest) > 0 && rest[0].s == "show"
 	default:
 		content = false
 	}
-	if !content || noPatch && sub != "grep" && sub != "archive" {
+	if !content {
 		return
 	}
 	if len(paths) > 0 {

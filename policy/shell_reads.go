@@ -426,8 +426,28 @@ func (a *analyzer) gitReads(sc *subCmd, args []word) {
 	// (-p) wins over a names-only one (--stat -p shows both).
 	explicit := content
 	switch sub {
-	case "log", "whatchanged", "reflog":
-		// commit messages only, unless a patch is asked for.
+	case "log", "whatchanged", "reflog", "diff-tree", "diff-index", "diff-files":
+		// commit messages or names only, unless a patch is asked for.
+	case "cat-file":
+		// an object named by its hash (or read from standard input with
+		// --batch) may be any file's content; rev:path was read above.
+		shows := false
+		for _, w := range rest {
+			switch {
+			case w.s == "-p" || w.s == "blob" || w.s == "--textconv" || w.s == "--filters" || strings.HasPrefix(w.s, "--batch"):
+				shows = true
+			}
+		}
+		named := false
+		for _, w := range rest {
+			if !strings.HasPrefix(w.s, "-") && w.s != "blob" && w.s != "tree" && w.s != "commit" && w.s != "tag" && !strings.Contains(w.s, ":") {
+				named = true
+			}
+			if strings.HasPrefix(w.s, "--batch") {
+				named = true
+			}
+		}
+		content = shows && named
 	case "show":
 		// a patch by default; rev:path objects are their blobs.
 		blobs := true

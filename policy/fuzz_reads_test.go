@@ -124,3 +124,28 @@ func FuzzHostsOf(f *testing.F) {
 		}
 	})
 }
+
+// FuzzScripts: sed scripts and awk programs of any text are read without
+// a panic or a hang, and an awk program that calls system() or pipes is
+// never covered by a prefix rule.
+func FuzzScripts(f *testing.F) {
+	for _, s := range []string{"{print}", "BEGIN{system(\"ls\")}", "/a|b/", "s/a/b/w f", "1e ls", "$!N;P;D", "a\\\ntext", "{print > \"f\"}", "y/ab/cd/"} {
+		f.Add(s)
+	}
+	pol := mustCompile(f, RuleText{List: "allow", Text: "Bash(awk *)"}, RuleText{List: "allow", Text: "Bash(sed *)"})
+	f.Fuzz(func(t *testing.T, prog string) {
+		if len(prog) > 300 || strings.ContainsAny(prog, "'\x00") {
+			return
+		}
+		for _, cmd := range []string{"awk '" + prog + "' f", "sed '" + prog + "' f"} {
+			v := evalWithin(t, Input{Call: Call{Tool: "Bash", Command: cmd}, Mode: ModeDefault, Env: fuzzEnv, Policy: pol})
+			// without strings, regular expressions or comments, a
+			// system( or a > after print is code, never data.
+			plain := !strings.ContainsAny(prog, "#\"/\\")
+			if v.Decision == Allow && strings.HasPrefix(cmd, "awk") && plain &&
+				(strings.Contains(prog, "system(") || strings.Contains(strings.ReplaceAll(prog, "||", ""), "|")) {
+				t.Fatalf("%q allowed: %s", cmd, v.Reason)
+			}
+		}
+	})
+}

@@ -820,6 +820,9 @@ func (a *analyzer) awkProgram(sc *subCmd, p string, ctx walkCtx) {
 			depth++
 		case t.kind == 'o' && t.text == ")":
 			depth--
+		case t.kind == 'o' && t.text == "@" && k+1 < len(toks) && (toks[k+1].text == "load" || toks[k+1].text == "include"):
+			// gawk loads a shared library or another program file.
+			sc.optDanger = append(sc.optDanger, "@"+toks[k+1].text)
 		case t.kind == 'i' && t.text == "system":
 			sc.optDanger = append(sc.optDanger, "system")
 			k2 := k + 1

@@ -24,8 +24,9 @@
 //     git, xargs, ...), shell_classify.go (read-only commands, file
 //     operations, writers), shell_reads.go (reads hidden in other
 //     commands: file arguments of any command, recursive readers),
-//     shell_options.go (options that write or run programs, sed scripts,
-//     awk programs): the shell reader over mvdan.cc/sh/v3/syntax;
+//     shell_options.go (options that write or run programs),
+//     shell_scripts.go (sed scripts, awk programs): the shell reader over
+//     mvdan.cc/sh/v3/syntax;
 //   - shelljoin.go: rendering an argv as a shell line that reads back as it.
 //
 // It is pure: no logging, no clock; the only outside access is symlink

@@ -66,18 +66,21 @@ func hostsOf(raw string) (hosts []string, ok bool) {
 	}
 	ok = true
 	for _, rd := range readings {
-		auth, aok := authorityOf(rd)
+		auths, aok := authorityOf(rd)
 		if !aok {
 			ok = false
-			continue
 		}
 		// userinfo ends at the last "@" (WHATWG) or the first (some
 		// RFC 3986 readers): read both.
-		cands := []string{auth}
-		if i := strings.LastIndexByte(auth, '@'); i >= 0 {
-			cands = []string{auth[i+1:]}
-			if j := strings.IndexByte(auth, '@'); j != i {
-				cands = append(cands, auth[j+1:])
+		var cands []string
+		for _, auth := range auths {
+			if i := strings.LastIndexByte(auth, '@'); i >= 0 {
+				cands = append(cands, auth[i+1:])
+				if j := strings.IndexByte(auth, '@'); j != i {
+					cands = append(cands, auth[j+1:])
+				}
+			} else {
+				cands = append(cands, auth)
 			}
 		}
 		for _, c := range cands {
@@ -94,23 +97,56 @@ func hostsOf(raw string) (hosts []string, ok bool) {
 
 // authorityOf returns the authority part of a URL, supplying http:// when
 // the URL has no scheme ("evil.com/x", "//evil.com", "evil.com:8080").
-func authorityOf(s string) (string, bool) {
-	rest := s
-	if i := strings.Index(s, "://"); i > 0 && validScheme(s[:i]) {
-		rest = s[i+3:]
-	} else if strings.HasPrefix(s, "//") {
-		rest = s[2:]
-	} else if i := strings.IndexByte(s, ':'); i > 0 && validScheme(s[:i]) && !looksLikePort(s[i+1:]) {
-		// mailto:, javascript:, data:, file:x ... no host to check.
-		return "", false
+// For a special scheme it returns WHATWG's reading and, when the two
+// differ, the RFC 3986 one; ok is false when a reading finds no host.
+func authorityOf(s string) (auths []string, ok bool) {
+	cut := func(rest string) string {
+		if j := strings.IndexAny(rest, "/?#"); j >= 0 {
+			rest = rest[:j]
+		}
+		return rest
 	}
-	if j := strings.IndexAny(rest, "/?#"); j >= 0 {
-		rest = rest[:j]
+	ok = true
+	var rest string
+	switch i := strings.IndexByte(s, ':'); {
+	case i > 0 && specialScheme(s[:i]):
+		// WHATWG: after a special scheme any run of slashes and
+		// backslashes, even none (https:evil.com, https:/\evil.com),
+		// leads to the host. An RFC 3986 reader takes what follows "//".
+		rest = cut(strings.TrimLeft(s[i+1:], "/\\"))
+		if strings.HasPrefix(s[i+1:], "//") {
+			if r := cut(s[i+3:]); r != rest {
+				if r == "" {
+					ok = false
+				} else {
+					auths = append(auths, r)
+				}
+			}
+		} else {
+			ok = false // no "//": an RFC 3986 reader sees no host
+		}
+	case strings.Contains(s, "://") && validScheme(s[:strings.Index(s, "://")]):
+		rest = cut(s[strings.Index(s, "://")+3:])
+	case strings.HasPrefix(s, "//"):
+		rest = cut(s[2:])
+	case i > 0 && validScheme(s[:i]) && !looksLikePort(s[i+1:]):
+		// mailto:, javascript:, data:, file:x ... no host to check.
+		return nil, false
+	default:
+		rest = cut(s)
 	}
 	if rest == "" {
-		return "", false
+		return auths, false
 	}
-	return rest, true
+	return append([]string{rest}, auths...), ok
+}
+
+func specialScheme(s string) bool {
+	switch strings.ToLower(s) {
+	case "http", "https", "ws", "wss", "ftp":
+		return true
+	}
+	return false
 }
 
 func validScheme(s string) bool {

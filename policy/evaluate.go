@@ -578,11 +578,13 @@ func (ev *evaluator) pathCall(tool string, write bool) Verdict {
 		catTool = "Edit"
 	}
 	subj := subjectOf(c)
-	// a content search (Grep, an agent tool of kind search) reads every
-	// file under its paths; Claude Code's Grep is ripgrep, which skips
-	// hidden entries (anthropics/claude-code#16936).
+	// a content search (Grep, an agent tool of kind search, which the
+	// profiles hand over as a Read of its root) reads every file under
+	// its paths. The search tools of the agents we know are ripgrep,
+	// which skips hidden entries (Claude Code: anthropics/claude-code#16936;
+	// Gemini CLI: google-gemini/gemini-cli#18946).
 	recursive := !write && (tool == "Grep" || c.Kind == "search" && tool != "Glob" && tool != "LS")
-	skipHidden := tool == "Grep"
+	skipHidden := tool == "Grep" || c.Kind == "search"
 	// Glob and LS list the names under their path: denied when a deny
 	// rule covers everything there (no content is read: no ask).
 	lists := !write && (tool == "Glob" || tool == "LS")
@@ -641,6 +643,15 @@ func (ev *evaluator) pathCall(tool string, write bool) Verdict {
 	}
 	if r := pick(&ev.pol.ask, true); r != nil {
 		return ev.askRule(r, "", !write)
+	}
+	// an agent's read or search tool given a glob (read_many_files
+	// "**/*.env"): the files are known only when it runs.
+	if !write && tool != "Read" && tool != "NotebookRead" && ev.pol.guards("Read") {
+		for _, p := range c.Paths {
+			if strings.ContainsAny(p, "*?[") {
+				return ev.askDefault(SourceDefault, "cannot check "+tool+": the path "+p+" is a pattern, and a Read rule could name a file it matches", true)
+			}
+		}
 	}
 	if recursive {
 		for _, pi := range infos {

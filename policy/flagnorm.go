@@ -152,6 +152,29 @@ func normalizeWords(ws []string) (normCmd, bool) {
 	if len(ws) == 0 {
 		return normCmd{}, false
 	}
+	if ws[0] == "sudo" || ws[0] == "doas" {
+		// sudo [options] CMD: the command read with its own spec, under
+		// the sudo path (Bash(sudo rm -rf *) meets sudo -u x rm -fr y).
+		i := 1
+		for i < len(ws) && strings.HasPrefix(ws[i], "-") {
+			if ws[i] == "--" {
+				i++
+				break
+			}
+			if len(ws[i]) == 2 && strings.IndexByte("ugCDhprtTUR", ws[i][1]) >= 0 {
+				i++
+			}
+			i++
+		}
+		if i >= len(ws) {
+			return normCmd{}, false
+		}
+		n, ok := normalizeWords(ws[i:])
+		if ok {
+			n.path = ws[0] + " " + n.path
+		}
+		return n, ok
+	}
 	var spec *flagSpec
 	path := ws[0]
 	rest := ws[1:]

@@ -85,7 +85,8 @@ func (a *analyzer) classify(sc *subCmd, base string, args []word, ctx walkCtx) {
 }
 
 // readOnlyArgs rejects the arguments that make a read-only command write
-// or run something; it may add writes (sort -o, uniq OUT, tree -o).
+// or run something (the writes and programs themselves are recorded by
+// optionEffects, shell_options.go).
 func (a *analyzer) readOnlyArgs(sc *subCmd, base string, args []word) bool {
 	positional := 0
 	for _, w := range args {

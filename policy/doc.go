@@ -11,7 +11,11 @@
 //
 // Files along their seams:
 //   - rules.go, bashpattern.go: rule grammar and compiled matchers;
-//   - evaluate.go, evalbash.go, mode.go, suggest.go: the decision;
+//     flagnorm.go: the flag-order reading of deny and ask rules of
+//     well-known commands (rm -fr = rm -rf); webhost.go: URL hosts as URL
+//     parsers read them (IDNA, IPv4 forms, userinfo, backslashes);
+//   - evaluate.go, evalbash.go, evalreads.go, mode.go, suggest.go: the
+//     decision;
 //   - paths.go, env.go: canonical paths, symlinks as the kernel resolves
 //     them, the workspace and protected files;
 //   - shell_parse.go (parsing, the fast path, the naive split used when the
@@ -22,8 +26,11 @@
 //     interpreters, sed, awk, make, tar, ssh, npx, git config),
 //     shell_vars.go (variables the command sets and where bash evaluates
 //     a value as code), shell_env.go (the environment tiers),
-//     shell_classify.go (read-only commands, file operations, writers):
-//     the shell reader over mvdan.cc/sh/v3/syntax;
+//     shell_classify.go (read-only commands, file operations, writers),
+//     shell_reads.go (reads hidden in other commands: file arguments of
+//     any command, recursive readers), shell_options.go (options that
+//     write or run programs), shell_scripts.go (sed scripts, awk
+//     programs): the shell reader over mvdan.cc/sh/v3/syntax;
 //   - shelljoin.go: rendering an argv as a shell line that reads back as it.
 //
 // Evaluate never panics: an internal error becomes an ask that names it.

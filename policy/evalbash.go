@@ -38,6 +38,9 @@ func (ev *evaluator) bashDecide(tool string, an *shellAnalysis) Verdict {
 	if r, pi := ev.pathRule(&pol.deny, an, true); r != nil {
 		return ev.denyRule(r, " (path "+pi.abs+")")
 	}
+	if r, u, _ := ev.fetchRule(&pol.deny, an); r != nil {
+		return ev.denyRule(r, " (curl or wget fetches "+u+")")
+	}
 
 	// 2. circuit breakers.
 	for i := range an.subs {
@@ -90,6 +93,9 @@ func (ev *evaluator) bashDecide(tool string, an *shellAnalysis) Verdict {
 	if r, pi := ev.pathRule(&pol.ask, an, true); r != nil {
 		return ev.askRule(r, " (path "+pi.abs+")", readOnly)
 	}
+	if r, u, _ := ev.fetchRule(&pol.ask, an); r != nil {
+		return ev.askRule(r, " (curl or wget fetches "+u+")", readOnly)
+	}
 	// a recursive delete that may reach a file a deny or ask rule protects.
 	for i := range an.subs {
 		for j := range an.subs[i].writes {
@@ -103,12 +109,24 @@ func (ev *evaluator) bashDecide(tool string, an *shellAnalysis) Verdict {
 			}
 		}
 	}
+	// a recursive read (grep -r, rg, git log -p, tar -c ...) that may reach
+	// a file a Read deny or ask rule protects.
+	if v, ok := ev.recursiveReadAsk(an, readOnly); ok {
+		return v
+	}
 
 	// 4. what cannot be checked asks, in every mode: a deny rule or a
 	// circuit breaker could be hiding in it.
 	why := an.uncertain
 	if why == "" {
 		why = ev.unknownPaths(an)
+	}
+	if why == "" {
+		if _, _, u := ev.fetchRule(&pol.deny, an); u != "" {
+			why = "curl or wget fetches " + u + ", whose host a WebFetch domain rule cannot be checked against"
+		} else if _, _, u := ev.fetchRule(&pol.ask, an); u != "" {
+			why = "curl or wget fetches " + u + ", whose host a WebFetch domain rule cannot be checked against"
+		}
 	}
 	if why != "" {
 		return ev.askDefault(SourceDefault, "cannot check this command: "+why, false)
@@ -227,9 +245,12 @@ func (ev *evaluator) pathRule(set *ruleSet, an *shellAnalysis, either bool) (*ru
 	}
 	try("Read", an.redirReads)
 	try("Edit", an.redirWrites)
+	try("Read", an.redirWrites) // a Read deny covers writing the file too
 	for i := range an.subs {
 		try("Read", an.subs[i].reads)
 		try("Edit", an.subs[i].writes)
+		try("Read", an.subs[i].writes)
+		try("Read", an.subs[i].argReads) // any argument may name a file it reads
 	}
 	return best, bestPI
 }
@@ -261,17 +282,20 @@ func (ev *evaluator) unknownPaths(an *shellAnalysis) string {
 		if s := check("Edit", an.subs[i].writes); s != "" {
 			return s
 		}
+		if s := check("Read", an.subs[i].argReads); s != "" {
+			return s
+		}
 	}
 	return ""
 }
 
 // allowSub says what allows one sub-command ("" if nothing does).
 func (ev *evaluator) allowSub(sc *subCmd) (Source, *rule) {
-	if r := matchBash(&ev.pol.allow, sc.text); r != nil {
+	if r := matchBashAllow(&ev.pol.allow, sc); r != nil {
 		return SourceRule, r
 	}
 	if ev.sess != nil {
-		if r := matchBash(&ev.sess.allow, sc.text); r != nil {
+		if r := matchBashAllow(&ev.sess.allow, sc); r != nil {
 			return SourceSessionGrant, r
 		}
 	}

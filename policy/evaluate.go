@@ -2,7 +2,8 @@ package policy
 
 import (
 	"fmt"
-	"net/url"
+	"path"
+	"strconv"
 	"strings"
 )
 
@@ -300,7 +301,7 @@ func matchBashSub(set *ruleSet, sc *subCmd) *rule {
 	for _, t := range sc.alts {
 		best = first(best, matchBash(set, t))
 	}
-	return best
+	return first(best, matchBashNorm(set, sc))
 }
 
 // matchPath returns the first rule of set for tool (Read or Edit) whose
@@ -362,6 +363,16 @@ func (ev *evaluator) pathMatches(p *pathPattern, pi pathInfo, either bool) bool 
 // mayMatchUnder: a recursive operation on pi could reach a file the
 // pattern names.
 func (ev *evaluator) mayMatchUnder(set *ruleSet, tool string, pi pathInfo) *rule {
+	return ev.mayReachUnder(set, tool, pi, false)
+}
+
+// mayReachUnder: a recursive operation on pi could reach a file a rule of
+// set names: the rule's literal directory lies inside pi, or pi lies
+// inside it (any-depth patterns such as .env or **/secrets/** start at
+// the root). skipHidden: the operation skips hidden entries below pi (rg,
+// ag, the Grep tool), so a rule whose every match has a hidden path
+// component cannot reach anything there unless pi itself is hidden.
+func (ev *evaluator) mayReachUnder(set *ruleSet, tool string, pi pathInfo, skipHidden bool) *rule {
 	if !pi.recursive || pi.unknown || pi.abs == "" {
 		return nil
 	}
@@ -376,7 +387,13 @@ func (ev *evaluator) mayMatchUnder(set *ruleSet, tool string, pi pathInfo) *rule
 		if base == "" {
 			continue
 		}
+		if skipHidden && hiddenOnly(r.path.glob) && !hasHiddenPart(pi.abs) && !hasHiddenPart(pi.real) {
+			continue
+		}
 		lit := r.path.glob
+		if r.path.up {
+			lit = path.Join(base, lit)
+		}
 		if i := strings.IndexAny(lit, "*?[\\"); i >= 0 {
 			lit = lit[:i]
 			if j := strings.LastIndexByte(lit, '/'); j >= 0 {
@@ -389,11 +406,26 @@ func (ev *evaluator) mayMatchUnder(set *ruleSet, tool string, pi pathInfo) *rule
 		if lit != "" {
 			prefix = canonPath(lit, base, ev.env.home)
 		}
-		if within(prefix, pi.abs) || within(prefix, pi.real) {
+		if within(prefix, pi.abs) || within(prefix, pi.real) || within(pi.abs, prefix) || within(pi.real, prefix) {
 			return r
 		}
 	}
 	return nil
+}
+
+// hiddenOnly: every path the glob matches has a component starting with
+// a dot (a segment of the glob starts with a literal ".").
+func hiddenOnly(glob string) bool {
+	for _, seg := range strings.Split(glob, "/") {
+		if strings.HasPrefix(seg, ".") && seg != "." && seg != ".." {
+			return true
+		}
+	}
+	return false
+}
+
+func hasHiddenPart(p string) bool {
+	return strings.Contains(p, "/.")
 }
 
 func (ev *evaluator) sessionRule(f func(*ruleSet) *rule) *rule {
@@ -481,15 +513,10 @@ func (ev *evaluator) switchMode(tool string) Verdict {
 	return ev.askDefault(SourceDefault, "the agent wants to change its mode", true)
 }
 
-func hostOf(raw string) string {
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil || u.Host == "" {
-		return ""
-	}
-	return strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
-}
-
-func matchDomain(set *ruleSet, host string) *rule {
+// matchDomain returns the first WebFetch rule of set naming one of hosts
+// (any: deny and ask rules) or all of them (allow rules). No hosts: only
+// rules for every fetch apply.
+func matchDomain(set *ruleSet, hosts []string, any bool) *rule {
 	var best *rule
 	for _, r := range set.byTool["WebFetch"] {
 		if best != nil && r.idx > best.idx {
@@ -499,11 +526,15 @@ func matchDomain(set *ruleSet, host string) *rule {
 		switch {
 		case r.kind == rkAny, r.domainAny:
 			ok = true
-		case r.kind != rkDomain || host == "":
-		case r.domainWild:
-			ok = strings.HasSuffix(host, "."+r.domain)
+		case r.kind != rkDomain || len(hosts) == 0:
 		default:
-			ok = host == r.domain
+			ok = !any
+			for _, h := range hosts {
+				if r.domainMatches(h) == any {
+					ok = any
+					break
+				}
+			}
 		}
 		if ok {
 			best = first(best, r)
@@ -512,40 +543,49 @@ func matchDomain(set *ruleSet, host string) *rule {
 	return best
 }
 
+func (r *rule) domainMatches(host string) bool {
+	if r.domainWild {
+		return strings.HasSuffix(host, "."+r.domain)
+	}
+	return host == r.domain
+}
+
 func (ev *evaluator) fetch(tool string) Verdict {
-	host := hostOf(ev.in.Call.URL)
+	hosts, readable := hostsOf(ev.in.Call.URL)
 	subj := subjectOf(&ev.in.Call)
-	pick := func(set *ruleSet) *rule {
-		r := first(matchDomain(set, host), matchName(set, "", ""))
+	pick := func(set *ruleSet, any bool) *rule {
+		r := first(matchDomain(set, hosts, any), matchName(set, "", ""))
 		if tool != "WebFetch" {
 			r = first(r, matchName(set, tool, subj))
 		}
 		return r
 	}
-	if r := pick(&ev.pol.deny); r != nil {
+	if r := pick(&ev.pol.deny, true); r != nil {
 		return ev.denyRule(r, "")
 	}
-	if r := pick(&ev.pol.ask); r != nil {
+	if r := pick(&ev.pol.ask, true); r != nil {
 		return ev.askRule(r, "", false)
 	}
 	if ev.mode == ModePlan {
 		return planDeny("fetching " + ev.in.Call.URL)
 	}
-	if host == "" && ev.pol.guards("WebFetch") {
-		return ev.askDefault(SourceDefault, "the URL "+ev.in.Call.URL+" has no host a domain rule can check", false)
+	if !readable && ev.pol.guards("WebFetch") {
+		// asks in every mode (bypass included): a domain rule cannot be
+		// checked against a host no parser agrees on.
+		return ev.askDefault(SourceDefault, "cannot check the URL "+strconv.Quote(ev.in.Call.URL)+": its host cannot be read with certainty (spaces, control characters, or it does not parse)", false)
 	}
-	if r := pick(&ev.pol.allow); r != nil {
+	if r := pick(&ev.pol.allow, false); r != nil {
 		return ev.allowRule(r, SourceRule)
 	}
 	if ev.sess != nil {
-		if r := pick(&ev.sess.allow); r != nil {
+		if r := pick(&ev.sess.allow, false); r != nil {
 			return ev.allowRule(r, SourceSessionGrant)
 		}
 	}
 	if ev.bypass {
 		return bypassAllow()
 	}
-	return ev.askDefault(SourceDefault, "no rule allows fetching from "+orDash(host)+" ("+string(ev.mode)+" mode)", false)
+	return ev.askDefault(SourceDefault, "no rule allows fetching from "+orDash(strings.Join(hosts, ", "))+" ("+string(ev.mode)+" mode)", false)
 }
 
 func orDash(s string) string {
@@ -563,12 +603,22 @@ func (ev *evaluator) pathCall(tool string, write bool) Verdict {
 		catTool = "Edit"
 	}
 	subj := subjectOf(c)
+	// a content search (Grep, an agent tool of kind search, which the
+	// profiles hand over as a Read of its root) reads every file under
+	// its paths. The search tools of the agents we know are ripgrep,
+	// which skips hidden entries (Claude Code: anthropics/claude-code#16936;
+	// Gemini CLI: google-gemini/gemini-cli#18946).
+	recursive := !write && (tool == "Grep" || c.Kind == "search" && tool != "Glob" && tool != "LS")
+	skipHidden := tool == "Grep" || c.Kind == "search"
+	// Glob and LS list the names under their path: denied when a deny
+	// rule covers everything there (no content is read: no ask).
+	lists := !write && (tool == "Glob" || tool == "LS")
 	infos := make([]pathInfo, 0, len(c.Paths))
 	for _, p := range c.Paths {
 		if p == "" {
 			continue
 		}
-		infos = append(infos, ev.env.info(pathRef{raw: p, cwd: ev.env.cwd}))
+		infos = append(infos, ev.env.info(pathRef{raw: p, cwd: ev.env.cwd, recursive: recursive || lists}))
 	}
 	pick := func(set *ruleSet, either bool) *rule {
 		var best *rule
@@ -588,6 +638,10 @@ func (ev *evaluator) pathCall(tool string, write bool) Verdict {
 		if either {
 			for _, pi := range infos {
 				best = first(best, ev.matchPath(set, catTool, pi, true))
+				if write {
+					// a Read deny (or ask) covers editing the file too.
+					best = first(best, ev.matchPath(set, "Read", pi, true))
+				}
 			}
 			return best
 		}
@@ -614,6 +668,26 @@ func (ev *evaluator) pathCall(tool string, write bool) Verdict {
 	}
 	if r := pick(&ev.pol.ask, true); r != nil {
 		return ev.askRule(r, "", !write)
+	}
+	// an agent's read or search tool given a glob (read_many_files
+	// "**/*.env"): the files are known only when it runs.
+	if !write && tool != "Read" && tool != "NotebookRead" && ev.pol.guards("Read") {
+		for _, p := range c.Paths {
+			if strings.ContainsAny(p, "*?[") {
+				return ev.askDefault(SourceDefault, "cannot check "+tool+": the path "+p+" is a pattern, and a Read rule could name a file it matches", true)
+			}
+		}
+	}
+	if recursive {
+		for _, pi := range infos {
+			r := ev.mayReachUnder(&ev.pol.deny, "Read", pi, skipHidden)
+			if r == nil {
+				r = ev.mayReachUnder(&ev.pol.ask, "Read", pi, skipHidden)
+			}
+			if r != nil {
+				return ev.finishAsk(ruleVerdict(Ask, r, tool+" searches everything under "+pi.abs+", which may include what rule "+r.text+" protects"), true)
+			}
+		}
 	}
 	if write && ev.mode == ModePlan {
 		return planDeny("editing " + strings.Join(c.Paths, ", "))

@@ -190,11 +190,19 @@ func compilePathPattern(spec string, o Origin, strict bool) (pathPattern, error)
 		return p, fmt.Errorf("%w %q: unknown anchor (variables are not expanded; use //, ~/, / or ./)", ErrRuleSpecifier, spec)
 	default:
 		p.anchor = anchorCwd
-		if !strings.Contains(strings.TrimSuffix(s, "/"), "/") && s != ".." && s != "." {
+		switch {
+		case !strings.Contains(strings.TrimSuffix(s, "/"), "/") && s != ".." && s != ".":
 			s = "**/" + s // a bare name matches at any depth
 			if strict {
 				p.anchor = anchorAbs // ... and, for deny and ask, anywhere
 			}
+		case strict && s != ".." && !strings.HasPrefix(s, "../"):
+			// deny and ask: a relative pattern (secrets/**, src/*.key)
+			// matches at any depth, anywhere (docs/policy.md, Paths).
+			if !strings.HasPrefix(s, "**/") {
+				s = "**/" + s
+			}
+			p.anchor = anchorAbs
 		}
 	}
 	if strings.ContainsRune(s, 0) {

@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"strings"
 )
 
@@ -81,7 +82,10 @@ type rule struct {
 	tool string
 	kind ruleKind
 
-	bash   bashPattern
+	bash bashPattern
+	// norm: a deny or ask Bash rule of a well-known command read in flag
+	// order (flagnorm.go); nil otherwise.
+	norm   *normPattern
 	path   pathPattern
 	domain string // lower case; "" with domainAny
 	// domainWild: "*.example.com" (subdomains only); domainAny: "*".
@@ -108,10 +112,15 @@ type ruleSet struct {
 	// poisoned rules that apply to every call.
 	names []*rule
 	star  []*rule
+	// norm are the Bash rules with a flag-order reading (deny and ask only).
+	norm []*rule
 }
 
 func (s *ruleSet) add(r *rule) {
 	s.all = append(s.all, r)
+	if r.norm != nil {
+		s.norm = append(s.norm, r)
+	}
 	switch {
 	case r.tool == "*":
 		s.star = append(s.star, r)
@@ -340,6 +349,9 @@ func compileRule(rt RuleText) (*rule, error) {
 	case "Bash":
 		r.kind = rkBash
 		r.bash, err = compileBashPattern(spec)
+		if err == nil && r.list != Allow {
+			r.norm = compileNormPattern(&r.bash)
+		}
 	case "Read", "Edit":
 		r.kind = rkPath
 		r.path, err = compilePathPattern(spec, rt.Origin, rt.List == "deny" || rt.List == "ask")
@@ -381,7 +393,7 @@ func compileDomain(r *rule, spec string) error {
 	if !ok {
 		return fmt.Errorf("%w %q: WebFetch takes domain:host or domain:*.host", ErrRuleSpecifier, spec)
 	}
-	d = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(d)), ".")
+	d = strings.TrimSpace(d)
 	if d == "*" {
 		r.domainAny = true
 		return nil
@@ -390,10 +402,17 @@ func compileDomain(r *rule, spec string) error {
 		r.domainWild = true
 		d = rest
 	}
-	if !validHost(d) {
+	// the rule's host is read like a URL's (case, trailing dot, IDNA,
+	// numeric IPv4 forms, IPv6 literals with or without brackets).
+	if a, err := netip.ParseAddr(d); err == nil && !r.domainWild && a.Zone() == "" {
+		r.domain = canonAddr(a)
+		return nil
+	}
+	h, ok := normHost(d)
+	if !ok || strings.Contains(h, ":") && r.domainWild || !strings.Contains(h, ":") && !validHost(h) {
 		return fmt.Errorf("%w %q: not a host name", ErrRuleSpecifier, spec)
 	}
-	r.domain = d
+	r.domain = h
 	return nil
 }
 

@@ -42,9 +42,12 @@ func TestRuntimeCodeAttacksAreRealAndAsked(t *testing.T) {
 		"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='touch PWNED; cat' git -c core.pager= log -1 >/dev/null 2>&1; git init -q . && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m x && GIT_PAGER='touch PWNED; cat' git -p log -1 >/dev/null",
 		"F=PWNED; : > $F",
 		"echo 'touch PWNED' | bash",
-		"sed -n '1e touch PWNED' <<< x",
+		// (sed's `1e CMD` and awk's system("CMD") with a literal CMD are not
+		// here: CMD is read as shell code, shell_scripts.go, and a plain
+		// `touch` is what the allow rule Bash allows.)
+		"sed -n '1e'\"$(printf 'touch PWNED')\" <<< x",
 		"python3 -c 'open(\"PWNED\",\"w\")'",
-		"awk 'BEGIN{system(\"touch PWNED\")}'",
+		"c='touch PWNED'; awk -v c=\"$c\" 'BEGIN{system(c)}'",
 	}
 	pol, errs := Compile([]RuleText{{List: "allow", Text: "Bash"}, {List: "deny", Text: "Bash(rm *)"}})
 	if len(errs) > 0 {
@@ -109,7 +112,7 @@ func TestOrdinaryCommandsStayAllowed(t *testing.T) {
 		{"sudo -u www apt-get update", []string{"Bash(sudo *)"}, ModeDefault},
 		{"env -i LANG=C ls", nil, ModeDefault},
 		{"i=0; (( i++ )); echo ${a[i]} ${a[@]} ${!a[@]} ${x:1:2}", nil, ModeDefault},
-		{"sed -i.bak 's|a|b|' go.mod", []string{"Bash(sed *)"}, ModeDefault},
+		{"sed -i.bak 's|a|b|' go.mod", []string{"Bash(sed -i*)"}, ModeDefault}, // a prefix rule must name -i (class 7)
 		{"git config --get core.pager", nil, ModeDefault},
 		{"git config user.name 'A B'", nil, ModeBypass},
 		{"ssh host ls", nil, ModeBypass},

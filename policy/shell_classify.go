@@ -41,9 +41,14 @@ func (a *analyzer) classify(sc *subCmd, base string, args []word, ctx walkCtx) {
 	if fileOpCmds[base] {
 		sc.fileOp = true
 	}
+	if !noFileArgs[base] {
+		a.argReadsOf(sc, args, nil) // class 6: any argument may name a file it reads
+	}
 	if mode, ok := writerCmds[base]; ok {
 		a.writerArgs(sc, base, mode, args)
 	}
+	a.optionEffects(sc, base, args, ctx) // class 7: options that write or run programs
+	a.searchReads(sc, base, args)        // grep -r, rg, ag, ack: recursive reads
 	switch base {
 	case "dd":
 		for _, w := range args {
@@ -58,18 +63,15 @@ func (a *analyzer) classify(sc *subCmd, base string, args []word, ctx walkCtx) {
 			}
 		}
 		return
-	case "sed":
-		for _, w := range args {
-			if w.s == "-i" || strings.HasPrefix(w.s, "-i") || strings.HasPrefix(w.s, "--in-place") ||
-				(len(w.s) > 1 && w.s[0] == '-' && w.s[1] != '-' && strings.ContainsRune(w.s, 'i')) {
-				a.fileArgs(sc, args, true)
-				return
-			}
-		}
+	case "sed", "gsed":
+		a.sedCmd(sc, args, ctx)
+		return
+	case "awk", "gawk", "mawk", "nawk":
+		a.awkCmd(sc, args, ctx)
 		return
 	}
 	ro, isRO := readOnlyCmds[base]
-	if !isRO {
+	if !isRO || len(sc.optDanger) > 0 {
 		return
 	}
 	if !a.readOnlyArgs(sc, base, args) {
@@ -78,14 +80,16 @@ func (a *analyzer) classify(sc *subCmd, base string, args []word, ctx walkCtx) {
 	sc.readOnly = true
 	if ro {
 		a.fileArgs(sc, args, false)
+		a.recursiveFlag(sc, base, args)
 	}
 }
 
 // readOnlyArgs rejects the arguments that make a read-only command write
-// or run something; it may add writes (sort -o, uniq OUT, tree -o).
+// or run something (the writes and programs themselves are recorded by
+// optionEffects, shell_options.go).
 func (a *analyzer) readOnlyArgs(sc *subCmd, base string, args []word) bool {
 	positional := 0
-	for i, w := range args {
+	for _, w := range args {
 		s := w.s
 		if !strings.HasPrefix(s, "-") || s == "-" {
 			positional++
@@ -95,10 +99,7 @@ func (a *analyzer) readOnlyArgs(sc *subCmd, base string, args []word) bool {
 		case "sort":
 			if s == "-o" || s == "--output" || strings.HasPrefix(s, "--output=") || strings.HasPrefix(s, "--compress-program") ||
 				(strings.HasPrefix(s, "-o") || (s[1] != '-' && strings.ContainsRune(s, 'o'))) {
-				if s == "-o" && i+1 < len(args) {
-					sc.writes = append(sc.writes, a.pathRef(args[i+1]))
-				}
-				return false
+				return false // the write is recorded by optionEffects
 			}
 		case "tree":
 			if s == "-o" || strings.HasPrefix(s, "-o") {

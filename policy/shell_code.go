@@ -79,12 +79,10 @@ func (a *analyzer) runsCode(base string, ws []word, text string, alts []string, 
 		return a.interpreter(name, base, args, text, alts, ctx)
 	}
 	switch base {
-	case "awk", "gawk", "mawk", "nawk", "busybox-awk":
-		a.awkCmd(args, text, alts, ctx)
-		return true
-	case "sed", "gsed":
-		a.sedCmd(args)
-		return false // classified as usual (sed -i writes its files)
+	case "awk", "gawk", "mawk", "nawk", "busybox-awk", "sed", "gsed":
+		// Their programs are read where they are classified
+		// (shell_scripts.go): what they write, read and run.
+		return false
 	case "make", "gmake", "bmake":
 		for _, w := range args {
 			s := w.s
@@ -331,128 +329,6 @@ func (a *analyzer) interpreter(name, base string, args []word, text string, alts
 		}
 	}
 	return true
-}
-
-// awkCmd: an awk program that runs commands (system(), a pipe to or from a
-// command) or writes files (print > f) is uncertain; its naive pieces meet
-// deny rules.
-func (a *analyzer) awkCmd(args []word, text string, alts []string, ctx walkCtx) {
-	sc := subCmd{text: text, alts: alts}
-	var progs []word
-	hasProg := false
-	for i := 0; i < len(args); i++ {
-		w := args[i]
-		s := w.s
-		if !w.static {
-			if !hasProg {
-				a.setUncertain("awk runs a program known only at run time")
-			}
-			continue
-		}
-		switch {
-		case s == "-f" || s == "--file" || strings.HasPrefix(s, "--file=") || s == "-i" || s == "--include" || s == "-l" || s == "--load" || s == "-E" || s == "--exec":
-			a.setUncertain("awk runs a program file or extension the reader does not see")
-			hasProg = true
-			i++
-		case s == "-e" || s == "--source":
-			if i+1 < len(args) {
-				progs = append(progs, args[i+1])
-			}
-			hasProg = true
-			i++
-		case s == "-v" || s == "-F" || s == "--assign" || s == "--field-separator":
-			i++
-		case strings.HasPrefix(s, "-") && len(s) > 1 && !hasProg:
-		default:
-			if !hasProg {
-				progs = append(progs, w)
-				hasProg = true
-			}
-		}
-	}
-	for _, p := range progs {
-		if !p.static {
-			continue
-		}
-		src := p.s
-		if strings.Contains(src, "system") || strings.Contains(src, "|") || strings.Contains(src, "getline") ||
-			strings.Contains(src, "@load") || (strings.Contains(src, "print") && strings.Contains(src, ">")) {
-			a.setUncertain("the awk program runs commands or writes files, which the reader cannot check")
-			a.naiveSplit(src)
-		}
-	}
-	a.addSub(sc, ctx)
-}
-
-// sedCmd marks the command uncertain when a sed script runs commands (e,
-// s///e), writes files (w, W, s///w) or reads them (r, R), or when the
-// script cannot be read (-f FILE, unknown at run time).
-func (a *analyzer) sedCmd(args []word) {
-	var scripts []word
-	explicit := false
-	for i := 0; i < len(args); i++ {
-		w := args[i]
-		s := w.s
-		if !w.static {
-			if !explicit && len(scripts) == 0 {
-				a.setUncertain("sed runs a script known only at run time")
-				return
-			}
-			continue
-		}
-		switch {
-		case s == "-e" || s == "--expression":
-			if i+1 < len(args) {
-				scripts = append(scripts, args[i+1])
-			}
-			explicit = true
-			i++
-		case strings.HasPrefix(s, "--expression="):
-			scripts = append(scripts, staticWord(s[len("--expression="):]))
-			explicit = true
-		case s == "-f" || s == "--file" || strings.HasPrefix(s, "--file="):
-			a.setUncertain("sed runs a script file the reader does not see")
-			return
-		case s == "-l" || s == "--line-length":
-			i++
-		case strings.HasPrefix(s, "--"):
-		case len(s) > 1 && s[0] == '-':
-			// -n, -i[SUF], -E, -ne SCRIPT, -f in a cluster.
-			for j := 1; j < len(s); j++ {
-				switch s[j] {
-				case 'e':
-					if j+1 < len(s) {
-						scripts = append(scripts, staticWord(s[j+1:]))
-					} else if i+1 < len(args) {
-						scripts = append(scripts, args[i+1])
-						i++
-					}
-					explicit = true
-					j = len(s)
-				case 'f':
-					a.setUncertain("sed runs a script file the reader does not see")
-					return
-				case 'i', 'l':
-					j = len(s) // the suffix or length follows
-				}
-			}
-		default:
-			if !explicit && len(scripts) == 0 {
-				scripts = append(scripts, w)
-				explicit = true
-			}
-		}
-	}
-	for _, sc := range scripts {
-		if !sc.static {
-			a.setUncertain("sed runs a script known only at run time")
-			return
-		}
-		if why := sedScriptRisk(sc.s); why != "" {
-			a.setUncertain(why)
-			return
-		}
-	}
 }
 
 // sedScriptRisk reads a sed script command by command and says why it

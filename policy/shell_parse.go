@@ -62,6 +62,16 @@ type subCmd struct {
 	reads    []pathRef
 	writes   []pathRef // written by the command itself (rm, tee, sed -i ...)
 	breaker  string
+	// argReads: every argument that may name a file the command reads,
+	// whatever the command (checked against Read deny and ask rules only;
+	// shell_reads.go).
+	argReads []pathRef
+	// skipHidden: the recursive reads of the command skip hidden entries
+	// (rg and ag by default).
+	skipHidden bool
+	// optDanger: options that make the command run a program or write a
+	// file; an allow rule covers the command only if it names each one.
+	optDanger []string
 }
 
 // shellAnalysis is everything the evaluator needs to know about a command.

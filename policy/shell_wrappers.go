@@ -109,7 +109,9 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 		// the command gets its arguments (or, with -I, parts of its words)
 		// from the input, at run time.
 		ctx.runtimeArgs = "xargs"
+		n := len(a.an.subs)
 		a.command(markRuntime(rest, xargsReplace(args[:len(args)-len(rest)])), ctx)
+		a.stdinArgs(n, args) // its arguments come from standard input (shell_reads.go)
 		return
 	case "env":
 		a.envCmd(ws, text, alts, ctx)
@@ -154,7 +156,12 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 			return
 		}
 	}
-	if a.runsCode(base, ws, text, alts, ctx) {
+	if n := len(a.an.subs); a.runsCode(base, ws, text, alts, ctx) {
+		// Code the reader cannot see is uncertain; the files its arguments
+		// name are still read (class 6): they meet Read deny rules.
+		if n < len(a.an.subs) && !noFileArgs[base] {
+			a.argReadsOf(&a.an.subs[n], ws[1:], nil)
+		}
 		return
 	}
 	if runsArgs[base] {
@@ -225,24 +232,6 @@ func xargsReplace(opts []word) string {
 		}
 	}
 	return ""
-}
-
-// findRuntime returns the words of a find -exec command with each {}
-// made unknown; a word that is just {} under one known start path is a
-// path somewhere under it (like a glob), so reads there are checked.
-func findRuntime(ex, starts []word) []word {
-	out := markRuntime(ex, "{}")
-	if len(starts) != 1 || !starts[0].static || !starts[0].pathOK || starts[0].glob || starts[0].brace {
-		return out
-	}
-	st := starts[0]
-	for i, w := range ex {
-		if w.static && w.s == "{}" {
-			dir := strings.TrimSuffix(st.path, "/")
-			out[i] = word{s: strings.TrimSuffix(st.s, "/") + "/*", static: true, glob: true, path: dir + "/*", pathOK: true, off: -1}
-		}
-	}
-	return out
 }
 
 // markRuntime returns ws with every word holding repl (replaced at run
@@ -623,6 +612,10 @@ func (a *analyzer) gitConfigCode(opt string, val word, ctx walkCtx) {
 	case strings.HasPrefix(key, "alias."):
 		if v := strings.TrimSpace(value); strings.HasPrefix(v, "!") {
 			code = v[1:]
+		} else if v != "" {
+			// a plain alias is more git arguments (log --output=f): read
+			// them as the git command they make.
+			code = "git " + v
 		}
 	case key == "core.hookspath" || key == "include.path" || key == "init.templatedir" || strings.HasPrefix(key, "includeif."):
 		a.setUncertain("git -c " + key + " makes git run programs the command does not name")
@@ -743,6 +736,7 @@ func (a *analyzer) findCmd(ws []word, text string, alts []string, ctx walkCtx) {
 			}
 		}
 	}
+	a.findEffects(&sc, args, starts) // shell_reads.go
 	a.addSub(sc, ctx)
 	for _, ex := range execs {
 		if len(ex) == 0 {
@@ -755,7 +749,9 @@ func (a *analyzer) findCmd(ws []word, text string, alts []string, ctx walkCtx) {
 				ectx.runtimeArgs = "find -exec"
 			}
 		}
-		a.command(findRuntime(ex, starts), ectx)
+		n := len(a.an.subs)
+		a.command(ex, ectx)
+		a.findExecArgs(n, starts) // {} is any file under the start paths (shell_reads.go)
 	}
 }
 
@@ -767,7 +763,9 @@ func (a *analyzer) gitCmd(ws []word, text string, alts []string, ctx walkCtx) {
 	if len(args) == 0 || !args[0].static || !strings.HasPrefix(args[0].s, "-") {
 		// no global options: the common case.
 		a.gitConfigWrite(args)
-		a.addSub(subCmd{text: text, alts: alts, readOnly: gitReadOnly(args)}, ctx)
+		sc := subCmd{text: text, alts: alts, readOnly: gitReadOnly(args)}
+		a.gitReads(&sc, args)
+		a.addSub(sc, ctx)
 		return
 	}
 	kept := []word{ws[0]}
@@ -833,5 +831,6 @@ func (a *analyzer) gitCmd(ws []word, text string, alts []string, ctx walkCtx) {
 	if sc.readOnly {
 		sc.reads = gitDirs // git -C dir reads that repository
 	}
+	a.gitReads(&sc, rest)
 	a.addSub(sc, ctx)
 }

@@ -92,6 +92,9 @@ func SuggestRules(call Call, env Env) []string {
 			add("Bash(" + sc.text + ")")
 		}
 		for _, sc := range subs {
+			if len(sc.optDanger) > 0 {
+				continue // a prefix rule would not cover its options (shell_options.go)
+			}
 			add(broaderBash(sc.text))
 		}
 	case tool == "Read" || tool == "Edit" || categorize(&call) == catRead || categorize(&call) == catWrite:

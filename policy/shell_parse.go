@@ -43,6 +43,9 @@ type pathRef struct {
 	// under: for a glob, raw is the directory every match lies in (the
 	// path itself stays unknown).
 	under bool
+	// pattern is the glob or brace word (quotes removed, ~ and $HOME
+	// expanded) when the path is one; the breakers match it.
+	pattern string
 	// info caches the canonical form (computed once by the evaluator).
 	info *pathInfo
 }

@@ -128,6 +128,10 @@ func (a *analyzer) commandBreaker(sc *subCmd, base string, args []word) {
 		}
 	case "cp", "rsync":
 		a.copyTreeWrites(base, args, set)
+	}
+	switch base {
+	case "cp", "mv", "ln", "install", "rsync":
+		a.intoDirWrites(sc, base, args)
 	case "curl":
 		a.curlWrites(sc, args)
 	case "wget":
@@ -138,6 +142,54 @@ func (a *analyzer) commandBreaker(sc *subCmd, base string, args []word) {
 		for _, w := range positionals(args) {
 			sc.writes = append(sc.writes, a.pathRef(w))
 		}
+	}
+}
+
+// intoDirWrites: cp, mv, ln, install and rsync write SRC into DEST/SRC's
+// name when DEST is a directory (which the command line does not show):
+// that path is a write too, so cp x/.acp-bridge.yaml . is seen.
+func (a *analyzer) intoDirWrites(sc *subCmd, base string, args []word) {
+	var dest word
+	hasDest := false
+	for i, w := range args {
+		if w.static && (w.s == "-t" || w.s == "--target-directory") && i+1 < len(args) {
+			dest, hasDest = args[i+1], true
+		} else if w.static && strings.HasPrefix(w.s, "--target-directory=") {
+			dest, hasDest = w, true
+			dest.s, dest.path = w.s[len("--target-directory="):], strings.TrimPrefix(w.path, "--target-directory=")
+		}
+	}
+	pos := positionals(args)
+	var srcs []word
+	if hasDest {
+		srcs = pos
+		for i, w := range srcs {
+			if w.s == dest.s {
+				srcs = append(srcs[:i:i], srcs[i+1:]...)
+				break
+			}
+		}
+	} else {
+		if len(pos) < 2 {
+			return
+		}
+		dest, srcs = pos[len(pos)-1], pos[:len(pos)-1]
+	}
+	if !dest.pathOK || dest.glob || dest.brace {
+		return // a write known only at run time already
+	}
+	for _, src := range srcs {
+		if !src.pathOK || src.glob || src.brace {
+			continue
+		}
+		b := path.Base(src.path)
+		if b == "." || b == "/" || b == ".." || base == "rsync" && strings.HasSuffix(src.path, "/") {
+			continue
+		}
+		w := dest
+		w.s, w.path = strings.TrimSuffix(dest.s, "/")+"/"+b, strings.TrimSuffix(dest.path, "/")+"/"+b
+		w.off = -1
+		sc.writes = append(sc.writes, a.pathRef(w))
 	}
 }
 
@@ -617,4 +669,122 @@ func (a *analyzer) extractWrites(sc *subCmd, base string, args []word, set func(
 		dir = word{s: ".", static: true, path: ".", pathOK: true, off: -1}
 	}
 	a.treeBreaker(base+" extracts files the archive names", a.pathRef(dir), set)
+}
+
+// fnEdge is a call made inside the body of function from.
+type fnEdge struct {
+	from, to string
+	spawn    bool // in a pipe or in the background
+}
+
+// noteCall records a call made from inside a function body.
+func (a *analyzer) noteCall(cmd string, ctx walkCtx) {
+	if len(a.fn) == 0 || a.fn[len(a.fn)-1] == "" || len(a.fnEdges) >= maxSubCommands {
+		return
+	}
+	a.fnEdges = append(a.fnEdges, fnEdge{from: a.fn[len(a.fn)-1], to: cmd, spawn: ctx.inPipe || ctx.bg})
+}
+
+// forkBombs: functions that call each other in a cycle where one call is
+// in a pipe or the background (a(){ b|b& }; b(){ a|a& }; a) multiply like
+// a function that calls itself so.
+func (a *analyzer) forkBombs() {
+	if len(a.fnEdges) == 0 {
+		return
+	}
+	reach := func(from, to string) bool {
+		seen := map[string]bool{from: true}
+		todo := []string{from}
+		for len(todo) > 0 {
+			n := todo[len(todo)-1]
+			todo = todo[:len(todo)-1]
+			if n == to {
+				return true
+			}
+			for _, e := range a.fnEdges {
+				if e.from == n && !seen[e.to] {
+					seen[e.to] = true
+					todo = append(todo, e.to)
+				}
+			}
+		}
+		return false
+	}
+	for _, e := range a.fnEdges {
+		if e.spawn && reach(e.to, e.from) {
+			a.an.subs = append(a.an.subs, subCmd{text: e.from + " -> " + e.to,
+				breaker: "fork bomb: functions " + e.from + " and " + e.to + " start copies of each other", kind: skNormal})
+			return
+		}
+	}
+}
+
+// gitConfigBreaker: git config that sets, unsets or edits a key writes
+// .git/config (or ~/.gitconfig, /etc/gitconfig), which can make git run
+// any program (core.pager, core.hooksPath, aliases): a protected file.
+func gitConfigBreaker(args []word) string {
+	if len(args) == 0 || args[0].s != "config" {
+		return ""
+	}
+	rest := args[1:]
+	var pos []string
+	for i := 0; i < len(rest); i++ {
+		s := rest[i].s
+		switch {
+		case s == "--unset" || s == "--unset-all" || s == "--add" || s == "--replace-all" || s == "--rename-section" ||
+			s == "--remove-section" || s == "-e" || s == "--edit" || strings.HasPrefix(s, "--replace"):
+			return "git config writes git's configuration (.git/config), which can make git run programs"
+		case s == "-f" || s == "--file" || s == "--blob" || s == "--type" || s == "--default" || s == "--comment":
+			i++
+		case strings.HasPrefix(s, "-"):
+		default:
+			pos = append(pos, s)
+		}
+	}
+	if len(pos) == 0 {
+		return ""
+	}
+	switch pos[0] {
+	case "get", "list", "--get", "--list":
+		return ""
+	case "set", "unset", "edit", "rename-section", "remove-section":
+		return "git config " + pos[0] + " writes git's configuration (.git/config), which can make git run programs"
+	}
+	if len(pos) >= 2 {
+		return "git config writes git's configuration (.git/config), which can make git run programs"
+	}
+	return ""
+}
+
+// findExecBreaker: find START -exec rm -r {} (or chmod -R, chown -R, shred,
+// mv) acts on everything find walks: as rm -r of START.
+func (a *analyzer) findExecBreaker(starts []word, execs [][]word) string {
+	for _, ex := range execs {
+		if len(ex) == 0 || !ex[0].static {
+			continue
+		}
+		base := path.Base(ex[0].s)
+		switch base {
+		case "rm", "shred", "chmod", "chown", "chgrp", "mv", "unlink", "truncate", "rmdir":
+		default:
+			continue
+		}
+		hasBraces := false
+		for _, w := range ex[1:] {
+			if strings.Contains(w.s, "{}") {
+				hasBraces = true
+			}
+		}
+		if !hasBraces {
+			continue
+		}
+		for _, st := range starts {
+			ref := a.pathRef(st)
+			ref.recursive = true
+			if b := a.protectedTarget(ref); b != "" {
+				return "find -exec " + base + " on everything in " + b
+			}
+		}
+	}
+	return ""
 }

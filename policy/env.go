@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"sort"
 	"strings"
 )
 
@@ -139,6 +140,16 @@ var systemDirs = map[string]bool{
 	"System": true, "Library": true, "Applications": true, "Users": true, "Volumes": true, "private": true,
 	"cores": true, "Network": true,
 }
+
+// systemDirList is systemDirs in a fixed order (verdicts name the first).
+var systemDirList = func() []string {
+	var out []string
+	for d := range systemDirs {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return out
+}()
 
 // tempDirs are children of system directories that are scratch space.
 var tempDirs = map[string]bool{"/var/tmp": true, "/var/folders": true, "/private/tmp": true, "/private/var/tmp": true,

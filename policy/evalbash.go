@@ -241,9 +241,13 @@ func (ev *evaluator) unknownPaths(an *shellAnalysis) string {
 		if !ev.pol.guards(tool) {
 			return ""
 		}
-		for _, ref := range refs {
+		for i := range refs {
+			ref := &refs[i]
 			if ref.unknown {
 				return "the path " + ref.raw + " is only known at run time and a " + tool + " rule could name it"
+			}
+			if ev.env.infoRef(ref).unsure {
+				return "cannot resolve the symlinks of " + ref.raw + " (a loop or too long a chain) and a " + tool + " rule could name where it leads"
 			}
 		}
 		return ""

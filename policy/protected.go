@@ -244,7 +244,8 @@ func (e *envx) probeUnder(dir string) string {
 	}
 	for _, pr := range e.probeList() {
 		if pr.path != dir && within(pr.path, dir) {
-			return pr.name + ", inside " + dir
+			n := strings.TrimPrefix(strings.TrimPrefix(pr.name, "write to "), "write ")
+			return n + " (inside " + dir + ")"
 		}
 	}
 	return ""

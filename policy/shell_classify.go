@@ -35,13 +35,13 @@ var writerCmds = map[string]string{
 }
 
 func (a *analyzer) classify(sc *subCmd, base string, args []word, ctx walkCtx) {
-	a.commandBreaker(sc, base, args)
 	if fileOpCmds[base] {
 		sc.fileOp = true
 	}
 	if mode, ok := writerCmds[base]; ok {
 		a.writerArgs(sc, base, mode, args)
 	}
+	a.commandBreaker(sc, base, args)
 	switch base {
 	case "dd":
 		for _, w := range args {
@@ -362,7 +362,7 @@ func (e *envx) globProtectedDir(g []string) string {
 		}
 	}
 	// system directories and the directories right inside them.
-	for sd := range systemDirs {
+	for _, sd := range systemDirList {
 		if !segMatch(g[0], sd) {
 			continue
 		}

@@ -95,6 +95,7 @@ type analyzer struct {
 	cwd      string
 	cwdKnown bool
 	fn       []string // names of the functions being defined (fork bombs)
+	fnEdges  []fnEdge // calls made from function bodies (fork bombs by mutual recursion)
 }
 
 type walkCtx struct {
@@ -129,6 +130,7 @@ func analyzeShell(cmd string, e *envx) *shellAnalysis {
 		return an
 	}
 	a.parseAndVisit(cmd, walkCtx{})
+	a.forkBombs()
 	return an
 }
 

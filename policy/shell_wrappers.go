@@ -40,6 +40,7 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 			return
 		}
 	}
+	a.noteCall(cmd, ctx)
 	gate := func() { a.addSub(subCmd{text: text, alts: alts, kind: skGate}, ctx) }
 	args := ws[1:]
 	switch base {
@@ -626,6 +627,9 @@ func (a *analyzer) findCmd(ws []word, text string, alts []string, ctx walkCtx) {
 			}
 		}
 	}
+	if sc.breaker == "" {
+		sc.breaker = a.findExecBreaker(starts, execs)
+	}
 	a.addSub(sc, ctx)
 	for _, ex := range execs {
 		if len(ex) == 0 {
@@ -643,7 +647,7 @@ func (a *analyzer) gitCmd(ws []word, text string, alts []string, ctx walkCtx) {
 	args := ws[1:]
 	if len(args) == 0 || !args[0].static || !strings.HasPrefix(args[0].s, "-") {
 		// no global options: the common case.
-		a.addSub(subCmd{text: text, alts: alts, readOnly: gitReadOnly(args)}, ctx)
+		a.addSub(subCmd{text: text, alts: alts, readOnly: gitReadOnly(args), breaker: gitConfigBreaker(args)}, ctx)
 		return
 	}
 	kept := []word{ws[0]}
@@ -705,6 +709,7 @@ func (a *analyzer) gitCmd(ws []word, text string, alts []string, ctx walkCtx) {
 	if !risky {
 		sc.readOnly = gitReadOnly(rest)
 	}
+	sc.breaker = gitConfigBreaker(rest)
 	if sc.readOnly {
 		sc.reads = gitDirs // git -C dir reads that repository
 	}

@@ -36,7 +36,7 @@ func (ev *evaluator) bashDecide(tool string, an *shellAnalysis) Verdict {
 		}
 	}
 	if r, pi := ev.pathRule(&pol.deny, an, true); r != nil {
-		return ev.denyRule(r, " (path "+pi.abs+")")
+		return ev.denyRule(r, " (path "+showPath(pi)+")")
 	}
 
 	// 2. circuit breakers.
@@ -88,7 +88,7 @@ func (ev *evaluator) bashDecide(tool string, an *shellAnalysis) Verdict {
 		}
 	}
 	if r, pi := ev.pathRule(&pol.ask, an, true); r != nil {
-		return ev.askRule(r, " (path "+pi.abs+")", readOnly)
+		return ev.askRule(r, " (path "+showPath(pi)+")", readOnly)
 	}
 	// a recursive delete that may reach a file a deny or ask rule protects.
 	for i := range an.subs {
@@ -157,6 +157,15 @@ func (ev *evaluator) bashDecide(tool string, an *shellAnalysis) Verdict {
 		agg.add(src, r)
 	}
 	return agg.verdict()
+}
+
+// showPath renders a path for a reason: the lexical path, and where its
+// symlinks lead when that differs.
+func showPath(pi pathInfo) string {
+	if pi.real != "" && pi.real != pi.abs {
+		return pi.abs + " -> " + pi.real
+	}
+	return pi.abs
 }
 
 // allowAgg reports the weakest reason that allowed a command.

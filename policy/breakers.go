@@ -692,6 +692,10 @@ func (a *analyzer) forkBombs() {
 	if len(a.fnEdges) == 0 {
 		return
 	}
+	adj := map[string][]string{}
+	for _, e := range a.fnEdges {
+		adj[e.from] = append(adj[e.from], e.to)
+	}
 	reach := func(from, to string) bool {
 		seen := map[string]bool{from: true}
 		todo := []string{from}
@@ -701,17 +705,23 @@ func (a *analyzer) forkBombs() {
 			if n == to {
 				return true
 			}
-			for _, e := range a.fnEdges {
-				if e.from == n && !seen[e.to] {
-					seen[e.to] = true
-					todo = append(todo, e.to)
+			for _, m := range adj[n] {
+				if !seen[m] {
+					seen[m] = true
+					todo = append(todo, m)
 				}
 			}
 		}
 		return false
 	}
+	tried := map[[2]string]bool{}
 	for _, e := range a.fnEdges {
-		if e.spawn && reach(e.to, e.from) {
+		k := [2]string{e.from, e.to}
+		if !e.spawn || tried[k] {
+			continue
+		}
+		tried[k] = true
+		if reach(e.to, e.from) {
 			a.an.subs = append(a.an.subs, subCmd{text: e.from + " -> " + e.to,
 				breaker: "fork bomb: functions " + e.from + " and " + e.to + " start copies of each other", kind: skNormal})
 			return

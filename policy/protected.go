@@ -309,6 +309,12 @@ func (e *envx) globHit(g []string, recursive bool) string {
 		}
 	}
 	for _, r := range anywhereRules {
+		if !strings.HasPrefix(r.segs[0], ".") {
+			// opencode.json, *.code-workspace, User/settings.json: a plain
+			// * matches them, so rm -rf build/* would ask; the workspace
+			// root's and the cwd's are among the probes above.
+			continue
+		}
 		segs := r.segs
 		if r.probe != "" {
 			segs = append(append([]string(nil), segs[:len(segs)-1]...), r.probe)

@@ -77,6 +77,7 @@ func (p *policyDecider) Decide(req DecisionRequest) (policy.Verdict, policy.Env)
 		Cwd: req.Cwd, ProjectRoot: p.b.opts.WorkspaceDir, Home: p.b.home,
 		AdditionalDirectories: append(append([]string(nil), snap.Config.Permissions.AdditionalDirectories...), req.AdditionalDirectories...),
 		FS:                    policy.OSFS{},
+		ProtectedPaths:        p.b.policyFiles(),
 	}
 	if env.Cwd == "" {
 		env.Cwd = env.ProjectRoot
@@ -96,6 +97,16 @@ func (p *policyDecider) Decide(req DecisionRequest) (policy.Verdict, policy.Env)
 		Call: req.Call, Mode: req.Mode, Env: env, Policy: pol, Session: grants, AgentBypass: bypass,
 	})
 	return v, env
+}
+
+// policyFiles are the settings' files and directories (the engine
+// protects them from the agents' writes), plus the settings files that were
+// read (Sources).
+func (b *Bridge) policyFiles() []string {
+	if b.store == nil {
+		return nil
+	}
+	return append(b.store.PolicyFiles(), b.snapshot().Sources...)
 }
 
 // ruleText carries a settings rule, with its origin, into the engine.

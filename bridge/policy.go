@@ -100,13 +100,19 @@ func (p *policyDecider) Decide(req DecisionRequest) (policy.Verdict, policy.Env)
 }
 
 // policyFiles are the settings' files and directories (the engine
-// protects them from the agents' writes), plus the settings files that were
-// read (Sources).
+// protects them from the agents' writes), the settings files that were
+// read (Sources) and the audit log (an agent must not rewrite the record of
+// what it did).
 func (b *Bridge) policyFiles() []string {
 	if b.store == nil {
 		return nil
 	}
-	return append(b.store.PolicyFiles(), b.snapshot().Sources...)
+	snap := b.snapshot()
+	out := append(b.store.PolicyFiles(), snap.Sources...)
+	if snap.Config.Audit.Path != "" {
+		out = append(out, snap.Config.Audit.Path)
+	}
+	return out
 }
 
 // ruleText carries a settings rule, with its origin, into the engine.

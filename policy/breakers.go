@@ -109,25 +109,27 @@ func (a *analyzer) commandBreaker(sc *subCmd, base string, args []word) {
 			ref.recursive = true
 			if b := a.protectedTarget(ref); b != "" {
 				set("mv of " + b)
+				continue
+			}
+			if ref.unknown {
+				continue
+			}
+			// moving away a directory that holds protected files (mv
+			// ~/.config x, mv .vscode x) drops them as rm -r would.
+			pi := a.env.info(ref)
+			for _, p := range [2]string{pi.abs, pi.real} {
+				if n := a.env.probeUnder(p); n != "" {
+					set("mv of a directory holding " + n)
+				}
 			}
 		}
 	case "ln":
-		// a link to a protected file is a way to write it later.
-		pos := positionals(args)
-		if len(pos) > 1 {
-			for _, w := range pos[:len(pos)-1] {
-				ref := a.pathRef(w)
-				if ref.unknown {
-					continue
-				}
-				pi := a.env.info(ref)
-				if b := a.env.writeBreaker(pi); b != "" {
-					set("ln makes a link to a protected location: " + b)
-				}
-			}
-		}
+		a.linkBreaker(args, set)
 	case "cp", "rsync":
 		a.copyTreeWrites(base, args, set)
+		if base == "cp" && cpLinks(args) {
+			a.linkBreaker(args, set)
+		}
 	}
 	switch base {
 	case "cp", "mv", "ln", "install", "rsync":
@@ -138,6 +140,16 @@ func (a *analyzer) commandBreaker(sc *subCmd, base string, args []word) {
 		a.wgetWrites(sc, args, set)
 	case "tar", "bsdtar", "gtar", "unzip":
 		a.extractWrites(sc, base, args, set)
+	case "perl", "ruby":
+		// perl -pi -e CODE FILE..., ruby -i: edit the files in place.
+		for _, w := range args {
+			if w.static && len(w.s) > 1 && w.s[0] == '-' && w.s[1] != '-' && strings.Contains(w.s[1:], "i") && !strings.ContainsAny(w.s[1:], "eE") || w.s == "-i" {
+				for _, f := range positionals(args) {
+					sc.writes = append(sc.writes, a.pathRef(f))
+				}
+				break
+			}
+		}
 	case "sponge":
 		for _, w := range positionals(args) {
 			sc.writes = append(sc.writes, a.pathRef(w))
@@ -193,6 +205,31 @@ func (a *analyzer) intoDirWrites(sc *subCmd, base string, args []word) {
 	}
 }
 
+// linkBreaker: a link (hard or symbolic) to a protected file is a way to
+// write it later, through the link.
+func (a *analyzer) linkBreaker(args []word, set func(string)) {
+	for _, w := range mvSources(args) {
+		ref := a.pathRef(w)
+		if ref.unknown {
+			continue
+		}
+		if b := a.env.writeBreaker(a.env.info(ref)); b != "" {
+			set("a link to a protected location: " + b)
+		}
+	}
+}
+
+// cpLinks: cp makes links instead of copies (-l, -s, --link, --symbolic-link).
+func cpLinks(args []word) bool {
+	for _, w := range args {
+		s := w.s
+		if s == "--link" || s == "--symbolic-link" || len(s) > 1 && s[0] == '-' && s[1] != '-' && strings.ContainsAny(s[1:], "ls") {
+			return true
+		}
+	}
+	return false
+}
+
 // killBreaker: kill with the pid -1 signals every process the user may
 // signal (kill -9 -1, kill -KILL -1, kill -s KILL -- -1).
 func (a *analyzer) killBreaker(args []word, set func(string)) {
@@ -239,8 +276,8 @@ func positionals(args []word) []word {
 	return out
 }
 
-// mvSources are the operands mv moves away (all but the destination; all
-// of them with -t DIR).
+// mvSources are the operands mv moves away, or ln and cp link to (all
+// but the destination; all of them with -t DIR).
 func mvSources(args []word) []word {
 	var pos []word
 	dd, hasT := false, false

@@ -253,13 +253,14 @@ func (e *envx) writeBreaker(pi pathInfo) string {
 // writeBreakerAt checks one path (lexical or real). probes: a recursive
 // operation is also checked for the protected locations inside p.
 func (e *envx) writeBreakerAt(p string, recursive, probes bool) string {
-	if p == "/.git" || strings.Contains(p, "/.git/") || strings.HasSuffix(p, "/.git") {
+	lp := strings.ToLower(p) // case-insensitive file systems: .GIT is .git
+	if lp == "/.git" || strings.Contains(lp, "/.git/") || strings.HasSuffix(lp, "/.git") {
 		return "write inside a .git directory (" + p + ")"
 	}
-	if e.home != "" && within(p, e.home) && p != e.home {
-		rel := p[len(e.home)+1:]
-		if e.home == "/" {
-			rel = p[1:]
+	if lh := strings.ToLower(e.home); lh != "" && within(lp, lh) && lp != lh {
+		rel := lp[len(lh)+1:]
+		if lh == "/" {
+			rel = lp[1:]
 		}
 		for _, rc := range rcFiles {
 			if rel == rc {

@@ -100,6 +100,9 @@ func segsMatch(pat, lit []string) bool {
 }
 
 func segMatch(pat, lit string) bool {
+	// case-insensitive file systems (macOS, Windows) open .ACP-Bridge.yaml
+	// as .acp-bridge.yaml: protected names match in any case.
+	pat, lit = strings.ToLower(pat), strings.ToLower(lit)
 	if pat == lit {
 		return true
 	}
@@ -136,8 +139,9 @@ func runAt(r, lit []string, i int) bool {
 // protectedFile names the protected file or directory p (clean, absolute)
 // is or lies in, "" if none.
 func (e *envx) protectedFile(p string) string {
+	lp := strings.ToLower(p)
 	for _, pp := range e.protected {
-		if within(p, pp) {
+		if within(p, pp) || within(lp, strings.ToLower(pp)) {
 			return "write to the protected policy file " + pp
 		}
 	}
@@ -150,21 +154,21 @@ func (e *envx) protectedFile(p string) string {
 			}
 		}
 	}
-	if h := e.home; h != "" && h != "/" && within(p, h) && p != h {
-		rel := p[len(h)+1:]
+	if h := strings.ToLower(e.home); h != "" && h != "/" && within(lp, h) && lp != h {
+		rel := lp[len(h)+1:]
 		for _, r := range homeRules {
-			if within(rel, strings.Join(r.segs, "/")) {
+			if within(rel, strings.ToLower(strings.Join(r.segs, "/"))) {
 				return "write to " + r.what + " ~/" + strings.Join(r.segs, "/") + " (" + p + ")"
 			}
 		}
 		for _, d := range startupHomeDirs {
-			if within(rel, d) {
+			if within(rel, strings.ToLower(d)) {
 				return "write to the login or shell startup file ~/" + d
 			}
 		}
 	}
 	for _, d := range systemStartup {
-		if within(p, d) {
+		if within(lp, strings.ToLower(d)) {
 			return "write to the system startup or security file " + d
 		}
 	}

@@ -148,6 +148,9 @@ func TestProtectedBeatsEveryAllow(t *testing.T) {
 		{Tool: "Edit", Paths: []string{"/cfg/extra-dir/x.json"}},
 		{Tool: "write_file", Kind: "edit", Paths: []string{".vscode/settings.json"}},
 		{Tool: "do_things", Kind: "other", Paths: []string{".claude/settings.json"}},
+		{Tool: "", Title: "something", Paths: []string{"~/.bashrc"}},
+		{Tool: "mcp__fs__write", Paths: []string{".git/hooks/pre-push"}},
+		{Tool: "move_file", Kind: "move", Paths: []string{".acp-bridge.yaml", "/tmp/x"}},
 		{Tool: "Bash", Command: "echo 'allow: [Bash]' > .acp-bridge.yaml"},
 		{Tool: "Bash", Command: "cp /tmp/x " + userConf},
 		{Tool: "run_shell", Kind: "execute", Command: "tee " + userConf + " < /tmp/x"},
@@ -158,8 +161,8 @@ func TestProtectedBeatsEveryAllow(t *testing.T) {
 		allow, session []string
 	}{
 		{"none", nil, nil},
-		{"allow rules", []string{"Edit", "Write", "Bash", "write_file", "do_things", "run_shell", "Edit(//**)", "Edit(.acp-bridge.yaml)"}, nil},
-		{"session grants", nil, []string{"Edit", "Bash", "write_file", "do_things", "run_shell", "Edit(**)"}},
+		{"allow rules", []string{"Edit", "Write", "Bash", "write_file", "do_things", "run_shell", "mcp__fs", "move_file", "Edit(//**)", "Edit(.acp-bridge.yaml)"}, nil},
+		{"session grants", nil, []string{"Edit", "Bash", "write_file", "do_things", "run_shell", "mcp__fs__write", "move_file", "Edit(**)"}},
 	}
 	for _, c := range calls {
 		for _, g := range grantSets {

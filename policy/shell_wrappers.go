@@ -551,13 +551,29 @@ func trapCode(args []word) (word, bool) {
 }
 
 func (a *analyzer) cdCmd(args []word) {
-	if len(args) > 0 && args[0].static && strings.HasPrefix(args[0].s, "-") && args[0].s != "-" {
-		args = args[1:] // cd -P / -L
+	physical := false
+	for len(args) > 0 && args[0].static && strings.HasPrefix(args[0].s, "-") && args[0].s != "-" && args[0].s != "--" {
+		// cd -L (the shell cleans .. lexically), -P (the kernel resolves
+		// the links first), -e, -@
+		physical = physical || strings.Contains(args[0].s, "P")
+		args = args[1:]
+	}
+	if len(args) > 0 && args[0].static && args[0].s == "--" {
+		args = args[1:]
 	}
 	switch {
 	case len(args) == 0:
 		a.cwd, a.cwdKnown = a.env.home, a.env.home != ""
 	case args[0].pathOK && !args[0].glob && !args[0].brace && args[0].s != "-" && a.cwdKnown:
+		if physical {
+			real, unsure := realPath(a.env.fs, args[0].path, a.cwd, a.env.home)
+			if unsure {
+				a.cwd, a.cwdKnown = "", false
+				return
+			}
+			a.cwd = real
+			return
+		}
 		a.cwd = canonPath(args[0].path, a.cwd, a.env.home)
 	default:
 		a.cwd, a.cwdKnown = "", false

@@ -150,6 +150,32 @@ func (a *analyzer) commandBreaker(sc *subCmd, base string, args []word) {
 				break
 			}
 		}
+	case "awk", "gawk":
+		// gawk -i inplace edits its file arguments.
+		for i, w := range args {
+			if (w.s == "-i" || w.s == "--include") && i+1 < len(args) && strings.HasPrefix(args[i+1].s, "inplace") {
+				for _, f := range positionals(args)[1:] {
+					sc.writes = append(sc.writes, a.pathRef(f))
+				}
+				break
+			}
+		}
+	case "ed", "ex", "vi", "vim", "nvim", "red":
+		// an editor run by an agent writes what it opens (ed f <<< w, vim -c wq).
+		for _, f := range positionals(args) {
+			sc.writes = append(sc.writes, a.pathRef(f))
+		}
+	case "uniq", "xxd":
+		// uniq IN OUT, xxd [-r] IN OUT: the second operand is written.
+		if pos := positionals(args); len(pos) >= 2 {
+			sc.writes = append(sc.writes, a.pathRef(pos[1]))
+		}
+	case "openssl", "gpg", "gpg2", "ssh-keygen":
+		a.outputOptionWrites(sc, base, args)
+	case "gunzip", "gzip", "bunzip2", "bzip2", "xz", "unxz", "zstd", "unzstd", "lzma", "unlzma", "brotli":
+		a.decompressWrites(sc, base, args)
+	case "7z", "7za", "7zr", "cpio", "ar", "unrar":
+		a.archiveWrites(base, args, set)
 	case "sponge":
 		for _, w := range positionals(args) {
 			sc.writes = append(sc.writes, a.pathRef(w))
@@ -834,4 +860,107 @@ func (a *analyzer) findExecBreaker(starts []word, execs [][]word) string {
 		}
 	}
 	return ""
+}
+
+// outputOptionWrites: the output file options of openssl (-out), gpg
+// (-o, --output), ssh-keygen (-f) and git (--output=, format-patch -o).
+func (a *analyzer) outputOptionWrites(sc *subCmd, base string, args []word) {
+	for i, w := range args {
+		s := w.s
+		var v word
+		switch {
+		case base == "openssl" && s == "-out", base == "ssh-keygen" && s == "-f",
+			(base == "gpg" || base == "gpg2") && (s == "-o" || s == "--output"),
+			base == "git" && (s == "--output" || s == "-o" && i > 0 && args[0].s == "format-patch"):
+			if i+1 >= len(args) {
+				continue
+			}
+			v = args[i+1]
+		case strings.HasPrefix(s, "--output=") && base != "openssl":
+			v = w
+			v.s, v.path = s[len("--output="):], strings.TrimPrefix(w.path, "--output=")
+		default:
+			continue
+		}
+		if v.s == "-" || v.pathOK && isHarmlessDevice(v.path) {
+			continue
+		}
+		sc.writes = append(sc.writes, a.pathRef(v))
+	}
+}
+
+// compressSuffixes are the suffixes a decompressor strips to name its output.
+var compressSuffixes = []string{".gz", ".tgz", ".z", ".bz2", ".xz", ".zst", ".lzma", ".br", ".Z"}
+
+// decompressWrites: gunzip F.gz writes F (gzip -d, xz -d, zstd -d ...);
+// with -c / --stdout / -o FILE / -t / -l nothing or that file.
+func (a *analyzer) decompressWrites(sc *subCmd, base string, args []word) {
+	decompress := strings.HasPrefix(base, "gun") || strings.HasPrefix(base, "un") || base == "bunzip2"
+	for i, w := range args {
+		s := w.s
+		switch {
+		case s == "-c" || s == "--stdout" || s == "-t" || s == "--test" || s == "-l" || s == "--list":
+			return
+		case s == "-d" || s == "--decompress" || s == "--uncompress" || len(s) > 1 && s[0] == '-' && s[1] != '-' && strings.Contains(s, "d"):
+			decompress = true
+		case (s == "-o" || s == "--output") && base == "zstd" && i+1 < len(args):
+			sc.writes = append(sc.writes, a.pathRef(args[i+1]))
+			return
+		}
+	}
+	if !decompress {
+		return
+	}
+	for _, f := range positionals(args) {
+		if !f.pathOK || f.glob || f.brace {
+			sc.writes = append(sc.writes, pathRef{raw: f.s, cwd: a.cwd, unknown: true})
+			continue
+		}
+		out := f
+		for _, suf := range compressSuffixes {
+			if strings.HasSuffix(f.path, suf) {
+				out.s, out.path = strings.TrimSuffix(f.s, suf), strings.TrimSuffix(f.path, suf)
+				if suf == ".tgz" {
+					out.s, out.path = out.s+".tar", out.path+".tar"
+				}
+				break
+			}
+		}
+		out.off = -1
+		sc.writes = append(sc.writes, a.pathRef(out))
+	}
+}
+
+// archiveWrites: 7z x|e (-oDIR), cpio -i, ar x, unrar x|e (DEST/) write
+// the archive's files into a directory (the cwd by default).
+func (a *analyzer) archiveWrites(base string, args []word, set func(string)) {
+	extract := false
+	dir := word{s: ".", static: true, path: ".", pathOK: true, off: -1}
+	pos := positionals(args)
+	switch base {
+	case "7z", "7za", "7zr":
+		extract = len(pos) > 0 && (pos[0].s == "x" || pos[0].s == "e")
+		for _, w := range args {
+			if strings.HasPrefix(w.s, "-o") && len(w.s) > 2 {
+				dir = w
+				dir.s, dir.path = w.s[2:], w.path[min(len(w.path), 2):]
+			}
+		}
+	case "cpio":
+		for _, w := range args {
+			if w.s == "--extract" || len(w.s) > 1 && w.s[0] == '-' && w.s[1] != '-' && strings.Contains(w.s, "i") {
+				extract = true
+			}
+		}
+	case "ar":
+		extract = len(args) > 0 && strings.Contains(strings.TrimPrefix(args[0].s, "-"), "x")
+	case "unrar":
+		extract = len(pos) > 0 && (pos[0].s == "x" || pos[0].s == "e")
+		if extract && len(pos) > 2 && strings.HasSuffix(pos[len(pos)-1].s, "/") {
+			dir = pos[len(pos)-1]
+		}
+	}
+	if extract {
+		a.treeBreaker(base+" extracts files the archive names", a.pathRef(dir), set)
+	}
 }

@@ -663,7 +663,9 @@ func (a *analyzer) gitCmd(ws []word, text string, alts []string, ctx walkCtx) {
 	args := ws[1:]
 	if len(args) == 0 || !args[0].static || !strings.HasPrefix(args[0].s, "-") {
 		// no global options: the common case.
-		a.addSub(subCmd{text: text, alts: alts, readOnly: gitReadOnly(args), breaker: gitConfigBreaker(args)}, ctx)
+		sc := subCmd{text: text, alts: alts, readOnly: gitReadOnly(args), breaker: gitConfigBreaker(args)}
+		a.outputOptionWrites(&sc, "git", args)
+		a.addSub(sc, ctx)
 		return
 	}
 	kept := []word{ws[0]}
@@ -726,6 +728,7 @@ func (a *analyzer) gitCmd(ws []word, text string, alts []string, ctx walkCtx) {
 		sc.readOnly = gitReadOnly(rest)
 	}
 	sc.breaker = gitConfigBreaker(rest)
+	a.outputOptionWrites(&sc, "git", rest)
 	if sc.readOnly {
 		sc.reads = gitDirs // git -C dir reads that repository
 	}

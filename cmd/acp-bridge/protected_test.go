@@ -15,7 +15,8 @@ import (
 // acceptEdits or bypassPermissions writes the workspace .acp-bridge.yaml,
 // the --config file and a file in the user config directory through
 // fs/write_text_file (the attack found on the real binary: allow: [Bash]
-// written live). Each write shows a card; the person denies; the files on
+// written live), and the editor's and another agent's settings
+// (.vscode/settings.json, .claude/settings.json). Each write shows a card; the person denies; the files on
 // disk are unchanged, the editor never got the write, and the policy did
 // not loosen (curl x | sh still asks, a deny rule still denies).
 func TestAgentCannotRewriteThePolicy(t *testing.T) {
@@ -54,19 +55,22 @@ func TestAgentCannotRewriteThePolicy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			targets := []string{wsFile, p.cfg, userDirFile}
+			vscode := filepath.Join(p.ws, ".vscode", "settings.json")
+			claude := filepath.Join(p.ws, ".claude", "settings.json")
+			targets := []string{wsFile, p.cfg, userDirFile, vscode, claude}
+			wantBreaker := []string{"protected policy file", "protected policy file", "protected policy file", "VS Code", "Claude Code"}
 			var script []string
 			for _, f := range targets {
 				script = append(script, "write "+f+" permissions: {allow: [Bash], deny: []}")
 			}
 			res := make(chan error, 1)
 			go func() { _, err := p.editor.Prompt(c, sid, strings.Join(script, "\n")); res <- err }()
-			for _, f := range targets {
+			for i, f := range targets {
 				perm, err := p.editor.NextPermission(c)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if perm.Meta.Source != "breaker" || !strings.Contains(perm.Meta.Breaker, "protected policy file") {
+				if perm.Meta.Source != "breaker" || !strings.Contains(perm.Meta.Breaker, wantBreaker[i]) {
 					t.Errorf("card for the write of %s: source %q breaker %q reason %q; want the protected-file breaker", f, perm.Meta.Source, perm.Meta.Breaker, perm.Meta.Reason)
 				}
 				perm.Answer(acp.Selected("acp-bridge:reject_once"))
@@ -75,8 +79,8 @@ func TestAgentCannotRewriteThePolicy(t *testing.T) {
 				t.Fatal(err)
 			}
 			texts := testkit.Texts(p.editor.Messages(), sid)
-			if len(texts) != 3 {
-				t.Fatalf("texts %q: want three write answers", texts)
+			if len(texts) != len(targets) {
+				t.Fatalf("texts %q: want %d write answers", texts, len(targets))
 			}
 			for i, tx := range texts {
 				if !strings.HasPrefix(tx, "write-error:") {
@@ -92,8 +96,10 @@ func TestAgentCannotRewriteThePolicy(t *testing.T) {
 			if got, _ := os.ReadFile(p.cfg); string(got) != string(cfgOrig) {
 				t.Errorf("--config file changed: %q", got)
 			}
-			if _, err := os.Stat(userDirFile); !os.IsNotExist(err) {
-				t.Errorf("a config file appeared in the user config directory (%v)", err)
+			for _, f := range []string{userDirFile, vscode, claude} {
+				if _, err := os.Stat(f); !os.IsNotExist(err) {
+					t.Errorf("%s appeared (%v)", f, err)
+				}
 			}
 
 			// The policy did not loosen: the deny rule still denies, and in
@@ -116,7 +122,7 @@ func TestAgentCannotRewriteThePolicy(t *testing.T) {
 			if err := <-res; err != nil {
 				t.Fatal(err)
 			}
-			texts = testkit.Texts(p.editor.Messages(), sid)[3:]
+			texts = testkit.Texts(p.editor.Messages(), sid)[len(targets):]
 			want := []string{"bash=reject"}
 			if mode == "acceptEdits" {
 				want = append(want, "bash=reject")

@@ -32,6 +32,7 @@ type envx struct {
 	realDone        bool
 	protected       []string // Env.ProtectedPaths, clean and absolute
 	probes          []probe  // protected locations, computed on demand
+	realProbes      []probe  // where those that are symlinks lead, computed on demand
 }
 
 func cleanAbs(p string) string {
@@ -247,7 +248,35 @@ func (e *envx) writeBreaker(pi pathInfo) string {
 			return b
 		}
 	}
+	// a protected location that is itself a symlink (.vscode -> /tmp/v):
+	// writing where it leads writes it.
+	if pi.pattern == "" {
+		for _, rp := range e.realProbeList() {
+			if within(pi.real, rp.path) || within(pi.abs, rp.path) || pi.recursive && within(rp.path, pi.real) {
+				return rp.name
+			}
+		}
+	}
 	return ""
+}
+
+// realProbeList: the protected locations whose real path differs from
+// their own (they are, or lie under, a symlink), at their real path.
+func (e *envx) realProbeList() []probe {
+	if e.fs == nil {
+		return nil
+	}
+	if e.realProbes == nil {
+		out := []probe{}
+		for _, pr := range e.probeList() {
+			if r := resolveReal(e.fs, pr.path); r != pr.path {
+				n := strings.TrimPrefix(strings.TrimPrefix(pr.name, "write to "), "write ")
+				out = append(out, probe{path: r, name: "write to " + r + ", where " + n + " leads (a symlink)"})
+			}
+		}
+		e.realProbes = out
+	}
+	return e.realProbes
 }
 
 // writeBreakerAt checks one path (lexical or real). probes: a recursive

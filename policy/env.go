@@ -193,7 +193,7 @@ type pathInfo struct {
 	unsure bool
 	// pattern is the glob or brace word the path came from ("" if none).
 	pattern string
-	cwd     string // the directory a relative raw or pattern is relative to
+	cwd     string // the directory a relative raw or pattern is relative to; "" unknown
 }
 
 // infoRef is info, computed once per ref.
@@ -207,11 +207,11 @@ func (e *envx) infoRef(ref *pathRef) pathInfo {
 
 func (e *envx) info(ref pathRef) pathInfo {
 	pi := pathInfo{raw: ref.raw, unknown: ref.unknown, recursive: ref.recursive, under: ref.under, pattern: ref.pattern}
+	pi.cwd = ref.cwd // "" when the shell's directory is unknown (globBreaker asks)
 	cwd := ref.cwd
 	if cwd == "" {
 		cwd = e.cwd
 	}
-	pi.cwd = cwd
 	if ref.unknown && !ref.under {
 		return pi
 	}

@@ -264,9 +264,6 @@ func (e *envx) globBreaker(pattern, cwd string, recursive bool) string {
 	if !ok {
 		return "write to " + pattern + ", a brace expansion too large to check for protected files"
 	}
-	if cwd == "" {
-		cwd = e.cwd
-	}
 	for _, alt := range alts {
 		if !path.IsAbs(alt) {
 			if cwd == "" {

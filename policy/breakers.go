@@ -831,7 +831,10 @@ func gitConfigBreaker(args []word) string {
 
 // findExecBreaker: find START -exec rm -r {} (or chmod -R, chown -R, shred,
 // mv) acts on everything find walks: as rm -r of START.
-func (a *analyzer) findExecBreaker(starts []word, execs [][]word) string {
+func (a *analyzer) findExecBreaker(starts []word, execs [][]word, args []word) string {
+	if b := a.findWriteBreaker(starts, execs, args); b != "" {
+		return b
+	}
 	for _, ex := range execs {
 		if len(ex) == 0 || !ex[0].static {
 			continue
@@ -963,4 +966,86 @@ func (a *analyzer) archiveWrites(base string, args []word, set func(string)) {
 	if extract {
 		a.treeBreaker(base+" extracts files the archive names", a.pathRef(dir), set)
 	}
+}
+
+// findWriters write the {} they are given (sed -i, cp x {}, tee {} ...).
+var findWriters = map[string]bool{"sed": true, "perl": true, "ruby": true, "awk": true, "gawk": true, "dd": true,
+	"truncate": true, "ed": true, "ex": true, "vi": true, "vim": true, "tee": true, "cp": true, "mv": true,
+	"install": true, "ln": true, "touch": true, "chmod": true, "chown": true, "sponge": true, "rsync": true}
+
+// protectedNames are the file names a protected file can have (for
+// matching find's -name filters); the basenames of the probes are added.
+var protectedNames = []string{"config", "authorized_keys", "authorized_keys2", "settings.json", "tasks.json",
+	"settings.local.json", "trustedFolders.json", "config.toml", "config.yaml", "config.json", "x.code-workspace",
+	"pre-commit", "post-checkout", "pre-push", "post-merge", "commit-msg", "pre-rebase", "post-commit",
+	"prepare-commit-msg", "fsmonitor-watchman", "rc", "environment", "profile"}
+
+// findWriteBreaker: find START ... -exec WRITER ... {} writes the files
+// find selects; when START is, is inside or holds a protected location,
+// and no -name/-iname filter rules the protected names out, it trips.
+func (a *analyzer) findWriteBreaker(starts []word, execs [][]word, args []word) string {
+	writer := ""
+	for _, ex := range execs {
+		if len(ex) == 0 || !ex[0].static || !findWriters[path.Base(ex[0].s)] {
+			continue
+		}
+		for _, w := range ex[1:] {
+			if strings.Contains(w.s, "{}") {
+				writer = path.Base(ex[0].s)
+			}
+		}
+	}
+	if writer == "" {
+		return ""
+	}
+	// the -name / -iname patterns (all must allow a protected name to
+	// matter; with -o between them we take the union, conservatively).
+	var names []string
+	other := false
+	for i := 0; i < len(args); i++ {
+		switch args[i].s {
+		case "-name", "-iname":
+			if i+1 < len(args) && args[i+1].static {
+				names = append(names, args[i+1].s)
+				i++
+			} else {
+				other = true
+			}
+		case "-path", "-ipath", "-wholename", "-regex", "-iregex", "-lname":
+			other = true
+		}
+	}
+	if len(names) > 0 && !other {
+		vocab := append([]string(nil), protectedNames...)
+		for _, pr := range a.env.probeList() {
+			vocab = append(vocab, path.Base(pr.path))
+		}
+		for _, rc := range rcFiles {
+			vocab = append(vocab, path.Base(rc))
+		}
+		hit := false
+		for _, n := range names {
+			for _, v := range vocab {
+				// find's -name matches a leading dot with *, unlike the shell.
+				if strings.EqualFold(n, v) || matchGlob(strings.ToLower(n), strings.ToLower(v)) {
+					hit = true
+				}
+			}
+		}
+		if !hit {
+			return ""
+		}
+	}
+	for _, st := range starts {
+		var name string
+		a.treeBreaker("find -exec "+writer+" writes what find selects", a.pathRef(st), func(b string) {
+			if name == "" {
+				name = b
+			}
+		})
+		if name != "" {
+			return name
+		}
+	}
+	return ""
 }

@@ -644,7 +644,7 @@ func (a *analyzer) findCmd(ws []word, text string, alts []string, ctx walkCtx) {
 		}
 	}
 	if sc.breaker == "" {
-		sc.breaker = a.findExecBreaker(starts, execs)
+		sc.breaker = a.findExecBreaker(starts, execs, args)
 	}
 	a.addSub(sc, ctx)
 	for _, ex := range execs {

@@ -1049,3 +1049,22 @@ func (a *analyzer) findWriteBreaker(starts []word, execs [][]word, args []word) 
 	}
 	return ""
 }
+
+// xargsWrites: a writer run by xargs (xargs sed -i ..., xargs rm, xargs
+// cp -t DIR) also writes the paths xargs reads from its input: a write
+// target known only at run time. subs[n] is the command xargs runs.
+func (a *analyzer) xargsWrites(n int, rest []word) {
+	if n >= len(a.an.subs) || len(rest) == 0 || !rest[0].static {
+		return
+	}
+	base := path.Base(rest[0].s)
+	sc := &a.an.subs[n]
+	if _, w := writerCmds[base]; !w && !findWriters[base] && len(sc.writes) == 0 {
+		return
+	}
+	recursive := false
+	for _, w := range sc.writes {
+		recursive = recursive || w.recursive
+	}
+	sc.writes = append(sc.writes, pathRef{raw: "the paths xargs reads from its input", cwd: a.cwd, unknown: true, recursive: recursive})
+}

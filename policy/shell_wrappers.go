@@ -113,7 +113,9 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 		} else {
 			a.addSub(subCmd{text: text, alts: alts, kind: skNeedRule}, ctx)
 		}
+		n := len(a.an.subs)
 		a.command(rest, ctx)
+		a.xargsWrites(n, rest)
 		return
 	case "env":
 		a.envCmd(ws, text, alts, ctx)

@@ -107,8 +107,16 @@ func (b *Bridge) policyFiles() []string {
 	if b.store == nil {
 		return nil
 	}
-	snap := b.snapshot()
-	out := append(b.store.PolicyFiles(), snap.Sources...)
+	return append(b.store.PolicyFiles(), snapshotPolicyFiles(b.snapshot())...)
+}
+
+// snapshotPolicyFiles: the settings files a snapshot was read from and its
+// audit log.
+func snapshotPolicyFiles(snap *settings.Snapshot) []string {
+	if snap == nil {
+		return nil
+	}
+	out := append([]string(nil), snap.Sources...)
 	if snap.Config.Audit.Path != "" {
 		out = append(out, snap.Config.Audit.Path)
 	}

@@ -29,6 +29,31 @@ var diskListers = map[string]bool{"-l": true, "--list": true, "-p": true, "--pri
 	"-d": true, "--dump": true, "-s": true, "--show-size": true, "-V": true, "--version": true, "-h": true,
 	"--help": true, "-J": true, "--json": true, "-k": true, "--version=": true, "--machine": true, "-m": true}
 
+// diskListing: a partitioning tool run only to list or print (fdisk -l,
+// parted /dev/sda print, sgdisk -p /dev/sda): every argument is a listing
+// option, a device, or (parted) a printing command.
+func diskListing(base string, args []word) bool {
+	switch base {
+	case "fdisk", "sfdisk", "parted", "sgdisk", "gdisk":
+	default:
+		return false
+	}
+	hasList := false
+	for _, w := range args {
+		switch {
+		case !w.static:
+			return false
+		case diskListers[w.s]:
+			hasList = true
+		case base == "parted" && (w.s == "-s" || w.s == "--script" || w.s == "list" || w.s == "all"):
+		case strings.HasPrefix(w.s, "/dev/"):
+		default:
+			return false
+		}
+	}
+	return hasList
+}
+
 // subDiskTools format or wipe with one of the named sub-commands.
 var subDiskTools = map[string][]string{
 	"diskutil":   {"eraseDisk", "eraseVolume", "partitionDisk", "zeroDisk", "randomDisk", "secureErase", "reformat", "erasevolume", "erasedisk"},
@@ -58,20 +83,7 @@ func (a *analyzer) commandBreaker(sc *subCmd, base string, args []word) {
 	case strings.HasPrefix(base, "mkfs") || strings.HasPrefix(base, "newfs"):
 		set(base + " formats a file system")
 	case diskTools[base] != "":
-		listing := len(args) > 0
-		for _, w := range args {
-			if !w.static || (!diskListers[w.s] && strings.HasPrefix(w.s, "-")) {
-				listing = false
-			}
-		}
-		// fdisk -l /dev/sda lists; fdisk /dev/sda edits.
-		hasList := false
-		for _, w := range args {
-			if diskListers[w.s] {
-				hasList = true
-			}
-		}
-		if !(listing && hasList) || base == "killall5" || base == "halt" || base == "poweroff" || base == "reboot" || base == "shutdown" || base == "blkdiscard" || base == "wipefs" && !hasList {
+		if !diskListing(base, args) {
 			set(base + " " + diskTools[base])
 		}
 	}

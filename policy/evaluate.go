@@ -607,7 +607,12 @@ func (ev *evaluator) pathCall(tool string, write bool) Verdict {
 		return ev.denyRule(r, "")
 	}
 	if write {
-		for _, pi := range infos {
+		for i, pi := range infos {
+			// a delete (or the source of a move) of a directory takes
+			// everything under it.
+			if c.Kind == "delete" || c.Kind == "move" && i == 0 {
+				pi.recursive = true
+			}
 			if b := ev.env.writeBreaker(pi); b != "" {
 				return ev.breaker(b, false)
 			}

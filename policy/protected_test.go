@@ -224,6 +224,22 @@ func TestBreakersLeaveOrdinaryWork(t *testing.T) {
 	}
 }
 
+// An agent's delete and move tools act on whole directories, but a file or
+// an ordinary directory in the workspace stays theirs in acceptEdits.
+func TestDeleteToolsLeaveOrdinaryWork(t *testing.T) {
+	pol, _ := compileT(t, nil, nil, nil)
+	env := Env{Cwd: "/w/proj", ProjectRoot: "/w/proj", Home: "/home/u"}
+	for _, c := range []Call{
+		{Tool: "delete_file", Kind: "delete", Paths: []string{"src/x.go"}},
+		{Tool: "delete_file", Kind: "delete", Paths: []string{"build"}},
+		{Tool: "move_file", Kind: "move", Paths: []string{"src", "lib"}},
+	} {
+		if v := Evaluate(Input{Call: c, Mode: ModeAcceptEdits, Env: env, Policy: pol}); v.Decision != Allow {
+			t.Errorf("%s %v in acceptEdits: %s (%s)", c.Tool, c.Paths, v.Decision, v.Reason)
+		}
+	}
+}
+
 // Large inputs stay fast: many function definitions, many globs.
 func TestBreakersStayFast(t *testing.T) {
 	pol, _ := compileT(t, []string{"Bash"}, nil, nil)

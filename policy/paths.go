@@ -153,8 +153,25 @@ func resolveReal(fs FS, abs string) string {
 // resolveRealx is resolveReal that also says whether a symlink loop (or a
 // chain too long to follow) left the real path unknown.
 func resolveRealx(fs FS, abs string) (string, bool) {
+	return resolveRealDepth(fs, abs, 0)
+}
+
+// readlinkFS is an FS that can read one link: a dangling link (its target
+// does not exist yet) still leads somewhere, and writing through it creates
+// the target there.
+type readlinkFS interface {
+	Readlink(path string) (string, error)
+}
+
+// Readlink implements readlinkFS with readlink(2).
+func (OSFS) Readlink(p string) (string, error) { return os.Readlink(p) }
+
+func resolveRealDepth(fs FS, abs string, depth int) (string, bool) {
 	if fs == nil {
 		return abs, false
+	}
+	if depth > maxLinkHops {
+		return abs, true
 	}
 	rest := ""
 	p := abs
@@ -174,6 +191,16 @@ func resolveRealx(fs FS, abs string) (string, bool) {
 			}
 			if isLoop(err) {
 				unsure = true
+			} else if rl, ok := fs.(readlinkFS); ok && canCheck {
+				// p exists but does not resolve: a dangling link leads
+				// to where its target will be created.
+				if target, lerr := rl.Readlink(p); lerr == nil && target != "" {
+					if !path.IsAbs(target) {
+						dir, _ := resolveRealDepth(fs, path.Dir(p), depth+1)
+						target = path.Join(dir, target)
+					}
+					return resolveRealDepth(fs, path.Join(path.Clean(target), rest), depth+1)
+				}
 			}
 		}
 		if p == "/" || p == "." || p == "" {

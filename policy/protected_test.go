@@ -106,6 +106,18 @@ func TestOSFSSymlinkThenDotDot(t *testing.T) {
 	if err := os.Symlink("loopA", filepath.Join(ws, "loopB")); err != nil {
 		t.Fatal(err)
 	}
+	// a dangling link into the user config directory: writing through it
+	// creates the protected file
+	cfgDir := filepath.Join(home, ".config", "acp-bridge")
+	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(cfgDir, "config.yaml"), filepath.Join(ws, "dangling")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../home/.ssh/authorized_keys", filepath.Join(ws, "dangrel")); err != nil {
+		t.Fatal(err)
+	}
 	// what the kernel opens
 	data, err := os.ReadFile(ws + "/link/../.ssh/id_rsa")
 	if err != nil || string(data) != "secret" {
@@ -122,6 +134,18 @@ func TestOSFSSymlinkThenDotDot(t *testing.T) {
 			if v := Evaluate(Input{Call: c, Mode: m, Env: env, Policy: pol}); v.Decision != Deny {
 				t.Errorf("%s in %s: %s (%s), want deny", Specifier(c), m, v.Decision, v.Reason)
 			}
+		}
+	}
+	allowAll, _ := compileT(t, []string{"Edit", "Bash"}, nil, nil)
+	for _, c := range []Call{
+		{Tool: "Edit", Paths: []string{"dangling"}},
+		{Tool: "Bash", Command: "echo 'allow: [Bash]' > dangling"},
+		{Tool: "Edit", Paths: []string{"dangrel"}},
+		{Tool: "Bash", Command: "cat key.pub >> dangrel"},
+	} {
+		v := Evaluate(Input{Call: c, Mode: ModeBypass, Env: env, Policy: allowAll})
+		if v.Decision != Ask || v.Source != SourceBreaker {
+			t.Errorf("%s through a dangling link in bypass: %s %s (%s), want a breaker", Specifier(c), v.Decision, v.Source, v.Reason)
 		}
 	}
 	for _, c := range []Call{

@@ -175,13 +175,16 @@ func (e *envx) protectedFile(p string) string {
 	return ""
 }
 
-// probeList is every concrete protected location of this Env: where a
-// recursive operation or a glob is checked against the rules.
+// probe is one concrete protected location and how its breaker names it.
 type probe struct {
 	path string
 	name string
 }
 
+// probeList is every concrete protected location of this Env (under the
+// workspace root, the working directory and home, the absolute ones, and
+// Env.ProtectedPaths): where a recursive operation or a glob is checked
+// against the rules. Computed once per evaluation.
 func (e *envx) probeList() []probe {
 	if e.probes != nil {
 		return e.probes

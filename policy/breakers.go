@@ -146,6 +146,7 @@ func (a *analyzer) commandBreaker(sc *subCmd, base string, args []word) {
 	switch base {
 	case "cp", "mv", "ln", "install", "rsync":
 		a.intoDirWrites(sc, base, args)
+		a.replaceDirBreaker(base, args, set)
 	case "curl":
 		a.curlWrites(sc, args)
 	case "wget":
@@ -240,6 +241,38 @@ func (a *analyzer) intoDirWrites(sc *subCmd, base string, args []word) {
 		w.s, w.path = strings.TrimSuffix(dest.s, "/")+"/"+b, strings.TrimSuffix(dest.path, "/")+"/"+b
 		w.off = -1
 		sc.writes = append(sc.writes, a.pathRef(w))
+	}
+}
+
+// replaceDirBreaker: mv SRC DEST, cp -r SRC DEST, ln -s SRC DEST make DEST
+// (when it does not exist) the source directory itself: mv /tmp/evil
+// .vscode creates .vscode/settings.json. A destination that would hold a
+// protected location trips, but the workspace root, the working directory,
+// home and their parents, where ordinary moves land inside.
+func (a *analyzer) replaceDirBreaker(base string, args []word, set func(string)) {
+	pos := positionals(args)
+	if len(pos) < 2 {
+		return
+	}
+	for _, w := range args {
+		if w.s == "-t" || strings.HasPrefix(w.s, "--target-directory") || w.s == "-d" && base == "install" {
+			return // DEST is a directory the sources go into
+		}
+	}
+	ref := a.pathRef(pos[len(pos)-1])
+	if ref.unknown {
+		return
+	}
+	pi := a.env.info(ref)
+	e := a.env
+	for _, p := range [2]string{pi.abs, pi.real} {
+		if p == "/" || p == e.root || p == e.cwd || p == e.home || within(e.root, p) || within(e.cwd, p) || e.home != "" && within(e.home, p) {
+			continue
+		}
+		if n := e.probeUnder(p); n != "" {
+			set(base + " may make " + p + " a directory of its own choosing, and it holds " + n)
+			return
+		}
 	}
 }
 

@@ -237,7 +237,7 @@ func TestBreakersLeaveOrdinaryWork(t *testing.T) {
 		"find build -exec rm {} +", "f(){ echo hi; }; f | cat", "cp .env.example .env.local", "touch .vscode/launch.json",
 		"gunzip data.csv.gz", "gzip -d x.gz", "gzip -c x > x.gz", "uniq a.txt b.txt", "git diff --output=patch.diff",
 		"7z x a.7z -obuild", "openssl enc -in a -out b", "awk '{print}' f", "xz -d big.xz", "cpio -o < list > out.cpio",
-		"git diff", "git log -p", "ar t lib.a", "cd -P . && ls", "find . -name '*.go' -exec sed -i s/a/b/ {} +", "find src -type f -exec chmod 644 {} +", "chmod -R g+w ./build", "chown -R me ./out",
+		"git diff", "git log -p", "ar t lib.a", "cd -P . && ls", "find . -name '*.go' -exec sed -i s/a/b/ {} +", "find src -type f -exec chmod 644 {} +", "mv ../x.txt .", "mv /tmp/x ~", "cp -r /tmp/tpl ./tpl", "mv build dist", "chmod -R g+w ./build", "chown -R me ./out",
 	} {
 		for _, m := range []Mode{ModeDefault, ModeBypass} {
 			v := evalWithin(t, Input{Call: Call{Tool: "Bash", Command: cmd}, Mode: m, Env: env, Policy: pol})

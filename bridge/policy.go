@@ -81,6 +81,7 @@ func (p *policyDecider) Decide(req DecisionRequest) (policy.Verdict, policy.Env)
 		Cwd: req.Cwd, ProjectRoot: p.b.opts.WorkspaceDir, Home: p.b.home,
 		AdditionalDirectories: append(append([]string(nil), snap.Config.Permissions.AdditionalDirectories...), req.AdditionalDirectories...),
 		FS:                    policy.OSFS{},
+		ProtectedPaths:        p.b.policyFiles(),
 	}
 	if env.Cwd == "" {
 		env.Cwd = env.ProjectRoot
@@ -100,6 +101,30 @@ func (p *policyDecider) Decide(req DecisionRequest) (policy.Verdict, policy.Env)
 		Call: req.Call, Mode: req.Mode, Env: env, Policy: pol, Session: grants, AgentBypass: bypass,
 	})
 	return v, env
+}
+
+// policyFiles are the settings' files and directories (the engine
+// protects them from the agents' writes), the settings files that were
+// read (Sources) and the audit log (an agent must not rewrite the record of
+// what it did).
+func (b *Bridge) policyFiles() []string {
+	if b.store == nil {
+		return nil
+	}
+	return append(b.store.PolicyFiles(), snapshotPolicyFiles(b.snapshot())...)
+}
+
+// snapshotPolicyFiles: the settings files a snapshot was read from and its
+// audit log.
+func snapshotPolicyFiles(snap *settings.Snapshot) []string {
+	if snap == nil {
+		return nil
+	}
+	out := append([]string(nil), snap.Sources...)
+	if snap.Config.Audit.Path != "" {
+		out = append(out, snap.Config.Audit.Path)
+	}
+	return out
 }
 
 // ruleText carries a settings rule, with its origin, into the engine.

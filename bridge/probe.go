@@ -186,7 +186,8 @@ func Explain(snap *settings.Snapshot, workspace, agent, mode, cwd string, call p
 	home, _ := userHome()
 	v := policy.Evaluate(policy.Input{
 		Call: call, Mode: m, Policy: pol, AgentBypass: cfg.BypassPermissions && mode == "",
-		Env: policy.Env{Cwd: cwd, ProjectRoot: workspace, Home: home, AdditionalDirectories: snap.Config.Permissions.AdditionalDirectories, FS: policy.OSFS{}},
+		Env: policy.Env{Cwd: cwd, ProjectRoot: workspace, Home: home, AdditionalDirectories: snap.Config.Permissions.AdditionalDirectories, FS: policy.OSFS{},
+			ProtectedPaths: snapshotPolicyFiles(snap)},
 	})
 	return call, v, errs, nil
 }

@@ -201,7 +201,7 @@ func (a *agentRT) sandboxPlan(snap *settings.Snapshot, family, dir string) (Sand
 	}
 	var files []string
 	if a.b.store != nil {
-		files = a.b.store.PolicyFiles()
+		files = append(a.b.store.PolicyFiles(), snapshotPolicyFiles(snap)...)
 	}
 	return PlanSandbox(SandboxInputs{
 		Snapshot: snap, Policy: pol, Agent: a.name, Family: family,

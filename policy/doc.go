@@ -17,7 +17,14 @@
 //   - evaluate.go, evalbash.go, evalreads.go, mode.go, suggest.go: the
 //     decision;
 //   - paths.go, env.go: canonical paths, symlinks as the kernel resolves
-//     them, the workspace and protected files;
+//     them (each link before the .. that follows it), the workspace and the
+//     write breakers;
+//   - protected.go: the protected files (the policy's own, the editor's and
+//     other agents' settings, git, startup files, ssh) and how globs and
+//     recursive operations are matched against them;
+//   - breakers.go: the circuit breakers of plain commands (disks, kill -1,
+//     shutdown, mv and links of protected paths, fork bombs by mutual
+//     recursion, git config) and the files downloaders and archivers write;
 //   - shell_parse.go (parsing, the fast path, the naive split used when the
 //     parse is unreliable), shell_walk.go (the AST walk: statements,
 //     redirects, words), shell_wrappers.go (sudo, env, shells with -c, find,

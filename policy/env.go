@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"sort"
 	"strings"
 )
 
@@ -15,6 +16,11 @@ type Env struct {
 	AdditionalDirectories []string
 	// FS resolves symlinks; nil means paths are taken as they are.
 	FS FS
+	// ProtectedPaths are more files and directories the policy itself
+	// lives in (the user config file and directory, --config): writes to
+	// them ask in every mode, like the protected files every Env has
+	// (docs/policy.md, "Protected files").
+	ProtectedPaths []string
 }
 
 // envx is Env cleaned for one evaluation.
@@ -24,6 +30,9 @@ type envx struct {
 	fs              FS
 	realRoots       []string // symlink-resolved workspace roots, computed on demand
 	realDone        bool
+	protected       []string // Env.ProtectedPaths, clean and absolute
+	probes          []probe  // protected locations, computed on demand
+	realProbes      []probe  // where those that are symlinks lead, computed on demand
 }
 
 func cleanAbs(p string) string {
@@ -42,6 +51,14 @@ func newEnvx(env Env) envx {
 		e.root = e.cwd
 	}
 	e.extra = env.AdditionalDirectories
+	for _, p := range env.ProtectedPaths {
+		if !path.IsAbs(p) && !strings.HasPrefix(p, "~/") {
+			continue // a relative protected path would move with the cwd
+		}
+		if c := canonPath(p, e.cwd, e.home); c != "" && c != "/" {
+			e.protected = append(e.protected, c)
+		}
+	}
 	return e
 }
 
@@ -81,7 +98,7 @@ func (e *envx) realRootList() []string {
 
 // inWorkspace: both the path and its symlink target are in the workspace.
 func (e *envx) inWorkspace(pi pathInfo) bool {
-	if (pi.unknown && !pi.under) || !e.inWorkspaceLexical(pi.abs) {
+	if (pi.unknown && !pi.under) || pi.unsure || !e.inWorkspaceLexical(pi.abs) {
 		return false
 	}
 	if pi.real == pi.abs || e.inWorkspaceLexical(pi.real) {
@@ -110,6 +127,56 @@ func (e *envx) protectedName(abs string) string {
 	case e.home != "" && within(e.home, abs):
 		return "a parent of the home directory (" + abs + ")"
 	}
+	return systemDirName(abs)
+}
+
+// systemDirs are the top directories of Unix and macOS systems: a
+// recursive delete, move or chmod of one, or of a directory right inside
+// one (/usr/bin, /etc/ssh, /home/other), breaks the machine or another
+// user's files.
+var systemDirs = map[string]bool{
+	"bin": true, "boot": true, "dev": true, "etc": true, "home": true, "lib": true, "lib32": true, "lib64": true,
+	"libx32": true, "media": true, "mnt": true, "opt": true, "proc": true, "root": true, "run": true, "sbin": true,
+	"snap": true, "srv": true, "sys": true, "usr": true, "var": true, "nix": true, "gnu": true,
+	"System": true, "Library": true, "Applications": true, "Users": true, "Volumes": true, "private": true,
+	"cores": true, "Network": true,
+}
+
+// systemDirList is systemDirs in a fixed order (verdicts name the first).
+var systemDirList = func() []string {
+	var out []string
+	for d := range systemDirs {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return out
+}()
+
+// tempDirs are children of system directories that are scratch space.
+var tempDirs = map[string]bool{"/var/tmp": true, "/var/folders": true, "/private/tmp": true, "/private/var/tmp": true,
+	"/private/var/folders": true, "/dev/shm": true, "/run/user": true}
+
+// systemDirName names abs if it is a system directory or right inside one.
+func systemDirName(abs string) string {
+	segs := splitAbs(abs)
+	if len(segs) == 0 || len(segs) > 3 || !systemDirs[segs[0]] {
+		return ""
+	}
+	for t := range tempDirs {
+		if within(abs, t) {
+			return ""
+		}
+	}
+	switch len(segs) {
+	case 1:
+		return "the system directory " + abs
+	case 2:
+		return "the system directory " + abs
+	}
+	// /private/var/x (macOS's /var), /usr/local/x
+	if segs[0] == "private" || (segs[0] == "usr" && segs[1] == "local") {
+		return "the system directory " + abs
+	}
 	return ""
 }
 
@@ -122,6 +189,11 @@ type pathInfo struct {
 	recursive bool
 	// under: the path is unknown but lies somewhere under abs (a glob).
 	under bool
+	// unsure: a symlink loop (or too long a chain) leaves real unknown.
+	unsure bool
+	// pattern is the glob or brace word the path came from ("" if none).
+	pattern string
+	cwd     string // the directory a relative raw or pattern is relative to; "" unknown
 }
 
 // infoRef is info, computed once per ref.
@@ -134,16 +206,17 @@ func (e *envx) infoRef(ref *pathRef) pathInfo {
 }
 
 func (e *envx) info(ref pathRef) pathInfo {
-	pi := pathInfo{raw: ref.raw, unknown: ref.unknown, recursive: ref.recursive, under: ref.under}
-	if ref.unknown && !ref.under {
-		return pi
-	}
+	pi := pathInfo{raw: ref.raw, unknown: ref.unknown, recursive: ref.recursive, under: ref.under, pattern: ref.pattern}
+	pi.cwd = ref.cwd // "" when the shell's directory is unknown (globBreaker asks)
 	cwd := ref.cwd
 	if cwd == "" {
 		cwd = e.cwd
 	}
+	if ref.unknown && !ref.under {
+		return pi
+	}
 	pi.abs = canonPath(ref.raw, cwd, e.home)
-	pi.real = resolveReal(e.fs, pi.abs)
+	pi.real, pi.unsure = realPath(e.fs, ref.raw, cwd, e.home)
 	return pi
 }
 
@@ -151,35 +224,92 @@ func (e *envx) info(ref pathRef) pathInfo {
 var rcFiles = []string{".bashrc", ".zshrc", ".profile", ".bash_profile", ".zprofile", ".bash_login",
 	".zshenv", ".zlogin", ".bash_logout", ".config/fish/config.fish", ".kshrc", ".cshrc", ".tcshrc"}
 
-// writeBreaker names the circuit breaker a write to pi trips, if any.
+// writeBreaker names the circuit breaker a write to pi trips, if any: a
+// protected file (or a glob that could match one), a path known only at run
+// time (it could be one), .git, a device, a recursive operation on a
+// protected directory.
 func (e *envx) writeBreaker(pi pathInfo) string {
+	if pi.pattern != "" {
+		if b := e.globBreaker(pi.pattern, pi.cwd, pi.recursive); b != "" {
+			return b
+		}
+		if !pi.under {
+			return ""
+		}
+	}
 	if pi.unknown && !pi.under {
-		return ""
+		return "write to " + pi.raw + ", a path known only at run time, which could be a protected file"
 	}
 	for i, p := range [2]string{pi.abs, pi.real} {
 		if i == 1 && p == pi.abs {
 			break
 		}
-		if p == "/.git" || strings.Contains(p, "/.git/") || strings.HasSuffix(p, "/.git") {
-			return "write inside a .git directory (" + p + ")"
+		if b := e.writeBreakerAt(p, pi.recursive, pi.pattern == ""); b != "" {
+			return b
 		}
-		if e.home != "" && within(p, e.home) && p != e.home {
-			rel := p[len(e.home)+1:]
-			if e.home == "/" {
-				rel = p[1:]
-			}
-			for _, rc := range rcFiles {
-				if rel == rc {
-					return "write to the shell startup file ~/" + rc
-				}
+	}
+	// a protected location that is itself a symlink (.vscode -> /tmp/v):
+	// writing where it leads writes it.
+	if pi.pattern == "" {
+		for _, rp := range e.realProbeList() {
+			if within(pi.real, rp.path) || within(pi.abs, rp.path) || pi.recursive && within(rp.path, pi.real) {
+				return rp.name
 			}
 		}
-		if strings.HasPrefix(p, "/dev/") && !isHarmlessDevice(p) {
-			return "write to the device " + p
+	}
+	return ""
+}
+
+// realProbeList: the protected locations whose real path differs from
+// their own (they are, or lie under, a symlink), at their real path.
+func (e *envx) realProbeList() []probe {
+	if e.fs == nil {
+		return nil
+	}
+	if e.realProbes == nil {
+		out := []probe{}
+		for _, pr := range e.probeList() {
+			if r := resolveReal(e.fs, pr.path); r != pr.path {
+				n := strings.TrimPrefix(strings.TrimPrefix(pr.name, "write to "), "write ")
+				out = append(out, probe{path: r, name: "write to " + r + ", where " + n + " leads (a symlink)"})
+			}
 		}
-		if pi.recursive {
-			if n := e.protectedName(p); n != "" {
-				return "recursive delete of " + n
+		e.realProbes = out
+	}
+	return e.realProbes
+}
+
+// writeBreakerAt checks one path (lexical or real). probes: a recursive
+// operation is also checked for the protected locations inside p.
+func (e *envx) writeBreakerAt(p string, recursive, probes bool) string {
+	lp := strings.ToLower(p) // case-insensitive file systems: .GIT is .git
+	if lp == "/.git" || strings.Contains(lp, "/.git/") || strings.HasSuffix(lp, "/.git") {
+		return "write inside a .git directory (" + p + ")"
+	}
+	if lh := strings.ToLower(e.home); lh != "" && within(lp, lh) && lp != lh {
+		rel := lp[len(lh)+1:]
+		if lh == "/" {
+			rel = lp[1:]
+		}
+		for _, rc := range rcFiles {
+			if rel == rc {
+				return "write to the shell startup file ~/" + rc
+			}
+		}
+	}
+	if b := e.protectedFile(p); b != "" {
+		return b
+	}
+	if strings.HasPrefix(p, "/dev/") && !isHarmlessDevice(p) {
+		return "write to the device " + p
+	}
+	if recursive {
+		if n := e.protectedName(p); n != "" {
+			return "recursive delete of " + n
+		}
+		if probes {
+			if n := e.probeUnder(p); n != "" {
+				return "recursive operation on a directory holding a protected file: " + n
 			}
 		}
 	}

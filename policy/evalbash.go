@@ -36,7 +36,7 @@ func (ev *evaluator) bashDecide(tool string, an *shellAnalysis) Verdict {
 		}
 	}
 	if r, pi := ev.pathRule(&pol.deny, an, true); r != nil {
-		return ev.denyRule(r, " (path "+pi.abs+")")
+		return ev.denyRule(r, " (path "+showPath(pi)+")")
 	}
 	if r, u, _ := ev.fetchRule(&pol.deny, an); r != nil {
 		return ev.denyRule(r, " (curl or wget fetches "+u+")")
@@ -91,7 +91,7 @@ func (ev *evaluator) bashDecide(tool string, an *shellAnalysis) Verdict {
 		}
 	}
 	if r, pi := ev.pathRule(&pol.ask, an, true); r != nil {
-		return ev.askRule(r, " (path "+pi.abs+")", readOnly)
+		return ev.askRule(r, " (path "+showPath(pi)+")", readOnly)
 	}
 	if r, u, _ := ev.fetchRule(&pol.ask, an); r != nil {
 		return ev.askRule(r, " (curl or wget fetches "+u+")", readOnly)
@@ -175,6 +175,15 @@ func (ev *evaluator) bashDecide(tool string, an *shellAnalysis) Verdict {
 		agg.add(src, r)
 	}
 	return agg.verdict()
+}
+
+// showPath renders a path for a reason: the lexical path, and where its
+// symlinks lead when that differs.
+func showPath(pi pathInfo) string {
+	if pi.real != "" && pi.real != pi.abs {
+		return pi.abs + " -> " + pi.real
+	}
+	return pi.abs
 }
 
 // allowAgg reports the weakest reason that allowed a command.
@@ -262,9 +271,13 @@ func (ev *evaluator) unknownPaths(an *shellAnalysis) string {
 		if !ev.pol.guards(tool) {
 			return ""
 		}
-		for _, ref := range refs {
+		for i := range refs {
+			ref := &refs[i]
 			if ref.unknown {
 				return "the path " + ref.raw + " is only known at run time and a " + tool + " rule could name it"
+			}
+			if ev.env.infoRef(ref).unsure {
+				return "cannot resolve the symlinks of " + ref.raw + " (a loop or too long a chain) and a " + tool + " rule could name where it leads"
 			}
 		}
 		return ""

@@ -331,6 +331,9 @@ func (ev *evaluator) matchPath(set *ruleSet, tool string, pi pathInfo, either bo
 }
 
 func (ev *evaluator) pathMatches(p *pathPattern, pi pathInfo, either bool) bool {
+	if pi.unsure && !either {
+		return false // a symlink loop: an allow rule cannot vouch for where it leads
+	}
 	if pi.recursive && either {
 		// rm -r dir: denied when the pattern covers everything in dir.
 		probe := pi
@@ -441,6 +444,9 @@ func (ev *evaluator) unknownCall() Verdict {
 	if r := matchName(&ev.pol.deny, "", ""); r != nil {
 		return ev.denyRule(r, "")
 	}
+	if b := ev.callPathBreaker(); b != "" {
+		return ev.breaker(b, false)
+	}
 	if r := matchName(&ev.pol.ask, "", ""); r != nil {
 		return ev.askRule(r, "", false)
 	}
@@ -451,6 +457,21 @@ func (ev *evaluator) unknownCall() Verdict {
 		return bypassAllow()
 	}
 	return ev.askDefault(SourceUnknownCall, "the bridge could not tell what this tool call does", false)
+}
+
+// callPathBreaker: a call the bridge cannot categorise (an agent's own
+// tool, kind other) that names a protected path may write it: the breaker
+// asks, as for an Edit.
+func (ev *evaluator) callPathBreaker() string {
+	for _, p := range ev.in.Call.Paths {
+		if p == "" {
+			continue
+		}
+		if b := ev.env.writeBreaker(ev.env.info(pathRef{raw: p, cwd: ev.env.cwd})); b != "" {
+			return b
+		}
+	}
+	return ""
 }
 
 func subjectOf(c *Call) string {
@@ -473,6 +494,11 @@ func (ev *evaluator) generic(tool string, think bool) Verdict {
 	subj := subjectOf(&ev.in.Call)
 	if r := matchName(&ev.pol.deny, tool, subj); r != nil {
 		return ev.denyRule(r, "")
+	}
+	if !think {
+		if b := ev.callPathBreaker(); b != "" {
+			return ev.breaker(b, false)
+		}
 	}
 	if r := matchName(&ev.pol.ask, tool, subj); r != nil {
 		return ev.askRule(r, "", think)
@@ -660,10 +686,20 @@ func (ev *evaluator) pathCall(tool string, write bool) Verdict {
 		return ev.denyRule(r, "")
 	}
 	if write {
-		for _, pi := range infos {
+		for i, pi := range infos {
+			// a delete (or the source of a move) of a directory takes
+			// everything under it.
+			if c.Kind == "delete" || c.Kind == "move" && i == 0 {
+				pi.recursive = true
+			}
 			if b := ev.env.writeBreaker(pi); b != "" {
 				return ev.breaker(b, false)
 			}
+		}
+	}
+	for _, pi := range infos {
+		if pi.unsure && ev.pol.guards(catTool) {
+			return ev.askDefault(SourceDefault, "cannot resolve the symlinks of "+pi.raw+" (a loop or too long a chain), and a "+catTool+" rule could name where it leads", !write)
 		}
 	}
 	if r := pick(&ev.pol.ask, true); r != nil {

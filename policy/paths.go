@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 )
 
@@ -44,36 +45,100 @@ type MapFS map[string]string
 // errSymlinkLoop is returned by MapFS for too many link hops.
 var errSymlinkLoop = errors.New("too many levels of symbolic links")
 
-// EvalSymlinks resolves p component by component through the map.
+// EvalSymlinks resolves p component by component through the map, as the
+// kernel does: each link is replaced by its target before the components
+// that follow it (a ".." after a link climbs from the link's target, not
+// from the link's directory).
 func (m MapFS) EvalSymlinks(p string) (string, error) {
 	if !path.IsAbs(p) {
 		return "", fmt.Errorf("resolve %q: not an absolute path", p)
 	}
-	p = path.Clean(p)
-	for hops := 0; hops < 40; {
-		changed := false
-		// find the shortest prefix of p that is a link.
-		for i := 1; i <= len(p); i++ {
-			if i < len(p) && p[i] != '/' {
-				continue
-			}
-			target, ok := m[p[:i]]
-			if !ok {
-				continue
-			}
-			if !path.IsAbs(target) {
-				target = path.Join(path.Dir(p[:i]), target)
-			}
-			p = path.Clean(target + p[i:])
-			changed = true
-			hops++
+	cur := "/"
+	todo := strings.Split(p, "/")
+	hops := 0
+	for len(todo) > 0 {
+		c := todo[0]
+		todo = todo[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			cur = path.Dir(cur)
+			continue
+		}
+		next := path.Join(cur, c)
+		target, ok := m[next]
+		if !ok {
+			cur = next
+			continue
+		}
+		if hops++; hops > maxLinkHops {
+			return "", fmt.Errorf("resolve %q: %w", p, errSymlinkLoop)
+		}
+		if path.IsAbs(target) {
+			cur = "/"
+		}
+		todo = append(strings.Split(target, "/"), todo...)
+	}
+	return cur, nil
+}
+
+// maxLinkHops bounds symlink resolution, as the kernel's ELOOP does.
+const maxLinkHops = 40
+
+// isLoop: err says a path could not be resolved for too many links.
+func isLoop(err error) bool {
+	return errors.Is(err, errSymlinkLoop) || errors.Is(err, syscall.ELOOP) ||
+		strings.Contains(err.Error(), "too many links") || strings.Contains(err.Error(), "too many levels of symbolic links")
+}
+
+// realPath resolves raw (absolute or relative to cwd, ~ for home, not yet
+// cleaned) as the kernel would open it: every symlink is followed before
+// the ".." that comes after it, so with link -> ~/.ssh, link/../.ssh/x is
+// ~/.ssh/x, not ./.ssh/x. unsure is set when a link loops (or the chain is
+// too long): the real path cannot be known.
+func realPath(fs FS, raw, cwd, home string) (real string, unsure bool) {
+	switch {
+	case raw == "~":
+		raw = home
+	case strings.HasPrefix(raw, "~/"):
+		raw = home + raw[1:]
+	}
+	if !path.IsAbs(raw) {
+		if cwd == "" {
+			cwd = "/"
+		}
+		raw = cwd + "/" + raw
+	}
+	if fs == nil {
+		return path.Clean(raw), false
+	}
+	segs := strings.Split(raw, "/")
+	firstUp := -1
+	for i, s := range segs {
+		if s == ".." {
+			firstUp = i
 			break
 		}
-		if !changed {
-			return p, nil
-		}
 	}
-	return "", fmt.Errorf("resolve %q: %w", p, errSymlinkLoop)
+	if firstUp < 0 {
+		return resolveRealx(fs, path.Clean(raw))
+	}
+	// the part before the first "..", then one component at a time.
+	cur, unsure := resolveRealx(fs, path.Clean("/"+strings.Join(segs[:firstUp], "/")))
+	for _, s := range segs[firstUp:] {
+		switch s {
+		case "", ".":
+			continue
+		case "..":
+			cur = path.Dir(cur)
+			continue
+		}
+		var u bool
+		cur, u = resolveRealx(fs, path.Join(cur, s))
+		unsure = unsure || u
+	}
+	return cur, unsure
 }
 
 // resolveReal resolves symlinks in abs through fs. For a path that does
@@ -81,22 +146,61 @@ func (m MapFS) EvalSymlinks(p string) (string, error) {
 // is resolved and the rest appended. With no fs, or on failure, abs is
 // returned unchanged.
 func resolveReal(fs FS, abs string) string {
+	r, _ := resolveRealx(fs, abs)
+	return r
+}
+
+// resolveRealx is resolveReal that also says whether a symlink loop (or a
+// chain too long to follow) left the real path unknown.
+func resolveRealx(fs FS, abs string) (string, bool) {
+	return resolveRealDepth(fs, abs, 0)
+}
+
+// readlinkFS is an FS that can read one link: a dangling link (its target
+// does not exist yet) still leads somewhere, and writing through it creates
+// the target there.
+type readlinkFS interface {
+	Readlink(path string) (string, error)
+}
+
+// Readlink implements readlinkFS with readlink(2).
+func (OSFS) Readlink(p string) (string, error) { return os.Readlink(p) }
+
+func resolveRealDepth(fs FS, abs string, depth int) (string, bool) {
 	if fs == nil {
-		return abs
+		return abs, false
+	}
+	if depth > maxLinkHops {
+		return abs, true
 	}
 	rest := ""
 	p := abs
 	ex, canCheck := fs.(existsFS)
+	unsure := false
 	for i := 0; i < 256; i++ {
 		// A path that does not exist cannot be resolved either (lstat
 		// follows every component but the last, as EvalSymlinks does):
 		// climb without trying.
 		if !canCheck || ex.Exists(p) {
-			if r, err := fs.EvalSymlinks(p); err == nil {
+			r, err := fs.EvalSymlinks(p)
+			if err == nil {
 				if rest == "" {
-					return r
+					return r, unsure
 				}
-				return path.Join(r, rest)
+				return path.Join(r, rest), unsure
+			}
+			if isLoop(err) {
+				unsure = true
+			} else if rl, ok := fs.(readlinkFS); ok && canCheck {
+				// p exists but does not resolve: a dangling link leads
+				// to where its target will be created.
+				if target, lerr := rl.Readlink(p); lerr == nil && target != "" {
+					if !path.IsAbs(target) {
+						dir, _ := resolveRealDepth(fs, path.Dir(p), depth+1)
+						target = path.Join(dir, target)
+					}
+					return resolveRealDepth(fs, path.Join(path.Clean(target), rest), depth+1)
+				}
 			}
 		}
 		if p == "/" || p == "." || p == "" {
@@ -110,7 +214,7 @@ func resolveReal(fs FS, abs string) string {
 		}
 		p = path.Clean(dir)
 	}
-	return abs
+	return abs, unsure
 }
 
 // canonPath makes p absolute (against cwd, ~ against home) and clean.

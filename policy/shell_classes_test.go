@@ -114,7 +114,7 @@ func TestOrdinaryCommandsStayAllowed(t *testing.T) {
 		{"i=0; (( i++ )); echo ${a[i]} ${a[@]} ${!a[@]} ${x:1:2}", nil, ModeDefault},
 		{"sed -i.bak 's|a|b|' go.mod", []string{"Bash(sed -i*)"}, ModeDefault}, // a prefix rule must name -i (class 7)
 		{"git config --get core.pager", nil, ModeDefault},
-		{"git config user.name 'A B'", nil, ModeBypass},
+		{"git config --get user.name", nil, ModeBypass}, // a write of .git/config asks: a protected file
 		{"ssh host ls", nil, ModeBypass},
 		{"rsync -av src/ dst/", nil, ModeBypass},
 		{"tar -czf a.tgz src", nil, ModeBypass},

@@ -35,9 +35,6 @@ var writerCmds = map[string]string{
 }
 
 func (a *analyzer) classify(sc *subCmd, base string, args []word, ctx walkCtx) {
-	if strings.HasPrefix(base, "mkfs") || base == "mke2fs" || base == "wipefs" || base == "mkswap" {
-		sc.breaker = base + " formats a file system"
-	}
 	if fileOpCmds[base] {
 		sc.fileOp = true
 	}
@@ -49,6 +46,7 @@ func (a *analyzer) classify(sc *subCmd, base string, args []word, ctx walkCtx) {
 	}
 	a.optionEffects(sc, base, args, ctx) // class 7: options that write or run programs
 	a.searchReads(sc, base, args)        // grep -r, rg, ag, ack: recursive reads
+	a.commandBreaker(sc, base, args)
 	switch base {
 	case "dd":
 		for _, w := range args {
@@ -202,7 +200,7 @@ func (a *analyzer) writerArgs(sc *subCmd, base, mode string, args []word) {
 	}
 	switch mode {
 	case "skip1":
-		if len(pos) > 0 {
+		if len(pos) > 0 && !hasReference(args) {
 			pos = pos[1:]
 		}
 	case "last":
@@ -232,31 +230,33 @@ func (a *analyzer) writerArgs(sc *subCmd, base, mode string, args []word) {
 
 // protectedTarget names the protected directory a recursive operation on
 // ref would destroy: /, the home directory, the workspace root or a parent
-// of them, a glob over one of them, or a path known only at run time.
+// of them, a system directory, a glob or brace word that can expand to one
+// of them (or to everything in one), a tilde form (~user, ~+, ~-) naming
+// one, or a path known only at run time.
 func (a *analyzer) protectedTarget(ref pathRef) string {
 	e := a.env
-	if ref.unknown {
-		dir, ok := globDir(ref.raw)
+	raw := ref.raw
+	if ref.pattern != "" {
+		raw = ref.pattern
+	}
+	if ref.unknown && strings.HasPrefix(raw, "~") {
+		t, ok := a.tildeTarget(raw)
 		if !ok {
-			return "a path known only at run time (" + ref.raw + ")"
+			return "a path known only at run time (" + raw + ")"
 		}
-		if !a.cwdKnown && !path.IsAbs(dir) && !strings.HasPrefix(dir, "~") {
-			return "a path relative to a directory known only at run time (" + ref.raw + ")"
-		}
-		if dir == "" {
-			return ""
-		}
-		abs := canonPath(dir, ref.cwd, e.home)
-		if n := e.protectedName(abs); n != "" {
-			return "everything in " + n + " (" + ref.raw + ")"
-		}
-		return ""
+		raw = t
+	}
+	if ref.unknown && (ref.pattern != "" || raw != ref.raw) {
+		return a.protectedGlob(raw, ref.cwd)
+	}
+	if ref.unknown {
+		return "a path known only at run time (" + ref.raw + ")"
 	}
 	abs := canonPath(ref.raw, ref.cwd, e.home)
 	if n := e.protectedName(abs); n != "" {
 		return n
 	}
-	if real := resolveReal(e.fs, abs); real != abs {
+	if real, _ := realPath(e.fs, ref.raw, ref.cwd, e.home); real != abs {
 		if n := e.protectedName(real); n != "" {
 			return n + " (through a symlink)"
 		}
@@ -264,31 +264,160 @@ func (a *analyzer) protectedTarget(ref pathRef) string {
 	return ""
 }
 
-// globDir returns the directory part of a glob whose last segment is all
-// wildcard (/*, ~/.*, ./*), or false when the path is not such a glob.
-func globDir(raw string) (string, bool) {
+// tildeTarget rewrites the tilde forms the word reader leaves unknown:
+// ~+ is the working directory, ~user that user's home (the home directory
+// when it is ours; else /home/user, /Users/user on macOS, /root), ~- the
+// previous directory (unknown: false).
+func (a *analyzer) tildeTarget(raw string) (string, bool) {
+	name, rest, _ := strings.Cut(raw[1:], "/")
+	var dir string
+	switch {
+	case name == "+":
+		if !a.cwdKnown {
+			return "", false
+		}
+		dir = a.cwd
+	case name == "-" || strings.ContainsAny(name, "$`*?[{"):
+		return "", false
+	case name == "root":
+		dir = "/root"
+	case a.env.home != "" && name == path.Base(a.env.home):
+		dir = a.env.home
+	case strings.HasPrefix(a.env.home, "/Users/"):
+		dir = "/Users/" + name
+	default:
+		dir = "/home/" + name
+	}
+	if rest == "" {
+		return dir, true
+	}
+	return dir + "/" + rest, true
+}
+
+// protectedGlob checks a glob or brace word (already free of ~) for a
+// recursive operation.
+func (a *analyzer) protectedGlob(raw, cwd string) string {
+	e := a.env
 	if strings.ContainsAny(raw, "$`") {
-		return "", false
+		return "a path known only at run time (" + raw + ")"
 	}
-	dir, last := path.Split(raw)
-	if last == "" {
-		return "", false
+	alts, ok := expandBraces(raw, 64)
+	if !ok {
+		return "a brace expansion too large to check (" + raw + ")"
 	}
-	for _, r := range last {
-		if !strings.ContainsRune("*?.[]{},!", r) {
-			// a named glob (build/*.o) leaves the directory itself alone;
-			// if the directory part is itself a glob, it is unknown.
-			if strings.ContainsAny(dir, "*?[{") {
-				return "", false
+	for _, alt := range alts {
+		if !path.IsAbs(alt) {
+			if !a.cwdKnown || cwd == "" {
+				return "a path relative to a directory known only at run time (" + raw + ")"
 			}
-			return "", true
+			alt = cwd + "/" + alt
+		}
+		alt = path.Clean(alt)
+		if !strings.ContainsAny(alt, "*?[") {
+			if n := e.protectedName(alt); n != "" {
+				return n + " (" + raw + ")"
+			}
+			if real := resolveReal(e.fs, alt); real != alt {
+				if n := e.protectedName(real); n != "" {
+					return n + " (through a symlink, " + raw + ")"
+				}
+			}
+			continue
+		}
+		if n := e.globProtectedDir(splitAbs(alt)); n != "" {
+			return n + " (" + raw + ")"
 		}
 	}
-	if strings.ContainsAny(dir, "*?[{") {
-		return "", false
+	return ""
+}
+
+// globProtectedDir: a glob (absolute, as segments) matches a protected
+// directory or one of its parents, or names everything inside one.
+func (e *envx) globProtectedDir(g []string) string {
+	// everything in a protected directory: the last segment is all
+	// wildcard (*, .*, [^.]*, ?*) over a directory that is protected.
+	if last := g[len(g)-1]; broadSegment(last) {
+		dir := "/" + strings.Join(g[:len(g)-1], "/")
+		if !strings.ContainsAny(dir, "*?[") {
+			if n := e.protectedName(dir); n != "" {
+				return "everything in " + n
+			}
+			if real := resolveReal(e.fs, dir); real != dir {
+				if n := e.protectedName(real); n != "" {
+					return "everything in " + n + " (through a symlink)"
+				}
+			}
+		}
 	}
-	if dir == "" {
-		dir = "."
+	var dirs []string
+	for _, d := range []string{e.home, e.root, e.cwd} {
+		if d != "" {
+			dirs = append(dirs, d)
+		}
 	}
-	return dir, true
+	for _, d := range dirs {
+		ds := splitAbs(d)
+		// the glob matches d or a parent of d.
+		if len(g) <= len(ds) && segsMatch(g, ds[:len(g)]) {
+			return e.protectedName("/"+strings.Join(ds[:len(g)], "/")) + " or what holds it"
+		}
+	}
+	// system directories and the directories right inside them.
+	for _, sd := range systemDirList {
+		if !segMatch(g[0], sd) {
+			continue
+		}
+		if len(g) == 1 {
+			return "the system directory /" + sd
+		}
+		if len(g) == 2 && !tempDirs["/"+sd+"/"+g[1]] {
+			return "a directory inside the system directory /" + sd
+		}
+	}
+	return ""
+}
+
+// broadSegment: a glob segment with no literal character outside its
+// bracket expressions (*, .*, ?*, [a-z]*, [^.]*): it matches (nearly)
+// everything in its directory.
+func broadSegment(seg string) bool {
+	wild := false
+	for i := 0; i < len(seg); i++ {
+		switch c := seg[i]; c {
+		case '*', '?':
+			wild = true
+		case '[':
+			j := strings.IndexByte(seg[i+1:], ']')
+			if j < 0 {
+				return false
+			}
+			if j == 0 { // []...] : ] is the first member
+				k := strings.IndexByte(seg[i+2:], ']')
+				if k < 0 {
+					return false
+				}
+				j = k + 1
+			}
+			i += j + 1
+			wild = true
+		case '.':
+			if i != 0 {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return wild
+}
+
+// hasReference: chmod/chown/chgrp --reference=FILE take no mode or owner
+// operand.
+func hasReference(args []word) bool {
+	for _, w := range args {
+		if strings.HasPrefix(w.s, "--reference") {
+			return true
+		}
+	}
+	return false
 }

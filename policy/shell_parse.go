@@ -46,6 +46,9 @@ type pathRef struct {
 	// vardep: the path depends on a variable, a substitution or a
 	// directory known only at run time (not merely a glob).
 	vardep bool
+	// pattern is the glob or brace word (quotes removed, ~ and $HOME
+	// expanded) when the path is one; the breakers match it.
+	pattern string
 	// info caches the canonical form (computed once by the evaluator).
 	info *pathInfo
 }
@@ -106,6 +109,7 @@ type analyzer struct {
 	cwdKnown bool
 	fn       []string // names of the functions being defined (fork bombs)
 	vt       varTable // variables the command sets (shell_vars.go)
+	fnEdges  []fnEdge // calls made from function bodies (fork bombs by mutual recursion)
 }
 
 type walkCtx struct {
@@ -150,6 +154,7 @@ func analyzeShell(cmd string, e *envx) *shellAnalysis {
 	}
 	a.parseAndVisit(cmd, walkCtx{})
 	a.finish()
+	a.forkBombs()
 	return an
 }
 

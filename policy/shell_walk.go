@@ -318,6 +318,9 @@ func (a *analyzer) pathRef(w word) pathRef {
 	if !w.pathOK || w.glob || w.brace {
 		ref.unknown = true
 		ref.raw = w.s
+		if w.pathOK && (w.glob || w.brace) {
+			ref.pattern = w.path
+		}
 		if w.pathOK && w.glob && !w.brace {
 			if dir, ok := globContainer(w.path); ok {
 				ref.raw, ref.under = dir, true

@@ -40,6 +40,7 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 			return
 		}
 	}
+	a.noteCall(cmd, ctx)
 	gate := func() { a.addSub(subCmd{text: text, alts: alts, kind: skGate}, ctx) }
 	args := ws[1:]
 	switch base {
@@ -112,6 +113,7 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 		n := len(a.an.subs)
 		a.command(markRuntime(rest, xargsReplace(args[:len(args)-len(rest)])), ctx)
 		a.stdinArgs(n, args) // its arguments come from standard input (shell_reads.go)
+		a.xargsWrites(n, rest)
 		return
 	case "env":
 		a.envCmd(ws, text, alts, ctx)
@@ -660,13 +662,29 @@ func trapCode(args []word) (word, bool) {
 }
 
 func (a *analyzer) cdCmd(args []word) {
-	if len(args) > 0 && args[0].static && strings.HasPrefix(args[0].s, "-") && args[0].s != "-" {
-		args = args[1:] // cd -P / -L
+	physical := false
+	for len(args) > 0 && args[0].static && strings.HasPrefix(args[0].s, "-") && args[0].s != "-" && args[0].s != "--" {
+		// cd -L (the shell cleans .. lexically), -P (the kernel resolves
+		// the links first), -e, -@
+		physical = physical || strings.Contains(args[0].s, "P")
+		args = args[1:]
+	}
+	if len(args) > 0 && args[0].static && args[0].s == "--" {
+		args = args[1:]
 	}
 	switch {
 	case len(args) == 0:
 		a.cwd, a.cwdKnown = a.env.home, a.env.home != ""
 	case args[0].pathOK && !args[0].glob && !args[0].brace && args[0].s != "-" && a.cwdKnown:
+		if physical {
+			real, unsure := realPath(a.env.fs, args[0].path, a.cwd, a.env.home)
+			if unsure {
+				a.cwd, a.cwdKnown = "", false
+				return
+			}
+			a.cwd = real
+			return
+		}
 		a.cwd = canonPath(args[0].path, a.cwd, a.env.home)
 	default:
 		a.cwd, a.cwdKnown = "", false
@@ -737,15 +755,27 @@ func (a *analyzer) findCmd(ws []word, text string, alts []string, ctx walkCtx) {
 		}
 	}
 	a.findEffects(&sc, args, starts) // shell_reads.go
+	if sc.breaker == "" {
+		sc.breaker = a.findExecBreaker(starts, execs, args)
+	}
 	a.addSub(sc, ctx)
 	for _, ex := range execs {
 		if len(ex) == 0 {
 			a.setUncertain("find -exec with no command")
 			continue
 		}
+		// {} is a file under the start paths: when they are all known,
+		// the breakers judge those trees (findExecBreaker); when one is
+		// not, the targets are unknown (class 4).
+		known := len(starts) > 0
+		for _, st := range starts {
+			if !st.static || !st.pathOK || st.glob || st.brace {
+				known = false
+			}
+		}
 		ectx := ctx
 		for _, w := range ex {
-			if strings.Contains(w.s, "{}") {
+			if strings.Contains(w.s, "{}") && !known {
 				ectx.runtimeArgs = "find -exec"
 			}
 		}
@@ -763,8 +793,9 @@ func (a *analyzer) gitCmd(ws []word, text string, alts []string, ctx walkCtx) {
 	if len(args) == 0 || !args[0].static || !strings.HasPrefix(args[0].s, "-") {
 		// no global options: the common case.
 		a.gitConfigWrite(args)
-		sc := subCmd{text: text, alts: alts, readOnly: gitReadOnly(args)}
+		sc := subCmd{text: text, alts: alts, readOnly: gitReadOnly(args), breaker: gitConfigBreaker(args)}
 		a.gitReads(&sc, args)
+		a.outputOptionWrites(&sc, "git", args)
 		a.addSub(sc, ctx)
 		return
 	}
@@ -828,6 +859,8 @@ func (a *analyzer) gitCmd(ws []word, text string, alts []string, ctx walkCtx) {
 	if !risky {
 		sc.readOnly = gitReadOnly(rest)
 	}
+	sc.breaker = gitConfigBreaker(rest)
+	a.outputOptionWrites(&sc, "git", rest)
 	if sc.readOnly {
 		sc.reads = gitDirs // git -C dir reads that repository
 	}

@@ -525,18 +525,3 @@ func (s *Store) eventLoop(last *Snapshot) {
 		}
 	}
 }
-
-// PolicyFiles are the files and directories whose content is the policy
-// and that the bridge knows by path: the user config directory, --config,
-// and every settings file read. Agents must not write them (the sandbox
-// keeps them read-only; the policy asks).
-func (s *Store) PolicyFiles() []string {
-	var out []string
-	if s.opts.UserConfigDir != "" {
-		out = append(out, s.opts.UserConfigDir)
-	}
-	if s.opts.ConfigFile != "" {
-		out = append(out, s.opts.ConfigFile)
-	}
-	return append(out, s.Snapshot().Sources...)
-}

@@ -73,6 +73,7 @@ func ParseFakeAgentArgs(args []string) FakeAgentOptions {
 //	bare ID              announce tool_call ID then ask with only {toolCallId}
 //	subperm              ask permission under a session id nobody created
 //	read PATH            call fs/read_text_file; reply text "read:<content>" or "read-error:<msg>"
+//	write PATH TEXT...   call fs/write_text_file with the rest of the line; reply "write:ok" or "write-error:<msg>"
 //	term CMD [ARG...]    terminal/create then terminal/output; reply "term:<id>:<output>" or "term-error:<msg>"
 //	crash                ask permission, then exit(3) while it is pending
 //	exit                 exit(4) at once
@@ -337,6 +338,17 @@ func (f *fakeAgent) prompt(ctx context.Context, params json.RawMessage) (any, er
 				f.text(s.id, "read-error:"+err.Error())
 			} else {
 				f.text(s.id, "read:"+res.Content)
+			}
+		case "write":
+			content := ""
+			if len(fields) > 2 {
+				content = strings.TrimSpace(strings.SplitN(strings.TrimSpace(line), " ", 3)[2]) + "\n"
+			}
+			var out json.RawMessage
+			if err := f.conn.Call(ctx, acp.MethodFSWriteTextFile, map[string]any{"sessionId": s.id, "path": fields[1], "content": content}, &out); err != nil {
+				f.text(s.id, "write-error:"+err.Error())
+			} else {
+				f.text(s.id, "write:ok")
 			}
 		case "term":
 			var res struct {

@@ -1,0 +1,424 @@
+package policy
+
+import (
+	"path"
+	"strings"
+)
+
+// Protected files: the files the policy itself lives in, and the files that
+// make a program run code later (the editor's settings, other agents'
+// policies, git's config and hooks, shell startup files, ssh's keys). A
+// write to one asks in every mode and is never covered by an allow rule, a
+// session grant, acceptEdits or bypass (a circuit breaker): the policy
+// cannot be rewritten by what it governs. See docs/policy.md, "Protected
+// files".
+
+// protRule is a protected location. segs are path segments (each may be a
+// glob segment); a path is protected when the segments appear as a run of
+// its own segments (it is that location or inside it).
+type protRule struct {
+	segs []string
+	what string // how the breaker names it
+	// probe is a name the glob segment stands for when a glob or a
+	// recursive operation is checked against the rule ("" = segs as is).
+	probe string
+}
+
+// anywhereRules are protected at any depth (the workspace's, and any
+// directory's that could be opened as a workspace).
+var anywhereRules = []protRule{
+	{segs: []string{".acp-bridge.yaml"}, what: "the protected policy file"},
+	{segs: []string{".acp-bridge.yml"}, what: "the protected policy file"},
+	{segs: []string{".acp-bridge.json"}, what: "the protected policy file"},
+	{segs: []string{".acp-bridge.toml"}, what: "the protected policy file"},
+	{segs: []string{".vscode", "settings.json"}, what: "VS Code's workspace settings"},
+	{segs: []string{".vscode", "tasks.json"}, what: "VS Code's workspace tasks (they can run on folder open)"},
+	{segs: []string{"*.code-workspace"}, what: "a VS Code workspace file", probe: "x.code-workspace"},
+	{segs: []string{"User", "settings.json"}, what: "VS Code's user settings"},
+	{segs: []string{".claude", "settings.json"}, what: "Claude Code's settings"},
+	{segs: []string{".claude", "settings.local.json"}, what: "Claude Code's settings"},
+	{segs: []string{".mcp.json"}, what: "Claude Code's MCP servers"},
+	{segs: []string{".gemini"}, what: "Gemini CLI's settings"},
+	{segs: []string{".codex"}, what: "Codex's settings"},
+	{segs: []string{".opencode"}, what: "OpenCode's settings"},
+	{segs: []string{"opencode.json"}, what: "OpenCode's settings"},
+	{segs: []string{"opencode.jsonc"}, what: "OpenCode's settings"},
+	{segs: []string{".qwen"}, what: "Qwen Code's settings"},
+	{segs: []string{".ssh", "authorized_keys*"}, what: "ssh's authorized keys", probe: "authorized_keys"},
+	{segs: []string{".ssh", "config"}, what: "ssh's configuration"},
+	{segs: []string{".ssh", "rc"}, what: "ssh's login script"},
+	{segs: []string{".ssh", "environment"}, what: "ssh's login environment"},
+}
+
+// homeRules are protected under the home directory.
+var homeRules = []protRule{
+	{segs: []string{".config", "acp-bridge"}, what: "the protected policy file"},
+	{segs: []string{".claude"}, what: "Claude Code's settings"},
+	{segs: []string{".claude.json"}, what: "Claude Code's settings"},
+	{segs: []string{".gemini"}, what: "Gemini CLI's settings"},
+	{segs: []string{".codex"}, what: "Codex's settings"},
+	{segs: []string{".qwen"}, what: "Qwen Code's settings"},
+	{segs: []string{".config", "opencode"}, what: "OpenCode's settings"},
+	{segs: []string{".config", "goose"}, what: "Goose's settings"},
+	{segs: []string{".ssh"}, what: "ssh's keys and configuration"},
+	{segs: []string{".gitconfig"}, what: "git's user configuration (it can make git run programs)"},
+	{segs: []string{".config", "git"}, what: "git's user configuration (it can make git run programs)"},
+}
+
+// startupHomeDirs: directories under home whose files run at login or at
+// every shell start (beside the rc files of rcFiles).
+var startupHomeDirs = []string{".config/fish", ".bashrc.d", ".zshrc.d", ".profile.d", ".config/zsh", ".zsh",
+	".oh-my-zsh/custom", ".config/environment.d", ".config/autostart", ".config/systemd/user",
+	"Library/LaunchAgents", ".pam_environment", ".xprofile", ".xsessionrc", ".xinitrc", ".xsession",
+	".zlogout", ".login", ".logout", ".mkshrc", ".bash_aliases"}
+
+// systemStartup: system-wide files and directories that run code at login,
+// at every shell start, as root, or that govern ssh and other agents.
+var systemStartup = []string{"/etc/profile", "/etc/profile.d", "/etc/bash.bashrc", "/etc/bashrc", "/etc/zshrc",
+	"/etc/zsh", "/etc/zprofile", "/etc/zshenv", "/etc/zlogin", "/etc/zlogout", "/etc/environment", "/etc/fish",
+	"/etc/csh.cshrc", "/etc/csh.login", "/etc/gitconfig", "/etc/sudoers", "/etc/sudoers.d", "/etc/ssh",
+	"/etc/crontab", "/etc/cron.d", "/etc/cron.hourly", "/etc/cron.daily", "/etc/cron.weekly", "/etc/cron.monthly",
+	"/var/spool/cron", "/etc/ld.so.preload", "/etc/claude-code", "/etc/gemini-cli", "/etc/codex",
+	"/Library/Application Support/ClaudeCode", "/Library/LaunchAgents", "/Library/LaunchDaemons"}
+
+// devProbes stand for the block and memory devices when a glob is checked.
+var devProbes = []string{"/dev/sda", "/dev/sdb", "/dev/hda", "/dev/vda", "/dev/xvda", "/dev/nvme0n1", "/dev/mmcblk0",
+	"/dev/disk0", "/dev/rdisk0", "/dev/md0", "/dev/dm-0", "/dev/loop0", "/dev/mapper/root", "/dev/mem", "/dev/kmem", "/dev/port"}
+
+// segsMatch: the glob segments pat match the literal segments lit (same
+// length), as a shell expands them: a wildcard never matches a leading dot.
+func segsMatch(pat, lit []string) bool {
+	if len(pat) != len(lit) {
+		return false
+	}
+	for i := range pat {
+		if !segMatch(pat[i], lit[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func segMatch(pat, lit string) bool {
+	// case-insensitive file systems (macOS, Windows) open .ACP-Bridge.yaml
+	// as .acp-bridge.yaml: protected names match in any case.
+	pat, lit = strings.ToLower(pat), strings.ToLower(lit)
+	if pat == lit {
+		return true
+	}
+	if !strings.ContainsAny(pat, "*?[\\") {
+		return false
+	}
+	if strings.HasPrefix(lit, ".") && !strings.HasPrefix(pat, ".") && !strings.HasPrefix(pat, "\\.") {
+		return false
+	}
+	return matchGlob(pat, lit)
+}
+
+func splitAbs(p string) []string {
+	p = strings.Trim(p, "/")
+	if p == "" {
+		return nil
+	}
+	return strings.Split(p, "/")
+}
+
+// runAt: rule segments r match lit starting at i.
+func runAt(r, lit []string, i int) bool {
+	if i+len(r) > len(lit) {
+		return false
+	}
+	for k := range r {
+		if !segMatch(r[k], lit[i+k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// protectedFile names the protected file or directory p (clean, absolute)
+// is or lies in, "" if none.
+func (e *envx) protectedFile(p string) string {
+	lp := strings.ToLower(p)
+	for _, pp := range e.protected {
+		if within(p, pp) || within(lp, strings.ToLower(pp)) {
+			return "write to the protected policy file " + pp
+		}
+	}
+	segs := splitAbs(p)
+	for _, r := range anywhereRules {
+		for i := 0; i+len(r.segs) <= len(segs); i++ {
+			if runAt(r.segs, segs, i) {
+				name := strings.Join(segs[i:i+len(r.segs)], "/")
+				return "write to " + r.what + " " + name + " (" + p + ")"
+			}
+		}
+	}
+	if h := strings.ToLower(e.home); h != "" && h != "/" && within(lp, h) && lp != h {
+		rel := lp[len(h)+1:]
+		for _, r := range homeRules {
+			if within(rel, strings.ToLower(strings.Join(r.segs, "/"))) {
+				return "write to " + r.what + " ~/" + strings.Join(r.segs, "/") + " (" + p + ")"
+			}
+		}
+		for _, d := range startupHomeDirs {
+			if within(rel, strings.ToLower(d)) {
+				return "write to the login or shell startup file ~/" + d
+			}
+		}
+	}
+	for _, d := range systemStartup {
+		if within(lp, strings.ToLower(d)) {
+			return "write to the system startup or security file " + d
+		}
+	}
+	return ""
+}
+
+// probe is one concrete protected location and how its breaker names it.
+type probe struct {
+	path string
+	name string
+}
+
+// probeList is every concrete protected location of this Env (under the
+// workspace root, the working directory and home, the absolute ones, and
+// Env.ProtectedPaths): where a recursive operation or a glob is checked
+// against the rules. Computed once per evaluation.
+func (e *envx) probeList() []probe {
+	if e.probes != nil {
+		return e.probes
+	}
+	var out []probe
+	add := func(p string) {
+		if p == "" {
+			return
+		}
+		for _, q := range out {
+			if q.path == p {
+				return
+			}
+		}
+		n := e.writeBreakerAt(p, false, false)
+		if n == "" {
+			return
+		}
+		out = append(out, probe{path: p, name: n})
+	}
+	for _, a := range []string{e.root, e.cwd} {
+		if a == "" {
+			continue
+		}
+		add(path.Join(a, ".git"))
+		for _, r := range anywhereRules {
+			segs := r.segs
+			if r.probe != "" {
+				segs = append(append([]string(nil), segs[:len(segs)-1]...), r.probe)
+			}
+			add(path.Join(a, strings.Join(segs, "/")))
+		}
+	}
+	if h := e.home; h != "" && h != "/" {
+		for _, r := range homeRules {
+			add(path.Join(h, strings.Join(r.segs, "/")))
+		}
+		for _, d := range startupHomeDirs {
+			add(path.Join(h, d))
+		}
+		for _, rc := range rcFiles {
+			add(path.Join(h, rc))
+		}
+		add(path.Join(h, ".ssh", "authorized_keys"))
+	}
+	for _, p := range e.protected {
+		add(p)
+	}
+	for _, d := range systemStartup {
+		add(d)
+	}
+	if out == nil {
+		out = []probe{}
+	}
+	e.probes = out
+	return out
+}
+
+// probeUnder names a protected location that lies strictly inside dir (a
+// recursive operation on dir reaches it), "" if none.
+func (e *envx) probeUnder(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	for _, pr := range e.probeList() {
+		if pr.path != dir && within(pr.path, dir) {
+			n := strings.TrimPrefix(strings.TrimPrefix(pr.name, "write to "), "write ")
+			return n + " (inside " + dir + ")"
+		}
+	}
+	return ""
+}
+
+// globBreaker checks a glob or brace write target against the protected
+// locations: pattern is the word (~ expanded), cwd what it is relative to.
+// It names what the glob could reach, "" if nothing; a pattern too large to
+// expand is itself a reason to ask.
+func (e *envx) globBreaker(pattern, cwd string, recursive bool) string {
+	alts, ok := expandBraces(pattern, 64)
+	if !ok {
+		return "write to " + pattern + ", a brace expansion too large to check for protected files"
+	}
+	for _, alt := range alts {
+		if !path.IsAbs(alt) {
+			if cwd == "" {
+				return "write to " + alt + ", relative to a directory known only at run time"
+			}
+			alt = cwd + "/" + alt
+		}
+		alt = path.Clean(alt)
+		if !strings.ContainsAny(alt, "*?[") {
+			// a brace alternative with no wildcard is a plain path.
+			pi := pathInfo{raw: alt, abs: alt, recursive: recursive}
+			pi.real, pi.unsure = realPath(e.fs, alt, "/", e.home)
+			if b := e.writeBreaker(pi); b != "" {
+				return b
+			}
+			continue
+		}
+		g := splitAbs(alt)
+		if b := e.globHit(g, recursive); b != "" {
+			return b + " (through the glob " + pattern + ")"
+		}
+	}
+	return ""
+}
+
+func (e *envx) globHit(g []string, recursive bool) string {
+	probes := e.probeList()
+	for _, pr := range probes {
+		p := splitAbs(pr.path)
+		switch {
+		case len(g) >= len(p):
+			if segsMatch(g[:len(p)], p) {
+				return pr.name
+			}
+		case recursive:
+			if segsMatch(g, p[:len(g)]) {
+				return pr.name
+			}
+		}
+	}
+	for _, d := range devProbes {
+		if segsMatch(g, splitAbs(d)) {
+			return "write to the device " + d
+		}
+	}
+	for _, r := range anywhereRules {
+		if !strings.HasPrefix(r.segs[0], ".") {
+			// opencode.json, *.code-workspace, User/settings.json: a plain
+			// * matches them, so rm -rf build/* would ask; the workspace
+			// root's and the cwd's are among the probes above.
+			continue
+		}
+		segs := r.segs
+		if r.probe != "" {
+			segs = append(append([]string(nil), segs[:len(segs)-1]...), r.probe)
+		}
+		for i := 0; i+len(segs) <= len(g); i++ {
+			ok := true
+			for k := range segs {
+				if !segMatch(g[i+k], segs[k]) {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				return "write to " + r.what + " " + strings.Join(r.segs, "/")
+			}
+		}
+		if recursive {
+			// the glob's last segments name a directory the rule's first
+			// segments could be inside of.
+			for k := 1; k < len(segs) && k <= len(g); k++ {
+				if segsMatch(g[len(g)-k:], segs[:k]) {
+					return "write to " + r.what + " " + strings.Join(r.segs, "/")
+				}
+			}
+		}
+	}
+	if e.home != "" {
+		h := splitAbs(e.home)
+		if len(g) > len(h) && segsMatch(g[:len(h)], h) {
+			// rc files directly in home
+			for _, rc := range rcFiles {
+				if segsMatch(g[len(h):], splitAbs(rc)) {
+					return "write to the shell startup file ~/" + rc
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// expandBraces expands the unquoted brace alternatives of a word ({a,b},
+// {1..3} is kept as is: it names no protected file). false when there would
+// be more than max words.
+func expandBraces(s string, max int) ([]string, bool) {
+	out := []string{s}
+	for round := 0; round < 16; round++ {
+		changed := false
+		var next []string
+		for _, w := range out {
+			pre, alts, post, ok := firstBrace(w)
+			if !ok {
+				next = append(next, w)
+				continue
+			}
+			changed = true
+			for _, a := range alts {
+				next = append(next, pre+a+post)
+			}
+			if len(next) > max {
+				return nil, false
+			}
+		}
+		out = next
+		if !changed {
+			return out, true
+		}
+	}
+	return nil, false
+}
+
+// firstBrace finds the first {x,y,...} group with a comma at its top level.
+func firstBrace(w string) (pre string, alts []string, post string, ok bool) {
+	for i := 0; i < len(w); i++ {
+		if w[i] != '{' {
+			continue
+		}
+		depth := 0
+		start := i + 1
+		var parts []string
+		for j := i; j < len(w); j++ {
+			switch w[j] {
+			case '{':
+				depth++
+			case '}':
+				depth--
+				if depth == 0 {
+					if parts == nil {
+						j = len(w)
+						break
+					}
+					parts = append(parts, w[start:j])
+					return w[:i], parts, w[j+1:], true
+				}
+			case ',':
+				if depth == 1 {
+					parts = append(parts, w[start:j])
+					start = j + 1
+				}
+			}
+		}
+	}
+	return "", nil, "", false
+}

@@ -73,3 +73,12 @@ func (p *Policy) DenyRoots(tool string, env Env) []DenyRoot {
 	})
 	return out
 }
+
+// Protected says why a write to the absolute path p trips a circuit breaker
+// ("" if none): a protected policy file, a shell startup file, .git, a
+// device. The OS sandbox checks its own read-only list against it.
+func Protected(env Env, p string) string {
+	e := newEnvx(env)
+	p = path.Clean(p)
+	return e.writeBreaker(pathInfo{raw: p, abs: p, real: p})
+}

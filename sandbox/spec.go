@@ -104,12 +104,12 @@ type Path struct {
 // own workspace settings, the editor's, other agents' policy files, and git
 // configuration that runs code. docs/sandbox.md explains the list.
 var ProtectedNames = []string{
-	".acp-bridge.yaml", ".acp-bridge.yml",
-	".vscode/settings.json", ".vscode/tasks.json", ".vscode/launch.json",
+	".acp-bridge.yaml", ".acp-bridge.yml", ".acp-bridge.json", ".acp-bridge.toml",
+	".vscode/settings.json", ".vscode/tasks.json",
 	".claude/settings.json", ".claude/settings.local.json",
 	".gemini", ".codex", ".qwen", ".opencode", "opencode.json", "opencode.jsonc",
-	".git/config", ".git/hooks", ".gitmodules",
-	".envrc", ".mcp.json",
+	".git/config", ".git/hooks",
+	".mcp.json",
 }
 
 // HomeProtected are files under the home directory that stay read-only when

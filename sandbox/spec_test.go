@@ -182,3 +182,20 @@ func TestProbePlatforms(t *testing.T) {
 		t.Errorf("darwin with sandbox-exec: %+v (not offered until it is tested there)", m)
 	}
 }
+
+// The sandbox keeps read-only what the policy protects: every name in
+// ProtectedNames and HomeProtected is a protected file to the engine too,
+// so the two lists cannot drift apart unnoticed.
+func TestProtectedNamesAgreeWithThePolicy(t *testing.T) {
+	env := policy.Env{Cwd: "/w/proj", ProjectRoot: "/w/proj", Home: "/home/u"}
+	for _, n := range ProtectedNames {
+		if policy.Protected(env, filepath.Join("/w/proj", n)) == "" {
+			t.Errorf("%s is read-only in the sandbox but not protected by the policy", n)
+		}
+	}
+	for _, n := range HomeProtected {
+		if policy.Protected(env, filepath.Join("/home/u", n)) == "" {
+			t.Errorf("~/%s is read-only in the sandbox but not protected by the policy", n)
+		}
+	}
+}

@@ -181,7 +181,7 @@ func (b *Bridge) requestPermission(ctx context.Context, a *agentRT, params json.
 	}
 
 	// Ask the person.
-	options := bridgeOptions(a.name, call, req.Options)
+	options := bridgeOptions(a.name, call, req.Options, d.verdict)
 	res, fwd, err := b.ask(ctx, s, call, d, merged, toolCallID, options, "")
 	if err != nil {
 		return nil, err
@@ -383,10 +383,15 @@ const (
 )
 
 // bridgeOptions lists what the person can choose, in design.md's order.
-func bridgeOptions(agent string, call policy.Call, agentOpts []acp.PermissionOption) []acp.PermissionOption {
+//
+// A circuit breaker's card (a protected file, rm -rf ~, ...) offers no grant
+// (session, always, bypass): a breaker asks whatever allows the call, so a
+// grant would never take effect.
+func bridgeOptions(agent string, call policy.Call, agentOpts []acp.PermissionOption, v policy.Verdict) []acp.PermissionOption {
 	understood := call.Tool != ""
+	breaker := v.Source == policy.SourceBreaker
 	out := []acp.PermissionOption{{OptionID: optAllowOnce, Name: "Allow once", Kind: acp.KindAllowOnce}}
-	if understood {
+	if understood && !breaker {
 		out = append(out, acp.PermissionOption{OptionID: optAllowSession, Name: "Allow for this session", Kind: acp.KindAllowAlways},
 			acp.PermissionOption{OptionID: optAllowAlways, Name: "Always allow", Kind: acp.KindAllowAlways})
 	}
@@ -395,7 +400,7 @@ func bridgeOptions(agent string, call policy.Call, agentOpts []acp.PermissionOpt
 	if understood {
 		out = append(out, acp.PermissionOption{OptionID: optRejectAlways, Name: "Always deny", Kind: acp.KindRejectAlways})
 	}
-	if agentOpts != nil {
+	if agentOpts != nil && !breaker {
 		out = append(out, acp.PermissionOption{OptionID: optBypass, Name: "Bypass permissions for " + agent, Kind: acp.KindAllowAlways})
 	}
 	for _, o := range agentExtras(call, agentOpts) {

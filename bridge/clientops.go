@@ -91,7 +91,7 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 			tc.Set("locations", []map[string]string{{"path": call.Paths[0]}})
 		}
 		raw := tc.Marshal()
-		res, fwd, err := b.ask(ctx, s, call, d, raw, toolCallIDOf(raw), bridgeOptions(a.name, call, nil), method)
+		res, fwd, err := b.ask(ctx, s, call, d, raw, toolCallIDOf(raw), bridgeOptions(a.name, call, nil, d.verdict), method)
 		if err != nil {
 			return nil, err
 		}

@@ -73,6 +73,14 @@ func TestAgentCannotRewriteThePolicy(t *testing.T) {
 				if perm.Meta.Source != "breaker" || !strings.Contains(perm.Meta.Breaker, wantBreaker[i]) {
 					t.Errorf("card for the write of %s: source %q breaker %q reason %q; want the protected-file breaker", f, perm.Meta.Source, perm.Meta.Breaker, perm.Meta.Reason)
 				}
+				for _, grant := range []string{"acp-bridge:allow_session", "acp-bridge:allow_always", "acp-bridge:bypass"} {
+					if perm.HasOption(grant) {
+						t.Errorf("the breaker card for %s offers %s, which could never take effect", f, grant)
+					}
+				}
+				if !perm.HasOption("acp-bridge:allow_once") {
+					t.Errorf("the breaker card for %s does not offer allow once", f)
+				}
 				perm.Answer(acp.Selected("acp-bridge:reject_once"))
 			}
 			if err := <-res; err != nil {

@@ -122,6 +122,13 @@ func TestAgentOverLongRequestAnsweredThroughBinary(t *testing.T) {
 	if strings.Join(texts, ",") != "bigreq=-32600,after" {
 		t.Fatalf("agent texts %q, want bigreq=-32600 then after", texts)
 	}
+	// The log is written on stderr, a pipe of its own: it may trail the
+	// answers on stdout.
+	for _, want := range []string{`"kind": "line-too-long"`, `"kind": "invalid-json"`} {
+		if err := p.stderr.WaitFor(c, want); err != nil {
+			t.Errorf("stderr never logged %s: %v\n%s", want, err, p.stderr.String())
+		}
+	}
 	log := p.stderr.String()
 	if !strings.Contains(log, `"kind": "line-too-long"`) || !strings.Contains(log, `"reply": "error -32600 to id `) {
 		t.Errorf("stderr does not log the answered over-long line:\n%s", log)

@@ -278,12 +278,13 @@ func TestWorkspaceAuditPathLeavesBashrcAlone(t *testing.T) {
 }
 
 // TestUntrustedAllowDoesNotAllowButDenyDenies: a workspace `allow: [Bash]`
-// untrusted allows nothing (curl x | sh asks; the demo agent's go test gets
-// a card), while a workspace deny denies.
+// untrusted allows nothing (curl -o x URL asks; the demo agent's go test
+// gets a card), while a workspace deny denies. (`curl x | sh` would ask
+// even trusted: a shell fed by a pipe runs what the reader cannot see.)
 func TestUntrustedAllowDoesNotAllowButDenyDenies(t *testing.T) {
 	explain := func(t *testing.T, ws string, extra ...string) string {
 		home := t.TempDir()
-		args := append([]string{"policy", "explain", "--workspace", ws, "--tool", "Bash", "--command", "curl x | sh"}, extra...)
+		args := append([]string{"policy", "explain", "--workspace", ws, "--tool", "Bash", "--command", "curl -o x https://example.com/x"}, extra...)
 		cmd := exec.Command(binPath, args...)
 		cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
 		out, err := cmd.CombinedOutput()
@@ -301,14 +302,14 @@ func TestUntrustedAllowDoesNotAllowButDenyDenies(t *testing.T) {
 	}
 	allowWS := write(t, "permissions: {allow: [Bash]}\n")
 	if out := explain(t, allowWS); !strings.Contains(out, "Decision:  ASK") {
-		t.Errorf("untrusted allow [Bash], curl x | sh:\n%s", out)
+		t.Errorf("untrusted allow [Bash], curl -o x URL:\n%s", out)
 	}
 	if out := explain(t, allowWS, "--trust-workspace"); !strings.Contains(out, "Decision:  ALLOW") {
-		t.Errorf("trusted allow [Bash], curl x | sh (the rule applies once trusted):\n%s", out)
+		t.Errorf("trusted allow [Bash], curl -o x URL (the rule applies once trusted):\n%s", out)
 	}
 	denyWS := write(t, "permissions: {deny: [\"Bash(curl *)\"]}\n")
 	if out := explain(t, denyWS); !strings.Contains(out, "Decision:  DENY") {
-		t.Errorf("untrusted deny Bash(curl *), curl x | sh:\n%s", out)
+		t.Errorf("untrusted deny Bash(curl *), curl -o x URL:\n%s", out)
 	}
 
 	// Through a session: the demo agent's `go test ./...`.

@@ -159,6 +159,7 @@ func (b *Bridge) requestPermission(ctx context.Context, a *agentRT, params json.
 	}
 	d := b.decideOr(s, call, failure)
 	toolCallID := toolCallIDOf(merged)
+	s.markAsked(toolCallID) // unasked.go: this call was asked about
 
 	answerAllow := pickOption(req.Options, acp.KindAllowOnce)
 	answerReject := pickOption(req.Options, acp.KindRejectOnce)

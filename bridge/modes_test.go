@@ -18,17 +18,43 @@ import (
 	"github.com/acp-bridge/acp-bridge/policy"
 )
 
-// memAudit keeps audit records in memory.
+// memAudit keeps audit records in memory; waitFor waits (on a channel,
+// not by polling) until its records satisfy a condition.
 type memAudit struct {
-	mu   sync.Mutex
-	recs []audit.Record
+	mu      sync.Mutex
+	recs    []audit.Record
+	changed chan struct{} // closed and replaced at every Append
 }
 
 func (m *memAudit) Append(r audit.Record) error {
 	m.mu.Lock()
 	m.recs = append(m.recs, r)
+	if m.changed != nil {
+		close(m.changed)
+		m.changed = nil
+	}
 	m.mu.Unlock()
 	return nil
+}
+
+func (m *memAudit) waitFor(ctx context.Context, ok func([]audit.Record) bool) error {
+	for {
+		m.mu.Lock()
+		if ok(m.recs) {
+			m.mu.Unlock()
+			return nil
+		}
+		if m.changed == nil {
+			m.changed = make(chan struct{})
+		}
+		ch := m.changed
+		m.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 func (m *memAudit) all() []audit.Record {

@@ -40,6 +40,8 @@ type session struct {
 	// cancelled is set by session/cancel and cleared when a new turn starts:
 	// permission requests arriving in between are answered "cancelled".
 	cancelled bool
+	// unasked: the tool calls asked about or judged as run unasked (unasked.go).
+	unasked unaskedState
 }
 
 // turn is one session/prompt in flight.

@@ -115,6 +115,11 @@ func (a *agentRT) sendUpdate(ctx context.Context, s *session, known bool, o upda
 			return
 		}
 	}
+	if o.kind == "tool_call" || o.kind == "tool_call_update" {
+		// unasked.go: a call that finished without being asked about is
+		// judged on what the cache knows of it, before the cache forgets it.
+		a.noteUpdate(s, o)
+	}
 	switch {
 	case o.scan.Members != nil:
 		s.cache.UpsertMembers(o.scan.Members) // read in the line's one pass

@@ -18,7 +18,7 @@ func TestDefaults(t *testing.T) {
 		Agents: map[string]Agent{
 			"demo": {Name: "demo", Command: testExe, Args: []string{"demo-agent"}},
 		},
-		Permissions:  Permissions{DefaultMode: "default"},
+		Permissions:  Permissions{DefaultMode: "default", CancelOnUnaskedDeny: true},
 		Approvals:    Approvals{Timeout: 300 * time.Second, TimeoutOutcome: "reject"},
 		Audit:        Audit{Path: filepath.Join(e.userDir, "audit.jsonl"), MaxSizeBytes: 50 << 20},
 		Log:          Log{Level: "info"},

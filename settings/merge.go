@@ -32,6 +32,7 @@ func defaultsLayer(executable string) *layer {
 		maxLineBytes:   num(DefaultMaxLineBytes),
 		startAgents:    &no,
 		sandbox:        sandboxLayer{enabled: &yes, onUnavailable: str(SandboxWarn), network: str("all")},
+		cancelUnasked:  &yes,
 	}
 }
 
@@ -59,6 +60,7 @@ func merge(layers []*layer, userConfigDir string) (Config, []Rule, provenance) {
 			c.DefaultAgent, pv.defaultAgent = *l.defaultAgent, l
 		}
 		set(&c.Permissions.DefaultMode, l.defaultMode)
+		set(&c.Permissions.CancelOnUnaskedDeny, l.cancelUnasked)
 		set(&timeoutSeconds, l.timeoutSeconds)
 		set(&c.Approvals.TimeoutOutcome, l.timeoutOutcome)
 		set(&c.Audit.Path, l.auditPath)

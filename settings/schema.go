@@ -15,7 +15,7 @@ import (
 // Known keys at each level of the schema, in documentation order.
 var (
 	topKeys       = []string{"defaultAgent", "agents", "permissions", "approvals", "audit", "log", "maxLineBytes", "startAgentsOnLaunch", "sandbox"}
-	permKeys      = []string{"defaultMode", "allow", "ask", "deny", "additionalDirectories"}
+	permKeys      = []string{"defaultMode", "allow", "ask", "deny", "additionalDirectories", "cancelOnUnaskedDeny"}
 	agentKeys     = []string{"command", "args", "env", "cwd", "family", "mode", "bypassPermissions", "startOnLaunch", "initTimeoutSeconds", "permissions", "sandbox"}
 	agentPermKeys = []string{"allow", "ask", "deny"}
 	approvalsKeys = []string{"timeoutSeconds", "timeoutOutcome"}
@@ -53,6 +53,7 @@ var (
 		{"permissions.ask", kindStringList},
 		{"permissions.deny", kindStringList},
 		{"permissions.additionalDirectories", kindStringList},
+		{"permissions.cancelOnUnaskedDeny", kindBool},
 		{"approvals.timeoutSeconds", kindInt},
 		{"approvals.timeoutOutcome", kindString},
 		{"audit.path", kindString},
@@ -109,6 +110,7 @@ type layer struct {
 	defaultMode    *string
 	rules          []ruleEntry
 	additionalDirs []string
+	cancelUnasked  *bool
 	timeoutSeconds *int
 	timeoutOutcome *string
 	auditPath      *string
@@ -463,6 +465,10 @@ func (d *decoder) permissions(l *layer, p []string, v any) {
 					continue
 				}
 				l.additionalDirs = append(l.additionalDirs, resolvePath(dir, l.root))
+			}
+		case "cancelOnUnaskedDeny":
+			if b, ok := d.boolean(kp, x); ok {
+				l.cancelUnasked = &b
 			}
 		}
 	}

@@ -185,6 +185,9 @@ func (a Agent) EffectiveMode(global string) string {
 type Permissions struct {
 	// DefaultMode is canonical (aliases are resolved).
 	DefaultMode string
+	// CancelOnUnaskedDeny: a tool call an agent ran without asking that the
+	// policy denies cancels the turn (default true).
+	CancelOnUnaskedDeny bool
 	// AdditionalDirectories are absolute, deduplicated, every layer.
 	AdditionalDirectories []string
 }

@@ -114,6 +114,13 @@ func restrictWorkspace(ws *layer, base Config, trusted bool) (*layer, []IgnoredS
 		}
 		keep.rules = append(keep.rules, r)
 	}
+	if ws.cancelUnasked != nil {
+		if *ws.cancelUnasked {
+			keep.cancelUnasked = ws.cancelUnasked
+		} else {
+			ignore(untrustedReason+" (it lets a turn go on after the agent ran a denied call unasked)", "permissions", "cancelOnUnaskedDeny")
+		}
+	}
 	if len(ws.additionalDirs) > 0 {
 		ignore(fmt.Sprintf("%s %s", strings.Join(ws.additionalDirs, ", "), untrustedReason), "permissions", "additionalDirectories")
 	}

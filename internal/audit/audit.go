@@ -36,6 +36,9 @@ type Record struct {
 	Call       json.RawMessage `json:"call,omitempty"` // the canonical call (policy.Call)
 	Specifier  string          `json:"specifier,omitempty"`
 	Decision   string          `json:"decision"`
+	// Would is, for decision "unasked" (a tool call the agent ran without
+	// asking), what the policy would have decided: allow, ask or deny.
+	Would string `json:"would,omitempty"`
 	Source     string          `json:"source"`
 	Rule       string          `json:"rule,omitempty"`
 	Reason     string          `json:"reason,omitempty"`

@@ -185,9 +185,13 @@ func (f *fakeAgent) modeCommand(ctx context.Context, s *fakeSession, fields []st
 			c := exec.Command("sh", "-c", cmd)
 			c.Dir = cwd
 			out, err := c.CombinedOutput()
+			status := "completed"
 			if err != nil {
 				answer += fmt.Sprintf(" (failed: %v: %s)", err, out)
+				status = "failed"
 			}
+			// As real agents do: the call's end is announced.
+			f.update(s.id, map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": id, "status": status})
 		}
 		f.report(id, "ran:"+answer)
 		f.text(s.id, "run="+answer)

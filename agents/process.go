@@ -45,6 +45,14 @@ type Spec struct {
 	// KillGrace is how long Stop waits after SIGTERM before SIGKILL.
 	// 0 means DefaultKillGrace; negative, none.
 	KillGrace time.Duration
+
+	// Display, if set, is the command errors name instead of Command: the
+	// agent's own command when Command is a wrapper (the OS sandbox).
+	Display string
+	// SignalCodes: Command reports its child's death by signal N as exit
+	// status 128+N (bubblewrap does), so such a status is read as "killed
+	// by signal N".
+	SignalCodes bool
 }
 
 func (s Spec) withDefaults() Spec {
@@ -343,11 +351,17 @@ func (p *Process) exitError(werr error) error {
 		StderrTail: p.tail.lines(),
 		Err:        werr,
 	}
+	if p.spec.Display != "" {
+		e.Command = p.spec.Display
+	}
 	var xe *exec.ExitError
 	if errors.As(werr, &xe) {
 		e.Code = xe.ExitCode()
 		if ws, ok := xe.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			e.Signal = ws.Signal()
+		}
+		if p.spec.SignalCodes && e.Signal == 0 && e.Code > 128 && e.Code <= 128+64 {
+			e.Signal, e.Code = syscall.Signal(e.Code-128), -1
 		}
 	}
 	return e

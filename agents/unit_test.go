@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"testing/iotest"
 	"time"
 
+	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 )
 
@@ -211,4 +213,28 @@ func TestBackoff(t *testing.T) {
 			t.Errorf("never approached Max: last %v", prev)
 		}
 	})
+}
+
+// A wrapper that reports its child's death by signal N as status 128+N
+// (bubblewrap) is read as "killed by signal N", and errors name the agent's
+// own command.
+func TestExitErrorThroughAWrapper(t *testing.T) {
+	cases := []struct {
+		spec Spec
+		want string
+	}{
+		{Spec{Name: "a", Command: "sh", Display: "claude (in the OS sandbox)", SignalCodes: true}, "agent a (claude (in the OS sandbox)) killed by SIGKILL"},
+		{Spec{Name: "a", Command: "sh"}, "agent a (sh) exited with code 137"},
+	}
+	for _, c := range cases {
+		p, err := Start(context.Background(), Spec{Name: c.spec.Name, Command: "sh", Args: []string{"-c", "exit 137"},
+			Display: c.spec.Display, SignalCodes: c.spec.SignalCodes}, zap.NewNop())
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-p.Done()
+		if got := p.ExitErr(); got == nil || !strings.HasPrefix(got.Error(), c.want) {
+			t.Errorf("ExitErr() = %v, want %q", got, c.want)
+		}
+	}
 }

@@ -158,7 +158,9 @@ func wrapSpec(plan SandboxPlan, spec agents.Spec, log *zap.Logger) (agents.Spec,
 	if err != nil {
 		return spec, nil, err
 	}
+	spec.Display = spec.Command + " (in the OS sandbox)"
 	spec.Command, spec.Args = p.Path, p.Args
+	spec.SignalCodes = true // bwrap exits 128+N when the agent dies of signal N
 	return spec, &p, nil
 }
 

@@ -59,3 +59,119 @@ export const gemini = {
     };
   },
 };
+
+const qw = pkg("@qwen-code/qwen-code");
+
+/** Qwen Code in ACP mode, OpenAI-compatible auth against the fake Chat Completions API. */
+export const qwen = {
+  name: "qwen",
+  package: qw.name,
+  version: qw.version,
+  startFake: startFakeOpenAIChat,
+  shell: (command) => ({ name: "run_shell_command", args: { command, is_background: false, description: "Run the command the test scripted" } }),
+  agentConfig({ apiUrl, agentHome }) {
+    writeJSON(join(agentHome, ".qwen", "settings.json"), {
+      privacy: { usageStatisticsEnabled: false },
+      telemetry: { enabled: false },
+      general: { disableAutoUpdate: true, disableUpdateNag: true },
+    });
+    return {
+      command: process.execPath,
+      args: [binScript(qw), "--acp", "--auth-type", "openai", "--model", "fake-model"],
+      env: { HOME: agentHome, OPENAI_BASE_URL: `${apiUrl}/v1`, OPENAI_API_KEY: "sk-fake-qwen" },
+    };
+  },
+};
+
+const oc = pkg("opencode-ai");
+
+/**
+ * OpenCode in ACP mode (opencode acp), one provider through its bundled
+ * @ai-sdk/openai-compatible against the fake Chat Completions API. Its
+ * default permissions ask for nothing; the config makes edits, shell
+ * commands and web fetches ask, as a user wanting a bridge would.
+ */
+export const opencode = {
+  name: "opencode",
+  package: oc.name,
+  version: oc.version,
+  startFake: startFakeOpenAIChat,
+  shell: (command) => ({ name: "bash", args: { command, description: "Run the command the test scripted" } }),
+  agentConfig({ apiUrl, agentHome }) {
+    const config = join(agentHome, ".config");
+    writeJSON(join(config, "opencode", "opencode.json"), {
+      $schema: "https://opencode.ai/config.json",
+      provider: {
+        fake: {
+          npm: "@ai-sdk/openai-compatible",
+          name: "Fake model API",
+          options: { baseURL: `${apiUrl}/v1`, apiKey: "sk-fake-opencode" },
+          models: { "fake-model": { name: "Fake model", tool_call: true } },
+        },
+      },
+      model: "fake/fake-model",
+      small_model: "fake/fake-model",
+      permission: { edit: "ask", bash: "ask", webfetch: "ask" },
+      autoupdate: false,
+      share: "disabled",
+    });
+    return {
+      command: join(binDir, "opencode"),
+      args: ["acp"],
+      env: {
+        HOME: agentHome,
+        XDG_CONFIG_HOME: config,
+        XDG_DATA_HOME: join(agentHome, ".local", "share"),
+        XDG_STATE_HOME: join(agentHome, ".local", "state"),
+        XDG_CACHE_HOME: join(agentHome, ".cache"),
+        OPENCODE_DISABLE_MODELS_FETCH: "1",
+        OPENCODE_DISABLE_AUTOUPDATE: "1",
+        OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
+      },
+    };
+  },
+};
+
+const cx = pkg("@zed-industries/codex-acp");
+
+/**
+ * Codex through codex-acp, a custom model provider (wire_api "responses")
+ * against the fake Responses API. CODEX_HOME is the agent's scratch dir.
+ */
+export const codex = {
+  name: "codex",
+  package: cx.name,
+  version: cx.version,
+  startFake: startFakeOpenAIResponses,
+  // Codex's sandbox starts read-only here, so a model that must write asks
+  // to run outside it, as Codex's own instructions tell it to: this is the
+  // call that makes Codex ask for approval.
+  shell: (command) => ({
+    name: "exec_command",
+    args: { cmd: command, sandbox_permissions: "require_escalated", justification: "Do you want to run the command the test scripted?" },
+  }),
+  agentConfig({ apiUrl, agentHome, workspace }) {
+    const codexHome = join(agentHome, ".codex");
+    mkdirSync(codexHome, { recursive: true });
+    writeFileSync(
+      join(codexHome, "config.toml"),
+      [
+        `model = "fake-model"`,
+        `model_provider = "fake"`,
+        `[model_providers.fake]`,
+        `name = "Fake Responses API"`,
+        `base_url = ${JSON.stringify(`${apiUrl}/v1`)}`,
+        `wire_api = "responses"`,
+        `env_key = "OPENAI_API_KEY"`,
+        `request_max_retries = 0`,
+        `stream_max_retries = 0`,
+        ``,
+      ].join("\n"),
+    );
+    return {
+      command: join(binDir, "codex-acp"),
+      args: [],
+      env: { HOME: agentHome, CODEX_HOME: codexHome, OPENAI_API_KEY: "sk-fake-codex" },
+    };
+  },
+};

@@ -36,6 +36,7 @@ const validator = new AgentOutputValidator();
 
 /** Checks the bridge's exit, its output against the ACP v1 schema, and the fake's unknown paths. */
 function checkRun(t, def, run) {
+  if (process.env.ACP_INTEROP_VERBOSE) run.diagnose();
   try {
     assert.equal(run.status.timedOut, undefined, "acp-bridge did not exit within 20s of stdin closing");
     assert.equal(run.status.code, 0, `acp-bridge exit status ${run.status.code} (signal ${run.status.signal})`);

@@ -175,3 +175,36 @@ export const codex = {
     };
   },
 };
+
+// Claude: the adapter interop/claude installs (its package.json pins it),
+// against interop/claude's fake Messages API.
+const claudeLib = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "claude", "lib");
+const { ADAPTER, writeClaudeSettings } = await import(join(claudeLib, "bridge.mjs"));
+const { startFakeAnthropic } = await import(join(claudeLib, "fake-anthropic.mjs"));
+
+/** The Claude Agent ACP adapter (and the Claude Code CLI it ships). */
+export const claude = {
+  name: "claude",
+  package: ADAPTER.name,
+  version: ADAPTER.version,
+  async startFake(script = {}) {
+    const finalText = script.finalText ?? "Done: the scripted model has nothing more to do.";
+    // Without a scripted call, a tool name the CLI never offers: every request gets the text.
+    const api = await startFakeAnthropic(
+      script.call ? { tool: script.call.name, input: script.call.args, finalText } : { tool: "NoToolScripted", input: {}, finalText, sideText: finalText },
+    );
+    return { ...api, results: api.toolResults };
+  },
+  shell: (command) => ({ name: "Bash", args: { command, description: "Run the command the test scripted" } }),
+  // permissions.defaultMode of Claude's own settings; null = unset (the
+  // adapter then starts in "auto": see writeClaudeSettings).
+  startMode: "default",
+  agentConfig({ apiUrl, agentHome }) {
+    writeClaudeSettings(agentHome, this.startMode);
+    return {
+      command: process.execPath,
+      args: [ADAPTER.bin],
+      env: { HOME: agentHome, IS_SANDBOX: "1", ANTHROPIC_BASE_URL: apiUrl, ANTHROPIC_API_KEY: "sk-ant-fake", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1" },
+    };
+  },
+};

@@ -84,31 +84,7 @@ export function agentSuite(def) {
     assert.deepEqual(run.audit, [], "a decision was logged for a turn without tool calls");
   });
 
-  test(`${label}: deny rule ${DENY_RULE}: the agent's \`${RM}\` is denied, build/ stays on disk`, opts, async (t) => {
-    let turn;
-    let cards;
-    const prepare = (ws) => {
-      mkdirSync(join(ws, "build"));
-      writeFileSync(join(ws, "build", "keep.txt"), "must survive\n");
-    };
-    const run = await withAgent(t, def, { scenario: "deny-rule", script: { call: def.shell(RM) }, permissions: { deny: [DENY_RULE] }, prepare }, async (conn, ctx) => {
-      await initialize(conn, def);
-      const session = await conn.buildSession(ctx.workspace).start();
-      turn = await runTurn(session, "Clean the build directory.");
-      cards = ctx.cards;
-      session.dispose();
-    });
-    checkRun(t, def, run);
-    assert.ok(run.api.requests.some((r) => r.kind === "call"), `the fake never proposed the call: ${JSON.stringify(run.api.requests)}`);
-    assert.deepEqual(cards, [], "a card reached the parent although a deny rule matches");
-    assert.equal(run.onDisk.build, true, "build/ is gone: the denied command ran");
-    const records = decisionRecords(run, def);
-    assert.equal(records.length, 1, `want one audit record, got ${JSON.stringify(run.audit)}`);
-    const [r] = records;
-    assert.deepEqual([r.decision, r.source, r.rule], ["deny", "rule", DENY_RULE], `audit: ${JSON.stringify(r)}`);
-    assert.match(r.specifier, /^Bash\(.*rm -rf build.*\)$/, `audit specifier: ${JSON.stringify(r)}`);
-    def.afterDeny?.(run, turn);
-  });
+  test(`${label}: deny rule ${DENY_RULE}: the agent's \`${RM}\` is denied, build/ stays on disk`, opts, (t) => denyRmBuild(t, def));
 
   test(`${label}: no rule: the card for \`${TOUCH}\` reaches the parent, allow once, made.txt is on disk`, opts, async (t) => {
     let turn;
@@ -140,4 +116,34 @@ export function agentSuite(def) {
     // The audit names the agent's own option the bridge answered with.
     if (def.allowOnceOption) assert.equal(r.optionId, def.allowOnceOption, `audit: ${JSON.stringify(r)}`);
   });
+}
+
+/**
+ * The deny-rule scenario on its own, for agent files that run it in more
+ * than one child mode: with permissions.deny [Bash(rm *)], the agent's
+ * `rm -rf build` never runs, no card reaches the parent, and the audit log
+ * has one {deny, rule} record.
+ */
+export async function denyRmBuild(t, def, scenario = "deny-rule") {
+  let cards;
+  const prepare = (ws) => {
+    mkdirSync(join(ws, "build"));
+    writeFileSync(join(ws, "build", "keep.txt"), "must survive\n");
+  };
+  const run = await withAgent(t, def, { scenario, script: { call: def.shell(RM) }, permissions: { deny: [DENY_RULE] }, prepare }, async (conn, ctx) => {
+    await initialize(conn, def);
+    const session = await conn.buildSession(ctx.workspace).start();
+    await runTurn(session, "Clean the build directory.");
+    cards = ctx.cards;
+    session.dispose();
+  });
+  checkRun(t, def, run);
+  assert.ok(run.api.requests.some((r) => r.kind === "call" || r.kind === "tool_use"), `the fake never proposed the call: ${JSON.stringify(run.api.requests)}`);
+  assert.deepEqual(cards, [], "a card reached the parent although a deny rule matches");
+  assert.equal(run.onDisk.build, true, "build/ is gone: the denied command ran");
+  const records = decisionRecords(run, def);
+  assert.equal(records.length, 1, `want one audit record, got ${JSON.stringify(run.audit)}`);
+  const [r] = records;
+  assert.deepEqual([r.decision, r.source, r.rule], ["deny", "rule", DENY_RULE], `audit: ${JSON.stringify(r)}`);
+  assert.match(r.specifier, /^Bash\(.*rm -rf build.*\)$/, `audit specifier: ${JSON.stringify(r)}`);
 }

@@ -5,6 +5,7 @@
 // package.json / package-lock.json; docs/interop.md says why each setting
 // is there.
 
+import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -28,6 +29,17 @@ function binScript(p) {
   const bins = typeof p.bin === "string" ? [p.bin] : Object.values(p.bin ?? {});
   if (bins.length !== 1) throw new Error(`${p.name}: want exactly one bin, found ${JSON.stringify(p.bin)}`);
   return join(p.dir, bins[0]);
+}
+
+/**
+ * Why a native binary cannot run here (it does not start, e.g. a missing
+ * loader or library), or undefined if `bin args` exits 0.
+ */
+function cannotRun(bin, args) {
+  const r = spawnSync(bin, args, { encoding: "utf8", timeout: 30_000 });
+  if (r.error) return `${bin} ${args.join(" ")}: ${r.error.message}`;
+  if (r.status !== 0) return `${bin} ${args.join(" ")} exited ${r.status ?? r.signal}: ${(r.stderr || r.stdout).trim().slice(0, 300)}`;
+  return undefined;
 }
 
 function writeJSON(file, value) {
@@ -96,6 +108,7 @@ export const opencode = {
   package: oc.name,
   version: oc.version,
   startFake: startFakeOpenAIChat,
+  skip: () => cannotRun(join(binDir, "opencode"), ["--version"]),
   shell: (command) => ({ name: "bash", args: { command, description: "Run the command the test scripted" } }),
   agentConfig({ apiUrl, agentHome }) {
     const config = join(agentHome, ".config");
@@ -143,6 +156,7 @@ export const codex = {
   package: cx.name,
   version: cx.version,
   startFake: startFakeOpenAIResponses,
+  skip: () => cannotRun(join(binDir, "codex-acp"), ["--help"]),
   // Codex's sandbox starts read-only here, so a model that must write asks
   // to run outside it, as Codex's own instructions tell it to: this is the
   // call that makes Codex ask for approval.

@@ -19,7 +19,7 @@
 // every child mode; the allow-once cell becomes "no card" in
 // bypassPermissions and a refusal in dontAsk.
 
-import { test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -66,6 +66,11 @@ function decisionRecords(run, def) {
  */
 export function agentSuite(def) {
   const label = `${def.package}@${def.version}`;
+  // One describe per agent: the spec reporter prints its total time.
+  describe(`${def.name}: ${label} (node ${process.versions.node})`, () => scenarios(def, label));
+}
+
+function scenarios(def, label) {
   const skip = def.skip?.();
   const opts = { timeout: def.timeoutMs ?? 120_000, skip: skip ? `${def.name} cannot run here: ${skip}` : false };
 

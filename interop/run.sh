@@ -84,7 +84,7 @@ fi
 if [ $claude_ok = 1 ]; then
   echo "== interop: node --test (interop/claude: real Claude Agent ACP adapter, fake Messages API)"
   (cd interop/claude && ACP_BRIDGE_BIN=$bin ACP_INTEROP_TRANSCRIPT_DIR=$transcripts \
-    timed "interop/claude tests" "$agent_node" --test --test-reporter=spec test/) || failed+=("claude interop tests")
+    timed "interop/claude tests" "$agent_node" --test --test-reporter=spec test/*.test.mjs) || failed+=("claude interop tests")
 fi
 
 # interop/agents imports interop/ts/lib and interop/claude/lib (the Claude
@@ -93,7 +93,7 @@ fi
 if [ $agents_ok = 1 ] && [ $claude_ok = 1 ]; then
   echo "== interop: node --test (interop/agents: Gemini CLI, Codex, OpenCode, Qwen Code, Claude; fake model APIs)"
   (cd interop/agents && ACP_BRIDGE_BIN=$bin ACP_INTEROP_TRANSCRIPT_DIR=$transcripts \
-    timed "interop/agents tests" "$agent_node" --test --test-concurrency=2 --test-reporter=spec test/) || failed+=("real agent interop tests")
+    timed "interop/agents tests" "$agent_node" --test --test-concurrency=2 --test-reporter=spec test/*.test.mjs) || failed+=("real agent interop tests")
 fi
 
 if [ ${#failed[@]} -gt 0 ]; then

@@ -52,10 +52,12 @@ const gem = pkg("@google/gemini-cli");
 /** Gemini CLI in ACP mode, API-key auth against the fake Gemini API. */
 export const gemini = {
   name: "gemini",
+  // The agent's own options the bridge answers with (measured; in the audit log).
+  allowOnceOption: "proceed_once",
+  denyOption: "cancel",
   package: gem.name,
   version: gem.version,
   startFake: startFakeGemini,
-  allowOnceOption: "proceed_once",
   shell: (command) => ({ name: "run_shell_command", args: { command, description: "Run the command the test scripted" } }),
   agentConfig({ apiUrl, agentHome }) {
     writeJSON(join(agentHome, ".gemini", "settings.json"), {
@@ -77,6 +79,9 @@ const qw = pkg("@qwen-code/qwen-code");
 /** Qwen Code in ACP mode, OpenAI-compatible auth against the fake Chat Completions API. */
 export const qwen = {
   name: "qwen",
+  // The agent's own options the bridge answers with (measured; in the audit log).
+  allowOnceOption: "proceed_once",
+  denyOption: "cancel",
   package: qw.name,
   version: qw.version,
   startFake: startFakeOpenAIChat,
@@ -105,6 +110,9 @@ const oc = pkg("opencode-ai");
  */
 export const opencode = {
   name: "opencode",
+  // The agent's own options the bridge answers with (measured; in the audit log).
+  allowOnceOption: "once",
+  denyOption: "reject",
   package: oc.name,
   version: oc.version,
   startFake: startFakeOpenAIChat,
@@ -153,6 +161,9 @@ const cx = pkg("@zed-industries/codex-acp");
  */
 export const codex = {
   name: "codex",
+  // The agent's own options the bridge answers with (measured; in the audit log).
+  allowOnceOption: "approved",
+  denyOption: "abort",
   package: cx.name,
   version: cx.version,
   startFake: startFakeOpenAIResponses,
@@ -199,6 +210,9 @@ const { startFakeAnthropic } = await import(join(claudeLib, "fake-anthropic.mjs"
 /** The Claude Agent ACP adapter (and the Claude Code CLI it ships). */
 export const claude = {
   name: "claude",
+  // The agent's own options the bridge answers with (measured; in the audit log).
+  allowOnceOption: "allow-once",
+  denyOption: "reject",
   package: ADAPTER.name,
   version: ADAPTER.version,
   async startFake(script = {}) {

@@ -151,4 +151,6 @@ export async function denyRmBuild(t, def, scenario = "deny-rule") {
   const [r] = records;
   assert.deepEqual([r.decision, r.source, r.rule], ["deny", "rule", DENY_RULE], `audit: ${JSON.stringify(r)}`);
   assert.match(r.specifier, /^Bash\(.*rm -rf build.*\)$/, `audit specifier: ${JSON.stringify(r)}`);
+  // The audit names the agent's own option the bridge answered with.
+  if (def.denyOption) assert.equal(r.optionId, def.denyOption, `audit: ${JSON.stringify(r)}`);
 }

@@ -78,13 +78,13 @@ export function readAudit(path) {
 /**
  * Runs op(agent, ctx) with an SDK client connected to a bridge whose only
  * agent is def's, against def's fake model API scripted with `script`.
- * `prepare(workspace)` runs before the bridge starts (e.g. makes build/).
+ * `prepare(workspace)` runs before the bridge starts (e.g. makes build/);
+ * `script` is the fake's script, or a function of the workspace giving it.
  * Returns {status, audit, api, stderr, transcript}; op's failure is thrown
  * after the diagnostics are printed.
  * @param {import("node:test").TestContext} t
  */
 export async function withAgent(t, def, { scenario, script, permissions, prepare }, op) {
-  const api = await def.startFake(script);
   const root = mkdtempSync(join(tmpdir(), `acp-interop-${def.name}-`));
   const home = join(root, "bridge-home");
   const agentHome = join(root, "agent-home");
@@ -92,6 +92,8 @@ export async function withAgent(t, def, { scenario, script, permissions, prepare
   const auditPath = join(root, "audit", "audit.jsonl");
   for (const d of [home, agentHome, workspace]) mkdirSync(d, { recursive: true });
   prepare?.(workspace);
+  // A script may depend on the workspace (an absolute path to write).
+  const api = await def.startFake(typeof script === "function" ? script(workspace) : script);
   const agent = def.agentConfig({ apiUrl: api.url, agentHome, workspace });
   const config = {
     defaultAgent: def.name,
@@ -156,6 +158,7 @@ function snapshot(dir) {
   const out = {};
   try {
     for (const name of ["build", "made.txt", "written.txt"]) out[name] = existsSync(join(dir, name));
+    if (out["written.txt"]) out.writtenContent = readFileSync(join(dir, "written.txt"), "utf8");
   } catch {
     // the workspace is gone: nothing on disk
   }
@@ -189,7 +192,15 @@ export async function runTurn(session, text, onPermission) {
       updates.push(m.update);
     }
   })();
-  if (onPermission) await onPermission();
+  if (onPermission) {
+    // A turn that ends without a card fails here, instead of waiting for a
+    // card until the test's timeout (and leaving the bridge running).
+    const ended = drain.then((r) => {
+      throw new Error(`the turn ended (${r}) without a permission request reaching the parent`);
+    });
+    ended.catch(() => {});
+    await Promise.race([onPermission(), ended]);
+  }
   const stopReason = await drain;
   const res = await turn;
   if (res.stopReason !== stopReason) throw new Error(`prompt answered ${res.stopReason}, the update stream said ${stopReason}`);

@@ -31,6 +31,8 @@ export const REJECT_ONCE = "acp-bridge:reject_once";
 const DENY_RULE = "Bash(rm *)";
 const RM = "rm -rf build";
 const TOUCH = "touch made.txt";
+const WRITTEN = "written.txt";
+const CONTENT = "written by the scripted model\n";
 
 const validator = new AgentOutputValidator();
 
@@ -120,6 +122,43 @@ function scenarios(def, label) {
     assert.deepEqual([r.decision, r.source, r.approvalId], ["allow", "user", meta.approvalId], `audit: ${JSON.stringify(r)}`);
     // The audit names the agent's own option the bridge answered with.
     if (def.allowOnceOption) assert.equal(r.optionId, def.allowOnceOption, `audit: ${JSON.stringify(r)}`);
+  });
+
+  if (def.write) writeScenario(def, label, opts);
+}
+
+/**
+ * File write, for agents with def.write: with no rule, the agent's write of
+ * written.txt reaches the parent as an edit card, which allows once: the
+ * file is on disk with the scripted content and the audit log holds
+ * {allow, user} for it.
+ */
+function writeScenario(def, label, opts) {
+  if (def.writeTodo && !opts.skip) opts = { ...opts, todo: def.writeTodo };
+  test(`${label}: no rule: the card for writing ${WRITTEN} reaches the parent, allow once, the file is on disk`, opts, async (t) => {
+    let card;
+    let turn;
+    const script = (ws) => ({ call: def.write(join(ws, WRITTEN), CONTENT) });
+    const run = await withAgent(t, def, { scenario: "write-allow-once", script }, async (conn, ctx) => {
+      await initialize(conn, def);
+      const session = await conn.buildSession(ctx.workspace).start();
+      turn = await runTurn(session, `Write ${WRITTEN}.`, async () => {
+        const perm = await ctx.permissions.next();
+        card = perm.params;
+        perm.resolve({ outcome: { outcome: "selected", optionId: ALLOW_ONCE } });
+      });
+      session.dispose();
+    });
+    checkRun(t, def, run);
+    const meta = card._meta?.["acp-bridge"];
+    assert.equal(card.toolCall.kind, "edit", `card toolCall: ${JSON.stringify(card.toolCall)}`);
+    assert.ok(["Write", "Edit"].includes(meta?.tool), `card _meta: ${JSON.stringify(meta)}`);
+    assert.ok((meta?.specifier ?? "").includes(WRITTEN), `card _meta: ${JSON.stringify(meta)}`);
+    assert.equal(turn.stopReason, "end_turn");
+    assert.equal(run.onDisk.writtenContent, CONTENT, `${WRITTEN} is not on disk with the scripted content`);
+    const records = decisionRecords(run, def);
+    assert.equal(records.length, 1, `want one audit record, got ${JSON.stringify(run.audit)}`);
+    assert.deepEqual([records[0].decision, records[0].source, records[0].approvalId], ["allow", "user", meta.approvalId], `audit: ${JSON.stringify(records[0])}`);
   });
 }
 

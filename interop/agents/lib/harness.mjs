@@ -143,6 +143,7 @@ export async function withAgent(t, def, { scenario, script, permissions, prepare
   const diagnose = () => {
     t.diagnostic(`fake API requests: ${JSON.stringify(api.requests)}`);
     t.diagnostic(`audit: ${JSON.stringify(audit)}`);
+    t.diagnostic(`on disk: ${JSON.stringify(onDisk)}`);
     t.diagnostic(`acp-bridge stderr (last 6000 chars):\n${bridge.stderr().slice(-6000)}`);
   };
   rmSync(root, { recursive: true, force: true });

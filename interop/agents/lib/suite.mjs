@@ -21,7 +21,7 @@
 
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AgentOutputValidator, formatFailures } from "../../ts/lib/schema.mjs";
 import { agentText, initialize, runTurn, withAgent } from "./harness.mjs";
@@ -103,6 +103,7 @@ function scenarios(def, label) {
         const perm = await ctx.permissions.next();
         card = perm.params;
         assert.equal(card.sessionId, session.sessionId, "card for another session");
+        assert.equal(existsSync(join(ctx.workspace, "made.txt")), false, "made.txt exists before the card was answered");
         perm.resolve({ outcome: { outcome: "selected", optionId: ALLOW_ONCE } });
       });
       session.dispose();
@@ -145,6 +146,7 @@ function writeScenario(def, label, opts) {
       turn = await runTurn(session, `Write ${WRITTEN}.`, async () => {
         const perm = await ctx.permissions.next();
         card = perm.params;
+        assert.equal(existsSync(join(ctx.workspace, WRITTEN)), false, `${WRITTEN} exists before the card was answered`);
         perm.resolve({ outcome: { outcome: "selected", optionId: ALLOW_ONCE } });
       });
       session.dispose();

@@ -8,7 +8,14 @@
 #      ACP v1 JSON schema check of every line the bridge wrote in 1 and 2;
 #   3. interop/claude: the real Claude Agent ACP adapter (npm) as the bridge's
 #      child, offline against a scripted fake Messages API on 127.0.0.1,
-#      with the TypeScript SDK as parent; every bridge line schema-checked.
+#      with the TypeScript SDK as parent; every bridge line schema-checked;
+#   4. interop/agents: the real Gemini CLI, Codex (codex-acp), OpenCode, Qwen
+#      Code and Claude agents as the bridge's child, each offline against a
+#      scripted fake model API on 127.0.0.1 (one test file per agent): a deny
+#      rule keeps build/ on disk, an allow-once card makes made.txt, the
+#      audit log holds the decisions. Steps 3 and 4 run their agents under
+#      the Node 24 that interop/agents pins (npm package "node"), since the
+#      Claude adapter and Qwen Code declare node >= 22.
 # Needs go and node >= 20 with npm; fetches the npm packages (npm ci) and
 # the Go SDK module on first use. Exits non-zero if anything failed.
 # Set ACP_INTEROP_KEEP=DIR to keep the binary and the transcripts in DIR.
@@ -51,13 +58,42 @@ echo "== interop: node --test (TypeScript SDK parent, ACP v1 schema validation)"
   ACP_INTEROP_EXPECT_GO_TRANSCRIPTS=$expect_go_transcripts \
   node --test --test-reporter=spec test/) || failed+=("node interop tests")
 
+# timed LABEL CMD...: runs CMD, prints how long it took, returns its status.
+timed() {
+  local label=$1 start=$SECONDS status
+  shift
+  "$@"
+  status=$?
+  echo "== interop: $label took $((SECONDS - start))s (exit $status)"
+  return $status
+}
+
+# Steps 3 and 4 share one Node for the agents: Node 24 from interop/agents.
+echo "== interop: npm ci (interop/claude, interop/agents: the real agents)"
+claude_ok=1
+agents_ok=1
+timed "npm ci interop/claude" bash -c 'cd interop/claude && npm ci --no-audit --no-fund --loglevel=error' || { failed+=("npm ci (interop/claude)"); claude_ok=0; }
+timed "npm ci interop/agents" bash -c 'cd interop/agents && npm ci --no-audit --no-fund --loglevel=error' || { failed+=("npm ci (interop/agents)"); agents_ok=0; }
+agent_node=$PWD/interop/agents/node_modules/node/bin/node
+if ! [ -x "$agent_node" ] || ! "$agent_node" --version >/dev/null 2>&1; then
+  echo "interop: the pinned Node 24 is not usable; the agents run under $(node --version)" >&2
+  agent_node=$(command -v node)
+fi
+
 # After step 2: interop/claude imports interop/ts/lib (and its node_modules).
-echo "== interop: npm ci + node --test (interop/claude: real Claude Agent ACP adapter, fake Messages API)"
-if (cd interop/claude && npm ci --no-audit --no-fund --loglevel=error); then
+if [ $claude_ok = 1 ]; then
+  echo "== interop: node --test (interop/claude: real Claude Agent ACP adapter, fake Messages API)"
   (cd interop/claude && ACP_BRIDGE_BIN=$bin ACP_INTEROP_TRANSCRIPT_DIR=$transcripts \
-    node --test --test-reporter=spec test/) || failed+=("claude interop tests")
-else
-  failed+=("npm ci (interop/claude)")
+    timed "interop/claude tests" "$agent_node" --test --test-reporter=spec test/*.test.mjs) || failed+=("claude interop tests")
+fi
+
+# interop/agents imports interop/ts/lib and interop/claude/lib (the Claude
+# adapter installed there). Two test files at a time: the machine may have
+# two cores; each agent's describe line shows its own time.
+if [ $agents_ok = 1 ] && [ $claude_ok = 1 ]; then
+  echo "== interop: node --test (interop/agents: Gemini CLI, Codex, OpenCode, Qwen Code, Claude; fake model APIs)"
+  (cd interop/agents && ACP_BRIDGE_BIN=$bin ACP_INTEROP_TRANSCRIPT_DIR=$transcripts \
+    timed "interop/agents tests" "$agent_node" --test --test-concurrency=2 --test-reporter=spec test/*.test.mjs) || failed+=("real agent interop tests")
 fi
 
 if [ ${#failed[@]} -gt 0 ]; then

@@ -47,6 +47,22 @@ function isolatedEnv(home) {
 }
 
 /**
+ * Writes the Claude Code user settings of the agent's scratch HOME. From
+ * 0.101 the adapter starts a session in Claude Code's "auto" mode (Claude
+ * decides its own permissions and asks for nothing) unless
+ * permissions.defaultMode is set; "default" is the mode that asks, as a user
+ * who runs Claude behind the bridge sets it today. Pass mode = null for no
+ * setting at all (the adapter's built-in start mode).
+ * @param {string} agentHome
+ * @param {string|null} [mode]
+ */
+export function writeClaudeSettings(agentHome, mode = "default") {
+  mkdirSync(join(agentHome, ".claude"), { recursive: true });
+  const settings = mode === null ? {} : { permissions: { defaultMode: mode } };
+  writeFileSync(join(agentHome, ".claude", "settings.json"), JSON.stringify(settings, null, 2) + "\n");
+}
+
+/**
  * The bridge config: agent "claude" = node running the adapter, offline.
  * The agent's HOME is its own temporary directory; IS_SANDBOX=1 lets the
  * Claude Code CLI run as root (acp-protocol.md §7, pitfall 11).
@@ -85,6 +101,7 @@ export function spawnClaudeBridge({ name, apiUrl, permissions, sandbox }) {
   const workspace = mkdtempSync(join(tmpdir(), "acp-interop-claude-ws-"));
   const agentHome = join(home, "agent-home");
   mkdirSync(agentHome);
+  writeClaudeSettings(agentHome);
   const configFile = join(home, "config.yaml");
   writeFileSync(configFile, claudeConfig({ apiUrl, agentHome, permissions, sandbox }));
   // Own process group (runBridge): cleanup reaches the adapter and the CLI.

@@ -10,7 +10,8 @@
 //      tool_result for that id, is answered with the closing text and
 //      stop_reason "end_turn";
 //   3. any other Messages request (side queries the CLI makes without that
-//      tool, e.g. a title or a topic check) gets a short text, end_turn.
+//      tool, e.g. a title or a topic check) gets a short text (script.sideText, default
+//      "OK"), end_turn.
 // POST /v1/messages/count_tokens answers a rough count. Every other path is
 // answered 404 (an Anthropic-style error) and recorded in `unexpected`.
 
@@ -22,6 +23,7 @@ import { createServer } from "node:http";
  * @property {object} input       the tool's input, e.g. {command, description}
  * @property {string} [toolUseId] id of the tool_use block (default "toolu_fake_1")
  * @property {string} [finalText] text after the tool result
+ * @property {string} [sideText]  text for any other request (default "OK")
  */
 
 /**
@@ -76,7 +78,7 @@ export async function startFakeAnthropic(script) {
         rec.kind = "side";
         rec.tools = Array.isArray(body.tools) ? body.tools.length : 0;
         rec.lastUserText = lastUserText(body.messages).slice(0, 300);
-        reply = { kind: "text", text: "OK" };
+        reply = { kind: "text", text: script.sideText ?? "OK" };
       }
       return rec.stream ? stream(res, body.model, reply) : json(res, 200, message(body.model, reply));
     }

@@ -1,0 +1,7 @@
+// Qwen Code (qwen --acp) behind the bridge, offline, against the fake
+// OpenAI Chat Completions API (lib/fake-openai-chat.mjs). Scenarios:
+// lib/suite.mjs.
+import { agentSuite } from "../lib/suite.mjs";
+import { qwen } from "../lib/agents.mjs";
+
+agentSuite(qwen);

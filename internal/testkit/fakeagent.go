@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/acp-bridge/acp-bridge/acp"
 )
@@ -69,6 +70,7 @@ func ParseFakeAgentArgs(args []string) FakeAgentOptions {
 //	updates N            stream N agent_message_chunk updates "N:i"
 //	perm ID [ID...]      ask permission for each tool call id concurrently
 //	                     (ids may repeat); reply text lists "ID=optionId|cancelled"
+//	permwithdraw ID [MS] ask, then withdraw the request ($/cancel_request) after MS ms (default 500)
 //	bash CMD             announce tool_call (execute, rawInput {command}) and ask
 //	bare ID              announce tool_call ID then ask with only {toolCallId}
 //	subperm              ask permission under a session id nobody created
@@ -315,6 +317,24 @@ func (f *fakeAgent) prompt(ctx context.Context, params json.RawMessage) (any, er
 			}
 			wg.Wait()
 			f.text(s.id, strings.Join(answers, " "))
+		case "permwithdraw":
+			// permwithdraw ID MS: ask, and withdraw the request
+			// ($/cancel_request) after MS milliseconds unanswered.
+			id, ms := fields[1], 500
+			if len(fields) > 2 {
+				fmt.Sscan(fields[2], &ms)
+			}
+			wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Duration(ms)*time.Millisecond)
+			answer := f.askOnce(wctx, s.id, map[string]any{
+				"toolCallId": id, "title": "`touch " + id + "`", "kind": "execute",
+				"rawInput": map[string]any{"command": "touch " + id},
+			})
+			cancel()
+			if wctx.Err() != nil {
+				answer = "withdrawn"
+			}
+			f.report(id, answer)
+			f.text(s.id, id+"="+answer)
 		case "bash":
 			cmd := strings.TrimSpace(strings.TrimPrefix(line, "bash"))
 			id := fmt.Sprintf("bash-%d", len(cmd))

@@ -125,7 +125,7 @@ func (b *Bridge) judgeUnasked(s *session, toolCallID string, toolCall json.RawMe
 			Time: time.Now().UTC(), Agent: s.agent.name, SessionID: s.id, ToolCallID: toolCallID,
 			Call: callJSON, Specifier: v.Specifier, Decision: "unasked", Would: string(v.Decision),
 			Source: string(v.Source), Rule: v.Rule,
-			Reason: "the agent ran this tool call without asking; the policy would " + verb(v.Decision) + ": " + v.Reason,
+			Reason:  "the agent ran this tool call without asking; the policy would " + verb(v.Decision) + ": " + v.Reason,
 			Sandbox: d.sandbox,
 		})
 		if err != nil {

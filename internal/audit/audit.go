@@ -38,12 +38,12 @@ type Record struct {
 	Decision   string          `json:"decision"`
 	// Would is, for decision "unasked" (a tool call the agent ran without
 	// asking), what the policy would have decided: allow, ask or deny.
-	Would string `json:"would,omitempty"`
-	Source     string          `json:"source"`
-	Rule       string          `json:"rule,omitempty"`
-	Reason     string          `json:"reason,omitempty"`
-	OptionID   string          `json:"optionId,omitempty"`
-	LatencyMS  float64         `json:"latencyMs"`
+	Would     string  `json:"would,omitempty"`
+	Source    string  `json:"source"`
+	Rule      string  `json:"rule,omitempty"`
+	Reason    string  `json:"reason,omitempty"`
+	OptionID  string  `json:"optionId,omitempty"`
+	LatencyMS float64 `json:"latencyMs"`
 	// Sandbox says what the OS sandbox still blocked of an allowed call.
 	Sandbox string `json:"sandbox,omitempty"`
 }

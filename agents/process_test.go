@@ -330,7 +330,12 @@ func TestLifetimeContextCancelStops(t *testing.T) {
 func TestStopRaces(t *testing.T) {
 	t.Run("concurrent with crash", func(t *testing.T) {
 		for i := range 5 {
-			p := start(t, t.Context(), helperSpec("a", "exit-on-line"), zaptest.NewLogger(t))
+			// A grace long enough that a loaded machine still lets the
+			// helper read its line and exit 4 before SIGTERM (seen once
+			// under CI load with the 2 s default).
+			spec := helperSpec("a", "exit-on-line")
+			spec.StopGrace = 30 * time.Second
+			p := start(t, t.Context(), spec, zaptest.NewLogger(t))
 			var wg sync.WaitGroup
 			errs := make(chan error, 4)
 			wg.Go(func() {

@@ -405,7 +405,14 @@ func (r *lineReader) read(line []byte, m *plainMsg) bool {
 // without escapes.
 func plainID(raw []byte) (jsonrpc2.ID, bool) {
 	switch {
+	case len(raw) == 0:
+		// A member cut off by the line's end (readHead reads the first
+		// bytes of an over-long line): no id.
+		return jsonrpc2.ID{}, false
 	case raw[0] == '"':
+		if len(raw) < 2 || raw[len(raw)-1] != '"' {
+			return jsonrpc2.ID{}, false
+		}
 		body := raw[1 : len(raw)-1]
 		if bytes.IndexByte(body, '\\') >= 0 {
 			return jsonrpc2.ID{}, false

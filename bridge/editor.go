@@ -139,6 +139,8 @@ func (h *editorHandler) HandleRequest(ctx context.Context, method string, params
 		return b.grantsList(), nil
 	case acp.MethodGrantsRevoke:
 		return b.grantsRevoke(params)
+	case MethodPolicyCheck:
+		return b.policyCheck(params)
 	default:
 		return nil, acp.MethodNotFound(method)
 	}

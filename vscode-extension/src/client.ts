@@ -94,6 +94,7 @@ export class BridgeConnection {
         try {
           return await h.persist(params);
         } catch (e) {
+          if (e instanceof RequestError) throw e; // a chosen code (e.g. "declined") goes through as it is
           throw new RequestError(-32603, `settings/persist: ${(e as Error).message}`);
         }
       })
@@ -206,6 +207,12 @@ export class BridgeConnection {
   async listGrants(): Promise<Grant[]> {
     const res = await this.req<Obj>(M.grantsList, {});
     return Array.isArray(res["grants"]) ? (res["grants"].filter(isObj) as unknown as Grant[]) : [];
+  }
+
+  /** _acp-bridge/policy/check: the bridge's engine compiles one rule (nothing is stored). */
+  async checkRule(rule: string, list: "allow" | "ask" | "deny" = "allow"): Promise<{ ok: boolean; error?: string }> {
+    const res = await this.req<Obj>(M.policyCheck, { rule, list });
+    return { ok: res["ok"] === true, error: str(res["error"]) };
   }
 
   revokeGrant(sessionId: string, rule: string): Promise<unknown> {

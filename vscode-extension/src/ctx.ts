@@ -15,9 +15,14 @@ import { ChatStore } from "./model";
 import { OPT, POLICY_MODES, type AgentSummary, type BridgeState, type HostMessage, type Scope, type WebviewMessage } from "./protocol";
 import { agentMode, buildBridgeSettings, mergeAgents, personValue, planPersist, type RawSettings, type SettingsEdit } from "./settings";
 import { sliceLines } from "./text";
+import { agentStartMessage, bridgeConfigPath } from "./agentHints";
+import { RequestError } from "@agentclientprotocol/sdk";
 import type { AgentEntry, PersistRequest, WorkspaceTrustWire } from "./wire";
 
 export const SECTION = "acpBridge";
+
+/** The settings/persist answer that tells the bridge not to store the grant anywhere (bridge/policycheck.go). */
+export const PERSIST_DECLINED = -32042;
 
 export interface ChatSurface {
   post(m: HostMessage): void;
@@ -110,9 +115,16 @@ export class Ctx implements vscode.Disposable {
       case "closeChat":
         await this.closeChat(m.chatId);
         return;
-      case "prompt":
-        await this.prompt(m.chatId, m.text);
+      case "prompt": {
+        // No chat open (or it was closed meanwhile): open one with the picked agent; never drop the text.
+        let chatId = m.chatId;
+        if (!chatId || !this.store.chat(chatId)) {
+          const agent = m.agent || this.currentAgent || this.defaultAgent;
+          chatId = this.store.createChat(agent, this.agentModeFor(agent), { bypass: this.agentBypass(agent) }).chatId;
+        }
+        await this.prompt(chatId, m.text);
         return;
+      }
       case "cancel":
         await this.cancel(m.chatId);
         return;
@@ -121,6 +133,7 @@ export class Ctx implements vscode.Disposable {
         return;
       case "approve":
         if (m.optionId === OPT.bypass && !(await this.confirmBypass(m.approvalId, m.scope))) return;
+        if ((m.optionId === OPT.allowAlways || m.optionId === OPT.rejectAlways) && !(await this.ruleIsValid(m.approvalId, m.rule, m.optionId === OPT.allowAlways ? "allow" : "deny"))) return;
         await this.answer(m.approvalId, m.optionId, m.rule, m.scope);
         return;
       case "openFile": {
@@ -382,12 +395,50 @@ export class Ctx implements vscode.Disposable {
     await vscode.workspace.getConfiguration(SECTION).update(edit.key, edit.value, target);
   }
 
+  /**
+   * Stores a grant the bridge asks for. A failed write is an error with a choice
+   * (retry, the bridge's config file, or not at all), never a silent fallback,
+   * and the person is told where the grant went.
+   */
   private async persist(req: PersistRequest): Promise<{ persisted: true }> {
-    const edit = planPersist(req, this.readRawSettings(), vscode.workspace.isTrusted);
-    await this.applyEdit(edit);
-    const what = req.kind === "bypass" ? `bypass for ${req.agent}` : `${req.list ?? "allow"} rule ${req.rule}${req.agent ? ` (agent ${req.agent})` : ""}`;
-    this.output.appendLine(`persisted ${what} in ${edit.scope} settings`);
-    return { persisted: true };
+    const what = req.kind === "bypass" ? `Bypass permissions for ${req.agent}` : `${req.list === "deny" ? "Always deny" : req.list === "ask" ? "Ask" : "Always allow"} ${req.rule}${req.agent ? ` (agent ${req.agent})` : ""}`;
+    const scope = req.scope ?? "user";
+    const file = bridgeConfigPath(scope, process.env, os.homedir(), vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
+    let edit: SettingsEdit;
+    try {
+      edit = planPersist(req, this.readRawSettings(), vscode.workspace.isTrusted);
+    } catch (e) {
+      // By design (workspace trust): the bridge stores it in its own file. Say so.
+      this.output.appendLine(`not in VS Code settings: ${what}: ${(e as Error).message}; the bridge stores it in ${file}`);
+      void vscode.window.showInformationMessage(`ACP Bridge: ${what} is stored in ${file} (${(e as Error).message}).`);
+      throw e;
+    }
+    for (;;) {
+      try {
+        await this.applyEdit(edit);
+        this.output.appendLine(`persisted ${what} in ${edit.scope} settings`);
+        void vscode.window.showInformationMessage(`ACP Bridge: ${what} is stored in your ${edit.scope} settings (settings.json, acpBridge.${edit.key}). Revoke it in "ACP Bridge: Manage Permission Rules".`);
+        return { persisted: true };
+      } catch (e) {
+        const msg = (e as Error).message;
+        this.output.appendLine(`could not write ${what} to ${edit.scope} settings: ${msg}`);
+        const retry = "Retry";
+        const bridgeFile = "Store in the bridge's config file";
+        const pick = await vscode.window.showErrorMessage(
+          `ACP Bridge could not write ${what} to your ${edit.scope} settings.`,
+          { modal: true, detail: `${msg}\n\nRetry after fixing settings.json, store it in ${file} instead, or cancel: then it is not stored and no longer applies.` },
+          retry,
+          bridgeFile,
+        );
+        if (pick === retry) continue;
+        if (pick === bridgeFile) {
+          void vscode.window.showInformationMessage(`ACP Bridge: ${what} is stored in ${file}. Revoke it in "ACP Bridge: Manage Permission Rules".`);
+          throw new RequestError(-32603, `the person chose the bridge's config file: ${msg}`);
+        }
+        void vscode.window.showWarningMessage(`ACP Bridge: ${what} was not stored and no longer applies.`);
+        throw new RequestError(PERSIST_DECLINED, "the person declined to store the grant");
+      }
+    }
   }
 
   // ---- agents ----------------------------------------------------------------------
@@ -427,7 +478,7 @@ export class Ctx implements vscode.Disposable {
 
   async newChat(agent?: string): Promise<string> {
     const id = agent || this.currentAgent || this.defaultAgent;
-    const chat = this.store.createChat(id, this.agentModeFor(id));
+    const chat = this.store.createChat(id, this.agentModeFor(id), { bypass: this.agentBypass(id) });
     await this.ensureSession(chat.chatId);
     return chat.chatId;
   }
@@ -442,9 +493,15 @@ export class Ctx implements vscode.Disposable {
       this.store.updateChat(chatId, { sessionId: res.sessionId, mode: res.mode ?? chat.mode, error: undefined });
       return res.sessionId;
     } catch (e) {
-      const msg = (e as Error).message;
+      const cfg = this.configuredAgents()[chat.agent];
+      const cmd = cfg?.command === "${bridge}" ? undefined : cfg?.command;
+      const msg = agentStartMessage(chat.agent, (e as Error).message, cmd, cfg?.args ?? []);
+      // One message per distinct failure: a retry that fails the same way says nothing new.
+      if (chat.error !== msg) {
+        this.output.appendLine(`session/new with ${chat.agent} failed: ${(e as Error).message}`);
+        this.store.addNotice(chatId, msg, "error");
+      }
       this.store.updateChat(chatId, { error: msg });
-      this.store.addNotice(chatId, `Could not start a session with ${chat.agent}: ${msg}`, "error");
       return undefined;
     }
   }
@@ -481,15 +538,18 @@ export class Ctx implements vscode.Disposable {
   async setMode(chatId: string, mode: string): Promise<void> {
     const chat = this.store.chat(chatId);
     if (!chat) return;
-    const prev = chat.mode;
-    this.store.updateChat(chatId, { mode });
-    if (!chat.sessionId) return; // applied when the session starts
+    if (!chat.sessionId) {
+      this.store.updateChat(chatId, { mode }); // no session yet: session/new carries it
+      return;
+    }
     try {
       const conn = await this.connection();
       await conn.setMode(chat.sessionId, mode);
+      // Shown once the bridge accepted it (not when the dropdown changed).
+      this.store.updateChat(chatId, { mode });
       this.store.addNotice(chatId, `Mode: ${mode}`, "quiet");
     } catch (e) {
-      this.store.updateChat(chatId, { mode: prev });
+      this.store.updateChat(chatId, { mode: chat.mode });
       this.store.addNotice(chatId, `Could not set mode ${mode}: ${(e as Error).message}`, "error");
     }
   }
@@ -506,19 +566,45 @@ export class Ctx implements vscode.Disposable {
 
   // ---- approvals -------------------------------------------------------------------
 
-  /** Bypass is the widest grant there is: it takes a second, explicit yes. */
+  /**
+   * Bypass is the widest grant there is: it takes a second, explicit yes. A pick
+   * list whose first (focused) entry is Cancel, so Enter or Escape cancel.
+   */
   private async confirmBypass(approvalId: string, scope?: Scope): Promise<boolean> {
     const agent = this.store.approval(approvalId)?.meta.agent ?? "this agent";
     const where = scope === "workspace" ? "this workspace's settings" : "your user settings";
-    const pick = await vscode.window.showWarningMessage(
-      `Bypass permissions for ${agent}?`,
-      {
-        modal: true,
-        detail: `${agent} will run every tool call without asking, in every session, until you revoke it (ACP Bridge: Manage Permission Rules). Deny rules and circuit breakers still apply. This is stored in ${where}.`,
-      },
-      "Bypass permissions",
+    const yes = `$(warning) Bypass permissions for ${agent}`;
+    const pick = await vscode.window.showQuickPick(
+      [
+        { label: "Cancel", description: "keep asking" },
+        { label: yes, detail: `${agent} will run every tool call without asking, in every session, until you revoke it (ACP Bridge: Manage Permission Rules). Deny rules and circuit breakers still apply. To be stored in ${where}.` },
+      ],
+      { title: `Bypass permissions for ${agent}?`, placeHolder: "Cancel keeps asking. Pick the bypass entry only if you mean it.", ignoreFocusOut: true },
     );
-    return pick === "Bypass permissions";
+    return pick?.label === yes;
+  }
+
+  /** Checks an "Always allow/deny" rule with the bridge's engine before it is stored; a bad rule stays on the card with the error. */
+  private async ruleIsValid(approvalId: string, rule: string | undefined, list: "allow" | "deny"): Promise<boolean> {
+    if (!rule?.trim()) {
+      this.store.approvalError(approvalId, "Not saved: the rule is empty. Write the rule to store, e.g. Bash(npm run test *).");
+      return false;
+    }
+    try {
+      const res = await (await this.connection()).checkRule(rule, list);
+      if (res.ok) return true;
+      this.store.approvalError(approvalId, `Not saved: "${rule}" is not a valid rule: ${res.error ?? "malformed"}. Fix it and choose again.`);
+      return false;
+    } catch (e) {
+      if (e instanceof RequestError && e.code === -32601) return true; // an older bridge without policy/check: it reports bad rules itself
+      this.store.approvalError(approvalId, `Not saved: could not check the rule: ${(e as Error).message}`);
+      return false;
+    }
+  }
+
+  /** Whether the agent's settings give it bypass permissions. */
+  agentBypass(agent: string): boolean {
+    return !!this.configuredAgents()[agent]?.bypassPermissions;
   }
 
   /** The person chose an option on a card. */

@@ -10,6 +10,7 @@ export const M = {
   approvalsRespond: "_acp-bridge/approvals/respond",
   grantsList: "_acp-bridge/grants/list",
   grantsRevoke: "_acp-bridge/grants/revoke",
+  policyCheck: "_acp-bridge/policy/check",
   settingsDidChange: "_acp-bridge/settings/didChange",
   settingsPersist: "_acp-bridge/settings/persist",
   settingsInvalid: "_acp-bridge/settings/invalid",

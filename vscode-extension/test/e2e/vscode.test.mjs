@@ -185,7 +185,7 @@ test("Deny: the tool call is rejected", async () => {
     await card.locator("button.opt").first().waitFor({ timeout: 30_000 });
     await card.getByRole("button", { name: "Deny", exact: true }).click();
     await card.locator(".outcome").waitFor({ timeout: 15_000 });
-    assert.match(await card.locator(".outcome").innerText(), /^Deny$/);
+    assert.match(await card.locator(".outcome").innerText(), /^Denied by you \(Deny\)$/);
     await turnDone(frame);
     const tool = await toolCardOf(frame, card);
     const cls = (await tool.getAttribute("class")) ?? "";
@@ -348,7 +348,7 @@ test("a pending card survives the view being hidden and the webview reloaded; ca
     await shot("after-reload");
     await frame.locator("#stop-btn").click();
     await card.locator(".outcome").waitFor({ timeout: 15_000 });
-    assert.match(await card.locator(".outcome").innerText(), /Expired/);
+    assert.match(await card.locator(".outcome").innerText(), /Cancelled: the turn was cancelled/);
     await turnDone(frame);
     assert.equal(await pendingCards(frame).count(), 0);
     await shot("cancelled");

@@ -22,6 +22,7 @@ import {
   type Obj,
   type PendingApprovalWire,
   type PersistRequest,
+  type StoredGrant,
   type WorkspaceTrustWire,
   parseWorkspaceTrust,
 } from "./wire";
@@ -213,6 +214,23 @@ export class BridgeConnection {
   async checkRule(rule: string, list: "allow" | "ask" | "deny" = "allow"): Promise<{ ok: boolean; error?: string }> {
     const res = await this.req<Obj>(M.policyCheck, { rule, list });
     return { ok: res["ok"] === true, error: str(res["error"]) };
+  }
+
+  /** Rules and bypasses in the bridge's own config files. */
+  async storedGrants(): Promise<StoredGrant[]> {
+    const res = await this.req<Obj>(M.grantsStored, {});
+    const out: StoredGrant[] = [];
+    for (const r of Array.isArray(res["rules"]) ? res["rules"].filter(isObj) : []) {
+      out.push({ kind: "rule", scope: r["scope"] === "workspace" ? "workspace" : "user", file: str(r["file"]) ?? "", agent: str(r["agent"]), list: str(r["list"]), rule: str(r["rule"]) });
+    }
+    for (const b of Array.isArray(res["bypass"]) ? res["bypass"].filter(isObj) : []) {
+      out.push({ kind: "bypass", scope: b["scope"] === "workspace" ? "workspace" : "user", file: str(b["file"]) ?? "", agent: str(b["agent"]) });
+    }
+    return out;
+  }
+
+  removeStoredGrant(g: StoredGrant): Promise<unknown> {
+    return this.req(M.grantsRemoveStored, { kind: g.kind, scope: g.scope, agent: g.agent, list: g.list, rule: g.rule });
   }
 
   revokeGrant(sessionId: string, rule: string): Promise<unknown> {

@@ -100,11 +100,20 @@ export class ApprovalUi {
     return this.coordinator.pendingCount();
   }
 
+  /** Approvals a notification was shown for (at most one per card). */
+  private notified = new Set<string>();
+
+  /** The chat was hidden: every pending card not notified yet gets its notification. */
+  notifyPending(): void {
+    for (const a of this.d.store.pendingApprovals()) this.maybeNotify(a.approvalId);
+  }
+
   /** A notification with Allow / Deny when the chat is hidden or the window is not focused. */
   private maybeNotify(approvalId: string): void {
     const a = this.d.store.approval(approvalId);
-    if (!a || a.state !== "pending") return;
+    if (!a || a.state !== "pending" || this.notified.has(approvalId)) return;
     if (this.d.chatVisible() && vscode.window.state.focused) return;
+    this.notified.add(approvalId);
     const allow = quickOption(a.options, "allow");
     const deny = quickOption(a.options, "deny");
     const buttons = [allow ? "Allow" : undefined, deny ? "Deny" : undefined, "Show"].filter((x): x is string => !!x);

@@ -313,7 +313,9 @@ export class Ctx implements vscode.Disposable {
       try {
         await this.applyEdit(edit);
         this.output.appendLine(`persisted ${what} in ${edit.scope} settings`);
-        void vscode.window.showInformationMessage(`ACP Bridge: ${what} is stored in your ${edit.scope} settings (settings.json, acpBridge.${edit.key}). Revoke it in "ACP Bridge: Manage Permission Rules".`);
+        // Machine-scoped settings (acpBridge.agents) of a remote window go to the remote machine's settings.
+        const where = edit.scope === "workspace" ? "this workspace's settings (.vscode/settings.json" : edit.key.startsWith("agents") && vscode.env.remoteName ? `the remote machine's settings (${vscode.env.remoteName}: Machine/settings.json` : "your user settings (settings.json";
+        void vscode.window.showInformationMessage(`ACP Bridge: ${what} is stored in ${where}, acpBridge.${edit.key}). Revoke it in "ACP Bridge: Manage Permission Rules".`);
         return { persisted: true };
       } catch (e) {
         const msg = (e as Error).message;

@@ -53,7 +53,7 @@ export class ApprovalUi {
    */
   private async confirmBypass(approvalId: string, scope?: Scope): Promise<boolean> {
     const agent = this.d.store.approval(approvalId)?.meta.agent ?? "this agent";
-    const where = scope === "workspace" ? "this workspace's settings" : "your user settings";
+    const where = scope === "workspace" ? "this workspace's settings" : "your settings (a notification says which file)";
     const yes = `$(warning) Bypass permissions for ${agent}`;
     const pick = await vscode.window.showQuickPick(
       [

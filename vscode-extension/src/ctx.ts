@@ -334,6 +334,7 @@ export class Ctx implements vscode.Disposable {
           throw new RequestError(-32603, `the person chose the bridge's config file: ${msg}`);
         }
         void vscode.window.showWarningMessage(`ACP Bridge: ${what} was not stored and no longer applies.`);
+        if (req.kind === "bypass" && req.agent) this.store.setBypass(req.agent, false); // the bridge drops it too
         throw new RequestError(PERSIST_DECLINED, "the person declined to store the grant");
       }
     }

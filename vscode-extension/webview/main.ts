@@ -526,6 +526,7 @@ function flushStreaming(): void {
   }
   dirty.clear();
   if (atBottom) transcript.scrollTop = transcript.scrollHeight;
+  // Count of streaming renders, read by the webview tests (a render per frame, not per chunk).
   (window as unknown as { __renders?: number }).__renders = ((window as unknown as { __renders?: number }).__renders ?? 0) + 1;
 }
 

@@ -41,7 +41,8 @@ type Options struct {
 	InitTimeout time.Duration
 	// StopTimeout bounds stopping all children at shutdown (default 10 s).
 	StopTimeout time.Duration
-	// PersistTimeout bounds the editor's answer to settings/persist (default 10 s).
+	// PersistTimeout bounds the editor's answer to settings/persist (default 10 min:
+	// an editor that cannot write its settings asks the person where to store the grant).
 	PersistTimeout time.Duration
 	// TraceWire logs every message at debug level.
 	TraceWire bool
@@ -90,7 +91,7 @@ func New(opts Options) *Bridge {
 		opts.StopTimeout = 10 * time.Second
 	}
 	if opts.PersistTimeout <= 0 {
-		opts.PersistTimeout = 10 * time.Second
+		opts.PersistTimeout = 10 * time.Minute
 	}
 	home, _ := os.UserHomeDir()
 	b := &Bridge{

@@ -140,6 +140,12 @@ func (h *editorHandler) HandleRequest(ctx context.Context, method string, params
 		return b.grantsList(), nil
 	case acp.MethodGrantsRevoke:
 		return b.grantsRevoke(params)
+	case MethodPolicyCheck:
+		return b.policyCheck(params)
+	case MethodGrantsStored:
+		return b.grantsStored()
+	case MethodGrantsRemoveStored:
+		return b.grantsRemoveStored(params)
 	default:
 		return nil, acp.MethodNotFound(method)
 	}

@@ -83,6 +83,11 @@ func (b *Bridge) persist(g settings.Grant) {
 	if err == nil {
 		err = fmt.Errorf("editor answered persisted=false")
 	}
+	if persistDeclined(err) {
+		b.dropRuntimeGrant(g)
+		b.log.Info("the person declined to store the grant; it is dropped", zap.String("kind", g.Kind), zap.String("rule", g.Rule), zap.String("agent", g.Agent))
+		return
+	}
 	if b.store == nil {
 		b.log.Error("grant could not be persisted: no settings store", zap.Error(err))
 		return

@@ -42,8 +42,13 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatSurface
     view.webview.onDidReceiveMessage((m: WebviewMessage) => {
       this.ctx.onWebviewMessage(m).catch((e) => this.ctx.output.appendLine(`webview message ${m.type} failed: ${(e as Error).message}`));
     });
+    // Hidden while a card waits: the notification takes over (once per card).
+    view.onDidChangeVisibility(() => {
+      if (!view.visible) this.ctx.approvals.notifyPending();
+    });
     view.onDidDispose(() => {
       if (this.view === view) this.view = undefined;
+      this.ctx.approvals.notifyPending();
     });
   }
 }

@@ -22,6 +22,7 @@ import {
   type Obj,
   type PendingApprovalWire,
   type PersistRequest,
+  type StoredGrant,
   type WorkspaceTrustWire,
   parseWorkspaceTrust,
 } from "./wire";
@@ -94,6 +95,7 @@ export class BridgeConnection {
         try {
           return await h.persist(params);
         } catch (e) {
+          if (e instanceof RequestError) throw e; // a chosen code (e.g. "declined") goes through as it is
           throw new RequestError(-32603, `settings/persist: ${(e as Error).message}`);
         }
       })
@@ -206,6 +208,29 @@ export class BridgeConnection {
   async listGrants(): Promise<Grant[]> {
     const res = await this.req<Obj>(M.grantsList, {});
     return Array.isArray(res["grants"]) ? (res["grants"].filter(isObj) as unknown as Grant[]) : [];
+  }
+
+  /** _acp-bridge/policy/check: the bridge's engine compiles one rule (nothing is stored). */
+  async checkRule(rule: string, list: "allow" | "ask" | "deny" = "allow"): Promise<{ ok: boolean; error?: string }> {
+    const res = await this.req<Obj>(M.policyCheck, { rule, list });
+    return { ok: res["ok"] === true, error: str(res["error"]) };
+  }
+
+  /** Rules and bypasses in the bridge's own config files. */
+  async storedGrants(): Promise<StoredGrant[]> {
+    const res = await this.req<Obj>(M.grantsStored, {});
+    const out: StoredGrant[] = [];
+    for (const r of Array.isArray(res["rules"]) ? res["rules"].filter(isObj) : []) {
+      out.push({ kind: "rule", scope: r["scope"] === "workspace" ? "workspace" : "user", file: str(r["file"]) ?? "", agent: str(r["agent"]), list: str(r["list"]), rule: str(r["rule"]) });
+    }
+    for (const b of Array.isArray(res["bypass"]) ? res["bypass"].filter(isObj) : []) {
+      out.push({ kind: "bypass", scope: b["scope"] === "workspace" ? "workspace" : "user", file: str(b["file"]) ?? "", agent: str(b["agent"]) });
+    }
+    return out;
+  }
+
+  removeStoredGrant(g: StoredGrant): Promise<unknown> {
+    return this.req(M.grantsRemoveStored, { kind: g.kind, scope: g.scope, agent: g.agent, list: g.list, rule: g.rule });
   }
 
   revokeGrant(sessionId: string, rule: string): Promise<unknown> {

@@ -1,23 +1,41 @@
-// The extension's one context object: it owns the bridge process and its ACP
-// connection, the chat model, the live permission requests, the status-bar
-// item and the settings sync, and it is what commands and the chat view talk
-// to. Everything here runs on the extension host's single JS thread; the
-// logic that can live without `vscode` is in bootstrap/client/model/settings/
-// approvals and is unit-tested there.
+// The extension's context: it composes the parts and routes between them.
+// Commands (extension.ts) and the chat view (chatView.ts) talk to it.
+//
+// Lifecycle (what lives how long):
+// - per extension activation (created here, disposed on deactivate): the
+//   Output channel, the ChatStore (chats and transcripts survive bridge
+//   restarts and webview reloads), StatusSurface (status bar, notifications),
+//   ApprovalUi (and its ApprovalCoordinator), Chats, the settings listeners,
+//   and BridgeHost itself;
+// - per bridge run (BridgeHost: one process + one ACP connection, replaced on
+//   crash or restart): the BridgeConnection, live permission requests
+//   (released by ApprovalUi.bridgeGone), chats' sessionIds (cleared by
+//   Chats.bridgeGone; the next message starts a new session), the agents'
+//   status from agents/list;
+// - per webview instance (hidden, reloaded, opened late): nothing; it asks
+//   for a snapshot ("ready" -> fullState) and approvals/list fills the gaps.
+//
+// Activation is lazy: package.json activates on the chat view or a command,
+// never at startup, so a window that never opens the chat starts no bridge.
 
 import * as os from "node:os";
 import * as vscode from "vscode";
-import { quickOption } from "./approvals";
-import { ApprovalCoordinator } from "./coordinator";
-import { BridgeProcess, checkVersion, locateBridge, missingBridgeMessage, RestartBudget, type Candidate } from "./bootstrap";
-import { BridgeConnection, stdioStream } from "./client";
+import { RequestError } from "@agentclientprotocol/sdk";
+import { bridgeConfigPath } from "./agentHints";
+import { ApprovalUi } from "./approvalUi";
+import { BridgeHost } from "./bridgeHost";
+import { Chats } from "./chats";
 import { ChatStore } from "./model";
-import { OPT, POLICY_MODES, type AgentSummary, type BridgeState, type HostMessage, type Scope, type WebviewMessage } from "./protocol";
+import { POLICY_MODES, type AgentSummary, type HostMessage, type WebviewMessage } from "./protocol";
 import { agentMode, buildBridgeSettings, mergeAgents, personValue, planPersist, type RawSettings, type SettingsEdit } from "./settings";
+import { StatusSurface } from "./status";
 import { sliceLines } from "./text";
-import type { AgentEntry, PersistRequest, WorkspaceTrustWire } from "./wire";
+import type { AgentEntry, PersistRequest } from "./wire";
 
 export const SECTION = "acpBridge";
+
+/** The settings/persist answer that tells the bridge not to store the grant anywhere (bridge/policycheck.go). */
+export const PERSIST_DECLINED = -32042;
 
 export interface ChatSurface {
   post(m: HostMessage): void;
@@ -28,43 +46,80 @@ export interface ChatSurface {
 export class Ctx implements vscode.Disposable {
   readonly output: vscode.OutputChannel;
   readonly store: ChatStore;
-  readonly approvals: ApprovalCoordinator;
-  private readonly budget = new RestartBudget(5);
-  private readonly statusItem: vscode.StatusBarItem;
+  readonly host: BridgeHost;
+  readonly status: StatusSurface;
+  readonly approvals: ApprovalUi;
+  readonly chats: Chats;
   private disposables: vscode.Disposable[] = [];
-  private proc?: BridgeProcess;
-  private conn?: BridgeConnection;
-  private bin?: Candidate & { version: string };
-  private startedAt = 0;
-  private generation = 0;
-  private restartTimer?: NodeJS.Timeout;
-  private disposed = false;
-  private bridge: BridgeState = { status: "stopped" };
   private agents: AgentSummary[] = [];
   private defaultAgent = "demo";
   /** Agent the next "New Chat" uses (the picker / Select Agent). */
   currentAgent?: string;
   surface?: ChatSurface;
-  /** Callers of connection() waiting for a start or restart to finish. */
-  private waiters: { resolve: (c: BridgeConnection) => void; reject: (e: Error) => void }[] = [];
 
-  constructor(private readonly ext: vscode.ExtensionContext) {
+  constructor(ext: vscode.ExtensionContext) {
     this.output = vscode.window.createOutputChannel("ACP Bridge");
+    const log = (l: string) => this.output.appendLine(l);
     this.store = new ChatStore((m) => this.post(m));
-    this.approvals = new ApprovalCoordinator({
-      store: this.store,
-      respond: async (p) => (await this.connection()).respond(p),
-      listApprovals: async () => (this.conn ? this.conn.listApprovals() : []),
-      cancelSession: async (sessionId) => this.conn?.cancel(sessionId),
-      changed: () => this.updateStatusBar(),
-      arrived: (id) => this.maybeNotify(id),
+    this.status = new StatusSurface(this.output, () => void this.restart("restart requested", true));
+    this.host = new BridgeHost({
+      extensionPath: ext.extensionPath,
+      bridgePath: () => vscode.workspace.getConfiguration(SECTION).get<string>("bridgePath"),
+      cwd: () => this.workspaceCwd(),
+      isTrusted: () => vscode.workspace.isTrusted,
+      log,
+      onState: (b) => this.post({ type: "bridge", bridge: b }),
+      onProblem: (kind, msg) => this.status.bridgeProblem(kind, msg),
+      onGone: (expected) => {
+        this.approvals.bridgeGone();
+        this.chats.bridgeGone(expected);
+      },
+      onConnected: async (_conn, init) => {
+        if (init.workspaceTrust) this.status.workspaceTrust(init.workspaceTrust);
+        if (init.defaultAgent) this.defaultAgent = init.defaultAgent;
+        await this.pushSettings();
+        await this.refreshAgents();
+        await this.approvals.reconcile();
+      },
+      handlers: () => ({
+        readTextFile: (p) => this.readTextFile(p.path, p.line, p.limit),
+        writeTextFile: (p) => this.writeTextFile(p.path, p.content),
+        requestPermission: (p, signal) => this.approvals.coordinator.onRequest(p, signal),
+        sessionUpdate: (p) => this.store.applySessionUpdate(p.sessionId, p.update),
+        approvalResolved: (r) => this.approvals.coordinator.onResolved(r),
+        agentStatus: (a) => this.onAgentStatus(a),
+        persist: (p) => this.persist(p),
+        rulesInvalid: (problems) => this.status.rulesInvalid(problems),
+        workspaceTrust: (t) => this.status.workspaceTrust(t),
+        settingsInvalid: (error) => this.status.settingsInvalid(error),
+      }),
     });
-    this.statusItem = vscode.window.createStatusBarItem("acpBridge.pending", vscode.StatusBarAlignment.Left, 100);
-    this.statusItem.name = "ACP Bridge approvals";
-    this.statusItem.command = "acpBridge.showPendingApprovals";
+    this.approvals = new ApprovalUi({
+      store: this.store,
+      connection: () => this.host.connection(),
+      connectionNow: () => this.host.connectionNow,
+      isRunning: () => this.host.isConnected,
+      pendingChanged: (n) => this.status.pending(n),
+      chatVisible: () => !!this.surface?.visible,
+      reveal: async () => this.surface?.reveal(),
+      post: (m) => this.post(m),
+      log,
+    });
+    this.chats = new Chats({
+      store: this.store,
+      connection: () => this.host.connection(),
+      connectionNow: () => this.host.connectionNow,
+      cwd: () => this.workspaceCwd(),
+      defaultAgent: () => this.currentAgent ?? this.defaultAgent,
+      agentMode: (a) => this.agentModeFor(a),
+      agentBypass: (a) => !!this.configuredAgents()[a]?.bypassPermissions,
+      agentCommand: (a) => this.configuredAgents()[a],
+      cancelChat: (chatId) => this.approvals.coordinator.cancelChat(chatId),
+      log,
+    });
     this.disposables.push(
       this.output,
-      this.statusItem,
+      this.status,
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (!e.affectsConfiguration(SECTION)) return;
         if (e.affectsConfiguration(`${SECTION}.bridgePath`)) void this.restart("acpBridge.bridgePath changed");
@@ -86,7 +141,7 @@ export class Ctx implements vscode.Disposable {
     const snap = this.store.snapshot();
     return {
       type: "state",
-      bridge: this.bridge,
+      bridge: this.host.bridge,
       agents: this.agents,
       defaultAgent: this.currentAgent ?? this.defaultAgent,
       modes: [...POLICY_MODES],
@@ -99,29 +154,29 @@ export class Ctx implements vscode.Disposable {
     switch (m.type) {
       case "ready":
         this.post(this.fullState());
-        void this.reconcileApprovals();
+        void this.approvals.reconcile();
         return;
       case "newChat":
-        await this.newChat(m.agent);
+        await this.chats.newChat(m.agent);
         return;
       case "selectChat":
         this.store.setActive(m.chatId);
         return;
       case "closeChat":
-        await this.closeChat(m.chatId);
+        await this.chats.close(m.chatId);
         return;
       case "prompt":
-        await this.prompt(m.chatId, m.text);
+        // No chat open (or it was closed meanwhile): Chats opens one with the picked agent.
+        await this.chats.send(m.chatId, m.text, m.agent);
         return;
       case "cancel":
-        await this.cancel(m.chatId);
+        await this.chats.cancel(m.chatId);
         return;
       case "setMode":
-        await this.setMode(m.chatId, m.mode);
+        await this.chats.setMode(m.chatId, m.mode);
         return;
       case "approve":
-        if (m.optionId === OPT.bypass && !(await this.confirmBypass(m.approvalId, m.scope))) return;
-        await this.answer(m.approvalId, m.optionId, m.rule, m.scope);
+        await this.approvals.choose(m.approvalId, m.optionId, m.rule, m.scope);
         return;
       case "openFile": {
         const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(m.path));
@@ -132,175 +187,45 @@ export class Ctx implements vscode.Disposable {
     }
   }
 
-  // ---- bridge lifecycle ----------------------------------------------------------
-
-  private setBridge(b: BridgeState): void {
-    this.bridge = b;
-    this.post({ type: "bridge", bridge: b });
-  }
+  // ---- bridge --------------------------------------------------------------------
 
   private workspaceCwd(): string {
     return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? os.homedir();
   }
 
-  /** Starts the bridge if it is not running. Resolves once it is connected (or failed). */
   start(): Promise<void> {
-    if (!this.starting) this.starting = this.doStart().finally(() => (this.starting = undefined));
-    return this.starting;
+    return this.host.start();
   }
 
-  private starting?: Promise<void>;
-
-  private async doStart(): Promise<void> {
-    if (this.proc || this.disposed) return;
-    const gen = ++this.generation;
-    this.setBridge({ status: this.budget.restarts ? "restarting" : "starting" });
-    const cfg = vscode.workspace.getConfiguration(SECTION);
-    const cand = locateBridge({
-      configured: cfg.get<string>("bridgePath"),
-      extensionPath: this.ext.extensionPath,
-      platform: process.platform,
-      arch: process.arch,
-      pathEnv: process.env["PATH"],
-    });
-    let version: string;
-    try {
-      if (!cand) throw new Error("not found");
-      version = await checkVersion(cand.path);
-    } catch (e) {
-      const msg = missingBridgeMessage(cand, cand ? (e as Error) : undefined);
-      this.output.appendLine(msg);
-      this.setBridge({ status: "failed", message: msg });
-      this.settleWaiters(new Error(msg));
-      void vscode.window.showErrorMessage(msg, "Open Settings", "Show Log").then((pick) => {
-        if (pick === "Open Settings") void vscode.commands.executeCommand("workbench.action.openSettings", "acpBridge.bridgePath");
-        if (pick === "Show Log") this.output.show(true);
-      });
-      return;
-    }
-    if (gen !== this.generation || this.disposed) return;
-    this.bin = { ...cand!, version };
-    this.output.appendLine(`starting ${cand!.path} (${cand!.source}, ${version}) in ${this.workspaceCwd()}`);
-    this.startedAt = Date.now();
-    const proc = new BridgeProcess({
-      bin: cand!.path,
-      cwd: this.workspaceCwd(),
-      onStderrLine: (l) => this.output.appendLine(l),
-      onExit: (code, signal, expected) => this.onExit(proc, gen, code, signal, expected),
-    });
-    this.proc = proc;
-    const conn = BridgeConnection.connect(stdioStream(proc.child.stdin!, proc.child.stdout!), {
-      readTextFile: (p) => this.readTextFile(p.path, p.line, p.limit),
-      writeTextFile: (p) => this.writeTextFile(p.path, p.content),
-      requestPermission: (p, signal) => this.approvals.onRequest(p, signal),
-      sessionUpdate: (p) => this.store.applySessionUpdate(p.sessionId, p.update),
-      approvalResolved: (r) => this.approvals.onResolved(r),
-      agentStatus: (a) => this.onAgentStatus(a),
-      persist: (p) => this.persist(p),
-      rulesInvalid: (problems) => {
-        for (const p of problems) this.output.appendLine(`bad permission rule: ${p}`);
-        void vscode.window.showWarningMessage(
-          `ACP Bridge: ${problems.length} permission rule(s) could not be read; they never allow anything, and a bad deny/ask rule makes its tool ask. ${problems[0]}`,
-          "Open Settings", "Show Log").then((pick) => {
-          if (pick === "Open Settings") void vscode.commands.executeCommand("workbench.action.openSettingsJson");
-          if (pick === "Show Log") this.output.show(true);
-        });
-      },
-      workspaceTrust: (t) => this.showWorkspaceTrust(t),
-      settingsInvalid: (error) => {
-        this.output.appendLine(`the bridge refused the acpBridge settings: ${error}`);
-        void vscode.window.showErrorMessage(`ACP Bridge refused the acpBridge.* settings (the previous ones stay in force): ${error}`, "Open Settings", "Show Log").then((pick) => {
-          if (pick === "Open Settings") void vscode.commands.executeCommand("workbench.action.openSettingsJson");
-          if (pick === "Show Log") this.output.show(true);
-        });
-      },
-    });
-    this.conn = conn;
-    try {
-      const init = await withTimeout(conn.initialize(vscode.workspace.isTrusted), 20_000, "initialize");
-      if (gen !== this.generation) return;
-      if (init.meta.workspaceTrust) this.showWorkspaceTrust(init.meta.workspaceTrust);
-      if (init.meta.defaultAgent) this.defaultAgent = init.meta.defaultAgent;
-      this.output.appendLine(`connected: acp-bridge ${init.meta.version ?? version}`);
-      await this.pushSettings();
-      this.setBridge({ status: "running", version: init.meta.version ?? version });
-      this.settleWaiters();
-      await this.refreshAgents();
-      await this.reconcileApprovals();
-    } catch (e) {
-      this.output.appendLine(`bridge handshake failed: ${(e as Error).message}`);
-      void proc.stop(500, false);
-    }
+  restart(why: string, resetBudget = false): Promise<void> {
+    return this.host.restart(why, resetBudget);
   }
 
-  private onExit(proc: BridgeProcess, gen: number, code: number | null, signal: string | null, expected: boolean): void {
-    if (this.proc !== proc) return;
-    this.output.appendLine(`acp-bridge exited (code ${code}, signal ${signal})${expected ? "" : " unexpectedly"}`);
-    this.proc = undefined;
-    this.conn?.close();
-    this.conn = undefined;
-    this.approvals.live.releaseAll();
-    this.store.expireAll("shutdown");
-    for (const id of this.store.chatIds()) {
-      const chat = this.store.chat(id);
-      if (chat?.sessionId) {
-        this.store.updateChat(id, { sessionId: undefined, busy: false });
-        if (!expected) this.store.addNotice(id, "The bridge stopped; the next message starts a new session.", "warn");
-      }
-    }
-    this.updateStatusBar();
-    if (expected || this.disposed || gen !== this.generation) {
-      if (!this.disposed && gen === this.generation) this.setBridge({ status: "stopped" });
-      return;
-    }
-    const delay = this.budget.onCrash(Date.now() - this.startedAt);
-    if (delay === undefined) {
-      const msg = `ACP Bridge crashed ${this.budget.max + 1} times; not restarting it again. See the "ACP Bridge" output, then run "ACP Bridge: Restart Bridge".`;
-      this.setBridge({ status: "failed", message: msg });
-      this.settleWaiters(new Error(msg));
-      void vscode.window.showErrorMessage(msg, "Show Log", "Restart Bridge").then((pick) => {
-        if (pick === "Show Log") this.output.show(true);
-        if (pick === "Restart Bridge") void this.restart("restart requested", true);
-      });
-      return;
-    }
-    const msg = `ACP Bridge exited unexpectedly; restarting (${this.budget.restarts}/${this.budget.max}).`;
-    this.setBridge({ status: "restarting", message: msg });
-    void vscode.window.showWarningMessage(msg);
-    this.restartTimer = setTimeout(() => void this.start(), delay);
+  get bridgeBinary() {
+    return this.host.binary;
   }
 
-  async stop(): Promise<void> {
-    this.generation++;
-    if (this.restartTimer) clearTimeout(this.restartTimer);
-    const p = this.proc;
-    if (p) await p.stop();
+  get isConnected(): boolean {
+    return this.host.isConnected;
   }
 
-  async restart(why: string, resetBudget = false): Promise<void> {
-    this.output.appendLine(`restarting the bridge: ${why}`);
-    if (resetBudget) this.budget.reset();
-    await this.stop();
-    this.proc = undefined;
-    await this.start();
+  /** The live connection, if any (commands that are useless without one). */
+  get connectionNow() {
+    return this.host.connectionNow;
   }
 
-  /** The connection, waiting for a start in progress; throws when the bridge is not available. */
-  async connection(): Promise<BridgeConnection> {
-    if (this.conn && this.bridge.status === "running") return this.conn;
-    if (this.bridge.status === "failed") throw new Error(this.bridge.message ?? "the bridge is not running");
-    const waiting = new Promise<BridgeConnection>((resolve, reject) => this.waiters.push({ resolve, reject }));
-    if (!this.proc && this.bridge.status !== "restarting") void this.start();
-    return withTimeout(waiting, 30_000, "waiting for the bridge");
+  // ---- chats and approvals (commands) ------------------------------------------
+
+  newChat(agent?: string): Promise<string> {
+    return this.chats.newChat(agent);
   }
 
-  private settleWaiters(err?: Error): void {
-    const ws = this.waiters;
-    this.waiters = [];
-    for (const w of ws) {
-      if (err || !this.conn) w.reject(err ?? new Error("the bridge is not running"));
-      else w.resolve(this.conn);
-    }
+  setMode(chatId: string, mode: string): Promise<void> {
+    return this.chats.setMode(chatId, mode);
+  }
+
+  showApproval(approvalId: string): Promise<void> {
+    return this.approvals.show(approvalId);
   }
 
   // ---- settings --------------------------------------------------------------------
@@ -326,7 +251,7 @@ export class Ctx implements vscode.Disposable {
   }
 
   bridgeSettings() {
-    return buildBridgeSettings(this.readRawSettings(), this.bin?.path, vscode.workspace.isTrusted);
+    return buildBridgeSettings(this.readRawSettings(), this.host.binary?.path, vscode.workspace.isTrusted);
   }
 
   private refreshAgentsFromSettings(): void {
@@ -346,33 +271,17 @@ export class Ctx implements vscode.Disposable {
   /** Tells the bridge, then resends the settings: the workspace's own acpBridge.* values now count too. */
   private async workspaceTrustGranted(): Promise<void> {
     this.output.appendLine("workspace trusted: the workspace's .acp-bridge.yaml and acpBridge.* settings now apply in full");
-    if (this.conn) await this.conn.workspaceTrustChanged(true);
+    const conn = this.host.connectionNow;
+    if (conn) await conn.workspaceTrustChanged(true);
     await this.pushSettings();
-  }
-
-  private lastTrustReport = "";
-
-  /** Logs and, once per distinct report, shows what of the workspace's .acp-bridge.yaml the bridge ignores. */
-  private showWorkspaceTrust(t: WorkspaceTrustWire): void {
-    const key = JSON.stringify(t);
-    if (key === this.lastTrustReport) return;
-    this.lastTrustReport = key;
-    if (!t.ignored.length) return;
-    for (const i of t.ignored) this.output.appendLine(`workspace setting ignored: ${i.file}${i.line ? ":" + i.line : ""}: ${i.key}: ${i.reason}`);
-    const keys = t.ignored.map((i) => i.key).join(", ");
-    const msg = t.trusted
-      ? `ACP Bridge ignores ${keys} from the workspace's .acp-bridge.yaml (never read from a workspace file).`
-      : `This workspace is not trusted: ACP Bridge ignores ${keys} from its .acp-bridge.yaml (an untrusted workspace may only narrow the policy).`;
-    void vscode.window.showWarningMessage(msg, "Show Log").then((pick) => {
-      if (pick === "Show Log") this.output.show(true);
-    });
   }
 
   async pushSettings(): Promise<void> {
     this.refreshAgentsFromSettings();
-    if (!this.conn) return;
+    const conn = this.host.connectionNow;
+    if (!conn) return;
     const settings = this.bridgeSettings();
-    await this.conn.settingsDidChange(settings);
+    await conn.settingsDidChange(settings);
     this.output.appendLine(`settings sent: agents ${Object.keys(settings.agents).join(", ")}; default ${settings.defaultAgent}`);
   }
 
@@ -382,20 +291,62 @@ export class Ctx implements vscode.Disposable {
     await vscode.workspace.getConfiguration(SECTION).update(edit.key, edit.value, target);
   }
 
+  /**
+   * Stores a grant the bridge asks for. A failed write is an error with a choice
+   * (retry, the bridge's config file, or not at all), never a silent fallback,
+   * and the person is told where the grant went.
+   */
   private async persist(req: PersistRequest): Promise<{ persisted: true }> {
-    const edit = planPersist(req, this.readRawSettings(), vscode.workspace.isTrusted);
-    await this.applyEdit(edit);
-    const what = req.kind === "bypass" ? `bypass for ${req.agent}` : `${req.list ?? "allow"} rule ${req.rule}${req.agent ? ` (agent ${req.agent})` : ""}`;
-    this.output.appendLine(`persisted ${what} in ${edit.scope} settings`);
-    return { persisted: true };
+    const what = req.kind === "bypass" ? `Bypass permissions for ${req.agent}` : `${req.list === "deny" ? "Always deny" : req.list === "ask" ? "Ask" : "Always allow"} ${req.rule}${req.agent ? ` (agent ${req.agent})` : ""}`;
+    const scope = req.scope ?? "user";
+    const file = bridgeConfigPath(scope, process.env, os.homedir(), vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
+    let edit: SettingsEdit;
+    try {
+      edit = planPersist(req, this.readRawSettings(), vscode.workspace.isTrusted);
+    } catch (e) {
+      // By design (workspace trust): the bridge stores it in its own file. Say so.
+      this.output.appendLine(`not in VS Code settings: ${what}: ${(e as Error).message}; the bridge stores it in ${file}`);
+      void vscode.window.showInformationMessage(`ACP Bridge: ${what} is stored in ${file} (${(e as Error).message}).`);
+      throw e;
+    }
+    for (;;) {
+      try {
+        await this.applyEdit(edit);
+        this.output.appendLine(`persisted ${what} in ${edit.scope} settings`);
+        // Machine-scoped settings (acpBridge.agents) of a remote window go to the remote machine's settings.
+        const where = edit.scope === "workspace" ? "this workspace's settings (.vscode/settings.json" : edit.key.startsWith("agents") && vscode.env.remoteName ? `the remote machine's settings (${vscode.env.remoteName}: Machine/settings.json` : "your user settings (settings.json";
+        void vscode.window.showInformationMessage(`ACP Bridge: ${what} is stored in ${where}, acpBridge.${edit.key}). Revoke it in "ACP Bridge: Manage Permission Rules".`);
+        return { persisted: true };
+      } catch (e) {
+        const msg = (e as Error).message;
+        this.output.appendLine(`could not write ${what} to ${edit.scope} settings: ${msg}`);
+        const retry = "Retry";
+        const bridgeFile = "Store in the bridge's config file";
+        const pick = await vscode.window.showErrorMessage(
+          `ACP Bridge could not write ${what} to your ${edit.scope} settings.`,
+          { modal: true, detail: `${msg}\n\nRetry after fixing settings.json, store it in ${file} instead, or cancel: then it is not stored and no longer applies.` },
+          retry,
+          bridgeFile,
+        );
+        if (pick === retry) continue;
+        if (pick === bridgeFile) {
+          void vscode.window.showInformationMessage(`ACP Bridge: ${what} is stored in ${file}. Revoke it in "ACP Bridge: Manage Permission Rules".`);
+          throw new RequestError(-32603, `the person chose the bridge's config file: ${msg}`);
+        }
+        void vscode.window.showWarningMessage(`ACP Bridge: ${what} was not stored and no longer applies.`);
+        if (req.kind === "bypass" && req.agent) this.store.setBypass(req.agent, false); // the bridge drops it too
+        throw new RequestError(PERSIST_DECLINED, "the person declined to store the grant");
+      }
+    }
   }
 
   // ---- agents ----------------------------------------------------------------------
 
   async refreshAgents(): Promise<void> {
-    if (!this.conn) return;
+    const conn = this.host.connectionNow;
+    if (!conn) return;
     try {
-      const list = await this.conn.listAgents();
+      const list = await conn.listAgents();
       for (const a of list) this.onAgentStatus(a, false);
       this.post({ type: "agents", agents: this.agents, defaultAgent: this.currentAgent ?? this.defaultAgent });
     } catch (e) {
@@ -423,166 +374,6 @@ export class Ctx implements vscode.Disposable {
     return this.agents.find((a) => a.id === agent)?.mode ?? "default";
   }
 
-  // ---- chats -----------------------------------------------------------------------
-
-  async newChat(agent?: string): Promise<string> {
-    const id = agent || this.currentAgent || this.defaultAgent;
-    const chat = this.store.createChat(id, this.agentModeFor(id));
-    await this.ensureSession(chat.chatId);
-    return chat.chatId;
-  }
-
-  private async ensureSession(chatId: string): Promise<string | undefined> {
-    const chat = this.store.chat(chatId);
-    if (!chat) return undefined;
-    if (chat.sessionId) return chat.sessionId;
-    try {
-      const conn = await this.connection();
-      const res = await conn.newSession(this.workspaceCwd(), chat.agent, chat.mode !== this.agentModeFor(chat.agent) ? chat.mode : undefined);
-      this.store.updateChat(chatId, { sessionId: res.sessionId, mode: res.mode ?? chat.mode, error: undefined });
-      return res.sessionId;
-    } catch (e) {
-      const msg = (e as Error).message;
-      this.store.updateChat(chatId, { error: msg });
-      this.store.addNotice(chatId, `Could not start a session with ${chat.agent}: ${msg}`, "error");
-      return undefined;
-    }
-  }
-
-  async prompt(chatId: string, text: string): Promise<void> {
-    const chat = this.store.chat(chatId);
-    if (!chat || !text.trim()) return;
-    this.store.addUserMessage(chatId, text);
-    this.store.updateChat(chatId, { busy: true, error: undefined });
-    if (chat.title === chat.agent) this.store.updateChat(chatId, { title: `${chat.agent}: ${text.slice(0, 24)}` });
-    try {
-      const sessionId = await this.ensureSession(chatId);
-      if (!sessionId) return;
-      const conn = await this.connection();
-      const res = await conn.prompt(sessionId, text);
-      if (res.stopReason === "cancelled") {
-        this.store.cancelTools(chatId);
-        this.store.addNotice(chatId, "Turn cancelled.", "info");
-      } else if (res.stopReason && res.stopReason !== "end_turn") {
-        this.store.addNotice(chatId, `Turn ended: ${res.stopReason}.`, "info");
-      }
-    } catch (e) {
-      this.store.addNotice(chatId, `Error: ${(e as Error).message}`, "error");
-    } finally {
-      this.store.updateChat(chatId, { busy: false });
-    }
-  }
-
-  async cancel(chatId: string): Promise<void> {
-    if (!this.conn) return;
-    await this.approvals.cancelChat(chatId);
-  }
-
-  async setMode(chatId: string, mode: string): Promise<void> {
-    const chat = this.store.chat(chatId);
-    if (!chat) return;
-    const prev = chat.mode;
-    this.store.updateChat(chatId, { mode });
-    if (!chat.sessionId) return; // applied when the session starts
-    try {
-      const conn = await this.connection();
-      await conn.setMode(chat.sessionId, mode);
-      this.store.addNotice(chatId, `Mode: ${mode}`, "quiet");
-    } catch (e) {
-      this.store.updateChat(chatId, { mode: prev });
-      this.store.addNotice(chatId, `Could not set mode ${mode}: ${(e as Error).message}`, "error");
-    }
-  }
-
-  async closeChat(chatId: string): Promise<void> {
-    const chat = this.store.chat(chatId);
-    if (!chat) return;
-    if (chat.sessionId && this.conn) {
-      if (chat.busy) await this.cancel(chatId);
-      void this.conn.closeSession(chat.sessionId).catch(() => {});
-    }
-    this.store.closeChat(chatId);
-  }
-
-  // ---- approvals -------------------------------------------------------------------
-
-  /** Bypass is the widest grant there is: it takes a second, explicit yes. */
-  private async confirmBypass(approvalId: string, scope?: Scope): Promise<boolean> {
-    const agent = this.store.approval(approvalId)?.meta.agent ?? "this agent";
-    const where = scope === "workspace" ? "this workspace's settings" : "your user settings";
-    const pick = await vscode.window.showWarningMessage(
-      `Bypass permissions for ${agent}?`,
-      {
-        modal: true,
-        detail: `${agent} will run every tool call without asking, in every session, until you revoke it (ACP Bridge: Manage Permission Rules). Deny rules and circuit breakers still apply. This is stored in ${where}.`,
-      },
-      "Bypass permissions",
-    );
-    return pick === "Bypass permissions";
-  }
-
-  /** The person chose an option on a card. */
-  async answer(approvalId: string, optionId: string, rule?: string, scope?: Scope): Promise<boolean> {
-    return (await this.approvals.answer(approvalId, optionId, { rule, scope })) === undefined;
-  }
-
-  /** Brings back cards the webview should show (reload, late open, restart): _acp-bridge/approvals/list. */
-  async reconcileApprovals(): Promise<void> {
-    if (!this.conn || this.bridge.status !== "running") return;
-    try {
-      await this.approvals.reconcile();
-    } catch (e) {
-      this.output.appendLine(`approvals/list failed: ${(e as Error).message}`);
-    }
-  }
-
-  pendingCount(): number {
-    return this.approvals.pendingCount();
-  }
-
-  private updateStatusBar(): void {
-    const n = this.pendingCount();
-    if (n === 0) {
-      this.statusItem.hide();
-      return;
-    }
-    this.statusItem.text = `$(bell-dot) ${n} approval${n === 1 ? "" : "s"} pending`;
-    this.statusItem.tooltip = "ACP Bridge: agents are waiting for your answer. Click to show them.";
-    this.statusItem.backgroundColor = new vscode.ThemeColor("statusBarItem.warningBackground");
-    this.statusItem.show();
-  }
-
-  /** A notification with Allow / Deny when the chat is hidden or the window is not focused. */
-  private maybeNotify(approvalId: string): void {
-    const a = this.store.approval(approvalId);
-    if (!a || a.state !== "pending") return;
-    if (this.surface?.visible && vscode.window.state.focused) return;
-    const allow = quickOption(a.options, "allow");
-    const deny = quickOption(a.options, "deny");
-    const buttons = [allow ? "Allow" : undefined, deny ? "Deny" : undefined, "Show"].filter((x): x is string => !!x);
-    const who = a.meta.agent ?? "An agent";
-    const what = a.meta.specifier ?? a.tool.command ?? a.tool.title;
-    void vscode.window.showWarningMessage(`${who} asks: ${what}`, ...buttons).then(async (pick) => {
-      if (pick === "Allow" && allow) await this.answerFromElsewhere(approvalId, allow);
-      else if (pick === "Deny" && deny) await this.answerFromElsewhere(approvalId, deny);
-      else if (pick === "Show") await this.showApproval(approvalId);
-    });
-  }
-
-  /** Answers from outside the chat (notification): always through _acp-bridge/approvals/respond. */
-  private async answerFromElsewhere(approvalId: string, optionId: string): Promise<void> {
-    const err = await this.approvals.answer(approvalId, optionId, { viaRespond: true });
-    if (err) void vscode.window.showWarningMessage(`ACP Bridge: ${err}`);
-  }
-
-  async showApproval(approvalId: string): Promise<void> {
-    const a = this.store.approval(approvalId);
-    if (!a) return;
-    await this.surface?.reveal();
-    this.store.setActive(a.chatId);
-    this.post({ type: "focusApproval", chatId: a.chatId, approvalId });
-  }
-
   // ---- fs ---------------------------------------------------------------------------
 
   private async readTextFile(path: string, line?: number | null, limit?: number | null): Promise<{ content: string }> {
@@ -596,39 +387,13 @@ export class Ctx implements vscode.Disposable {
     await vscode.workspace.fs.writeFile(vscode.Uri.file(path), new TextEncoder().encode(content));
   }
 
-  // ---- misc ---------------------------------------------------------------------------
-
-  get bridgeBinary(): (Candidate & { version: string }) | undefined {
-    return this.bin;
-  }
-
-  get isConnected(): boolean {
-    return !!this.conn && this.bridge.status === "running";
-  }
-
-  /** The live connection, if any (commands that are useless without one). */
-  get connectionNow(): BridgeConnection | undefined {
-    return this.conn;
-  }
-
   async dispose(): Promise<void> {
-    this.disposed = true;
-    this.approvals.live.releaseAll();
-    await this.stop();
+    this.approvals.bridgeGone();
+    await this.host.dispose();
     for (const d of this.disposables) d.dispose();
   }
 
   configuredAgents() {
     return mergeAgents(this.readRawSettings().agents);
   }
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let t: NodeJS.Timeout;
-  return Promise.race([
-    p.finally(() => clearTimeout(t)),
-    new Promise<T>((_, reject) => {
-      t = setTimeout(() => reject(new Error(`${what}: no answer within ${ms / 1000} s`)), ms);
-    }),
-  ]);
 }

@@ -91,7 +91,7 @@ export async function activate(ext: vscode.ExtensionContext): Promise<{ ctx: Ctx
     const raw = c.readRawSettings();
     const items: Item[] = [];
     const rules = listStoredRules(raw);
-    items.push({ label: "Rules in settings", kind: vscode.QuickPickItemKind.Separator });
+    items.push({ label: "In VS Code settings", kind: vscode.QuickPickItemKind.Separator });
     for (const r of rules) {
       items.push({
         label: `$(${r.list === "allow" ? "check" : r.list === "deny" ? "circle-slash" : "question"}) ${r.list} ${r.rule}`,
@@ -106,9 +106,29 @@ export async function activate(ext: vscode.ExtensionContext): Promise<{ ctx: Ctx
         revoke: () => c.applyEdit(planRevokeBypass(b, c.readRawSettings())),
       });
     }
-    if (rules.length === 0) items.push({ label: "(no rules stored in user or workspace settings)" });
-    items.push({ label: "Session grants (this bridge run)", kind: vscode.QuickPickItemKind.Separator });
+    if (rules.length === 0 && listBypasses(raw).length === 0) items.push({ label: "(no rules stored in user or workspace settings)" });
     const conn = c.connectionNow;
+    items.push({ label: "In the bridge's config files", kind: vscode.QuickPickItemKind.Separator });
+    if (conn) {
+      try {
+        const stored = await conn.storedGrants();
+        for (const g of stored) {
+          items.push({
+            label: g.kind === "bypass" ? `$(warning) bypass permissions: ${g.agent}` : `$(${g.list === "allow" ? "check" : g.list === "deny" ? "circle-slash" : "question"}) ${g.list} ${g.rule}`,
+            description: `${g.file}${g.kind === "rule" && g.agent ? ` · agent ${g.agent}` : ""}`,
+            revoke: async () => {
+              await conn.removeStoredGrant(g);
+            },
+          });
+        }
+        if (stored.length === 0) items.push({ label: "(none)" });
+      } catch (e) {
+        items.push({ label: `(grants/stored failed: ${(e as Error).message})` });
+      }
+    } else {
+      items.push({ label: "(the bridge is not running)" });
+    }
+    items.push({ label: "Session grants (this bridge run)", kind: vscode.QuickPickItemKind.Separator });
     if (conn) {
       try {
         const grants = await conn.listGrants();

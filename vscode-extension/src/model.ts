@@ -16,7 +16,7 @@ import type {
   ToolCallView,
   ToolContentView,
 } from "./protocol";
-import { decisionWord } from "./protocol";
+import { decisionWord, describeResolution, OPT } from "./protocol";
 import { bridgeMeta, isObj, str, type ApprovalResolvedWire, type Obj } from "./wire";
 
 interface Chat {
@@ -27,6 +27,8 @@ interface Chat {
   /** id of the agent/thought item that chunks append to, cleared by any other item. */
   streaming?: { kind: "agent" | "thought"; id: string; messageId?: string };
   seq: number;
+  /** Prompt turns so far: each turn has its own plan item. */
+  turn: number;
 }
 
 /** Decisions the bridge took without asking, shown as one quiet line. */
@@ -44,7 +46,7 @@ export class ChatStore {
 
   // ---- chats -------------------------------------------------------------
 
-  createChat(agent: string, mode: string, opts: { title?: string; external?: boolean; sessionId?: string } = {}): ChatInfo {
+  createChat(agent: string, mode: string, opts: { title?: string; external?: boolean; sessionId?: string; bypass?: boolean } = {}): ChatInfo {
     const chatId = `chat-${this.nextChat++}`;
     const info: ChatInfo = {
       chatId,
@@ -54,8 +56,9 @@ export class ChatStore {
       busy: false,
       external: opts.external,
       sessionId: opts.sessionId,
+      bypass: opts.bypass || undefined,
     };
-    this.chats.set(chatId, { info, items: [], byId: new Map(), tools: new Map(), seq: 0 });
+    this.chats.set(chatId, { info, items: [], byId: new Map(), tools: new Map(), seq: 0, turn: 0 });
     this.order.push(chatId);
     if (opts.sessionId) this.bySession.set(opts.sessionId, chatId);
     this.emit({ type: "chat", chat: { ...info } });
@@ -128,6 +131,7 @@ export class ChatStore {
   addUserMessage(chatId: string, text: string): void {
     const c = this.chats.get(chatId);
     if (!c) return;
+    c.turn++;
     this.put(c, { kind: "user", id: this.newId(c, "u"), text });
   }
 
@@ -153,7 +157,12 @@ export class ChatStore {
         const s = c.streaming;
         const cur = s && s.kind === k && (!messageId || !s.messageId || s.messageId === messageId) ? c.byId.get(s.id) : undefined;
         if (cur && (cur.kind === "agent" || cur.kind === "thought")) {
-          this.put(c, { ...cur, text: cur.text + text }, true);
+          // Only the delta goes to the webview: re-sending the whole message per
+          // chunk is quadratic in the reply's length.
+          const next = { ...cur, text: cur.text + text };
+          c.byId.set(next.id, next);
+          c.items[c.items.lastIndexOf(cur)] = next;
+          this.emit({ type: "append", chatId: c.info.chatId, itemId: next.id, text });
         } else {
           const id = this.newId(c, k === "agent" ? "a" : "t");
           this.put(c, { kind: k, id, text });
@@ -177,9 +186,10 @@ export class ChatStore {
       }
       case "plan": {
         const entries = Array.isArray(update["entries"]) ? update["entries"] : [];
+        // One plan per turn: a later turn's plan never rewrites an earlier one.
         this.put(c, {
           kind: "plan",
-          id: "plan",
+          id: `plan-${c.turn}`,
           entries: entries.filter(isObj).map((e) => ({
             content: str(e["content"]) ?? "",
             status: str(e["status"]) ?? "pending",
@@ -298,13 +308,38 @@ export class ChatStore {
    */
   resolveApproval(r: ApprovalResolvedWire): void {
     const resolution = { decision: r.decision, by: r.by, optionId: r.optionId, rule: r.rule, reason: r.reason };
+    // Bypass is on for this agent once the bridge says so: the person chose it on a
+    // card and the bridge accepted, or the bridge allowed a call "by bypass".
+    if (r.decision === "allow" && (r.by === "bypass" || (r.by === "user" && r.optionId === OPT.bypass))) {
+      const agent = r.agent ?? (r.sessionId ? this.chatForSession(r.sessionId)?.agent : undefined);
+      if (agent) this.setBypass(agent, true);
+    }
+    const chatId = this.approvals.get(r.approvalId) ?? (r.sessionId ? this.bySession.get(r.sessionId) : this.activeChatId);
+    const c = chatId ? this.chats.get(chatId) : undefined;
+    const card = c?.byId.get(`approval:${r.approvalId}`);
+    const options = card && card.kind === "approval" ? card.options : [];
+    // The tool card names what decided, whatever text the agent puts on it.
+    if (c && r.toolCallId) this.setVerdict(c, r.toolCallId, describeResolution(resolution, options), r.decision);
     if (this.approvals.has(r.approvalId)) {
       this.patchApproval(r.approvalId, { state: "resolved", resolution, error: undefined });
       return;
     }
-    const chatId = r.sessionId ? this.bySession.get(r.sessionId) : this.activeChatId;
     if (!chatId) return;
     this.addNotice(chatId, autoDecisionLine(r), AUTO_BY.has(r.by) ? "quiet" : "info");
+  }
+
+  /** Marks every chat of an agent as running with (or without) bypass permissions. */
+  setBypass(agent: string, on: boolean): void {
+    for (const c of this.chats.values()) {
+      if (c.info.agent === agent && !!c.info.bypass !== on) this.updateChat(c.info.chatId, { bypass: on });
+    }
+  }
+
+  private setVerdict(c: Chat, toolCallId: string, verdict: string, decision: string): void {
+    const t = c.tools.get(toolCallId) ?? mergeToolCall(undefined, { toolCallId });
+    const tool = { ...t, verdict, verdictDecision: decision };
+    c.tools.set(toolCallId, tool);
+    if (c.byId.has(`tool:${toolCallId}`)) this.put(c, { kind: "tool", id: `tool:${toolCallId}`, tool }, true);
   }
 
   /** Closes every still-open card locally (the bridge went away). */

@@ -43,6 +43,11 @@ export interface ChatInfo {
   error?: string;
   /** Created for a session this window did not start (approval for an unknown session). */
   external?: boolean;
+  /**
+   * The agent runs with bypass permissions (a card's "Bypass permissions", the agent's
+   * setting, or a call the bridge allowed "by bypass"): known from the bridge, not assumed.
+   */
+  bypass?: boolean;
 }
 
 export interface DiffView {
@@ -65,6 +70,10 @@ export interface ToolCallView {
   content: ToolContentView[];
   /** A command line found in rawInput (command / argv), when there is one. */
   command?: string;
+  /** Who decided this call's permission, from _acp-bridge/approval/resolved ("Denied by rule Bash(rm *)"). */
+  verdict?: string;
+  /** allow | deny | cancelled, with verdict. */
+  verdictDecision?: string;
 }
 
 export interface OptionView {
@@ -143,6 +152,8 @@ export type HostMessage =
   | { type: "chat"; chat: ChatInfo }
   | { type: "chatClosed"; chatId: string }
   | { type: "item"; chatId: string; item: ChatItem }
+  /** Streamed text appended to an agent/thought item already sent (a delta, not the whole message). */
+  | { type: "append"; chatId: string; itemId: string; text: string }
   | { type: "activeChat"; chatId: string }
   | { type: "focusApproval"; chatId: string; approvalId: string };
 
@@ -154,7 +165,8 @@ export type WebviewMessage =
   | { type: "newChat"; agent?: string }
   | { type: "selectChat"; chatId: string }
   | { type: "closeChat"; chatId: string }
-  | { type: "prompt"; chatId: string; text: string }
+  /** chatId "" (no chat open): the host opens one with `agent` (or the default) and sends the text. */
+  | { type: "prompt"; chatId: string; text: string; agent?: string }
   | { type: "cancel"; chatId: string }
   | { type: "setMode"; chatId: string; mode: string }
   | { type: "approve"; approvalId: string; optionId: string; rule?: string; scope?: Scope }
@@ -192,31 +204,40 @@ export function optionTakesScope(optionId: string): boolean {
   return optionTakesRule(optionId) || optionId === OPT.bypass;
 }
 
-/** One line describing how an approval ended, for a closed card. */
+/** One line describing how an approval ended, for a closed card: what decided, always named. */
 export function describeResolution(r: ApprovalResolution, options: OptionView[]): string {
   const opt = r.optionId ? options.find((o) => o.optionId === r.optionId) : undefined;
+  const word = decisionWord(r.decision);
   const rule = r.rule ? ` ${r.rule}` : "";
   switch (r.by) {
     case "user":
-      return opt ? `${opt.name}${rule ? ` (${r.rule})` : ""}` : decisionWord(r.decision);
+      return `${word} by you${opt ? ` (${opt.name}${r.rule ? `: ${r.rule}` : ""})` : ""}`;
     case "timeout":
-      return `Expired: no answer in time (${decisionWord(r.decision).toLowerCase()})`;
+      return `${word}: no answer in time (timeout)`;
     case "cancel":
-      return "Expired: the turn was cancelled";
+      return `${word}: the turn was cancelled`;
     case "agent-exit":
-      return "Expired: the agent exited";
+      return `${word}: the agent exited`;
     case "editor-gone":
-      return "Expired: the editor disconnected";
+      return `${word}: the editor disconnected`;
     case "shutdown":
-      return "Expired: the bridge shut down";
+      return `${word}: the bridge shut down`;
     case "elsewhere":
-      return "Resolved elsewhere";
+      return `${word} elsewhere`;
     case "rule":
-      return `${decisionWord(r.decision)} by rule${rule}`;
+      return `${word} by rule${rule || " (unnamed)"}`;
     case "session-grant":
-      return `${decisionWord(r.decision)} by a session grant${rule}`;
+      return `${word} by a session grant${rule}`;
+    case "mode":
+      return `${word} by the mode${r.reason ? ` (${r.reason})` : ""}`;
+    case "bypass":
+      return `${word} by bypass permissions`;
+    case "breaker":
+      return `${word} by a circuit breaker${r.reason ? ` (${r.reason})` : ""}`;
+    case "read-only":
+      return `${word} (read-only call)`;
     default:
-      return `${decisionWord(r.decision)} by ${r.by}${rule}`;
+      return `${word} by ${r.by}${rule}`;
   }
 }
 

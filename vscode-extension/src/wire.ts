@@ -10,6 +10,9 @@ export const M = {
   approvalsRespond: "_acp-bridge/approvals/respond",
   grantsList: "_acp-bridge/grants/list",
   grantsRevoke: "_acp-bridge/grants/revoke",
+  policyCheck: "_acp-bridge/policy/check",
+  grantsStored: "_acp-bridge/grants/stored",
+  grantsRemoveStored: "_acp-bridge/grants/removeStored",
   settingsDidChange: "_acp-bridge/settings/didChange",
   settingsPersist: "_acp-bridge/settings/persist",
   settingsInvalid: "_acp-bridge/settings/invalid",
@@ -91,6 +94,16 @@ export interface PersistRequest {
   scope?: "user" | "workspace";
   agent?: string;
   list?: "allow" | "ask" | "deny";
+  rule?: string;
+}
+
+/** A grant in the bridge's own config files (_acp-bridge/grants/stored). */
+export interface StoredGrant {
+  kind: "rule" | "bypass";
+  scope: "user" | "workspace";
+  file: string;
+  agent?: string;
+  list?: string;
   rule?: string;
 }
 

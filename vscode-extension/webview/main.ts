@@ -8,6 +8,7 @@
 import { lineDiff, withContext } from "./diff";
 import { renderInline, renderMarkdown } from "./markdown";
 import {
+  OPT,
   describeResolution,
   MODE_LABELS,
   OPTION_HINTS,
@@ -96,7 +97,7 @@ const icon = (name: string, extra = "") => h("i", { class: `codicon codicon-${na
 const app = document.getElementById("app")!;
 const tabs = h("div", { class: "tabs", role: "tablist", "aria-label": "Chats" });
 const newChatBtn = h("button", { class: "icon-btn", title: "New chat", "aria-label": "New chat", onclick: () => send({ type: "newChat", agent: agentSelect.value || undefined }) }, icon("add"));
-const agentSelect = h("select", { id: "agent-select", title: "Agent for new chats", "aria-label": "Agent for new chats" });
+const agentSelect = h("select", { id: "agent-select", title: "Agent of this chat (pick another to start a new chat with it)", "aria-label": "Agent" });
 const modeSelect = h("select", { id: "mode-select", title: "Permission mode of this chat", "aria-label": "Permission mode of this chat" });
 const bridgeLine = h("div", { class: "bridge-status", role: "status" });
 const banner = h("div", { class: "banner", hidden: true, role: "alert" });
@@ -121,9 +122,17 @@ app.append(
 agentSelect.addEventListener("change", () => {
   pickedAgent = agentSelect.value;
   persist();
+  // A chat is bound to its agent: picking another one opens a new chat with it.
+  const chat = st.active ? st.chats.get(st.active)?.chat : undefined;
+  if (chat && chat.agent !== agentSelect.value) send({ type: "newChat", agent: agentSelect.value });
 });
 modeSelect.addEventListener("change", () => {
-  if (st.active) send({ type: "setMode", chatId: st.active, mode: modeSelect.value });
+  if (!st.active) return;
+  const chosen = modeSelect.value;
+  send({ type: "setMode", chatId: st.active, mode: chosen });
+  // Show the chat's mode until the bridge confirms the change (a "chat" message then shows the new one).
+  const chat = st.chats.get(st.active)?.chat;
+  if (chat) modeSelect.value = chat.mode;
 });
 input.addEventListener("keydown", (e) => {
   if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
@@ -141,7 +150,8 @@ function submit(): void {
   if (!text) return;
   const chat = st.active ? st.chats.get(st.active)?.chat : undefined;
   if (chat?.busy) return;
-  send({ type: "prompt", chatId: st.active ?? "", text });
+  // With no chat open the host opens one with the picked agent: the message is never dropped.
+  send(chat ? { type: "prompt", chatId: chat.chatId, text } : { type: "prompt", chatId: "", text, agent: agentSelect.value || undefined });
   input.value = "";
   drafts[st.active ?? ""] = "";
   persist();
@@ -189,13 +199,17 @@ function scrollActiveTab(): void {
 }
 
 function renderChatbar(): void {
-  const cur = pickedAgent && st.agents.some((a) => a.id === pickedAgent) ? pickedAgent : st.defaultAgent;
+  const chat = st.active ? st.chats.get(st.active)?.chat : undefined;
+  // This chat's agent when a chat is open; else the one new chats use.
+  const forNew = pickedAgent && st.agents.some((a) => a.id === pickedAgent) ? pickedAgent : st.defaultAgent;
+  const cur = chat?.agent ?? forNew;
+  const agents = st.agents.some((a) => a.id === cur) || !cur ? st.agents : [...st.agents, { id: cur, name: cur }];
   agentSelect.replaceChildren(
-    ...st.agents.map((a) =>
+    ...agents.map((a) =>
       h("option", { value: a.id, selected: a.id === cur }, `${a.name && a.name !== a.id ? `${a.id} (${a.name})` : a.id}${a.status === "crashed" ? " ⚠" : ""}`),
     ),
   );
-  const chat = st.active ? st.chats.get(st.active)?.chat : undefined;
+  agentSelect.value = cur;
   const modes = st.modes.length ? st.modes : Object.keys(MODE_LABELS);
   const current = chat?.mode ?? "default";
   const list = modes.includes(current) ? modes : [...modes, current];
@@ -209,9 +223,11 @@ function renderChatbar(): void {
   if (b.status === "failed" && b.message) msgs.push(b.message);
   else if (b.status === "restarting" && b.message) msgs.push(b.message);
   if (chat?.mode === "bypassPermissions") msgs.push(`Bypass permissions is on for this chat: ${chat.agent} runs everything except what deny rules and circuit breakers stop.`);
-  if (chat?.error && !msgs.includes(chat.error)) msgs.push(chat.error);
+  else if (chat?.bypass) msgs.push(`Bypass permissions is on for ${chat.agent}: its calls run without asking (mode ${MODE_LABELS[chat.mode as PolicyMode] ?? chat.mode} applies to nothing else); deny rules and circuit breakers still apply. Revoke it in "ACP Bridge: Manage Permission Rules".`);
+  modeSelect.classList.toggle("bypass", !!chat?.bypass || chat?.mode === "bypassPermissions");
+  // A chat's error is already one notice in its transcript (and a red tab): not repeated here.
   banner.hidden = msgs.length === 0;
-  banner.className = `banner ${b.status === "failed" || chat?.error ? "error" : "warn"}`;
+  banner.className = `banner ${b.status === "failed" ? "error" : "warn"}`;
   banner.replaceChildren(...msgs.map((m) => h("div", {}, m)));
   stopBtn.hidden = !chat?.busy;
   sendBtn.disabled = !!chat?.busy;
@@ -342,8 +358,13 @@ function renderToolContent(t: ToolCallView): HTMLElement[] {
   });
 }
 
+/** Agents write their own "Rejected by user" on a denied call; the bridge knows who decided. */
+const AGENT_DENIAL_TEXT = /^\s*(the )?(user|permission) (rejected|refused|denied)|rejected by (the )?user|user (rejected|refused|denied)|permission denied by user/i;
+
 function renderTool(t: ToolCallView): HTMLElement {
-  const body = [t.command ? h("pre", { class: "command" }, `$ ${t.command}`) : null, renderLocations(t), ...renderToolContent(t)];
+  const content = t.verdict && !/by you/.test(t.verdict) ? { ...t, content: t.content.filter((c) => !(c.type === "text" && AGENT_DENIAL_TEXT.test(c.text))) } : t;
+  const verdict = t.verdict ? h("div", { class: `verdict ${t.verdictDecision ?? ""}` }, icon(t.verdictDecision === "allow" ? "pass" : t.verdictDecision === "deny" ? "circle-slash" : "history"), " ", t.verdict) : null;
+  const body = [verdict, t.command ? h("pre", { class: "command" }, `$ ${t.command}`) : null, renderLocations(t), ...renderToolContent(content)];
   const hasBody = body.some(Boolean);
   const head = h("span", { class: "tool-head" }, icon(KIND_ICONS[t.kind] ?? "tools"), " ", inlineMd("span", "tool-title", t.title), " ", h("span", { class: `status status-${t.status}` }, statusIcon(t.status), ` ${t.status.replace("_", " ")}`));
   if (!hasBody) return h("div", { class: `card tool status-${t.status}`, "data-tool-call-id": t.toolCallId }, h("div", { class: "card-head" }, head));
@@ -429,30 +450,28 @@ function renderApproval(a: ApprovalItem): HTMLElement {
       );
     }
     const busy = a.state === "answering";
-    card.append(
+    const button = (o: (typeof a.options)[number]) =>
       h(
-        "div",
-        { class: "options" },
-        ...a.options.map((o) =>
-          h(
-            "button",
-            {
-              class: `opt ${o.kind.startsWith("allow") ? (o.kind === "allow_once" ? "primary" : "allow") : o.kind.startsWith("reject") ? "reject" : "secondary"}${a.chosen === o.optionId ? " chosen" : ""}`,
-              "data-option-id": o.optionId,
-              disabled: busy,
-              title: OPTION_HINTS[o.optionId] ?? `${o.name} (${o.kind.replace("_", " ")}, offered by the agent)`,
-              onclick: () => {
-                const cardEl = transcript.querySelector<HTMLElement>(`[data-approval-id="${CSS.escape(a.approvalId)}"]`);
-                const rule = optionTakesRule(o.optionId) ? (cardEl?.querySelector<HTMLInputElement>(".rule-input")?.value ?? ruleValue) : undefined;
-                const sc = optionTakesScope(o.optionId) ? ((cardEl?.querySelector<HTMLSelectElement>(".scope-select")?.value as Scope) ?? scope) : undefined;
-                send({ type: "approve", approvalId: a.approvalId, optionId: o.optionId, rule, scope: sc });
-              },
-            },
-            o.name,
-          ),
-        ),
-      ),
-    );
+        "button",
+        {
+          class: `opt ${o.optionId === OPT.bypass ? "danger" : o.kind.startsWith("allow") ? (o.kind === "allow_once" ? "primary" : "allow") : o.kind.startsWith("reject") ? "reject" : "secondary"}${a.chosen === o.optionId ? " chosen" : ""}`,
+          "data-option-id": o.optionId,
+          disabled: busy,
+          "aria-keyshortcuts": o.optionId === OPT.allowOnce ? "A" : o.optionId === OPT.rejectOnce ? "D" : undefined,
+          title: (OPTION_HINTS[o.optionId] ?? `${o.name} (${o.kind.replace("_", " ")}, offered by the agent)`) + (o.optionId === OPT.allowOnce ? " [A]" : o.optionId === OPT.rejectOnce ? " [D]" : ""),
+          onclick: () => choose(a, o.optionId, ruleValue, scope),
+        },
+        o.optionId === OPT.bypass ? icon("warning") : null,
+        o.optionId === OPT.bypass ? " " : null,
+        o.name,
+      );
+    // Bypass is the widest grant: it sits last, behind a disclosure, in the
+    // danger colours, so it is never the first Shift+Tab stop from the message box.
+    const bypass = a.options.filter((o) => o.optionId === OPT.bypass);
+    card.append(h("div", { class: "options" }, ...a.options.filter((o) => o.optionId !== OPT.bypass).map(button)));
+    if (bypass.length) {
+      card.append(h("details", { class: "more-options" }, h("summary", {}, "More options…"), h("div", { class: "options danger-zone" }, ...bypass.map(button))));
+    }
     if (busy) card.append(h("div", { class: "answering" }, icon("loading", "codicon-modifier-spin"), " Answering…"));
   } else {
     const r = a.resolution!;
@@ -460,6 +479,55 @@ function renderApproval(a: ApprovalItem): HTMLElement {
   }
   if (a.error) card.append(h("div", { class: "card-error", role: "alert" }, icon("warning"), " ", a.error));
   return card;
+}
+
+function choose(a: ApprovalItem, optionId: string, ruleValue: string, scope: Scope): void {
+  const cardEl = transcript.querySelector<HTMLElement>(`[data-approval-id="${CSS.escape(a.approvalId)}"]`);
+  const rule = optionTakesRule(optionId) ? (cardEl?.querySelector<HTMLInputElement>(".rule-input")?.value ?? ruleValue) : undefined;
+  const sc = optionTakesScope(optionId) ? ((cardEl?.querySelector<HTMLSelectElement>(".scope-select")?.value as Scope) ?? scope) : undefined;
+  send({ type: "approve", approvalId: a.approvalId, optionId, rule, scope: sc });
+}
+
+// Keyboard: with focus inside an open card (not in its rule field), A allows
+// once and D denies. No key ever chooses bypass or a stored rule.
+const CARD_KEYS: Record<string, string> = { a: OPT.allowOnce, d: OPT.rejectOnce };
+transcript.addEventListener("keydown", (e) => {
+  if (e.ctrlKey || e.metaKey || e.altKey || e.isComposing) return;
+  const target = e.target as HTMLElement;
+  if (target.closest("input, textarea, select")) return;
+  const optionId = CARD_KEYS[e.key.toLowerCase()];
+  const cardEl = target.closest<HTMLElement>(".card.approval");
+  if (!optionId || !cardEl) return;
+  const id = cardEl.dataset["approvalId"];
+  const cv = st.active ? st.chats.get(st.active) : undefined;
+  const item = id ? cv?.items.get(`approval:${id}`) : undefined;
+  if (!item || item.kind !== "approval" || item.state !== "pending") return;
+  if (!item.options.some((o) => o.optionId === optionId)) return;
+  e.preventDefault();
+  send({ type: "approve", approvalId: item.approvalId, optionId });
+});
+
+// ---- streaming --------------------------------------------------------------------
+
+/** Items whose streamed text changed since the last frame; rendered once per animation frame. */
+const dirty = new Map<string, string>(); // itemId -> chatId
+let frameQueued = false;
+
+function flushStreaming(): void {
+  frameQueued = false;
+  const atBottom = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 40;
+  for (const [itemId, chatId] of dirty) {
+    if (chatId !== st.active) continue;
+    const item = st.chats.get(chatId)?.items.get(itemId);
+    const old = transcript.querySelector<HTMLElement>(`[data-item-id="${CSS.escape(itemId)}"]`);
+    if (!item || !old) continue;
+    const body = old.querySelector<HTMLElement>(".markdown");
+    if (body && (item.kind === "agent" || item.kind === "thought")) body.innerHTML = renderMarkdown(item.text); // escaped by renderMarkdown
+  }
+  dirty.clear();
+  if (atBottom) transcript.scrollTop = transcript.scrollHeight;
+  // Count of streaming renders, read by the webview tests (a render per frame, not per chunk).
+  (window as unknown as { __renders?: number }).__renders = ((window as unknown as { __renders?: number }).__renders ?? 0) + 1;
 }
 
 // ---- messages from the host ----------------------------------------------------------
@@ -550,6 +618,18 @@ function onMessage(m: HostMessage): void {
         transcript.append(fresh);
       }
       if (atBottom || !had) transcript.scrollTop = transcript.scrollHeight;
+      return;
+    }
+    case "append": {
+      const cv = st.chats.get(m.chatId);
+      const cur = cv?.items.get(m.itemId);
+      if (!cv || !cur || (cur.kind !== "agent" && cur.kind !== "thought")) return;
+      cv.items.set(m.itemId, { ...cur, text: cur.text + m.text });
+      dirty.set(m.itemId, m.chatId);
+      if (!frameQueued) {
+        frameQueued = true;
+        requestAnimationFrame(flushStreaming);
+      }
       return;
     }
     case "focusApproval": {

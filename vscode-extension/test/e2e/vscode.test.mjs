@@ -4,7 +4,7 @@
 //   VSIX=path/to.vsix node --test test/e2e/
 // Screenshots of failures (and a few of the happy path) go to ../test-artifacts/.
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -185,11 +185,12 @@ test("Deny: the tool call is rejected", async () => {
     await card.locator("button.opt").first().waitFor({ timeout: 30_000 });
     await card.getByRole("button", { name: "Deny", exact: true }).click();
     await card.locator(".outcome").waitFor({ timeout: 15_000 });
-    assert.match(await card.locator(".outcome").innerText(), /^Deny$/);
+    assert.match(await card.locator(".outcome").innerText(), /^Denied by you \(Deny\)$/);
     await turnDone(frame);
     const tool = await toolCardOf(frame, card);
     const cls = (await tool.getAttribute("class")) ?? "";
     assert.doesNotMatch(cls, /status-completed/, `denied tool call must not complete (${cls})`);
+    assert.match(await tool.locator(".verdict").innerText(), /Denied by you/, "the tool card names who decided");
     await shot("denied");
   });
 });
@@ -341,43 +342,177 @@ test("a pending card survives the view being hidden and the webview reloaded; ca
     await card.locator("button.opt").first().waitFor({ timeout: 20_000 });
     // Reload the webview itself.
     await runCommand("Developer: Reload Webviews");
-    await page.waitForTimeout(500);
+    await page.waitForTimeout(1500); // the old frame detaches a little after the command returns
     frame = await chatFrame();
     card = frame.locator(`.card.approval[data-approval-id="${id}"]`);
     await card.locator("button.opt").first().waitFor({ timeout: 20_000 });
     await shot("after-reload");
     await frame.locator("#stop-btn").click();
     await card.locator(".outcome").waitFor({ timeout: 15_000 });
-    assert.match(await card.locator(".outcome").innerText(), /Expired/);
+    assert.match(await card.locator(".outcome").innerText(), /Cancelled: the turn was cancelled/);
     await turnDone(frame);
     assert.equal(await pendingCards(frame).count(), 0);
     await shot("cancelled");
   });
 });
 
-test("Bypass permissions for demo: a modal confirms, settings.json stores it, new chats start in bypass", async () => {
+
+test("a malformed rule is refused on the card before anything is saved", async () => {
+  await step("bad-rule", async () => {
+    frame = await chatFrame(); // a frame from before a webview reload may be detached
+    const before = await allCards(frame).count();
+    await promptAndWait(frame, "only:test");
+    const card = allCards(frame).nth(before);
+    await card.locator("button.opt").first().waitFor({ timeout: 30_000 });
+    await card.locator(".rule-input").fill("Bash(rm -rf build");
+    await card.getByRole("button", { name: "Always allow", exact: true }).click();
+    await card.locator(".card-error", { hasText: "not a valid rule" }).waitFor({ timeout: 10_000 });
+    assert.equal(await card.locator(".outcome").count(), 0, "the card stays open");
+    const allow = readSettings(cs.settingsPath)["acpBridge.permissions"]?.allow ?? [];
+    assert.ok(!allow.includes("Bash(rm -rf build"), "nothing saved");
+    await shot("bad-rule");
+    await card.getByRole("button", { name: "Deny", exact: true }).click();
+    await card.locator(".outcome").waitFor({ timeout: 15_000 });
+    await turnDone(frame);
+  });
+});
+
+test("settings.json cannot be written: an error with a choice, the bridge's file named, listed and revoked in Manage Permission Rules", async () => {
+  const original = readFileSync(cs.settingsPath, "utf8");
+  const bridgeFile = join(cs.home, ".config", "acp-bridge", "config.yaml");
+  const rule = "Bash(go test ./nowhere/...)";
+  try {
+    await step("settings-broken", async () => {
+    frame = await chatFrame(); // a frame from before a webview reload may be detached
+      writeFileSync(cs.settingsPath, original.replace("{", '{\n  "broken": ,'));
+      const before = await allCards(frame).count();
+      await promptAndWait(frame, "only:test");
+      const card = allCards(frame).nth(before);
+      await card.locator("button.opt").first().waitFor({ timeout: 30_000 });
+      await card.locator(".rule-input").fill(rule);
+      await card.getByRole("button", { name: "Always allow", exact: true }).click();
+      const dialog = page.locator(".monaco-dialog-box");
+      await dialog.waitFor({ timeout: 20_000 });
+      assert.match(await dialog.innerText(), /could not write Always allow/);
+      await shot("persist-failed");
+      assert.equal(existsSync(bridgeFile) && readFileSync(bridgeFile, "utf8").includes(rule), false, "no silent fallback while the person decides");
+      await dialog.getByRole("button", { name: "Store in the bridge's config file" }).click();
+      await page.locator(".notifications-toasts", { hasText: "config.yaml" }).first().waitFor({ timeout: 10_000 });
+      const deadline = Date.now() + 10_000;
+      while (!(existsSync(bridgeFile) && readFileSync(bridgeFile, "utf8").includes(rule)) && Date.now() < deadline) await page.waitForTimeout(200);
+      assert.ok(readFileSync(bridgeFile, "utf8").includes(rule), `the rule is in ${bridgeFile}`);
+      await turnDone(frame);
+      // Listed with its source, and revocable there.
+      await runCommand("ACP Bridge: Manage Permission Rules");
+      const row = page.locator(".quick-input-list .monaco-list-row", { hasText: "nowhere" }).first();
+      await row.waitFor({ timeout: 10_000 });
+      assert.match(await row.innerText(), /config\.yaml/);
+      await shot("manage-rules-bridge-file");
+      await row.click();
+      const confirm = page.locator(".monaco-dialog-box");
+      await confirm.waitFor({ timeout: 10_000 });
+      await confirm.getByRole("button", { name: "Revoke", exact: true }).click();
+      const deadline2 = Date.now() + 10_000;
+      while (readFileSync(bridgeFile, "utf8").includes(rule) && Date.now() < deadline2) await page.waitForTimeout(200);
+      assert.ok(!readFileSync(bridgeFile, "utf8").includes(rule), "revoked from the bridge's file");
+    });
+  } finally {
+    writeFileSync(cs.settingsPath, original);
+    // VS Code keeps a model of settings.json; after our external writes a later settings
+    // write can land in that stale model only. A window reload starts from the disk again
+    // (and a new extension host: no chats, which the next test wants).
+    await runCommand("Developer: Reload Window");
+    await page.waitForTimeout(2000);
+    await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+  }
+});
+
+test("no chat open: the typed message opens a chat with the picked agent and is sent", async () => {
+  await step("no-chat", async () => {
+    await runCommand("ACP Bridge: Show Pending Approvals"); // reveals the view without opening a chat
+    frame = await chatFrame(60_000);
+    await waitBridgeRunning(frame);
+    while ((await frame.locator(".tab-close").count()) > 0) {
+      const n = await frame.locator(".tab-close").count();
+      await frame.locator(".tab-close").first().click();
+      const deadline = Date.now() + 10_000;
+      while ((await frame.locator(".tab-close").count()) === n && Date.now() < deadline) await page.waitForTimeout(100);
+    }
+    assert.equal(await frame.locator(".tab").count(), 0);
+    await frame.locator("#composer-input").fill("only:test");
+    await frame.locator("#composer-input").press("Enter");
+    await frame.locator(".tab").first().waitFor({ timeout: 15_000 });
+    await frame.locator(".msg.user", { hasText: "only:test" }).waitFor({ timeout: 10_000 });
+    const card = pendingCards(frame).first();
+    await card.waitFor({ timeout: 30_000 });
+    await shot("no-chat-sent");
+    await card.getByRole("button", { name: "Deny", exact: true }).click();
+    await turnDone(frame);
+  });
+});
+
+test("a missing agent: one message with the install hint", async () => {
+  await step("missing-agent", async () => {
+    frame = await chatFrame(); // a frame from before a webview reload may be detached
+    await frame.locator("#agent-select").selectOption("gemini");
+    const notice = frame.locator(".notice.error", { hasText: "is not installed" });
+    await notice.first().waitFor({ timeout: 30_000 });
+    assert.match(await notice.first().innerText(), /npm install -g @google\/gemini-cli/);
+    await promptAndWait(frame, "hello");
+    await turnDone(frame);
+    assert.equal(await notice.count(), 1, "once, not once per try");
+    assert.equal(await frame.locator(".transcript", { hasText: "executable file not found" }).count(), 0);
+    await shot("missing-agent");
+    await frame.locator(".tab.active .tab-close").click();
+    await frame.locator(".tab.active .tab-main", { hasText: "demo" }).waitFor({ timeout: 10_000 });
+  });
+});
+
+test("Bypass permissions for demo: Cancel is the default, a deliberate pick stores it, the chat shows it at once, new chats start in bypass", async () => {
   await step("bypass", async () => {
+    frame = await chatFrame(); // a frame from before a webview reload may be detached
     const before = await allCards(frame).count();
     await promptAndWait(frame, "the whole demo once more");
     const card = allCards(frame).nth(before);
     await card.locator("button.opt").first().waitFor({ timeout: 30_000 });
+    await card.locator(".more-options > summary").click();
     await card.getByRole("button", { name: "Bypass permissions for demo" }).click();
-    const dialog = page.locator(".monaco-dialog-box");
-    await dialog.waitFor({ timeout: 10_000 });
-    assert.match(await dialog.innerText(), /Bypass permissions for demo\?/);
+    const picker = page.locator(".quick-input-widget");
+    await picker.locator(".quick-input-title", { hasText: "Bypass permissions for demo?" }).waitFor({ timeout: 10_000 });
     await shot("bypass-confirm");
-    await dialog.getByRole("button", { name: "Bypass permissions", exact: true }).click();
+    await page.keyboard.press("Enter"); // the focused entry is Cancel
+    await picker.waitFor({ state: "hidden", timeout: 10_000 });
+    await page.waitForTimeout(500);
+    assert.equal(await card.locator(".outcome").count(), 0, "Enter cancelled: the card is still open");
+    assert.notEqual(readSettings(cs.settingsPath)["acpBridge.agents"]?.demo?.bypassPermissions, true);
+    const machineFile = join(cs.root, "ud", "Machine", "settings.json");
+    assert.notEqual(existsSync(machineFile) ? readSettings(machineFile)["acpBridge.agents"]?.demo?.bypassPermissions : undefined, true, "nothing stored after Cancel");
+    await card.getByRole("button", { name: "Bypass permissions for demo" }).click();
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "Bypass permissions for demo" }).click();
     await card.locator(".outcome").waitFor({ timeout: 15_000 });
+    // This chat shows the bypass at once (from the bridge's approval/resolved), not "Default (ask)".
+    await frame.locator(".banner", { hasText: "Bypass permissions is on for demo" }).waitFor({ timeout: 10_000 });
+    await page.locator(".notifications-toasts", { hasText: "Bypass permissions for demo is stored in the remote machine's settings" }).first().waitFor({ timeout: 10_000 });
+    log(`toast: ${await page.locator(".notifications-toasts").innerText().catch(() => "")}`);
     const deadline = Date.now() + 15_000;
     let demo;
     for (;;) {
       try {
-        demo = readSettings(cs.settingsPath)["acpBridge.agents"]?.demo;
+        // acpBridge.agents is machine-scoped: in code-server (a remote) VS Code writes it to the remote
+        // machine's settings (ud/Machine/settings.json), not the browser's user settings.
+        const machine = join(cs.root, "ud", "Machine", "settings.json");
+        demo = readSettings(cs.settingsPath)["acpBridge.agents"]?.demo ?? (existsSync(machine) ? readSettings(machine)["acpBridge.agents"]?.demo : undefined);
       } catch {
         /* mid-write */
       }
       if (demo?.bypassPermissions === true || Date.now() > deadline) break;
       await page.waitForTimeout(200);
+    }
+    if (demo?.bypassPermissions !== true) {
+      log(`settings.json:\n${readFileSync(cs.settingsPath, "utf8")}`);
+      const bf = join(cs.home, ".config", "acp-bridge", "config.yaml");
+      log(`${bf}:\n${existsSync(bf) ? readFileSync(bf, "utf8") : "(none)"}`);
+      log(`toasts: ${await page.locator(".notifications-toasts").innerText().catch(() => "")}`);
     }
     assert.equal(demo?.bypassPermissions, true, `acpBridge.agents.demo = ${JSON.stringify(demo)}`);
     await frame.locator("#stop-btn").click().catch(() => {});

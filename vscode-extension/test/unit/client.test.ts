@@ -236,3 +236,52 @@ test("editor -> bridge extension methods: names, params, and errors surface with
   await conn.cancel("S");
   conn.close();
 });
+
+test("policy/check, grants/stored, grants/removeStored; a declined persist keeps its code", async () => {
+  const { clientStream, agentStream } = pipePair();
+  const got: Record<string, unknown> = {};
+  const declined = deferred<any>();
+  agent()
+    .onRequest("_acp-bridge/policy/check", raw, ({ params }: any) =>
+      params.rule.endsWith(")") ? { ok: true, rule: params.rule, list: params.list } : { ok: false, rule: params.rule, list: params.list, error: "malformed rule: unclosed (" },
+    )
+    .onRequest("_acp-bridge/grants/stored", raw, () => ({
+      rules: [{ list: "allow", rule: "Bash(touch *)", scope: "user", file: "/h/.config/acp-bridge/config.yaml" }],
+      bypass: [{ agent: "demo", scope: "workspace", file: "/w/.acp-bridge.yaml" }],
+    }))
+    .onRequest("_acp-bridge/grants/removeStored", raw, ({ params }) => {
+      got["remove"] = params;
+      return { removed: true, file: "/w/.acp-bridge.yaml" };
+    })
+    .onRequest("session/prompt", raw, async ({ client }) => {
+      try {
+        await client.request("_acp-bridge/settings/persist", { kind: "bypass", scope: "user", agent: "demo" });
+        declined.resolve(undefined);
+      } catch (e) {
+        declined.resolve(e);
+      }
+      return { stopReason: "end_turn" };
+    })
+    .connect(agentStream);
+  const conn = BridgeConnection.connect(
+    clientStream,
+    handlers({
+      persist: async () => {
+        throw new RequestError(-32042, "the person declined to store the grant");
+      },
+    }),
+  );
+  assert.deepEqual(await conn.checkRule("Bash(rm -rf build", "allow"), { ok: false, error: "malformed rule: unclosed (" });
+  assert.deepEqual(await conn.checkRule("Bash(rm -rf build)", "deny"), { ok: true, error: undefined });
+  const stored = await conn.storedGrants();
+  assert.deepEqual(stored, [
+    { kind: "rule", scope: "user", file: "/h/.config/acp-bridge/config.yaml", agent: undefined, list: "allow", rule: "Bash(touch *)" },
+    { kind: "bypass", scope: "workspace", file: "/w/.acp-bridge.yaml", agent: "demo" },
+  ]);
+  await conn.removeStoredGrant(stored[1]);
+  assert.deepEqual(got["remove"], { kind: "bypass", scope: "workspace", agent: "demo" });
+  await conn.prompt("S", "go");
+  const e = await declined.promise;
+  assert.equal(e?.code, -32042, "the bridge sees 'declined', not a generic error it would fall back on");
+  conn.close();
+});

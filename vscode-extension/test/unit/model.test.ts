@@ -46,7 +46,9 @@ test("agent message chunks stream into one item; a tool call ends the stream", (
   chunk("Hello ");
   chunk("**world**");
   assert.deepEqual(items(), [{ kind: "agent", id: "a1", text: "Hello **world**" }]);
-  assert.equal(sent.filter((m) => m.type === "item").length, 2, "one webview message per chunk");
+  // The first chunk creates the item; later chunks send only their delta (not the whole message again).
+  assert.deepEqual(sent.filter((m) => m.type === "item" || m.type === "append").map((m) => m.type), ["item", "append"]);
+  assert.deepEqual(sent.at(-1), { type: "append", chatId: "chat-1", itemId: "a1", text: "**world**" });
   store.applySessionUpdate("s1", { sessionUpdate: "tool_call", toolCallId: "t1", title: "Read README.md", kind: "read", status: "pending", locations: [{ path: "/w/README.md" }] });
   chunk("after");
   const kinds = items().map((i) => i.kind);
@@ -136,9 +138,9 @@ test("several pending approvals resolve independently, each showing how it ended
     const a = store.approval(id)!;
     return describeResolution(a.resolution!, a.options);
   };
-  assert.equal(text("a"), "Allow once");
-  assert.equal(text("c"), "Expired: no answer in time (denied)");
-  assert.equal(text("d"), "Expired: the turn was cancelled");
+  assert.equal(text("a"), "Allowed by you (Allow once)");
+  assert.equal(text("c"), "Denied: no answer in time (timeout)");
+  assert.equal(text("d"), "Cancelled: the turn was cancelled");
   store.approvalError("b", "already resolved by timeout at 12:00");
   assert.equal(store.approval("b")!.state, "pending");
   assert.equal(store.approval("b")!.error, "already resolved by timeout at 12:00");
@@ -203,4 +205,66 @@ test("commandOf finds the command line in the agents' rawInput shapes", () => {
   ];
   for (const [raw, want] of cases) assert.equal(commandOf(raw), want, JSON.stringify(raw));
   assert.equal(mergeToolCall(undefined, { toolCallId: "t", rawInput: { command: "make" } }).title, "make");
+});
+
+test("streaming a long reply sends each chunk's delta once: total bytes sent grow linearly", () => {
+  const { store, sent } = setup();
+  const n = 2000;
+  for (let i = 0; i < n; i++) store.applySessionUpdate("s1", { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "word " } });
+  const bytes = sent.reduce((t, m) => t + JSON.stringify(m).length, 0);
+  // Whole-message re-sends would be about n*n*5/2 = 10 MB; deltas stay near n * 80 bytes.
+  assert.ok(bytes < n * 120, `sent ${bytes} bytes for ${n} chunks`);
+  const first = store.items("chat-1")[0];
+  assert.equal(first.kind === "agent" ? first.text.length : -1, n * 5);
+});
+
+test("a plan is per turn: a later turn's plan does not rewrite an earlier one", () => {
+  const { store, items } = setup();
+  const plan = (content: string, status: string) => store.applySessionUpdate("s1", { sessionUpdate: "plan", entries: [{ content, status, priority: "high" }] });
+  store.addUserMessage("chat-1", "first");
+  plan("step A", "pending");
+  plan("step A", "completed"); // same turn: updated in place
+  store.addUserMessage("chat-1", "second");
+  plan("step B", "in_progress");
+  const plans = items().filter((i) => i.kind === "plan");
+  assert.equal(plans.length, 2);
+  assert.deepEqual(plans.map((p) => p.kind === "plan" && p.entries.map((e) => `${e.content}:${e.status}`)), [["step A:completed"], ["step B:in_progress"]]);
+});
+
+test("a tool card names what decided its permission, from approval/resolved's by and rule", () => {
+  const { store, items } = setup();
+  const tool = (id: string) => store.applySessionUpdate("s1", { sessionUpdate: "tool_call", toolCallId: id, title: id, kind: "execute", status: "pending" });
+  const cases: [string, Record<string, unknown>, string][] = [
+    ["t1", { decision: "deny", by: "rule", rule: "Bash(rm *)" }, "Denied by rule Bash(rm *)"],
+    ["t2", { decision: "deny", by: "mode", reason: "dontAsk mode denies what would ask" }, "Denied by the mode (dontAsk mode denies what would ask)"],
+    ["t3", { decision: "deny", by: "timeout" }, "Denied: no answer in time (timeout)"],
+    ["t4", { decision: "cancelled", by: "cancel" }, "Cancelled: the turn was cancelled"],
+    ["t5", { decision: "deny", by: "user" }, "Denied by you"],
+  ];
+  for (const [id, r] of cases) {
+    tool(id);
+    store.resolveApproval({ approvalId: `ap-${id}`, sessionId: "s1", toolCallId: id, ...(r as { decision: string; by: string }) });
+  }
+  for (const [id, , want] of cases) {
+    const it = items().find((i) => i.id === `tool:${id}`);
+    assert.equal(it?.kind === "tool" && it.tool.verdict, want, id);
+  }
+  // A verdict that arrives before the tool call is kept for it.
+  store.resolveApproval({ approvalId: "ap-t9", sessionId: "s1", toolCallId: "t9", decision: "deny", by: "breaker", reason: "too many deletes" });
+  tool("t9");
+  const t9 = items().find((i) => i.id === "tool:t9");
+  assert.equal(t9?.kind === "tool" && t9.tool.verdict, "Denied by a circuit breaker (too many deletes)");
+});
+
+test("bypass shows on every chat of the agent as soon as the bridge says so, not before", () => {
+  const { store } = setup();
+  const other = store.createChat("claude", "default");
+  store.addApproval(permission("bp", {}));
+  assert.equal(store.chat("chat-1")!.bypass, undefined, "clicking is not enough");
+  store.resolveApproval({ approvalId: "bp", sessionId: "s1", agent: "demo", decision: "allow", by: "user", optionId: "acp-bridge:bypass" });
+  assert.equal(store.chat("chat-1")!.bypass, true);
+  assert.equal(store.chat(other.chatId)!.bypass, undefined, "another agent's chat is untouched");
+  // A call the bridge allowed by bypass (e.g. set in another window) says it too.
+  store.resolveApproval({ approvalId: "x", sessionId: "s1", agent: "claude", decision: "allow", by: "bypass" });
+  assert.equal(store.chat(other.chatId)!.bypass, true);
 });

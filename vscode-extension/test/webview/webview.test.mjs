@@ -133,7 +133,9 @@ test("an approval card shows tool, specifier, command, why, and the options in o
   assert.match(why, /no allow rule matches/);
   assert.match(why, /rule Bash\(go \*\)/);
   assert.match(why, /mode default/);
-  assert.deepEqual(await c.locator("button.opt").allInnerTexts(), options.map((o) => o.name));
+  // In the bridge's order, except bypass: last, behind "More options…".
+  const bypassLast = [...options.filter((o) => o.optionId !== "acp-bridge:bypass"), options.find((o) => o.optionId === "acp-bridge:bypass")];
+  assert.deepEqual(await c.locator("button.opt").evaluateAll((bs) => bs.map((b) => b.textContent.trim())), bypassLast.map((o) => o.name));
   assert.equal(await c.locator(".rule-input").inputValue(), "Bash(go test *)", "rule prefilled from suggestedRules[0]");
   assert.equal(await page.locator(".tab .badge").innerText(), "1");
   await page.screenshot({ path: join(process.env.ARTIFACTS || join(root, "..", "test-artifacts"), "webview-card.png") }).catch(() => {});
@@ -153,6 +155,7 @@ test("buttons post the right messages; the edited rule and scope go with Always 
   await card("A1").getByRole("button", { name: "Always allow", exact: true }).click();
   assert.deepEqual(await sent(), [{ type: "approve", approvalId: "A1", optionId: "acp-bridge:allow_always", rule: "Bash(go test ./pkg/...)", scope: "workspace" }]);
   await clearSent();
+  await card("A1").locator(".more-options > summary").click();
   await card("A1").getByRole("button", { name: "Bypass permissions for demo" }).click();
   await card("A1").getByRole("button", { name: "Deny and stop the turn" }).click();
   await card("A1").getByRole("button", { name: "Exit plan mode" }).click();
@@ -183,15 +186,15 @@ test("cards close when resolved, each on its own, and say how they ended", async
   await post({ type: "item", chatId: "chat-1", item: approval("R1", { state: "resolved", resolution: { decision: "allow", by: "user", optionId: "acp-bridge:allow_once" } }) });
   await post({ type: "item", chatId: "chat-1", item: approval("R2", { state: "resolved", resolution: { decision: "deny", by: "timeout" } }) });
   await card("R2").locator(".outcome").waitFor();
-  assert.equal(await card("R1").locator(".outcome").innerText(), "Allow once");
+  assert.equal(await card("R1").locator(".outcome").innerText(), "Allowed by you (Allow once)");
   assert.equal(await card("R1").locator("button.opt").count(), 0);
-  assert.equal(await card("R2").locator(".outcome").innerText(), "Expired: no answer in time (denied)");
+  assert.equal(await card("R2").locator(".outcome").innerText(), "Denied: no answer in time (timeout)");
   assert.match(await card("R2").getAttribute("class"), /expired/);
   assert.equal(await card("R3").locator("button.opt").count(), options.length, "the third is still open");
   assert.equal(await page.locator(".tab .badge").innerText(), "1");
   await post({ type: "item", chatId: "chat-1", item: approval("R3", { state: "resolved", resolution: { decision: "cancelled", by: "cancel" } }) });
   await card("R3").locator(".outcome").waitFor();
-  assert.equal(await card("R3").locator(".outcome").innerText(), "Expired: the turn was cancelled");
+  assert.equal(await card("R3").locator(".outcome").innerText(), "Cancelled: the turn was cancelled");
   assert.equal(await page.locator(".tab .badge").count(), 0);
   await post({ type: "item", chatId: "chat-1", item: approval("R4", { error: "approval R4 was already resolved by timeout" }) });
   assert.match(await card("R4").locator(".card-error").innerText(), /already resolved by timeout/);
@@ -275,4 +278,142 @@ test("composer, stop, mode dropdown, agent picker, tabs", async () => {
   await post({ type: "chat", chat: { chatId: "chat-2", sessionId: "S2", agent: "claude", mode: "bypassPermissions", title: "claude", busy: false } });
   assert.match(await page.locator(".banner").innerText(), /Bypass permissions is on/);
   await page.screenshot({ path: join(process.env.ARTIFACTS || join(root, "..", "test-artifacts"), "webview-tabs.png") }).catch(() => {});
+});
+
+test("a message typed with no chat open is sent: the host is asked to open a chat with the picked agent", async () => {
+  await open();
+  await post(state([], { chats: [], activeChatId: undefined }));
+  await page.locator("#agent-select option").nth(1).waitFor({ state: "attached" });
+  await page.locator("#agent-select").selectOption("claude");
+  await clearSent();
+  await page.locator("#composer-input").fill("hello there");
+  await page.keyboard.press("Enter");
+  assert.deepEqual(await sent(), [{ type: "prompt", chatId: "", text: "hello there", agent: "claude" }]);
+  assert.equal(await page.locator("#composer-input").inputValue(), "", "the text went out, not into a void");
+});
+
+test("bypass is safe by default: danger colours, last, behind a disclosure, never the first Shift+Tab stop from the message box", async () => {
+  await open();
+  await post(state([approval("B1")], { chats: [{ chat: { ...chat, busy: false }, items: [approval("B1")] }] }));
+  await card("B1").waitFor();
+  const bypass = card("B1").locator('button[data-option-id="acp-bridge:bypass"]');
+  assert.equal(await bypass.isVisible(), false, "hidden until More options… is opened");
+  assert.match(await bypass.getAttribute("class"), /\bdanger\b/);
+  assert.doesNotMatch(await bypass.getAttribute("class"), /\b(allow|primary)\b/);
+  // Shift+Tab from the message box lands on the disclosure, not on a button that grants anything.
+  await page.locator("#composer-input").focus();
+  await page.keyboard.press("Shift+Tab");
+  assert.equal(await page.evaluate(() => document.activeElement?.tagName + ":" + (document.activeElement?.textContent ?? "").trim()), "SUMMARY:More options…");
+  await clearSent();
+  await page.keyboard.press("Enter"); // opens the disclosure; still nothing sent
+  assert.deepEqual(await sent(), []);
+  assert.equal(await bypass.isVisible(), true);
+  // Colours: VS Code's error colours, not the allow green of the other buttons.
+  const colours = await page.evaluate(() => {
+    // The theme's colours, as VS Code sets them on the webview.
+    const root = document.documentElement.style;
+    root.setProperty("--vscode-errorForeground", "rgb(241, 76, 76)");
+    root.setProperty("--vscode-inputValidation-errorBorder", "rgb(190, 17, 0)");
+    root.setProperty("--vscode-testing-iconPassed", "rgb(115, 201, 145)");
+    const b = document.querySelector('button[data-option-id="acp-bridge:bypass"]');
+    const a = document.querySelector('button[data-option-id="acp-bridge:allow_session"]');
+    return { bypass: getComputedStyle(b).borderColor, allow: getComputedStyle(a).borderColor };
+  });
+  assert.equal(colours.allow, "rgb(115, 201, 145)");
+  assert.equal(colours.bypass, "rgb(190, 17, 0)", "the error border, not the allow green");
+});
+
+test("keyboard shortcuts answer the focused card: A allows once, D denies; no key bypasses; typing in the rule field is typing", async () => {
+  await open();
+  await post(state([approval("S1"), approval("S2")]));
+  await card("S2").waitFor();
+  await clearSent();
+  await card("S2").locator(".specifier").click(); // focus inside the card without pressing a button
+  await card("S2").locator("button.opt").first().focus();
+  await page.keyboard.press("a");
+  assert.deepEqual(await sent(), [{ type: "approve", approvalId: "S2", optionId: "acp-bridge:allow_once" }], "A on S2 answers S2 only");
+  await clearSent();
+  await card("S1").locator(".scope-select").focus();
+  await page.keyboard.press("Shift+Tab"); // into the card
+  await card("S1").locator("button.opt").nth(3).focus();
+  await page.keyboard.press("d");
+  assert.deepEqual(await sent(), [{ type: "approve", approvalId: "S1", optionId: "acp-bridge:reject_once" }]);
+  await clearSent();
+  for (const k of ["b", "B", "y", "Y", "p"]) await page.keyboard.press(k);
+  assert.deepEqual(await sent(), [], "no key chooses bypass or anything else");
+  await card("S1").locator(".rule-input").fill("");
+  await card("S1").locator(".rule-input").type("Bash(add *)");
+  assert.deepEqual(await sent(), [], "letters typed in the rule field are text");
+  assert.equal(await card("S1").locator(".rule-input").inputValue(), "Bash(add *)");
+  // Resolved cards ignore the keys.
+  await post({ type: "item", chatId: "chat-1", item: approval("S1", { state: "resolved", resolution: { decision: "deny", by: "user", optionId: "acp-bridge:reject_once" } }) });
+  await card("S1").locator(".outcome").waitFor();
+  await card("S1").locator(".outcome").click();
+  await page.keyboard.press("a");
+  assert.deepEqual(await sent(), []);
+});
+
+test("the outcome line and the tool card name what decided: you, rule, mode, timeout, cancel", async () => {
+  await open();
+  const res = (id, r) => approval(id, { state: "resolved", resolution: r });
+  const tool = (id, verdict, verdictDecision, text) => ({ kind: "tool", id: `tool:${id}`, tool: { toolCallId: id, title: id, kind: "execute", status: "failed", locations: [], content: [{ type: "text", text }], verdict, verdictDecision } });
+  await post(
+    state([
+      res("O1", { decision: "deny", by: "user", optionId: "acp-bridge:reject_once" }),
+      res("O2", { decision: "deny", by: "rule", rule: "Bash(rm *)" }),
+      res("O3", { decision: "deny", by: "mode", reason: "dontAsk" }),
+      res("O4", { decision: "deny", by: "timeout" }),
+      res("O5", { decision: "cancelled", by: "cancel" }),
+      tool("T1", "Denied by rule Bash(rm *)", "deny", "Rejected by user"),
+      tool("T2", "Denied by you (Deny)", "deny", "Rejected by user"),
+    ]),
+  );
+  await card("O5").locator(".outcome").waitFor();
+  const outcomes = await page.locator(".card.approval .outcome").allInnerTexts();
+  assert.deepEqual(outcomes.map((t) => t.trim()), ["Denied by you (Deny)", "Denied by rule Bash(rm *)", "Denied by the mode (dontAsk)", "Denied: no answer in time (timeout)", "Cancelled: the turn was cancelled"]);
+  const t1 = page.locator('[data-tool-call-id="T1"]');
+  assert.match(await t1.locator(".verdict").innerText(), /Denied by rule Bash\(rm \*\)/);
+  assert.doesNotMatch(await t1.innerText(), /Rejected by user/, "the agent's wrong claim is not shown");
+  assert.match(await page.locator('[data-tool-call-id="T2"]').innerText(), /Denied by you/);
+});
+
+test("the chat bar shows this chat's agent, mode and bypass; the mode changes only when the host says so", async () => {
+  await open();
+  const c2 = { chatId: "chat-2", sessionId: "S2", agent: "claude", mode: "plan", title: "claude", busy: false };
+  await post(state([], { chats: [{ chat: { ...chat, busy: false }, items: [] }, { chat: c2, items: [] }], activeChatId: "chat-2" }));
+  await page.locator(".tab").nth(1).waitFor();
+  assert.equal(await page.locator("#agent-select").inputValue(), "claude", "this chat's agent, not the one for new chats (demo)");
+  assert.equal(await page.locator("#mode-select").inputValue(), "plan");
+  await clearSent();
+  await page.locator("#mode-select").selectOption("dontAsk");
+  assert.deepEqual(await sent(), [{ type: "setMode", chatId: "chat-2", mode: "dontAsk" }]);
+  assert.equal(await page.locator("#mode-select").inputValue(), "plan", "not until the bridge accepted it");
+  await post({ type: "chat", chat: { ...c2, mode: "dontAsk" } });
+  assert.equal(await page.locator("#mode-select").inputValue(), "dontAsk");
+  await post({ type: "chat", chat: { ...c2, mode: "dontAsk", bypass: true } });
+  assert.match(await page.locator(".banner").innerText(), /Bypass permissions is on for claude/);
+  await post({ type: "activeChat", chatId: "chat-1" });
+  assert.equal(await page.locator("#agent-select").inputValue(), "demo");
+  assert.equal(await page.locator(".banner").isHidden(), true);
+  // Picking another agent in an open chat starts a new chat with it (a chat keeps its agent).
+  await clearSent();
+  await page.locator("#agent-select").selectOption("claude");
+  assert.deepEqual(await sent(), [{ type: "newChat", agent: "claude" }]);
+});
+
+test("streaming: deltas are appended and rendered in batches, not the whole message per chunk", async () => {
+  await open();
+  await post(state([{ kind: "agent", id: "a1", text: "Start " }]));
+  await page.locator(".msg.agent").waitFor();
+  const n = 500;
+  await page.evaluate((n) => {
+    window.__renders = 0;
+    for (let i = 0; i < n; i++) window.postMessage({ type: "append", chatId: "chat-1", itemId: "a1", text: i === n - 1 ? "**end**" : "word " }, "*");
+  }, n);
+  await page.locator(".msg.agent strong").waitFor();
+  const text = await page.locator(".msg.agent").innerText();
+  assert.equal(text.split("word").length - 1, n - 1);
+  assert.match(text, /^Start word/);
+  const renders = await page.evaluate(() => window.__renders);
+  assert.ok(renders >= 1 && renders < n / 10, `${renders} renders for ${n} chunks`);
 });

@@ -1,0 +1,150 @@
+// Chats: one ACP session each, created on demand, possibly with different
+// agents. What a chat does with the bridge (session/new, prompt, set_mode,
+// cancel, close) lives here; the transcript itself is the ChatStore (model.ts).
+// No vscode import: unit-tested with a fake connection.
+
+import { agentStartMessage } from "./agentHints";
+import type { BridgeConnection } from "./client";
+import type { ChatStore } from "./model";
+
+export interface ChatsDeps {
+  store: ChatStore;
+  connection(): Promise<Pick<BridgeConnection, "newSession" | "prompt" | "setMode" | "closeSession">>;
+  /** The connection if the bridge is up now (no waiting). */
+  connectionNow(): Pick<BridgeConnection, "closeSession"> | undefined;
+  cwd(): string;
+  /** The agent of new chats when none is named. */
+  defaultAgent(): string;
+  /** The policy mode a new chat with this agent starts in. */
+  agentMode(agent: string): string;
+  /** The agent's settings give it bypass permissions. */
+  agentBypass(agent: string): boolean;
+  /** The agent's configured command, for the install hint. */
+  agentCommand(agent: string): { command?: string; args?: string[] } | undefined;
+  /** session/cancel of a chat, expiring its cards. */
+  cancelChat(chatId: string): Promise<void>;
+  log(line: string): void;
+}
+
+export class Chats {
+  constructor(private readonly d: ChatsDeps) {}
+
+  /** A new chat (and its session) with the agent, else the default one. */
+  async newChat(agent?: string): Promise<string> {
+    const chatId = this.create(agent);
+    await this.ensureSession(chatId);
+    return chatId;
+  }
+
+  /** Creates the chat only; its session starts with the first message. */
+  create(agent?: string): string {
+    const id = agent || this.d.defaultAgent();
+    return this.d.store.createChat(id, this.d.agentMode(id), { bypass: this.d.agentBypass(id) }).chatId;
+  }
+
+  /**
+   * Sends a message. With no chat (chatId "" or a chat closed meanwhile) it
+   * opens one with `agent` first: a message is never dropped.
+   */
+  async send(chatId: string, text: string, agent?: string): Promise<string | undefined> {
+    if (!text.trim()) return undefined;
+    const id = chatId && this.d.store.chat(chatId) ? chatId : this.create(agent);
+    await this.prompt(id, text);
+    return id;
+  }
+
+  async ensureSession(chatId: string): Promise<string | undefined> {
+    const chat = this.d.store.chat(chatId);
+    if (!chat) return undefined;
+    if (chat.sessionId) return chat.sessionId;
+    try {
+      const conn = await this.d.connection();
+      const res = await conn.newSession(this.d.cwd(), chat.agent, chat.mode !== this.d.agentMode(chat.agent) ? chat.mode : undefined);
+      this.d.store.updateChat(chatId, { sessionId: res.sessionId, mode: res.mode ?? chat.mode, error: undefined });
+      return res.sessionId;
+    } catch (e) {
+      const cfg = this.d.agentCommand(chat.agent);
+      const cmd = cfg?.command === "${bridge}" ? undefined : cfg?.command;
+      const msg = agentStartMessage(chat.agent, (e as Error).message, cmd, cfg?.args ?? []);
+      // One message per distinct failure: a retry that fails the same way says nothing new.
+      if (chat.error !== msg) {
+        this.d.log(`session/new with ${chat.agent} failed: ${(e as Error).message}`);
+        this.d.store.addNotice(chatId, msg, "error");
+      }
+      this.d.store.updateChat(chatId, { error: msg });
+      return undefined;
+    }
+  }
+
+  async prompt(chatId: string, text: string): Promise<void> {
+    const chat = this.d.store.chat(chatId);
+    if (!chat || !text.trim()) return;
+    this.d.store.addUserMessage(chatId, text);
+    this.d.store.updateChat(chatId, { busy: true });
+    if (chat.title === chat.agent) this.d.store.updateChat(chatId, { title: `${chat.agent}: ${text.slice(0, 24)}` });
+    try {
+      const sessionId = await this.ensureSession(chatId);
+      if (!sessionId) return;
+      const conn = await this.d.connection();
+      const res = await conn.prompt(sessionId, text);
+      if (res.stopReason === "cancelled") {
+        this.d.store.cancelTools(chatId);
+        this.d.store.addNotice(chatId, "Turn cancelled.", "info");
+      } else if (res.stopReason && res.stopReason !== "end_turn") {
+        this.d.store.addNotice(chatId, `Turn ended: ${res.stopReason}.`, "info");
+      }
+    } catch (e) {
+      this.d.store.addNotice(chatId, `Error: ${(e as Error).message}`, "error");
+    } finally {
+      this.d.store.updateChat(chatId, { busy: false });
+    }
+  }
+
+  /** The mode shows once the bridge accepted it, never on the dropdown's say-so. */
+  async setMode(chatId: string, mode: string): Promise<void> {
+    const chat = this.d.store.chat(chatId);
+    if (!chat) return;
+    if (!chat.sessionId) {
+      this.d.store.updateChat(chatId, { mode }); // no session yet: session/new carries it
+      return;
+    }
+    try {
+      const conn = await this.d.connection();
+      await conn.setMode(chat.sessionId, mode);
+      this.d.store.updateChat(chatId, { mode });
+      this.d.store.addNotice(chatId, `Mode: ${mode}`, "quiet");
+    } catch (e) {
+      this.d.store.updateChat(chatId, { mode: chat.mode });
+      this.d.store.addNotice(chatId, `Could not set mode ${mode}: ${(e as Error).message}`, "error");
+    }
+  }
+
+  async cancel(chatId: string): Promise<void> {
+    if (!this.d.connectionNow()) return;
+    await this.d.cancelChat(chatId);
+  }
+
+  async close(chatId: string): Promise<void> {
+    const chat = this.d.store.chat(chatId);
+    if (!chat) return;
+    const conn = this.d.connectionNow();
+    if (chat.sessionId && conn) {
+      if (chat.busy) await this.cancel(chatId);
+      void conn.closeSession(chat.sessionId).catch(() => {});
+    }
+    this.d.store.closeChat(chatId);
+  }
+
+  /** A bridge run ended: its sessions are gone; the next message starts a new one. */
+  bridgeGone(expected: boolean): void {
+    const store = this.d.store;
+    store.expireAll("shutdown");
+    for (const id of store.chatIds()) {
+      const chat = store.chat(id);
+      if (chat?.sessionId) {
+        store.updateChat(id, { sessionId: undefined, busy: false });
+        if (!expected) store.addNotice(id, "The bridge stopped; the next message starts a new session.", "warn");
+      }
+    }
+  }
+}

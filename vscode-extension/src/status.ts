@@ -1,0 +1,88 @@
+// Status and notifications: the status-bar item "N approvals pending" and the
+// messages the person must see outside the chat (bridge problems, refused
+// settings, malformed rules, ignored workspace settings). One per activation.
+
+import * as vscode from "vscode";
+import type { WorkspaceTrustWire } from "./wire";
+
+export class StatusSurface implements vscode.Disposable {
+  private readonly item: vscode.StatusBarItem;
+  private lastTrustReport = "";
+
+  constructor(private readonly output: vscode.OutputChannel, private readonly restart: () => void) {
+    this.item = vscode.window.createStatusBarItem("acpBridge.pending", vscode.StatusBarAlignment.Left, 100);
+    this.item.name = "ACP Bridge approvals";
+    this.item.command = "acpBridge.showPendingApprovals";
+  }
+
+  pending(n: number): void {
+    if (n === 0) {
+      this.item.hide();
+      return;
+    }
+    this.item.text = `$(bell-dot) ${n} approval${n === 1 ? "" : "s"} pending`;
+    this.item.tooltip = "ACP Bridge: agents are waiting for your answer. Click to show them.";
+    this.item.backgroundColor = new vscode.ThemeColor("statusBarItem.warningBackground");
+    this.item.show();
+  }
+
+  private showLogOr(pick: string | undefined): void {
+    if (pick === "Show Log") this.output.show(true);
+  }
+
+  bridgeProblem(kind: "missing" | "crashed" | "restarting", msg: string): void {
+    if (kind === "missing") {
+      void vscode.window.showErrorMessage(msg, "Open Settings", "Show Log").then((pick) => {
+        if (pick === "Open Settings") void vscode.commands.executeCommand("workbench.action.openSettings", "acpBridge.bridgePath");
+        this.showLogOr(pick);
+      });
+    } else if (kind === "crashed") {
+      void vscode.window.showErrorMessage(msg, "Show Log", "Restart Bridge").then((pick) => {
+        this.showLogOr(pick);
+        if (pick === "Restart Bridge") this.restart();
+      });
+    } else {
+      void vscode.window.showWarningMessage(msg);
+    }
+  }
+
+  rulesInvalid(problems: string[]): void {
+    for (const p of problems) this.output.appendLine(`bad permission rule: ${p}`);
+    void vscode.window
+      .showWarningMessage(
+        `ACP Bridge: ${problems.length} permission rule(s) could not be read; they never allow anything, and a bad deny/ask rule makes its tool ask. ${problems[0]}`,
+        "Open Settings",
+        "Show Log",
+      )
+      .then((pick) => {
+        if (pick === "Open Settings") void vscode.commands.executeCommand("workbench.action.openSettingsJson");
+        this.showLogOr(pick);
+      });
+  }
+
+  settingsInvalid(error: string): void {
+    this.output.appendLine(`the bridge refused the acpBridge settings: ${error}`);
+    void vscode.window.showErrorMessage(`ACP Bridge refused the acpBridge.* settings (the previous ones stay in force): ${error}`, "Open Settings", "Show Log").then((pick) => {
+      if (pick === "Open Settings") void vscode.commands.executeCommand("workbench.action.openSettingsJson");
+      this.showLogOr(pick);
+    });
+  }
+
+  /** Logs and, once per distinct report, shows what of the workspace's .acp-bridge.yaml the bridge ignores. */
+  workspaceTrust(t: WorkspaceTrustWire): void {
+    const key = JSON.stringify(t);
+    if (key === this.lastTrustReport) return;
+    this.lastTrustReport = key;
+    if (!t.ignored.length) return;
+    for (const i of t.ignored) this.output.appendLine(`workspace setting ignored: ${i.file}${i.line ? ":" + i.line : ""}: ${i.key}: ${i.reason}`);
+    const keys = t.ignored.map((i) => i.key).join(", ");
+    const msg = t.trusted
+      ? `ACP Bridge ignores ${keys} from the workspace's .acp-bridge.yaml (never read from a workspace file).`
+      : `This workspace is not trusted: ACP Bridge ignores ${keys} from its .acp-bridge.yaml (an untrusted workspace may only narrow the policy).`;
+    void vscode.window.showWarningMessage(msg, "Show Log").then((pick) => this.showLogOr(pick));
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+}

@@ -18,6 +18,10 @@ type DenyRoot struct {
 	AnyDepth bool
 	// Rule is the rule's text, for messages.
 	Rule string
+	// Name, for a pattern that matches a name at any depth ("**/.env*"),
+	// is that name's glob: a walk need only ask Evaluate about entries whose
+	// base name matches it (path.Match).
+	Name string
 }
 
 // DenyRoots lists, for the deny rules on tool ("Read" or "Edit"; Edit also
@@ -45,6 +49,9 @@ func (p *Policy) DenyRoots(tool string, env Env) []DenyRoot {
 			base, glob = "/", strings.TrimPrefix(joined, "/")
 		}
 		dr := DenyRoot{Rule: r.text}
+		if rest, ok := strings.CutPrefix(glob, "**/"); ok && rest != "" && !strings.Contains(rest, "/") {
+			dr.Name = rest
+		}
 		if strings.HasPrefix(glob, "**/") || glob == "**" {
 			dr.Dir, dr.AnyDepth = base, true
 			if base != "/" {

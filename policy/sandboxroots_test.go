@@ -13,7 +13,7 @@ func TestDenyRoots(t *testing.T) {
 		tool string
 		want []DenyRoot
 	}{
-		{"bare name anywhere", []string{"Read(.env*)"}, "Read", []DenyRoot{{Dir: "/", AnyDepth: true, Rule: "Read(.env*)"}}},
+		{"bare name anywhere", []string{"Read(.env*)"}, "Read", []DenyRoot{{Dir: "/", AnyDepth: true, Rule: "Read(.env*)", Name: ".env*"}}},
 		{"home subtree", []string{"Read(~/.ssh/**)"}, "Read", []DenyRoot{{Dir: "/home/u/.ssh", Rule: "Read(~/.ssh/**)"}}},
 		{"absolute file", []string{"Read(//etc/shadow)"}, "Read", []DenyRoot{{Dir: "/etc/shadow", Rule: "Read(//etc/shadow)"}}},
 		{"project root glob", []string{"Read(/secrets/*.pem)"}, "Read", []DenyRoot{{Dir: "/w/proj/secrets", Rule: "Read(/secrets/*.pem)"}}},

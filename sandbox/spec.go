@@ -192,6 +192,15 @@ func Compute(o Options) (Spec, error) {
 	for _, dr := range o.Policy.DenyRoots("Read", env) {
 		for _, root := range walkRoots(dr) {
 			note := walk(root, max, func(p string, dir bool) bool {
+				if dr.Name != "" {
+					// A name at any depth: only entries of that name
+					// can match, and nothing below one that does not.
+					if nameMay(dr.Name, p) && denied("Read", p) {
+						masked[p] = Path{Path: p, Dir: dir, Rule: dr.Rule}
+						return false
+					}
+					return true
+				}
 				// A directory whose every entry is denied (dir/**) is
 				// masked whole, so not even its names show.
 				if denied("Read", p) || (dir && denied("Read", filepath.Join(p, probeName))) {
@@ -208,6 +217,13 @@ func Compute(o Options) (Spec, error) {
 	for _, dr := range o.Policy.DenyRoots("Edit", env) {
 		for _, root := range walkRoots(dr) {
 			note := walk(root, max, func(p string, dir bool) bool {
+				if dr.Name != "" {
+					if nameMay(dr.Name, p) && denied("Edit", p) {
+						addRO(p)
+						return false
+					}
+					return true
+				}
 				if denied("Edit", p) || (dir && denied("Edit", filepath.Join(p, probeName))) {
 					addRO(p)
 					return false
@@ -286,4 +302,17 @@ func dedupe(ss []string) []string {
 		}
 	}
 	return out
+}
+
+// nameMay: the base name of p may match the rule's name glob. A glob that
+// filepath.Match cannot read (gitignore's [!x], say) or a name that differs
+// only in case may still match for the policy, so Evaluate is asked then.
+func nameMay(glob, p string) bool {
+	base := filepath.Base(p)
+	ok, err := filepath.Match(glob, base)
+	if err != nil || ok {
+		return true
+	}
+	ok, _ = filepath.Match(strings.ToLower(glob), strings.ToLower(base))
+	return ok
 }

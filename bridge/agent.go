@@ -264,7 +264,7 @@ func (a *agentRT) start(ctx context.Context, gen int) error {
 	if len(changes) > 0 {
 		a.log.Info("agent launched to ask", zap.String("profile", prof.Name), zap.Strings("changes", changes))
 	}
-	plan, err := a.sandboxPlan(snap, string(family), dir)
+	plan, err := a.sandboxPlan(snap, prof.Name, dir) // state directories by profile (qwen reads tool calls as gemini does)
 	if err != nil {
 		return err
 	}

@@ -47,7 +47,7 @@ func ProbeAgents(ctx context.Context, snap *settings.Snapshot, workspace, versio
 		}
 		pol, _ := AgentPolicy(snap, name)
 		plan, err := PlanSandbox(SandboxInputs{Snapshot: snap, Policy: pol, Agent: name,
-			Family: string(familyOf(name, cfg.Family, cfg.Command, cfg.Args)), Workspace: workspace, Dir: dir, Home: agentHome(cfg, home), PolicyFiles: policyFiles})
+			Family: FamilyOf(name, cfg), Workspace: workspace, Dir: dir, Home: agentHome(cfg, home), PolicyFiles: policyFiles})
 		r.Sandbox = &plan
 		var res acp.InitializeResponse
 		if err == nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/agents"
 	"github.com/acp-bridge/acp-bridge/policy"
+	"github.com/acp-bridge/acp-bridge/profiles"
 	"github.com/acp-bridge/acp-bridge/sandbox"
 	"github.com/acp-bridge/acp-bridge/settings"
 )
@@ -43,7 +44,7 @@ type SandboxInputs struct {
 	Snapshot  *settings.Snapshot
 	Policy    *policy.Policy // the agent's compiled rules (AgentPolicy)
 	Agent     string
-	Family    string
+	Family    string // the agent's profile name (FamilyOf): its state directories
 	Workspace string // the bridge's workspace root
 	Dir       string // the process's working directory
 	Home      string
@@ -228,9 +229,11 @@ func (a *agentRT) sandboxSummary() map[string]any {
 	return out
 }
 
-// FamilyOf is the agent family the bridge uses for a configured agent.
+// FamilyOf is the profile the bridge uses for a configured agent (claude,
+// gemini, qwen, codex, ...): it names the agent's state directories.
 func FamilyOf(name string, cfg settings.Agent) string {
-	return string(familyOf(name, cfg.Family, cfg.Command, cfg.Args))
+	prof, _ := profiles.DetectProfile(name, cfg.Family, cfg.Command, cfg.Args)
+	return prof.Name
 }
 
 // sandboxNote says what a's sandbox still blocks of call (sandbox.Note).
@@ -275,7 +278,7 @@ func (b *Bridge) recheckSandboxes() {
 			continue
 		}
 		cfg := snap.Config.Agents[a.name]
-		next, err := a.sandboxPlan(snap, string(familyOf(a.name, cfg.Family, cfg.Command, cfg.Args)), dir)
+		next, err := a.sandboxPlan(snap, FamilyOf(a.name, cfg), dir)
 		changed := err != nil || next.Enabled != cur.Enabled || next.Confined != cur.Confined ||
 			(next.Spec != nil && cur.Spec != nil && !sameSpec(*next.Spec, *cur.Spec))
 		if !changed {

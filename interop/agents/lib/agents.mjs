@@ -88,11 +88,9 @@ export const qwen = {
   startFake: startFakeOpenAIChat,
   shell: (command) => ({ name: "run_shell_command", args: { command, is_background: false, description: "Run the command the test scripted" } }),
   write: (file_path, content) => ({ name: "write_file", args: { file_path, content } }),
-  // Measured: in the mode Qwen starts in (auto) it writes the file without
-  // asking, so no card reaches the bridge. The (bridge default x Qwen auto)
-  // cell of the matrix; it turns green when the bridge keeps the child in
-  // its asking mode. Reported as todo until then.
-  writeTodo: "Qwen Code starts in its auto mode, which writes files without asking the bridge",
+  // Measured: in the mode Qwen starts in (auto) it wrote the file without
+  // asking. The bridge launches it with --approval-mode default (its
+  // profile, docs/agents.md), and it asks: the write scenario holds.
   agentConfig({ apiUrl, agentHome }) {
     writeJSON(join(agentHome, ".qwen", "settings.json"), {
       privacy: { usageStatisticsEnabled: false },

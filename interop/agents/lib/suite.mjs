@@ -135,7 +135,6 @@ function scenarios(def, label) {
  * {allow, user} for it.
  */
 function writeScenario(def, label, opts) {
-  if (def.writeTodo && !opts.skip) opts = { ...opts, todo: def.writeTodo };
   test(`${label}: no rule: the card for writing ${WRITTEN} reaches the parent, allow once, the file is on disk`, opts, async (t) => {
     let card;
     let turn;

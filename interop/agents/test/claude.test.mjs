@@ -9,14 +9,13 @@ import { claude } from "../lib/agents.mjs";
 agentSuite(claude);
 
 // Without that setting, adapter 0.101 starts the session in Claude Code's
-// "auto" mode, where Claude decides for itself and asks nothing: measured
-// here, its `rm -rf build` ran and build/ was deleted although the bridge
-// has the deny rule, because the bridge never saw the call. This is the
-// (bridge default x Claude auto) cell of the matrix; it turns green when the
-// bridge keeps each child in its asking mode (work in progress elsewhere).
-// todo: reported, not failing the run, until then; then drop the todo.
+// "auto" mode, where Claude decides for itself and asks nothing (measured:
+// its `rm -rf build` ran under the deny rule, the bridge never saw it). The
+// bridge now keeps each child in its asking mode (docs/agents.md): it moves
+// Claude from auto to default at session/new, so the deny rule holds. This
+// is the (bridge default x Claude auto) cell of the matrix.
 test(
-  `${claude.package}@${claude.version}: adapter's built-in start mode (auto): deny rule Bash(rm *) must still hold`,
-  { timeout: 120_000, todo: "the bridge does not yet take the child out of Claude's auto mode" },
+  `${claude.package}@${claude.version}: adapter's built-in start mode (auto): the bridge keeps Claude asking, deny rule Bash(rm *) holds`,
+  { timeout: 120_000 },
   (t) => denyRmBuild(t, { ...claude, startMode: null }, "deny-rule-auto"),
 );

@@ -12,7 +12,7 @@ t0=$(date +%s)
 # shellcheck source=setup.sh
 . "$ext/scripts/setup.sh"
 
-apt_ensure npm
+apt_ensure npm bubblewrap # bubblewrap: the OS sandbox every agent runs in (docs/sandbox.md)
 npm_ci "$ext"
 code_server_ensure
 stamp "building the extension"

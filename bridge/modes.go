@@ -251,6 +251,10 @@ func (b *Bridge) settleChildMode(ctx context.Context, s *session, conn *acp.Conn
 	switch {
 	case len(st.offered) == 0 && prof.AsksAtLaunch(launched):
 		r = childModeReport{Asking: true, Via: "launch", Reason: "the agent offers no session modes; it was launched to ask (" + launchSummary(prof, launched) + ")"}
+	case len(prof.AskingModes) == 0 && prof.AsksAtLaunch(launched):
+		// Its session modes are not approval modes (OpenCode's build and
+		// plan are agents); what makes it ask is how it was launched.
+		r = childModeReport{Asking: true, Mode: st.current, Via: "launch", Reason: "the agent's modes do not set what it asks; it was launched to ask (" + launchSummary(prof, launched) + ")"}
 	case len(st.offered) == 0:
 		r = childModeReport{Reason: "the agent offers no session modes and nothing at its launch makes it ask: the bridge cannot confirm that it asks before acting"}
 	case prof.IsAsking(st.current):

@@ -624,3 +624,23 @@ func TestChildSwitchingItselfIsPutBackBySetMode(t *testing.T) {
 		t.Fatalf("child modes = %q", got)
 	}
 }
+
+// An agent whose session modes are not approval modes (OpenCode's build and
+// plan) and that its profile launches to ask (OPENCODE_PERMISSION) is
+// reported asking via its launch, with no child-not-asking line.
+func TestModesThatAreNotApprovalModes(t *testing.T) {
+	aud := &memAudit{}
+	yaml, _ := modesAgent(t, "oc", "opencode", "--modes=opencode")
+	h := start(t, "defaultAgent: oc\nagents:\n"+yaml, func(o *Options) { o.Audit = aud })
+	h.init(false)
+	res := h.newSession("oc")
+	cm := res.Meta["acp-bridge"].ChildMode
+	if !cm.Asking || cm.Via != "launch" || !strings.Contains(cm.Reason, "OPENCODE_PERMISSION") {
+		t.Fatalf("childMode = %+v, want asking via launch naming OPENCODE_PERMISSION", cm)
+	}
+	for _, r := range aud.all() {
+		if r.Decision == "child-not-asking" {
+			t.Fatalf("audited as not asking: %+v", r)
+		}
+	}
+}

@@ -10,7 +10,9 @@ var stateDirs = map[string][]string{
 	"claude":   {".claude", ".claude.json", ".claude.json.backup", ".npm", ".cache/claude-cli-nodejs"},
 	"gemini":   {".gemini", ".npm"},
 	"codex":    {".codex", ".npm"},
-	"opencode": {".local/share/opencode", ".local/state/opencode", ".cache/opencode", ".npm"},
+	// OpenCode writes into its config directory at start (.gitignore,
+	// plugins); its config files in there stay read-only (HomeProtected).
+	"opencode": {".config/opencode", ".local/share/opencode", ".local/state/opencode", ".cache/opencode", ".npm"},
 	"qwen":     {".qwen", ".npm"},
 	"goose":    {".local/share/goose", ".local/state/goose", ".cache/goose"},
 	"kimi":     {".kimi"},

@@ -118,7 +118,7 @@ var HomeProtected = []string{
 	".claude/settings.json", ".claude/settings.local.json",
 	".gemini/settings.json", ".gemini/trustedFolders.json",
 	".codex/config.toml", ".qwen/settings.json",
-	".config/opencode", ".config/acp-bridge",
+	".config/opencode/opencode.json", ".config/opencode/opencode.jsonc", ".config/opencode/config.json", ".config/acp-bridge",
 	".ssh", ".bashrc", ".profile", ".bash_profile", ".zshrc", ".zprofile", ".gitconfig",
 }
 

@@ -41,6 +41,9 @@ var fakeModeKits = map[string]fakeModeKit{
 	"claude": {modes: []string{"auto", "default", "acceptEdits", "plan", "bypassPermissions"}, initial: "auto",
 		asking: []string{"default", "plan"}, option: true},
 	"codex": {modes: []string{"read-only", "auto", "full-access"}, initial: "auto", asking: []string{"read-only", "auto"}},
+	// opencode: its modes are agents (personas), not approval modes; it
+	// asks as its permission configuration says.
+	"opencode": {modes: []string{"build", "plan"}, initial: "build", asking: []string{"build", "plan"}},
 }
 
 // kit is the agent's mode kit: its --modes one, else the plain one (default,

@@ -7,9 +7,9 @@ import "path/filepath"
 // files among them stay read-only, see HomeProtected). Extend with
 // sandbox.allowWrite.
 var stateDirs = map[string][]string{
-	"claude":   {".claude", ".claude.json", ".claude.json.backup", ".npm", ".cache/claude-cli-nodejs"},
-	"gemini":   {".gemini", ".npm"},
-	"codex":    {".codex", ".npm"},
+	"claude": {".claude", ".claude.json", ".claude.json.backup", ".npm", ".cache/claude-cli-nodejs"},
+	"gemini": {".gemini", ".npm"},
+	"codex":  {".codex", ".npm"},
 	// OpenCode writes into its config directory at start (.gitignore,
 	// plugins); its config files in there stay read-only (HomeProtected).
 	"opencode": {".config/opencode", ".local/share/opencode", ".local/state/opencode", ".cache/opencode", ".npm"},

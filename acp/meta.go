@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+
+	"github.com/acp-bridge/acp-bridge/internal/jsonscan"
 )
 
 // A child must not speak for the bridge: `_meta["acp-bridge"]` is the
@@ -122,7 +124,7 @@ func (s *stripper) value(i, depth int, isMeta bool) (int, bool) {
 	case '[':
 		return s.array(i, depth+1)
 	case '"':
-		end := skipJSONString(s.b, i)
+		end := jsonscan.SkipValue(s.b, i) // b[i] is the opening quote
 		return end, end > 0
 	default:
 		j := i
@@ -187,7 +189,7 @@ func (s *stripper) object(i, depth int, isMeta bool) (int, bool) {
 			return 0, false
 		}
 		nameStart := i
-		nameEnd := skipJSONString(s.b, i)
+		nameEnd := jsonscan.SkipValue(s.b, i) // b[i] is the opening quote
 		if nameEnd < 0 {
 			return 0, false
 		}
@@ -206,7 +208,7 @@ func (s *stripper) object(i, depth int, isMeta bool) (int, bool) {
 		remove := isMeta && name == s.key
 		var end int
 		if remove {
-			end = skipValueAt(s.b, s.space(i+1))
+			end = jsonscan.SkipValue(s.b, s.space(i+1))
 			ok = end > 0
 		} else {
 			end, ok = s.value(i+1, depth, name == "_meta")
@@ -253,68 +255,4 @@ func decodeName(quoted []byte) (string, bool) {
 		return "", false
 	}
 	return name, true
-}
-
-// skipJSONString returns the index just past the string at b[i] ('"'), or
-// -1. It jumps from quote to quote (bytes.IndexByte) and counts the
-// backslashes before each, so long texts cost little.
-func skipJSONString(b []byte, i int) int {
-	j := i + 1
-	for {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return -1
-		}
-		q := j + k
-		n := 0
-		for p := q - 1; p > i && b[p] == '\\'; p-- {
-			n++
-		}
-		if n%2 == 0 {
-			return q + 1
-		}
-		j = q + 1
-	}
-}
-
-// skipValueAt skips a removed member's value without looking inside it,
-// iteratively (no depth limit needed); -1 if it does not end.
-func skipValueAt(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		return skipJSONString(b, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				k := skipJSONString(b, j)
-				if k < 0 {
-					return -1
-				}
-				j = k - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return -1
-	default:
-		j := i
-		for j < len(b) {
-			switch b[j] {
-			case ',', '}', ']', ' ', '\t', '\n', '\r':
-				return j
-			}
-			j++
-		}
-		return j
-	}
 }

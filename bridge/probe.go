@@ -46,7 +46,7 @@ func ProbeAgents(ctx context.Context, snap *settings.Snapshot, workspace, versio
 			dir = workspace
 		}
 		pol, _ := AgentPolicy(snap, name)
-		plan, err := PlanSandbox(SandboxInputs{Snapshot: snap, Policy: pol, Agent: name,
+		plan, err := PlanSandbox(SandboxInputs{Snapshot: snap, Policy: pol, Agent: name, Command: cfg.Command,
 			Family: FamilyOf(name, cfg), Workspace: workspace, Dir: dir, Home: agentHome(cfg, home), PolicyFiles: policyFiles})
 		r.Sandbox = &plan
 		var res acp.InitializeResponse

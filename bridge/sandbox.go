@@ -45,6 +45,7 @@ type SandboxInputs struct {
 	Policy    *policy.Policy // the agent's compiled rules (AgentPolicy)
 	Agent     string
 	Family    string // the agent's profile name (FamilyOf): its state directories
+	Command   string // the agent's command: a package runner (npx) also writes its cache
 	Workspace string // the bridge's workspace root
 	Dir       string // the process's working directory
 	Home      string
@@ -99,7 +100,7 @@ func PlanSandbox(in SandboxInputs) (SandboxPlan, error) {
 	spec, err := sandbox.Compute(sandbox.Options{
 		Workspace:  workspace,
 		Home:       in.Home,
-		StateDirs:  sandbox.StateDirs(in.Family, in.Home),
+		StateDirs:  append(sandbox.StateDirs(in.Family, in.Home), sandbox.RunnerDirs(in.Command, in.Home)...),
 		AllowWrite: sb.AllowWrite,
 		Protected:  in.PolicyFiles,
 		Network:    network,
@@ -207,7 +208,7 @@ func (a *agentRT) sandboxPlan(snap *settings.Snapshot, family, dir string) (Sand
 		files = append(a.b.store.PolicyFiles(), snapshotPolicyFiles(snap)...)
 	}
 	return PlanSandbox(SandboxInputs{
-		Snapshot: snap, Policy: pol, Agent: a.name, Family: family,
+		Snapshot: snap, Policy: pol, Agent: a.name, Family: family, Command: snap.Config.Agents[a.name].Command,
 		Workspace: a.b.opts.WorkspaceDir, Dir: dir, Home: agentHome(snap.Config.Agents[a.name], a.b.home), PolicyFiles: files,
 	})
 }

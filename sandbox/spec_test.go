@@ -199,3 +199,28 @@ func TestProtectedNamesAgreeWithThePolicy(t *testing.T) {
 		}
 	}
 }
+
+func TestRunnerDirs(t *testing.T) {
+	cases := []struct {
+		command string
+		want    []string
+	}{
+		{"npx", []string{"/h/.npm"}},
+		{"/usr/bin/npm", []string{"/h/.npm"}},
+		{"node", nil},
+		{"/usr/local/bin/claude-agent-acp", nil},
+		{"bunx", []string{"/h/.bun/install/cache"}},
+	}
+	for _, c := range cases {
+		if got := RunnerDirs(c.command, "/h"); !slices.Equal(got, c.want) {
+			t.Errorf("RunnerDirs(%q) = %v, want %v", c.command, got, c.want)
+		}
+	}
+	for _, fam := range []string{"claude", "gemini", "codex", "qwen", "opencode", "goose", "kimi"} {
+		for _, d := range StateDirs(fam, "/h") {
+			if strings.Contains(d, ".npm") {
+				t.Errorf("%s's state directories hold %s: a runner's cache is writable only for agents a runner starts", fam, d)
+			}
+		}
+	}
+}

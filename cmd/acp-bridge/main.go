@@ -510,7 +510,7 @@ func policyCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 			cfg := store.Snapshot().Config.Agents[name]
 			pol, _ := bridge.AgentPolicy(store.Snapshot(), name)
-			plan, perr := bridge.PlanSandbox(bridge.SandboxInputs{Snapshot: store.Snapshot(), Policy: pol, Agent: name,
+			plan, perr := bridge.PlanSandbox(bridge.SandboxInputs{Snapshot: store.Snapshot(), Policy: pol, Agent: name, Command: cfg.Command,
 				Family: bridge.FamilyOf(name, cfg), Workspace: ws, Dir: cwd, Home: home, PolicyFiles: store.PolicyFiles()})
 			if perr != nil {
 				fmt.Fprintf(stdout, "Sandbox:   the agent would not start: %v\n", perr)

@@ -81,7 +81,7 @@ func sandboxPlanFor(c *common, agent, cwd string, stderr io.Writer) (bridge.Sand
 	}
 	pol, _ := bridge.AgentPolicy(snap, agent)
 	plan, err := bridge.PlanSandbox(bridge.SandboxInputs{
-		Snapshot: snap, Policy: pol, Agent: agent, Family: bridge.FamilyOf(agent, cfg),
+		Snapshot: snap, Policy: pol, Agent: agent, Family: bridge.FamilyOf(agent, cfg), Command: cfg.Command,
 		Workspace: ws, Dir: cwd, Home: home, PolicyFiles: store.PolicyFiles(),
 	})
 	return plan, agent, cwd, err

@@ -318,7 +318,7 @@ func (a *analyzer) awkProgram(sc *subCmd, p string, ctx walkCtx) {
 			i++
 			operand = false
 		default:
-			op := string(c)
+			op := p[i : i+1] // one byte: string(c) of a byte >= 0x80 would be two
 			if i+1 < len(p) {
 				two := p[i : i+2]
 				switch two {

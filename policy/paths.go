@@ -98,18 +98,7 @@ func isLoop(err error) bool {
 // ~/.ssh/x, not ./.ssh/x. unsure is set when a link loops (or the chain is
 // too long): the real path cannot be known.
 func realPath(fs FS, raw, cwd, home string) (real string, unsure bool) {
-	switch {
-	case raw == "~":
-		raw = home
-	case strings.HasPrefix(raw, "~/"):
-		raw = home + raw[1:]
-	}
-	if !path.IsAbs(raw) {
-		if cwd == "" {
-			cwd = "/"
-		}
-		raw = cwd + "/" + raw
-	}
+	raw = absPath(raw, cwd, home) // not cleaned: links resolve before the .. after them
 	if fs == nil {
 		return path.Clean(raw), false
 	}
@@ -219,6 +208,13 @@ func resolveRealDepth(fs FS, abs string, depth int) (string, bool) {
 
 // canonPath makes p absolute (against cwd, ~ against home) and clean.
 func canonPath(p, cwd, home string) string {
+	return path.Clean(absPath(p, cwd, home))
+}
+
+// absPath makes p absolute: ~ and ~/x against home, a relative path against
+// cwd ("/" if unknown). It does not clean: realPath resolves symlinks
+// before the .. that follows them.
+func absPath(p, cwd, home string) string {
 	switch {
 	case p == "~":
 		p = home
@@ -231,7 +227,7 @@ func canonPath(p, cwd, home string) string {
 		}
 		p = cwd + "/" + p
 	}
-	return path.Clean(p)
+	return p
 }
 
 // within reports whether p is dir or below it.

@@ -7,6 +7,28 @@ import (
 
 // Simple commands: wrappers peeled off (sudo, env, shells with -c, find, git, xargs, ...).
 
+// prefixWrappers run the command that follows their own options
+// (`timeout 5 cmd`, `nice -n 5 cmd`, `stdbuf -oL cmd`): each returns the
+// wrapped command's words, or false when it cannot tell where they start
+// (the wrapper is then judged as a command of its own). The wrapper stays
+// as a gate: an allow rule must cover it too.
+var prefixWrappers = map[string]func(a *analyzer, args []word) ([]word, bool){
+	"timeout": func(_ *analyzer, args []word) ([]word, bool) { return skipOpts(args, "-s --signal -k --kill-after", 1) },
+	"nice":    func(_ *analyzer, args []word) ([]word, bool) { return skipNice(args) },
+	"nohup":   runsRest,
+	"builtin": runsRest,
+	"noglob":  runsRest,
+	"exec":    func(_ *analyzer, args []word) ([]word, bool) { return skipOpts(args, "-a", 0) },
+	"command": func(_ *analyzer, args []word) ([]word, bool) { return skipOpts(args, "", 0) },
+	"stdbuf": func(_ *analyzer, args []word) ([]word, bool) {
+		return skipOpts(args, "-i -o -e --input --output --error", 0)
+	},
+	"time": skipTime,
+}
+
+// runsRest is a wrapper without options of its own: it runs its arguments.
+func runsRest(_ *analyzer, args []word) ([]word, bool) { return args, len(args) > 0 }
+
 // command handles one simple command: wrappers are peeled off (each outer
 // form stays as a gate), then the command itself is classified.
 func (a *analyzer) command(ws []word, ctx walkCtx) {
@@ -43,53 +65,19 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 	a.noteCall(cmd, ctx)
 	gate := func() { a.addSub(subCmd{text: text, alts: alts, kind: skGate}, ctx) }
 	args := ws[1:]
+	if base == "command" && len(args) > 0 && (args[0].s == "-v" || args[0].s == "-V") {
+		// command -v NAME: says what NAME is, runs nothing.
+		a.addSub(subCmd{text: text, alts: alts, readOnly: true}, ctx)
+		return
+	}
+	if skip := prefixWrappers[base]; skip != nil {
+		if rest, ok := skip(a, args); ok {
+			gate()
+			a.command(rest, ctx)
+			return
+		}
+	}
 	switch base {
-	case "timeout":
-		if rest, ok := skipOpts(args, "-s --signal -k --kill-after", 1); ok {
-			gate()
-			a.command(rest, ctx)
-			return
-		}
-	case "nice":
-		if rest, ok := skipNice(args); ok {
-			gate()
-			a.command(rest, ctx)
-			return
-		}
-	case "nohup", "builtin", "noglob":
-		if len(args) > 0 {
-			gate()
-			a.command(args, ctx)
-			return
-		}
-	case "exec":
-		if rest, ok := skipOpts(args, "-a", 0); ok {
-			gate()
-			a.command(rest, ctx)
-			return
-		}
-	case "command":
-		if len(args) > 0 && (args[0].s == "-v" || args[0].s == "-V") {
-			a.addSub(subCmd{text: text, alts: alts, readOnly: true}, ctx)
-			return
-		}
-		if rest, ok := skipOpts(args, "", 0); ok {
-			gate()
-			a.command(rest, ctx)
-			return
-		}
-	case "stdbuf":
-		if rest, ok := skipOpts(args, "-i -o -e --input --output --error", 0); ok {
-			gate()
-			a.command(rest, ctx)
-			return
-		}
-	case "time":
-		if rest, ok := skipTime(a, args); ok {
-			gate()
-			a.command(rest, ctx)
-			return
-		}
 	case "sudo", "doas", "run0", "pkexec", "sudoedit":
 		a.sudoCmd(base, args, text, alts, ctx)
 		return

@@ -50,9 +50,11 @@ export const PROFILE_SETTINGS = {
 
 /**
  * Fresh profile + workspace under root, the vsix installed, code-server
- * listening on 127.0.0.1:port. Returns {url, root, ws, settingsPath, stop()}.
+ * listening on 127.0.0.1:port; settings go to the user settings,
+ * machineSettings (if given) to the remote machine's. Returns {url, root,
+ * ws, settingsPath, stop()}.
  */
-export async function startCodeServer({ vsix, root = mkdtempSync(join(os.tmpdir(), "acpb-e2e-")), port, settings = {}, log = () => {} }) {
+export async function startCodeServer({ vsix, root = mkdtempSync(join(os.tmpdir(), "acpb-e2e-")), port, settings = {}, machineSettings, log = () => {} }) {
   if (!existsSync(NODE24)) throw new Error(`Node 24 is not installed at ${NODE24} (scripts/test.sh installs it)`);
   if (!existsSync(CODE_SERVER)) throw new Error(`code-server is not installed at ${CODE_SERVER} (scripts/test.sh installs it)`);
   port = port ?? (await freePort());
@@ -67,6 +69,12 @@ export async function startCodeServer({ vsix, root = mkdtempSync(join(os.tmpdir(
   writeFileSync(config, "bind-addr: 127.0.0.1:0\nauth: none\ncert: false\n");
   const settingsPath = join(ud, "User", "settings.json");
   writeFileSync(settingsPath, JSON.stringify({ ...PROFILE_SETTINGS, ...settings }, null, 2));
+  // Machine-scoped settings (acpBridge.agents) of a remote window live in the
+  // remote machine's settings, not the browser's user settings.
+  if (machineSettings) {
+    mkdirSync(join(ud, "Machine"), { recursive: true });
+    writeFileSync(join(ud, "Machine", "settings.json"), JSON.stringify(machineSettings, null, 2));
+  }
   const env = {
     ...process.env,
     PATH: `${dirname(NODE24)}:${process.env.PATH}`,

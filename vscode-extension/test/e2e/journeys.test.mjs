@@ -1,0 +1,205 @@
+// Journeys of the chat in real VS Code (code-server + headless Chromium),
+// against the real acp-bridge bundled in the .vsix and its demo agent: what
+// the person sees says what really happened (which rule or mode decided,
+// this chat's agent and mode, each turn's own plan), a mode change reaches
+// the agent, and the safe defaults hold with VS Code's real theme and focus.
+//   VSIX=path/to.vsix node --test test/e2e/journeys.test.mjs
+// Two agents are configured (the demo agent as "demo" and as "helper"), and
+// a deny rule Bash(rm *) in the user settings.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { Workbench, allCards, pendingCards, send, toolCardOf, turnDone } from "./workbench.mjs";
+
+const demo = { command: "${bridge}", args: ["demo-agent"] };
+const wb = new Workbench({
+  name: "journeys",
+  settings: { "acpBridge.defaultAgent": "demo", "acpBridge.permissions": { deny: ["Bash(rm *)"] } },
+  machineSettings: { "acpBridge.agents": { demo, helper: demo } },
+});
+let f; // the chat webview's frame
+
+before(async () => {
+  await wb.open();
+  await wb.step("open", async () => {
+    await wb.runCommand("ACP Bridge: New Chat");
+    f = await wb.chatFrame();
+    await wb.waitBridgeRunning(f);
+    await f.locator(".tab").first().waitFor();
+  });
+});
+
+after(() => wb.close());
+
+/** Sets this chat's mode with the dropdown and waits until the bridge accepted it. */
+async function setMode(mode) {
+  const n = await f.locator(".notice.quiet", { hasText: `Mode: ${mode}` }).count();
+  await f.locator("#mode-select").selectOption(mode);
+  await f.locator(".notice.quiet", { hasText: `Mode: ${mode}` }).nth(n).waitFor({ timeout: 10_000 });
+  assert.equal(await f.locator("#mode-select").inputValue(), mode);
+}
+
+/**
+ * Sends text and waits for the demo agent's closing "Done." message of that
+ * turn (the Stop button may still be hidden when the turn has not started).
+ */
+async function turn(text) {
+  const done = f.locator(".msg.agent", { hasText: "Done." });
+  const n = await done.count();
+  await send(f, text);
+  await done.nth(n).waitFor({ timeout: 30_000 });
+  await turnDone(f);
+}
+
+/** The text of the last agent message of the active chat. */
+async function lastAgentText() {
+  return f.locator(".msg.agent").last().innerText();
+}
+
+test("a deny rule decides without a card, and the tool card names the rule, not the person", async () => {
+  await wb.step("deny-rule", async () => {
+    const cards = await allCards(f).count();
+    await turn("only:rm");
+    assert.equal(await allCards(f).count(), cards, "no approval card for a call a deny rule matches");
+    const tool = f.locator(".card.tool", { hasText: "rm -rf build" }).last();
+    await tool.locator(".verdict").waitFor({ timeout: 10_000 });
+    assert.match(await tool.locator(".verdict").innerText(), /Denied by rule Bash\(rm \*\)/);
+    assert.doesNotMatch(await tool.innerText(), /Denied by you|Rejected by user/);
+    assert.match(await lastAgentText(), /Rejected: rm/);
+    await wb.shot("deny-rule");
+  });
+});
+
+test("keyboard: on the focused card A allows once and D denies; the outcome line names who decided", async () => {
+  await wb.step("keys", async () => {
+    for (const [key, outcome] of [
+      ["a", /Allow once/],
+      ["d", /^Denied by you \(Deny\)$/],
+    ]) {
+      const before = await allCards(f).count();
+      await send(f, "only:test");
+      const card = allCards(f).nth(before);
+      await card.locator("button.opt").first().waitFor({ timeout: 30_000 });
+      await card.locator("button.opt").first().focus();
+      await wb.page.keyboard.press(key);
+      await card.locator(".outcome").waitFor({ timeout: 15_000 });
+      assert.match((await card.locator(".outcome").innerText()).trim(), outcome);
+      await turnDone(f);
+      const tool = await toolCardOf(f, card);
+      const cls = (await tool.getAttribute("class")) ?? "";
+      if (key === "a") assert.match(cls, /status-completed/, `allowed call completes (${cls})`);
+      else assert.doesNotMatch(cls, /status-completed/, `denied call must not complete (${cls})`);
+    }
+  });
+});
+
+test("Bypass is last, behind More options…, in VS Code's error colours; Shift+Tab from the message box reaches no grant", async () => {
+  await wb.step("bypass-safe", async () => {
+    const before = await allCards(f).count();
+    await send(f, "only:test");
+    const card = allCards(f).nth(before);
+    await card.locator("button.opt").first().waitFor({ timeout: 30_000 });
+    const bypass = card.getByRole("button", { name: "Bypass permissions for demo" });
+    assert.equal(await bypass.isVisible(), false, "hidden until More options… is opened");
+    await f.locator("#composer-input").focus();
+    await wb.page.keyboard.press("Shift+Tab");
+    const focused = await f.evaluate(() => `${document.activeElement?.tagName}:${(document.activeElement?.textContent ?? "").trim()}`);
+    assert.equal(focused, "SUMMARY:More options…", "the first Shift+Tab stop is the disclosure, not a button that grants");
+    await card.locator(".more-options > summary").click();
+    await bypass.waitFor();
+    const colours = await f.evaluate(() => {
+      const b = document.querySelector('.card.approval.pending button[data-option-id="acp-bridge:bypass"]');
+      const a = document.querySelector('.card.approval.pending button[data-option-id="acp-bridge:allow_session"]');
+      const err = getComputedStyle(document.documentElement).getPropertyValue("--vscode-inputValidation-errorBorder").trim();
+      return { bypass: getComputedStyle(b).borderColor, allow: getComputedStyle(a).borderColor, err };
+    });
+    assert.ok(colours.err, "VS Code's theme sets --vscode-inputValidation-errorBorder");
+    assert.notEqual(colours.bypass, colours.allow, `bypass ${colours.bypass} must not look like allow ${colours.allow}`);
+    const ids = await card.locator("button.opt").evaluateAll((bs) => bs.map((b) => b.getAttribute("data-option-id")));
+    assert.equal(ids.at(-1), "acp-bridge:bypass", `bypass is the last option: ${ids}`);
+    await wb.shot("bypass-safe");
+    await card.getByRole("button", { name: "Deny", exact: true }).click();
+    await card.locator(".outcome").waitFor({ timeout: 15_000 });
+    await turnDone(f);
+  });
+});
+
+test("a mode change reaches the agent: plan skips the edit; plan then Don't ask brings it back, and the mode denies it", async () => {
+  await wb.step("modes", async () => {
+    try {
+      await setMode("plan");
+      await turn("only:edit");
+      assert.match(await lastAgentText(), /Skipped in plan mode: edit/, "the agent itself is in plan");
+      await setMode("dontAsk");
+      const cards = await allCards(f).count();
+      await turn("only:edit");
+      const text = await lastAgentText();
+      assert.doesNotMatch(text, /Skipped in plan mode/, "the agent was left in its plan mode");
+      assert.match(text, /Rejected: edit/);
+      assert.equal(await allCards(f).count(), cards, "Don't ask shows no card");
+      const tool = f.locator(".card.tool", { hasText: "Edit main.go" }).last();
+      assert.match(await tool.locator(".verdict").innerText(), /Denied by the mode/);
+      await wb.shot("modes");
+    } finally {
+      // the next tests expect this chat in default
+      if ((await f.locator("#mode-select").inputValue()) !== "default") await setMode("default");
+    }
+  });
+});
+
+test("each turn keeps its own plan: a later plan never rewrites an earlier one", async () => {
+  await wb.step("plans", async () => {
+    const plans = f.locator(".transcript .card.plan");
+    const texts = await plans.allInnerTexts();
+    assert.ok(texts.length >= 4, `one plan per turn so far, got ${texts.length}`);
+    // The first turn (only:rm) planned the removal, the plan and Don't ask turns the edit.
+    assert.match(texts[0], /Remove the build directory/);
+    assert.doesNotMatch(texts[0], /Fix the greeting|Run the tests/);
+    assert.match(texts.at(-1), /Fix the greeting in main\.go/);
+    assert.doesNotMatch(texts.at(-1), /Remove the build directory/);
+  });
+});
+
+test("the chat bar shows this chat's agent and mode; tab titles stay readable with several chats", async () => {
+  await wb.step("chat-bar", async () => {
+    const tabs = f.locator(".tab-main");
+    const n = await tabs.count();
+    const first = await tabs.nth(n - 1).getAttribute("data-chat-id");
+    await f.locator("#agent-select").selectOption("helper"); // picking another agent opens a chat with it
+    await tabs.nth(n).waitFor({ timeout: 15_000 });
+    const second = await tabs.nth(n).getAttribute("data-chat-id");
+    await f.locator(`.tab.active .tab-main[data-chat-id="${second}"]`).waitFor({ timeout: 10_000 });
+    assert.equal(await f.locator("#agent-select").inputValue(), "helper");
+    await wb.until(async () => (await f.locator("#mode-select option").count()) > 0);
+    await setMode("plan");
+    await f.locator(`.tab-main[data-chat-id="${first}"]`).click();
+    await f.locator(`.tab.active .tab-main[data-chat-id="${first}"]`).waitFor();
+    assert.equal(await f.locator("#agent-select").inputValue(), "demo", "this chat's agent, not the last one picked");
+    assert.equal(await f.locator("#mode-select").inputValue(), "default", "this chat's mode");
+    await f.locator(`.tab-main[data-chat-id="${second}"]`).click();
+    await f.locator(`.tab.active .tab-main[data-chat-id="${second}"]`).waitFor();
+    assert.equal(await f.locator("#agent-select").inputValue(), "helper");
+    assert.equal(await f.locator("#mode-select").inputValue(), "plan");
+    // More chats than fit: the bar scrolls; no title is cut to "d…" (only a
+    // title longer than 10em ends in an ellipsis, the whole one in its tooltip).
+    for (let i = 0; i < 3; i++) {
+      const k = await tabs.count();
+      await f.getByRole("button", { name: "New chat" }).click();
+      await tabs.nth(k).waitFor({ timeout: 15_000 });
+    }
+    const cut = await f.locator(".tab-title").evaluateAll((els) =>
+      els
+        .filter((e) => e.clientWidth + 1 < Math.min(e.scrollWidth, 10 * parseFloat(getComputedStyle(e).fontSize)))
+        .map((e) => `${e.textContent}: ${e.clientWidth}px of ${e.scrollWidth}px`),
+    );
+    assert.deepEqual(cut, [], "tab titles cut short");
+    const strip = await f.locator(".tabs").evaluate((e) => ({ scroll: e.scrollWidth, client: e.clientWidth }));
+    assert.ok(strip.scroll > strip.client, `five chats overflow the side bar, and the strip scrolls: ${JSON.stringify(strip)}`);
+    const active = await f.locator(".tab.active").evaluate((e) => {
+      const t = e.getBoundingClientRect();
+      const s = e.parentElement.getBoundingClientRect();
+      return t.left >= s.left - 1 && t.right <= s.right + 1;
+    });
+    assert.ok(active, "the active tab is scrolled into view");
+    await wb.shot("chat-bar");
+  });
+});

@@ -3,141 +3,32 @@
 // binary bundled in the .vsix and its built-in demo agent.
 //   VSIX=path/to.vsix node --test test/e2e/
 // Screenshots of failures (and a few of the happy path) go to ../test-artifacts/.
+// workbench.mjs starts code-server and Chromium and holds the helpers every
+// e2e file shares; the names below are this file's short hands for them.
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import * as os from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { chromium } from "playwright-core";
-import { EXT_DIR, readSettings, startCodeServer } from "./codeserver.mjs";
+import { readSettings } from "./codeserver.mjs";
+import { Workbench, allCards, log, pendingCards, send as promptAndWait, toolCardOf, turnDone } from "./workbench.mjs";
 
-const ARTIFACTS = process.env.ARTIFACTS || join(EXT_DIR, "..", "test-artifacts");
-const VSIX = process.env.VSIX;
-const log = (...a) => console.log("#", ...a);
-
+const wb = new Workbench({ name: "e2e" });
 let cs;
-let ctx;
 let page;
-let chromeDir;
 
 before(async () => {
-  assert.ok(VSIX && existsSync(VSIX), `VSIX=${VSIX} must name the packaged extension`);
-  mkdirSync(ARTIFACTS, { recursive: true });
-  for (const f of readdirSync(ARTIFACTS)) if (/^e2e-.*\.png$/.test(f)) rmSync(join(ARTIFACTS, f)); // this run's pictures only
-  cs = await startCodeServer({ vsix: VSIX, log });
-  chromeDir = mkdtempSync(join(os.tmpdir(), "acpb-chrome-"));
-  ctx = await chromium.launchPersistentContext(chromeDir, {
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    headless: true,
-    viewport: { width: 1400, height: 900 },
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
-  page = ctx.pages()[0] ?? (await ctx.newPage());
-  const t0 = Date.now();
-  await page.goto(`${cs.url}/?folder=${encodeURIComponent(cs.ws)}`);
-  await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
-  log(`workbench in ${Date.now() - t0} ms`);
+  await wb.open();
+  ({ cs, page } = wb);
 });
 
-after(async () => {
-  await ctx?.close().catch(() => {});
-  await cs?.stop();
-  if (cs && process.env.KEEP_E2E !== "1") rmSync(cs.root, { recursive: true, force: true });
-  if (chromeDir) rmSync(chromeDir, { recursive: true, force: true });
-});
+after(() => wb.close());
 
-async function shot(name) {
-  await page.screenshot({ path: join(ARTIFACTS, `e2e-${name}.png`) }).catch(() => {});
-}
-
-/** Runs t's body; on failure saves a screenshot and the bridge log before rethrowing. */
-async function step(name, fn) {
-  try {
-    await fn();
-  } catch (e) {
-    await shot(`FAIL-${name}`);
-    log(`code-server output tail:\n${cs.output().slice(-4000)}`);
-    const bridgeLog = await bridgeOutput().catch(() => "");
-    if (bridgeLog) log(`ACP Bridge output:\n${bridgeLog}`);
-    throw e;
-  }
-}
-
-async function bridgeOutput() {
-  // The extension host log holds our Output channel too.
-  const logs = join(cs.root, "ud", "logs");
-  if (!existsSync(logs)) return "";
-  const { execFileSync } = await import("node:child_process");
-  return execFileSync("bash", ["-c", `cat $(find '${logs}' -name '*ACP Bridge*.log' 2>/dev/null) 2>/dev/null | tail -60`]).toString();
-}
-
-/** F1, type the command, Enter. The palette's list is fixed when it opens, so retry. */
-async function runCommand(title) {
-  for (let attempt = 1; attempt <= 8; attempt++) {
-    await page.keyboard.press("Escape");
-    await page.locator(".monaco-workbench").click({ position: { x: 700, y: 400 } }).catch(() => {});
-    await page.keyboard.press("F1");
-    const input = page.locator(".quick-input-widget input");
-    await input.waitFor({ timeout: 10_000 });
-    await input.fill(`>${title}`);
-    const row = page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first();
-    try {
-      await row.waitFor({ timeout: 2500 });
-      await page.keyboard.press("Enter");
-      return;
-    } catch {
-      log(`command "${title}" not in the palette yet (attempt ${attempt})`);
-      await page.keyboard.press("Escape");
-      await page.waitForTimeout(1000);
-    }
-  }
-  throw new Error(`command "${title}" never showed up in the palette`);
-}
-
-/** The chat webview's inner frame (webviews are two nested iframes). */
-async function chatFrame(timeout = 30_000) {
-  const deadline = Date.now() + timeout;
-  for (;;) {
-    for (const f of page.frames()) {
-      try {
-        if (await f.$("#composer-input")) return f;
-      } catch {
-        /* detached */
-      }
-    }
-    if (Date.now() > deadline) throw new Error("the ACP Bridge chat webview did not appear");
-    await page.waitForTimeout(250);
-  }
-}
-
-async function waitBridgeRunning(f) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const status = await f.locator(".bridge-status").getAttribute("class");
-    if (/\brunning\b/.test(status ?? "")) return;
-    if (/\bfailed\b/.test(status ?? "")) throw new Error(`bridge failed: ${await f.locator(".banner").innerText().catch(() => "")}`);
-    if (Date.now() > deadline) throw new Error(`bridge not running after 30 s (${status})`);
-    await page.waitForTimeout(200);
-  }
-}
-
-async function promptAndWait(f, text) {
-  await f.locator("#composer-input").fill(text);
-  await f.locator("#composer-input").press("Enter");
-}
-
-const pendingCards = (f) => f.locator(".card.approval.pending");
-const allCards = (f) => f.locator(".card.approval");
-
-async function turnDone(f) {
-  await f.locator("#stop-btn").waitFor({ state: "hidden", timeout: 30_000 });
-}
-
-async function toolCardOf(f, approval) {
-  const id = await approval.getAttribute("data-tool-call-id");
-  assert.ok(id, "approval card names its toolCallId");
-  return f.locator(`.card.tool[data-tool-call-id="${id}"]`).last();
-}
+const shot = (name) => wb.shot(name);
+const step = (name, fn) => wb.step(name, fn);
+const runCommand = (title) => wb.runCommand(title);
+const chatFrame = (timeout) => wb.chatFrame(timeout);
+const waitBridgeRunning = (f) => wb.waitBridgeRunning(f);
+const bridgeOutput = async () => wb.bridgeOutput();
 
 let frame;
 

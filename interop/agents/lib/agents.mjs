@@ -60,6 +60,10 @@ export const gemini = {
   startFake: startFakeGemini,
   shell: (command) => ({ name: "run_shell_command", args: { command, description: "Run the command the test scripted" } }),
   write: (file_path, content) => ({ name: "write_file", args: { file_path, content } }),
+  read: (file_path) => ({ name: "read_file", args: { file_path } }),
+  fetch: (url) => ({ name: "web_fetch", args: { prompt: `Summarize ${url}` } }),
+  // Its own modes that do not ask (profiles/profile.go BypassModes) and that it offers.
+  childBypassModes: ["autoEdit", "yolo"],
   agentConfig({ apiUrl, agentHome }) {
     writeJSON(join(agentHome, ".gemini", "settings.json"), {
       security: { auth: { selectedType: "gemini-api-key" } },
@@ -88,6 +92,9 @@ export const qwen = {
   startFake: startFakeOpenAIChat,
   shell: (command) => ({ name: "run_shell_command", args: { command, is_background: false, description: "Run the command the test scripted" } }),
   write: (file_path, content) => ({ name: "write_file", args: { file_path, content } }),
+  read: (file_path) => ({ name: "read_file", args: { file_path } }),
+  fetch: (url) => ({ name: "web_fetch", args: { url, prompt: "Summarize the page." } }),
+  childBypassModes: ["auto-edit", "auto", "yolo"],
   // Measured: in the mode Qwen starts in (auto) it wrote the file without
   // asking. The bridge launches it with --approval-mode default (its
   // profile, docs/agents.md), and it asks: the write scenario holds.
@@ -124,6 +131,9 @@ export const opencode = {
   skip: () => cannotRun(join(binDir, "opencode"), ["--version"]),
   shell: (command) => ({ name: "bash", args: { command, description: "Run the command the test scripted" } }),
   write: (filePath, content) => ({ name: "write", args: { filePath, content } }),
+  read: (filePath) => ({ name: "read", args: { filePath } }),
+  fetch: (url) => ({ name: "webfetch", args: { url, format: "text" } }),
+  childBypassModes: [],
   agentConfig({ apiUrl, agentHome }) {
     const config = join(agentHome, ".config");
     writeJSON(join(config, "opencode", "opencode.json"), {
@@ -181,6 +191,12 @@ export const codex = {
     name: "exec_command",
     args: { cmd: command, sandbox_permissions: "require_escalated", justification: "Do you want to run the command the test scripted?" },
   }),
+  // Codex has no file tools of its own here: reads, writes and fetches are
+  // shell commands. A read stays inside its sandbox (no escalation, as a
+  // model reading a file does); a write or a fetch asks to leave it.
+  shellWrite: true,
+  read: (file) => ({ name: "exec_command", args: { cmd: `cat ${file}` } }),
+  childBypassModes: ["full-access"],
   agentConfig({ apiUrl, agentHome, workspace }) {
     const codexHome = join(agentHome, ".codex");
     mkdirSync(codexHome, { recursive: true });
@@ -224,13 +240,18 @@ export const claude = {
   async startFake(script = {}) {
     const finalText = script.finalText ?? "Done: the scripted model has nothing more to do.";
     // Without a scripted call, a tool name the CLI never offers: every request gets the text.
-    const api = await startFakeAnthropic(
-      script.call ? { tool: script.call.name, input: script.call.args, finalText } : { tool: "NoToolScripted", input: {}, finalText, sideText: finalText },
-    );
+    const one = script.call ? { tool: script.call.name, input: script.call.args } : script.cells ? {} : { tool: "NoToolScripted", input: {}, sideText: finalText };
+    const api = await startFakeAnthropic({ ...one, cells: script.cells, finalText });
     return { ...api, results: api.toolResults };
   },
   shell: (command) => ({ name: "Bash", args: { command, description: "Run the command the test scripted" } }),
   write: (file_path, content) => ({ name: "Write", args: { file_path, content } }),
+  read: (file_path) => ({ name: "Read", args: { file_path } }),
+  fetch: (url) => ({ name: "WebFetch", args: { url, prompt: "Summarize the page." } }),
+  // auto; its acceptEdits, bypassPermissions and dontAsk are also the bridge's mode ids.
+  childBypassModes: ["auto"],
+  // issue 13: "switching from Plan to Don't ask left the agent in plan".
+  matrixColumns: [{ id: "plan-dontAsk", steps: [{ mode: "plan" }, { mode: "dontAsk" }] }],
   // permissions.defaultMode of Claude's own settings; null = unset (the
   // adapter then starts in "auto": see writeClaudeSettings).
   startMode: "default",

@@ -37,7 +37,7 @@ const CONTENT = "written by the scripted model\n";
 const validator = new AgentOutputValidator();
 
 /** Checks the bridge's exit, its output against the ACP v1 schema, and the fake's unknown paths. */
-function checkRun(t, def, run) {
+export function checkRun(t, def, run) {
   if (process.env.ACP_INTEROP_VERBOSE) run.diagnose();
   try {
     assert.equal(run.status.timedOut, undefined, "acp-bridge did not exit within 20s of stdin closing");

@@ -35,7 +35,7 @@ export function lastCell(s) {
 }
 
 /**
- * @typedef {{name: string, args: object, id?: string}} Call
+ * @typedef {{name: string, args: object, id?: string, unlisted?: boolean}} Call
  * @typedef {object} Script
  * @property {Call} [call]     the one call of a script without cells (cell "")
  * @property {Record<string, Call>} [cells] a call per cell name
@@ -83,7 +83,9 @@ export class ScriptedModel {
         }
         return { cell, kind: "final", result, text: this.finalText };
       }
-      if (!this.proposed.has(cell) && offered.includes(call.name)) {
+      // call.unlisted: proposed when the request offers any tool (an agent
+      // that defers the tool, as Qwen Code does web_fetch, still runs it).
+      if (!this.proposed.has(cell) && (offered.includes(call.name) || (call.unlisted && offered.length > 0))) {
         this.proposed.add(cell);
         return { cell, kind: "call", call };
       }

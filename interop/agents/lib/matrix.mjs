@@ -162,7 +162,9 @@ export function agentMatrix(def, { results } = {}) {
     const started = Date.now();
     let run;
     try {
-      run = await withAgent(t, def, { scenario: "matrix", script, permissions, prepare }, async (conn, ctx) => {
+      // ACP_INTEROP_MATRIX_NO_SANDBOX=1: the same cells without the bridge's OS sandbox (to see what it adds).
+      const settings = process.env.ACP_INTEROP_MATRIX_NO_SANDBOX ? { sandbox: { enabled: false } } : {};
+      run = await withAgent(t, def, { scenario: "matrix", script, permissions, prepare, settings }, async (conn, ctx) => {
         await initialize(conn, def);
         // Every card is answered reject once, and filed under its session's cell.
         let stop = false;
@@ -196,7 +198,7 @@ export function agentMatrix(def, { results } = {}) {
                   const others = cells.map((c) => c.name).filter((n) => n !== name && !name.includes(n));
                   const recs = await auditFor(ctx, { sessionId: session.sessionId, from, name, others });
                   const cards = cardsOf.get(name) ?? [];
-                  const got = outcome(recs, cards);
+                  const got = (ctx.api.model?.wasProposed(name) === false ? "not-proposed " : "") + outcome(recs, cards);
                   const ms = Date.now() - t0;
                   results?.push({ agent: def.name, column: col.id, row, outcome: got, stopReason: turn.stopReason, ms });
                   rt.diagnostic(`${name}: ${got} (stop ${turn.stopReason}, ${ms} ms)`);

@@ -125,6 +125,7 @@ export const qwen = {
     "*-hook": "card*1 deny:breaker+user",
     "plan-hook": "unasked:deny",
     "dontAsk-hook": "deny:breaker",
+    "*-fetch": "deny:rule",
   },
   // Measured: in the mode Qwen starts in (auto) it wrote the file without
   // asking. The bridge launches it with --approval-mode default (its
@@ -319,6 +320,7 @@ export const claude = {
     "plan-hook": "unasked:deny",
     "dontAsk-hook": "deny:breaker",
     "plan-dontAsk-hook": "deny:breaker",
+    "*-fetch": "deny:rule",
   },
   // permissions.defaultMode of Claude's own settings; null = unset (the
   // adapter then starts in "auto": see writeClaudeSettings).

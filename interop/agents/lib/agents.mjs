@@ -65,10 +65,10 @@ export const gemini = {
   // Its own modes that do not ask (profiles/profile.go BypassModes) and that it offers.
   childBypassModes: ["autoEdit", "yolo"],
   // The measured matrix (lib/matrix.mjs; docs/agents.md). Its plan mode
-  // offers no shell tool. Its read_file and write_file refuse the .env and
-  // .git/hooks paths themselves ("Path not in workspace", also without the
-  // OS sandbox) and send no path: the bridge audits an unknown unasked call,
-  // whose verdict is the mode's.
+  // offers no shell tool. Its read_file and write_file refuse any path with
+  // a .env, .git or node_modules segment themselves (hasBlockedPathSegment:
+  // "Path not in workspace", also without the OS sandbox) and send no path:
+  // the bridge audits an unknown unasked call, whose verdict is the mode's.
   matrixExpect: {
     "*-rm": "deny:rule",
     "plan-rm": "not-proposed none",

@@ -97,7 +97,9 @@ export async function withAgent(t, def, { scenario, script, permissions, prepare
   prepare?.(workspace);
   // A script may depend on the workspace (an absolute path to write).
   const api = await def.startFake(typeof script === "function" ? script(workspace) : script);
-  const agent = def.agentConfig({ apiUrl: api.url, agentHome, workspace });
+  // initialize may take long on a loaded machine: measured, OpenCode took
+  // over the default 30 s at load average 22 (two cores, other builds).
+  const agent = { initTimeoutSeconds: 120, ...def.agentConfig({ apiUrl: api.url, agentHome, workspace }) };
   const config = {
     defaultAgent: def.name,
     agents: { [def.name]: agent },

@@ -130,10 +130,9 @@ async function auditFor(ctx, { sessionId, from, name, others }, ms = 1500) {
 
 /**
  * Registers def's matrix: one test (one bridge, one agent process), a
- * subtest per column, a subtest per cell. results, if given, collects
- * {column, row, outcome, ms} per cell (for the docs).
+ * subtest per column, a subtest per cell.
  */
-export function agentMatrix(def, { results } = {}) {
+export function agentMatrix(def) {
   const label = `${def.package}@${def.version}`;
   const skip = def.skip?.();
   const cols = matrixColumns(def);
@@ -200,7 +199,6 @@ export function agentMatrix(def, { results } = {}) {
                   const cards = cardsOf.get(name) ?? [];
                   const got = (ctx.api.model?.wasProposed(name) === false ? "not-proposed " : "") + outcome(recs, cards);
                   const ms = Date.now() - t0;
-                  results?.push({ agent: def.name, column: col.id, row, outcome: got, stopReason: turn.stopReason, ms });
                   rt.diagnostic(`${name}: ${got} (stop ${turn.stopReason}, ${ms} ms)`);
                   rt.diagnostic(`${name} tool calls: ${JSON.stringify(toolCalls(turn.updates))}`);
                   checkFloor(ctx, site, secrets, row, name, recs);

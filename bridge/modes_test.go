@@ -16,6 +16,7 @@ import (
 	"github.com/acp-bridge/acp-bridge/internal/audit"
 	"github.com/acp-bridge/acp-bridge/internal/testkit"
 	"github.com/acp-bridge/acp-bridge/policy"
+	"github.com/acp-bridge/acp-bridge/profiles"
 )
 
 // memAudit keeps audit records in memory; waitFor waits (on a channel,
@@ -641,6 +642,32 @@ func TestModesThatAreNotApprovalModes(t *testing.T) {
 	for _, r := range aud.all() {
 		if r.Decision == "child-not-asking" {
 			t.Fatalf("audited as not asking: %+v", r)
+		}
+	}
+}
+
+// Issue 13 reported "switching from Plan to Don't ask left the agent in
+// plan". The child follows the bridge into plan; any other bridge mode
+// takes it back to its asking mode (the interop matrix measures the same
+// with the real Claude: its plan-dontAsk column).
+func TestChildTargetLeavesPlan(t *testing.T) {
+	for _, tc := range []struct {
+		profile string
+		offered []string
+	}{
+		{"claude", []string{"auto", "default", "acceptEdits", "plan", "bypassPermissions"}},
+		{"gemini", []string{"default", "autoEdit", "yolo", "plan"}},
+		{"qwen", []string{"plan", "default", "auto-edit", "auto", "yolo"}},
+	} {
+		prof := profiles.ProfileByName(tc.profile)
+		st := childModeState{offered: tc.offered, current: "plan"}
+		for _, m := range []policy.Mode{policy.ModeDefault, policy.ModeAcceptEdits, policy.ModeDontAsk, policy.ModeBypass} {
+			if got := childTarget(prof, st, m); got != "default" {
+				t.Errorf("%s in plan, bridge mode %s: child target %q, want default", tc.profile, m, got)
+			}
+		}
+		if got := childTarget(prof, st, policy.ModePlan); got != "plan" {
+			t.Errorf("%s, bridge mode plan: child target %q, want plan", tc.profile, got)
 		}
 	}
 }

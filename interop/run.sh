@@ -13,7 +13,9 @@
 #      Code and Claude agents as the bridge's child, each offline against a
 #      scripted fake model API on 127.0.0.1 (one test file per agent): a deny
 #      rule keeps build/ on disk, an allow-once card makes made.txt, the
-#      audit log holds the decisions. Steps 3 and 4 run their agents under
+#      audit log holds the decisions; and per agent the matrix (each mode x
+#      rm, .env, .git/hooks, a fetch; test/matrix-*.test.mjs, one agent
+#      process for all its cells). Steps 3 and 4 run their agents under
 #      the Node 24 that interop/agents pins (npm package "node"), since the
 #      Claude adapter and Qwen Code declare node >= 22.
 # Needs go and node >= 20 with npm; fetches the npm packages (npm ci) and

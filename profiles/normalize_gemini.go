@@ -2,6 +2,7 @@ package profiles
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/acp-bridge/acp-bridge/policy"
@@ -85,6 +86,13 @@ func geminiTitleCommand(title string) (string, bool) {
 	return title, true
 }
 
+// geminiPromptTitle is the title of Gemini's web_fetch, whose one argument
+// is a prompt with the URLs in it (web-fetch getDescription).
+const geminiPromptTitle = "Processing URLs and instructions from prompt: "
+
+// geminiTitleURL finds the URLs of a web_fetch prompt title.
+var geminiTitleURL = regexp.MustCompile(`(?i)https?://[^\s"'<>\x60]+`)
+
 func geminiFetch(tc *toolCall) (policy.Call, bool) {
 	if c, ok := genericFetch(tc); ok {
 		return c, true
@@ -92,6 +100,22 @@ func geminiFetch(tc *toolCall) (policy.Call, bool) {
 	t := strings.TrimSpace(tc.title)
 	if isWebURL(t) {
 		return policy.Call{Tool: "WebFetch", URL: t}, true
+	}
+	// A prompt naming exactly one URL is a fetch of that URL (measured with
+	// Gemini CLI 0.61: left not understood, a fetch under a WebFetch domain
+	// deny was allowed in bypassPermissions). Several URLs cannot be one
+	// call: not understood.
+	if rest, ok := strings.CutPrefix(t, geminiPromptTitle); ok {
+		var urls []string
+		for _, u := range geminiTitleURL.FindAllString(rest, -1) {
+			u = strings.TrimRight(u, ".,;:!?)]}")
+			if isWebURL(u) && !slices.Contains(urls, u) {
+				urls = append(urls, u)
+			}
+		}
+		if len(urls) == 1 {
+			return policy.Call{Tool: "WebFetch", URL: urls[0]}, true
+		}
 	}
 	return policy.Call{}, false
 }

@@ -191,3 +191,41 @@ func TestDetectFamily(t *testing.T) {
 		}
 	}
 }
+
+// Gemini's web_fetch carries only a prompt title. Under a WebFetch domain
+// deny, in bypassPermissions (where a call that is not understood is
+// allowed), a prompt naming one denied URL must be denied by the rule (it
+// was allowed before: measured with Gemini CLI 0.61 in the interop matrix).
+// A prompt naming several URLs is not understood (one call has one URL).
+func TestGeminiPromptFetchUnderDomainDeny(t *testing.T) {
+	pol, errs := policy.Compile([]policy.RuleText{{List: "deny", Text: "WebFetch(domain:localhost)", Origin: policy.Origin{Layer: "user"}}})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	title := func(prompt string) json.RawMessage {
+		p, _ := json.Marshal(prompt)
+		b, _ := json.Marshal(map[string]any{"toolCallId": "web_fetch-1", "status": "pending", "kind": "fetch",
+			"title": "Processing URLs and instructions from prompt: " + string(p)})
+		return b
+	}
+	for _, tc := range []struct {
+		prompt string
+		tool   string
+		want   policy.Decision
+	}{
+		{"Summarize http://localhost:8080/x", "WebFetch", policy.Deny},
+		{"Summarize http://localhost:8080/x.", "WebFetch", policy.Deny},
+		{"Read http://localhost/a, then http://localhost/a again", "WebFetch", policy.Deny},
+		{"Summarize https://example.com/a", "WebFetch", policy.Allow},                   // bypass: no rule names it
+		{"Compare https://example.com/a and http://localhost:8080/x", "", policy.Allow}, // the limit docs/agents.md names
+	} {
+		call, err := Normalize(FamilyGemini, title(tc.prompt))
+		if call.Tool != tc.tool {
+			t.Errorf("%q: tool %q (%v), want %q", tc.prompt, call.Tool, err, tc.tool)
+		}
+		v := policy.Evaluate(policy.Input{Call: call, Mode: policy.ModeBypass, Policy: pol, Env: policy.Env{Cwd: "/w", Home: "/h"}})
+		if v.Decision != tc.want {
+			t.Errorf("%q: %s (%s), want %s; call %+v", tc.prompt, v.Decision, v.Reason, tc.want, call)
+		}
+	}
+}

@@ -60,6 +60,28 @@ export const gemini = {
   startFake: startFakeGemini,
   shell: (command) => ({ name: "run_shell_command", args: { command, description: "Run the command the test scripted" } }),
   write: (file_path, content) => ({ name: "write_file", args: { file_path, content } }),
+  read: (file_path) => ({ name: "read_file", args: { file_path } }),
+  fetch: (url) => ({ name: "web_fetch", args: { prompt: `Summarize ${url}` } }),
+  // Its own modes that do not ask (profiles/profile.go BypassModes) and that it offers.
+  childBypassModes: ["autoEdit", "yolo"],
+  // The measured matrix (lib/matrix.mjs; docs/agents.md). Its plan mode
+  // offers no shell tool. Its read_file and write_file refuse any path with
+  // a .env, .git or node_modules segment themselves (hasBlockedPathSegment:
+  // "Path not in workspace", also without the OS sandbox) and send no path:
+  // the bridge audits an unknown unasked call, whose verdict is the mode's.
+  matrixExpect: {
+    "*-rm": "deny:rule",
+    "plan-rm": "not-proposed none",
+    "*-env": "unasked:ask",
+    "plan-env": "unasked:deny",
+    "dontAsk-env": "unasked:deny",
+    "bypassPermissions-env": "unasked:allow",
+    "*-hook": "unasked:ask",
+    "plan-hook": "unasked:deny",
+    "dontAsk-hook": "unasked:deny",
+    "bypassPermissions-hook": "unasked:allow",
+    "*-fetch": "deny:rule",
+  },
   agentConfig({ apiUrl, agentHome }) {
     writeJSON(join(agentHome, ".gemini", "settings.json"), {
       security: { auth: { selectedType: "gemini-api-key" } },
@@ -88,6 +110,23 @@ export const qwen = {
   startFake: startFakeOpenAIChat,
   shell: (command) => ({ name: "run_shell_command", args: { command, is_background: false, description: "Run the command the test scripted" } }),
   write: (file_path, content) => ({ name: "write_file", args: { file_path, content } }),
+  read: (file_path) => ({ name: "read_file", args: { file_path } }),
+  // web_fetch is a deferred tool in Qwen 0.24 (found through tool_search,
+  // not in the request's tools): the fake proposes it unlisted.
+  fetch: (url) => ({ name: "web_fetch", args: { url, prompt: "Summarize the page." }, unlisted: true }),
+  childBypassModes: ["auto-edit", "auto", "yolo"],
+  // The measured matrix: read_file runs unasked (audited would-deny, the
+  // turn cancelled, the OS sandbox masks .env); in its plan mode Qwen
+  // blocks shell and writes itself (audited unasked, would deny).
+  matrixExpect: {
+    "*-rm": "deny:rule",
+    "plan-rm": "unasked:deny",
+    "*-env": "unasked:deny",
+    "*-hook": "card*1 deny:breaker+user",
+    "plan-hook": "unasked:deny",
+    "dontAsk-hook": "deny:breaker",
+    "*-fetch": "deny:rule",
+  },
   // Measured: in the mode Qwen starts in (auto) it wrote the file without
   // asking. The bridge launches it with --approval-mode default (its
   // profile, docs/agents.md), and it asks: the write scenario holds.
@@ -124,6 +163,20 @@ export const opencode = {
   skip: () => cannotRun(join(binDir, "opencode"), ["--version"]),
   shell: (command) => ({ name: "bash", args: { command, description: "Run the command the test scripted" } }),
   write: (filePath, content) => ({ name: "write", args: { filePath, content } }),
+  read: (filePath) => ({ name: "read", args: { filePath } }),
+  fetch: (url) => ({ name: "webfetch", args: { url, format: "text" } }),
+  childBypassModes: [],
+  // The measured matrix: with OPENCODE_PERMISSION (set by the bridge) and
+  // its own default of asking before reading .env files, it asks for every
+  // row; the bridge decides each.
+  matrixExpect: {
+    "*-rm": "deny:rule",
+    "*-env": "deny:rule",
+    "*-hook": "card*1 deny:breaker+user",
+    "plan-hook": "deny:breaker",
+    "dontAsk-hook": "deny:breaker",
+    "*-fetch": "deny:rule",
+  },
   agentConfig({ apiUrl, agentHome }) {
     const config = join(agentHome, ".config");
     writeJSON(join(config, "opencode", "opencode.json"), {
@@ -181,6 +234,23 @@ export const codex = {
     name: "exec_command",
     args: { cmd: command, sandbox_permissions: "require_escalated", justification: "Do you want to run the command the test scripted?" },
   }),
+  // Codex has no file tools of its own here: reads, writes and fetches are
+  // shell commands. A read stays inside its sandbox (no escalation, as a
+  // model reading a file does); a write or a fetch asks to leave it.
+  shellWrite: true,
+  read: (file) => ({ name: "exec_command", args: { cmd: `cat ${file}` } }),
+  childBypassModes: ["full-access"],
+  // The measured matrix: every deny ends the turn (abort); `cat .env` runs
+  // unasked inside Codex's sandbox (audited would-deny, the turn cancelled,
+  // the OS sandbox masks .env).
+  matrixExpect: {
+    "*-rm": "deny:rule",
+    "*-env": "unasked:deny",
+    "*-hook": "card*1 deny:breaker+user",
+    "plan-hook": "deny:breaker",
+    "dontAsk-hook": "deny:breaker",
+    "*-fetch": "deny:rule",
+  },
   agentConfig({ apiUrl, agentHome, workspace }) {
     const codexHome = join(agentHome, ".codex");
     mkdirSync(codexHome, { recursive: true });
@@ -224,13 +294,34 @@ export const claude = {
   async startFake(script = {}) {
     const finalText = script.finalText ?? "Done: the scripted model has nothing more to do.";
     // Without a scripted call, a tool name the CLI never offers: every request gets the text.
-    const api = await startFakeAnthropic(
-      script.call ? { tool: script.call.name, input: script.call.args, finalText } : { tool: "NoToolScripted", input: {}, finalText, sideText: finalText },
-    );
+    const one = script.call ? { tool: script.call.name, input: script.call.args } : script.cells ? {} : { tool: "NoToolScripted", input: {}, sideText: finalText };
+    const api = await startFakeAnthropic({ ...one, cells: script.cells, finalText });
     return { ...api, results: api.toolResults };
   },
   shell: (command) => ({ name: "Bash", args: { command, description: "Run the command the test scripted" } }),
   write: (file_path, content) => ({ name: "Write", args: { file_path, content } }),
+  read: (file_path) => ({ name: "Read", args: { file_path } }),
+  // WebFetch is not in the CLI's request tools here (deferred): proposed unlisted.
+  fetch: (url) => ({ name: "WebFetch", args: { url, prompt: "Summarize the page." }, unlisted: true }),
+  // auto; its acceptEdits, bypassPermissions and dontAsk are also the bridge's mode ids.
+  childBypassModes: ["auto"],
+  // issue 13: "switching from Plan to Don't ask left the agent in plan".
+  matrixColumns: [{ id: "plan-dontAsk", steps: [{ mode: "plan" }, { mode: "dontAsk" }] }],
+  // The measured matrix: Read runs unasked (audited would-deny, the turn
+  // cancelled, the OS sandbox masks .env). In plan (forwarded: Claude's own
+  // plan mode) Claude refuses Bash and Write itself (audited unasked); after
+  // plan then dontAsk the bridge has moved it back to default: it asks for
+  // the rm again (deny by rule), so it left its plan mode (issue 13).
+  matrixExpect: {
+    "*-rm": "deny:rule",
+    "plan-rm": "unasked:deny",
+    "*-env": "unasked:deny",
+    "*-hook": "card*1 deny:breaker+user",
+    "plan-hook": "unasked:deny",
+    "dontAsk-hook": "deny:breaker",
+    "plan-dontAsk-hook": "deny:breaker",
+    "*-fetch": "deny:rule",
+  },
   // permissions.defaultMode of Claude's own settings; null = unset (the
   // adapter then starts in "auto": see writeClaudeSettings).
   startMode: "default",

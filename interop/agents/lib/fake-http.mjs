@@ -43,6 +43,38 @@ export async function startLoopbackServer(handle) {
   };
 }
 
+/**
+ * A fake model API's server: records every request as {method, path} in
+ * `requests` and its raw body in `bodies` (what reached the "model", for
+ * tests that look for a leaked secret), answers GET /v1/models with a
+ * one-model list when `models` is set, and passes everything else to
+ * handle(req, res, info, rec, notFound): rec is the request's record (the
+ * fake adds kind, model, ...), notFound(message, extra) answers 404 with
+ * errorBody(message) and records the request in `unexpected`.
+ * @returns {Promise<{url: string, requests: object[], unexpected: object[], bodies: string[], close: () => Promise<void>}>}
+ */
+export async function startFakeAPI({ models = false, errorBody }, handle) {
+  const requests = [];
+  const unexpected = [];
+  const bodies = [];
+  const server = await startLoopbackServer((req, res, info) => {
+    const rec = { method: req.method, path: info.path };
+    requests.push(rec);
+    if (info.raw) bodies.push(info.raw);
+    if (models && req.method === "GET" && info.path === "/v1/models") {
+      rec.kind = "models";
+      return json(res, 200, { object: "list", data: [{ id: "fake-model", object: "model", created: 0, owned_by: "fake" }] });
+    }
+    const notFound = (message, extra = {}) => {
+      Object.assign(rec, { kind: "unexpected" }, extra);
+      unexpected.push(rec);
+      return json(res, 404, errorBody(message));
+    };
+    return handle(req, res, info, rec, notFound);
+  });
+  return { url: server.url, requests, unexpected, bodies, close: server.close };
+}
+
 export function json(res, status, body) {
   const s = JSON.stringify(body);
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(s) });

@@ -9,69 +9,46 @@
 //        (a function_call or an assistant message), the text deltas, and
 //        response.completed with usage
 //   GET  /v1/models     a one-model list
-// The script is at most one function call and one closing text:
-//   1. the first request that offers the scripted function (tools[].name)
-//      and carries no function_call_output for it is answered with that
-//      function_call {call_id, name, arguments};
-//   2. a request whose input carries the function_call_output (same
-//      call_id) gets the closing text;
+// The script (lib/fake-script.mjs: one call, or one per [[cell:NAME]]
+// marker in the prompt):
+//   1. a request whose input carries the function_call_output of the cell's
+//      call (same call_id) gets the closing text;
+//   2. the first request that offers the cell's function (tools[].name) gets
+//      that function_call {call_id, name, arguments}, once per cell;
 //   3. anything else gets the closing text too.
 // What it does not fake: non-streamed responses, reasoning items,
 // custom (freeform) tool calls, previous_response_id chaining, the
 // compaction and websocket endpoints, errors, rate limits. Every other path
 // is answered 404 and recorded in `unexpected`.
 
-import { halves, json, sse, startLoopbackServer } from "./fake-http.mjs";
+import { halves, sse, startFakeAPI } from "./fake-http.mjs";
+import { ScriptedModel } from "./fake-script.mjs";
 
 /**
- * @typedef {object} Script
- * @property {{name: string, args: object, id?: string}} [call] the function call
- * @property {string} [finalText] the closing text
- */
-
-/**
- * @param {Script} script
- * @returns {Promise<{url: string, requests: object[], unexpected: object[], results: object[], close: () => Promise<void>}>}
- *   requests: {method, path, kind, model, tools}; kind is "call", "final",
- *   "side", "models" or "unexpected". results: the function_call_output
- *   items Codex sent back for the scripted call.
+ * @param {import("./fake-script.mjs").Script} script
+ * @returns {Promise<{url: string, requests: object[], unexpected: object[], results: object[], bodies: string[], model: ScriptedModel, close: () => Promise<void>}>}
+ *   requests: {method, path, kind, cell, model, tools}; kind is "call",
+ *   "final", "side", "models" or "unexpected". results: the
+ *   function_call_output items Codex sent back for the scripted calls.
  */
 export async function startFakeOpenAIResponses(script = {}) {
-  const finalText = script.finalText ?? "Done: the scripted model has nothing more to do.";
-  const callId = script.call?.id ?? "call_fake_1";
-  const requests = [];
-  const unexpected = [];
-  const results = [];
-  let proposed = false;
+  const model = new ScriptedModel(script);
   let seq = 0;
-  const server = await startLoopbackServer((req, res, { path, body }) => {
-    const rec = { method: req.method, path };
-    requests.push(rec);
-    if (req.method === "GET" && path === "/v1/models") {
-      rec.kind = "models";
-      return json(res, 200, { object: "list", data: [{ id: "fake-model", object: "model", created: 0, owned_by: "fake" }] });
-    }
+  const errorBody = (message) => ({ error: { message, type: "invalid_request_error", code: "not_found" } });
+  const api = await startFakeAPI({ models: true, errorBody }, (req, res, { path, raw, body }, rec, notFound) => {
     if (req.method !== "POST" || path !== "/v1/responses" || !Array.isArray(body?.input) || body.stream !== true) {
-      rec.kind = "unexpected";
-      rec.body = JSON.stringify(body ?? null).slice(0, 2000);
-      unexpected.push(rec);
-      return json(res, 404, { error: { message: `fake OpenAI Responses API: no ${req.method} ${path} (stream only)`, type: "invalid_request_error", code: "not_found" } });
+      return notFound(`fake OpenAI Responses API: no ${req.method} ${path} (stream only)`, { body: JSON.stringify(body ?? null).slice(0, 2000) });
     }
     rec.model = body.model;
     rec.tools = (body.tools ?? []).map((t) => t.name ?? t.type);
-    const result = body.input.find((i) => i?.type === "function_call_output" && i.call_id === callId);
-    let item;
-    if (result) {
-      rec.kind = "final";
-      results.push(result);
-    } else if (script.call && !proposed && rec.tools.includes(script.call.name)) {
-      rec.kind = "call";
-      proposed = true;
-      item = { type: "function_call", id: `fc_fake_${++seq}`, call_id: callId, name: script.call.name, arguments: JSON.stringify(script.call.args), status: "completed" };
-    } else {
-      rec.kind = script.call && !proposed ? "side" : "final";
-    }
-    item ??= { type: "message", id: `msg_fake_${++seq}`, role: "assistant", status: "completed", content: [{ type: "output_text", text: finalText, annotations: [] }] };
+    const d = model.next({ raw, offered: rec.tools, resultFor: (call) => body.input.find((i) => i?.type === "function_call_output" && i.call_id === call.id) });
+    rec.cell = d.cell;
+    rec.kind = d.kind;
+    const finalText = d.text;
+    const item =
+      d.kind === "call"
+        ? { type: "function_call", id: `fc_fake_${++seq}`, call_id: d.call.id, name: d.call.name, arguments: JSON.stringify(d.call.args), status: "completed" }
+        : { type: "message", id: `msg_fake_${++seq}`, role: "assistant", status: "completed", content: [{ type: "output_text", text: finalText, annotations: [] }] };
     const response = { id: `resp_fake_${++seq}`, object: "response", created_at: Math.floor(Date.now() / 1000), model: body.model ?? "fake-model", status: "in_progress", output: [] };
     const out = sse(res);
     let n = 0;
@@ -96,5 +73,5 @@ export async function startFakeOpenAIResponses(script = {}) {
     });
     out.end();
   });
-  return { url: server.url, requests, unexpected, results, close: server.close };
+  return { ...api, results: model.results, model };
 }

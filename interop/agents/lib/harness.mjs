@@ -79,12 +79,15 @@ export function readAudit(path) {
  * Runs op(agent, ctx) with an SDK client connected to a bridge whose only
  * agent is def's, against def's fake model API scripted with `script`.
  * `prepare(workspace)` runs before the bridge starts (e.g. makes build/);
- * `script` is the fake's script, or a function of the workspace giving it.
+ * `script` is the fake's script, or a function of the workspace giving it;
+ * `settings` are further top-level settings of the bridge's config file.
+ * op's ctx can read the audit log (ctx.audit()) and the bridge's log
+ * (ctx.stderr()) while the bridge runs.
  * Returns {status, audit, api, stderr, transcript}; op's failure is thrown
  * after the diagnostics are printed.
  * @param {import("node:test").TestContext} t
  */
-export async function withAgent(t, def, { scenario, script, permissions, prepare }, op) {
+export async function withAgent(t, def, { scenario, script, permissions, prepare, settings }, op) {
   const root = mkdtempSync(join(tmpdir(), `acp-interop-${def.name}-`));
   const home = join(root, "bridge-home");
   const agentHome = join(root, "agent-home");
@@ -94,13 +97,17 @@ export async function withAgent(t, def, { scenario, script, permissions, prepare
   prepare?.(workspace);
   // A script may depend on the workspace (an absolute path to write).
   const api = await def.startFake(typeof script === "function" ? script(workspace) : script);
-  const agent = def.agentConfig({ apiUrl: api.url, agentHome, workspace });
+  // initialize may take long on a loaded machine: measured, OpenCode took
+  // over the default 30 s at load average 22 (two cores, other builds).
+  const agent = { initTimeoutSeconds: 120, ...def.agentConfig({ apiUrl: api.url, agentHome, workspace }) };
   const config = {
     defaultAgent: def.name,
     agents: { [def.name]: agent },
     audit: { path: auditPath },
   };
   if (permissions) config.permissions = permissions;
+  // More settings of the bridge's config file (merged at the top level).
+  Object.assign(config, settings);
   const configFile = join(home, "config.yaml");
   // JSON is YAML: no quoting questions for paths and rules.
   writeFileSync(configFile, JSON.stringify(config, null, 2) + "\n");
@@ -129,7 +136,7 @@ export async function withAgent(t, def, { scenario, script, permissions, prepare
   let onDisk = {};
   try {
     await app.connectWith(bridge.stream, (conn) =>
-      op(conn, { permissions: permissionsQ, notifications, cards, api, workspace, agentHome }),
+      op(conn, { permissions: permissionsQ, notifications, cards, api, workspace, agentHome, audit: () => readAudit(auditPath), stderr: bridge.stderr }),
     );
   } catch (err) {
     failure = err;

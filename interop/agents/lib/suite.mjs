@@ -9,15 +9,9 @@
 //              made.txt is on disk, the audit log holds {allow, user}.
 //
 // These hold in the bridge's default mode (permissions.defaultMode unset)
-// with each agent in the mode it starts in. They are the (default x the
-// child's asking mode) cells of the later matrix: each bridge mode
-// (default, acceptEdits, plan, dontAsk, bypassPermissions) x each child's
-// own modes, including its bypass-like one (Gemini yolo, Codex
-// full-access, Qwen yolo, OpenCode's allow-all permission config). When the
-// bridge keeps each child in its asking mode, the same three scenarios grow
-// into that matrix: the deny cell must hold in every bridge mode and under
-// every child mode; the allow-once cell becomes "no card" in
-// bypassPermissions and a refusal in dontAsk.
+// with each agent in the mode it starts in. Every other mode (each bridge
+// mode, each child's bypass-like mode asked for by the editor) x the damage
+// attempts (rm, .env, .git/hooks, a fetch) is the matrix: lib/matrix.mjs.
 
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -37,7 +31,7 @@ const CONTENT = "written by the scripted model\n";
 const validator = new AgentOutputValidator();
 
 /** Checks the bridge's exit, its output against the ACP v1 schema, and the fake's unknown paths. */
-function checkRun(t, def, run) {
+export function checkRun(t, def, run) {
   if (process.env.ACP_INTEROP_VERBOSE) run.diagnose();
   try {
     assert.equal(run.status.timedOut, undefined, "acp-bridge did not exit within 20s of stdin closing");

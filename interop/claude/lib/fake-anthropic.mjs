@@ -2,10 +2,12 @@
 // never a real one. It lets the real Claude Code CLI (under the real ACP
 // adapter) run a whole turn offline: ANTHROPIC_BASE_URL points here.
 //
-// The script is one tool call and one closing text:
-//   1. the turn's first request (the one that offers the tool the script
-//      names and carries no tool_result for it yet) is answered with a
-//      streamed tool_use block {id, name, input} and stop_reason "tool_use";
+// The script is one tool call and one closing text, or one tool call per
+// cell: a [[cell:NAME]] marker in the prompt picks it (the marker logic all
+// fake model APIs share: interop/agents/lib/fake-script.mjs):
+//   1. the cell's first request that offers the tool the script names and
+//      carries no tool_result for it yet is answered with a streamed
+//      tool_use block {id, name, input} and stop_reason "tool_use";
 //   2. the follow-up request, whose last user message carries the
 //      tool_result for that id, is answered with the closing text and
 //      stop_reason "end_turn";
@@ -14,14 +16,17 @@
 //      "OK"), end_turn.
 // POST /v1/messages/count_tokens answers a rough count. Every other path is
 // answered 404 (an Anthropic-style error) and recorded in `unexpected`.
+// Every request's raw body is kept in `bodies`.
 
-import { createServer } from "node:http";
+import { json, startFakeAPI } from "../../agents/lib/fake-http.mjs";
+import { ScriptedModel } from "../../agents/lib/fake-script.mjs";
 
 /**
  * @typedef {object} Script
  * @property {string} [tool]      tool name to call (default "Bash")
- * @property {object} input       the tool's input, e.g. {command, description}
+ * @property {object} [input]     the tool's input, e.g. {command, description}
  * @property {string} [toolUseId] id of the tool_use block (default "toolu_fake_1")
+ * @property {Record<string, {name: string, args: object}>} [cells] a tool call per cell (id toolu_fake_NAME)
  * @property {string} [finalText] text after the tool result
  * @property {string} [sideText]  text for any other request (default "OK")
  */
@@ -29,80 +34,48 @@ import { createServer } from "node:http";
 /**
  * Starts the fake on a random loopback port.
  * @param {Script} script
- * @returns {Promise<{url: string, requests: object[], unexpected: object[], toolResults: object[], close: () => Promise<void>}>}
- *   requests: every request as {method, path, kind, body?}; kind is
+ * @returns {Promise<{url: string, requests: object[], unexpected: object[], toolResults: object[], bodies: string[], close: () => Promise<void>}>}
+ *   requests: every request as {method, path, kind, cell, body?}; kind is
  *   "tool_use", "final", "side", "count_tokens" or "unexpected".
- *   toolResults: the tool_result blocks the CLI sent back for the script's id.
+ *   toolResults: the tool_result blocks the CLI sent back for the scripted ids.
  */
 export async function startFakeAnthropic(script) {
-  const tool = script.tool ?? "Bash";
-  const toolUseId = script.toolUseId ?? "toolu_fake_1";
-  const finalText = script.finalText ?? "Done: the scripted tool call finished.";
-  const requests = [];
-  const unexpected = [];
-  const toolResults = [];
-  let proposed = false;
-
-  const server = createServer(async (req, res) => {
-    let raw = "";
-    for await (const chunk of req) raw += chunk;
-    const path = (req.url ?? "").split("?")[0];
-    let body;
-    try {
-      body = raw ? JSON.parse(raw) : undefined;
-    } catch {
-      body = undefined;
-    }
-    const rec = { method: req.method, path, url: req.url };
-    requests.push(rec);
-
+  const call = script.input ? { name: script.tool ?? "Bash", args: script.input, id: script.toolUseId ?? "toolu_fake_1" } : undefined;
+  const model = new ScriptedModel(
+    { call, cells: script.cells, finalText: script.finalText ?? "Done: the scripted tool call finished." },
+    { idPrefix: "toolu_fake_" },
+  );
+  const errorBody = (message) => ({ type: "error", error: { type: "not_found_error", message } });
+  const api = await startFakeAPI({ errorBody }, (req, res, { path, raw, body }, rec, notFound) => {
+    rec.url = req.url;
     if (req.method === "POST" && path === "/v1/messages/count_tokens") {
       rec.kind = "count_tokens";
       return json(res, 200, { input_tokens: Math.max(1, Math.ceil(raw.length / 4)) });
     }
-    if (req.method === "POST" && path === "/v1/messages" && body && Array.isArray(body.messages)) {
-      rec.model = body.model;
-      rec.stream = body.stream === true;
-      const offersTool = Array.isArray(body.tools) && body.tools.some((t) => t?.name === tool);
-      const result = lastToolResult(body.messages, toolUseId);
-      let reply;
-      if (result) {
-        rec.kind = "final";
-        toolResults.push(result);
-        reply = { kind: "text", text: finalText };
-      } else if (offersTool && !proposed) {
-        rec.kind = "tool_use";
-        proposed = true;
-        reply = { kind: "tool_use", id: toolUseId, name: tool, input: script.input };
-      } else {
-        rec.kind = "side";
-        rec.tools = Array.isArray(body.tools) ? body.tools.length : 0;
-        rec.lastUserText = lastUserText(body.messages).slice(0, 300);
-        reply = { kind: "text", text: script.sideText ?? "OK" };
-      }
-      return rec.stream ? stream(res, body.model, reply) : json(res, 200, message(body.model, reply));
+    if (req.method !== "POST" || path !== "/v1/messages" || !body || !Array.isArray(body.messages)) {
+      return notFound(`fake Anthropic API: no ${req.method} ${path}`, { body: raw.slice(0, 2000) });
     }
-    rec.kind = "unexpected";
-    rec.body = raw.slice(0, 2000);
-    unexpected.push(rec);
-    return json(res, 404, { type: "error", error: { type: "not_found_error", message: `fake Anthropic API: no ${req.method} ${path}` } });
+    rec.model = body.model;
+    rec.stream = body.stream === true;
+    const offered = Array.isArray(body.tools) ? body.tools.map((t) => t?.name) : [];
+    const d = model.next({ raw, offered, resultFor: (c) => lastToolResult(body.messages, c.id) });
+    rec.cell = d.cell;
+    let reply;
+    if (d.kind === "call") {
+      rec.kind = "tool_use";
+      reply = { kind: "tool_use", id: d.call.id, name: d.call.name, input: d.call.args };
+    } else if (d.result) {
+      rec.kind = "final";
+      reply = { kind: "text", text: d.text };
+    } else {
+      rec.kind = "side";
+      rec.tools = offered.length;
+      rec.lastUserText = lastUserText(body.messages).slice(0, 300);
+      reply = { kind: "text", text: script.sideText ?? "OK" };
+    }
+    return rec.stream ? stream(res, body.model, reply) : json(res, 200, message(body.model, reply));
   });
-  await new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", resolve);
-  });
-  const { port } = server.address();
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    unexpected,
-    toolResults,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections?.();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...api, toolResults: model.results, model };
 }
 
 /** The tool_result block for id in the last user message, if any. */
@@ -169,10 +142,4 @@ function stream(res, model, reply) {
   send("message_delta", { delta: { stop_reason: reply.kind === "tool_use" ? "tool_use" : "end_turn", stop_sequence: null }, usage: { output_tokens: 5 } });
   send("message_stop", {});
   res.end();
-}
-
-function json(res, status, body) {
-  const s = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(s) });
-  res.end(s);
 }

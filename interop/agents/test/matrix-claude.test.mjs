@@ -1,0 +1,6 @@
+// The matrix of claude behind the bridge (lib/matrix.mjs): every mode column x
+// every damage attempt, one bridge and one agent process for all cells.
+import { agentMatrix } from "../lib/matrix.mjs";
+import { claude } from "../lib/agents.mjs";
+
+agentMatrix(claude);

@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -578,6 +579,15 @@ func (r *rule) domainMatches(host string) bool {
 
 func (ev *evaluator) fetch(tool string) Verdict {
 	hosts, readable := hostsOf(ev.in.Call.URL)
+	for _, u := range ev.in.Call.URLs {
+		hs, ok := hostsOf(u)
+		readable = readable && ok
+		for _, h := range hs {
+			if !slices.Contains(hosts, h) {
+				hosts = append(hosts, h)
+			}
+		}
+	}
 	subj := subjectOf(&ev.in.Call)
 	pick := func(set *ruleSet, any bool) *rule {
 		r := first(matchDomain(set, hosts, any), matchName(set, "", ""))
@@ -598,7 +608,7 @@ func (ev *evaluator) fetch(tool string) Verdict {
 	if !readable && ev.pol.guards("WebFetch") {
 		// asks in every mode (bypass included): a domain rule cannot be
 		// checked against a host no parser agrees on.
-		return ev.askDefault(SourceDefault, "cannot check the URL "+strconv.Quote(ev.in.Call.URL)+": its host cannot be read with certainty (spaces, control characters, or it does not parse)", false)
+		return ev.askDefault(SourceDefault, "cannot check the URL "+strconv.Quote(strings.Join(append([]string{ev.in.Call.URL}, ev.in.Call.URLs...), " "))+": its host cannot be read with certainty (spaces, control characters, or it does not parse)", false)
 	}
 	if r := pick(&ev.pol.allow, false); r != nil {
 		return ev.allowRule(r, SourceRule)

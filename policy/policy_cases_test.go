@@ -17,6 +17,7 @@ type policyCase struct {
 	Cmd        string            `json:"cmd"`
 	Paths      []string          `json:"paths"`
 	URL        string            `json:"url"`
+	URLs       []string          `json:"urls"`
 	Query      string            `json:"query"`
 	Kind       string            `json:"kind"`
 	Title      string            `json:"title"`
@@ -118,7 +119,7 @@ func (c *policyCase) input(t testing.TB) Input {
 	if c.Symlinks != nil {
 		env.FS = MapFS(c.Symlinks)
 	}
-	call := Call{Tool: c.Tool, Command: c.Cmd, Paths: c.Paths, URL: c.URL, Query: c.Query, Kind: c.Kind, Title: c.Title}
+	call := Call{Tool: c.Tool, Command: c.Cmd, Paths: c.Paths, URL: c.URL, URLs: c.URLs, Query: c.Query, Kind: c.Kind, Title: c.Title}
 	return Input{Call: call, Mode: mode, Env: env, Policy: pol, Session: sess, AgentBypass: c.AgentBypas}
 }
 

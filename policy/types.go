@@ -54,6 +54,10 @@ type Call struct {
 	// URL of a WebFetch call; Query of a WebSearch call.
 	URL   string `json:"url,omitempty"`
 	Query string `json:"query,omitempty"`
+	// URLs are further URLs the same WebFetch call fetches (a prompt that
+	// names several). Each is checked as URL is: a deny or ask rule on any
+	// of their hosts decides, and an allow rule must cover all of them.
+	URLs []string `json:"urls,omitempty"`
 	// Kind is the ACP tool kind as sent (read, edit, delete, move, search,
 	// execute, think, fetch, switch_mode, other), "" if none.
 	Kind  string `json:"kind,omitempty"`

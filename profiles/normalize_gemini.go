@@ -101,10 +101,10 @@ func geminiFetch(tc *toolCall) (policy.Call, bool) {
 	if isWebURL(t) {
 		return policy.Call{Tool: "WebFetch", URL: t}, true
 	}
-	// A prompt naming exactly one URL is a fetch of that URL (measured with
-	// Gemini CLI 0.61: left not understood, a fetch under a WebFetch domain
-	// deny was allowed in bypassPermissions). Several URLs cannot be one
-	// call: not understood.
+	// A prompt naming URLs is a fetch of each of them (measured with Gemini
+	// CLI 0.61: left not understood, a fetch under a WebFetch domain deny
+	// was allowed in bypassPermissions). Every URL is checked: a deny on any
+	// host decides.
 	if rest, ok := strings.CutPrefix(t, geminiPromptTitle); ok {
 		var urls []string
 		for _, u := range geminiTitleURL.FindAllString(rest, -1) {
@@ -113,8 +113,8 @@ func geminiFetch(tc *toolCall) (policy.Call, bool) {
 				urls = append(urls, u)
 			}
 		}
-		if len(urls) == 1 {
-			return policy.Call{Tool: "WebFetch", URL: urls[0]}, true
+		if len(urls) > 0 {
+			return policy.Call{Tool: "WebFetch", URL: urls[0], URLs: urls[1:]}, true
 		}
 	}
 	return policy.Call{}, false

@@ -196,7 +196,8 @@ func TestDetectFamily(t *testing.T) {
 // deny, in bypassPermissions (where a call that is not understood is
 // allowed), a prompt naming one denied URL must be denied by the rule (it
 // was allowed before: measured with Gemini CLI 0.61 in the interop matrix).
-// A prompt naming several URLs is not understood (one call has one URL).
+// A prompt naming several URLs is a fetch of each: a deny on any host
+// decides, an allow rule must cover all of them.
 func TestGeminiPromptFetchUnderDomainDeny(t *testing.T) {
 	pol, errs := policy.Compile([]policy.RuleText{{List: "deny", Text: "WebFetch(domain:localhost)", Origin: policy.Origin{Layer: "user"}}})
 	if len(errs) > 0 {
@@ -217,7 +218,9 @@ func TestGeminiPromptFetchUnderDomainDeny(t *testing.T) {
 		{"Summarize http://localhost:8080/x.", "WebFetch", policy.Deny},
 		{"Read http://localhost/a, then http://localhost/a again", "WebFetch", policy.Deny},
 		{"Summarize https://example.com/a", "WebFetch", policy.Allow},                   // bypass: no rule names it
-		{"Compare https://example.com/a and http://localhost:8080/x", "", policy.Allow}, // the limit docs/agents.md names
+		{"Compare https://example.com/a and http://localhost:8080/x", "WebFetch", policy.Deny},
+		{"Compare http://localhost:8080/x and https://example.com/a", "WebFetch", policy.Deny},
+		{"Compare https://example.com/a and https://example.org/b", "WebFetch", policy.Allow},
 	} {
 		call, err := Normalize(FamilyGemini, title(tc.prompt))
 		if call.Tool != tc.tool {

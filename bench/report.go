@@ -630,3 +630,27 @@ message in process:
 func scale(s Spread, f float64) Spread {
 	return Spread{Median: s.Median * f, Min: s.Min * f, Max: s.Max * f, N: s.N}
 }
+
+// Markers of the section `make bench-webview` writes into docs/benchmarks.md
+// (vscode-extension/scripts/bench-webview.mjs): acp-bench does not measure it,
+// so rewriting the file keeps it.
+const (
+	webviewStart = "<!-- bench-webview:start -->"
+	webviewEnd   = "<!-- bench-webview:end -->"
+)
+
+// KeepWebviewSection returns fresh with the webview section of old (between its
+// markers) put back before the closing pointer to testing.md, or at the end.
+// Without a complete section in old, fresh is returned as it is.
+func KeepWebviewSection(old, fresh string) string {
+	i := strings.Index(old, webviewStart)
+	j := strings.Index(old, webviewEnd)
+	if i < 0 || j < i {
+		return fresh
+	}
+	block := old[i:j+len(webviewEnd)] + "\n\n"
+	if k := strings.LastIndex(fresh, "Fault-injection and fuzzing coverage"); k >= 0 {
+		return fresh[:k] + block + fresh[k:]
+	}
+	return fresh + "\n" + block
+}

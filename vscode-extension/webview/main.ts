@@ -257,9 +257,9 @@ function renderItem(item: ChatItem): HTMLElement {
   return el;
 }
 
-function itemEl(id: string): HTMLElement | null {
+function itemEl(id: string): HTMLElement | undefined {
   const el = itemEls.get(id);
-  return el?.isConnected ? el : transcript.querySelector<HTMLElement>(`[data-item-id="${CSS.escape(id)}"]`);
+  return el?.isConnected ? el : undefined;
 }
 
 /** Incremental markdown state of a message body: its renderer and where its unfinished tail starts. */
@@ -559,12 +559,18 @@ function markDirty(chatId: string, itemId: string, full: boolean): void {
   }
 }
 
+/** Milliseconds of painting per frame; what is left waits for the next frame, so a burst never makes one long task. */
+const FRAME_BUDGET_MS = 8;
+
 function flushStreaming(): void {
   frameQueued = false;
   if (!dirty.size) return;
+  const start = performance.now();
   const atBottom = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 40;
   let added = false;
   for (const [itemId, d] of dirty) {
+    if (performance.now() - start > FRAME_BUDGET_MS) break;
+    dirty.delete(itemId);
     if (d.chatId !== st.active) continue;
     const item = st.chats.get(d.chatId)?.items.get(itemId);
     if (!item) continue;
@@ -583,12 +589,15 @@ function flushStreaming(): void {
       }
       old.replaceWith(fresh);
     } else {
-      if (transcript.querySelector(":scope > .empty")) transcript.replaceChildren();
+      if (empty.isConnected) transcript.replaceChildren();
       transcript.append(fresh);
       added = true;
     }
   }
-  dirty.clear();
+  if (dirty.size && !frameQueued) {
+    frameQueued = true;
+    requestAnimationFrame(flushStreaming);
+  }
   if (atBottom || added) transcript.scrollTop = transcript.scrollHeight;
   // Count of frames that painted, read by the webview tests (a paint per frame, not per message).
   (window as unknown as { __renders?: number }).__renders = ((window as unknown as { __renders?: number }).__renders ?? 0) + 1;

@@ -262,20 +262,33 @@ function itemEl(id: string): HTMLElement | undefined {
   return el?.isConnected ? el : undefined;
 }
 
-/** Incremental markdown state of a message body: its renderer and where its unfinished tail starts. */
-const liveMd = new WeakMap<HTMLElement, { md: IncrementalMarkdown; tailFrom: number }>();
+/**
+ * Incremental markdown state of a message body. Finished blocks go into parts
+ * (div.md-part, about PART_CHARS of HTML each, skipped by layout and paint while
+ * off screen); the unfinished tail follows the parts and is redrawn per frame.
+ */
+const liveMd = new WeakMap<HTMLElement, { md: IncrementalMarkdown; parts: number; part?: HTMLElement; partSize: number }>();
+const PART_CHARS = 16_000;
 
 /** Paints markdown into body; called again with the grown text, it appends finished blocks and redraws only the tail. */
 function paintMarkdown(body: HTMLElement, text: string): void {
   let s = liveMd.get(body);
   if (!s) {
-    s = { md: new IncrementalMarkdown(), tailFrom: 0 };
+    s = { md: new IncrementalMarkdown(), parts: 0, partSize: 0 };
     liveMd.set(body, s);
   }
   const { commit, tail } = s.md.update(text); // HTML from markdown-it with html: false
-  while (body.childNodes.length > s.tailFrom) body.lastChild!.remove();
-  if (commit) body.insertAdjacentHTML("beforeend", commit);
-  s.tailFrom = body.childNodes.length;
+  while (body.childNodes.length > s.parts) body.lastChild!.remove();
+  if (commit) {
+    if (!s.part || s.partSize > PART_CHARS) {
+      s.part = h("div", { class: "md-part" });
+      body.append(s.part);
+      s.parts++;
+      s.partSize = 0;
+    }
+    s.part.insertAdjacentHTML("beforeend", commit);
+    s.partSize += commit.length;
+  }
   if (tail) body.insertAdjacentHTML("beforeend", tail);
 }
 

@@ -62,7 +62,7 @@ export async function openWebview(browser, dist) {
  * put there beforehand so that moving them into the page is not measured) to the webview the
  * way the host's postMessage delivers them (one message event each), about
  * `burst` characters of streamed text per timer tick, and resolves when the
- * last one is posted. window.__onScreen(sentinel) resolves with the time of the
+ * last one is posted (or, once window.__stop is set, with minus the number posted). window.__onScreen(sentinel) resolves with the time of the
  * first animation frame at which the last agent message's last block shows the
  * sentinel.
  */
@@ -74,6 +74,7 @@ export async function installFeeder(page) {
         let i = 0;
         const tick = () => {
           let n = 0;
+          if (window.__stop) return resolve(-i);
           while (i < msgs.length && n < burst) {
             const m = msgs[i++];
             n += m.type === "append" ? m.text.length : 200;

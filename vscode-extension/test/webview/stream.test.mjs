@@ -60,7 +60,10 @@ test("a streamed reply with tool calls: every tool card and the whole text are o
     const tpl = document.createElement("template");
     for (const [id, html] of Object.entries(expected)) {
       tpl.innerHTML = html;
-      const got = document.querySelector(`[data-item-id="${id}"] .markdown`)?.innerHTML;
+      // Finished blocks sit in div.md-part containers: unwrapped, the HTML is the whole render's.
+      const md = document.querySelector(`[data-item-id="${id}"] .markdown`)?.cloneNode(true);
+      for (const part of md?.querySelectorAll(".md-part") ?? []) part.replaceWith(...part.childNodes);
+      const got = md?.innerHTML;
       if (got !== tpl.innerHTML) bad.push(id);
     }
     return { bad, agents: document.querySelectorAll(".transcript > .msg.agent").length };

@@ -243,8 +243,29 @@ function renderTranscript(): void {
   }
   itemEls.clear();
   for (const [id, d] of dirty) if (d.chatId === cv.chat.chatId) dirty.delete(id);
-  transcript.replaceChildren(...cv.order.map((id) => renderItem(cv.items.get(id)!)));
+  const pages: HTMLElement[] = [];
+  cv.order.forEach((id, i) => {
+    if (i % PAGE_ITEMS === 0) pages.push(h("div", { class: "page" }));
+    pages[pages.length - 1].append(renderItem(cv.items.get(id)!));
+  });
+  transcript.replaceChildren(...pages);
   transcript.scrollTop = transcript.scrollHeight;
+}
+
+/**
+ * Items sit in pages of PAGE_ITEMS (div.page, content-visibility: auto): a page out
+ * of view is skipped by style, layout and paint, so a transcript of thousands of
+ * items costs per frame about what is on screen.
+ */
+const PAGE_ITEMS = 40;
+
+function appendItemEl(el: HTMLElement): void {
+  let page = transcript.lastElementChild as HTMLElement | null;
+  if (!page?.classList.contains("page") || page.childElementCount >= PAGE_ITEMS) {
+    page = h("div", { class: "page" });
+    transcript.append(page);
+  }
+  page.append(el);
 }
 
 /** Rendered items of the active chat by id (a querySelector per item would walk the whole transcript). */
@@ -603,7 +624,7 @@ function flushStreaming(): void {
       old.replaceWith(fresh);
     } else {
       if (empty.isConnected) transcript.replaceChildren();
-      transcript.append(fresh);
+      appendItemEl(fresh);
       added = true;
     }
   }

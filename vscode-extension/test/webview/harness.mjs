@@ -88,8 +88,10 @@ export async function installFeeder(page) {
     window.__onScreen = (sentinel) =>
       new Promise((resolve) => {
         const check = () => {
-          const msgs = document.querySelectorAll(".transcript > .msg.agent");
-          const last = msgs[msgs.length - 1]?.querySelector(".markdown")?.lastElementChild;
+          // The last item (inside the last page, where items are paged), without a query over the transcript.
+          let item = document.querySelector(".transcript")?.lastElementChild;
+          if (item?.classList.contains("page")) item = item.lastElementChild;
+          const last = item?.querySelector(".markdown")?.lastElementChild;
           if (last && last.textContent.includes(sentinel)) resolve(performance.now());
           else requestAnimationFrame(check);
         };

@@ -40,7 +40,7 @@ test("a streamed reply with tool calls: every tool card and the whole text are o
     await window.__onScreen(sentinel);
   }, { msgs: w.messages, sentinel: w.sentinel });
   // Every tool card, completed, with its diff.
-  const cards = await page.locator(".transcript > .card.tool").evaluateAll((els) =>
+  const cards = await page.locator(".transcript .card.tool").evaluateAll((els) =>
     els.map((e) => ({ id: e.dataset.toolCallId, status: [...e.classList].find((c) => c.startsWith("status-")), add: e.querySelectorAll(".diff .add").length, del: e.querySelectorAll(".diff .del").length })),
   );
   assert.equal(cards.length, 40);
@@ -66,12 +66,12 @@ test("a streamed reply with tool calls: every tool card and the whole text are o
       const got = md?.innerHTML;
       if (got !== tpl.innerHTML) bad.push(id);
     }
-    return { bad, agents: document.querySelectorAll(".transcript > .msg.agent").length };
+    return { bad, agents: document.querySelectorAll(".transcript .msg.agent").length };
   }, expected);
   assert.deepEqual(diffs.bad, [], "messages that differ from a whole render");
   assert.equal(diffs.agents, texts.size);
   // Order: the items are in the order the host created them.
-  const order = await page.locator(".transcript > [data-item-id]").evaluateAll((els) => els.map((e) => e.dataset.itemId));
+  const order = await page.locator(".transcript [data-item-id]").evaluateAll((els) => els.map((e) => e.dataset.itemId));
   const created = [];
   for (const m of w.messages) if (m.type === "item" && !created.includes(m.item.id)) created.push(m.item.id);
   assert.deepEqual(order.slice(1), created, "after the user's prompt, in creation order");

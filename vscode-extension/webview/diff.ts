@@ -6,19 +6,19 @@ import { diffArrays } from "diff";
 export type DiffLine = { op: " " | "+" | "-"; text: string };
 
 /**
- * Beyond this many edits (or this much time) the diff is given up: all of the old
- * text is shown removed and all of the new text added, so one huge rewrite cannot
- * block the webview.
+ * Beyond this many edits the diff is given up: all of the old text is shown
+ * removed and all of the new text added, so one huge rewrite cannot block the
+ * webview (Myers' cost is lines × edits). A bound on edits, not on time: the
+ * same diff always looks the same, however busy the machine.
  */
-const MAX_EDITS = 2_000;
-const MAX_MS = 20;
+const MAX_EDITS = 1_000;
 
 /** A line diff of a and b (null = a new file): every line of both, each kept, removed or added. */
 export function lineDiff(a: string | null, b: string): DiffLine[] {
   const A = a === null || a === "" ? [] : a.split("\n");
   const B = b === "" ? [] : b.split("\n");
   const out: DiffLine[] = [];
-  const changes = diffArrays(A, B, { maxEditLength: MAX_EDITS, timeout: MAX_MS });
+  const changes = diffArrays(A, B, { maxEditLength: MAX_EDITS });
   if (!changes) {
     for (const text of A) out.push({ op: "-", text });
     for (const text of B) out.push({ op: "+", text });

@@ -19,6 +19,7 @@
 // never at startup, so a window that never opens the chat starts no bridge.
 
 import * as os from "node:os";
+import * as path from "node:path";
 import * as vscode from "vscode";
 import { RequestError } from "@agentclientprotocol/sdk";
 import { bridgeConfigPath } from "./agentHints";
@@ -179,7 +180,9 @@ export class Ctx implements vscode.Disposable {
         await this.approvals.choose(m.approvalId, m.optionId, m.rule, m.scope);
         return;
       case "openFile": {
-        const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(m.path));
+        // A file link in a message may be relative (src/main.go:3): to the workspace folder.
+        const file = path.isAbsolute(m.path) ? m.path : path.join(this.workspaceCwd(), m.path);
+        const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
         const line = Math.max(0, (m.line ?? 1) - 1);
         await vscode.window.showTextDocument(doc, { selection: new vscode.Range(line, 0, line, 0), preview: true });
         return;

@@ -3,10 +3,12 @@
 // plans, approval cards, quiet decision lines) and the composer. It holds a
 // copy of the host's model, rebuilt from the "state" snapshot after every
 // (re)load and kept current by "item"/"chat" messages. Plain DOM; all text is
-// set with textContent except markdown, which renderMarkdown escapes.
+// set with textContent except markdown, which markdown-it renders with HTML off.
+// Items and streamed text are painted at most once per animation frame (see
+// "streaming" below).
 
 import { lineDiff, withContext } from "./diff";
-import { renderInline, renderMarkdown } from "./markdown";
+import { IncrementalMarkdown, renderInline } from "./markdown";
 import {
   OPT,
   describeResolution,
@@ -239,14 +241,76 @@ function renderTranscript(): void {
     transcript.replaceChildren(empty);
     return;
   }
-  transcript.replaceChildren(...cv.order.map((id) => renderItem(cv.items.get(id)!)));
+  itemEls.clear();
+  for (const [id, d] of dirty) if (d.chatId === cv.chat.chatId) dirty.delete(id);
+  const pages: HTMLElement[] = [];
+  cv.order.forEach((id, i) => {
+    if (i % PAGE_ITEMS === 0) pages.push(h("div", { class: "page" }));
+    pages[pages.length - 1].append(renderItem(cv.items.get(id)!));
+  });
+  transcript.replaceChildren(...pages);
   transcript.scrollTop = transcript.scrollHeight;
 }
+
+/**
+ * Items sit in pages of PAGE_ITEMS (div.page, content-visibility: auto): a page out
+ * of view is skipped by style, layout and paint, so a transcript of thousands of
+ * items costs per frame about what is on screen.
+ */
+const PAGE_ITEMS = 40;
+
+function appendItemEl(el: HTMLElement): void {
+  let page = transcript.lastElementChild as HTMLElement | null;
+  if (!page?.classList.contains("page") || page.childElementCount >= PAGE_ITEMS) {
+    page = h("div", { class: "page" });
+    transcript.append(page);
+  }
+  page.append(el);
+}
+
+/** Rendered items of the active chat by id (a querySelector per item would walk the whole transcript). */
+const itemEls = new Map<string, HTMLElement>();
 
 function renderItem(item: ChatItem): HTMLElement {
   const el = renderItemInner(item);
   el.dataset["itemId"] = item.id;
+  itemEls.set(item.id, el);
   return el;
+}
+
+function itemEl(id: string): HTMLElement | undefined {
+  const el = itemEls.get(id);
+  return el?.isConnected ? el : undefined;
+}
+
+/**
+ * Incremental markdown state of a message body. Finished blocks go into parts
+ * (div.md-part, about PART_CHARS of HTML each, skipped by layout and paint while
+ * off screen); the unfinished tail follows the parts and is redrawn per frame.
+ */
+const liveMd = new WeakMap<HTMLElement, { md: IncrementalMarkdown; parts: number; part?: HTMLElement; partSize: number }>();
+const PART_CHARS = 16_000;
+
+/** Paints markdown into body; called again with the grown text, it appends finished blocks and redraws only the tail. */
+function paintMarkdown(body: HTMLElement, text: string): void {
+  let s = liveMd.get(body);
+  if (!s) {
+    s = { md: new IncrementalMarkdown(), parts: 0, partSize: 0 };
+    liveMd.set(body, s);
+  }
+  const { commit, tail } = s.md.update(text); // HTML from markdown-it with html: false
+  while (body.childNodes.length > s.parts) body.lastChild!.remove();
+  if (commit) {
+    if (!s.part || s.partSize > PART_CHARS) {
+      s.part = h("div", { class: "md-part" });
+      body.append(s.part);
+      s.parts++;
+      s.partSize = 0;
+    }
+    s.part.insertAdjacentHTML("beforeend", commit);
+    s.partSize += commit.length;
+  }
+  if (tail) body.insertAdjacentHTML("beforeend", tail);
 }
 
 function renderItemInner(item: ChatItem): HTMLElement {
@@ -255,12 +319,12 @@ function renderItemInner(item: ChatItem): HTMLElement {
       return h("div", { class: "msg user" }, h("div", { class: "who" }, icon("account"), " You"), h("div", { class: "text" }, item.text));
     case "agent": {
       const body = h("div", { class: "markdown" });
-      body.innerHTML = renderMarkdown(item.text); // escaped by renderMarkdown
+      paintMarkdown(body, item.text);
       return h("div", { class: "msg agent" }, body);
     }
     case "thought": {
       const body = h("div", { class: "markdown" });
-      body.innerHTML = renderMarkdown(item.text);
+      paintMarkdown(body, item.text);
       return h("details", { class: "thought" }, h("summary", {}, icon("lightbulb"), " Thinking"), body);
     }
     case "tool":
@@ -509,24 +573,67 @@ transcript.addEventListener("keydown", (e) => {
 
 // ---- streaming --------------------------------------------------------------------
 
-/** Items whose streamed text changed since the last frame; rendered once per animation frame. */
-const dirty = new Map<string, string>(); // itemId -> chatId
+/**
+ * Items changed since the last frame, in the order they changed; painted once per
+ * animation frame, however many messages arrived: "append" (streamed text) paints
+ * only the message's new blocks, "item" (a new or replaced item: tool calls,
+ * cards) re-renders that item. A busy stream of chunks and tool-call updates thus
+ * costs one layout per frame and work linear in the reply's length.
+ */
+const dirty = new Map<string, { chatId: string; full: boolean }>();
 let frameQueued = false;
+
+function markDirty(chatId: string, itemId: string, full: boolean): void {
+  const d = dirty.get(itemId);
+  if (d) d.full ||= full;
+  else dirty.set(itemId, { chatId, full });
+  if (!frameQueued) {
+    frameQueued = true;
+    requestAnimationFrame(flushStreaming);
+  }
+}
+
+/** Milliseconds of painting per frame; what is left waits for the next frame, so a burst never makes one long task. */
+const FRAME_BUDGET_MS = 8;
 
 function flushStreaming(): void {
   frameQueued = false;
+  if (!dirty.size) return;
+  const start = performance.now();
   const atBottom = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 40;
-  for (const [itemId, chatId] of dirty) {
-    if (chatId !== st.active) continue;
-    const item = st.chats.get(chatId)?.items.get(itemId);
-    const old = transcript.querySelector<HTMLElement>(`[data-item-id="${CSS.escape(itemId)}"]`);
-    if (!item || !old) continue;
-    const body = old.querySelector<HTMLElement>(".markdown");
-    if (body && (item.kind === "agent" || item.kind === "thought")) body.innerHTML = renderMarkdown(item.text); // escaped by renderMarkdown
+  let added = false;
+  for (const [itemId, d] of dirty) {
+    if (performance.now() - start > FRAME_BUDGET_MS) break;
+    dirty.delete(itemId);
+    if (d.chatId !== st.active) continue;
+    const item = st.chats.get(d.chatId)?.items.get(itemId);
+    if (!item) continue;
+    const old = itemEl(itemId);
+    const body = old?.querySelector<HTMLElement>(".markdown");
+    if (old && !d.full && body && liveMd.has(body) && (item.kind === "agent" || item.kind === "thought")) {
+      paintMarkdown(body, item.text);
+      continue;
+    }
+    const fresh = renderItem(item);
+    if (old) {
+      // Keep a <details> the person opened or closed as it was.
+      if (old instanceof HTMLDetailsElement && fresh instanceof HTMLDetailsElement && old.dataset["touched"]) {
+        fresh.open = old.open;
+        fresh.dataset["touched"] = "1";
+      }
+      old.replaceWith(fresh);
+    } else {
+      if (empty.isConnected) transcript.replaceChildren();
+      appendItemEl(fresh);
+      added = true;
+    }
   }
-  dirty.clear();
-  if (atBottom) transcript.scrollTop = transcript.scrollHeight;
-  // Count of streaming renders, read by the webview tests (a render per frame, not per chunk).
+  if (dirty.size && !frameQueued) {
+    frameQueued = true;
+    requestAnimationFrame(flushStreaming);
+  }
+  if (atBottom || added) transcript.scrollTop = transcript.scrollHeight;
+  // Count of frames that painted, read by the webview tests (a paint per frame, not per message).
   (window as unknown as { __renders?: number }).__renders = ((window as unknown as { __renders?: number }).__renders ?? 0) + 1;
 }
 
@@ -605,31 +712,15 @@ function onMessage(m: HostMessage): void {
       cv.items.set(m.item.id, m.item);
       if (!had) cv.order.push(m.item.id);
       if (m.item.kind === "approval") renderTabs();
-      if (m.chatId !== st.active) return;
-      const atBottom = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 40;
-      const old = transcript.querySelector<HTMLElement>(`[data-item-id="${CSS.escape(m.item.id)}"]`);
-      const fresh = renderItem(m.item);
-      if (old) {
-        // Keep a <details> the person opened or closed as it was.
-        if (old instanceof HTMLDetailsElement && fresh instanceof HTMLDetailsElement && old.dataset["touched"]) fresh.open = old.open;
-        old.replaceWith(fresh);
-      } else {
-        if (transcript.querySelector(".empty")) transcript.replaceChildren();
-        transcript.append(fresh);
-      }
-      if (atBottom || !had) transcript.scrollTop = transcript.scrollHeight;
+      if (m.chatId === st.active) markDirty(m.chatId, m.item.id, true);
       return;
     }
     case "append": {
       const cv = st.chats.get(m.chatId);
       const cur = cv?.items.get(m.itemId);
       if (!cv || !cur || (cur.kind !== "agent" && cur.kind !== "thought")) return;
-      cv.items.set(m.itemId, { ...cur, text: cur.text + m.text });
-      dirty.set(m.itemId, m.chatId);
-      if (!frameQueued) {
-        frameQueued = true;
-        requestAnimationFrame(flushStreaming);
-      }
+      cur.text += m.text; // in place: a copy per chunk would be quadratic too
+      if (m.chatId === st.active) markDirty(m.chatId, m.itemId, false);
       return;
     }
     case "focusApproval": {
@@ -652,6 +743,13 @@ transcript.addEventListener("click", (e) => {
   const summary = (e.target as HTMLElement).closest("summary");
   const d = summary?.parentElement;
   if (d instanceof HTMLDetailsElement) d.dataset["touched"] = "1";
+  // A file link in a message (data-file, set by the markdown renderer) opens in the editor.
+  const a = (e.target as HTMLElement).closest<HTMLAnchorElement>("a[data-file]");
+  if (a) {
+    e.preventDefault();
+    const line = Number(a.dataset["line"]);
+    send({ type: "openFile", path: a.dataset["file"]!, line: line > 0 ? line : undefined });
+  }
 });
 
 window.addEventListener("message", (e: MessageEvent) => {

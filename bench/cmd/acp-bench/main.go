@@ -70,6 +70,9 @@ func main() {
 		if !filepath.IsAbs(out) {
 			out = filepath.Join(root, out)
 		}
+		if old, err := os.ReadFile(out); err == nil {
+			md = bench.KeepWebviewSection(string(old), md) // written by make bench-webview
+		}
 		if err := os.WriteFile(out, []byte(md), 0o644); err != nil {
 			fail(err)
 		}

@@ -182,6 +182,7 @@ test("cards close when resolved, each on its own, and say how they ended", async
   await post(state([approval("R1"), approval("R2"), approval("R3")]));
   await card("R3").waitFor();
   await post({ type: "item", chatId: "chat-1", item: approval("R1", { state: "answering", chosen: "acp-bridge:allow_once" }) });
+  await card("R1").locator(".answering").waitFor(); // items are painted on the next animation frame
   assert.equal(await card("R1").locator("button.opt").first().isDisabled(), true, "disabled while answering");
   await post({ type: "item", chatId: "chat-1", item: approval("R1", { state: "resolved", resolution: { decision: "allow", by: "user", optionId: "acp-bridge:allow_once" } }) });
   await post({ type: "item", chatId: "chat-1", item: approval("R2", { state: "resolved", resolution: { decision: "deny", by: "timeout" } }) });

@@ -9,6 +9,7 @@
 import { Readable, Writable } from "node:stream";
 import { client, ndJsonStream, RequestError, type ClientConnection, type Stream } from "@agentclientprotocol/sdk";
 import type { PermissionResponse } from "./approvals";
+import type { ContentBlock } from "./promptBlocks";
 import {
   bridgeMeta,
   isObj,
@@ -22,6 +23,8 @@ import {
   type Obj,
   type PendingApprovalWire,
   type PersistRequest,
+  type PolicyExplainParams,
+  type PolicyExplainResult,
   type StoredGrant,
   type WorkspaceTrustWire,
   parseWorkspaceTrust,
@@ -175,8 +178,14 @@ export class BridgeConnection {
     return { sessionId, agent: str(m["agent"]), mode: str(m["mode"]), raw: res };
   }
 
-  prompt(sessionId: string, text: string): Promise<{ stopReason?: string }> {
-    return this.req("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+  /** session/prompt: the text, or the blocks built with promptBlocks (text + attached context). */
+  prompt(sessionId: string, text: string, blocks?: ContentBlock[]): Promise<{ stopReason?: string }> {
+    return this.req("session/prompt", { sessionId, prompt: blocks?.length ? blocks : [{ type: "text", text }] });
+  }
+
+  /** _acp-bridge/policy/explain: what the policy would decide for one call (nothing runs). */
+  explain(p: PolicyExplainParams): Promise<PolicyExplainResult> {
+    return this.req<PolicyExplainResult>(M.policyExplain, p);
   }
 
   cancel(sessionId: string): Promise<void> {

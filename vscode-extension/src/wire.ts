@@ -11,6 +11,7 @@ export const M = {
   grantsList: "_acp-bridge/grants/list",
   grantsRevoke: "_acp-bridge/grants/revoke",
   policyCheck: "_acp-bridge/policy/check",
+  policyExplain: "_acp-bridge/policy/explain",
   grantsStored: "_acp-bridge/grants/stored",
   grantsRemoveStored: "_acp-bridge/grants/removeStored",
   settingsDidChange: "_acp-bridge/settings/didChange",
@@ -58,6 +59,8 @@ export interface AgentEntry {
   status?: string;
   pid?: number;
   modes?: unknown;
+  /** The agent's agentCapabilities from its initialize answer (promptCapabilities among them). */
+  capabilities?: unknown;
   lastError?: string;
   restarts?: number;
 }
@@ -105,6 +108,21 @@ export interface StoredGrant {
   agent?: string;
   list?: string;
   rule?: string;
+}
+
+/** _acp-bridge/policy/explain params and result (docs/extension-surface.md). */
+export interface PolicyExplainParams {
+  tool: string;
+  input?: unknown;
+  agent?: string;
+  mode?: string;
+}
+export interface PolicyExplainResult {
+  decision: string; // allow | ask | deny
+  source: string;
+  rule?: string;
+  reason: string;
+  specifier: string;
 }
 
 export interface Grant {

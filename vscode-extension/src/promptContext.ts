@@ -43,13 +43,12 @@ export class PromptContext {
     const items = files
       .map((uri) => ({ label: path.basename(uri.fsPath), description: vscode.workspace.asRelativePath(uri, false), uri }))
       .sort((a, b) => a.description.localeCompare(b.description));
-    const picks = await vscode.window.showQuickPick(items, {
-      title: "ACP Bridge: attach files to the message",
+    const pick = await vscode.window.showQuickPick(items, {
+      title: "ACP Bridge: attach a file to the message",
       placeHolder: "Type to find a file (the agent gets a link to it, and its text when the agent accepts embedded context)",
-      canPickMany: true,
       matchOnDescription: true,
     });
-    return (picks ?? []).map((p) => fileRef(p.uri));
+    return pick ? [fileRef(pick.uri)] : [];
   }
 
   /** The selection of the active editor, else of the first visible editor that has one. */

@@ -32,14 +32,15 @@ export function createContextBar(input: HTMLTextAreaElement, ask: (what: "file" 
     const i = document.createElement("i");
     i.className = `codicon codicon-${iconName}`;
     i.setAttribute("aria-hidden", "true");
-    b.append(i, ` ${label}`);
+    b.append(i);
+    if (label) b.append(` ${label}`);
     b.addEventListener("click", () => ask(what));
     return b;
   };
   buttons.append(
-    button("file", "mention", "File", "Attach workspace files (or type @)"),
-    button("selection", "selection", "Selection", "Attach the editor's selection"),
-    button("editors", "files", "Open editors", "Attach every file open in an editor"),
+    button("file", "mention", "", "Attach a workspace file (or type @)"),
+    button("selection", "selection", "", "Attach the editor's selection"),
+    button("editors", "files", "", "Attach every file open in an editor"),
   );
 
   const render = () => {

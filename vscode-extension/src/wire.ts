@@ -147,3 +147,26 @@ export function bridgeMeta(o: unknown): Obj {
   const b = meta[META_KEY];
   return isObj(b) ? b : {};
 }
+
+/**
+ * The _acp-bridge/* requests the extension sends, by method: params and
+ * result as docs/extension-surface.md defines them. BridgeConnection's ext()
+ * takes its types from here, so a method is called with its own shapes only.
+ */
+export interface BridgeRequests {
+  [M.agentsList]: { params: Record<string, never>; result: { agents?: unknown } };
+  [M.approvalsList]: { params: Record<string, never>; result: { approvals?: unknown } };
+  [M.approvalsRespond]: { params: Obj; result: { approvalId: string; outcome: unknown } };
+  [M.grantsList]: { params: Record<string, never>; result: { grants?: unknown } };
+  [M.grantsRevoke]: { params: { sessionId: string; rule: string }; result: unknown };
+  [M.policyCheck]: { params: { rule: string; list: "allow" | "ask" | "deny" }; result: { ok?: unknown; error?: unknown } };
+  [M.policyExplain]: { params: PolicyExplainParams; result: PolicyExplainResult };
+  [M.grantsStored]: { params: Record<string, never>; result: { rules?: unknown; bypass?: unknown } };
+  [M.grantsRemoveStored]: { params: { kind: string; scope: string; agent?: string; list?: string; rule?: string }; result: unknown };
+}
+
+/** The _acp-bridge/* notifications the extension sends. */
+export interface BridgeNotifications {
+  [M.settingsDidChange]: { settings: unknown };
+  [M.workspaceDidChangeTrust]: { trusted: boolean };
+}

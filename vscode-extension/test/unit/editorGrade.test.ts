@@ -42,7 +42,7 @@ test("a selection carries its range in the URI fragment and in _meta", () => {
   assert.equal(refUri({ ...sel, range: { startLine: 7, startCharacter: 0, endLine: 7, endCharacter: 4 } }), "file:///ws/main.go#L7");
   const [, link, res] = promptBlocks("x", [{ ref: sel, text: "sel" }], { embeddedContext: true });
   assert.equal(link.type === "resource_link" && link.uri, "file:///ws/main.go#L3-5");
-  assert.deepEqual(link._meta, { "acp-bridge": { range: sel.range } });
+  assert.deepEqual(link.type === "resource_link" && link._meta, { "acp-bridge": { range: sel.range } });
   assert.equal(res.type === "resource" && res.resource.uri, "file:///ws/main.go#L3-5");
   assert.equal(sliceRange("l1\nl2\nabcd\nl4\nxyz\nl6", sel.range!), "bcd\nl4\nxy");
   assert.equal(sliceRange("abcdef", { startLine: 1, startCharacter: 2, endLine: 1, endCharacter: 4 }), "cd");

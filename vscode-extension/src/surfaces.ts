@@ -40,7 +40,9 @@ export class Surfaces implements ChatSurface {
     const visible = this.all.filter((s) => s.visible);
     if (this.last && visible.includes(this.last)) return this.last.reveal();
     if (visible.length) return visible[0].reveal();
-    return (this.last ?? this.primary).reveal();
+    // A closed editor tab is not brought back for a card: the side bar is.
+    const last = this.last instanceof ChatEditorPanel && !this.last.isOpen ? undefined : this.last;
+    return (last ?? this.primary).reveal();
   }
 }
 
@@ -56,6 +58,10 @@ export class ChatEditorPanel implements ChatSurface {
 
   get visible(): boolean {
     return !!this.panel?.visible;
+  }
+
+  get isOpen(): boolean {
+    return !!this.panel;
   }
 
   post(m: HostMessage): void {

@@ -60,7 +60,7 @@ async function step(name, fn) {
     await fn();
   } catch (e) {
     await shot(`FAIL-${name}`);
-    log("DEBUG", await page.evaluate(() => [...document.querySelectorAll(".monaco-diff-editor, .editor-instance")].map((e) => `${e.className} visible=${e.getBoundingClientRect().width}x${e.getBoundingClientRect().height} text=${JSON.stringify(e.textContent.slice(0, 200))}`).join("\n")));
+    log("diff editors:", await page.evaluate(() => [...document.querySelectorAll(".monaco-diff-editor, .editor-instance")].map((e) => `${e.className} visible=${e.getBoundingClientRect().width}x${e.getBoundingClientRect().height} text=${JSON.stringify(e.textContent.slice(0, 200))}`).join("\n")));
     log(`code-server output tail:\n${cs.output().slice(-3000)}`);
     throw e;
   }

@@ -45,6 +45,7 @@ export async function activate(ext: vscode.ExtensionContext): Promise<{ ctx: Ctx
   ext.subscriptions.push(vscode.window.registerWebviewViewProvider(VIEW_ID, sideBar), vscode.window.registerWebviewViewProvider(PANEL_VIEW_ID, panelView));
 
   cmd("acpBridge.openChatInEditor", () => editorChat.open());
+  cmd("acpBridge.openChatInPanel", () => panelView.reveal());
 
   cmd("acpBridge.newChat", async (agent?: unknown) => {
     await view.reveal();

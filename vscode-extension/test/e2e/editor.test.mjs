@@ -252,3 +252,23 @@ test("Open Audit Log: a table of decisions, filtered, that grows with the file",
     await page.locator(".tabs-container .tab", { hasText: "audit.jsonl" }).waitFor({ timeout: 10_000 });
   });
 });
+
+test("the chat in the panel: its own view container, the same chats, a card answered there", async () => {
+  await step("panel", async () => {
+    await runCommand("View: Close All Editors");
+    await runCommand("View: Close Primary Side Bar");
+    await runCommand("ACP Bridge: Open Chat in Panel");
+    const panel = page.locator(".part.panel");
+    await panel.waitFor({ state: "visible", timeout: 10_000 });
+    const f = await frameWith("#composer-input");
+    await waitBridgeRunning(f);
+    const before = await f.locator(".card.approval").count();
+    await send(f, "only:test");
+    const card = f.locator(".card.approval").nth(before);
+    await card.locator("button.opt").first().waitFor({ timeout: 30_000 });
+    await shot("panel");
+    await card.getByRole("button", { name: "Deny", exact: true }).click();
+    await card.locator(".outcome", { hasText: "Denied by you" }).waitFor({ timeout: 15_000 });
+    await turnDone(f);
+  });
+});

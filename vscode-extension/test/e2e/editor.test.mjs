@@ -28,7 +28,16 @@ let chromeDir;
 before(async () => {
   assert.ok(VSIX && existsSync(VSIX), `VSIX=${VSIX} must name the packaged extension`);
   mkdirSync(ARTIFACTS, { recursive: true });
-  cs = await startCodeServer({ vsix: VSIX, log, settings: { "acpBridge.permissions": { deny: ["Read(./secret.txt)"] } } });
+  cs = await startCodeServer({
+    vsix: VSIX,
+    log,
+    settings: {
+      "acpBridge.permissions": { deny: ["Read(./secret.txt)"] },
+      "files.autoSave": "off", // unsaved edits stay unsaved (the fs/write_text_file test)
+      // A tiny agent that writes files through fs/write_text_file (acceptEdits: no card for a workspace edit).
+      "acpBridge.agents": { writer: { command: "node", args: [join(EXT_DIR, "test", "e2e", "writer-agent.cjs")], mode: "acceptEdits" } },
+    },
+  });
   // The demo's edit replaces fmt.Println("helo") in main.go: put it there, so the diff is the file on disk.
   writeFileSync(join(cs.ws, "main.go"), 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println("helo")\n}\n');
   writeFileSync(join(cs.ws, "secret.txt"), "s3cret\n");
@@ -119,12 +128,13 @@ async function send(f, text) {
 
 const turnDone = (f) => f.locator("#stop-btn").waitFor({ state: "hidden", timeout: 30_000 });
 
-/** Types into the open quick pick and accepts once the focused row is the one wanted. */
+/** Types into the open quick pick and clicks the row wanted (a fast Enter may take the row before the filter). */
 async function pickInQuickInput(text) {
   const qi = page.locator(".quick-input-widget");
   await qi.locator("input").fill(text);
-  await qi.locator(".monaco-list-row.focused", { hasText: text }).waitFor({ timeout: 10_000 });
-  await qi.locator("input").press("Enter");
+  const row = qi.locator(".monaco-list-row", { hasText: text }).first();
+  await row.waitFor({ timeout: 10_000 });
+  await row.click();
 }
 
 let frame;
@@ -274,5 +284,38 @@ test("the chat in the panel: its own view container, the same chats, a card answ
     await card.getByRole("button", { name: "Deny", exact: true }).click();
     await card.locator(".outcome", { hasText: "Denied by you" }).waitFor({ timeout: 15_000 });
     await turnDone(f);
+  });
+});
+
+test("fs/write_text_file to a file open with unsaved edits goes through the editor: written, saved, and the unsaved text one undo away", async () => {
+  await step("workspace-edit", async () => {
+    const file = join(cs.ws, "notes.txt");
+    writeFileSync(file, "on disk\n");
+    await runCommand("View: Close All Editors");
+    await page.keyboard.press("Control+P");
+    await pickInQuickInput("notes.txt");
+    const editor = page.locator(".editor-instance .monaco-editor").first();
+    await editor.locator(".view-lines", { hasText: "on disk" }).waitFor({ timeout: 10_000 });
+    await editor.locator(".view-lines").click();
+    await page.keyboard.press("Control+End");
+    await page.keyboard.type("typed, not saved");
+    await page.locator(".tabs-container .tab.dirty", { hasText: "notes.txt" }).waitFor({ timeout: 5_000 });
+    await runCommand("ACP Bridge: Open Chat in Panel");
+    const f = await frameWith("#composer-input");
+    await waitBridgeRunning(f);
+    await f.locator("#agent-select").selectOption("writer"); // a chat with it opens (or, with none open, with the message)
+    await f.locator("#composer-input").fill(`write ${file}\nfrom the agent\n`);
+    await f.locator("#composer-input").press("Enter");
+    await f.locator(".msg.agent", { hasText: /^(written|write failed)/ }).waitFor({ timeout: 30_000 });
+    assert.equal(await f.locator(".msg.agent", { hasText: "written" }).count(), 1, await f.locator(".msg.agent").last().innerText());
+    // On disk, in the editor, and saved (not dirty).
+    assert.equal(readFileSync(file, "utf8"), "from the agent"); // (the message box trims the message)
+    await editor.locator(".view-lines", { hasText: "from the agent" }).waitFor({ timeout: 10_000 });
+    await page.locator(".tabs-container .tab.dirty", { hasText: "notes.txt" }).waitFor({ state: "detached", timeout: 10_000 });
+    await shot("workspace-edit");
+    // The unsaved text was not lost: one undo brings it back.
+    await editor.locator(".view-lines").click();
+    await page.keyboard.press("Control+Z");
+    await editor.locator(".view-lines", { hasText: "typed, not saved" }).waitFor({ timeout: 10_000 });
   });
 });

@@ -142,6 +142,8 @@ func (h *editorHandler) HandleRequest(ctx context.Context, method string, params
 		return b.grantsRevoke(params)
 	case MethodPolicyCheck:
 		return b.policyCheck(params)
+	case MethodPolicyExplain:
+		return b.policyExplain(params)
 	case MethodGrantsStored:
 		return b.grantsStored()
 	case MethodGrantsRemoveStored:

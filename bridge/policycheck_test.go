@@ -109,3 +109,42 @@ func TestPersistDeclinedStoresNothing(t *testing.T) {
 	p.Answer(acp.Selected(optRejectOnce))
 	wait(t, res, "prompt")
 }
+
+func TestPolicyExplain(t *testing.T) {
+	h := start(t, twoAgents()+"permissions:\n  deny: [\"Read(./secrets/**)\"]\n")
+	h.init(false)
+	cases := []struct {
+		name     string
+		params   string
+		decision string
+		rule     string
+		rpcErr   bool
+	}{
+		{"a workspace file reads", `{"tool":"Read","input":{"file_path":"main.go"},"agent":"alpha"}`, "allow", "", false},
+		{"a denied file", `{"tool":"Read","input":{"file_path":"secrets/key.pem"},"agent":"alpha"}`, "deny", "Read(./secrets/**)", false},
+		{"the default agent", `{"tool":"Read","input":{"file_path":"secrets/a"}}`, "deny", "Read(./secrets/**)", false},
+		{"an absolute path", `{"tool":"Read","input":{"file_path":"WS/secrets/a"}}`, "deny", "Read(./secrets/**)", false},
+		{"no tool", `{"input":{"file_path":"x"}}`, "", "", true},
+		{"bad mode", `{"tool":"Read","input":{"file_path":"x"},"mode":"yolo"}`, "", "", true},
+		{"bad params", `[1]`, "", "", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var res policyExplainResult
+			params := strings.ReplaceAll(c.params, "WS", h.ws)
+			err := h.editor.Conn.Call(tctx(t), MethodPolicyExplain, json.RawMessage(params), &res)
+			if c.rpcErr {
+				if err == nil {
+					t.Fatalf("want an invalid-params error, got %+v", res)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Decision != c.decision || res.Rule != c.rule {
+				t.Fatalf("got %+v, want decision %s rule %q", res, c.decision, c.rule)
+			}
+		})
+	}
+}

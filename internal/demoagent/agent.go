@@ -218,7 +218,7 @@ func (a *agent) initialize(params json.RawMessage) (any, error) {
 		"protocolVersion": acp.ProtocolVersion,
 		"agentCapabilities": map[string]any{
 			"loadSession":         false,
-			"promptCapabilities":  map[string]bool{"image": false, "audio": false, "embeddedContext": false},
+			"promptCapabilities":  map[string]bool{"image": false, "audio": false, "embeddedContext": true},
 			"sessionCapabilities": map[string]any{"list": map[string]any{}},
 		},
 		"agentInfo":   acp.Implementation{Name: AgentName, Title: "acp-bridge demo agent", Version: a.opts.Version},
@@ -357,33 +357,54 @@ func mustJSON(v any) json.RawMessage {
 	return b
 }
 
-// promptText validates a prompt's content blocks and returns their text.
-func promptText(blocks []json.RawMessage) (string, error) {
+// promptText validates a prompt's content blocks and returns their text,
+// and one line per context block (resource_link, resource) saying what came.
+func promptText(blocks []json.RawMessage) (string, []string, error) {
 	if len(blocks) == 0 {
-		return "", errors.New("prompt must not be empty")
+		return "", nil, errors.New("prompt must not be empty")
 	}
-	var parts []string
+	var parts, context []string
 	for i, raw := range blocks {
 		var b struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-			URI  string `json:"uri"`
+			Type     string `json:"type"`
+			Text     string `json:"text"`
+			URI      string `json:"uri"`
+			Resource *struct {
+				URI  string  `json:"uri"`
+				Text *string `json:"text"`
+				Blob *string `json:"blob"`
+			} `json:"resource"`
 		}
 		if err := json.Unmarshal(raw, &b); err != nil {
-			return "", fmt.Errorf("prompt[%d]: %w", i, err)
+			return "", nil, fmt.Errorf("prompt[%d]: %w", i, err)
 		}
 		switch b.Type {
 		case "text":
 			parts = append(parts, b.Text)
 		case "resource_link":
-			parts = append(parts, b.URI)
+			if b.URI == "" {
+				return "", nil, fmt.Errorf("prompt[%d]: resource_link needs a uri", i)
+			}
+			context = append(context, "resource_link "+b.URI)
+		case "resource":
+			if b.Resource == nil || b.Resource.URI == "" {
+				return "", nil, fmt.Errorf("prompt[%d]: resource needs resource.uri", i)
+			}
+			switch {
+			case b.Resource.Text != nil:
+				context = append(context, fmt.Sprintf("resource %s (%d bytes of text)", b.Resource.URI, len(*b.Resource.Text)))
+			case b.Resource.Blob != nil:
+				context = append(context, fmt.Sprintf("resource %s (blob)", b.Resource.URI))
+			default:
+				return "", nil, fmt.Errorf("prompt[%d]: resource needs text or blob", i)
+			}
 		case "":
-			return "", fmt.Errorf("prompt[%d]: type is required", i)
+			return "", nil, fmt.Errorf("prompt[%d]: type is required", i)
 		default:
-			return "", fmt.Errorf("prompt[%d]: content type %q is not supported by this agent (see promptCapabilities)", i, b.Type)
+			return "", nil, fmt.Errorf("prompt[%d]: content type %q is not supported by this agent (see promptCapabilities)", i, b.Type)
 		}
 	}
-	return strings.Join(parts, "\n"), nil
+	return strings.Join(parts, "\n"), context, nil
 }
 
 func (a *agent) prompt(ctx context.Context, params json.RawMessage) (any, error) {
@@ -398,7 +419,7 @@ func (a *agent) prompt(ctx context.Context, params json.RawMessage) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	text, err := promptText(p.Prompt)
+	text, attached, err := promptText(p.Prompt)
 	if err != nil {
 		return nil, acp.InvalidParams(acp.MethodSessionPrompt, err)
 	}
@@ -426,7 +447,7 @@ func (a *agent) prompt(ctx context.Context, params json.RawMessage) (any, error)
 		a.mu.Unlock()
 	}()
 
-	r := &run{a: a, s: s, ctx: tctx, delay: a.opts.Delay}
+	r := &run{a: a, s: s, ctx: tctx, delay: a.opts.Delay, context: attached}
 	stop, err := r.play(text)
 	if err != nil {
 		if tctx.Err() != nil {

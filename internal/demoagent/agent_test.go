@@ -764,6 +764,9 @@ func TestErrors(t *testing.T) {
 		{acp.MethodSessionPrompt, map[string]any{"sessionId": sid, "prompt": []any{}}, acp.CodeInvalidParams, "prompt must not be empty"},
 		{acp.MethodSessionPrompt, map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "image", "data": "", "mimeType": "image/png"}}}, acp.CodeInvalidParams, `prompt[0]: content type "image"`},
 		{acp.MethodSessionPrompt, map[string]any{"sessionId": sid, "prompt": "hi"}, acp.CodeInvalidParams, "session/prompt"},
+		{acp.MethodSessionPrompt, map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "resource_link", "name": "x"}}}, acp.CodeInvalidParams, "resource_link needs a uri"},
+		{acp.MethodSessionPrompt, map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "resource", "resource": map[string]any{"text": "x"}}}}, acp.CodeInvalidParams, "resource needs resource.uri"},
+		{acp.MethodSessionPrompt, map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "resource", "resource": map[string]any{"uri": "file:///a"}}}}, acp.CodeInvalidParams, "resource needs text or blob"},
 		{acp.MethodSessionSetMode, map[string]any{"sessionId": sid, "modeId": "yolo"}, acp.CodeInvalidParams, `unknown modeId "yolo"; valid ids: default, acceptEdits, plan, bypassPermissions`},
 		{acp.MethodSessionSetMode, map[string]any{"sessionId": "x", "modeId": "plan"}, acp.CodeInvalidParams, `unknown sessionId "x"`},
 		{acp.MethodSessionSetMode, nil, acp.CodeInvalidParams, "params are required"},
@@ -818,7 +821,7 @@ func TestInitializeAndList(t *testing.T) {
 	var init map[string]any
 	h.mustCall(acp.MethodInitialize, map[string]any{"protocolVersion": 7}, &init)
 	b, _ := json.Marshal(init)
-	want := `{"agentCapabilities":{"loadSession":false,"promptCapabilities":{"audio":false,"embeddedContext":false,"image":false},"sessionCapabilities":{"list":{}}},"agentInfo":{"name":"acp-bridge-demo","title":"acp-bridge demo agent","version":"0.0.0-test"},"authMethods":[],"protocolVersion":1}`
+	want := `{"agentCapabilities":{"loadSession":false,"promptCapabilities":{"audio":false,"embeddedContext":true,"image":false},"sessionCapabilities":{"list":{}}},"agentInfo":{"name":"acp-bridge-demo","title":"acp-bridge demo agent","version":"0.0.0-test"},"authMethods":[],"protocolVersion":1}`
 	if string(b) != want {
 		t.Errorf("initialize:\n got %s\nwant %s", b, want)
 	}
@@ -932,5 +935,26 @@ func TestGoldenTranscript(t *testing.T) {
 				t.Fatalf("transcript differs from %s at line %d:\n got %s\nwant %s\n(run with -update if the change is intended)", golden, i+1, g, w)
 			}
 		}
+	}
+}
+
+// Context blocks (resource_link, resource) are echoed first, one line each,
+// so a client's test sees exactly what arrived.
+func TestContextBlocksEchoed(t *testing.T) {
+	h := start(t, allowAll)
+	sid := h.session()
+	var r acp.PromptResponse
+	h.mustCall(acp.MethodSessionPrompt, map[string]any{"sessionId": sid, "prompt": []any{
+		map[string]any{"type": "text", "text": "updates:1"},
+		map[string]any{"type": "resource_link", "uri": "file:///ws/main.go", "name": "main.go"},
+		map[string]any{"type": "resource", "resource": map[string]any{"uri": "file:///ws/a.go#L2-3", "text": "hello", "mimeType": "text/x-go"}},
+	}}, &r)
+	if r.StopReason != acp.StopEndTurn {
+		t.Fatalf("stop %q", r.StopReason)
+	}
+	got := messageText(h.client.snapshot())
+	want := "Context received: resource_link file:///ws/main.go\nContext received: resource file:///ws/a.go#L2-3 (5 bytes of text)\nchunk 1"
+	if got != want {
+		t.Fatalf("text %q, want %q", got, want)
 	}
 }

@@ -7,8 +7,10 @@
 //
 // # What it does
 //
-// initialize answers protocolVersion 1, no loadSession, no prompt
-// capabilities beyond text, sessionCapabilities.list, agentInfo
+// initialize answers protocolVersion 1, no loadSession, promptCapabilities
+// embeddedContext (text, resource_link and resource blocks; each context
+// block is echoed first as "Context received: resource_link <uri>" or
+// "Context received: resource <uri> (N bytes of text)"), sessionCapabilities.list, agentInfo
 // {name: "acp-bridge-demo"} and no auth methods. session/new creates a
 // session "demo-<uuid>" in mode "default" (modes: default, acceptEdits, plan,
 // bypassPermissions). session/set_mode validates the id and sends a

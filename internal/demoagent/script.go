@@ -132,6 +132,8 @@ type run struct {
 	s     *session
 	ctx   context.Context // the turn: ends on session/cancel, $/cancel_request or disconnect
 	delay time.Duration
+	// context has one line per resource_link / resource block of the prompt.
+	context []string
 
 	ran, rejected, skipped []string
 }
@@ -153,6 +155,12 @@ func (r *run) play(text string) (string, error) {
 }
 
 func (r *run) steps(text string, st steering) error {
+	// What the editor attached, echoed first so a client can see it arrived.
+	for _, c := range r.context {
+		if err := r.say("Context received: " + c + "\n"); err != nil {
+			return err
+		}
+	}
 	if st.updates > 0 {
 		for i := 1; i <= st.updates; i++ {
 			if err := r.say(fmt.Sprintf("chunk %d", i)); err != nil {

@@ -9,13 +9,18 @@ import type { Ctx, ChatSurface } from "./ctx";
 import type { HostMessage, WebviewMessage } from "./protocol";
 
 export const VIEW_ID = "acpBridge.chat";
+/** The same chat in the panel's own view container (package.json viewsContainers.panel). */
+export const PANEL_VIEW_ID = "acpBridge.chatPanel";
 
 export class ChatViewProvider implements vscode.WebviewViewProvider, ChatSurface {
   private view?: vscode.WebviewView;
+  /** Told when a message comes from this view (Surfaces reveals the one used last). */
+  onUsed?: (s: ChatSurface) => void;
 
   constructor(
     private readonly extUri: vscode.Uri,
     private readonly ctx: Ctx,
+    readonly viewId: string = VIEW_ID,
   ) {}
 
   get visible(): boolean {
@@ -31,7 +36,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatSurface
       this.view.show(true);
       return;
     }
-    await vscode.commands.executeCommand(`${VIEW_ID}.focus`);
+    await vscode.commands.executeCommand(`${this.viewId}.focus`);
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {
@@ -40,6 +45,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatSurface
     view.webview.options = { enableScripts: true, localResourceRoots: [dist] };
     view.webview.html = renderHtml(view.webview, dist);
     view.webview.onDidReceiveMessage((m: WebviewMessage) => {
+      this.onUsed?.(this);
       this.ctx.onWebviewMessage(m).catch((e) => this.ctx.output.appendLine(`webview message ${m.type} failed: ${(e as Error).message}`));
     });
     // Hidden while a card waits: the notification takes over (once per card).

@@ -6,6 +6,8 @@
 import { agentStartMessage } from "./agentHints";
 import type { BridgeConnection } from "./client";
 import type { ChatStore } from "./model";
+import type { ContentBlock } from "./promptBlocks";
+import type { ContextRef } from "./protocol";
 
 export interface ChatsDeps {
   store: ChatStore;
@@ -23,6 +25,8 @@ export interface ChatsDeps {
   agentCommand(agent: string): { command?: string; args?: string[] } | undefined;
   /** session/cancel of a chat, expiring its cards. */
   cancelChat(chatId: string): Promise<void>;
+  /** The blocks of a prompt with attached context, and the refs the policy refused (promptContext.ts). */
+  promptBlocks?(agent: string, text: string, refs: ContextRef[]): Promise<{ blocks: ContentBlock[]; refused: string[] }>;
   log(line: string): void;
 }
 
@@ -46,10 +50,10 @@ export class Chats {
    * Sends a message. With no chat (chatId "" or a chat closed meanwhile) it
    * opens one with `agent` first: a message is never dropped.
    */
-  async send(chatId: string, text: string, agent?: string): Promise<string | undefined> {
+  async send(chatId: string, text: string, agent?: string, context?: ContextRef[]): Promise<string | undefined> {
     if (!text.trim()) return undefined;
     const id = chatId && this.d.store.chat(chatId) ? chatId : this.create(agent);
-    await this.prompt(id, text);
+    await this.prompt(id, text, context);
     return id;
   }
 
@@ -76,17 +80,23 @@ export class Chats {
     }
   }
 
-  async prompt(chatId: string, text: string): Promise<void> {
+  async prompt(chatId: string, text: string, context?: ContextRef[]): Promise<void> {
     const chat = this.d.store.chat(chatId);
     if (!chat || !text.trim()) return;
-    this.d.store.addUserMessage(chatId, text);
+    this.d.store.addUserMessage(chatId, context?.length ? `${text}\n\nAttached: ${context.map((r) => r.label).join(", ")}` : text);
     this.d.store.updateChat(chatId, { busy: true });
     if (chat.title === chat.agent) this.d.store.updateChat(chatId, { title: `${chat.agent}: ${text.slice(0, 24)}` });
     try {
       const sessionId = await this.ensureSession(chatId);
       if (!sessionId) return;
       const conn = await this.d.connection();
-      const res = await conn.prompt(sessionId, text);
+      let blocks: ContentBlock[] | undefined;
+      if (context?.length && this.d.promptBlocks) {
+        const b = await this.d.promptBlocks(chat.agent, text, context);
+        blocks = b.blocks;
+        if (b.refused.length) this.d.store.addNotice(chatId, `Not attached: ${b.refused.join("; ")}.`, "error");
+      }
+      const res = await conn.prompt(sessionId, text, blocks);
       if (res.stopReason === "cancelled") {
         this.d.store.cancelTools(chatId);
         this.d.store.addNotice(chatId, "Turn cancelled.", "info");

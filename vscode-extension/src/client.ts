@@ -1,14 +1,19 @@
 // The ACP connection to the bridge, over the official TypeScript SDK
 // (@agentclientprotocol/sdk 2.x: a ClientApp connected to an ndJsonStream).
-// Standard ACP and the bridge's _acp-bridge/* extension methods go through the
-// same app: onRequest/onNotification with a params parser, and
-// connection.agent.request/notify. Params that we only display are passed
-// through raw (no schema stripping), as the bridge passes unknown fields through.
+// Standard ACP methods use the SDK's typed client side: the built-in handlers
+// of fs/read_text_file, fs/write_text_file and session/request_permission
+// (params parsed and typed by the SDK's schema), and typed
+// connection.agent.request/notify for initialize, session/*. session/update
+// stays raw: the SDK validates it, but its parse drops fields newer than its
+// schema (messageId, the bridge's additions), which the chat model reads.
+// The bridge's _acp-bridge/* methods are typed by our own declarations
+// (wire.ts: M, BridgeRequests, BridgeNotifications) through ext()/extNotify().
 // No vscode import: the host injects fs and UI through ClientHandlers.
 
 import { Readable, Writable } from "node:stream";
-import { client, ndJsonStream, RequestError, type ClientConnection, type Stream } from "@agentclientprotocol/sdk";
+import { client, ndJsonStream, RequestError, type ClientConnection, type ContentBlock as AcpContentBlock, type Stream } from "@agentclientprotocol/sdk";
 import type { PermissionResponse } from "./approvals";
+import type { ContentBlock } from "./promptBlocks";
 import {
   bridgeMeta,
   isObj,
@@ -17,11 +22,15 @@ import {
   str,
   type AgentEntry,
   type ApprovalResolvedWire,
+  type BridgeNotifications,
+  type BridgeRequests,
   type BridgeInitMeta,
   type Grant,
   type Obj,
   type PendingApprovalWire,
   type PersistRequest,
+  type PolicyExplainParams,
+  type PolicyExplainResult,
   type StoredGrant,
   type WorkspaceTrustWire,
   parseWorkspaceTrust,
@@ -55,12 +64,6 @@ export interface NewSessionResult {
 
 const raw = <T>(p: unknown): T => (p ?? {}) as T;
 
-function requireString(o: Obj, key: string, method: string): string {
-  const v = o[key];
-  if (typeof v !== "string" || !v) throw RequestError.invalidParams({ [key]: "required string" }, `${method}: ${key} is required`);
-  return v;
-}
-
 /** Web streams over a child's stdin/stdout, framed as NDJSON by the SDK. */
 export function stdioStream(stdin: NodeJS.WritableStream, stdout: NodeJS.ReadableStream): Stream {
   const output = Writable.toWeb(stdin as Writable) as WritableStream<Uint8Array>;
@@ -73,24 +76,14 @@ export class BridgeConnection {
 
   static connect(stream: Stream, h: ClientHandlers): BridgeConnection {
     const app = client({ name: "acp-bridge-vscode" })
-      .onRequest("fs/read_text_file", raw<Obj>, async ({ params }) => {
-        const path = requireString(params, "path", "fs/read_text_file");
-        const line = typeof params["line"] === "number" ? params["line"] : undefined;
-        const limit = typeof params["limit"] === "number" ? params["limit"] : undefined;
-        return h.readTextFile({ sessionId: str(params["sessionId"]) ?? "", path, line, limit });
-      })
-      .onRequest("fs/write_text_file", raw<Obj>, async ({ params }) => {
-        const path = requireString(params, "path", "fs/write_text_file");
-        const content = params["content"];
-        if (typeof content !== "string") throw RequestError.invalidParams({ content: "required string" }, "fs/write_text_file: content is required");
-        await h.writeTextFile({ sessionId: str(params["sessionId"]) ?? "", path, content });
+      .onRequest("fs/read_text_file", async ({ params }) => h.readTextFile({ sessionId: params.sessionId, path: params.path, line: params.line, limit: params.limit }))
+      .onRequest("fs/write_text_file", async ({ params }) => {
+        await h.writeTextFile({ sessionId: params.sessionId, path: params.path, content: params.content });
         return {};
       })
-      .onRequest("session/request_permission", raw<Obj>, async ({ params, signal }) => {
-        const sessionId = requireString(params, "sessionId", "session/request_permission");
-        const toolCall = isObj(params["toolCall"]) ? params["toolCall"] : {};
-        return h.requestPermission({ sessionId, toolCall, options: params["options"], _meta: isObj(params["_meta"]) ? params["_meta"] : undefined }, signal);
-      })
+      .onRequest("session/request_permission", async ({ params, signal }) =>
+        h.requestPermission({ sessionId: params.sessionId, toolCall: params.toolCall as Obj, options: params.options, _meta: params._meta ?? undefined }, signal),
+      )
       .onRequest(M.settingsPersist, raw<PersistRequest>, async ({ params }) => {
         try {
           return await h.persist(params);
@@ -136,13 +129,19 @@ export class BridgeConnection {
     this.conn.close();
   }
 
-  private req<T>(method: string, params: unknown): Promise<T> {
-    return this.conn.agent.request<T, unknown>(method, params);
+  /** An _acp-bridge/* request, typed by wire.ts BridgeRequests. */
+  private ext<K extends keyof BridgeRequests>(method: K, params: BridgeRequests[K]["params"]): Promise<BridgeRequests[K]["result"]> {
+    return this.conn.agent.request<BridgeRequests[K]["result"], BridgeRequests[K]["params"]>(method, params);
+  }
+
+  /** An _acp-bridge/* notification, typed by wire.ts BridgeNotifications. */
+  private extNotify<K extends keyof BridgeNotifications>(method: K, params: BridgeNotifications[K]): Promise<void> {
+    return this.conn.agent.notify<BridgeNotifications[K]>(method, params);
   }
 
   /** initialize, telling the bridge whether VS Code trusts the workspace (vscode.workspace.isTrusted). */
   async initialize(workspaceTrusted = false): Promise<{ meta: BridgeInitMeta; raw: Obj }> {
-    const res = await this.req<Obj>("initialize", {
+    const res = await this.conn.agent.request("initialize", {
       protocolVersion: 1,
       clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
       clientInfo: CLIENT_INFO,
@@ -156,27 +155,34 @@ export class BridgeConnection {
       policyModes: Array.isArray(m["policyModes"]) ? m["policyModes"].filter((x): x is string => typeof x === "string") : undefined,
       workspaceTrust: parseWorkspaceTrust(m["workspaceTrust"]),
     };
-    return { meta, raw: res };
+    return { meta, raw: res as Obj };
   }
 
   /** _acp-bridge/workspace/didChangeTrust: VS Code granted (or revoked) trust at run time. */
   workspaceTrustChanged(trusted: boolean): Promise<void> {
-    return this.conn.agent.notify(M.workspaceDidChangeTrust, { trusted });
+    return this.extNotify(M.workspaceDidChangeTrust, { trusted });
   }
 
   async newSession(cwd: string, agent?: string, mode?: string): Promise<NewSessionResult> {
     const meta: Obj = {};
     if (agent) meta["agent"] = agent;
     if (mode) meta["mode"] = mode;
-    const res = await this.req<Obj>("session/new", { cwd, mcpServers: [], _meta: { [META_KEY]: meta } });
-    const sessionId = str(res["sessionId"]);
+    const res = await this.conn.agent.request("session/new", { cwd, mcpServers: [], _meta: { [META_KEY]: meta } });
+    const sessionId = str(res.sessionId);
     if (!sessionId) throw new Error("session/new: the bridge returned no sessionId");
     const m = bridgeMeta(res);
-    return { sessionId, agent: str(m["agent"]), mode: str(m["mode"]), raw: res };
+    return { sessionId, agent: str(m["agent"]), mode: str(m["mode"]), raw: res as Obj };
   }
 
-  prompt(sessionId: string, text: string): Promise<{ stopReason?: string }> {
-    return this.req("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+  /** session/prompt: the text, or the blocks built with promptBlocks (text + attached context). */
+  prompt(sessionId: string, text: string, blocks?: ContentBlock[]): Promise<{ stopReason?: string }> {
+    const prompt: AcpContentBlock[] = blocks?.length ? blocks : [{ type: "text", text }];
+    return this.conn.agent.request("session/prompt", { sessionId, prompt });
+  }
+
+  /** _acp-bridge/policy/explain: what the policy would decide for one call (nothing runs). */
+  explain(p: PolicyExplainParams): Promise<PolicyExplainResult> {
+    return this.ext(M.policyExplain, p);
   }
 
   cancel(sessionId: string): Promise<void> {
@@ -184,60 +190,60 @@ export class BridgeConnection {
   }
 
   setMode(sessionId: string, modeId: string): Promise<unknown> {
-    return this.req("session/set_mode", { sessionId, modeId });
+    return this.conn.agent.request("session/set_mode", { sessionId, modeId });
   }
 
   closeSession(sessionId: string): Promise<unknown> {
-    return this.req("session/close", { sessionId });
+    return this.conn.agent.request("session/close", { sessionId });
   }
 
   async listAgents(): Promise<AgentEntry[]> {
-    const res = await this.req<Obj>(M.agentsList, {});
-    return Array.isArray(res["agents"]) ? (res["agents"].filter(isObj) as unknown as AgentEntry[]) : [];
+    const res = await this.ext(M.agentsList, {});
+    return Array.isArray(res.agents) ? (res.agents.filter(isObj) as unknown as AgentEntry[]) : [];
   }
 
   async listApprovals(): Promise<PendingApprovalWire[]> {
-    const res = await this.req<Obj>(M.approvalsList, {});
-    return Array.isArray(res["approvals"]) ? (res["approvals"].filter(isObj) as unknown as PendingApprovalWire[]) : [];
+    const res = await this.ext(M.approvalsList, {});
+    return Array.isArray(res.approvals) ? (res.approvals.filter(isObj) as unknown as PendingApprovalWire[]) : [];
   }
 
   respond(params: Obj): Promise<{ approvalId: string; outcome: unknown }> {
-    return this.req(M.approvalsRespond, params);
+    return this.ext(M.approvalsRespond, params);
   }
 
   async listGrants(): Promise<Grant[]> {
-    const res = await this.req<Obj>(M.grantsList, {});
-    return Array.isArray(res["grants"]) ? (res["grants"].filter(isObj) as unknown as Grant[]) : [];
+    const res = await this.ext(M.grantsList, {});
+    return Array.isArray(res.grants) ? (res.grants.filter(isObj) as unknown as Grant[]) : [];
   }
 
   /** _acp-bridge/policy/check: the bridge's engine compiles one rule (nothing is stored). */
   async checkRule(rule: string, list: "allow" | "ask" | "deny" = "allow"): Promise<{ ok: boolean; error?: string }> {
-    const res = await this.req<Obj>(M.policyCheck, { rule, list });
-    return { ok: res["ok"] === true, error: str(res["error"]) };
+    const res = await this.ext(M.policyCheck, { rule, list });
+    return { ok: res.ok === true, error: str(res.error) };
   }
 
   /** Rules and bypasses in the bridge's own config files. */
   async storedGrants(): Promise<StoredGrant[]> {
-    const res = await this.req<Obj>(M.grantsStored, {});
+    const res = await this.ext(M.grantsStored, {});
     const out: StoredGrant[] = [];
-    for (const r of Array.isArray(res["rules"]) ? res["rules"].filter(isObj) : []) {
+    for (const r of Array.isArray(res.rules) ? res.rules.filter(isObj) : []) {
       out.push({ kind: "rule", scope: r["scope"] === "workspace" ? "workspace" : "user", file: str(r["file"]) ?? "", agent: str(r["agent"]), list: str(r["list"]), rule: str(r["rule"]) });
     }
-    for (const b of Array.isArray(res["bypass"]) ? res["bypass"].filter(isObj) : []) {
+    for (const b of Array.isArray(res.bypass) ? res.bypass.filter(isObj) : []) {
       out.push({ kind: "bypass", scope: b["scope"] === "workspace" ? "workspace" : "user", file: str(b["file"]) ?? "", agent: str(b["agent"]) });
     }
     return out;
   }
 
   removeStoredGrant(g: StoredGrant): Promise<unknown> {
-    return this.req(M.grantsRemoveStored, { kind: g.kind, scope: g.scope, agent: g.agent, list: g.list, rule: g.rule });
+    return this.ext(M.grantsRemoveStored, { kind: g.kind, scope: g.scope, agent: g.agent, list: g.list, rule: g.rule });
   }
 
   revokeGrant(sessionId: string, rule: string): Promise<unknown> {
-    return this.req(M.grantsRevoke, { sessionId, rule });
+    return this.ext(M.grantsRevoke, { sessionId, rule });
   }
 
   settingsDidChange(settings: unknown): Promise<void> {
-    return this.conn.agent.notify(M.settingsDidChange, { settings });
+    return this.extNotify(M.settingsDidChange, { settings });
   }
 }

@@ -26,11 +26,13 @@ import { bridgeConfigPath } from "./agentHints";
 import { ApprovalUi } from "./approvalUi";
 import { BridgeHost } from "./bridgeHost";
 import { Chats } from "./chats";
+import type { DiffDocuments } from "./diffEditor";
 import { ChatStore } from "./model";
+import { PromptContext } from "./promptContext";
 import { POLICY_MODES, type AgentSummary, type HostMessage, type WebviewMessage } from "./protocol";
 import { agentMode, buildBridgeSettings, mergeAgents, personValue, planPersist, type RawSettings, type SettingsEdit } from "./settings";
 import { StatusSurface } from "./status";
-import { sliceLines } from "./text";
+import { readTextFile, writeTextFile } from "./fsOps";
 import type { AgentEntry, PersistRequest } from "./wire";
 
 export const SECTION = "acpBridge";
@@ -51,6 +53,10 @@ export class Ctx implements vscode.Disposable {
   readonly status: StatusSurface;
   readonly approvals: ApprovalUi;
   readonly chats: Chats;
+  /** @file, selection and open editors for prompts (promptContext.ts). */
+  readonly context: PromptContext;
+  /** The diff editor for cards' edits (diffEditor.ts), set by extension.ts. */
+  diffs?: DiffDocuments;
   private disposables: vscode.Disposable[] = [];
   private agents: AgentSummary[] = [];
   private defaultAgent = "demo";
@@ -83,8 +89,8 @@ export class Ctx implements vscode.Disposable {
         await this.approvals.reconcile();
       },
       handlers: () => ({
-        readTextFile: (p) => this.readTextFile(p.path, p.line, p.limit),
-        writeTextFile: (p) => this.writeTextFile(p.path, p.content),
+        readTextFile: (p) => readTextFile(p.path, p.line, p.limit),
+        writeTextFile: (p) => writeTextFile(p.path, p.content),
         requestPermission: (p, signal) => this.approvals.coordinator.onRequest(p, signal),
         sessionUpdate: (p) => this.store.applySessionUpdate(p.sessionId, p.update),
         approvalResolved: (r) => this.approvals.coordinator.onResolved(r),
@@ -100,7 +106,10 @@ export class Ctx implements vscode.Disposable {
       connection: () => this.host.connection(),
       connectionNow: () => this.host.connectionNow,
       isRunning: () => this.host.isConnected,
-      pendingChanged: (n) => this.status.pending(n),
+      pendingChanged: (n) => {
+        this.status.pending(n);
+        void this.diffs?.refresh(); // the diff editor's Allow/Deny only while its approval waits
+      },
       chatVisible: () => !!this.surface?.visible,
       reveal: async () => this.surface?.reveal(),
       post: (m) => this.post(m),
@@ -116,8 +125,10 @@ export class Ctx implements vscode.Disposable {
       agentBypass: (a) => !!this.configuredAgents()[a]?.bypassPermissions,
       agentCommand: (a) => this.configuredAgents()[a],
       cancelChat: (chatId) => this.approvals.coordinator.cancelChat(chatId),
+      promptBlocks: (agent, text, refs) => this.context.blocks(agent, text, refs),
       log,
     });
+    this.context = new PromptContext({ connection: () => this.host.connectionNow, log });
     this.disposables.push(
       this.output,
       this.status,
@@ -168,7 +179,7 @@ export class Ctx implements vscode.Disposable {
         return;
       case "prompt":
         // No chat open (or it was closed meanwhile): Chats opens one with the picked agent.
-        await this.chats.send(m.chatId, m.text, m.agent);
+        await this.chats.send(m.chatId, m.text, m.agent, m.context);
         return;
       case "cancel":
         await this.chats.cancel(m.chatId);
@@ -178,6 +189,15 @@ export class Ctx implements vscode.Disposable {
         return;
       case "approve":
         await this.approvals.choose(m.approvalId, m.optionId, m.rule, m.scope);
+        return;
+      case "addContext": {
+        const agent = (m.chatId ? this.store.chat(m.chatId)?.agent : undefined) ?? m.agent ?? this.currentAgent ?? this.defaultAgent;
+        const refs = await this.context.pick(m.what, agent);
+        if (refs.length) this.post({ type: "contextAdded", refs });
+        return;
+      }
+      case "openDiff":
+        await this.diffs?.open(m.diff, m.approvalId);
         return;
       case "openFile": {
         // A file link in a message may be relative (src/main.go:3): to the workspace folder.
@@ -375,19 +395,6 @@ export class Ctx implements vscode.Disposable {
 
   agentModeFor(agent: string): string {
     return this.agents.find((a) => a.id === agent)?.mode ?? "default";
-  }
-
-  // ---- fs ---------------------------------------------------------------------------
-
-  private async readTextFile(path: string, line?: number | null, limit?: number | null): Promise<{ content: string }> {
-    const uri = vscode.Uri.file(path);
-    const open = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === uri.fsPath);
-    const text = open ? open.getText() : new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
-    return { content: sliceLines(text, line, limit) };
-  }
-
-  private async writeTextFile(path: string, content: string): Promise<void> {
-    await vscode.workspace.fs.writeFile(vscode.Uri.file(path), new TextEncoder().encode(content));
   }
 
   async dispose(): Promise<void> {

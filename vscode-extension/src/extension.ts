@@ -1,11 +1,13 @@
 // Activation: creates the Ctx, the chat view and the palette commands, starts
 // the bridge, and stops it on deactivate.
 
-import * as fs from "node:fs";
 import * as os from "node:os";
 import * as vscode from "vscode";
-import { ChatViewProvider, VIEW_ID } from "./chatView";
+import { AuditView, openRawAuditLog } from "./auditView";
+import { ChatViewProvider, PANEL_VIEW_ID, VIEW_ID } from "./chatView";
 import { Ctx } from "./ctx";
+import { DiffDocuments } from "./diffEditor";
+import { ChatEditorPanel, Surfaces } from "./surfaces";
 import { MODE_LABELS, POLICY_MODES, type PolicyMode } from "./protocol";
 import { listBypasses, listStoredRules, planRevoke, planRevokeBypass } from "./settings";
 import { defaultAuditPath } from "./text";
@@ -15,8 +17,20 @@ let ctx: Ctx | undefined;
 export async function activate(ext: vscode.ExtensionContext): Promise<{ ctx: Ctx }> {
   const c = new Ctx(ext);
   ctx = c;
-  const view = new ChatViewProvider(ext.extensionUri, c);
-  c.surface = view;
+  const sideBar = new ChatViewProvider(ext.extensionUri, c);
+  const panelView = new ChatViewProvider(ext.extensionUri, c, PANEL_VIEW_ID);
+  const surfaces = new Surfaces(sideBar);
+  const editorChat = new ChatEditorPanel(ext.extensionUri, c, (s) => surfaces.used(s));
+  for (const s of [panelView, editorChat]) surfaces.add(s);
+  for (const v of [sideBar, panelView]) v.onUsed = (s) => surfaces.used(s);
+  // The same chats in the side bar, the panel and an editor tab.
+  c.surface = surfaces;
+  const view = surfaces;
+  c.diffs = new DiffDocuments(c.store, (approvalId, optionId) => c.onWebviewMessage({ type: "approve", approvalId, optionId }));
+  ext.subscriptions.push(c.diffs);
+  const auditPath = () => c.readRawSettings().auditPath || defaultAuditPath(process.env, os.homedir());
+  const audit = new AuditView(ext.extensionUri, auditPath);
+  ext.subscriptions.push(audit);
   const cmd = (id: string, fn: (...args: unknown[]) => unknown) =>
     ext.subscriptions.push(
       vscode.commands.registerCommand(id, async (...args: unknown[]) => {
@@ -28,7 +42,10 @@ export async function activate(ext: vscode.ExtensionContext): Promise<{ ctx: Ctx
       }),
     );
 
-  ext.subscriptions.push(vscode.window.registerWebviewViewProvider(VIEW_ID, view));
+  ext.subscriptions.push(vscode.window.registerWebviewViewProvider(VIEW_ID, sideBar), vscode.window.registerWebviewViewProvider(PANEL_VIEW_ID, panelView));
+
+  cmd("acpBridge.openChatInEditor", () => editorChat.open());
+  cmd("acpBridge.openChatInPanel", () => panelView.reveal());
 
   cmd("acpBridge.newChat", async (agent?: unknown) => {
     await view.reveal();
@@ -163,15 +180,8 @@ export async function activate(ext: vscode.ExtensionContext): Promise<{ ctx: Ctx
     }
   });
 
-  cmd("acpBridge.openAuditLog", async () => {
-    const p = c.readRawSettings().auditPath || defaultAuditPath(process.env, os.homedir());
-    if (!fs.existsSync(p)) {
-      void vscode.window.showInformationMessage(`ACP Bridge: no audit log yet at ${p}.`);
-      return;
-    }
-    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(p));
-    await vscode.window.showTextDocument(doc, { preview: true });
-  });
+  cmd("acpBridge.openAuditLog", () => audit.open());
+  cmd("acpBridge.openAuditLogRaw", () => openRawAuditLog(auditPath()));
 
   cmd("acpBridge.restartBridge", async () => {
     await c.restart("restart requested", true);

@@ -155,7 +155,9 @@ export type HostMessage =
   /** Streamed text appended to an agent/thought item already sent (a delta, not the whole message). */
   | { type: "append"; chatId: string; itemId: string; text: string }
   | { type: "activeChat"; chatId: string }
-  | { type: "focusApproval"; chatId: string; approvalId: string };
+  | { type: "focusApproval"; chatId: string; approvalId: string }
+  /** Context the person picked (quick pick, selection, open editors), shown as chips until sent. */
+  | { type: "contextAdded"; refs: ContextRef[] };
 
 export type Scope = "user" | "workspace";
 
@@ -166,11 +168,37 @@ export type WebviewMessage =
   | { type: "selectChat"; chatId: string }
   | { type: "closeChat"; chatId: string }
   /** chatId "" (no chat open): the host opens one with `agent` (or the default) and sends the text. */
-  | { type: "prompt"; chatId: string; text: string; agent?: string }
+  | { type: "prompt"; chatId: string; text: string; agent?: string; context?: ContextRef[] }
   | { type: "cancel"; chatId: string }
   | { type: "setMode"; chatId: string; mode: string }
   | { type: "approve"; approvalId: string; optionId: string; rule?: string; scope?: Scope }
-  | { type: "openFile"; path: string; line?: number };
+  | { type: "openFile"; path: string; line?: number }
+  /** Attach context: a workspace file (quick pick), the editor's selection, or every open editor. */
+  | { type: "addContext"; what: "file" | "selection" | "editors"; chatId?: string; agent?: string }
+  /** Open a diff in VS Code's diff editor; with approvalId, answerable from its title bar while pending. */
+  | { type: "openDiff"; diff: DiffView; approvalId?: string };
+
+/**
+ * A file or a selection attached to a prompt. The host turns it into ACP
+ * content blocks (a resource_link, and an embedded resource when the agent's
+ * promptCapabilities.embeddedContext allows); the webview shows it as a chip.
+ */
+export interface ContextRef {
+  kind: "file" | "selection";
+  /** file:// URI of the file (without the range fragment). */
+  uri: string;
+  /** Absolute file system path. */
+  path: string;
+  /** What the chip says: "main.go", "main.go:3-5". */
+  label: string;
+  /** A selection: 1-based lines and 0-based characters, end exclusive. */
+  range?: { startLine: number; startCharacter: number; endLine: number; endCharacter: number };
+}
+
+/** A stable key of a context ref (one chip per file or selection). */
+export function contextKey(r: ContextRef): string {
+  return r.range ? `${r.uri}#L${r.range.startLine}:${r.range.startCharacter}-${r.range.endLine}:${r.range.endCharacter}` : r.uri;
+}
 
 /** The bridge's option ids (extension-surface.md). */
 export const OPT = {

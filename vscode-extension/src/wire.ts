@@ -11,6 +11,7 @@ export const M = {
   grantsList: "_acp-bridge/grants/list",
   grantsRevoke: "_acp-bridge/grants/revoke",
   policyCheck: "_acp-bridge/policy/check",
+  policyExplain: "_acp-bridge/policy/explain",
   grantsStored: "_acp-bridge/grants/stored",
   grantsRemoveStored: "_acp-bridge/grants/removeStored",
   settingsDidChange: "_acp-bridge/settings/didChange",
@@ -58,6 +59,8 @@ export interface AgentEntry {
   status?: string;
   pid?: number;
   modes?: unknown;
+  /** The agent's agentCapabilities from its initialize answer (promptCapabilities among them). */
+  capabilities?: unknown;
   lastError?: string;
   restarts?: number;
 }
@@ -107,6 +110,21 @@ export interface StoredGrant {
   rule?: string;
 }
 
+/** _acp-bridge/policy/explain params and result (docs/extension-surface.md). */
+export interface PolicyExplainParams {
+  tool: string;
+  input?: unknown;
+  agent?: string;
+  mode?: string;
+}
+export interface PolicyExplainResult {
+  decision: string; // allow | ask | deny
+  source: string;
+  rule?: string;
+  reason: string;
+  specifier: string;
+}
+
 export interface Grant {
   sessionId: string;
   agent?: string;
@@ -128,4 +146,27 @@ export function bridgeMeta(o: unknown): Obj {
   if (!isObj(meta)) return {};
   const b = meta[META_KEY];
   return isObj(b) ? b : {};
+}
+
+/**
+ * The _acp-bridge/* requests the extension sends, by method: params and
+ * result as docs/extension-surface.md defines them. BridgeConnection's ext()
+ * takes its types from here, so a method is called with its own shapes only.
+ */
+export interface BridgeRequests {
+  [M.agentsList]: { params: Record<string, never>; result: { agents?: unknown } };
+  [M.approvalsList]: { params: Record<string, never>; result: { approvals?: unknown } };
+  [M.approvalsRespond]: { params: Obj; result: { approvalId: string; outcome: unknown } };
+  [M.grantsList]: { params: Record<string, never>; result: { grants?: unknown } };
+  [M.grantsRevoke]: { params: { sessionId: string; rule: string }; result: unknown };
+  [M.policyCheck]: { params: { rule: string; list: "allow" | "ask" | "deny" }; result: { ok?: unknown; error?: unknown } };
+  [M.policyExplain]: { params: PolicyExplainParams; result: PolicyExplainResult };
+  [M.grantsStored]: { params: Record<string, never>; result: { rules?: unknown; bypass?: unknown } };
+  [M.grantsRemoveStored]: { params: { kind: string; scope: string; agent?: string; list?: string; rule?: string }; result: unknown };
+}
+
+/** The _acp-bridge/* notifications the extension sends. */
+export interface BridgeNotifications {
+  [M.settingsDidChange]: { settings: unknown };
+  [M.workspaceDidChangeTrust]: { trusted: boolean };
 }

@@ -7,6 +7,7 @@
 // Items and streamed text are painted at most once per animation frame (see
 // "streaming" below).
 
+import { addContextMessage, createContextBar } from "./contextBar";
 import { lineDiff, withContext } from "./diff";
 import { IncrementalMarkdown, renderInline } from "./markdown";
 import {
@@ -110,6 +111,8 @@ const empty = h(
   h("p", {}, "Start a chat with an agent. Every permission request goes through the bridge's rules; what they leave open shows up here as a card."),
 );
 const input = h("textarea", { id: "composer-input", rows: 3, placeholder: "Ask the agent… (Enter to send, Shift+Enter for a new line)", "aria-label": "Message" });
+// @file, selection and open editors, as chips above the message box (contextBar.ts).
+const ctxBar = createContextBar(input, (what) => send(addContextMessage(what, st.active, agentSelect.value || undefined)));
 const sendBtn = h("button", { class: "primary", id: "send-btn", title: "Send (Enter)", onclick: () => submit() }, icon("send"), " Send");
 const stopBtn = h("button", { class: "secondary", id: "stop-btn", title: "Stop the turn (session/cancel)", hidden: true, onclick: () => st.active && send({ type: "cancel", chatId: st.active }) }, icon("debug-stop"), " Stop");
 
@@ -118,7 +121,7 @@ app.append(
   h("div", { class: "chatbar" }, h("label", { for: "agent-select" }, icon("hubot"), " "), agentSelect, h("label", { for: "mode-select" }, icon("shield"), " "), modeSelect, bridgeLine),
   banner,
   transcript,
-  h("div", { class: "composer" }, input, h("div", { class: "composer-actions" }, stopBtn, sendBtn)),
+  h("div", { class: "composer" }, ctxBar.chips, input, h("div", { class: "composer-actions" }, ctxBar.buttons, stopBtn, sendBtn)),
 );
 
 agentSelect.addEventListener("change", () => {
@@ -153,7 +156,10 @@ function submit(): void {
   const chat = st.active ? st.chats.get(st.active)?.chat : undefined;
   if (chat?.busy) return;
   // With no chat open the host opens one with the picked agent: the message is never dropped.
-  send(chat ? { type: "prompt", chatId: chat.chatId, text } : { type: "prompt", chatId: "", text, agent: agentSelect.value || undefined });
+  const refs = ctxBar.refs();
+  const context = refs.length ? refs : undefined;
+  send(chat ? { type: "prompt", chatId: chat.chatId, text, context } : { type: "prompt", chatId: "", text, agent: agentSelect.value || undefined, context });
+  ctxBar.clear();
   input.value = "";
   drafts[st.active ?? ""] = "";
   persist();
@@ -409,13 +415,20 @@ function renderDiff(d: DiffView): HTMLElement {
   );
 }
 
-function renderToolContent(t: ToolCallView): HTMLElement[] {
+/** Adds "Open diff" (VS Code's diff editor; with approvalId, answerable from its title bar) to a rendered diff. */
+function withOpenDiff(el: HTMLElement, d: DiffView, approvalId?: string): HTMLElement {
+  const b = h("button", { class: "link open-diff", title: `Open ${d.path} in VS Code's diff editor${approvalId ? " (Allow once / Deny in its title bar)" : ""}`, onclick: () => send({ type: "openDiff", diff: d, approvalId }) }, icon("diff"), " Open diff");
+  (el.querySelector(".diff-path") ?? el).append(" ", b);
+  return el;
+}
+
+function renderToolContent(t: ToolCallView, approvalId?: string): HTMLElement[] {
   return t.content.map((c) => {
     switch (c.type) {
       case "text":
         return h("pre", { class: "tool-output" }, c.text);
       case "diff":
-        return renderDiff(c.diff);
+        return withOpenDiff(renderDiff(c.diff), c.diff, approvalId);
       case "terminal":
         return h("pre", { class: "tool-output terminal" }, c.output ?? `(terminal ${c.terminalId})`);
     }
@@ -475,7 +488,7 @@ function renderApproval(a: ApprovalItem): HTMLElement {
     const loc = renderLocations(a.tool);
     if (loc) card.append(loc);
     else if (m.paths?.length) card.append(h("div", { class: "locations" }, ...m.paths.map((p) => h("span", {}, icon("file"), ` ${p} `))));
-    for (const c of renderToolContent(a.tool)) card.append(c);
+    for (const c of renderToolContent(a.tool, a.approvalId)) card.append(c);
     const why: (Node | string)[] = [];
     if (m.reason) why.push(inlineMd("span", "", m.reason));
     if (m.matchedRule) why.push(h("span", {}, " · rule ", h("code", {}, m.matchedRule)));
@@ -723,6 +736,10 @@ function onMessage(m: HostMessage): void {
       if (m.chatId === st.active) markDirty(m.chatId, m.itemId, false);
       return;
     }
+    case "contextAdded":
+      ctxBar.add(m.refs);
+      input.focus();
+      return;
     case "focusApproval": {
       setActive(m.chatId);
       const el = transcript.querySelector<HTMLElement>(`[data-approval-id="${CSS.escape(m.approvalId)}"]`);

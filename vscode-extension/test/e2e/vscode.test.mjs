@@ -132,7 +132,7 @@ test("mode dropdown: session/set_mode reaches the bridge", async () => {
   });
 });
 
-test("commands: Manage Permission Rules lists and revokes the stored rule; Open Audit Log opens the bridge's log", async () => {
+test("commands: Manage Permission Rules lists and revokes the stored rule; Show Raw Audit Log opens the bridge's log", async () => {
   await step("commands", async () => {
     await runCommand("ACP Bridge: Manage Permission Rules");
     await page.locator(".quick-input-list .monaco-list-row", { hasText: "allow Bash(go test" }).first().waitFor({ timeout: 10_000 });
@@ -154,7 +154,7 @@ test("commands: Manage Permission Rules lists and revokes the stored rule; Open 
       await page.waitForTimeout(200);
     }
     assert.deepEqual(allow, [], "the rule was removed from settings.json");
-    await runCommand("ACP Bridge: Open Audit Log");
+    await runCommand("ACP Bridge: Show Raw Audit Log (JSON lines)");
     await page.locator(".tabs-container .tab", { hasText: "audit.jsonl" }).waitFor({ timeout: 10_000 });
     await page.locator(".view-lines", { hasText: "go test" }).first().waitFor({ timeout: 10_000 });
   });

@@ -9,124 +9,44 @@
 //   - "Open Audit Log": the table, filtered, growing with the file.
 //   VSIX=path/to.vsix node --test test/e2e/editor.test.mjs
 import assert from "node:assert/strict";
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import * as os from "node:os";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { chromium } from "playwright-core";
-import { EXT_DIR, startCodeServer } from "./codeserver.mjs";
+import { EXT_DIR } from "./codeserver.mjs";
+import { Workbench, log, send, turnDone } from "./workbench.mjs";
 
-const ARTIFACTS = process.env.ARTIFACTS || join(EXT_DIR, "..", "test-artifacts");
-const VSIX = process.env.VSIX;
-const log = (...a) => console.log("#", ...a);
-
+const wb = new Workbench({
+  name: "editor",
+  settings: {
+    "acpBridge.permissions": { deny: ["Read(./secret.txt)"] },
+    "files.autoSave": "off", // unsaved edits stay unsaved (the fs/write_text_file test)
+    // A tiny agent that writes files through fs/write_text_file (acceptEdits: no card for a workspace edit).
+    "acpBridge.agents": { writer: { command: "node", args: [join(EXT_DIR, "test", "e2e", "writer-agent.cjs")], mode: "acceptEdits" } },
+  },
+  prepare(cs) {
+    // The demo's edit replaces fmt.Println("helo") in main.go: put it there, so the diff is the file on disk.
+    writeFileSync(join(cs.ws, "main.go"), 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println("helo")\n}\n');
+    writeFileSync(join(cs.ws, "secret.txt"), "s3cret\n");
+  },
+  onFail: async (page) =>
+    log("diff editors:", await page.evaluate(() => [...document.querySelectorAll(".monaco-diff-editor, .editor-instance")].map((e) => `${e.className} visible=${e.getBoundingClientRect().width}x${e.getBoundingClientRect().height} text=${JSON.stringify(e.textContent.slice(0, 200))}`).join("\n"))),
+  clickBeforeCommand: false,
+});
 let cs;
-let ctx;
 let page;
-let chromeDir;
 
 before(async () => {
-  assert.ok(VSIX && existsSync(VSIX), `VSIX=${VSIX} must name the packaged extension`);
-  mkdirSync(ARTIFACTS, { recursive: true });
-  cs = await startCodeServer({
-    vsix: VSIX,
-    log,
-    settings: {
-      "acpBridge.permissions": { deny: ["Read(./secret.txt)"] },
-      "files.autoSave": "off", // unsaved edits stay unsaved (the fs/write_text_file test)
-      // A tiny agent that writes files through fs/write_text_file (acceptEdits: no card for a workspace edit).
-      "acpBridge.agents": { writer: { command: "node", args: [join(EXT_DIR, "test", "e2e", "writer-agent.cjs")], mode: "acceptEdits" } },
-    },
-  });
-  // The demo's edit replaces fmt.Println("helo") in main.go: put it there, so the diff is the file on disk.
-  writeFileSync(join(cs.ws, "main.go"), 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println("helo")\n}\n');
-  writeFileSync(join(cs.ws, "secret.txt"), "s3cret\n");
-  chromeDir = mkdtempSync(join(os.tmpdir(), "acpb-chrome-"));
-  ctx = await chromium.launchPersistentContext(chromeDir, {
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    headless: true,
-    viewport: { width: 1400, height: 900 },
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
-  page = ctx.pages()[0] ?? (await ctx.newPage());
-  await page.goto(`${cs.url}/?folder=${encodeURIComponent(cs.ws)}`);
-  await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+  await wb.open();
+  ({ cs, page } = wb);
 });
 
-after(async () => {
-  await ctx?.close().catch(() => {});
-  await cs?.stop();
-  if (cs && process.env.KEEP_E2E !== "1") rmSync(cs.root, { recursive: true, force: true });
-  if (chromeDir) rmSync(chromeDir, { recursive: true, force: true });
-});
+after(() => wb.close());
 
-async function shot(name) {
-  await page.screenshot({ path: join(ARTIFACTS, `e2e-editor-${name}.png`) }).catch(() => {});
-}
-
-async function step(name, fn) {
-  try {
-    await fn();
-  } catch (e) {
-    await shot(`FAIL-${name}`);
-    log("diff editors:", await page.evaluate(() => [...document.querySelectorAll(".monaco-diff-editor, .editor-instance")].map((e) => `${e.className} visible=${e.getBoundingClientRect().width}x${e.getBoundingClientRect().height} text=${JSON.stringify(e.textContent.slice(0, 200))}`).join("\n")));
-    log(`code-server output tail:\n${cs.output().slice(-3000)}`);
-    throw e;
-  }
-}
-
-async function runCommand(title) {
-  for (let attempt = 1; attempt <= 8; attempt++) {
-    await page.keyboard.press("Escape");
-    await page.keyboard.press("F1");
-    const input = page.locator(".quick-input-widget input");
-    await input.waitFor({ timeout: 10_000 });
-    await input.fill(`>${title}`);
-    const row = page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first();
-    try {
-      await row.waitFor({ timeout: 2500 });
-      await page.keyboard.press("Enter");
-      return;
-    } catch {
-      log(`command "${title}" not in the palette yet (attempt ${attempt})`);
-      await page.keyboard.press("Escape");
-      await page.waitForTimeout(1000);
-    }
-  }
-  throw new Error(`command "${title}" never showed up in the palette`);
-}
-
-/** The inner frame of a webview that has `selector` (webviews are two nested iframes). */
-async function frameWith(selector, timeout = 30_000, not = []) {
-  const deadline = Date.now() + timeout;
-  for (;;) {
-    for (const f of page.frames()) {
-      if (not.includes(f)) continue;
-      try {
-        if (await f.$(selector)) return f;
-      } catch {
-        /* detached */
-      }
-    }
-    if (Date.now() > deadline) throw new Error(`no webview with ${selector}`);
-    await page.waitForTimeout(250);
-  }
-}
-
-async function waitBridgeRunning(f) {
-  const deadline = Date.now() + 30_000;
-  while (!/\brunning\b/.test((await f.locator(".bridge-status").getAttribute("class")) ?? "")) {
-    if (Date.now() > deadline) throw new Error("bridge not running after 30 s");
-    await page.waitForTimeout(200);
-  }
-}
-
-async function send(f, text) {
-  await f.locator("#composer-input").fill(text);
-  await f.locator("#composer-input").press("Enter");
-}
-
-const turnDone = (f) => f.locator("#stop-btn").waitFor({ state: "hidden", timeout: 30_000 });
+const shot = (name) => wb.shot(name);
+const step = (name, fn) => wb.step(name, fn);
+const runCommand = (title) => wb.runCommand(title);
+const frameWith = (selector, timeout, not) => wb.frameWith(selector, timeout, not);
+const waitBridgeRunning = (f) => wb.waitBridgeRunning(f);
 
 /** Types into the open quick pick and clicks the row wanted (a fast Enter may take the row before the filter). */
 async function pickInQuickInput(text) {

@@ -16,14 +16,21 @@ export const log = (...a) => console.log("#", ...a);
 
 export class Workbench {
   /**
-   * @param {{name: string, settings?: object, machineSettings?: object}} opts
+   * @param {{name: string, settings?: object, machineSettings?: object, prepare?: (cs) => void, onFail?: (page) => Promise<void>}} opts
    *   name prefixes this file's screenshots; settings and machineSettings as
-   *   startCodeServer takes them.
+   *   startCodeServer takes them; prepare(cs) runs once code-server is up,
+   *   before the workspace opens (files the tests need); onFail(page) adds
+   *   diagnostics of its own to a failed step; clickBeforeCommand: click the
+   *   workbench before F1 (takes the focus out of a webview; off where a click
+   *   could move an editor's selection).
    */
-  constructor({ name, settings = {}, machineSettings }) {
+  constructor({ name, settings = {}, machineSettings, prepare, onFail, clickBeforeCommand = true }) {
     this.name = name;
+    this.clickBeforeCommand = clickBeforeCommand;
     this.settings = settings;
     this.machineSettings = machineSettings;
+    this.prepare = prepare;
+    this.onFail = onFail;
   }
 
   /** Starts code-server with the VSIX and opens the workspace in Chromium. */
@@ -34,6 +41,7 @@ export class Workbench {
     const own = new RegExp(`^${this.name}-.*\\.png$`);
     for (const f of readdirSync(ARTIFACTS)) if (own.test(f)) rmSync(join(ARTIFACTS, f)); // this run's pictures only
     this.cs = await startCodeServer({ vsix, settings: this.settings, machineSettings: this.machineSettings, log });
+    this.prepare?.(this.cs);
     this.chromeDir = mkdtempSync(join(os.tmpdir(), "acpb-chrome-"));
     this.ctx = await chromium.launchPersistentContext(this.chromeDir, {
       executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
@@ -65,6 +73,7 @@ export class Workbench {
       await fn();
     } catch (e) {
       await this.shot(`FAIL-${name}`);
+      await this.onFail?.(this.page).catch(() => {});
       log(`code-server output tail:\n${this.cs.output().slice(-4000)}`);
       const bridgeLog = this.bridgeOutput();
       if (bridgeLog) log(`ACP Bridge output:\n${bridgeLog}`);
@@ -88,7 +97,7 @@ export class Workbench {
     const page = this.page;
     for (let attempt = 1; attempt <= 8; attempt++) {
       await page.keyboard.press("Escape");
-      await page.locator(".monaco-workbench").click({ position: { x: 700, y: 400 } }).catch(() => {});
+      if (this.clickBeforeCommand) await page.locator(".monaco-workbench").click({ position: { x: 700, y: 400 } }).catch(() => {});
       await page.keyboard.press("F1");
       const input = page.locator(".quick-input-widget input");
       await input.waitFor({ timeout: 10_000 });
@@ -107,20 +116,31 @@ export class Workbench {
     throw new Error(`command "${title}" never showed up in the palette`);
   }
 
-  /** The chat webview's inner frame (webviews are two nested iframes). */
-  async chatFrame(timeout = 30_000) {
+  /**
+   * The inner frame of a webview that has selector (webviews are two nested
+   * iframes), other than the frames in not.
+   */
+  async frameWith(selector, timeout = 30_000, not = []) {
     const deadline = Date.now() + timeout;
     for (;;) {
       for (const f of this.page.frames()) {
+        if (not.includes(f)) continue;
         try {
-          if (await f.$("#composer-input")) return f;
+          if (await f.$(selector)) return f;
         } catch {
           /* detached */
         }
       }
-      if (Date.now() > deadline) throw new Error("the ACP Bridge chat webview did not appear");
+      if (Date.now() > deadline) throw new Error(`no webview with ${selector}`);
       await this.page.waitForTimeout(250);
     }
+  }
+
+  /** The chat webview's inner frame. */
+  async chatFrame(timeout = 30_000) {
+    return this.frameWith("#composer-input", timeout).catch(() => {
+      throw new Error("the ACP Bridge chat webview did not appear");
+    });
   }
 
   async waitBridgeRunning(f) {

@@ -90,6 +90,7 @@ type Front struct {
 	detachedAt time.Time
 	grace      *time.Timer
 	expired    chan struct{} // closed when the grace period ran out
+	expireOnce sync.Once
 	closed     bool
 }
 
@@ -257,7 +258,7 @@ func (f *Front) startGraceLocked() {
 		}
 		f.mu.Unlock()
 		f.log.Info("no editor re-attached within the grace period; stopping the bridge", zap.Duration("grace", f.opts.Grace))
-		close(f.expired)
+		f.expireOnce.Do(func() { close(f.expired) })
 		f.Close()
 	})
 }

@@ -33,6 +33,8 @@ export interface BridgeInitMeta {
   defaultAgent?: string;
   policyModes?: string[];
   workspaceTrust?: WorkspaceTrustWire;
+  /** The bridge outlives this window (--attach-dir): where and how to re-attach. Only on the starting editor's initialize. */
+  attach?: { socket: string; token: string; pid?: number; graceSeconds?: number };
 }
 
 /** _meta["acp-bridge"].workspaceTrust of initialize, and _acp-bridge/workspace/trust (docs/extension-surface.md). */
@@ -60,6 +62,8 @@ export interface AgentEntry {
   modes?: unknown;
   lastError?: string;
   restarts?: number;
+  /** The agent's initialize capabilities, once it ran (agentCapabilities.loadSession, ...). */
+  capabilities?: unknown;
 }
 
 export interface PendingApprovalWire {

@@ -55,10 +55,24 @@ export class Chats {
     return id;
   }
 
-  async ensureSession(chatId: string): Promise<string | undefined> {
+  /** session/new (or load) in flight per chat: a message sent right after "New chat" waits for the same one. */
+  private opening = new Map<string, Promise<string | undefined>>();
+
+  ensureSession(chatId: string): Promise<string | undefined> {
+    const chat = this.d.store.chat(chatId);
+    if (!chat) return Promise.resolve(undefined);
+    if (chat.sessionId) return Promise.resolve(chat.sessionId);
+    let p = this.opening.get(chatId);
+    if (!p) {
+      p = this.openSession(chatId).finally(() => this.opening.delete(chatId));
+      this.opening.set(chatId, p);
+    }
+    return p;
+  }
+
+  private async openSession(chatId: string): Promise<string | undefined> {
     const chat = this.d.store.chat(chatId);
     if (!chat) return undefined;
-    if (chat.sessionId) return chat.sessionId;
     try {
       const conn = await this.d.connection();
       // A chat whose session ended with its bridge: resume it where the agent can load sessions.

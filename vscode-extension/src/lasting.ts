@@ -85,17 +85,19 @@ export class Lasting implements vscode.Disposable {
 }
 
 /**
- * "Restart Bridge" with turns running asks first, naming the chats. Cancel is the
- * default: it is the dialog's close affordance, and only the explicit button restarts.
+ * "Restart Bridge" with turns running asks first, naming the chats. Nothing
+ * restarts by default: VS Code focuses a modal's first button and never its close
+ * affordance, so the first (focused, Enter) button is "Keep Them Running", Escape
+ * and Cancel do the same, and only the explicit "Restart and Stop Them" restarts.
  */
 export async function confirmRestart(busyTitles: string[]): Promise<boolean> {
   if (!busyTitles.length) return true;
-  const restart = { title: "Restart and stop them" };
-  const cancel = { title: "Cancel", isCloseAffordance: true };
+  const keep = { title: "Keep Them Running" };
+  const restart = { title: "Restart and Stop Them" };
   const pick = await vscode.window.showWarningMessage(
     `Restart the ACP Bridge? ${busyTitles.length === 1 ? "A turn is" : `${busyTitles.length} turns are`} running: ${busyTitles.map((t) => `"${t}"`).join(", ")}.`,
     { modal: true, detail: "Restarting stops them and expires their pending approvals. The chats and their history stay." },
-    cancel,
+    keep,
     restart,
   );
   return pick === restart;

@@ -201,3 +201,24 @@ test("connected: on a re-attached bridge live chats carry on (busy while their t
   assert.equal(store.chat(live)!.sessionId, undefined);
   assert.equal(store.approval("ap-live")?.state, "resolved");
 });
+
+test("a message sent while the chat's session is still being opened uses that session (one session/new)", async () => {
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  let n = 0;
+  const { chats, store, calls } = setup({}, {
+    newSession: async () => {
+      calls.push(["newSession"]);
+      await gate;
+      return { sessionId: `S${++n}`, raw: {} };
+    },
+  });
+  const creating = chats.newChat("demo");
+  const id = store.chatIds()[0];
+  const sending = chats.send(id, "right away");
+  open();
+  await creating;
+  await sending;
+  assert.deepEqual(calls, [["newSession"], ["prompt", "S1", "right away"]]);
+  assert.equal(store.chatForSession("S1")?.chatId, id);
+});

@@ -125,8 +125,8 @@ export class Chats {
         this.d.store.addNotice(chatId, `Turn ended: ${res.stopReason}.`, "info");
       }
     } catch (e) {
-      // The session ended with its bridge (restart, crash): bridgeGone said so; no raw "context canceled".
-      if (sessionId && this.d.store.chat(chatId)?.sessionId !== sessionId) return;
+      // The session ended with its bridge (restart, crash): bridgeGone says so; no raw "context canceled".
+      if (this.stopping || (sessionId && this.d.store.chat(chatId)?.sessionId !== sessionId)) return;
       this.d.store.addNotice(chatId, `Error: ${(e as Error).message}`, "error");
     } finally {
       this.d.store.updateChat(chatId, { busy: false });
@@ -183,6 +183,14 @@ export class Chats {
     this.endedWhileAway.clear();
   }
 
+  /** A restart was asked for: prompts failing from now on fail because of it. */
+  private stopping = false;
+
+  /** The bridge is about to be stopped on purpose (Restart Bridge): bridgeGone will say what happened to the turns. */
+  bridgeStopping(): void {
+    this.stopping = true;
+  }
+
   /** Sessions whose turn ended (turn/ended) since the last connection: not busy, whatever the attach answer said. */
   private endedWhileAway = new Set<string>();
 
@@ -204,6 +212,7 @@ export class Chats {
    */
   connected(live: LiveSession[] | undefined): void {
     const store = this.d.store;
+    this.stopping = false;
     const byId = new Map((live ?? []).map((s) => [s.sessionId, s]));
     for (const id of store.chatIds()) {
       const chat = store.chat(id);

@@ -215,6 +215,7 @@ export class Ctx implements vscode.Disposable {
   }
 
   restart(why: string, resetBudget = false): Promise<void> {
+    this.chats.bridgeStopping();
     return this.host.restart(why, resetBudget);
   }
 

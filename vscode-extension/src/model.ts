@@ -124,7 +124,7 @@ export class ChatStore {
     const c = this.chats.get(chatId);
     if (!c) return;
     for (const it of [...c.items]) {
-      if (it.kind === "approval" && it.state !== "resolved") this.put(c, { ...it, state: "resolved", resolution: { decision: "cancelled", by }, error: undefined }, true);
+      if (it.kind === "approval" && (it.state !== "resolved" || it.resolution?.by === "withdrawn")) this.put(c, { ...it, state: "resolved", resolution: { decision: "cancelled", by }, error: undefined }, true);
     }
     for (const [k, t] of c.tools) {
       if (t.status === "pending" || t.status === "in_progress") {

@@ -227,6 +227,8 @@ export function describeResolution(r: ApprovalResolution, options: OptionView[])
       return `${word}: the editor disconnected`;
     case "shutdown":
       return `${word}: the bridge shut down`;
+    case "withdrawn":
+      return `${word}: the request was withdrawn`;
     case "bridge-gone":
       return "Expired: the bridge that asked is gone";
     case "elsewhere":

@@ -118,9 +118,11 @@ test("bridgeGone expires the open cards and unfinished tools; a prompt cut by th
   await new Promise((r) => setImmediate(r));
   const sid = store.chat(id)!.sessionId!;
   store.applySessionUpdate(sid, { sessionUpdate: "tool_call", toolCallId: "t1", title: "x", kind: "execute", status: "pending" });
-  chats.bridgeGone(true);
+  // The bridge answers the prompt with an error while it stops, before its process has exited.
+  chats.bridgeStopping();
   release(new Error("context canceled"));
   await sending;
+  chats.bridgeGone(true);
   const text = JSON.stringify(store.items(id));
   assert.doesNotMatch(text, /context canceled/);
   assert.match(text, /The bridge was restarted/);

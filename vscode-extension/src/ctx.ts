@@ -75,7 +75,11 @@ export class Ctx implements vscode.Disposable {
       isTrusted: () => vscode.workspace.isTrusted,
       log,
       onState: (b) => this.post({ type: "bridge", bridge: b }),
-      onProblem: (kind, msg) => this.status.bridgeProblem(kind, msg),
+      onProblem: (kind, msg) => {
+        // No bridge at all: chats kept from an earlier window have no live session (their cards expire).
+        if (kind === "missing") this.chats.connected(undefined);
+        this.status.bridgeProblem(kind, msg);
+      },
       onGone: (expected) => {
         this.approvals.bridgeGone();
         this.chats.bridgeGone(expected);

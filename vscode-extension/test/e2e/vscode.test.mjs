@@ -544,14 +544,42 @@ async function openChatView() {
   return frame;
 }
 
+/**
+ * An earlier test may have stored "Bypass permissions" for demo (it wins over a chat's
+ * mode): take it out of settings.json so that demo asks again.
+ */
+async function demoAsks() {
+  // acpBridge.agents is machine-scoped: in code-server it lands in the remote machine's settings.
+  for (const file of [cs.settingsPath, join(cs.root, "ud", "Machine", "settings.json")]) {
+    if (!existsSync(file)) continue;
+    const s = readSettings(file);
+    const demo = s["acpBridge.agents"]?.demo;
+    if (!demo?.bypassPermissions) continue;
+    delete demo.bypassPermissions;
+    writeFileSync(file, JSON.stringify(s, null, 2));
+    log(`removed demo's bypassPermissions from ${file}`);
+    await page.waitForTimeout(2000); // VS Code reads the file, the extension sends the settings
+  }
+}
+
 /** A new chat from the view's own button; waits until its tab is the active one. */
 async function newChatTab() {
+  await demoAsks();
   const tabs = frame.locator(".tab-main");
   const n = await tabs.count();
   await frame.getByRole("button", { name: "New chat" }).click();
   await tabs.nth(n).waitFor({ timeout: 15_000 });
   const id = await tabs.nth(n).getAttribute("data-chat-id");
   await frame.locator(`.tab.active .tab-main[data-chat-id="${id}"]`).waitFor({ timeout: 10_000 });
+  // The chat asks in mode default.
+  const mode = frame.locator("#mode-select");
+  if ((await mode.inputValue()) !== "default") {
+    await mode.selectOption("default");
+    const deadline = Date.now() + 10_000;
+    while ((await mode.inputValue()) !== "default" && Date.now() < deadline) await page.waitForTimeout(100);
+    assert.equal(await mode.inputValue(), "default");
+  }
+  await frame.locator(".banner", { hasText: "Bypass permissions is on" }).waitFor({ state: "hidden", timeout: 15_000 });
   return id;
 }
 

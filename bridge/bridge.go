@@ -46,6 +46,9 @@ type Options struct {
 	PersistTimeout time.Duration
 	// TraceWire logs every message at debug level.
 	TraceWire bool
+	// HiddenDirs are masked in every agent's OS sandbox whatever the policy
+	// says (the attach socket directory, internal/attach).
+	HiddenDirs []string
 }
 
 // editorQueueBytes bounds what may wait to be written to the editor.

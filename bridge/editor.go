@@ -148,6 +148,8 @@ func (h *editorHandler) HandleRequest(ctx context.Context, method string, params
 		return b.grantsStored()
 	case MethodGrantsRemoveStored:
 		return b.grantsRemoveStored(params)
+	case MethodSessionsLive:
+		return b.liveSessions(), nil
 	default:
 		return nil, acp.MethodNotFound(method)
 	}
@@ -312,7 +314,7 @@ func (b *Bridge) newSession(ctx context.Context, params json.RawMessage) (any, e
 	report := b.settleChildMode(ctx, s, conn, ro)
 	b.showBridgeModes(ro, s)
 	ro.Set("sessionId", s.id)
-	acp.SetBridgeMeta(ro, map[string]any{"agent": a.name, "mode": b.effectiveMode(s), "childMode": report, "sandbox": a.sandboxSummary()})
+	acp.SetBridgeMeta(ro, map[string]any{"agent": a.name, "mode": b.effectiveMode(s), "childMode": report, "sandbox": a.sandboxSummary(), "childSessionId": s.childID})
 	// Updates the agent sent right after its answer go out right after ours.
 	return acp.AfterReply{Result: ro.Marshal(), Then: func() {
 		b.noticeTrust(s.id)

@@ -52,6 +52,9 @@ type SandboxInputs struct {
 	// PolicyFiles are the settings files and directories the bridge reads
 	// (settings.Store.PolicyFiles): read-only inside.
 	PolicyFiles []string
+	// Hidden are directories the agent must not see at all (the attach
+	// socket directory, Options.HiddenDirs).
+	Hidden []string
 }
 
 // ErrSandboxRefused is wrapped by PlanSandbox's error when the sandbox is
@@ -104,6 +107,7 @@ func PlanSandbox(in SandboxInputs) (SandboxPlan, error) {
 		AllowWrite: sb.AllowWrite,
 		Protected:  in.PolicyFiles,
 		Network:    network,
+		Hidden:     in.Hidden,
 		Policy:     in.Policy,
 		Env: policy.Env{Cwd: in.Dir, ProjectRoot: in.Workspace, Home: in.Home,
 			AdditionalDirectories: in.Snapshot.Config.Permissions.AdditionalDirectories},
@@ -210,6 +214,7 @@ func (a *agentRT) sandboxPlan(snap *settings.Snapshot, family, dir string) (Sand
 	return PlanSandbox(SandboxInputs{
 		Snapshot: snap, Policy: pol, Agent: a.name, Family: family, Command: snap.Config.Agents[a.name].Command,
 		Workspace: a.b.opts.WorkspaceDir, Dir: dir, Home: agentHome(snap.Config.Agents[a.name], a.b.home), PolicyFiles: files,
+		Hidden: a.b.opts.HiddenDirs,
 	})
 }
 

@@ -75,6 +75,10 @@ type Options struct {
 	// MaxEntries bounds each directory walk (0 = 50,000 entries). Past it the
 	// walk stops and Spec.Notes says where.
 	MaxEntries int
+	// Hidden are directories masked whatever the policy says: the bridge's
+	// attach socket directory (internal/attach), whose socket would let an
+	// agent try to attach as the editor and answer its own requests.
+	Hidden []string
 }
 
 // Spec is the sandbox of one agent process.
@@ -189,6 +193,15 @@ func Compute(o Options) (Spec, error) {
 		return []string{dr.Dir}
 	}
 	masked := map[string]Path{}
+	for _, h := range o.Hidden {
+		if !filepath.IsAbs(h) {
+			return Spec{}, fmt.Errorf("sandbox: hidden path %q is not absolute", h)
+		}
+		h = filepath.Clean(h)
+		if fi, err := os.Lstat(h); err == nil && fi.IsDir() {
+			masked[h] = Path{Path: h, Dir: true, Rule: "acp-bridge: the editor's attach socket directory"}
+		}
+	}
 	for _, dr := range o.Policy.DenyRoots("Read", env) {
 		for _, root := range walkRoots(dr) {
 			note := walk(root, max, func(p string, dir bool) bool {

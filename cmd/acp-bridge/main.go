@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/acp-bridge/acp-bridge/bridge"
+	"github.com/acp-bridge/acp-bridge/internal/attach"
 	"github.com/acp-bridge/acp-bridge/internal/audit"
 	"github.com/acp-bridge/acp-bridge/internal/chat"
 	"github.com/acp-bridge/acp-bridge/internal/demoagent"
@@ -54,6 +55,8 @@ Common flags (before or after the subcommand):
   --workspace DIR      project root (default: the current directory); reads DIR/.acp-bridge.yaml
   --log-level LEVEL    debug, info, warn, error (default: settings log.level, else info)
   --log-file PATH      log to a file instead of stderr (never a file that is not the bridge's log)
+  --attach-dir DIR     (serve) outlive the editor for --attach-grace (default 2m); editors re-attach
+                       on a Unix socket in DIR with the token of the first initialize answer
   --trust-workspace    trust the workspace: its .acp-bridge.yaml may loosen the policy and define agents
                        (default: untrusted, it may only narrow; see docs/settings.md "Workspace trust")
 Run "acp-bridge SUBCOMMAND --help" for the flags of one subcommand.
@@ -191,9 +194,15 @@ func loadSettings(c *common, log *zap.Logger) (*settings.Store, string, error) {
 func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var c common
 	var showVersion bool
+	var attachDir string
+	var attachGrace time.Duration
+	var attachBuffer int
 	fs := newFlags("serve", stderr, usage)
 	c.register(fs)
 	fs.BoolVar(&showVersion, "version", false, "print the version and exit")
+	fs.StringVar(&attachDir, "attach-dir", "", "outlive the editor: serve re-attaching editors on a Unix socket in this directory (0700); see docs/architecture.md")
+	fs.DurationVar(&attachGrace, "attach-grace", attach.DefaultGrace, "with --attach-dir: how long the bridge runs with no editor attached")
+	fs.IntVar(&attachBuffer, "attach-buffer", attach.DefaultBufferBytes, "with --attach-dir: bytes of updates kept while no editor is attached")
 	if code := parse(fs, args); code >= 0 {
 		return code
 	}
@@ -253,10 +262,21 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	var hidden []string
+	if attachDir != "" {
+		if !filepath.IsAbs(attachDir) {
+			fmt.Fprintf(stderr, "acp-bridge: --attach-dir must be an absolute path, got %q\n", attachDir)
+			return 2
+		}
+		hidden = []string{filepath.Clean(attachDir)}
+	}
 	b := bridge.New(bridge.Options{
 		Settings: store, Logger: log, Version: version, WorkspaceDir: ws, Audit: auditor, TraceWire: c.trace,
-		AuditPath: snap.Config.Audit.Path, AuditError: auditErr,
+		AuditPath: snap.Config.Audit.Path, AuditError: auditErr, HiddenDirs: hidden,
 	})
+	if attachDir != "" {
+		return serveAttachable(ctx, b, log, attach.Options{Dir: filepath.Clean(attachDir), Grace: attachGrace, BufferBytes: attachBuffer, Logger: log}, stdin, stdout, stderr)
+	}
 	log.Info("acp-bridge serving on stdio", zap.String("version", version), zap.String("workspace", ws), zap.Strings("config", snap.Sources))
 	in, out, closeStdio, err := editorStdio(log, stdin, stdout)
 	if err != nil {
@@ -264,6 +284,35 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer closeStdio()
 	if err := b.Serve(ctx, in, out); err != nil {
+		log.Error("serve", zap.Error(err))
+		return 1
+	}
+	return 0
+}
+
+// serveAttachable serves the bridge behind an attach.Front: the editor on
+// stdio first, then editors that re-attach over the socket, for as long as
+// one comes back within the grace period.
+func serveAttachable(ctx context.Context, b *bridge.Bridge, log *zap.Logger, opts attach.Options, stdin io.Reader, stdout, stderr io.Writer) int {
+	// The editor that started us may die with its pipes (a window reload):
+	// a write to a broken stdout or stderr must fail, not kill the process.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	front, err := attach.New(opts, inW, outR)
+	if err != nil {
+		fmt.Fprintf(stderr, "acp-bridge: %v\n", err)
+		return 2
+	}
+	log.Info("acp-bridge serving on stdio; editors may re-attach", zap.String("version", version), zap.String("socket", front.SocketPath()), zap.Duration("grace", opts.Grace))
+	done := make(chan error, 1)
+	go func() {
+		err := b.Serve(ctx, inR, outW)
+		_ = outW.Close()
+		done <- err
+	}()
+	front.Serve(ctx, stdin, stdout)
+	if err := <-done; err != nil {
 		log.Error("serve", zap.Error(err))
 		return 1
 	}

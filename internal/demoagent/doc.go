@@ -24,6 +24,12 @@
 //	edit  kind edit     "Edit main.go"      Edit {file_path, old_string, new_string} + diff content
 //	rm    kind execute  "`rm -rf build`"    Bash {command}
 //
+// and, only when asked with only:write, a fifth that really writes:
+//
+//	write kind edit     "Write demo-write.txt"  Write {file_path, content}: once
+//	      allowed, creates demo-write.txt in the session's cwd (for tests that
+//	      check an approval's effect on disk)
+//
 // Each is announced as tool_call (status pending) before its
 // session/request_permission. Allowed: tool_call_update in_progress, then
 // completed with fake output. Rejected: tool_call_update failed, "Rejected by

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -38,7 +40,18 @@ type tool struct {
 	rawInput func(cwd string) map[string]any
 	content  func(cwd string) []any // announced content (the diff of an edit)
 	location func(cwd string) string
+	// optIn: run only when asked by name (only:write), never in the default script.
+	optIn bool
+	// apply does the tool's real effect once allowed (nil: none, the output is fake).
+	apply func(cwd string) error
 }
+
+// WriteFileName is the file "only:write" creates in the session's cwd, and
+// WriteFileContent what it holds.
+const (
+	WriteFileName    = "demo-write.txt"
+	WriteFileContent = "written by the acp-bridge demo agent\n"
+)
 
 const (
 	mainOld = "fmt.Println(\"helo\")"
@@ -81,6 +94,22 @@ var script = []tool{
 		plan:     "Remove the build directory",
 		output:   "removed build/\n",
 		rawInput: func(string) map[string]any { return map[string]any{"command": "rm -rf build"} },
+	},
+	{
+		name: "write", toolName: "Write", kind: "edit", title: "Write " + WriteFileName,
+		plan:   "Write " + WriteFileName,
+		output: "The file " + WriteFileName + " has been written.",
+		edit:   true, optIn: true,
+		rawInput: func(cwd string) map[string]any {
+			return map[string]any{"file_path": path.Join(cwd, WriteFileName), "content": WriteFileContent}
+		},
+		content: func(cwd string) []any {
+			return []any{map[string]any{"type": "diff", "path": path.Join(cwd, WriteFileName), "oldText": nil, "newText": WriteFileContent}}
+		},
+		location: func(cwd string) string { return path.Join(cwd, WriteFileName) },
+		apply: func(cwd string) error {
+			return os.WriteFile(filepath.Join(cwd, WriteFileName), []byte(WriteFileContent), 0o644)
+		},
 	},
 }
 
@@ -177,7 +206,7 @@ func (r *run) steps(text string, st steering) error {
 
 	var tools []tool
 	for _, t := range script {
-		if st.only == "" || st.only == t.name {
+		if (st.only == "" && !t.optIn) || st.only == t.name {
 			tools = append(tools, t)
 		}
 	}
@@ -319,6 +348,14 @@ func (r *run) tool(t tool) error {
 	}
 	if err := r.pause(); err != nil {
 		return err
+	}
+	if t.apply != nil {
+		if err := t.apply(cwd); err != nil {
+			return r.update(map[string]any{
+				"sessionUpdate": "tool_call_update", "toolCallId": id, "status": "failed",
+				"content": []any{map[string]any{"type": "content", "content": textBlock(err.Error())}}, "_meta": toolMeta(t),
+			})
+		}
 	}
 	content := []any{}
 	if t.content != nil {

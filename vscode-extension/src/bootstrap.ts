@@ -119,6 +119,12 @@ export interface BridgeProcessOptions {
   args?: string[];
   cwd?: string;
   env?: NodeJS.ProcessEnv;
+  /**
+   * The bridge outlives the extension host (--attach-dir): its own process
+   * group, so a reload that ends the host does not end it; closing stdin only
+   * detaches it, so stop() signals first.
+   */
+  detached?: boolean;
   onStderrLine: (line: string) => void;
   /** Called once when the process ends; expected is true after stop(). */
   onExit: (code: number | null, signal: NodeJS.Signals | null, expected: boolean) => void;
@@ -127,6 +133,7 @@ export interface BridgeProcessOptions {
 /** One run of the bridge process. */
 export class BridgeProcess {
   readonly child: ChildProcess;
+  private readonly detached: boolean;
   private stopping = false;
   private exited: Promise<void>;
 
@@ -136,7 +143,9 @@ export class BridgeProcess {
       env: opts.env ?? process.env,
       stdio: ["pipe", "pipe", "pipe"],
       windowsHide: true,
+      detached: !!opts.detached,
     });
+    this.detached = !!opts.detached;
     const lines = new LineSplitter(opts.onStderrLine);
     this.child.stderr!.setEncoding("utf8");
     this.child.stderr!.on("data", (d: string) => lines.push(d));
@@ -164,6 +173,13 @@ export class BridgeProcess {
     return this.child.pid;
   }
 
+  /** Leaves the process running (it outlives the extension host): closes our end of stdin, which detaches it. */
+  detach(): void {
+    this.stopping = true;
+    this.child.stdin?.end();
+    this.child.unref();
+  }
+
   /**
    * Closes stdin (the ACP way to say goodbye), then SIGTERM, then SIGKILL.
    * expected=false reports the exit as a crash (e.g. a failed handshake).
@@ -171,6 +187,8 @@ export class BridgeProcess {
   async stop(graceMs = 2000, expected = true): Promise<void> {
     this.stopping = expected;
     if (this.child.exitCode !== null || this.child.signalCode !== null) return this.exited;
+    // A bridge that outlives its editor only detaches when stdin closes: signal it.
+    if (this.detached) this.child.kill("SIGTERM");
     this.child.stdin?.end();
     const timer = (ms: number) => new Promise<"timeout">((r) => setTimeout(() => r("timeout"), ms).unref?.());
     if ((await Promise.race([this.exited.then(() => "exited" as const), timer(graceMs)])) === "exited") return;

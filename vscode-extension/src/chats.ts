@@ -4,14 +4,14 @@
 // No vscode import: unit-tested with a fake connection.
 
 import { agentStartMessage } from "./agentHints";
-import type { BridgeConnection } from "./client";
+import type { BridgeConnection, LiveSession } from "./client";
 import type { ChatStore } from "./model";
 import type { ContentBlock } from "./promptBlocks";
 import type { ContextRef } from "./protocol";
 
 export interface ChatsDeps {
   store: ChatStore;
-  connection(): Promise<Pick<BridgeConnection, "newSession" | "prompt" | "setMode" | "closeSession">>;
+  connection(): Promise<Pick<BridgeConnection, "newSession" | "prompt" | "setMode" | "closeSession"> & Partial<Pick<BridgeConnection, "loadSession">>>;
   /** The connection if the bridge is up now (no waiting). */
   connectionNow(): Pick<BridgeConnection, "closeSession"> | undefined;
   cwd(): string;
@@ -23,6 +23,8 @@ export interface ChatsDeps {
   agentBypass(agent: string): boolean;
   /** The agent's configured command, for the install hint. */
   agentCommand(agent: string): { command?: string; args?: string[] } | undefined;
+  /** Whether the agent can load sessions (agentCapabilities.loadSession); undefined = not known yet (then it is tried). */
+  canLoad?(agent: string): boolean | undefined;
   /** session/cancel of a chat, expiring its cards. */
   cancelChat(chatId: string): Promise<void>;
   /** The blocks of a prompt with attached context, and the refs the policy refused (promptContext.ts). */
@@ -57,14 +59,42 @@ export class Chats {
     return id;
   }
 
-  async ensureSession(chatId: string): Promise<string | undefined> {
+  /** session/new (or load) in flight per chat: a message sent right after "New chat" waits for the same one. */
+  private opening = new Map<string, Promise<string | undefined>>();
+
+  ensureSession(chatId: string): Promise<string | undefined> {
+    const chat = this.d.store.chat(chatId);
+    if (!chat) return Promise.resolve(undefined);
+    if (chat.sessionId) return Promise.resolve(chat.sessionId);
+    let p = this.opening.get(chatId);
+    if (!p) {
+      p = this.openSession(chatId).finally(() => this.opening.delete(chatId));
+      this.opening.set(chatId, p);
+    }
+    return p;
+  }
+
+  private async openSession(chatId: string): Promise<string | undefined> {
     const chat = this.d.store.chat(chatId);
     if (!chat) return undefined;
-    if (chat.sessionId) return chat.sessionId;
     try {
       const conn = await this.d.connection();
+      // A chat whose session ended with its bridge: resume it where the agent can load sessions.
+      if (chat.childSessionId && conn.loadSession && this.d.canLoad?.(chat.agent) !== false) {
+        try {
+          // Until the answer the chat has no session id, so the agent's replay of what we already show is not added again.
+          const res = await conn.loadSession(chat.childSessionId, this.d.cwd(), chat.agent);
+          this.d.store.updateChat(chatId, { sessionId: res.sessionId, childSessionId: res.childSessionId ?? chat.childSessionId, mode: res.mode ?? chat.mode, error: undefined });
+          this.d.store.addNotice(chatId, `Session resumed (session/load): ${chat.agent} has this chat's history.`, "info");
+          return res.sessionId;
+        } catch (e) {
+          this.d.log(`session/load of ${chat.childSessionId} with ${chat.agent} failed: ${(e as Error).message}`);
+        }
+      }
       const res = await conn.newSession(this.d.cwd(), chat.agent, chat.mode !== this.d.agentMode(chat.agent) ? chat.mode : undefined);
-      this.d.store.updateChat(chatId, { sessionId: res.sessionId, mode: res.mode ?? chat.mode, error: undefined });
+      const resumed = !!chat.childSessionId;
+      this.d.store.updateChat(chatId, { sessionId: res.sessionId, childSessionId: res.childSessionId, mode: res.mode ?? chat.mode, error: undefined });
+      if (resumed) this.d.store.addNotice(chatId, `New session: ${chat.agent} cannot load the earlier one, so it does not remember the messages above (kept here read-only).`, "warn");
       return res.sessionId;
     } catch (e) {
       const cfg = this.d.agentCommand(chat.agent);
@@ -86,8 +116,9 @@ export class Chats {
     this.d.store.addUserMessage(chatId, context?.length ? `${text}\n\nAttached: ${context.map((r) => r.label).join(", ")}` : text);
     this.d.store.updateChat(chatId, { busy: true });
     if (chat.title === chat.agent) this.d.store.updateChat(chatId, { title: `${chat.agent}: ${text.slice(0, 24)}` });
+    let sessionId: string | undefined;
     try {
-      const sessionId = await this.ensureSession(chatId);
+      sessionId = await this.ensureSession(chatId);
       if (!sessionId) return;
       const conn = await this.d.connection();
       let blocks: ContentBlock[] | undefined;
@@ -104,6 +135,8 @@ export class Chats {
         this.d.store.addNotice(chatId, `Turn ended: ${res.stopReason}.`, "info");
       }
     } catch (e) {
+      // The session ended with its bridge (restart, crash): bridgeGone says so; no raw "context canceled".
+      if (this.stopping || (sessionId && this.d.store.chat(chatId)?.sessionId !== sessionId)) return;
       this.d.store.addNotice(chatId, `Error: ${(e as Error).message}`, "error");
     } finally {
       this.d.store.updateChat(chatId, { busy: false });
@@ -145,16 +178,66 @@ export class Chats {
     this.d.store.closeChat(chatId);
   }
 
-  /** A bridge run ended: its sessions are gone; the next message starts a new one. */
+  /**
+   * A bridge run ended: its sessions are gone. Their open cards and unfinished tool
+   * calls are expired (never left pending); the next message resumes the session
+   * (session/load) or starts a new one.
+   */
   bridgeGone(expected: boolean): void {
     const store = this.d.store;
-    store.expireAll("shutdown");
     for (const id of store.chatIds()) {
       const chat = store.chat(id);
-      if (chat?.sessionId) {
-        store.updateChat(id, { sessionId: undefined, busy: false });
-        if (!expected) store.addNotice(id, "The bridge stopped; the next message starts a new session.", "warn");
-      }
+      if (chat?.sessionId) store.expireSession(id, "shutdown", expected ? "The bridge was restarted: this chat's session ended. Your next message continues in a new session." : "The bridge stopped: this chat's session ended. Your next message continues in a new session.");
     }
+    store.expireAll("shutdown");
+    this.endedWhileAway.clear();
+  }
+
+  /** A restart was asked for: prompts failing from now on fail because of it. */
+  private stopping = false;
+
+  /** The bridge is about to be stopped on purpose (Restart Bridge): bridgeGone will say what happened to the turns. */
+  bridgeStopping(): void {
+    this.stopping = true;
+  }
+
+  /** Sessions whose turn ended (turn/ended) since the last connection: not busy, whatever the attach answer said. */
+  private endedWhileAway = new Set<string>();
+
+  /** _acp-bridge/turn/ended: a turn whose window went away ended. */
+  turnEnded(p: { sessionId: string; stopReason?: string; error?: unknown }): void {
+    const chat = this.d.store.chatForSession(p.sessionId);
+    this.endedWhileAway.add(p.sessionId);
+    if (!chat) return;
+    this.d.store.updateChat(chat.chatId, { busy: false });
+    if (p.stopReason === "cancelled") this.d.store.cancelTools(chat.chatId);
+    const how = p.error ? "with an error" : p.stopReason && p.stopReason !== "end_turn" ? `(${p.stopReason})` : "";
+    this.d.store.addNotice(chat.chatId, `The turn ended while the window was away${how ? ` ${how}` : ""}.`, "info");
+  }
+
+  /**
+   * A bridge run is connected. Chats kept from an earlier window whose session is
+   * not live here are expired; with a re-attached bridge, the live ones carry on
+   * (busy while their turn runs).
+   */
+  connected(live: LiveSession[] | undefined): void {
+    const store = this.d.store;
+    this.stopping = false;
+    const byId = new Map((live ?? []).map((s) => [s.sessionId, s]));
+    for (const id of store.chatIds()) {
+      const chat = store.chat(id);
+      if (!chat?.sessionId) continue;
+      const s = byId.get(chat.sessionId);
+      if (!s) {
+        store.expireSession(id, "bridge-gone", "The bridge that ran this chat is gone (window reloaded after it stopped). Your next message continues in a new session.");
+        continue;
+      }
+      store.updateChat(id, {
+        busy: s.turnRunning && !this.endedWhileAway.has(s.sessionId),
+        childSessionId: s.childSessionId ?? chat.childSessionId,
+        mode: s.mode ?? chat.mode,
+      });
+    }
+    this.endedWhileAway.clear();
   }
 }

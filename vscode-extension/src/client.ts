@@ -53,12 +53,35 @@ export interface ClientHandlers {
   rulesInvalid?(problems: string[]): void;
   /** The workspace's trust as the bridge applies it, and what of .acp-bridge.yaml it ignores. */
   workspaceTrust?(t: WorkspaceTrustWire): void;
+  /** A turn whose session/prompt had no requester any more (it ended while no window was attached). */
+  turnEnded?(p: { sessionId: string; stopReason?: string; error?: unknown }): void;
+}
+
+/** _acp-bridge/attach's answer (docs/extension-surface.md, "Re-attaching"). */
+export interface AttachResult {
+  initialized: boolean;
+  buffered: number;
+  pendingRequests: number;
+  detachedSeconds?: number;
+  droppedBySession?: Record<string, number>;
+  sessions: LiveSession[];
+}
+
+export interface LiveSession {
+  sessionId: string;
+  childSessionId?: string;
+  agent: string;
+  mode?: string;
+  turnRunning: boolean;
+  pendingApprovals: number;
 }
 
 export interface NewSessionResult {
   sessionId: string;
   agent?: string;
   mode?: string;
+  /** The agent's own id of the session (what session/load takes after a bridge restart). */
+  childSessionId?: string;
   raw: Obj;
 }
 
@@ -110,6 +133,10 @@ export class BridgeConnection {
         const t = parseWorkspaceTrust(params);
         if (t) h.workspaceTrust?.(t);
       })
+      .onNotification("_acp-bridge/turn/ended", raw<Obj>, ({ params }) => {
+        const sessionId = str(params["sessionId"]);
+        if (sessionId) h.turnEnded?.({ sessionId, stopReason: str(params["stopReason"]), error: params["error"] });
+      })
       .onNotification(M.agentStatus, raw<AgentEntry>, ({ params }) => {
         if (params && typeof params.id === "string") h.agentStatus(params);
       })
@@ -155,12 +182,36 @@ export class BridgeConnection {
       policyModes: Array.isArray(m["policyModes"]) ? m["policyModes"].filter((x): x is string => typeof x === "string") : undefined,
       workspaceTrust: parseWorkspaceTrust(m["workspaceTrust"]),
     };
+    const att = m["attach"];
+    if (isObj(att) && typeof att["socket"] === "string" && typeof att["token"] === "string") {
+      meta.attach = { socket: att["socket"], token: att["token"], pid: typeof att["pid"] === "number" ? att["pid"] : undefined, graceSeconds: typeof att["graceSeconds"] === "number" ? att["graceSeconds"] : undefined };
+    }
     return { meta, raw: res as Obj };
   }
 
   /** _acp-bridge/workspace/didChangeTrust: VS Code granted (or revoked) trust at run time. */
   workspaceTrustChanged(trusted: boolean): Promise<void> {
     return this.extNotify(M.workspaceDidChangeTrust, { trusted });
+  }
+
+  /** _acp-bridge/attach: the first request on a bridge's socket (re-attaching after a window reload). */
+  async attach(token: string): Promise<AttachResult> {
+    const res = await this.ext(M.attach, { token });
+    return {
+      initialized: res["initialized"] === true,
+      buffered: typeof res["buffered"] === "number" ? res["buffered"] : 0,
+      pendingRequests: typeof res["pendingRequests"] === "number" ? res["pendingRequests"] : 0,
+      detachedSeconds: typeof res["detachedSeconds"] === "number" ? res["detachedSeconds"] : undefined,
+      droppedBySession: isObj(res["droppedBySession"]) ? (res["droppedBySession"] as Record<string, number>) : undefined,
+      sessions: Array.isArray(res["sessions"]) ? (res["sessions"].filter(isObj) as unknown as LiveSession[]) : [],
+    };
+  }
+
+  /** session/load of an agent's own session id (the agent replays its history as session/update). */
+  async loadSession(sessionId: string, cwd: string, agent: string): Promise<NewSessionResult> {
+    const res = await this.conn.agent.request("session/load", { sessionId, cwd, mcpServers: [], _meta: { [META_KEY]: { agent } } });
+    const m = bridgeMeta(res);
+    return { sessionId, agent: str(m["agent"]), mode: str(m["mode"]), childSessionId: str(m["childSessionId"]), raw: res as Obj };
   }
 
   async newSession(cwd: string, agent?: string, mode?: string): Promise<NewSessionResult> {
@@ -171,7 +222,7 @@ export class BridgeConnection {
     const sessionId = str(res.sessionId);
     if (!sessionId) throw new Error("session/new: the bridge returned no sessionId");
     const m = bridgeMeta(res);
-    return { sessionId, agent: str(m["agent"]), mode: str(m["mode"]), raw: res as Obj };
+    return { sessionId, agent: str(m["agent"]), mode: str(m["mode"]), childSessionId: str(m["childSessionId"]), raw: res as Obj };
   }
 
   /** session/prompt: the text, or the blocks built with promptBlocks (text + attached context). */

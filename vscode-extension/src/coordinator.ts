@@ -52,8 +52,9 @@ export class ApprovalCoordinator {
     const card = this.d.store.addApproval(params);
     if (!card) return Promise.resolve({ outcome: { outcome: "cancelled" } });
     const answer = this.live.wait(card.approvalId, signal, () => {
-      // The bridge withdrew the request ($/cancel_request) or the connection closed.
-      this.d.store.resolveApproval({ approvalId: card.approvalId, decision: "cancelled", by: "cancel" });
+      // The bridge withdrew the request ($/cancel_request) or the connection closed; the
+      // bridge's approval/resolved, when it comes, says why (timeout, shutdown, ...).
+      this.d.store.resolveApproval({ approvalId: card.approvalId, decision: "cancelled", by: "withdrawn" });
       this.d.changed();
     });
     this.d.changed();

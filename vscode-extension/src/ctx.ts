@@ -27,6 +27,7 @@ import { ApprovalUi } from "./approvalUi";
 import { BridgeHost } from "./bridgeHost";
 import { Chats } from "./chats";
 import type { DiffDocuments } from "./diffEditor";
+import { Lasting } from "./lasting";
 import { ChatStore } from "./model";
 import { PromptContext } from "./promptContext";
 import { POLICY_MODES, type AgentSummary, type HostMessage, type WebviewMessage } from "./protocol";
@@ -57,6 +58,9 @@ export class Ctx implements vscode.Disposable {
   readonly context: PromptContext;
   /** The diff editor for cards' edits (diffEditor.ts), set by extension.ts. */
   diffs?: DiffDocuments;
+  readonly lasting: Lasting;
+  /** agentCapabilities of agents that ran (agents/list), for session/load. */
+  private agentCaps = new Map<string, unknown>();
   private disposables: vscode.Disposable[] = [];
   private agents: AgentSummary[] = [];
   private defaultAgent = "demo";
@@ -68,6 +72,8 @@ export class Ctx implements vscode.Disposable {
     this.output = vscode.window.createOutputChannel("ACP Bridge");
     const log = (l: string) => this.output.appendLine(l);
     this.store = new ChatStore((m) => this.post(m));
+    this.lasting = new Lasting(ext, this.store, this.workspaceCwd(), log);
+    this.lasting.restore();
     this.status = new StatusSurface(this.output, () => void this.restart("restart requested", true));
     this.host = new BridgeHost({
       extensionPath: ext.extensionPath,
@@ -76,18 +82,27 @@ export class Ctx implements vscode.Disposable {
       isTrusted: () => vscode.workspace.isTrusted,
       log,
       onState: (b) => this.post({ type: "bridge", bridge: b }),
-      onProblem: (kind, msg) => this.status.bridgeProblem(kind, msg),
+      onProblem: (kind, msg) => {
+        // No bridge at all: chats kept from an earlier window have no live session (their cards expire).
+        if (kind === "missing") this.chats.connected(undefined);
+        this.status.bridgeProblem(kind, msg);
+      },
       onGone: (expected) => {
         this.approvals.bridgeGone();
         this.chats.bridgeGone(expected);
       },
-      onConnected: async (_conn, init) => {
+      onConnected: async (_conn, init, how) => {
         if (init.workspaceTrust) this.status.workspaceTrust(init.workspaceTrust);
         if (init.defaultAgent) this.defaultAgent = init.defaultAgent;
+        // Chats kept from an earlier window: live sessions carry on, the others expire.
+        this.chats.connected(how?.attached ? how.result.sessions : undefined);
         await this.pushSettings();
         await this.refreshAgents();
         await this.approvals.reconcile();
       },
+      attach: () => this.lasting.attach(),
+      attachRecord: () => this.lasting.record(),
+      saveAttachRecord: (r) => this.lasting.saveRecord(r),
       handlers: () => ({
         readTextFile: (p) => readTextFile(p.path, p.line, p.limit),
         writeTextFile: (p) => writeTextFile(p.path, p.content),
@@ -99,6 +114,7 @@ export class Ctx implements vscode.Disposable {
         rulesInvalid: (problems) => this.status.rulesInvalid(problems),
         workspaceTrust: (t) => this.status.workspaceTrust(t),
         settingsInvalid: (error) => this.status.settingsInvalid(error),
+        turnEnded: (p) => this.chats.turnEnded(p),
       }),
     });
     this.approvals = new ApprovalUi({
@@ -124,6 +140,11 @@ export class Ctx implements vscode.Disposable {
       agentMode: (a) => this.agentModeFor(a),
       agentBypass: (a) => !!this.configuredAgents()[a]?.bypassPermissions,
       agentCommand: (a) => this.configuredAgents()[a],
+      canLoad: (a) => {
+        const caps = this.agentCaps.get(a) as { agentCapabilities?: { loadSession?: boolean }; loadSession?: boolean } | undefined;
+        if (!caps) return undefined;
+        return !!(caps.agentCapabilities?.loadSession ?? caps.loadSession);
+      },
       cancelChat: (chatId) => this.approvals.coordinator.cancelChat(chatId),
       promptBlocks: (agent, text, refs) => this.context.blocks(agent, text, refs),
       log,
@@ -221,6 +242,7 @@ export class Ctx implements vscode.Disposable {
   }
 
   restart(why: string, resetBudget = false): Promise<void> {
+    this.chats.bridgeStopping();
     return this.host.restart(why, resetBudget);
   }
 
@@ -378,6 +400,7 @@ export class Ctx implements vscode.Disposable {
   }
 
   private onAgentStatus(a: AgentEntry, post = true): void {
+    if (a.capabilities) this.agentCaps.set(a.id, a.capabilities);
     const cur = this.agents.find((x) => x.id === a.id);
     if (cur) {
       cur.status = a.status ?? cur.status;
@@ -397,8 +420,22 @@ export class Ctx implements vscode.Disposable {
     return this.agents.find((a) => a.id === agent)?.mode ?? "default";
   }
 
-  async dispose(): Promise<void> {
-    this.approvals.bridgeGone();
+  private disposing?: Promise<void>;
+
+  dispose(): Promise<void> {
+    this.disposing ??= this.doDispose();
+    return this.disposing;
+  }
+
+  private async doDispose(): Promise<void> {
+    // Kept as they are now: what the closing connection does to the cards below
+    // (aborted requests) must not be saved, the next window re-attaches to them.
+    await this.lasting.flush();
+    this.store.onChange = undefined;
+    const outlives = !!this.lasting.attach();
+    // With a bridge that outlives us, pending requests are not answered "cancelled":
+    // the next window answers them.
+    if (!outlives) this.approvals.bridgeGone();
     await this.host.dispose();
     for (const d of this.disposables) d.dispose();
   }

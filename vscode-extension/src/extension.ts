@@ -8,6 +8,7 @@ import { ChatViewProvider, PANEL_VIEW_ID, VIEW_ID } from "./chatView";
 import { Ctx } from "./ctx";
 import { DiffDocuments } from "./diffEditor";
 import { ChatEditorPanel, Surfaces } from "./surfaces";
+import { confirmRestart } from "./lasting";
 import { MODE_LABELS, POLICY_MODES, type PolicyMode } from "./protocol";
 import { listBypasses, listStoredRules, planRevoke, planRevokeBypass } from "./settings";
 import { defaultAuditPath } from "./text";
@@ -184,6 +185,9 @@ export async function activate(ext: vscode.ExtensionContext): Promise<{ ctx: Ctx
   cmd("acpBridge.openAuditLogRaw", () => openRawAuditLog(auditPath()));
 
   cmd("acpBridge.restartBridge", async () => {
+    // Turns running: ask first, naming the chats (Cancel is the default).
+    const busy = c.store.chatIds().map((id) => c.store.chat(id)).filter((x) => x?.busy).map((x) => x!.title);
+    if (!(await confirmRestart(busy))) return;
     await c.restart("restart requested", true);
     if (c.isConnected) void vscode.window.showInformationMessage(`ACP Bridge restarted (${c.bridgeBinary?.version ?? "?"}).`);
   });

@@ -23,6 +23,10 @@ interface Chat {
   info: ChatInfo;
   items: ChatItem[];
   byId: Map<string, ChatItem>;
+  /**
+   * Tool calls by toolKey(sessionId, toolCallId): agents reuse tool-call ids across
+   * sessions (toolu_demo_01 in every one), so a new session never overwrites an old card.
+   */
   tools: Map<string, ToolCallView>;
   /** id of the agent/thought item that chunks append to, cleared by any other item. */
   streaming?: { kind: "agent" | "thought"; id: string; messageId?: string };
@@ -30,6 +34,26 @@ interface Chat {
   /** Prompt turns so far: each turn has its own plan item. */
   turn: number;
 }
+
+/** The key of a tool call: its session and its id (the item's id is "tool:" + key). */
+export function toolKey(sessionId: string | undefined, toolCallId: string): string {
+  return `${sessionId ?? ""}:${toolCallId}`;
+}
+
+/** What is kept of the chats per workspace (workspaceState), and its bounds. */
+export interface PersistedChats {
+  version: 1;
+  nextChat: number;
+  activeChatId?: string;
+  chats: { info: ChatInfo; items: ChatItem[]; tools: [string, ToolCallView][]; seq: number; turn: number }[];
+}
+
+/** At most this many chats are kept (the most recent ones). */
+export const PERSIST_MAX_CHATS = 20;
+/** At most this many items per chat (the latest; a notice says how many earlier ones were not kept). */
+export const PERSIST_MAX_ITEMS = 1000;
+/** At most this many bytes of JSON in all (oldest chats go first). */
+export const PERSIST_MAX_BYTES = 4 << 20;
 
 /** Decisions the bridge took without asking, shown as one quiet line. */
 const AUTO_BY = new Set(["rule", "mode", "read-only", "breaker", "bypass", "session-grant"]);
@@ -41,8 +65,79 @@ export class ChatStore {
   private approvals = new Map<string, string>(); // approvalId -> chatId
   private nextChat = 1;
   activeChatId?: string;
+  /** Called after every change (for persistence). */
+  onChange?: () => void;
 
-  constructor(private readonly emit: (m: HostMessage) => void) {}
+  constructor(private readonly emit0: (m: HostMessage) => void) {}
+
+  private emit(m: HostMessage): void {
+    this.emit0(m);
+    this.onChange?.();
+  }
+
+  // ---- persistence -----------------------------------------------------------
+
+  /** The chats as kept per workspace, within the PERSIST_* bounds. */
+  serialize(): PersistedChats {
+    let chats = this.order.slice(-PERSIST_MAX_CHATS).map((id) => {
+      const c = this.chats.get(id)!;
+      let items = c.items;
+      if (items.length > PERSIST_MAX_ITEMS) {
+        const cut = items.length - PERSIST_MAX_ITEMS;
+        items = [{ kind: "notice", id: "n-trimmed", text: `${cut} earlier item(s) of this chat were not kept.`, level: "quiet" }, ...items.slice(cut)];
+      }
+      const keep = new Set(items.filter((i) => i.kind === "tool").map((i) => i.id.slice("tool:".length)));
+      return { info: { ...c.info, busy: false }, items, tools: [...c.tools].filter(([k]) => keep.has(k)), seq: c.seq, turn: c.turn };
+    });
+    const out = (): PersistedChats => ({ version: 1, nextChat: this.nextChat, activeChatId: this.activeChatId, chats });
+    while (chats.length > 1 && JSON.stringify(out()).length > PERSIST_MAX_BYTES) chats = chats.slice(1);
+    return out();
+  }
+
+  /** Brings back kept chats (at activation, before any bridge run). Nothing is emitted: the webview asks for a snapshot. */
+  restore(p: PersistedChats | undefined): number {
+    if (!p || p.version !== 1 || !Array.isArray(p.chats)) return 0;
+    for (const pc of p.chats) {
+      if (!pc?.info?.chatId || this.chats.has(pc.info.chatId)) continue;
+      const c: Chat = { info: { ...pc.info, busy: false }, items: [...pc.items], byId: new Map(), tools: new Map(pc.tools), seq: pc.seq, turn: pc.turn };
+      for (const it of c.items) {
+        c.byId.set(it.id, it);
+        if (it.kind === "approval") this.approvals.set(it.approvalId, c.info.chatId);
+      }
+      this.chats.set(c.info.chatId, c);
+      this.order.push(c.info.chatId);
+      if (c.info.sessionId) this.bySession.set(c.info.sessionId, c.info.chatId);
+      const n = Number(/^chat-(\d+)$/.exec(c.info.chatId)?.[1] ?? 0);
+      if (n >= this.nextChat) this.nextChat = n + 1;
+    }
+    if (typeof p.nextChat === "number" && p.nextChat > this.nextChat) this.nextChat = p.nextChat;
+    this.activeChatId = p.activeChatId && this.chats.has(p.activeChatId) ? p.activeChatId : this.order[this.order.length - 1];
+    return p.chats.length;
+  }
+
+  /**
+   * The chat's session is gone (its bridge stopped, or it was not among the live
+   * sessions of a re-attached bridge): its open approval cards and unfinished tool
+   * calls are expired, never left "pending", and the chat has no session any more.
+   */
+  expireSession(chatId: string, by: string, line?: string): void {
+    const c = this.chats.get(chatId);
+    if (!c) return;
+    for (const it of [...c.items]) {
+      if (it.kind === "approval" && (it.state !== "resolved" || it.resolution?.by === "withdrawn")) this.put(c, { ...it, state: "resolved", resolution: { decision: "cancelled", by }, error: undefined }, true);
+    }
+    for (const [k, t] of c.tools) {
+      if (t.status === "pending" || t.status === "in_progress") {
+        const tool = { ...t, status: "expired", verdict: t.verdict ?? describeResolution({ decision: "cancelled", by }, []), verdictDecision: t.verdictDecision ?? "cancelled" };
+        c.tools.set(k, tool);
+        if (c.byId.has(`tool:${k}`)) this.put(c, { kind: "tool", id: `tool:${k}`, tool }, true);
+      }
+    }
+    if (c.info.sessionId) this.bySession.delete(c.info.sessionId);
+    this.updateChat(chatId, { sessionId: undefined, busy: false });
+    if (line) this.addNotice(chatId, line, "warn");
+  }
+
 
   // ---- chats -------------------------------------------------------------
 
@@ -179,9 +274,10 @@ export class ChatStore {
       case "tool_call_update": {
         const id = str(update["toolCallId"]);
         if (!id) return;
-        const tool = mergeToolCall(c.tools.get(id), update);
-        c.tools.set(id, tool);
-        this.put(c, { kind: "tool", id: `tool:${id}`, tool });
+        const key = toolKey(sessionId, id);
+        const tool = mergeToolCall(c.tools.get(key), update);
+        c.tools.set(key, tool);
+        this.put(c, { kind: "tool", id: `tool:${key}`, tool });
         return;
       }
       case "plan": {
@@ -224,11 +320,11 @@ export class ChatStore {
   cancelTools(chatId: string): void {
     const c = this.chats.get(chatId);
     if (!c) return;
-    for (const [id, t] of c.tools) {
+    for (const [key, t] of c.tools) {
       if (t.status === "pending" || t.status === "in_progress") {
         const tool = { ...t, status: "cancelled" };
-        c.tools.set(id, tool);
-        this.put(c, { kind: "tool", id: `tool:${id}`, tool });
+        c.tools.set(key, tool);
+        this.put(c, { kind: "tool", id: `tool:${key}`, tool });
       }
     }
   }
@@ -258,7 +354,7 @@ export class ChatStore {
     if (existing && existing.kind === "approval") return existing;
     const tc = isObj(params.toolCall) ? params.toolCall : {};
     const tcId = str(tc["toolCallId"]);
-    const tool = mergeToolCall(tcId ? c.tools.get(tcId) : undefined, tc);
+    const tool = mergeToolCall(tcId ? c.tools.get(toolKey(params.sessionId, tcId)) : undefined, tc);
     const item: ApprovalItem = {
       kind: "approval",
       id: `approval:${approvalId}`,
@@ -319,7 +415,7 @@ export class ChatStore {
     const card = c?.byId.get(`approval:${r.approvalId}`);
     const options = card && card.kind === "approval" ? card.options : [];
     // The tool card names what decided, whatever text the agent puts on it.
-    if (c && r.toolCallId) this.setVerdict(c, r.toolCallId, describeResolution(resolution, options), r.decision);
+    if (c && r.toolCallId) this.setVerdict(c, toolKey(r.sessionId ?? c.info.sessionId, r.toolCallId), describeResolution(resolution, options), r.decision);
     if (this.approvals.has(r.approvalId)) {
       this.patchApproval(r.approvalId, { state: "resolved", resolution, error: undefined });
       return;
@@ -335,11 +431,11 @@ export class ChatStore {
     }
   }
 
-  private setVerdict(c: Chat, toolCallId: string, verdict: string, decision: string): void {
-    const t = c.tools.get(toolCallId) ?? mergeToolCall(undefined, { toolCallId });
+  private setVerdict(c: Chat, key: string, verdict: string, decision: string): void {
+    const t = c.tools.get(key) ?? mergeToolCall(undefined, { toolCallId: key.slice(key.indexOf(":") + 1) });
     const tool = { ...t, verdict, verdictDecision: decision };
-    c.tools.set(toolCallId, tool);
-    if (c.byId.has(`tool:${toolCallId}`)) this.put(c, { kind: "tool", id: `tool:${toolCallId}`, tool }, true);
+    c.tools.set(key, tool);
+    if (c.byId.has(`tool:${key}`)) this.put(c, { kind: "tool", id: `tool:${key}`, tool }, true);
   }
 
   /** Closes every still-open card locally (the bridge went away). */

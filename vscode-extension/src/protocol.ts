@@ -44,6 +44,11 @@ export interface ChatInfo {
   /** Created for a session this window did not start (approval for an unknown session). */
   external?: boolean;
   /**
+   * The agent's own id of the chat's last session: after the bridge that ran it is gone,
+   * the next message tries session/load with it (agents that support it).
+   */
+  childSessionId?: string;
+  /**
    * The agent runs with bypass permissions (a card's "Bypass permissions", the agent's
    * setting, or a call the bridge allowed "by bypass"): known from the bridge, not assumed.
    */
@@ -250,6 +255,10 @@ export function describeResolution(r: ApprovalResolution, options: OptionView[])
       return `${word}: the editor disconnected`;
     case "shutdown":
       return `${word}: the bridge shut down`;
+    case "withdrawn":
+      return `${word}: the request was withdrawn`;
+    case "bridge-gone":
+      return "Expired: the bridge that asked is gone";
     case "elsewhere":
       return `${word} elsewhere`;
     case "rule":

@@ -23,6 +23,7 @@ export const M = {
   decision: "_acp-bridge/decision",
   workspaceDidChangeTrust: "_acp-bridge/workspace/didChangeTrust",
   workspaceTrust: "_acp-bridge/workspace/trust",
+  attach: "_acp-bridge/attach",
 } as const;
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -34,6 +35,8 @@ export interface BridgeInitMeta {
   defaultAgent?: string;
   policyModes?: string[];
   workspaceTrust?: WorkspaceTrustWire;
+  /** The bridge outlives this window (--attach-dir): where and how to re-attach. Only on the starting editor's initialize. */
+  attach?: { socket: string; token: string; pid?: number; graceSeconds?: number };
 }
 
 /** _meta["acp-bridge"].workspaceTrust of initialize, and _acp-bridge/workspace/trust (docs/extension-surface.md). */
@@ -59,7 +62,7 @@ export interface AgentEntry {
   status?: string;
   pid?: number;
   modes?: unknown;
-  /** The agent's agentCapabilities from its initialize answer (promptCapabilities among them). */
+  /** The agent's agentCapabilities from its initialize answer, once it ran (promptCapabilities, loadSession, ...). */
   capabilities?: unknown;
   lastError?: string;
   restarts?: number;
@@ -161,6 +164,7 @@ export interface BridgeRequests {
   [M.grantsRevoke]: { params: { sessionId: string; rule: string }; result: unknown };
   [M.policyCheck]: { params: { rule: string; list: "allow" | "ask" | "deny" }; result: { ok?: unknown; error?: unknown } };
   [M.policyExplain]: { params: PolicyExplainParams; result: PolicyExplainResult };
+  [M.attach]: { params: { token: string }; result: Obj };
   [M.grantsStored]: { params: Record<string, never>; result: { rules?: unknown; bypass?: unknown } };
   [M.grantsRemoveStored]: { params: { kind: string; scope: string; agent?: string; list?: string; rule?: string }; result: unknown };
 }

@@ -424,3 +424,157 @@ test("the bridge's stderr reached the ACP Bridge output channel", async () => {
   else assert.match(out, /starting .*acp-bridge/);
 });
 
+
+// ---- chats that last (issue 13, point 2) ----------------------------------------
+
+/** Opens the chat view (activating the extension if needed) and waits for the bridge. */
+async function openChatView() {
+  await runCommand("ACP Bridge: Show Pending Approvals"); // reveals the view without opening a chat
+  frame = await chatFrame(60_000);
+  await waitBridgeRunning(frame);
+  return frame;
+}
+
+/**
+ * An earlier test may have stored "Bypass permissions" for demo (it wins over a chat's
+ * mode): take it out of settings.json so that demo asks again.
+ */
+async function demoAsks() {
+  // acpBridge.agents is machine-scoped: in code-server it lands in the remote machine's settings.
+  for (const file of [cs.settingsPath, join(cs.root, "ud", "Machine", "settings.json")]) {
+    if (!existsSync(file)) continue;
+    const s = readSettings(file);
+    const demo = s["acpBridge.agents"]?.demo;
+    if (!demo?.bypassPermissions) continue;
+    delete demo.bypassPermissions;
+    writeFileSync(file, JSON.stringify(s, null, 2));
+    log(`removed demo's bypassPermissions from ${file}`);
+    await page.waitForTimeout(2000); // VS Code reads the file, the extension sends the settings
+  }
+}
+
+/** A new chat from the view's own button; waits until its tab is the active one. */
+async function newChatTab() {
+  await demoAsks();
+  const tabs = frame.locator(".tab-main");
+  const n = await tabs.count();
+  await frame.getByRole("button", { name: "New chat" }).click();
+  await tabs.nth(n).waitFor({ timeout: 15_000 });
+  const id = await tabs.nth(n).getAttribute("data-chat-id");
+  await frame.locator(`.tab.active .tab-main[data-chat-id="${id}"]`).waitFor({ timeout: 10_000 });
+  // The chat asks in mode default.
+  const mode = frame.locator("#mode-select");
+  if ((await mode.inputValue()) !== "default") {
+    await mode.selectOption("default");
+    const deadline = Date.now() + 10_000;
+    while ((await mode.inputValue()) !== "default" && Date.now() < deadline) await page.waitForTimeout(100);
+    assert.equal(await mode.inputValue(), "default");
+  }
+  await frame.locator(".banner", { hasText: "Bypass permissions is on" }).waitFor({ state: "hidden", timeout: 15_000 });
+  return id;
+}
+
+async function waitFile(path, ms = 30_000) {
+  const deadline = Date.now() + ms;
+  while (!existsSync(path)) {
+    if (Date.now() > deadline) throw new Error(`${path} never appeared`);
+    await page.waitForTimeout(200);
+  }
+}
+
+test("a window reload keeps the chat, its history and its pending card; Allow then writes the file", async () => {
+  await step("reload-window", async () => {
+    await openChatView();
+    await newChatTab();
+    const target = join(cs.ws, "demo-write.txt");
+    rmSync(target, { force: true });
+    await promptAndWait(frame, "reload test only:write");
+    const card = pendingCards(frame).first();
+    await card.waitFor({ timeout: 30_000 });
+    const id = await card.getAttribute("data-approval-id");
+    assert.ok(id);
+    await frame.locator(".msg.agent", { hasText: "Write demo-write.txt" }).first().waitFor({ timeout: 10_000 });
+    const tabs = await frame.locator(".tab").count();
+    assert.ok(!existsSync(target), "nothing is written before Allow");
+    await shot("before-window-reload");
+
+    await runCommand("Developer: Reload Window");
+    await page.waitForTimeout(2000); // the old workbench goes away a little after the command
+    await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+    frame = await chatFrame(90_000).catch(async () => openChatView());
+    await waitBridgeRunning(frame);
+    const back = frame.locator(`.card.approval[data-approval-id="${id}"]`);
+    await back.getByRole("button", { name: "Allow once", exact: true }).waitFor({ timeout: 30_000 });
+    assert.equal(await frame.locator(".tab").count(), tabs, "every chat tab is back");
+    await frame.locator(".msg.user", { hasText: "reload test only:write" }).waitFor({ timeout: 10_000 });
+    await frame.locator(".msg.agent", { hasText: "Write demo-write.txt" }).first().waitFor({ timeout: 10_000 });
+    await shot("after-window-reload");
+    await back.getByRole("button", { name: "Allow once", exact: true }).click();
+    await back.locator(".outcome").waitFor({ timeout: 15_000 });
+    assert.match(await back.locator(".outcome").innerText(), /Allow once/);
+    await waitFile(target);
+    assert.equal(readFileSync(target, "utf8"), "written by the acp-bridge demo agent\n");
+    await turnDone(frame);
+    await shot("reload-allowed");
+  });
+});
+
+test("Restart Bridge with a turn running asks first; after it the old cards keep their state and new ones do not overwrite them", async () => {
+  await step("restart-asks", async () => {
+    frame = await chatFrame(5000).catch(() => openChatView());
+    await waitBridgeRunning(frame);
+    await newChatTab();
+    await promptAndWait(frame, "restart test only:write");
+    const card = pendingCards(frame).first();
+    await card.waitFor({ timeout: 30_000 });
+    const title = (await frame.locator(".tab.active .tab-main").innerText()).trim();
+    const oldId = await card.getAttribute("data-approval-id");
+    const oldTool = frame.locator(".card.tool").last();
+    const oldToolItem = await oldTool.evaluate((el) => el.closest("[data-item-id]")?.getAttribute("data-item-id"));
+    assert.match(oldToolItem ?? "", /^tool:.+:toolu_demo_01$/, "the tool card's id names its session");
+
+    // Asked first; Escape (and so the default) keeps the bridge and the turn.
+    await runCommand("ACP Bridge: Restart Bridge");
+    let dialog = page.locator(".monaco-dialog-box");
+    await dialog.waitFor({ timeout: 10_000 });
+    assert.match(await dialog.innerText(), /A turn is running/);
+    assert.ok((await dialog.innerText()).includes(title.replace(/…$/, "")) || (await dialog.innerText()).includes("restart test"), "the dialog names the chat");
+    await shot("restart-asks");
+    assert.match(await dialog.innerText(), /Keep Them Running/);
+    await page.keyboard.press("Enter"); // the default button restarts nothing
+    await dialog.waitFor({ state: "hidden", timeout: 10_000 });
+    await page.waitForTimeout(1000);
+    assert.equal(await frame.locator(`.card.approval.pending[data-approval-id="${oldId}"]`).count(), 1, "Enter did not restart");
+    assert.doesNotMatch(await bridgeOutput(), /restarting the bridge: restart requested/);
+
+    await runCommand("ACP Bridge: Restart Bridge");
+    dialog = page.locator(".monaco-dialog-box");
+    await dialog.waitFor({ timeout: 10_000 });
+    await dialog.getByRole("button", { name: "Restart and Stop Them" }).click();
+    const old = frame.locator(`.card.approval[data-approval-id="${oldId}"]`);
+    await old.locator(".outcome").waitFor({ timeout: 30_000 });
+    assert.match(await old.locator(".outcome").innerText(), /bridge shut down|Expired/);
+    const oldToolEl = frame.locator(`[data-item-id="${oldToolItem}"]`);
+    await frame.locator(`[data-item-id="${oldToolItem}"].status-expired, [data-item-id="${oldToolItem}"] .status-expired`).first().waitFor({ timeout: 15_000 });
+    await frame.locator(".notice", { hasText: "The bridge was restarted" }).first().waitFor({ timeout: 10_000 });
+    await waitBridgeRunning(frame);
+    assert.equal(await frame.locator(".transcript", { hasText: "context canceled" }).count(), 0);
+
+    // A new turn in a new session: its toolu_demo_01 is a new card.
+    const toolsBefore = await frame.locator(".card.tool").count();
+    await promptAndWait(frame, "after restart only:write");
+    const fresh = pendingCards(frame).first();
+    await fresh.waitFor({ timeout: 30_000 });
+    await fresh.getByRole("button", { name: "Allow once", exact: true }).click();
+    await turnDone(frame);
+    assert.equal(await frame.locator(".card.tool").count(), toolsBefore + 1, "the new tool call is a card of its own");
+    const newTool = frame.locator(".card.tool").last();
+    const newItem = await newTool.evaluate((el) => el.closest("[data-item-id]")?.getAttribute("data-item-id"));
+    assert.notEqual(newItem, oldToolItem);
+    assert.match(newItem ?? "", /:toolu_demo_01$/);
+    await frame.locator(`[data-item-id="${newItem}"].status-completed, [data-item-id="${newItem}"] .status-completed`).first().waitFor({ timeout: 15_000 });
+    assert.match(await oldToolEl.innerText(), /expired/i, "the old card keeps its state");
+    assert.equal(await frame.locator(`.card.approval.pending[data-approval-id="${oldId}"]`).count(), 0);
+    await shot("restart-after");
+  });
+});

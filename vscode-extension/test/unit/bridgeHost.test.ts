@@ -103,3 +103,72 @@ test("BridgeHost: a missing binary is one problem and callers get its message", 
   await assert.rejects(host.connection(), /acpBridge\.bridgePath/);
   await host.dispose();
 });
+
+test("BridgeHost with attach: a new host re-attaches to the bridge that outlived the old one and answers its pending approval", { skip: bin ? false : "no acp-bridge binary (go build failed)" }, async () => {
+  const saved = process.env["XDG_CONFIG_HOME"];
+  let record: import("../../src/bridgeHost").AttachRecord | undefined;
+  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "acpb-att-")), "attach");
+  const attachDeps = {
+    attach: () => ({ dir, graceSeconds: 30 }),
+    attachRecord: async () => record,
+    saveAttachRecord: async (r: typeof record) => void (record = r),
+  };
+  const perms1: unknown[] = [];
+  const t1 = deps(bin!, attachDeps);
+  const h1 = t1.d.handlers();
+  t1.d.handlers = () => ({ ...h1, requestPermission: (p) => (perms1.push(p), new Promise(() => {})) });
+  process.env["XDG_CONFIG_HOME"] = t1.home;
+  const host1 = new BridgeHost(t1.d);
+  let host2: BridgeHost | undefined;
+  try {
+    await host1.start();
+    assert.ok(record?.socket && record.token.length >= 32, "the handover was kept");
+    const pid = host1.pid!;
+    const conn1 = await host1.connection();
+    const s = await conn1.newSession(t1.home, "demo");
+    void conn1.prompt(s.sessionId, "only:write").catch(() => {});
+    await until("the card", () => perms1.length === 1);
+    await host1.dispose(); // a window reload: detach only
+    await new Promise((r) => setTimeout(r, 200));
+    process.kill(pid, 0); // still running
+
+    let how: unknown;
+    const ended: unknown[] = [];
+    const t2 = deps(bin!, { ...attachDeps, cwd: () => t1.home, onConnected: async (_c, _i, h) => void (how = h) });
+    const h2 = t2.d.handlers();
+    t2.d.handlers = () => ({
+      ...h2,
+      requestPermission: async (p) => {
+        assert.equal((p._meta?.["acp-bridge"] as { approvalId?: string }).approvalId, ((perms1[0] as { _meta: Record<string, { approvalId: string }> })._meta["acp-bridge"]).approvalId);
+        return { outcome: { outcome: "selected", optionId: "acp-bridge:allow_once" } };
+      },
+      turnEnded: (p) => ended.push(p),
+    });
+    host2 = new BridgeHost(t2.d);
+    await host2.start();
+    assert.ok(host2.isReattached);
+    assert.equal(host2.pid, pid);
+    const res = (how as { attached: boolean; result: { sessions: { sessionId: string; turnRunning: boolean }[] } });
+    assert.equal(res.attached, true);
+    assert.deepEqual(res.result.sessions.map((x) => [x.sessionId, x.turnRunning]), [[s.sessionId, true]]);
+    const file = path.join(t1.home, "demo-write.txt");
+    await until("the file the demo agent writes once allowed", () => fs.existsSync(file));
+    await until("turn/ended", () => ended.length === 1);
+    assert.deepEqual(ended[0], { sessionId: s.sessionId, stopReason: "end_turn", error: undefined });
+    // Restart: the re-attached bridge is stopped by its pid; the record goes.
+    await host2.stop();
+    await until("the bridge exited", () => {
+      try {
+        process.kill(pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    }, 5000);
+    assert.equal(record, undefined);
+  } finally {
+    await host2?.dispose();
+    if (saved === undefined) delete process.env["XDG_CONFIG_HOME"];
+    else process.env["XDG_CONFIG_HOME"] = saved;
+  }
+});

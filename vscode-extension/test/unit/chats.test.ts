@@ -109,3 +109,118 @@ test("bridgeGone: sessions are cleared; a crash says the next message starts a n
   assert.equal(store.chat(id)!.sessionId, undefined);
   assert.match(JSON.stringify(store.items(id).at(-1)), /The bridge stopped/);
 });
+
+test("bridgeGone expires the open cards and unfinished tools; a prompt cut by the restart shows no raw error", async () => {
+  let release!: (e: Error) => void;
+  const { chats, store } = setup({}, { prompt: () => new Promise((_, rej) => (release = rej)) });
+  const id = chats.create("demo");
+  const sending = chats.prompt(id, "go");
+  await new Promise((r) => setImmediate(r));
+  const sid = store.chat(id)!.sessionId!;
+  store.applySessionUpdate(sid, { sessionUpdate: "tool_call", toolCallId: "t1", title: "x", kind: "execute", status: "pending" });
+  // The bridge answers the prompt with an error while it stops, before its process has exited.
+  chats.bridgeStopping();
+  release(new Error("context canceled"));
+  await sending;
+  chats.bridgeGone(true);
+  const text = JSON.stringify(store.items(id));
+  assert.doesNotMatch(text, /context canceled/);
+  assert.match(text, /The bridge was restarted/);
+  assert.match(text, /"status":"expired"/);
+  assert.equal(store.chat(id)!.busy, false);
+});
+
+test("after the bridge that ran it is gone, the next message resumes with session/load where the agent can", async () => {
+  const loads: unknown[] = [];
+  const { chats, store, calls } = setup(
+    { canLoad: (a) => (a === "claude" ? true : a === "demo" ? false : undefined) },
+    {
+      loadSession: async (sid: string, cwd: string, agent: string) => {
+        loads.push([sid, cwd, agent]);
+        return { sessionId: sid, childSessionId: sid, mode: "default", raw: {} };
+      },
+      newSession: async (_cwd: string, agent?: string) => {
+        calls.push(["newSession", agent]);
+        return { sessionId: `new-${agent}`, childSessionId: `child-${agent}`, raw: {} };
+      },
+    },
+  );
+  const c1 = chats.create("claude");
+  await chats.prompt(c1, "one");
+  const c2 = chats.create("demo");
+  await chats.prompt(c2, "two");
+  assert.equal(store.chat(c1)!.childSessionId, "child-claude");
+  chats.bridgeGone(true);
+  calls.length = 0;
+  await chats.prompt(c1, "again");
+  assert.deepEqual(loads, [["child-claude", "/w", "claude"]]);
+  assert.equal(store.chat(c1)!.sessionId, "child-claude");
+  assert.match(JSON.stringify(store.items(c1)), /Session resumed \(session\/load\)/);
+  await chats.prompt(c2, "again");
+  assert.equal(loads.length, 1, "no session/load for an agent without loadSession");
+  assert.match(JSON.stringify(store.items(c2)), /New session: demo cannot load the earlier one/);
+  assert.deepEqual(calls.filter((c) => c[0] === "newSession"), [["newSession", "demo"]]);
+});
+
+test("session/load refused: a new session and the read-only line", async () => {
+  const { chats, store } = setup({}, {
+    loadSession: async () => {
+      throw new Error("Method not found");
+    },
+    newSession: async () => ({ sessionId: "S-new", childSessionId: "c-new", raw: {} }),
+  });
+  const id = chats.create("gemini");
+  store.updateChat(id, { childSessionId: "c-old" });
+  await chats.prompt(id, "hello");
+  assert.equal(store.chat(id)!.sessionId, "S-new");
+  assert.match(JSON.stringify(store.items(id)), /does not remember the messages above/);
+});
+
+test("connected: on a re-attached bridge live chats carry on (busy while their turn runs), the others expire", () => {
+  const { chats, store } = setup();
+  const live = chats.create("demo");
+  store.updateChat(live, { sessionId: "L1" });
+  store.addApproval({ sessionId: "L1", toolCall: { toolCallId: "t1" }, options: [], _meta: { "acp-bridge": { approvalId: "ap-live" } } });
+  const dead = chats.create("demo");
+  store.updateChat(dead, { sessionId: "D1" });
+  store.addApproval({ sessionId: "D1", toolCall: { toolCallId: "t1" }, options: [], _meta: { "acp-bridge": { approvalId: "ap-dead" } } });
+  const ended = chats.create("demo");
+  store.updateChat(ended, { sessionId: "E1" });
+  chats.turnEnded({ sessionId: "E1", stopReason: "end_turn" });
+  chats.connected([
+    { sessionId: "L1", agent: "demo", turnRunning: true, pendingApprovals: 1, mode: "plan" },
+    { sessionId: "E1", agent: "demo", turnRunning: true, pendingApprovals: 0 },
+  ]);
+  assert.equal(store.chat(live)!.busy, true);
+  assert.equal(store.chat(live)!.mode, "plan");
+  assert.equal(store.approval("ap-live")?.state, "pending");
+  assert.equal(store.chat(dead)!.sessionId, undefined);
+  assert.equal(store.approval("ap-dead")?.state, "resolved");
+  assert.equal(store.chat(ended)!.busy, false, "a turn/ended that came first wins over the attach answer");
+  assert.match(JSON.stringify(store.items(ended)), /ended while the window was away/);
+  // A fresh bridge: every kept session is gone.
+  chats.connected(undefined);
+  assert.equal(store.chat(live)!.sessionId, undefined);
+  assert.equal(store.approval("ap-live")?.state, "resolved");
+});
+
+test("a message sent while the chat's session is still being opened uses that session (one session/new)", async () => {
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  let n = 0;
+  const { chats, store, calls } = setup({}, {
+    newSession: async () => {
+      calls.push(["newSession"]);
+      await gate;
+      return { sessionId: `S${++n}`, raw: {} };
+    },
+  });
+  const creating = chats.newChat("demo");
+  const id = store.chatIds()[0];
+  const sending = chats.send(id, "right away");
+  open();
+  await creating;
+  await sending;
+  assert.deepEqual(calls, [["newSession"], ["prompt", "S1", "right away"]]);
+  assert.equal(store.chatForSession("S1")?.chatId, id);
+});

@@ -122,6 +122,10 @@ test("the bridge withdrawing a request ($/cancel_request) closes its card", asyn
   assert.deepEqual(await p, { outcome: { outcome: "cancelled" } });
   assert.equal(store.approval("w")!.state, "resolved");
   assert.equal(co.pendingCount(), 0);
+  // The bridge's word on why replaces "withdrawn" (here: it shut down for a restart).
+  assert.equal(store.approval("w")!.resolution!.by, "withdrawn");
+  co.onResolved({ approvalId: "w", sessionId: "S1", decision: "cancelled", by: "shutdown" });
+  assert.equal(store.approval("w")!.resolution!.by, "shutdown");
 });
 
 test("reconcile: unknown listed approvals become cards; stale non-live cards are closed; live ones are kept", async () => {

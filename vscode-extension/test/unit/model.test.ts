@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { autoDecisionLine, ChatStore, commandOf, listEntryToParams, mergeToolCall } from "../../src/model";
+import { autoDecisionLine, ChatStore, commandOf, listEntryToParams, mergeToolCall, PERSIST_MAX_BYTES, PERSIST_MAX_CHATS, PERSIST_MAX_ITEMS } from "../../src/model";
 import type { ChatItem, HostMessage } from "../../src/protocol";
 import { describeResolution } from "../../src/protocol";
 
@@ -246,13 +246,13 @@ test("a tool card names what decided its permission, from approval/resolved's by
     store.resolveApproval({ approvalId: `ap-${id}`, sessionId: "s1", toolCallId: id, ...(r as { decision: string; by: string }) });
   }
   for (const [id, , want] of cases) {
-    const it = items().find((i) => i.id === `tool:${id}`);
+    const it = items().find((i) => i.id === `tool:s1:${id}`);
     assert.equal(it?.kind === "tool" && it.tool.verdict, want, id);
   }
   // A verdict that arrives before the tool call is kept for it.
   store.resolveApproval({ approvalId: "ap-t9", sessionId: "s1", toolCallId: "t9", decision: "deny", by: "breaker", reason: "too many deletes" });
   tool("t9");
-  const t9 = items().find((i) => i.id === "tool:t9");
+  const t9 = items().find((i) => i.id === "tool:s1:t9");
   assert.equal(t9?.kind === "tool" && t9.tool.verdict, "Denied by a circuit breaker (too many deletes)");
 });
 
@@ -267,4 +267,77 @@ test("bypass shows on every chat of the agent as soon as the bridge says so, not
   // A call the bridge allowed by bypass (e.g. set in another window) says it too.
   store.resolveApproval({ approvalId: "x", sessionId: "s1", agent: "claude", decision: "allow", by: "bypass" });
   assert.equal(store.chat(other.chatId)!.bypass, true);
+});
+
+test("tool calls are kept per session: a new session's toolu_01 never overwrites an old card", () => {
+  const { store, items, chat } = setup();
+  store.applySessionUpdate("s1", { sessionUpdate: "tool_call", toolCallId: "toolu_01", title: "old", kind: "execute", status: "pending" });
+  store.resolveApproval({ approvalId: "a-old", sessionId: "s1", toolCallId: "toolu_01", decision: "allow", by: "user" });
+  store.applySessionUpdate("s1", { sessionUpdate: "tool_call_update", toolCallId: "toolu_01", status: "completed" });
+  store.updateChat(chat.chatId, { sessionId: "s2" });
+  store.applySessionUpdate("s2", { sessionUpdate: "tool_call", toolCallId: "toolu_01", title: "new", kind: "execute", status: "pending" });
+  store.resolveApproval({ approvalId: "a-new", sessionId: "s2", toolCallId: "toolu_01", decision: "deny", by: "rule", rule: "Bash(rm *)" });
+  const tools = items().filter((i) => i.kind === "tool");
+  assert.deepEqual(
+    tools.map((t) => t.kind === "tool" && [t.id, t.tool.title, t.tool.status, t.tool.verdict]),
+    [
+      ["tool:s1:toolu_01", "old", "completed", "Allowed by you"],
+      ["tool:s2:toolu_01", "new", "pending", "Denied by rule Bash(rm *)"],
+    ],
+  );
+});
+
+test("serialize/restore: chats, cards and tool calls come back as they were; the bounds hold", () => {
+  const { store, chat } = setup();
+  store.addUserMessage(chat.chatId, "hi");
+  store.applySessionUpdate("s1", { sessionUpdate: "tool_call", toolCallId: "tc1", title: "go test", kind: "execute", status: "pending" });
+  store.addApproval(permission("ap1"));
+  store.updateChat(chat.chatId, { busy: true, childSessionId: "child-1" });
+  const kept = JSON.parse(JSON.stringify(store.serialize()));
+  const back = new ChatStore(() => {});
+  assert.equal(back.restore(kept), 1);
+  assert.deepEqual(back.items(chat.chatId), store.items(chat.chatId));
+  assert.equal(back.chat(chat.chatId)!.busy, false, "no turn runs in a new window until the bridge says so");
+  assert.equal(back.chat(chat.chatId)!.childSessionId, "child-1");
+  assert.equal(back.chatForSession("s1")?.chatId, chat.chatId);
+  assert.equal(back.approval("ap1")?.state, "pending");
+  // A later update of the same tool call merges with the kept one.
+  back.applySessionUpdate("s1", { sessionUpdate: "tool_call_update", toolCallId: "tc1", status: "completed" });
+  const t = back.items(chat.chatId).find((i) => i.id === "tool:s1:tc1");
+  assert.equal(t?.kind === "tool" && `${t.tool.title}/${t.tool.status}`, "go test/completed");
+  // New chats do not reuse a kept chat's id.
+  assert.notEqual(back.createChat("demo", "default").chatId, chat.chatId);
+  assert.equal(back.restore(undefined), 0);
+  assert.equal(back.restore({ version: 2 } as never), 0);
+
+  // Bounds: at most PERSIST_MAX_CHATS chats (the latest), PERSIST_MAX_ITEMS items each (the latest, with a notice).
+  const big = new ChatStore(() => {});
+  for (let i = 0; i < PERSIST_MAX_CHATS + 3; i++) big.createChat("demo", "default");
+  const last = big.chatIds().at(-1)!;
+  for (let i = 0; i < PERSIST_MAX_ITEMS + 5; i++) big.addNotice(last, `n${i}`);
+  const s = big.serialize();
+  assert.equal(s.chats.length, PERSIST_MAX_CHATS);
+  assert.equal(s.chats[0].info.chatId, big.chatIds()[3]);
+  const lastItems = s.chats.at(-1)!.items;
+  assert.equal(lastItems.length, PERSIST_MAX_ITEMS + 1);
+  assert.match(JSON.stringify(lastItems[0]), /5 earlier item\(s\) of this chat were not kept/);
+  assert.ok(JSON.stringify(s).length <= PERSIST_MAX_BYTES);
+});
+
+test("expireSession: a card left pending by a dead bridge is expired, never pending; the chat has no session", () => {
+  const { store, chat, items } = setup();
+  store.applySessionUpdate("s1", { sessionUpdate: "tool_call", toolCallId: "tc1", title: "go test", kind: "execute", status: "pending" });
+  store.addApproval(permission("ap1"));
+  store.expireSession(chat.chatId, "bridge-gone", "The bridge that ran this chat is gone.");
+  assert.equal(store.approval("ap1")?.state, "resolved");
+  assert.equal(store.approval("ap1")?.resolution?.by, "bridge-gone");
+  assert.equal(describeResolution(store.approval("ap1")!.resolution!, []), "Expired: the bridge that asked is gone");
+  const t = items().find((i) => i.id === "tool:s1:tc1");
+  assert.equal(t?.kind === "tool" && t.tool.status, "expired");
+  assert.equal(store.chat(chat.chatId)!.sessionId, undefined);
+  assert.equal(store.pendingApprovals().length, 0);
+  assert.match(JSON.stringify(items().at(-1)), /is gone/);
+  // Updates of the dead session no longer reach the chat.
+  store.applySessionUpdate("s1", { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "ghost" } });
+  assert.doesNotMatch(JSON.stringify(items()), /ghost/);
 });

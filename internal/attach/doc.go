@@ -1,0 +1,31 @@
+// Package attach lets a bridge outlive the editor that started it, for a
+// grace period, and be re-attached by the next one (a reloaded VS Code
+// window) over a local Unix socket. docs/architecture.md, "Re-attaching"
+// has the design; docs/extension-surface.md the methods.
+//
+// A Front sits on the bridge's stdio (Bridge.Serve runs on a pair of pipes)
+// and relays JSON-RPC lines between the bridge and at most one editor:
+//
+//   - first the editor that started the bridge (stdio). Its initialize answer
+//     gets _meta["acp-bridge"].attach = {socket, token, pid, graceSeconds}.
+//   - when it goes away (stdin EOF) the bridge is detached: sessions, turns
+//     and approvals (with their timeouts) go on; notifications are kept
+//     (bounded by Options.BufferBytes: past it session/update is dropped and
+//     counted per session, the bridge's own notices are kept up to twice the
+//     bound); the bridge's requests (session/request_permission, fs/*,
+//     settings/persist) stay unanswered; a session/prompt answer with no
+//     requester becomes an _acp-bridge/turn/ended notification.
+//   - an editor connects to the socket (0600, in a 0700 directory, peer uid
+//     checked with SO_PEERCRED), sends _acp-bridge/attach {token}; it gets
+//     the live sessions and counts, then the kept notifications, then every
+//     unanswered request of the bridge again with the same id: its answer
+//     resolves the original. A second editor while one is attached is
+//     refused (CodeAlreadyAttached), a wrong token too (CodeBadToken).
+//   - after Options.Grace with no editor the bridge's input is closed: it
+//     shuts down as "editor-gone" (every approval resolved and audited).
+//
+// Requests of the editors are renumbered on the way to the bridge (ids of
+// two editors never collide); the bridge's own ids go to the editor as they
+// are. The front holds one mutex; writes to the editor happen under it, so
+// the order of what the bridge said is the order the editor hears.
+package attach

@@ -6,7 +6,7 @@
 // workbench.mjs starts code-server and Chromium and holds the helpers every
 // e2e file shares; the names below are this file's short hands for them.
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { readSettings } from "./codeserver.mjs";

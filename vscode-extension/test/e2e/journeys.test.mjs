@@ -7,6 +7,8 @@
 // Two agents are configured (the demo agent as "demo" and as "helper"), and
 // a deny rule Bash(rm *) in the user settings.
 import assert from "node:assert/strict";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Workbench, allCards, pendingCards, send, toolCardOf, turnDone } from "./workbench.mjs";
 
@@ -202,4 +204,49 @@ test("the chat bar shows this chat's agent and mode; tab titles stay readable wi
     assert.ok(active, "the active tab is scrolled into view");
     await wb.shot("chat-bar");
   });
+});
+
+test("Bypass permissions when the settings cannot be written: an error with a choice, the bridge's file named, listed and revoked there, never a silent fallback", async () => {
+  // acpBridge.agents is machine-scoped: a bypass goes to the remote machine's settings; break that file.
+  const machine = join(wb.cs.root, "ud", "Machine", "settings.json");
+  const original = readFileSync(machine, "utf8");
+  const bridgeFile = join(wb.cs.home, ".config", "acp-bridge", "config.yaml");
+  const stored = () => existsSync(bridgeFile) && /helper[\s\S]*bypassPermissions: true/.test(readFileSync(bridgeFile, "utf8"));
+  try {
+    await wb.step("bypass-persist-failed", async () => {
+      f = await wb.chatFrame();
+      if ((await f.locator("#agent-select").inputValue()) !== "helper") await f.locator("#agent-select").selectOption("helper");
+      await f.locator('.tab.active .tab-main', { hasText: "helper" }).waitFor({ timeout: 15_000 });
+      if ((await f.locator("#mode-select").inputValue()) !== "default") await setMode("default");
+      writeFileSync(machine, original.replace("{", '{\n  "broken": ,'));
+      const before = await allCards(f).count();
+      await send(f, "only:test");
+      const card = allCards(f).nth(before);
+      await card.locator("button.opt").first().waitFor({ timeout: 30_000 });
+      await card.locator(".more-options > summary").click();
+      await card.getByRole("button", { name: "Bypass permissions for helper" }).click();
+      await wb.page.locator(".quick-input-list .monaco-list-row", { hasText: "Bypass permissions for helper" }).click();
+      const dialog = wb.page.locator(".monaco-dialog-box");
+      await dialog.waitFor({ timeout: 20_000 });
+      assert.match(await dialog.innerText(), /could not write Bypass permissions for helper/);
+      assert.equal(stored(), false, "nothing stored while the person decides");
+      await wb.shot("bypass-persist-failed");
+      await dialog.getByRole("button", { name: "Store in the bridge's config file" }).click();
+      await wb.page.locator(".notifications-toasts", { hasText: "config.yaml" }).first().waitFor({ timeout: 10_000 });
+      assert.ok(await wb.until(stored), `bypass for helper is in ${bridgeFile}`);
+      await card.locator(".outcome").waitFor({ timeout: 15_000 });
+      await turnDone(f);
+      await wb.runCommand("ACP Bridge: Manage Permission Rules");
+      const row = wb.page.locator(".quick-input-list .monaco-list-row", { hasText: "bypass permissions: helper" }).first();
+      await row.waitFor({ timeout: 10_000 });
+      assert.match(await row.innerText(), /config\.yaml/, "listed with the file it is in");
+      await row.click();
+      const confirm = wb.page.locator(".monaco-dialog-box");
+      await confirm.waitFor({ timeout: 10_000 });
+      await confirm.getByRole("button", { name: "Revoke", exact: true }).click();
+      assert.ok(await wb.until(async () => !stored()), "revoked from the bridge's file");
+    });
+  } finally {
+    writeFileSync(machine, original);
+  }
 });

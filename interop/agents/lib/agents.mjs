@@ -240,12 +240,16 @@ export const codex = {
   shellWrite: true,
   read: (file) => ({ name: "exec_command", args: { cmd: `cat ${file}` } }),
   childBypassModes: ["full-access"],
-  // The measured matrix: every deny ends the turn (abort); `cat .env` runs
-  // unasked inside Codex's sandbox (audited would-deny, the turn cancelled,
-  // the OS sandbox masks .env).
+  // The measured matrix: every deny ends the turn (abort). `cat .env` is
+  // run unasked inside Codex's own sandbox, which does not always start
+  // inside the bridge's: then Codex reports no tool call and the command
+  // never runs (its output, measured: "bwrap: setting up uid map: Operation
+  // not permitted"), "none"; when it reports the call, the bridge audits it
+  // (would deny, the turn cancelled) and the OS sandbox masks .env. Either
+  // way the secret never reaches the model (checked on every run).
   matrixExpect: {
     "*-rm": "deny:rule",
-    "*-env": "unasked:deny",
+    "*-env": ["unasked:deny", "none"],
     "*-hook": "card*1 deny:breaker+user",
     "plan-hook": "deny:breaker",
     "dontAsk-hook": "deny:breaker",

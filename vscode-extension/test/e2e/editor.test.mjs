@@ -224,6 +224,9 @@ test("fs/write_text_file to a file open with unsaved edits goes through the edit
     const f = await frameWith("#composer-input");
     await waitBridgeRunning(f);
     await f.locator("#agent-select").selectOption("writer"); // a chat with it opens (or, with none open, with the message)
+    // Type once that chat is the active one: the message box keeps a draft per chat, so text typed
+    // while the switch lands stays with the previous chat (seen in a CI rehearsal: nothing was sent).
+    await f.locator(".tab.active .tab-main", { hasText: "writer" }).waitFor({ timeout: 15_000 });
     await f.locator("#composer-input").fill(`write ${file}\nfrom the agent\n`);
     await f.locator("#composer-input").press("Enter");
     await f.locator(".msg.agent", { hasText: /^(written|write failed)/ }).waitFor({ timeout: 30_000 });

@@ -217,7 +217,7 @@ func TestGeminiPromptFetchUnderDomainDeny(t *testing.T) {
 		{"Summarize http://localhost:8080/x", "WebFetch", policy.Deny},
 		{"Summarize http://localhost:8080/x.", "WebFetch", policy.Deny},
 		{"Read http://localhost/a, then http://localhost/a again", "WebFetch", policy.Deny},
-		{"Summarize https://example.com/a", "WebFetch", policy.Allow},                   // bypass: no rule names it
+		{"Summarize https://example.com/a", "WebFetch", policy.Allow}, // bypass: no rule names it
 		{"Compare https://example.com/a and http://localhost:8080/x", "WebFetch", policy.Deny},
 		{"Compare http://localhost:8080/x and https://example.com/a", "WebFetch", policy.Deny},
 		{"Compare https://example.com/a and https://example.org/b", "WebFetch", policy.Allow},

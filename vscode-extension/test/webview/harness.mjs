@@ -9,10 +9,11 @@ import { chromium } from "playwright-core";
 export const BASE = "http://webview.test";
 const NONCE = "dGVzdG5vbmNl";
 
-const shell = `<!DOCTYPE html><html><head><meta charset="UTF-8">
+/** The HTML VS Code would give a webview of ours: bundle and css from dist, a root element, our CSP. */
+const shell = (bundle, css, rootId) => `<!DOCTYPE html><html><head><meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'nonce-${NONCE}'; style-src ${BASE}; font-src ${BASE}; img-src ${BASE} data:">
-<link rel="stylesheet" href="${BASE}/codicons/codicon.css"><link rel="stylesheet" href="${BASE}/webview.css">
-</head><body><div id="app"></div>
+<link rel="stylesheet" href="${BASE}/codicons/codicon.css"><link rel="stylesheet" href="${BASE}/${css}">
+</head><body><div id="${rootId}"></div>
 <script nonce="${NONCE}">
 window.__sent = []; window.__csp = [];
 document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(e.violatedDirective + " " + e.blockedURI));
@@ -22,7 +23,7 @@ window.acquireVsCodeApi = () => ({
   setState: (s) => sessionStorage.setItem("vsstate", JSON.stringify(s)),
 });
 </script>
-<script nonce="${NONCE}" src="${BASE}/webview.js"></script>
+<script nonce="${NONCE}" src="${BASE}/${bundle}"></script>
 </body></html>`;
 
 const types = { ".js": "text/javascript", ".css": "text/css", ".ttf": "font/ttf" };
@@ -35,15 +36,21 @@ export function launch() {
   });
 }
 
-/** A fresh page with the webview from dist (a directory holding webview.js, webview.css, codicons/). */
-export async function openWebview(browser, dist) {
-  const ctx = await browser.newContext({ viewport: { width: 520, height: 900 } });
+/**
+ * A fresh page with a webview from dist (a directory holding the bundles, their
+ * css and codicons/): the chat (webview.js) unless bundle, css and rootId name
+ * another (the audit table: audit.js, audit.css, "audit"). Resolves once the
+ * webview posted "ready"; errors collects the page's uncaught errors.
+ */
+export async function openWebview(browser, dist, { bundle = "webview.js", css = "webview.css", rootId = "app", width = 520 } = {}) {
+  const html = shell(bundle, css, rootId);
+  const ctx = await browser.newContext({ viewport: { width, height: 900 } });
   const page = await ctx.newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(e));
   await page.route(`${BASE}/**`, (route) => {
     const url = new URL(route.request().url());
-    if (url.pathname === "/" || url.pathname === "/index.html") return route.fulfill({ status: 200, contentType: "text/html", body: shell });
+    if (url.pathname === "/" || url.pathname === "/index.html") return route.fulfill({ status: 200, contentType: "text/html", body: html });
     const file = join(dist, url.pathname);
     const ext = file.slice(file.lastIndexOf("."));
     try {

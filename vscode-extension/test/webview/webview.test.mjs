@@ -3,67 +3,30 @@
 // acquireVsCodeApi that records what the webview posts. Host messages are
 // injected with window.postMessage. Needs `node scripts/build.mjs` first.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { launch, openWebview } from "./harness.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const dist = join(root, "dist");
-const BASE = "http://webview.test";
-const NONCE = "dGVzdG5vbmNl";
-
-const shell = `<!DOCTYPE html><html><head><meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'nonce-${NONCE}'; style-src ${BASE}; font-src ${BASE}; img-src ${BASE} data:">
-<link rel="stylesheet" href="${BASE}/codicons/codicon.css"><link rel="stylesheet" href="${BASE}/webview.css">
-</head><body><div id="app"></div>
-<script nonce="${NONCE}">
-window.__sent = []; window.__csp = [];
-document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(e.violatedDirective + " " + e.blockedURI));
-window.acquireVsCodeApi = () => ({
-  postMessage: (m) => window.__sent.push(JSON.parse(JSON.stringify(m))),
-  getState: () => JSON.parse(sessionStorage.getItem("vsstate") || "null"),
-  setState: (s) => sessionStorage.setItem("vsstate", JSON.stringify(s)),
-});
-</script>
-<script nonce="${NONCE}" src="${BASE}/webview.js"></script>
-</body></html>`;
-
-const types = { ".js": "text/javascript", ".css": "text/css", ".ttf": "font/ttf" };
 let browser;
 let page;
 
 before(async () => {
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await launch();
 });
 after(async () => {
   await browser?.close();
 });
 
 async function open() {
-  const ctx = await browser.newContext({ viewport: { width: 520, height: 900 } });
-  page = await ctx.newPage();
+  const w = await openWebview(browser, dist);
+  if (w.errors.length) throw w.errors[0];
+  page = w.page;
   page.on("pageerror", (e) => {
     throw e;
   });
-  await page.route(`${BASE}/**`, (route) => {
-    const url = new URL(route.request().url());
-    if (url.pathname === "/" || url.pathname === "/index.html") return route.fulfill({ status: 200, contentType: "text/html", body: shell });
-    const file = join(dist, url.pathname);
-    const ext = file.slice(file.lastIndexOf("."));
-    try {
-      return route.fulfill({ status: 200, contentType: types[ext] ?? "application/octet-stream", body: readFileSync(file) });
-    } catch {
-      return route.fulfill({ status: 404, body: "" });
-    }
-  });
-  await page.goto(`${BASE}/index.html`);
-  await page.waitForFunction(() => window.__sent.some((m) => m.type === "ready"));
   return page;
 }
 

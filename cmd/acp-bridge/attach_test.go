@@ -8,10 +8,8 @@ import (
 	"encoding/json"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -30,44 +28,9 @@ type attachable struct {
 
 func startAttachable(t *testing.T, grace string) *attachable {
 	t.Helper()
-	home, ws := t.TempDir(), t.TempDir()
 	dir := filepath.Join(t.TempDir(), "attach")
-	args := []string{"--workspace", ws, "--log-level", "debug", "--attach-dir", dir, "--attach-grace", grace}
-	cmd := exec.Command(binPath, args...)
-	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
-	cmd.Dir = ws
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr := &testkit.SyncBuffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &proc{cmd: cmd, stdin: stdin, stdout: stdout.(*os.File), stderr: stderr, ws: ws, home: home, done: make(chan error, 1)}
-	ectx, cancel := context.WithCancel(context.Background())
-	p.editor = testkit.NewEditor(ectx, stdout, stdin)
-	go func() { p.done <- cmd.Wait() }()
-	t.Cleanup(func() {
-		cancel()
-		_ = stdin.Close()
-		_ = syscall.Kill(cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-p.done:
-		case <-time.After(20 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			t.Errorf("acp-bridge did not exit after SIGTERM")
-		}
-		if t.Failed() {
-			t.Logf("acp-bridge stderr:\n%s", p.stderr.String())
-		}
-	})
+	p := startBinIn(t, t.TempDir(), t.TempDir(), "", "--attach-dir", dir, "--attach-grace", grace)
+	p.termAtCleanup = true
 	res, err := p.editor.Initialize(ctx(t), false, false)
 	if err != nil {
 		t.Fatal(err)

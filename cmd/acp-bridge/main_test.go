@@ -38,6 +38,9 @@ type proc struct {
 	home   string
 	cfg    string
 	done   chan error
+	// termAtCleanup: the cleanup also sends SIGTERM after closing stdin
+	// (a bridge started with --attach-dir outlives its editor's stdin).
+	termAtCleanup bool
 }
 
 // startBin runs the real binary over real stdio with an isolated HOME and
@@ -85,11 +88,16 @@ func startBinIn(t *testing.T, home, ws, config string, extraArgs ...string) *pro
 	t.Cleanup(func() {
 		cancel()
 		_ = stdin.Close()
+		how := "stdin closed"
+		if p.termAtCleanup {
+			_ = syscall.Kill(cmd.Process.Pid, syscall.SIGTERM)
+			how = "SIGTERM"
+		}
 		select {
 		case <-p.done:
 		case <-time.After(20 * time.Second):
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			t.Errorf("acp-bridge did not exit after stdin closed")
+			t.Errorf("acp-bridge did not exit after %s", how)
 		}
 		if t.Failed() {
 			t.Logf("acp-bridge stderr:\n%s", p.stderr.String())

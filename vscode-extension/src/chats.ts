@@ -145,6 +145,10 @@ export class Chats {
 
   /** The mode shows once the bridge accepted it, never on the dropdown's say-so. */
   async setMode(chatId: string, mode: string): Promise<void> {
+    // A session/new in flight was sent with the old mode: wait for it and set
+    // the mode on the session, or the chat would show a mode the agent never got.
+    const opening = this.opening.get(chatId);
+    if (opening) await opening;
     const chat = this.d.store.chat(chatId);
     if (!chat) return;
     if (!chat.sessionId) {

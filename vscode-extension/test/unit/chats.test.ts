@@ -84,6 +84,30 @@ test("set_mode: the chat shows the new mode only after the bridge accepted it", 
   assert.match(JSON.stringify(store.items(id).at(-1)), /Could not set mode nonsense/);
 });
 
+test("set_mode while session/new is in flight: the mode reaches the new session, never only the chat", async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const { chats, store, calls } = setup({}, {
+    newSession: async (_cwd: string, agent?: string, mode?: string) => {
+      calls.push(["newSession", agent, mode]);
+      await gate;
+      return { sessionId: "S1", mode: "default", raw: {} };
+    },
+  });
+  const opening = chats.newChat("demo");
+  await new Promise((r) => setImmediate(r));
+  const id = store.chatIds().at(-1)!;
+  const p = chats.setMode(id, "plan");
+  await new Promise((r) => setImmediate(r));
+  assert.equal(store.chat(id)!.mode, "default", "not before the session exists and the bridge accepted it");
+  release();
+  await opening;
+  await p;
+  assert.deepEqual(calls, [["newSession", "demo", undefined], ["setMode", "S1", "plan"]]);
+  assert.equal(store.chat(id)!.mode, "plan");
+  assert.match(JSON.stringify(store.items(id).at(-1)), /Mode: plan/);
+});
+
 test("a missing agent: one message with the install hint, not one per retry", async () => {
   const { chats, store } = setup({}, {
     newSession: async () => {

@@ -10,4 +10,9 @@ const (
 	// ignored: [{key, file, line?, reason}]}, after initialize and whenever
 	// either changes.
 	MethodWorkspaceTrust = "_acp-bridge/workspace/trust"
+	// MethodWorkspaceApprove (request, editor -> bridge): {digest}. Approves
+	// the workspace file's version with that digest (the one the person
+	// reviewed; the trust report's pending.digest); answers the new report,
+	// or -32602 when the file is not that version.
+	MethodWorkspaceApprove = "_acp-bridge/workspace/approve"
 )

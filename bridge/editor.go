@@ -150,6 +150,8 @@ func (h *editorHandler) HandleRequest(ctx context.Context, method string, params
 		return b.grantsRemoveStored(params)
 	case MethodSessionsLive:
 		return b.liveSessions(), nil
+	case acp.MethodWorkspaceApprove:
+		return b.workspaceApprove(params)
 	default:
 		return nil, acp.MethodNotFound(method)
 	}

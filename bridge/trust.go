@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -17,10 +18,13 @@ import (
 type trustReport struct {
 	Trusted bool                      `json:"trusted"`
 	Ignored []settings.IgnoredSetting `json:"ignored"`
+	// Pending: trusted, but this version of the workspace file was never
+	// approved, so it only narrows (settings/approval.go).
+	Pending *settings.PendingApproval `json:"pending,omitempty"`
 }
 
 func trustOf(snap *settings.Snapshot) trustReport {
-	r := trustReport{Trusted: snap.WorkspaceTrust.Trusted, Ignored: snap.WorkspaceTrust.Ignored}
+	r := trustReport{Trusted: snap.WorkspaceTrust.Trusted, Ignored: snap.WorkspaceTrust.Ignored, Pending: snap.WorkspaceTrust.Pending}
 	if r.Ignored == nil {
 		r.Ignored = []settings.IgnoredSetting{}
 	}
@@ -34,7 +38,9 @@ func trustNotice(r trustReport) string {
 		return ""
 	}
 	var b strings.Builder
-	if r.Trusted {
+	if r.Pending != nil {
+		fmt.Fprintf(&b, "acp-bridge: %s is not the version approved when this workspace was trusted (an agent, a git pull or an editor changed or created it), so it may only narrow the policy until this version is approved. Ignored:\n", r.Pending.File)
+	} else if r.Trusted {
 		b.WriteString("acp-bridge: some settings of the workspace file are ignored:\n")
 	} else {
 		b.WriteString("acp-bridge: this workspace is not trusted, so its settings file may only narrow the policy. Ignored:\n")
@@ -42,7 +48,9 @@ func trustNotice(r trustReport) string {
 	for _, i := range r.Ignored {
 		fmt.Fprintf(&b, "- %s\n", i)
 	}
-	if !r.Trusted {
+	if r.Pending != nil {
+		fmt.Fprintf(&b, "Review it, then approve it (VS Code: the prompt, or ACP Bridge: Approve Workspace Settings; otherwise acp-bridge workspace approve --digest %s).\n", r.Pending.Digest)
+	} else if !r.Trusted {
 		b.WriteString("Trust the workspace (VS Code: Workspace Trust; otherwise --trust-workspace) to apply them.\n")
 	}
 	return b.String()
@@ -123,4 +131,31 @@ func PrintWorkspaceTrust(w io.Writer, snap *settings.Snapshot) {
 	if text := trustNotice(trustOf(snap)); text != "" {
 		fmt.Fprintln(w, strings.TrimPrefix(text, "acp-bridge: "))
 	}
+}
+
+// workspaceApprove serves _acp-bridge/workspace/approve {digest}: the
+// person approved the workspace file's version with that digest.
+func (b *Bridge) workspaceApprove(params json.RawMessage) (any, error) {
+	var p struct {
+		Digest string `json:"digest"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, acp.InvalidParams(acp.MethodWorkspaceApprove, err)
+	}
+	if p.Digest == "" {
+		return nil, acp.InvalidParams(acp.MethodWorkspaceApprove, errors.New("digest is required: the version the person reviewed (the trust report's pending.digest)"))
+	}
+	if b.store == nil {
+		return nil, acp.Errorf(acp.CodeInvalidParams, "%s: no settings store", acp.MethodWorkspaceApprove)
+	}
+	got, err := b.store.ApproveWorkspaceFile(p.Digest)
+	if err != nil {
+		if errors.Is(err, settings.ErrDigestMismatch) {
+			return nil, acp.InvalidParams(acp.MethodWorkspaceApprove, err)
+		}
+		return nil, acp.Errorf(acp.CodeInternalError, "%s: %v", acp.MethodWorkspaceApprove, err)
+	}
+	b.log.Info("workspace file approved by the editor", zap.String("digest", got))
+	// The store's change subscription (settingsChanged) reports the new trust.
+	return trustOf(b.snapshot()), nil
 }

@@ -123,7 +123,7 @@ func (s *Store) edit(g Grant, remove bool) (string, error) {
 		path, root, name = filepath.Join(s.opts.WorkspaceDir, WorkspaceFileName), s.opts.WorkspaceDir, LayerWorkspace
 	}
 
-	data, _, err := readOptional(path)
+	data, existed, err := readOptional(path)
 	if err != nil {
 		return path, fmt.Errorf("%s grant: read %s: %w", verb, path, err)
 	}
@@ -138,6 +138,18 @@ func (s *Store) edit(g Grant, remove bool) (string, error) {
 		return path, nil
 	}
 	l, problems := fileLayer(name, path, root, out)
+	if l != nil {
+		l.digest = ContentDigest(out, true)
+	}
+	if name == LayerWorkspace && s.trusted && l != nil {
+		// The person's own grant: the new content is approved when the old
+		// one was (an edit never approves a version nobody approved).
+		if ok, _ := s.approvalLocked(path, ContentDigest(data, existed)); ok {
+			if err := s.pinLocked(path, l.digest); err != nil {
+				return path, fmt.Errorf("%s grant: save the approval of %s: %w", verb, path, err)
+			}
+		}
+	}
 	user, ws := s.user, s.workspace
 	if name == LayerUser {
 		user = l

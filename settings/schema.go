@@ -104,6 +104,7 @@ type layer struct {
 	source string  // for messages when no finer source is known
 	where  locator // source and line of a key path, for messages
 	empty  bool    // read from an empty (or whitespace-only) file
+	digest string  // ContentDigest of the file it was read from
 
 	defaultAgent   *string
 	agents         map[string]*agentLayer

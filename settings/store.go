@@ -46,6 +46,8 @@ type Store struct {
 	workspace *layer // nil: no workspace file
 	editor    *layer // nil: no editor settings
 	trusted   bool   // the workspace is trusted (Options.WorkspaceTrusted, SetWorkspaceTrusted)
+	// approved are the pinned workspace files (approval.go); nil until read.
+	approved map[string]approvalRecord
 	watched   map[string]bool
 
 	// subMu guards the subscribers and the errors waiting for delivery.
@@ -274,7 +276,30 @@ func expandDotted(m map[string]any, src string) (map[string]any, []*FieldError) 
 // may only narrow; trusted or not, it never sets the audit path or the log
 // file. s.mu held (or, in Load, not yet shared).
 func (s *Store) build(user, ws, env, editor *layer, known []*FieldError) (*Snapshot, []*FieldError) {
-	ws, ignored := restrictWorkspace(ws, s.baseConfig(user, env, editor), s.trusted)
+	trusted := s.trusted
+	var pending *PendingApproval
+	if trusted && s.opts.WorkspaceDir != "" {
+		digest := DigestAbsent
+		if ws != nil {
+			digest = ws.digest
+		}
+		var ok bool
+		if ok, pending = s.approvalLocked(filepath.Join(s.opts.WorkspaceDir, WorkspaceFileName), digest); !ok {
+			trusted = false // this version of the file was never approved: it may only narrow
+		}
+	}
+	ws, ignored := restrictWorkspace(ws, s.baseConfig(user, env, editor), trusted)
+	if pending != nil {
+		for i, ig := range ignored {
+			switch {
+			case ig.Reason == neverFromWSAudit || ig.Reason == neverFromWSLog:
+			case strings.Contains(ig.Reason, untrustedReason):
+				ignored[i].Reason = strings.ReplaceAll(ig.Reason, untrustedReason, changedReason)
+			default:
+				ignored[i].Reason = changedReason + "; until then the file is read as an untrusted one: " + ig.Reason
+			}
+		}
+	}
 	layers := []*layer{s.defaults, user, ws, env, editor}
 	cfg, rules, pv := merge(layers, s.opts.UserConfigDir)
 	errs := Validate(cfg)
@@ -306,7 +331,7 @@ func (s *Store) build(user, ws, env, editor *layer, known []*FieldError) (*Snaps
 		}
 		problems = append(problems, fe)
 	}
-	snap := &Snapshot{Config: cfg, Rules: rules, WorkspaceTrust: WorkspaceTrust{Trusted: s.trusted, Ignored: ignored}}
+	snap := &Snapshot{Config: cfg, Rules: rules, WorkspaceTrust: WorkspaceTrust{Trusted: s.trusted, Ignored: ignored, Pending: pending}}
 	for _, l := range []*layer{user, ws} {
 		if l != nil {
 			snap.Sources = append(snap.Sources, l.file)
@@ -405,6 +430,9 @@ func (s *Store) readFiles() (user, ws *layer, problems []*FieldError) {
 			var p []*FieldError
 			ws, p = fileLayer(LayerWorkspace, path, s.opts.WorkspaceDir, data)
 			problems = append(problems, p...)
+			if ws != nil {
+				ws.digest = ContentDigest(data, true)
+			}
 		}
 	}
 	return user, ws, problems

@@ -81,25 +81,26 @@ func TestApplyEditorMalformed(t *testing.T) {
 	}
 }
 
-// TestLiveReload edits the workspace file on disk: removing a rule revokes
-// it without a restart; an invalid edit keeps the last valid settings and
+// TestLiveReload edits the workspace file on disk: removing a rule takes
+// it away without a restart (ask rules: they apply from a changed file
+// without an approval, approval_test.go); an invalid edit keeps the last valid settings and
 // is reported; fixing it applies again.
 func TestLiveReload(t *testing.T) {
 	e := newEnv(t)
-	writeFile(t, e.wsFile(), "permissions:\n  allow: [\"Bash(npm run build)\", \"Bash(rm -rf build)\"]\n")
+	writeFile(t, e.wsFile(), "permissions:\n  ask: [\"Bash(npm run build)\", \"Bash(rm -rf build)\"]\n")
 	s := e.mustLoad()
 	changes, errs := subscribe(s)
-	if !hasRule(s.Snapshot().Rules, "allow", "Bash(rm -rf build)") {
+	if !hasRule(s.Snapshot().Rules, "ask", "Bash(rm -rf build)") {
 		t.Fatal("rule not loaded")
 	}
 
-	writeFile(t, e.wsFile(), "permissions:\n  allow: [\"Bash(npm run build)\"]\n")
-	sn := await(t, changes, "the rule revoked", func(sn *Snapshot) bool { return !hasRule(sn.Rules, "allow", "Bash(rm -rf build)") })
-	if !hasRule(sn.Rules, "allow", "Bash(npm run build)") || s.Snapshot() != sn {
+	writeFile(t, e.wsFile(), "permissions:\n  ask: [\"Bash(npm run build)\"]\n")
+	sn := await(t, changes, "the rule revoked", func(sn *Snapshot) bool { return !hasRule(sn.Rules, "ask", "Bash(rm -rf build)") })
+	if !hasRule(sn.Rules, "ask", "Bash(npm run build)") || s.Snapshot() != sn {
 		t.Fatalf("reload lost the other rule or is not current: %q", ruleTexts(sn.Rules))
 	}
 
-	writeFile(t, e.wsFile(), "permissions:\n  allow: [\"Bash(*)\"]\n  defaultMode: yolo\n")
+	writeFile(t, e.wsFile(), "permissions:\n  ask: [\"Bash(*)\"]\n  defaultMode: yolo\n")
 	select {
 	case err := <-errs:
 		if !strings.Contains(err.Error(), e.wsFile()+":3: permissions.defaultMode: \"yolo\" is not a mode") {
@@ -108,13 +109,13 @@ func TestLiveReload(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("invalid edit not reported within 10s")
 	}
-	if got := s.Snapshot(); got != sn || hasRule(got.Rules, "allow", "Bash(*)") {
+	if got := s.Snapshot(); got != sn || hasRule(got.Rules, "ask", "Bash(*)") {
 		t.Fatalf("invalid edit was applied: %q", ruleTexts(got.Rules))
 	}
 
 	writeFile(t, e.wsFile(), "permissions:\n  deny: [\"Bash(curl *)\"]\n")
 	await(t, changes, "the fixed file", func(sn *Snapshot) bool {
-		return hasRule(sn.Rules, "deny", "Bash(curl *)") && !hasRule(sn.Rules, "allow", "Bash(npm run build)")
+		return hasRule(sn.Rules, "deny", "Bash(curl *)") && !hasRule(sn.Rules, "ask", "Bash(npm run build)")
 	})
 }
 

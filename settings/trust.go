@@ -14,6 +14,9 @@ type WorkspaceTrust struct {
 	// Ignored lists each setting of the workspace file that does not apply,
 	// in file order. Empty when nothing was left out.
 	Ignored []IgnoredSetting
+	// Pending is set when the workspace is trusted but its file is not the
+	// version that was approved (approval.go): the file then only narrows.
+	Pending *PendingApproval
 }
 
 // IgnoredSetting is one workspace setting the Snapshot leaves out.

@@ -48,6 +48,7 @@ Usage:
   acp-bridge audit [--since D] [--agent A] [--decision D] [--json]   print the audit log
   acp-bridge sandbox run [--agent A] -- CMD   run CMD in the OS sandbox that agent gets
   acp-bridge sandbox check [--json]  which sandbox this machine offers; what the agent's allows
+  acp-bridge workspace status|approve   whether this version of .acp-bridge.yaml is approved; approve it
   acp-bridge version                 print the version
 
 Common flags (before or after the subcommand):
@@ -99,6 +100,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return sandboxCmd(args, stdin, stdout, stderr)
 	case "sandbox-init":
 		return sandboxInit(args, stdin, stdout, stderr)
+	case "workspace":
+		return workspaceCmd(args, stdout, stderr)
 	case "version":
 		fmt.Fprintf(stdout, "acp-bridge %s\n", version)
 		return 0

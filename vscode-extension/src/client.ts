@@ -231,6 +231,11 @@ export class BridgeConnection {
     return this.conn.agent.request("session/prompt", { sessionId, prompt });
   }
 
+  /** _acp-bridge/workspace/approve: the person approved this version (digest) of the workspace's .acp-bridge.yaml. */
+  async approveWorkspaceFile(digest: string): Promise<WorkspaceTrustWire | undefined> {
+    return parseWorkspaceTrust(await this.ext(M.workspaceApprove, { digest }));
+  }
+
   /** _acp-bridge/policy/explain: what the policy would decide for one call (nothing runs). */
   explain(p: PolicyExplainParams): Promise<PolicyExplainResult> {
     return this.ext(M.policyExplain, p);

@@ -74,7 +74,15 @@ export class Ctx implements vscode.Disposable {
     this.store = new ChatStore((m) => this.post(m));
     this.lasting = new Lasting(ext, this.store, this.workspaceCwd(), log);
     this.lasting.restore();
-    this.status = new StatusSurface(this.output, () => void this.restart("restart requested", true));
+    this.status = new StatusSurface(
+      this.output,
+      () => void this.restart("restart requested", true),
+      async (digest) => {
+        const conn = this.host.connectionNow;
+        if (!conn) throw new Error("the bridge is not running");
+        await conn.approveWorkspaceFile(digest);
+      },
+    );
     this.host = new BridgeHost({
       extensionPath: ext.extensionPath,
       bridgePath: () => vscode.workspace.getConfiguration(SECTION).get<string>("bridgePath"),

@@ -46,6 +46,20 @@ export async function activate(ext: vscode.ExtensionContext): Promise<{ ctx: Ctx
   ext.subscriptions.push(vscode.window.registerWebviewViewProvider(VIEW_ID, sideBar), vscode.window.registerWebviewViewProvider(PANEL_VIEW_ID, panelView));
 
   cmd("acpBridge.openChatInEditor", () => editorChat.open());
+  cmd("acpBridge.approveWorkspaceSettings", async () => {
+    const p = c.status.pendingApproval;
+    if (!p) {
+      void vscode.window.showInformationMessage("ACP Bridge: the workspace's .acp-bridge.yaml is the approved version (or there is none); nothing waits for approval.");
+      return;
+    }
+    await vscode.window.showTextDocument(vscode.Uri.file(p.file));
+    const pick = await vscode.window.showWarningMessage(
+      `Approve this version of ${p.file}? Its allow rules, agents and looser settings will apply.`,
+      { modal: true },
+      "Approve This Version",
+    );
+    if (pick === "Approve This Version") await c.status.approveVersion(p.digest);
+  });
   cmd("acpBridge.openChatInPanel", () => panelView.reveal());
 
   cmd("acpBridge.newChat", async (agent?: unknown) => {

@@ -8,8 +8,14 @@ import type { WorkspaceTrustWire } from "./wire";
 export class StatusSurface implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
   private lastTrustReport = "";
+  /** The workspace file version waiting for the person's approval (the last trust report's). */
+  pendingApproval: WorkspaceTrustWire["pending"];
 
-  constructor(private readonly output: vscode.OutputChannel, private readonly restart: () => void) {
+  constructor(
+    private readonly output: vscode.OutputChannel,
+    private readonly restart: () => void,
+    private readonly approve: (digest: string) => Promise<void> = async () => {},
+  ) {
     this.item = vscode.window.createStatusBarItem("acpBridge.pending", vscode.StatusBarAlignment.Left, 100);
     this.item.name = "ACP Bridge approvals";
     this.item.command = "acpBridge.showPendingApprovals";
@@ -73,6 +79,11 @@ export class StatusSurface implements vscode.Disposable {
     const key = JSON.stringify(t);
     if (key === this.lastTrustReport) return;
     this.lastTrustReport = key;
+    this.pendingApproval = t.pending;
+    if (t.pending) {
+      this.askApproval(t);
+      return;
+    }
     if (!t.ignored.length) return;
     for (const i of t.ignored) this.output.appendLine(`workspace setting ignored: ${i.file}${i.line ? ":" + i.line : ""}: ${i.key}: ${i.reason}`);
     const keys = t.ignored.map((i) => i.key).join(", ");
@@ -80,6 +91,36 @@ export class StatusSurface implements vscode.Disposable {
       ? `ACP Bridge ignores ${keys} from the workspace's .acp-bridge.yaml (never read from a workspace file).`
       : `This workspace is not trusted: ACP Bridge ignores ${keys} from its .acp-bridge.yaml (an untrusted workspace may only narrow the policy).`;
     void vscode.window.showWarningMessage(msg, "Show Log").then((pick) => this.showLogOr(pick));
+  }
+
+  /**
+   * A trusted workspace's .acp-bridge.yaml that is not the approved version
+   * (an agent, a git pull or someone created or changed it): it only narrows
+   * until the person reviews it and approves exactly that version.
+   */
+  private askApproval(t: WorkspaceTrustWire): void {
+    const p = t.pending!;
+    for (const i of t.ignored) this.output.appendLine(`workspace setting waiting for approval: ${i.file}${i.line ? ":" + i.line : ""}: ${i.key}: ${i.reason}`);
+    const keys = t.ignored.map((i) => i.key).join(", ") || "nothing that loosens the policy";
+    const msg =
+      `ACP Bridge: the workspace's .acp-bridge.yaml is not the version approved when you trusted this workspace ` +
+      `(an agent, a git pull or someone created or changed it). Until you approve this version it may only narrow the policy; ignored: ${keys}.`;
+    void vscode.window.showWarningMessage(msg, "Review File", "Approve This Version", "Show Log").then((pick) => {
+      if (pick === "Review File") void vscode.window.showTextDocument(vscode.Uri.file(p.file));
+      if (pick === "Approve This Version") void this.approveVersion(p.digest);
+      this.showLogOr(pick);
+    });
+  }
+
+  /** Approves the version with this digest; a file changed since is refused by the bridge (and reported again). */
+  async approveVersion(digest: string): Promise<void> {
+    try {
+      await this.approve(digest);
+      this.output.appendLine(`workspace .acp-bridge.yaml approved (${digest})`);
+    } catch (e) {
+      this.output.appendLine(`approving the workspace .acp-bridge.yaml failed: ${(e as Error).message}`);
+      void vscode.window.showErrorMessage(`ACP Bridge: not approved: ${(e as Error).message}`);
+    }
   }
 
   dispose(): void {

@@ -23,6 +23,7 @@ export const M = {
   decision: "_acp-bridge/decision",
   workspaceDidChangeTrust: "_acp-bridge/workspace/didChangeTrust",
   workspaceTrust: "_acp-bridge/workspace/trust",
+  workspaceApprove: "_acp-bridge/workspace/approve",
   attach: "_acp-bridge/attach",
 } as const;
 
@@ -43,6 +44,8 @@ export interface BridgeInitMeta {
 export interface WorkspaceTrustWire {
   trusted: boolean;
   ignored: { key: string; file: string; line?: number; reason: string }[];
+  /** Trusted, but this version of .acp-bridge.yaml was never approved: it only narrows until it is (docs/settings.md). */
+  pending?: { file: string; digest: string; approved: string };
 }
 
 /** Reads a workspace trust report, or undefined when v is not one. */
@@ -51,7 +54,12 @@ export function parseWorkspaceTrust(v: unknown): WorkspaceTrustWire | undefined 
   const ignored = Array.isArray(v["ignored"])
     ? v["ignored"].filter((i): i is WorkspaceTrustWire["ignored"][number] => isObj(i) && typeof i["key"] === "string" && typeof i["reason"] === "string")
     : [];
-  return { trusted: v["trusted"], ignored };
+  const p = v["pending"];
+  const pending =
+    isObj(p) && typeof p["file"] === "string" && typeof p["digest"] === "string"
+      ? { file: p["file"], digest: p["digest"], approved: typeof p["approved"] === "string" ? p["approved"] : "" }
+      : undefined;
+  return pending ? { trusted: v["trusted"], ignored, pending } : { trusted: v["trusted"], ignored };
 }
 
 export interface AgentEntry {
@@ -167,6 +175,7 @@ export interface BridgeRequests {
   [M.attach]: { params: { token: string }; result: Obj };
   [M.grantsStored]: { params: Record<string, never>; result: { rules?: unknown; bypass?: unknown } };
   [M.grantsRemoveStored]: { params: { kind: string; scope: string; agent?: string; list?: string; rule?: string }; result: unknown };
+  [M.workspaceApprove]: { params: { digest: string }; result: unknown };
 }
 
 /** The _acp-bridge/* notifications the extension sends. */

@@ -98,6 +98,35 @@ test("workspace trust: the grant goes out as didChangeTrust, the bridge's report
   conn.close();
 });
 
+test("workspace approval: a report's pending version reaches the handler; approve sends exactly that digest and reads the answer", async () => {
+  const { clientStream, agentStream } = pipePair();
+  const approved: unknown[] = [];
+  const pending = { file: "/w/.acp-bridge.yaml", digest: "sha256:ab", approved: "absent" };
+  agent()
+    .onRequest("_acp-bridge/workspace/approve", raw, ({ params }) => {
+      approved.push(params);
+      if ((params as { digest: string }).digest !== "sha256:ab") throw new RequestError(-32602, "invalid params: not the version you approved");
+      return { trusted: true, ignored: [] };
+    })
+    .onRequest("session/prompt", raw, async ({ client }) => {
+      await client.notify("_acp-bridge/workspace/trust", { trusted: true, ignored: [{ key: "agents.pwn", file: pending.file, reason: "r" }], pending });
+      await client.notify("_acp-bridge/workspace/trust", { trusted: true, ignored: [], pending: { file: 3 } });
+      return { stopReason: "end_turn" };
+    })
+    .connect(agentStream);
+  const reports: unknown[] = [];
+  const conn = BridgeConnection.connect(clientStream, handlers({ workspaceTrust: (t) => void reports.push(t) }));
+  await conn.prompt("S", "x");
+  assert.deepEqual(reports, [
+    { trusted: true, ignored: [{ key: "agents.pwn", file: pending.file, reason: "r" }], pending },
+    { trusted: true, ignored: [] },
+  ], "a malformed pending is dropped, never read as a version to approve");
+  assert.deepEqual(await conn.approveWorkspaceFile("sha256:ab"), { trusted: true, ignored: [] });
+  await assert.rejects(conn.approveWorkspaceFile("sha256:cd"), /not the version you approved/);
+  assert.deepEqual(approved, [{ digest: "sha256:ab" }, { digest: "sha256:cd" }]);
+  conn.close();
+});
+
 test("a turn: session/new with the agent in _meta, updates in order, a permission round trip with rule and scope", async () => {
   const { clientStream, agentStream } = pipePair();
   let newParams: any;

@@ -48,7 +48,7 @@ type Store struct {
 	trusted   bool   // the workspace is trusted (Options.WorkspaceTrusted, SetWorkspaceTrusted)
 	// approved are the pinned workspace files (approval.go); nil until read.
 	approved map[string]approvalRecord
-	watched   map[string]bool
+	watched  map[string]bool
 
 	// subMu guards the subscribers and the errors waiting for delivery.
 	subMu       sync.Mutex

@@ -25,7 +25,12 @@
 // stricter modes (StricterOrEqualMode) and timeout outcome, bypass and
 // start-on-launch switched off; everything else is left out and listed in
 // Snapshot.WorkspaceTrust.Ignored with its file, line and reason. Trusted or
-// not, audit.path and log.file never come from it.
+// not, audit.path and log.file never come from it. Trust covers a version
+// of the file (approval.go): trusted, a file whose digest is not the pinned
+// one (ApprovalsFileName in the user config directory; pinned at first
+// trust, or by ApproveWorkspaceFile) is cut down as if untrusted and
+// reported in Snapshot.WorkspaceTrust.Pending. The pins are read and written
+// under Store.mu.
 //
 // Safety: a file or editor payload with any problem is refused whole. At
 // Load that is an error; later (a file edited on disk, ApplyEditor) the

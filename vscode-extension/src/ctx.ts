@@ -33,6 +33,7 @@ import { PromptContext } from "./promptContext";
 import { POLICY_MODES, type AgentSummary, type HostMessage, type WebviewMessage } from "./protocol";
 import { agentMode, buildBridgeSettings, mergeAgents, personValue, planPersist, type RawSettings, type SettingsEdit } from "./settings";
 import { StatusSurface } from "./status";
+import { WorkspacePins, workspaceValuesDigest, type WorkspaceValues } from "./pins";
 import { readTextFile, writeTextFile } from "./fsOps";
 import type { AgentEntry, PersistRequest } from "./wire";
 
@@ -67,11 +68,17 @@ export class Ctx implements vscode.Disposable {
   /** Agent the next "New Chat" uses (the picker / Select Agent). */
   currentAgent?: string;
   surface?: ChatSurface;
+  /** The pinned version of this workspace's own acpBridge.* values (pins.ts). */
+  private readonly pins: WorkspacePins;
+  /** The workspace's acpBridge.* values when they are not the approved version (then they only narrow). */
+  pendingValues?: { digest: string; approved: string };
 
   constructor(ext: vscode.ExtensionContext) {
     this.output = vscode.window.createOutputChannel("ACP Bridge");
     const log = (l: string) => this.output.appendLine(l);
     this.store = new ChatStore((m) => this.post(m));
+    const wsKey = vscode.workspace.workspaceFile?.toString() ?? vscode.workspace.workspaceFolders?.[0]?.uri.toString() ?? "no-workspace";
+    this.pins = new WorkspacePins(ext.globalState, `acpBridge.pinnedWorkspaceValues:${wsKey}`);
     this.lasting = new Lasting(ext, this.store, this.workspaceCwd(), log);
     this.lasting.restore();
     this.status = new StatusSurface(
@@ -83,6 +90,7 @@ export class Ctx implements vscode.Disposable {
         await conn.approveWorkspaceFile(digest);
       },
     );
+    this.status.approveValues = (digest) => this.approveWorkspaceValues(digest);
     this.host = new BridgeHost({
       extensionPath: ext.extensionPath,
       bridgePath: () => vscode.workspace.getConfiguration(SECTION).get<string>("bridgePath"),
@@ -283,9 +291,58 @@ export class Ctx implements vscode.Disposable {
 
   // ---- settings --------------------------------------------------------------------
 
+  /** This workspace's own values of the acpBridge settings that can change the policy (what pins.ts pins). */
+  private workspaceValues(): WorkspaceValues {
+    const cfg = vscode.workspace.getConfiguration(SECTION);
+    const v = (k: string): [unknown, unknown] => {
+      const x = cfg.inspect(k);
+      return [x?.workspaceValue, x?.workspaceFolderValue];
+    };
+    return {
+      permissions: v("permissions"),
+      defaultAgent: v("defaultAgent"),
+      "approvals.timeoutSeconds": v("approvals.timeoutSeconds"),
+      "approvals.timeoutOutcome": v("approvals.timeoutOutcome"),
+      logLevel: v("logLevel"),
+    };
+  }
+
+  /**
+   * Whether the workspace's own acpBridge.* values apply as a trusted
+   * workspace's: VS Code trusts the workspace and the values are the version
+   * pinned when it was first trusted (or approved since). Otherwise they only
+   * narrow, and the person is told once per version.
+   */
+  settingsTrusted(): boolean {
+    if (!vscode.workspace.isTrusted) return false;
+    const digest = workspaceValuesDigest(this.workspaceValues());
+    const c = this.pins.check(digest);
+    if (c.ok) {
+      this.pendingValues = undefined;
+      return true;
+    }
+    const first = this.pendingValues?.digest !== digest;
+    this.pendingValues = { digest, approved: c.approved ?? "" };
+    if (first) {
+      this.output.appendLine(`this workspace's acpBridge.* settings are not the approved version (${digest}, approved ${c.approved}): they only narrow until approved`);
+      this.status.workspaceValuesPending(digest);
+    }
+    return false;
+  }
+
+  /** The person approved this version of the workspace's acpBridge.* values; a version changed since is refused. */
+  async approveWorkspaceValues(digest: string): Promise<void> {
+    const now = workspaceValuesDigest(this.workspaceValues());
+    if (now !== digest) throw new Error(`this workspace's acpBridge.* settings changed since they were shown (now ${now}): review them again`);
+    await this.pins.approve(digest);
+    this.pendingValues = undefined;
+    this.output.appendLine(`this workspace's acpBridge.* settings approved (${digest})`);
+    await this.pushSettings();
+  }
+
   readRawSettings(): RawSettings {
     const cfg = vscode.workspace.getConfiguration(SECTION);
-    const trusted = vscode.workspace.isTrusted;
+    const trusted = this.settingsTrusted();
     const i = <T>(k: string) => {
       const x = cfg.inspect<T>(k);
       return { defaultValue: x?.defaultValue, globalValue: x?.globalValue, workspaceValue: x?.workspaceValue, workspaceFolderValue: x?.workspaceFolderValue };
@@ -304,7 +361,7 @@ export class Ctx implements vscode.Disposable {
   }
 
   bridgeSettings() {
-    return buildBridgeSettings(this.readRawSettings(), this.host.binary?.path, vscode.workspace.isTrusted);
+    return buildBridgeSettings(this.readRawSettings(), this.host.binary?.path, this.settingsTrusted());
   }
 
   private refreshAgentsFromSettings(): void {
@@ -341,7 +398,20 @@ export class Ctx implements vscode.Disposable {
   async applyEdit(edit: SettingsEdit): Promise<void> {
     if (edit.scope === "workspace" && !vscode.workspace.workspaceFolders?.length) throw new Error("no workspace folder is open to store a workspace setting");
     const target = edit.scope === "workspace" ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
-    await vscode.workspace.getConfiguration(SECTION).update(edit.key, edit.value, target);
+    // The person's own grant keeps approved workspace values approved: pin the
+    // values it writes before the write (the change event re-checks them), and
+    // put the old pin back if the write fails. A grant into values that wait
+    // for approval approves nothing.
+    const values = this.workspaceValues();
+    const before = workspaceValuesDigest(values);
+    const repin = edit.scope === "workspace" && edit.key in values && vscode.workspace.isTrusted && this.pins.check(before).ok;
+    if (repin) await this.pins.approve(workspaceValuesDigest({ ...values, [edit.key]: [edit.value, values[edit.key][1]] }));
+    try {
+      await vscode.workspace.getConfiguration(SECTION).update(edit.key, edit.value, target);
+    } catch (e) {
+      if (repin) await this.pins.approve(before);
+      throw e;
+    }
   }
 
   /**
@@ -355,7 +425,7 @@ export class Ctx implements vscode.Disposable {
     const file = bridgeConfigPath(scope, process.env, os.homedir(), vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
     let edit: SettingsEdit;
     try {
-      edit = planPersist(req, this.readRawSettings(), vscode.workspace.isTrusted);
+      edit = planPersist(req, this.readRawSettings(), this.settingsTrusted());
     } catch (e) {
       // By design (workspace trust): the bridge stores it in its own file. Say so.
       this.output.appendLine(`not in VS Code settings: ${what}: ${(e as Error).message}; the bridge stores it in ${file}`);

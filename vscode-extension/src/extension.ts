@@ -47,8 +47,20 @@ export async function activate(ext: vscode.ExtensionContext): Promise<{ ctx: Ctx
 
   cmd("acpBridge.openChatInEditor", () => editorChat.open());
   cmd("acpBridge.approveWorkspaceSettings", async () => {
+    const v = c.pendingValues;
+    if (v) {
+      // The workspace's acpBridge.* values in .vscode/settings.json (pins.ts).
+      await vscode.commands.executeCommand("workbench.action.openWorkspaceSettingsFile");
+      const pick = await vscode.window.showWarningMessage(
+        "Approve this workspace's acpBridge.* settings as they are now? Their allow rules and looser modes will apply.",
+        { modal: true },
+        "Approve These Settings",
+      );
+      if (pick === "Approve These Settings") await c.approveWorkspaceValues(v.digest);
+    }
     const p = c.status.pendingApproval;
     if (!p) {
+      if (v) return;
       void vscode.window.showInformationMessage("ACP Bridge: the workspace's .acp-bridge.yaml is the approved version (or there is none); nothing waits for approval.");
       return;
     }

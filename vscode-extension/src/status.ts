@@ -112,6 +112,26 @@ export class StatusSurface implements vscode.Disposable {
     });
   }
 
+  /** Set by Ctx: approves this version of the workspace's acpBridge.* values. */
+  approveValues: (digest: string) => Promise<void> = async () => {};
+
+  /** The workspace's acpBridge.* values are not the approved version (Ctx.settingsTrusted): they only narrow until approved. */
+  workspaceValuesPending(digest: string): void {
+    const msg =
+      "ACP Bridge: this workspace's acpBridge.* settings (.vscode/settings.json) are not the version approved when you trusted it " +
+      "(an agent, a git pull or someone created or changed them). Until you approve them they may only narrow the policy: their allow rules and looser modes are ignored.";
+    void vscode.window.showWarningMessage(msg, "Review Settings", "Approve These Settings").then(async (pick) => {
+      if (pick === "Review Settings") void vscode.commands.executeCommand("workbench.action.openWorkspaceSettingsFile");
+      if (pick === "Approve These Settings") {
+        try {
+          await this.approveValues(digest);
+        } catch (e) {
+          void vscode.window.showErrorMessage(`ACP Bridge: not approved: ${(e as Error).message}`);
+        }
+      }
+    });
+  }
+
   /** Approves the version with this digest; a file changed since is refused by the bridge (and reported again). */
   async approveVersion(digest: string): Promise<void> {
     try {

@@ -7,7 +7,8 @@
 // Two agents are configured (the demo agent as "demo" and as "helper"), and
 // a deny rule Bash(rm *) in the user settings.
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Workbench, allCards, pendingCards, send, toolCardOf, turnDone } from "./workbench.mjs";
@@ -248,5 +249,89 @@ test("Bypass permissions when the settings cannot be written: an error with a ch
     });
   } finally {
     writeFileSync(machine, original);
+  }
+});
+
+test("an .acp-bridge.yaml that appears in the trusted workspace (what an agent can create) waits for approval: its allow rule asks until this version is approved", async () => {
+  const wsFile = join(wb.cs.ws, ".acp-bridge.yaml");
+  const content = 'permissions:\n  allow: ["Bash(go test *)"]\n';
+  const digest = "sha256:" + createHash("sha256").update(content).digest("hex");
+  const pins = join(wb.cs.home, ".config", "acp-bridge", "approved-workspace-files.json");
+  try {
+    await wb.step("workspace-file-approval", async () => {
+      f = await wb.chatFrame();
+      if ((await f.locator("#mode-select").inputValue()) !== "default") await setMode("default");
+      assert.match(readFileSync(pins, "utf8"), /"digest": "absent"/, "the first trusted start pinned that there was no file");
+      writeFileSync(wsFile, content);
+      const toast = wb.page.locator(".notifications-toasts .notification-toast", { hasText: "not the version approved" }).first();
+      await toast.waitFor({ timeout: 20_000 });
+      assert.match(await toast.innerText(), /permissions\.allow/);
+      for (const name of ["Review File", "Approve This Version"]) await toast.getByRole("button", { name }).waitFor();
+      await wb.shot("workspace-file-pending");
+      // Not approved: the file's allow rule does not apply, the call asks.
+      const before = await allCards(f).count();
+      await send(f, "only:test");
+      const card = allCards(f).nth(before);
+      await card.locator("button.opt").first().waitFor({ timeout: 30_000 });
+      await card.getByRole("button", { name: "Deny", exact: true }).click();
+      await card.locator(".outcome").waitFor({ timeout: 15_000 });
+      await turnDone(f);
+      // The command opens the file and asks in a modal; approving pins exactly this version.
+      await wb.runCommand("ACP Bridge: Approve Workspace Settings");
+      const dialog = wb.page.locator(".monaco-dialog-box");
+      await dialog.waitFor({ timeout: 15_000 });
+      assert.match(await dialog.innerText(), /Approve this version of .*\.acp-bridge\.yaml/);
+      await wb.page.locator(".tab", { hasText: ".acp-bridge.yaml" }).first().waitFor({ timeout: 10_000 });
+      await dialog.getByRole("button", { name: "Approve This Version" }).click();
+      assert.ok(await wb.until(() => readFileSync(pins, "utf8").includes(digest)), `${digest} pinned in ${pins}`);
+      f = await wb.chatFrame();
+      const cards = await allCards(f).count();
+      await turn("only:test");
+      assert.equal(await allCards(f).count(), cards, "approved: the allow rule decides, no card");
+      const tool = f.locator(".card.tool", { hasText: "go test" }).last();
+      await tool.locator(".verdict").waitFor({ timeout: 10_000 });
+      assert.match(await tool.locator(".verdict").innerText(), /rule Bash\(go test \*\)/);
+      await wb.shot("workspace-file-approved");
+    });
+  } finally {
+    rmSync(wsFile, { force: true });
+  }
+});
+
+test("acpBridge.* settings that appear in the trusted workspace's .vscode/settings.json wait for approval the same way", async () => {
+  const vsDir = join(wb.cs.ws, ".vscode");
+  const vsFile = join(vsDir, "settings.json");
+  try {
+    await wb.step("workspace-values-approval", async () => {
+      f = await wb.chatFrame();
+      if ((await f.locator("#mode-select").inputValue()) !== "default") await setMode("default");
+      mkdirSync(vsDir, { recursive: true });
+      writeFileSync(vsFile, JSON.stringify({ "acpBridge.permissions": { allow: ["Bash(go test *)"] } }, null, 2));
+      const toast = wb.page.locator(".notifications-toasts .notification-toast", { hasText: "acpBridge.* settings (.vscode/settings.json) are not the version approved" }).first();
+      await toast.waitFor({ timeout: 20_000 });
+      for (const name of ["Review Settings", "Approve These Settings"]) await toast.getByRole("button", { name }).waitFor();
+      await wb.shot("workspace-values-pending");
+      const before = await allCards(f).count();
+      await send(f, "only:test");
+      const card = allCards(f).nth(before);
+      await card.locator("button.opt").first().waitFor({ timeout: 30_000 });
+      await card.getByRole("button", { name: "Deny", exact: true }).click();
+      await card.locator(".outcome").waitFor({ timeout: 15_000 });
+      await turnDone(f);
+      await wb.runCommand("ACP Bridge: Approve Workspace Settings");
+      const dialog = wb.page.locator(".monaco-dialog-box");
+      await dialog.waitFor({ timeout: 15_000 });
+      assert.match(await dialog.innerText(), /Approve this workspace's acpBridge\.\* settings/);
+      await dialog.getByRole("button", { name: "Approve These Settings" }).click();
+      f = await wb.chatFrame();
+      const cards = await allCards(f).count();
+      await turn("only:test");
+      assert.equal(await allCards(f).count(), cards, "approved: the allow rule decides, no card");
+      const tool = f.locator(".card.tool", { hasText: "go test" }).last();
+      await tool.locator(".verdict").waitFor({ timeout: 10_000 });
+      assert.match(await tool.locator(".verdict").innerText(), /rule Bash\(go test \*\)/);
+    });
+  } finally {
+    rmSync(vsDir, { recursive: true, force: true });
   }
 });

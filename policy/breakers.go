@@ -1020,7 +1020,7 @@ var findWriters = map[string]bool{"sed": true, "perl": true, "ruby": true, "awk"
 
 // protectedNames are the file names a protected file can have (for
 // matching find's -name filters); the basenames of the probes are added.
-var protectedNames = []string{"config", "authorized_keys", "authorized_keys2", "settings.json", "tasks.json",
+var protectedNames = []string{"config", "authorized_keys", "authorized_keys2", "settings.json", "tasks.json", "launch.json",
 	"settings.local.json", "trustedFolders.json", "config.toml", "config.yaml", "config.json", "x.code-workspace",
 	"pre-commit", "post-checkout", "pre-push", "post-merge", "commit-msg", "pre-rebase", "post-commit",
 	"prepare-commit-msg", "fsmonitor-watchman", "rc", "environment", "profile"}

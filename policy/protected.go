@@ -33,6 +33,7 @@ var anywhereRules = []protRule{
 	{segs: []string{".acp-bridge.toml"}, what: "the protected policy file"},
 	{segs: []string{".vscode", "settings.json"}, what: "VS Code's workspace settings"},
 	{segs: []string{".vscode", "tasks.json"}, what: "VS Code's workspace tasks (they can run on folder open)"},
+	{segs: []string{".vscode", "launch.json"}, what: "VS Code's launch configurations (they run programs and tasks)"},
 	{segs: []string{"*.code-workspace"}, what: "a VS Code workspace file", probe: "x.code-workspace"},
 	{segs: []string{"User", "settings.json"}, what: "VS Code's user settings"},
 	{segs: []string{".claude", "settings.json"}, what: "Claude Code's settings"},

@@ -109,7 +109,7 @@ type Path struct {
 // configuration that runs code. docs/sandbox.md explains the list.
 var ProtectedNames = []string{
 	".acp-bridge.yaml", ".acp-bridge.yml", ".acp-bridge.json", ".acp-bridge.toml",
-	".vscode/settings.json", ".vscode/tasks.json",
+	".vscode/settings.json", ".vscode/tasks.json", ".vscode/launch.json",
 	".claude/settings.json", ".claude/settings.local.json",
 	".gemini", ".codex", ".qwen", ".opencode", "opencode.json", "opencode.jsonc",
 	".git/config", ".git/hooks",

@@ -553,7 +553,9 @@ test("Restart Bridge with a turn running asks first; after it the old cards keep
     await dialog.getByRole("button", { name: "Restart and Stop Them" }).click();
     const old = frame.locator(`.card.approval[data-approval-id="${oldId}"]`);
     await old.locator(".outcome").waitFor({ timeout: 30_000 });
-    assert.match(await old.locator(".outcome").innerText(), /bridge shut down|Expired/);
+    // Closed, never left pending: "Stop Them" cancels the turn first, so the card may close as cancelled
+    // (the turn's cancel reached the bridge before its shutdown: seen in a CI rehearsal) or as expired.
+    assert.match(await old.locator(".outcome").innerText(), /bridge shut down|Expired|^Cancelled/);
     const oldToolEl = frame.locator(`[data-item-id="${oldToolItem}"]`);
     await frame.locator(`[data-item-id="${oldToolItem}"].status-expired, [data-item-id="${oldToolItem}"] .status-expired`).first().waitFor({ timeout: 15_000 });
     await frame.locator(".notice", { hasText: "The bridge was restarted" }).first().waitFor({ timeout: 10_000 });

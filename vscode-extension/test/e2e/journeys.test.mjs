@@ -289,8 +289,9 @@ test("an .acp-bridge.yaml that appears in the trusted workspace (what an agent c
       await turn("only:test");
       assert.equal(await allCards(f).count(), cards, "approved: the allow rule decides, no card");
       const tool = f.locator(".card.tool", { hasText: "go test" }).last();
-      await tool.locator(".verdict").waitFor({ timeout: 10_000 });
-      assert.match(await tool.locator(".verdict").innerText(), /rule Bash\(go test \*\)/);
+      // An allow verdict is in the card, folded away with its details: read its text, not what is painted.
+      await tool.locator(".verdict.allow").waitFor({ state: "attached", timeout: 10_000 });
+      assert.match(await tool.locator(".verdict.allow").textContent(), /rule Bash\(go test \*\)/);
       await wb.shot("workspace-file-approved");
     });
   } finally {
@@ -328,8 +329,9 @@ test("acpBridge.* settings that appear in the trusted workspace's .vscode/settin
       await turn("only:test");
       assert.equal(await allCards(f).count(), cards, "approved: the allow rule decides, no card");
       const tool = f.locator(".card.tool", { hasText: "go test" }).last();
-      await tool.locator(".verdict").waitFor({ timeout: 10_000 });
-      assert.match(await tool.locator(".verdict").innerText(), /rule Bash\(go test \*\)/);
+      // An allow verdict is in the card, folded away with its details: read its text, not what is painted.
+      await tool.locator(".verdict.allow").waitFor({ state: "attached", timeout: 10_000 });
+      assert.match(await tool.locator(".verdict.allow").textContent(), /rule Bash\(go test \*\)/);
     });
   } finally {
     rmSync(vsDir, { recursive: true, force: true });

@@ -176,6 +176,27 @@ func looksLikeBridgeLog(head []byte) (bool, string) {
 	return false, "its content is not the bridge's log (lines starting with a time and a tab); the log file must be a file of its own"
 }
 
+// toolSettings opens the logger (warn unless --log-level) and the settings
+// of a one-shot subcommand named name. code >= 0 means exit with it (the
+// error was printed); otherwise done closes both.
+func toolSettings(c *common, name string, stderr io.Writer) (log *zap.Logger, store *settings.Store, ws string, done func(), code int) {
+	if c.logLevel == "" {
+		c.logLevel = "warn"
+	}
+	log, closeLog, err := newLogger(c.logLevel, c.logFile, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "acp-bridge %s: %v\n", name, err)
+		return nil, nil, "", nil, 2
+	}
+	store, ws, err = loadSettings(c, log)
+	if err != nil {
+		closeLog()
+		fmt.Fprintf(stderr, "acp-bridge %s: broken settings:\n%v\n", name, err)
+		return nil, nil, "", nil, 2
+	}
+	return log, store, ws, func() { _ = store.Close(); closeLog() }, -1
+}
+
 // loadSettings loads the layered settings; errors name file and key.
 func loadSettings(c *common, log *zap.Logger) (*settings.Store, string, error) {
 	ws := c.workspace
@@ -458,21 +479,11 @@ func agentsCmd(args []string, stdout, stderr io.Writer) int {
 	if code := parse(fs, args); code >= 0 {
 		return code
 	}
-	if c.logLevel == "" {
-		c.logLevel = "warn"
+	log, store, ws, done, code := toolSettings(&c, "agents", stderr)
+	if code >= 0 {
+		return code
 	}
-	log, closeLog, err := newLogger(c.logLevel, c.logFile, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "acp-bridge agents: %v\n", err)
-		return 2
-	}
-	defer closeLog()
-	store, ws, err := loadSettings(&c, log)
-	if err != nil {
-		fmt.Fprintf(stderr, "acp-bridge agents: broken settings:\n%v\n", err)
-		return 2
-	}
-	defer store.Close()
+	defer done()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	snap := store.Snapshot()

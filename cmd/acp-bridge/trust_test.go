@@ -400,3 +400,44 @@ func TestLogFileOnlyItsOwn(t *testing.T) {
 		t.Fatalf(".bashrc changed: %q", data)
 	}
 }
+
+// TestWorkspaceApproveCommand: `acp-bridge workspace` on the command line.
+// status before any trust says nothing is pinned; approve with another
+// version's digest fails and pins nothing; approve with no digest prints the
+// file it approves; status then says this version is approved; bad
+// subcommands exit 2.
+func TestWorkspaceApproveCommand(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	content := "permissions:\n  allow: [\"Bash(make)\"]\n"
+	if err := os.WriteFile(filepath.Join(ws, ".acp-bridge.yaml"), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) (string, int) {
+		cmd := exec.Command(binPath, append([]string{"workspace"}, args...)...)
+		cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
+		cmd.Dir = ws
+		out, _ := cmd.CombinedOutput()
+		return string(out), cmd.ProcessState.ExitCode()
+	}
+	if out, code := run("status"); code != 0 || !strings.Contains(out, "approved: none yet") {
+		t.Fatalf("status before trust: %d\n%s", code, out)
+	}
+	if out, code := run("approve", "--digest", "sha256:00"); code != 1 || !strings.Contains(out, "not the version you approved") {
+		t.Fatalf("approve another version: %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".config", "acp-bridge", "approved-workspace-files.json")); !os.IsNotExist(err) {
+		t.Fatalf("a refused approval pinned something: %v", err)
+	}
+	out, code := run("approve")
+	if code != 0 || !strings.Contains(out, content) || !strings.Contains(out, "approved ") {
+		t.Fatalf("approve: %d\n%s", code, out)
+	}
+	if out, code := run("status"); code != 0 || !strings.Contains(out, "(this version)") {
+		t.Fatalf("status after approve: %d\n%s", code, out)
+	}
+	for _, args := range [][]string{{}, {"frob"}} {
+		if out, code := run(args...); code != 2 || !strings.Contains(out, "acp-bridge workspace") {
+			t.Errorf("workspace %v: %d\n%s", args, code, out)
+		}
+	}
+}

@@ -46,23 +46,13 @@ func workspaceCmd(args []string, stdout, stderr io.Writer) int {
 	if code := parse(fs, args); code >= 0 {
 		return code
 	}
-	if c.logLevel == "" {
-		c.logLevel = "warn"
-	}
-	log, closeLog, err := newLogger(c.logLevel, c.logFile, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "acp-bridge workspace: %v\n", err)
-		return 2
-	}
-	defer closeLog()
 	// Loaded untrusted: reading the settings pins nothing; approve pins.
 	c.trustWorkspace = false
-	store, _, err := loadSettings(&c, log)
-	if err != nil {
-		fmt.Fprintf(stderr, "acp-bridge workspace: broken settings:\n%v\n", err)
-		return 2
+	_, store, _, done, code := toolSettings(&c, "workspace", stderr)
+	if code >= 0 {
+		return code
 	}
-	defer store.Close()
+	defer done()
 	file, cur, err := store.WorkspaceFileDigest()
 	if err != nil {
 		fmt.Fprintf(stderr, "acp-bridge workspace: %v\n", err)

@@ -252,6 +252,29 @@ test("Bypass permissions when the settings cannot be written: an error with a ch
   }
 });
 
+/** Sends text; the call asks (a card), and the person denies it. */
+async function asksThenDeny(text) {
+  const before = await allCards(f).count();
+  await send(f, text);
+  const card = allCards(f).nth(before);
+  await card.locator("button.opt").first().waitFor({ timeout: 30_000 });
+  await card.getByRole("button", { name: "Deny", exact: true }).click();
+  await card.locator(".outcome").waitFor({ timeout: 15_000 });
+  await turnDone(f);
+}
+
+/** Sends text; no card, and the tool card's verdict names the allow rule. */
+async function allowedByRule(text, toolText, rule) {
+  f = await wb.chatFrame();
+  const cards = await allCards(f).count();
+  await turn(text);
+  assert.equal(await allCards(f).count(), cards, "the allow rule decides, no card");
+  const tool = f.locator(".card.tool", { hasText: toolText }).last();
+  // An allow verdict is in the card, folded away with its details: read its text, not what is painted.
+  await tool.locator(".verdict.allow").waitFor({ state: "attached", timeout: 10_000 });
+  assert.match(await tool.locator(".verdict.allow").textContent(), rule);
+}
+
 test("an .acp-bridge.yaml that appears in the trusted workspace (what an agent can create) waits for approval: its allow rule asks until this version is approved", async () => {
   const wsFile = join(wb.cs.ws, ".acp-bridge.yaml");
   const content = 'permissions:\n  allow: ["Bash(go test *)"]\n';
@@ -269,13 +292,7 @@ test("an .acp-bridge.yaml that appears in the trusted workspace (what an agent c
       for (const name of ["Review File", "Approve This Version"]) await toast.getByRole("button", { name }).waitFor();
       await wb.shot("workspace-file-pending");
       // Not approved: the file's allow rule does not apply, the call asks.
-      const before = await allCards(f).count();
-      await send(f, "only:test");
-      const card = allCards(f).nth(before);
-      await card.locator("button.opt").first().waitFor({ timeout: 30_000 });
-      await card.getByRole("button", { name: "Deny", exact: true }).click();
-      await card.locator(".outcome").waitFor({ timeout: 15_000 });
-      await turnDone(f);
+      await asksThenDeny("only:test");
       // The command opens the file and asks in a modal; approving pins exactly this version.
       await wb.runCommand("ACP Bridge: Approve Workspace Settings");
       const dialog = wb.page.locator(".monaco-dialog-box");
@@ -284,14 +301,7 @@ test("an .acp-bridge.yaml that appears in the trusted workspace (what an agent c
       await wb.page.locator(".tab", { hasText: ".acp-bridge.yaml" }).first().waitFor({ timeout: 10_000 });
       await dialog.getByRole("button", { name: "Approve This Version" }).click();
       assert.ok(await wb.until(() => readFileSync(pins, "utf8").includes(digest)), `${digest} pinned in ${pins}`);
-      f = await wb.chatFrame();
-      const cards = await allCards(f).count();
-      await turn("only:test");
-      assert.equal(await allCards(f).count(), cards, "approved: the allow rule decides, no card");
-      const tool = f.locator(".card.tool", { hasText: "go test" }).last();
-      // An allow verdict is in the card, folded away with its details: read its text, not what is painted.
-      await tool.locator(".verdict.allow").waitFor({ state: "attached", timeout: 10_000 });
-      assert.match(await tool.locator(".verdict.allow").textContent(), /rule Bash\(go test \*\)/);
+      await allowedByRule("only:test", "go test", /rule Bash\(go test \*\)/);
       await wb.shot("workspace-file-approved");
     });
   } finally {
@@ -312,26 +322,13 @@ test("acpBridge.* settings that appear in the trusted workspace's .vscode/settin
       await toast.waitFor({ timeout: 20_000 });
       for (const name of ["Review Settings", "Approve These Settings"]) await toast.getByRole("button", { name }).waitFor();
       await wb.shot("workspace-values-pending");
-      const before = await allCards(f).count();
-      await send(f, "only:test");
-      const card = allCards(f).nth(before);
-      await card.locator("button.opt").first().waitFor({ timeout: 30_000 });
-      await card.getByRole("button", { name: "Deny", exact: true }).click();
-      await card.locator(".outcome").waitFor({ timeout: 15_000 });
-      await turnDone(f);
+      await asksThenDeny("only:test");
       await wb.runCommand("ACP Bridge: Approve Workspace Settings");
       const dialog = wb.page.locator(".monaco-dialog-box");
       await dialog.waitFor({ timeout: 15_000 });
       assert.match(await dialog.innerText(), /Approve this workspace's acpBridge\.\* settings/);
       await dialog.getByRole("button", { name: "Approve These Settings" }).click();
-      f = await wb.chatFrame();
-      const cards = await allCards(f).count();
-      await turn("only:test");
-      assert.equal(await allCards(f).count(), cards, "approved: the allow rule decides, no card");
-      const tool = f.locator(".card.tool", { hasText: "go test" }).last();
-      // An allow verdict is in the card, folded away with its details: read its text, not what is painted.
-      await tool.locator(".verdict.allow").waitFor({ state: "attached", timeout: 10_000 });
-      assert.match(await tool.locator(".verdict.allow").textContent(), /rule Bash\(go test \*\)/);
+      await allowedByRule("only:test", "go test", /rule Bash\(go test \*\)/);
     });
   } finally {
     rmSync(vsDir, { recursive: true, force: true });

@@ -516,6 +516,7 @@ func (b *Bridge) prompt(ctx context.Context, params json.RawMessage) (any, error
 	var res json.RawMessage
 	err = pending.Wait(ctx, &res)
 	cancelled := s.endTurn(t)
+	b.noticeCreated(s)
 	if err != nil {
 		return nil, s.agent.callError(acp.MethodSessionPrompt, err)
 	}

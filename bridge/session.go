@@ -42,6 +42,8 @@ type session struct {
 	cancelled bool
 	// unasked: the tool calls asked about or judged as run unasked (unasked.go).
 	unasked unaskedState
+	// created: protected paths missing at the start, checked after each turn (created.go).
+	created *createdWatch
 }
 
 // turn is one session/prompt in flight.
@@ -64,8 +66,9 @@ func newSession(id string, a *agentRT, childID string, gen int, cwd string, addD
 	idQuote, _ := json.Marshal(id)
 	return &session{
 		id: id, idQuote: idQuote, agent: a, childID: childID, gen: gen, cwd: cwd, addDirs: addDirs,
-		cache: profiles.NewToolCallCache(1024),
-		turns: map[*turn]struct{}{},
+		cache:   profiles.NewToolCallCache(1024),
+		turns:   map[*turn]struct{}{},
+		created: newCreatedWatch(append([]string{cwd}, addDirs...)...),
 	}
 }
 

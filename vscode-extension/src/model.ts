@@ -247,6 +247,14 @@ export class ChatStore {
       case "agent_thought_chunk": {
         const text = contentText(update["content"]);
         if (!text) return;
+        // The bridge's own word (_meta["acp-bridge"].notice: workspaceTrust, unaskedDenied,
+        // protectedCreated, ...): a notice of its own, never glued to the agent's message.
+        const notice = str(bridgeMeta(update)["notice"]);
+        if (kind === "agent_message_chunk" && notice) {
+          this.put(c, { kind: "notice", id: this.newId(c, "n"), text: text.replace(/^acp-bridge: /, "").trim(), level: notice === "childMode" ? "info" : "warn" });
+          c.streaming = undefined;
+          return;
+        }
         const k = kind === "agent_message_chunk" ? "agent" : "thought";
         const messageId = str(update["messageId"]);
         const s = c.streaming;

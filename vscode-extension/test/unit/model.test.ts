@@ -57,6 +57,24 @@ test("agent message chunks stream into one item; a tool call ends the stream", (
   assert.equal(items().at(-1)!.kind, "thought");
 });
 
+test("the bridge's notices (_meta[\"acp-bridge\"].notice) are notices of their own, never glued to the agent's streaming message", () => {
+  const { store, items } = setup();
+  const chunk = (text: string, meta?: object) =>
+    store.applySessionUpdate("s1", { sessionUpdate: "agent_message_chunk", content: { type: "text", text }, ...(meta ? { _meta: meta } : {}) });
+  chunk("Done.");
+  chunk("acp-bridge: these files did not exist when this session started: /w/.vscode/tasks.json\n", { "acp-bridge": { notice: "protectedCreated", paths: ["/w/.vscode/tasks.json"] } });
+  chunk("Next.");
+  chunk("other meta is an agent's", { other: { notice: "x" } });
+  assert.deepEqual(
+    items().map((i) => [i.kind, "text" in i ? i.text : "", "level" in i ? i.level : ""]),
+    [
+      ["agent", "Done.", ""],
+      ["notice", "these files did not exist when this session started: /w/.vscode/tasks.json", "warn"],
+      ["agent", "Next.other meta is an agent's", ""],
+    ],
+  );
+});
+
 test("tool_call then tool_call_update upsert one card; fields present replace", () => {
   const { store, items } = setup();
   store.applySessionUpdate("s1", { sessionUpdate: "tool_call", toolCallId: "t1", title: "Edit main.go", kind: "edit", status: "pending" });

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"go.uber.org/zap"
@@ -87,6 +88,10 @@ func readApprovals(path string) (map[string]approvalRecord, error) {
 		return map[string]approvalRecord{}, nil
 	}
 	data, exists, err := readOptional(path)
+	if errors.Is(err, syscall.ENOTDIR) {
+		// A parent is a regular file: the pins file cannot exist, so there are none.
+		exists, err = false, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}

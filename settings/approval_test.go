@@ -246,3 +246,22 @@ func TestApprovalsKeepOtherWorkspaces(t *testing.T) {
 		t.Fatalf("pins = %+v", m)
 	}
 }
+
+// TestApprovalsUnderAFile: a regular file where the user config directory
+// should be means there can be no pins: first trust applies the file (the
+// pin is kept for this run only, as it cannot be saved).
+func TestApprovalsUnderAFile(t *testing.T) {
+	e := newEnv(t)
+	if err := os.RemoveAll(e.userDir); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, e.userDir, "not a directory\n")
+	writeFile(t, e.wsFile(), "permissions:\n  allow: [\"Bash(make)\"]\n")
+	s := e.mustLoad()
+	if !hasRule(s.Snapshot().Rules, "allow", "Bash(make)") || s.Snapshot().WorkspaceTrust.Pending != nil {
+		t.Fatalf("rules %q, pending %+v", ruleTexts(s.Snapshot().Rules), s.Snapshot().WorkspaceTrust.Pending)
+	}
+	if got := readFile(t, e.userDir); got != "not a directory\n" {
+		t.Fatalf("the file in the way was changed: %q", got)
+	}
+}

@@ -294,17 +294,40 @@ function itemEl(id: string): HTMLElement | undefined {
  * (div.md-part, about PART_CHARS of HTML each, skipped by layout and paint while
  * off screen); the unfinished tail follows the parts and is redrawn per frame.
  */
-const liveMd = new WeakMap<HTMLElement, { md: IncrementalMarkdown; parts: number; part?: HTMLElement; partSize: number }>();
+const liveMd = new WeakMap<HTMLElement, { md: IncrementalMarkdown; parts: number; part?: HTMLElement; partSize: number; shown: number; paints: number }>();
 const PART_CHARS = 16_000;
+/**
+ * At most this much more of a message's source is painted per frame: the browser's
+ * style, layout and HTML parsing of what a paint inserts are outside the frame's
+ * script budget, so a message that arrived faster than it was painted (the start
+ * of a fast stream, a long message on reload) is shown over a few frames instead
+ * of in one long task. 24 KB per frame is over a megabyte a second.
+ */
+const STEP_CHARS = 24_000;
 
-/** Paints markdown into body; called again with the grown text, it appends finished blocks and redraws only the tail. */
-function paintMarkdown(body: HTMLElement, text: string): void {
+/**
+ * Paints markdown into body; called again with the grown text, it appends finished
+ * blocks and redraws only the tail. It paints at most STEP_CHARS more of the text
+ * (cut after a line where it can) and returns true when more is left for a later frame.
+ */
+function paintMarkdown(body: HTMLElement, text: string): boolean {
   let s = liveMd.get(body);
   if (!s) {
-    s = { md: new IncrementalMarkdown(), parts: 0, partSize: 0 };
+    s = { md: new IncrementalMarkdown(), parts: 0, partSize: 0, shown: 0, paints: 0 };
     liveMd.set(body, s);
   }
-  const { commit, tail } = s.md.update(text); // HTML from markdown-it with html: false
+  let upto = text.length;
+  // The first paints of a message are smaller (2 KB, doubling): its first layout and the
+  // first style of its kinds of blocks cost most.
+  const step = Math.min(STEP_CHARS, 2000 * 2 ** s.paints);
+  s.paints++;
+  if (upto - s.shown > step) {
+    const nl = text.lastIndexOf("\n", s.shown + step);
+    upto = nl > s.shown ? nl + 1 : s.shown + step;
+    if (/[\uD800-\uDBFF]/.test(text[upto - 1])) upto++; // never split a surrogate pair
+  }
+  s.shown = upto;
+  const { commit, tail } = s.md.update(upto === text.length ? text : text.slice(0, upto)); // HTML from markdown-it with html: false
   while (body.childNodes.length > s.parts) body.lastChild!.remove();
   if (commit) {
     if (!s.part || s.partSize > PART_CHARS) {
@@ -317,6 +340,12 @@ function paintMarkdown(body: HTMLElement, text: string): void {
     s.partSize += commit.length;
   }
   if (tail) body.insertAdjacentHTML("beforeend", tail);
+  return upto < text.length;
+}
+
+/** A message painted only in part (paintMarkdown): the rest is painted in the next frames. */
+function paintRestLater(itemId: string): void {
+  if (st.active) markDirty(st.active, itemId, false);
 }
 
 function renderItemInner(item: ChatItem): HTMLElement {
@@ -325,12 +354,12 @@ function renderItemInner(item: ChatItem): HTMLElement {
       return h("div", { class: "msg user" }, h("div", { class: "who" }, icon("account"), " You"), h("div", { class: "text" }, item.text));
     case "agent": {
       const body = h("div", { class: "markdown" });
-      paintMarkdown(body, item.text);
+      if (paintMarkdown(body, item.text)) paintRestLater(item.id);
       return h("div", { class: "msg agent" }, body);
     }
     case "thought": {
       const body = h("div", { class: "markdown" });
-      paintMarkdown(body, item.text);
+      if (paintMarkdown(body, item.text)) paintRestLater(item.id);
       return h("details", { class: "thought" }, h("summary", {}, icon("lightbulb"), " Thinking"), body);
     }
     case "tool":
@@ -615,7 +644,8 @@ function flushStreaming(): void {
   const start = performance.now();
   const atBottom = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 40;
   let added = false;
-  for (const [itemId, d] of dirty) {
+  // A copy: what is marked dirty while painting (the rest of a long message) waits for the next frame.
+  for (const [itemId, d] of [...dirty]) {
     if (performance.now() - start > FRAME_BUDGET_MS) break;
     dirty.delete(itemId);
     if (d.chatId !== st.active) continue;
@@ -624,7 +654,7 @@ function flushStreaming(): void {
     const old = itemEl(itemId);
     const body = old?.querySelector<HTMLElement>(".markdown");
     if (old && !d.full && body && liveMd.has(body) && (item.kind === "agent" || item.kind === "thought")) {
-      paintMarkdown(body, item.text);
+      if (paintMarkdown(body, item.text)) paintRestLater(itemId);
       continue;
     }
     const fresh = renderItem(item);

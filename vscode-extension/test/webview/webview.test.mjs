@@ -381,3 +381,31 @@ test("streaming: deltas are appended and rendered in batches, not the whole mess
   const renders = await page.evaluate(() => window.__renders);
   assert.ok(renders >= 1 && renders < n / 10, `${renders} renders for ${n} chunks`);
 });
+
+test("a long message that arrives at once is painted over several frames, a bounded slice each, and then whole", async () => {
+  await open();
+  const lines = [];
+  for (let i = 0; i < 6000; i++) lines.push(`Line ${i} with some *words* and \`code\` in it.`, "");
+  lines.push("**the end**");
+  const text = lines.join("\n"); // about 300 KB of markdown
+  await page.evaluate(() => {
+    window.__growth = [];
+    let last = 0;
+    const tick = () => {
+      const el = document.querySelector(".msg.agent");
+      const n = el ? el.textContent.length : 0;
+      if (n !== last) window.__growth.push(n - last);
+      last = n;
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+  await post(state([{ kind: "agent", id: "a1", text }]));
+  await page.locator(".msg.agent strong", { hasText: "the end" }).waitFor({ timeout: 30_000 });
+  const got = await page.locator(".msg.agent").textContent();
+  assert.match(got, /Line 5999 with some words and code in it\./);
+  assert.equal(got.split("Line ").length - 1, 6000, "every line, once");
+  const growth = await page.evaluate(() => window.__growth);
+  assert.ok(growth.length >= 8, `painted over ${growth.length} frames`);
+  assert.ok(Math.max(...growth) <= 30_000, `at most a step per frame: ${Math.max(...growth)} characters`);
+});

@@ -7,7 +7,7 @@ import { AuditView, openRawAuditLog } from "./auditView";
 import { ChatViewProvider, PANEL_VIEW_ID, VIEW_ID } from "./chatView";
 import { Ctx } from "./ctx";
 import { DiffDocuments } from "./diffEditor";
-import { ChatEditorPanel, Surfaces } from "./surfaces";
+import { ChatEditorPanel, EDITOR_PANEL_TYPE, Surfaces } from "./surfaces";
 import { confirmRestart } from "./lasting";
 import { MODE_LABELS, POLICY_MODES, type PolicyMode } from "./protocol";
 import { listBypasses, listStoredRules, planRevoke, planRevokeBypass } from "./settings";
@@ -46,6 +46,12 @@ export async function activate(ext: vscode.ExtensionContext): Promise<{ ctx: Ctx
   ext.subscriptions.push(vscode.window.registerWebviewViewProvider(VIEW_ID, sideBar), vscode.window.registerWebviewViewProvider(PANEL_VIEW_ID, panelView));
 
   cmd("acpBridge.openChatInEditor", () => editorChat.open());
+  // A chat open in an editor tab comes back after a window reload.
+  ext.subscriptions.push(
+    vscode.window.registerWebviewPanelSerializer(EDITOR_PANEL_TYPE, {
+      deserializeWebviewPanel: async (panel) => editorChat.adopt(panel),
+    }),
+  );
   cmd("acpBridge.approveWorkspaceSettings", async () => {
     const v = c.pendingValues;
     if (v) {

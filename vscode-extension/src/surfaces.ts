@@ -83,6 +83,22 @@ export class ChatEditorPanel implements ChatSurface {
       retainContextWhenHidden: false,
       localResourceRoots: [dist],
     });
+    this.adopt(panel);
+  }
+
+  /**
+   * Serves the chat in panel: one this class created, or one VS Code restores
+   * after a window reload (registerWebviewPanelSerializer in extension.ts). The
+   * page asks the host for the chats when it loads, as after any webview reload.
+   */
+  adopt(panel: vscode.WebviewPanel): void {
+    if (this.panel && this.panel !== panel) {
+      // One chat tab: a second restored one (two were open before a reload) closes.
+      panel.dispose();
+      return;
+    }
+    const dist = vscode.Uri.joinPath(this.extUri, "dist");
+    panel.webview.options = { enableScripts: true, localResourceRoots: [dist] };
     panel.iconPath = vscode.Uri.joinPath(this.extUri, "media", "icon.svg");
     panel.webview.html = renderHtml(panel.webview, dist);
     panel.webview.onDidReceiveMessage((m: WebviewMessage) => {

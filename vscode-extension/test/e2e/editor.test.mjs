@@ -242,3 +242,30 @@ test("fs/write_text_file to a file open with unsaved edits goes through the edit
     await editor.locator(".view-lines", { hasText: "typed, not saved" }).waitFor({ timeout: 10_000 });
   });
 });
+
+test("a chat open in an editor tab comes back after a window reload, with its chats", async () => {
+  await step("editor-tab-reload", async () => {
+    // Save what the undo left unsaved, so the reload asks nothing.
+    await page.keyboard.press("Control+S");
+    await runCommand("ACP Bridge: Open Chat in Editor");
+    const tab = page.locator(".tabs-container .tab", { hasText: "ACP Bridge Chat" });
+    await tab.waitFor({ timeout: 15_000 });
+    let f = await frameWith("#composer-input");
+    await f.locator(".tab").first().waitFor({ timeout: 15_000 });
+    const before = await f.locator(".tab-title").allInnerTexts();
+    await runCommand("Developer: Reload Window");
+    await page.waitForTimeout(2000);
+    await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+    await tab.waitFor({ timeout: 30_000 });
+    await tab.click();
+    f = await frameWith("#composer-input", 60_000);
+    // The restored tab is served: it shows the chats kept across the reload, and the bridge runs.
+    await f.locator(".tab").first().waitFor({ timeout: 30_000 });
+    await waitBridgeRunning(f);
+    await wb.until(async () => (await f.locator(".tab-title").count()) >= before.length);
+    assert.deepEqual(await f.locator(".tab-title").allInnerTexts(), before, "the same chats after the reload");
+    await f.locator(".tab-main", { hasText: /^demo/ }).first().click(); // the demo chat of the earlier tests
+    await f.locator(".msg.user", { hasText: "only:read explain this" }).first().waitFor({ timeout: 15_000 });
+    await shot("editor-tab-reload");
+  });
+});

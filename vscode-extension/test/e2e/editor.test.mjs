@@ -20,9 +20,11 @@ const wb = new Workbench({
   settings: {
     "acpBridge.permissions": { deny: ["Read(./secret.txt)"] },
     "files.autoSave": "off", // unsaved edits stay unsaved (the fs/write_text_file test)
-    // A tiny agent that writes files through fs/write_text_file (acceptEdits: no card for a workspace edit).
-    "acpBridge.agents": { writer: { command: "node", args: [join(EXT_DIR, "test", "e2e", "writer-agent.cjs")], mode: "acceptEdits" } },
   },
+  // A tiny agent that writes files through fs/write_text_file (acceptEdits: no card for a workspace edit).
+  // acpBridge.agents is machine-scoped: in a remote window (code-server) it belongs in the remote machine's
+  // settings; from the user settings it was missing from the agent list in one CI rehearsal.
+  machineSettings: { "acpBridge.agents": { writer: { command: "node", args: [join(EXT_DIR, "test", "e2e", "writer-agent.cjs")], mode: "acceptEdits" } } },
   prepare(cs) {
     // The demo's edit replaces fmt.Println("helo") in main.go: put it there, so the diff is the file on disk.
     writeFileSync(join(cs.ws, "main.go"), 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println("helo")\n}\n');

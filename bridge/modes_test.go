@@ -346,7 +346,10 @@ func TestChildSwitchingItselfIsPutBack(t *testing.T) {
 		t.Fatalf("prompt: %q %v", stop, err)
 	}
 	got := waitChildMode(t, report, child, "default")
-	if !slices.Equal(got, []string{"default", "acceptEdits (by itself)", "default"}) {
+	// The child reports its switch twice (current_mode_update and config_option_update); when the
+	// first put-back is done before the second report is read, the bridge puts it back again:
+	// harmless, and seen in a CI rehearsal. What holds: it is put back, and never left elsewhere.
+	if len(got) < 3 || !slices.Equal(got[:3], []string{"default", "acceptEdits (by itself)", "default"}) || slices.ContainsFunc(got[3:], func(m string) bool { return m != "default" }) {
 		t.Fatalf("child modes = %q", got)
 	}
 	sawOptions := false
@@ -369,8 +372,12 @@ func TestChildSwitchingItselfIsPutBack(t *testing.T) {
 	if !sawOptions {
 		t.Fatal("the child's config_option_update (its model option) was dropped")
 	}
-	if d := aud.decisions(sid); len(d) != 1 || !strings.HasPrefix(d[0], "child-mode-restored: agent claude switched itself to its mode \"acceptEdits\"") {
-		t.Fatalf("audit = %q", d)
+	d := aud.decisions(sid)
+	// One record per put-back: one, or two when the second report was read after the first put-back.
+	if len(d) < 1 || len(d) > 2 || slices.ContainsFunc(d, func(r string) bool {
+		return !strings.HasPrefix(r, "child-mode-restored: agent claude switched itself to its mode \"acceptEdits\"")
+	}) {
+		t.Fatalf("audit = %q (child modes %q)", d, got)
 	}
 	if got := h.mode(sid); got != policy.ModeDefault {
 		t.Fatalf("bridge mode %s", got)

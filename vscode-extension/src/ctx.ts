@@ -340,9 +340,9 @@ export class Ctx implements vscode.Disposable {
     await this.pushSettings();
   }
 
-  readRawSettings(): RawSettings {
+  /** trusted: settingsTrusted(), passed in by a caller that needs it too (it is computed once per read). */
+  readRawSettings(trusted = this.settingsTrusted()): RawSettings {
     const cfg = vscode.workspace.getConfiguration(SECTION);
-    const trusted = this.settingsTrusted();
     const i = <T>(k: string) => {
       const x = cfg.inspect<T>(k);
       return { defaultValue: x?.defaultValue, globalValue: x?.globalValue, workspaceValue: x?.workspaceValue, workspaceFolderValue: x?.workspaceFolderValue };
@@ -361,7 +361,8 @@ export class Ctx implements vscode.Disposable {
   }
 
   bridgeSettings() {
-    return buildBridgeSettings(this.readRawSettings(), this.host.binary?.path, this.settingsTrusted());
+    const trusted = this.settingsTrusted();
+    return buildBridgeSettings(this.readRawSettings(trusted), this.host.binary?.path, trusted);
   }
 
   private refreshAgentsFromSettings(): void {
@@ -425,7 +426,8 @@ export class Ctx implements vscode.Disposable {
     const file = bridgeConfigPath(scope, process.env, os.homedir(), vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
     let edit: SettingsEdit;
     try {
-      edit = planPersist(req, this.readRawSettings(), this.settingsTrusted());
+      const trusted = this.settingsTrusted();
+      edit = planPersist(req, this.readRawSettings(trusted), trusted);
     } catch (e) {
       // By design (workspace trust): the bridge stores it in its own file. Say so.
       this.output.appendLine(`not in VS Code settings: ${what}: ${(e as Error).message}; the bridge stores it in ${file}`);

@@ -45,8 +45,16 @@ rm -rf "$transcripts"
 mkdir -p "$transcripts"
 failed=()
 
+# npm_ci DIR: npm ci in DIR unless its node_modules already matches its
+# lockfile (scripts/prepare.sh may have installed it while the Go tests ran;
+# the same marker as vscode-extension/scripts/setup.sh).
+npm_ci() {
+  if [ -d "$1/node_modules" ] && cmp -s "$1/package-lock.json" "$1/node_modules/.acpb-lock"; then return 0; fi
+  (cd "$1" && npm ci --no-audit --no-fund --loglevel=error) && cp "$1/package-lock.json" "$1/node_modules/.acpb-lock"
+}
+
 echo "== interop: npm ci (interop/ts)"
-(cd interop/ts && npm ci --no-audit --no-fund --loglevel=error) || { echo "interop: npm ci failed" >&2; exit 1; }
+(npm_ci interop/ts) || { echo "interop: npm ci failed" >&2; exit 1; }
 
 echo "== interop: go build ./cmd/acp-bridge"
 bin=$work/acp-bridge
@@ -74,8 +82,8 @@ timed() {
 echo "== interop: npm ci (interop/claude, interop/agents: the real agents)"
 claude_ok=1
 agents_ok=1
-timed "npm ci interop/claude" bash -c 'cd interop/claude && npm ci --no-audit --no-fund --loglevel=error' || { failed+=("npm ci (interop/claude)"); claude_ok=0; }
-timed "npm ci interop/agents" bash -c 'cd interop/agents && npm ci --no-audit --no-fund --loglevel=error' || { failed+=("npm ci (interop/agents)"); agents_ok=0; }
+timed "npm ci interop/claude" npm_ci interop/claude || { failed+=("npm ci (interop/claude)"); claude_ok=0; }
+timed "npm ci interop/agents" npm_ci interop/agents || { failed+=("npm ci (interop/agents)"); agents_ok=0; }
 agent_node=$PWD/interop/agents/node_modules/node/bin/node
 if ! [ -x "$agent_node" ] || ! "$agent_node" --version >/dev/null 2>&1; then
   echo "interop: the pinned Node 24 is not usable; the agents run under $(node --version)" >&2

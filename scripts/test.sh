@@ -20,6 +20,14 @@ if [ "$(uname -s)" = Linux ]; then
   export ACP_BRIDGE_REQUIRE_SANDBOX=1
 fi
 
+# The npm side's installs (Debian chromium, npm packages, the real agents,
+# Node 24 and code-server) mostly wait on the network: they run in the
+# background while Go vets, tests and fuzzes (scripts/prepare.sh).
+prep_log="$(mktemp "${TMPDIR:-/tmp}/acp-prepare.XXXXXX")"
+stamp "background: scripts/prepare.sh (log: $prep_log)"
+t0=$t0 scripts/prepare.sh >"$prep_log" 2>&1 &
+prep_pid=$!
+
 stamp "go vet"
 go vet ./...
 
@@ -31,6 +39,13 @@ if [ -x scripts/fuzz.sh ]; then
   stamp "fuzzing, bounded (${FUZZ_SECONDS:-10}s per target)"
   scripts/fuzz.sh "${FUZZ_SECONDS:-10}"
 fi
+
+stamp "waiting for the background installs"
+if ! wait "$prep_pid"; then
+  tail -60 "$prep_log"
+  echo "scripts/prepare.sh failed (log above; the stages below install what is missing again)" >&2
+fi
+sed 's/^/   prepare: /' "$prep_log" | grep -a '== \[' || true
 
 stamp "interop: acp-go-sdk example agent/client, official TypeScript SDK, ACP JSON schema"
 bash interop/run.sh

@@ -1,5 +1,7 @@
 package acp
 
+import "strings"
+
 // ProtocolVersion is the ACP protocol version the bridge speaks on both sides.
 const ProtocolVersion = 1
 
@@ -26,7 +28,23 @@ const (
 	MethodTerminalWaitForExit = "terminal/wait_for_exit"
 	MethodTerminalKill        = "terminal/kill"
 	MethodTerminalRelease     = "terminal/release"
+	// session/set_model was unstable (older agents still offer models at
+	// session/new and take it); the bridge passes it to the session's agent.
+	MethodSessionSetModel = "session/set_model"
+	// elicitation/create, agent -> client: a question to the person.
+	MethodElicitationCreate = "elicitation/create"
 )
+
+// BridgePrefix starts the bridge's own extension methods.
+const BridgePrefix = "_acp-bridge/"
+
+// IsAgentExtension says whether method is an agent's or an editor's own
+// extension method (ACP: a name that starts with "_"), not the bridge's:
+// the bridge passes those through between an editor and the session's
+// agent, and never lets one pass for its own.
+func IsAgentExtension(method string) bool {
+	return len(method) > 1 && method[0] == '_' && !strings.HasPrefix(method, BridgePrefix)
+}
 
 // MetaKey is the key of the bridge's object inside every _meta it reads or writes.
 const MetaKey = "acp-bridge"

@@ -24,9 +24,12 @@ type FSCapabilities struct {
 
 // ClientCapabilities is what a client advertises in initialize.
 type ClientCapabilities struct {
-	FS       FSCapabilities  `json:"fs"`
-	Terminal bool            `json:"terminal"`
-	Meta     json.RawMessage `json:"_meta,omitempty"`
+	FS       FSCapabilities `json:"fs"`
+	Terminal bool           `json:"terminal"`
+	// Elicitation is passed to every child as the editor offered it: a
+	// question an agent asks is the person's to answer, not a permission.
+	Elicitation json.RawMessage `json:"elicitation,omitempty"`
+	Meta        json.RawMessage `json:"_meta,omitempty"`
 }
 
 // InitializeRequest is the params of initialize.

@@ -324,7 +324,8 @@ func (a *agentRT) start(ctx context.Context, gen int) error {
 		ProtocolVersion: acp.ProtocolVersion,
 		// fs and terminal only when the editor offered them: the bridge
 		// serves them by forwarding, after a policy check.
-		ClientCapabilities: acp.ClientCapabilities{FS: caps.FS, Terminal: caps.Terminal},
+		// elicitation as the editor offered it (passthrough.go).
+		ClientCapabilities: acp.ClientCapabilities{FS: caps.FS, Terminal: caps.Terminal, Elicitation: caps.Elicitation},
 		ClientInfo:         &acp.Implementation{Name: "acp-bridge", Version: a.b.opts.Version},
 	}
 	initTimeout := a.b.opts.InitTimeout

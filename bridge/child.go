@@ -26,6 +26,10 @@ type childHandler struct {
 func (h *childHandler) HandleNotification(ctx context.Context, method string, params json.RawMessage) {
 	a := h.a
 	if method != acp.MethodSessionUpdate {
+		if acp.IsAgentExtension(method) {
+			a.childNotification(ctx, method, params) // passthrough.go
+			return
+		}
 		a.log.Debug("ignored notification from agent", zap.String("method", method))
 		return
 	}
@@ -47,7 +51,12 @@ func (h *childHandler) HandleRequest(ctx context.Context, method string, params 
 		return b.clientOp(ctx, h.a, method, params)
 	case acp.MethodTerminalOutput, acp.MethodTerminalWaitForExit, acp.MethodTerminalKill, acp.MethodTerminalRelease:
 		return b.forwardToEditor(ctx, h.a, method, params)
+	case acp.MethodElicitationCreate:
+		return b.childToEditor(ctx, h.a, method, params)
 	default:
+		if acp.IsAgentExtension(method) {
+			return b.childToEditor(ctx, h.a, method, params)
+		}
 		return nil, acp.MethodNotFound(method)
 	}
 }

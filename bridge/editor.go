@@ -81,6 +81,10 @@ func (h *editorHandler) HandleNotification(ctx context.Context, method string, p
 		b.setWorkspaceTrust(*p.Trusted, method)
 		b.settingsChanged()
 	default:
+		if acp.IsAgentExtension(method) {
+			b.notifyExtension(method, params) // passthrough.go
+			return
+		}
 		b.log.Debug("ignored notification from the editor", zap.String("method", method))
 	}
 }
@@ -152,7 +156,12 @@ func (h *editorHandler) HandleRequest(ctx context.Context, method string, params
 		return b.liveSessions(), nil
 	case acp.MethodWorkspaceApprove:
 		return b.workspaceApprove(params)
+	case acp.MethodSessionSetModel:
+		return b.forwardExtension(ctx, method, params)
 	default:
+		if acp.IsAgentExtension(method) {
+			return b.forwardExtension(ctx, method, params) // passthrough.go
+		}
 		return nil, acp.MethodNotFound(method)
 	}
 }

@@ -129,6 +129,7 @@ type fakeAgent struct {
 	mu       sync.Mutex
 	n        int
 	sessions map[string]*fakeSession
+	notes    []string // extension notifications received ("_fake/...")
 }
 
 type fakeSession struct {
@@ -140,6 +141,13 @@ type fakeSession struct {
 }
 
 func (f *fakeAgent) HandleNotification(_ context.Context, method string, params json.RawMessage) {
+	if strings.HasPrefix(method, "_fake/") {
+		// An extension notification: kept for the "notes?" command.
+		f.mu.Lock()
+		f.notes = append(f.notes, method+" "+string(params))
+		f.mu.Unlock()
+		return
+	}
 	if method != acp.MethodSessionCancel {
 		return
 	}
@@ -219,6 +227,26 @@ func (f *fakeAgent) HandleRequest(ctx context.Context, method string, params jso
 		return f.handleSetConfigOption(params) // fakemodes.go
 	case acp.MethodSessionPrompt:
 		return f.prompt(ctx, params)
+	case acp.MethodSessionSetModel:
+		var p struct {
+			SessionID string `json:"sessionId"`
+			ModelID   string `json:"modelId"`
+		}
+		_ = json.Unmarshal(params, &p)
+		f.mu.Lock()
+		s := f.sessions[p.SessionID]
+		if s != nil {
+			s.model = p.ModelID
+		}
+		f.mu.Unlock()
+		if s == nil {
+			return nil, acp.Errorf(acp.CodeInvalidParams, "unknown session %q", p.SessionID)
+		}
+		f.report("model", p.SessionID+":"+p.ModelID)
+		return map[string]any{}, nil
+	case "_fake/echo":
+		// An agent's own extension method: answers with what it got.
+		return map[string]any{"got": params}, nil
 	}
 	return nil, acp.MethodNotFound(method)
 }

@@ -199,6 +199,16 @@ func (f *fakeAgent) faultCommand(s *fakeSession, fields []string) {
 		default:
 			f.text(s.id, "call=error:"+err.Error())
 		}
+	case "model?":
+		f.mu.Lock()
+		m := s.model
+		f.mu.Unlock()
+		f.text(s.id, "model="+m)
+	case "notes?":
+		f.mu.Lock()
+		n := strings.Join(f.notes, ",")
+		f.mu.Unlock()
+		f.text(s.id, "notes="+n)
 	case "raw":
 		line := strings.Join(fields[1:], " ")
 		f.raw.writeRaw(0, []byte(strings.ReplaceAll(line, "$SID", s.id)+"\n"))

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	stdbytes "bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -77,6 +78,8 @@ func buildAgent(tb testing.TB) string {
 	return out
 }
 
+var seqMark = []byte("#SEQ:")
+
 // BenchmarkInProcessBridge streams through a bridge running in the test
 // process, for profiling the forwarding path:
 //
@@ -94,7 +97,15 @@ func BenchmarkInProcessBridge(b *testing.B) {
 			var n int
 			var bytes int64
 			c, sid := inProcessBridge(b, agent, func(c *Client) {
-				c.OnUpdate = func(line []byte, _ time.Time) { n++; bytes += int64(len(line)) }
+				// The agent's own updates carry a sequence mark; the
+				// bridge's notices (e.g. that this agent offers no
+				// asking mode) are not counted.
+				c.OnUpdate = func(line []byte, _ time.Time) {
+					if stdbytes.Contains(line, seqMark) {
+						n++
+						bytes += int64(len(line))
+					}
+				}
 			})
 			b.SetBytes(int64(tc.size))
 			b.ResetTimer()

@@ -75,6 +75,9 @@ type progDecl struct {
 	// editsWith: edits and tree hold only with one of these options
 	// (gofmt -w, prettier --write).
 	editsWith []string
+	// uncertainWith: with one of these options the reader cannot tell
+	// what the command touches (cp --parents writes a derived path): ask.
+	uncertainWith []string
 	// plainReadsWith: with one of these options, the plain arguments are
 	// files read (git diff --no-index A B).
 	plainReadsWith []string
@@ -164,7 +167,7 @@ func checkDecl(d *progDecl) error {
 	default:
 		return fmt.Errorf("policy: program %q: edits %q is not all, sources, last or first", d.name, d.edits)
 	}
-	if len(d.match) == 0 && len(d.forms) == 0 && d.breaker == nil && d.edits == "" && !d.tree && len(d.writes) == 0 && len(d.reads) == 0 && len(d.programs) == 0 {
+	if len(d.match) == 0 && len(d.forms) == 0 && d.breaker == nil && d.edits == "" && !d.tree && len(d.norm) == 0 && len(d.writes) == 0 && len(d.reads) == 0 && len(d.programs) == 0 {
 		return fmt.Errorf("policy: program %q declares nothing to check", d.name)
 	}
 	for long, short := range d.norm {
@@ -397,6 +400,9 @@ func (a *analyzer) declEffects(sc *subCmd, base string, args []word, ctx walkCtx
 			}
 			break
 		}
+	}
+	if hasDeclOpt(opts, d.uncertainWith) {
+		a.setUncertain(d.name + " writes paths derived from its arguments")
 	}
 	if len(d.editsWith) == 0 || hasDeclOpt(opts, d.editsWith) {
 		a.declEdits(d, sc, plain)

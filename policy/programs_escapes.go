@@ -30,8 +30,8 @@ func init() {
 			escape: backslashBang, escapeOpts: []string{"-c", "--command"}, forms: []string{"psql -c '\\! %s'"},
 			match: []string{"psql -c '\\! rm -rf x'"}},
 		&progDecl{name: "gdb", valued: []string{"-ex", "--ex", "-iex", "-x", "--command", "-p", "--pid"},
-			escape: gdbEscape, escapeOpts: []string{"-ex", "--ex", "-iex"}, forms: []string{"gdb -batch -ex 'shell %s'"},
-			match: []string{"gdb -batch -ex 'shell rm -rf x'"}},
+			escape: gdbEscape, escapeOpts: []string{"-ex", "--ex", "-iex"}, forms: []string{"gdb -ex 'shell %s'"},
+			match: []string{"gdb -ex 'shell rm -rf x'"}},
 		// git subcommands that run shell code.
 		&progDecl{name: "git submodule foreach", codeArgs: true, forms: []string{"git submodule foreach '%s'", "git submodule foreach --recursive '%s'"},
 			match: []string{"git submodule foreach 'rm -rf build'"}, noMatch: []string{"git submodule status"}},

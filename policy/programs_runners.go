@@ -24,9 +24,9 @@ func init() {
 		&progDecl{name: "pipenv run", run: runAfterOpts, forms: rmForms("pipenv run"), match: []string{"pipenv run rm -rf x"}},
 		&progDecl{name: "conda run", aliases: []string{"mamba", "micromamba"}, valued: []string{"-n", "--name", "-p", "--prefix", "--cwd"},
 			run: runAfterOpts, forms: rmForms("conda run -n base"), match: []string{"conda run -n base rm -rf x"}},
-		&progDecl{name: "mise exec", aliases: []string{"rtx"}, valued: []string{"-C", "--cd", "-j", "--jobs"}, run: runAfterDashDash,
+		&progDecl{name: "mise exec", aliases: []string{"rtx"}, valued: []string{"-C", "--cd", "-j", "--jobs"}, run: runAfterDashDash, skip: 1,
 			forms: rmForms("mise exec node@20 --"), match: []string{"mise exec -- rm -rf x"}},
-		&progDecl{name: "mise x", valued: []string{"-C", "--cd"}, run: runAfterDashDash, forms: rmForms("mise x --"),
+		&progDecl{name: "mise x", valued: []string{"-C", "--cd"}, run: runAfterDashDash, skip: 1, forms: rmForms("mise x --"),
 			match: []string{"mise x -- rm -rf x"}},
 		&progDecl{name: "asdf exec", run: runAfterOpts, forms: rmForms("asdf exec"), match: []string{"asdf exec rm -rf x"}},
 		&progDecl{name: "direnv exec", run: runAfterOpts, skip: 1, forms: rmForms("direnv exec ."), match: []string{"direnv exec . rm -rf x"}},
@@ -60,6 +60,17 @@ func init() {
 		&progDecl{name: "go run", valued: goValued, run: runUnknown, skip: 1,
 			writes: goWrites, match: []string{"go run . rm -rf x"}},
 	)
+}
+
+// sudoValued: sudo's options that take a value, short and long; read by
+// the deny reading of flagnorm.go.
+var sudoValued = []string{"-u", "--user", "-g", "--group", "-C", "--close-from", "-D", "--chdir", "-h", "--host", "-p", "--prompt",
+	"-r", "--role", "-t", "--type", "-T", "--command-timeout", "-U", "--other-user", "-R", "--chroot"}
+
+func init() {
+	declare(&progDecl{name: "sudo", valued: sudoValued, norm: map[string]string{"--user": "-u", "--group": "-g"},
+		match: []string{"sudo --user root rm -r -f x", "sudo -u root rm -rf x"}, noMatch: []string{"sudo --user root ls"}},
+		&progDecl{name: "doas", valued: []string{"-u", "-C"}, match: []string{"doas -u root rm -r -f x"}, norm: map[string]string{}})
 }
 
 var dockerExecValued = []string{"--env-file", "-e", "--env", "--env-file", "-u", "--user", "-w", "--workdir", "--detach-keys"}

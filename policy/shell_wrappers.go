@@ -162,7 +162,9 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 		// an allow rule, and every tail of it that starts with a plain word
 		// is checked against deny and ask rules (and breakers), so
 		// `watch -n1 rm -rf x` is still rm.
-		a.addSub(subCmd{text: text, alts: alts, kind: skNeedRule}, ctx)
+		rsc := subCmd{text: text, alts: alts, kind: skNeedRule}
+		a.declEffects(&rsc, base, ws[1:], ctx) // its escapes (gdb -ex 'shell ...')
+		a.addSub(rsc, ctx)
 		inner := ctx
 		inner.gate = true
 		if base == "parallel" || base == "sem" {

@@ -20,6 +20,8 @@ import (
 //     bypassPermissions and under the agent's bypass; denied in dontAsk;
 //     asked or denied in plan.
 //   - want "deny": denied in every mode.
+//   - want "allow": a control (a should-not-match case beside the attacks
+//     of its class): allowed in default and bypassPermissions.
 //
 // A line is an adversarialCase; unknown fields are an error, so a typo
 // cannot make a case vacuous.
@@ -82,8 +84,8 @@ func loadAdversarial(t testing.TB) map[string][]adversarialCase {
 			if err := dec.Decode(&c); err != nil {
 				t.Fatalf("%s:%d: %v", f, n, err)
 			}
-			if c.Tool == "" || (c.Want != Ask && c.Want != Deny) {
-				t.Fatalf("%s:%d: every case needs a tool and want ask or deny", f, n)
+			if c.Tool == "" || (c.Want != Ask && c.Want != Deny && c.Want != Allow) {
+				t.Fatalf("%s:%d: every case needs a tool and want ask, deny or allow (a control)", f, n)
 			}
 			out[filepath.Base(f)] = append(out[filepath.Base(f)], c)
 		}
@@ -111,11 +113,16 @@ func TestAdversarialCorpus(t *testing.T) {
 				if c.ExceptBypass && (m.mode == ModeBypass || m.agentBypass) {
 					continue
 				}
+				if c.Want == Allow && m.mode != ModeDefault && m.mode != ModeBypass {
+					continue // a control: judged in default and bypassPermissions
+				}
 				name := file + "/" + m.name + "/" + caseName(policyCase{Tool: c.Tool, Cmd: c.Cmd, Paths: c.Paths, URL: c.URL})
 				t.Run(name, func(t *testing.T) {
 					v := Evaluate(c.input(t, m.mode, m.agentBypass))
 					ok := true
 					switch {
+					case c.Want == Allow:
+						ok = v.Decision == Allow
 					case v.Decision == Allow:
 						ok = false
 					case c.Want == Deny:

@@ -297,6 +297,13 @@ func (e *envx) writeBreakerAt(p string, recursive, probes bool) string {
 			}
 		}
 	}
+	if lh := strings.ToLower(e.home); lh != "" && within(lp, lh) && lp != lh {
+		if b := persistPlace(lp, strings.TrimPrefix(lp[len(lh):], "/")); b != "" {
+			return b
+		}
+	} else if b := persistPlace(lp, ""); b != "" {
+		return b
+	}
 	if b := e.protectedFile(p); b != "" {
 		return b
 	}

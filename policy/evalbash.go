@@ -7,7 +7,7 @@ func (ev *evaluator) bash(tool string) Verdict {
 	an := analyzeShell(c.Command, &ev.env)
 	subs := make([]string, 0, len(an.subs))
 	for i := range an.subs {
-		if an.subs[i].kind != skGate {
+		if k := an.subs[i].kind; k != skGate && k != skProbe {
 			subs = append(subs, an.subs[i].text)
 		}
 	}
@@ -29,20 +29,40 @@ func (ev *evaluator) bashDecide(tool string, an *shellAnalysis) Verdict {
 	if r := matchName(&pol.deny, "", ""); r != nil {
 		return ev.denyRule(r, "")
 	}
+	var probeHit *subCmd
+	var probeRule *rule
 	for i := range an.subs {
 		sc := &an.subs[i]
 		if r := matchBashSub(&pol.deny, sc); r != nil {
+			if sc.kind == skProbe {
+				if probeHit == nil {
+					probeHit, probeRule = sc, r
+				}
+				continue
+			}
 			return ev.denyRule(r, " (sub-command `"+sc.text+"`)")
 		}
 	}
 	if r, pi := ev.pathRule(&pol.deny, an, true); r != nil {
 		return ev.denyRule(r, " (path "+showPath(pi)+")")
 	}
+	for i := range an.subs {
+		for j := range an.subs[i].editReach {
+			pi := ev.env.infoRef(&an.subs[i].editReach[j])
+			if r := ev.matchPath(&pol.deny, "Edit", pi, true); r != nil {
+				return ev.denyRule(r, " (`"+an.subs[i].text+"` changes "+showPath(pi)+")")
+			}
+		}
+	}
 	if r, u, _ := ev.fetchRule(&pol.deny, an); r != nil {
 		return ev.denyRule(r, " (curl or wget fetches "+u+")")
 	}
 
-	// 2. circuit breakers.
+	// 2. circuit breakers; a deny rule met in the arguments of a program
+	// the policy does not know (a probe) asks in every mode.
+	if probeHit != nil {
+		return ev.probeAsk(probeHit, probeRule)
+	}
 	for i := range an.subs {
 		if b := an.subs[i].breaker; b != "" {
 			return ev.breaker(b, false)
@@ -64,7 +84,7 @@ func (ev *evaluator) bashDecide(tool string, an *shellAnalysis) Verdict {
 	readOnly := an.uncertain == ""
 	for i := range an.subs {
 		sc := &an.subs[i]
-		if sc.kind == skGate {
+		if sc.kind == skGate || sc.kind == skProbe {
 			continue
 		}
 		if !sc.readOnly || len(sc.writes) > 0 {
@@ -87,6 +107,9 @@ func (ev *evaluator) bashDecide(tool string, an *shellAnalysis) Verdict {
 	for i := range an.subs {
 		sc := &an.subs[i]
 		if r := matchBashSub(&pol.ask, sc); r != nil {
+			if sc.kind == skProbe {
+				return ev.probeAsk(sc, r)
+			}
 			return ev.askRule(r, " (sub-command `"+sc.text+"`)", readOnly)
 		}
 	}
@@ -98,8 +121,12 @@ func (ev *evaluator) bashDecide(tool string, an *shellAnalysis) Verdict {
 	}
 	// a recursive delete that may reach a file a deny or ask rule protects.
 	for i := range an.subs {
-		for j := range an.subs[i].writes {
-			pi := ev.env.infoRef(&an.subs[i].writes[j])
+		refs := an.subs[i].writes
+		if len(an.subs[i].editReach) > 0 {
+			refs = append(append([]pathRef(nil), refs...), an.subs[i].editReach...)
+		}
+		for j := range refs {
+			pi := ev.env.infoRef(&refs[j])
 			r := ev.mayMatchUnder(&pol.deny, "Edit", pi)
 			if r == nil {
 				r = ev.mayMatchUnder(&pol.ask, "Edit", pi)
@@ -149,7 +176,7 @@ func (ev *evaluator) bashDecide(tool string, an *shellAnalysis) Verdict {
 	agg := allowAgg{}
 	for i := range an.subs {
 		sc := &an.subs[i]
-		if sc.kind == skGate {
+		if sc.kind == skGate || sc.kind == skProbe {
 			continue
 		}
 		src, r := ev.allowSub(sc)
@@ -223,7 +250,7 @@ func (g *allowAgg) verdict() Verdict {
 func firstNonRO(an *shellAnalysis) string {
 	for i := range an.subs {
 		sc := &an.subs[i]
-		if sc.kind != skGate && (!sc.readOnly || len(sc.writes) > 0) {
+		if sc.kind != skGate && sc.kind != skProbe && (!sc.readOnly || len(sc.writes) > 0) {
 			return sc.text
 		}
 	}
@@ -389,4 +416,19 @@ func (ev *evaluator) allowWrite(pi pathInfo) (Source, *rule) {
 		return SourceBypass, nil
 	}
 	return "", nil
+}
+
+// probeAsk: a deny or ask rule met a command read in the arguments of a
+// program the policy does not know: it may run it. Ask in every mode
+// (bypassPermissions included); denied in dontAsk and plan.
+func (ev *evaluator) probeAsk(sc *subCmd, r *rule) Verdict {
+	o := r.origin
+	v := Verdict{Decision: Ask, Source: SourceRule, Rule: r.text, RuleOrigin: &o,
+		Reason: "`" + sc.text + "` appears in the arguments of a program the policy does not know, which may run it; rule " + r.text + " names it"}
+	if ev.mode == ModePlan {
+		v.Decision, v.Source = Deny, SourceMode
+		v.Reason = "plan mode: " + v.Reason
+		return v
+	}
+	return ev.finishAsk(v, false)
 }

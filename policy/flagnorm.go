@@ -161,7 +161,10 @@ func normalizeWords(ws []string) (normCmd, bool) {
 				i++
 				break
 			}
-			if len(ws[i]) == 2 && strings.IndexByte("ugCDhprtTUR", ws[i][1]) >= 0 {
+			// which options take a value: the program's declaration
+			// (programs_runners.go), so that `sudo --user root` and
+			// `sudo -u root` read alike.
+			if d, _ := lookupDecl(ws[0], nil); d != nil && containsStr(d.valued, ws[i]) {
 				i++
 			}
 			i++

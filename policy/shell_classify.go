@@ -45,6 +45,7 @@ func (a *analyzer) classify(sc *subCmd, base string, args []word, ctx walkCtx) {
 		a.writerArgs(sc, base, mode, args)
 	}
 	a.optionEffects(sc, base, args, ctx) // class 7: options that write or run programs
+	a.declEffects(sc, base, args, ctx)   // what its declaration knows (programs_*.go)
 	a.searchReads(sc, base, args)        // grep -r, rg, ag, ack: recursive reads
 	a.commandBreaker(sc, base, args)
 	switch base {

@@ -28,6 +28,10 @@ const (
 	// skNeedRule must be allowed by a rule, a session grant or bypass
 	// (sudo, xargs with flags, env -S, assignments to PATH and the like).
 	skNeedRule
+	// skProbe is a command read in the arguments of a program the policy
+	// does not know (programs_probe.go): a deny or ask rule or a breaker
+	// that meets it makes the call ask in every mode; it needs no allow.
+	skProbe
 )
 
 // pathRef is a path a command reads or writes.
@@ -75,6 +79,10 @@ type subCmd struct {
 	// optDanger: options that make the command run a program or write a
 	// file; an allow rule covers the command only if it names each one.
 	optDanger []string
+	// editReach: files the command changes beyond writes (a moved tree, a
+	// checked-out path, the whole working tree of git reset --hard): met
+	// by Edit deny and ask rules only (programs.go).
+	editReach []pathRef
 }
 
 // shellAnalysis is everything the evaluator needs to know about a command.
@@ -110,6 +118,7 @@ type analyzer struct {
 	fn       []string // names of the functions being defined (fork bombs)
 	vt       varTable // variables the command sets (shell_vars.go)
 	fnEdges  []fnEdge // calls made from function bodies (fork bombs by mutual recursion)
+	probes   int      // probes read (programs_probe.go)
 }
 
 type walkCtx struct {
@@ -117,6 +126,7 @@ type walkCtx struct {
 	inPipe bool
 	bg     bool
 	gate   bool // everything found is only a deny/ask gate (under sudo)
+	probe  bool // everything found is a probe (skProbe) in an unknown program's arguments
 	// runtimeArgs: the command gets arguments only known at run time
 	// (xargs, find -exec with {}, parallel): a destructive one is a breaker.
 	runtimeArgs string

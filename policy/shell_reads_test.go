@@ -27,6 +27,9 @@ func TestArgReads(t *testing.T) {
 	} {
 		an := analyzeShell(c.cmd, &e)
 		sc := &an.subs[len(an.subs)-1]
+		for i := len(an.subs) - 1; i > 0 && sc.kind == skProbe; i-- {
+			sc = &an.subs[i-1] // probes follow the command they read
+		}
 		var got []string
 		for _, r := range sc.argReads {
 			if !r.unknown {

@@ -242,8 +242,8 @@ func subset(ran []string, an *shellAnalysis) bool {
 func notRun(ran []string, an *shellAnalysis) []string {
 	var out []string
 	for _, sc := range an.subs {
-		if sc.kind == skGate {
-			continue
+		if sc.kind == skGate || sc.kind == skProbe {
+			continue // a probe is a guess at what may run (programs_probe.go)
 		}
 		name, _, _ := strings.Cut(sc.text, " ")
 		rec := false

@@ -582,6 +582,11 @@ func (a *analyzer) addSub(sc subCmd, ctx walkCtx) {
 	if ctx.gate && sc.kind == skNormal {
 		sc.kind = skGate
 	}
+	if ctx.probe {
+		// a guess at a command: only its text and breaker are judged.
+		sc.kind = skProbe
+		sc.reads, sc.writes, sc.argReads, sc.optDanger, sc.editReach = nil, nil, nil, nil, nil
+	}
 	if len(a.an.subs) >= maxSubCommands {
 		a.setUncertain("the command has too many sub-commands")
 		return

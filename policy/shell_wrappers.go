@@ -77,6 +77,9 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 			return
 		}
 	}
+	if d, rest := lookupDecl(base, args); d != nil && a.declared(d, base, rest, text, alts, ctx) {
+		return
+	}
 	switch base {
 	case "sudo", "doas", "run0", "pkexec", "sudoedit":
 		a.sudoCmd(base, args, text, alts, ctx)
@@ -159,7 +162,9 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 		// an allow rule, and every tail of it that starts with a plain word
 		// is checked against deny and ask rules (and breakers), so
 		// `watch -n1 rm -rf x` is still rm.
-		a.addSub(subCmd{text: text, alts: alts, kind: skNeedRule}, ctx)
+		rsc := subCmd{text: text, alts: alts, kind: skNeedRule}
+		a.declEffects(&rsc, base, ws[1:], ctx) // its escapes (gdb -ex 'shell ...')
+		a.addSub(rsc, ctx)
 		inner := ctx
 		inner.gate = true
 		if base == "parallel" || base == "sem" {
@@ -193,6 +198,9 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 		sc.breaker = base + " on targets supplied at run time (by " + ctx.runtimeArgs + ")"
 	}
 	a.addSub(sc, ctx)
+	if !knownProgram(base) && sc.breaker == "" {
+		a.probe(ws, ctx)
+	}
 }
 
 // destructiveCmds destroy or give away what they are pointed at: with
@@ -784,6 +792,7 @@ func (a *analyzer) gitCmd(ws []word, text string, alts []string, ctx walkCtx) {
 		sc := subCmd{text: text, alts: alts, readOnly: gitReadOnly(args), breaker: gitConfigBreaker(args)}
 		a.gitReads(&sc, args)
 		a.outputOptionWrites(&sc, "git", args)
+		a.declEffects(&sc, "git", args, ctx)
 		a.addSub(sc, ctx)
 		return
 	}
@@ -853,5 +862,6 @@ func (a *analyzer) gitCmd(ws []word, text string, alts []string, ctx walkCtx) {
 		sc.reads = gitDirs // git -C dir reads that repository
 	}
 	a.gitReads(&sc, rest)
+	a.declEffects(&sc, "git", rest, ctx)
 	a.addSub(sc, ctx)
 }

@@ -73,7 +73,7 @@ func SuggestRules(call Call, env Env) []string {
 		var subs []*subCmd
 		for i := range an.subs {
 			sc := &an.subs[i]
-			if sc.kind == skGate || sc.dynamic {
+			if sc.kind == skGate || sc.kind == skProbe || sc.dynamic {
 				continue
 			}
 			if sc.readOnly && len(sc.writes) == 0 && len(an.subs) > 1 {
@@ -184,7 +184,7 @@ func SessionGrantRules(call Call, env Env) []string {
 	}
 	for i := range an.subs {
 		sc := &an.subs[i]
-		if sc.kind == skGate {
+		if sc.kind == skGate || sc.kind == skProbe {
 			continue
 		}
 		if sc.dynamic {

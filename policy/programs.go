@@ -1,0 +1,541 @@
+package policy
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Programs declared once (docs/policy.md, "Deny rules wherever a program
+// could run"). A declaration says what the policy knows of one program or
+// one subcommand ("uv run", "git submodule"): which options take a value,
+// where the command it runs starts, which options and arguments hold shell
+// code or the program's own shell escape, which options read or write
+// files, which options run a program, its breakers, how its long options
+// read as short ones, and examples of what must and must not match. Every
+// check of a declared program reads its declaration (programs_*.go hold
+// the families); checkDecl validates each one when the package loads (a bad
+// declaration panics at init, so no binary ships with one) and the examples
+// are run against Evaluate by TestProgramDeclarations.
+
+// runKind says where a declared program's command starts.
+type runKind uint8
+
+const (
+	runNone runKind = iota
+	// runAfterOpts: after the options (and skip plain words): `uv run CMD`,
+	// `timeout 5 CMD`. A `--` ends the options.
+	runAfterOpts
+	// runAfterDashDash: only after `--` (`kubectl exec POD -- CMD`); without
+	// one, after the options and skip plain words.
+	runAfterDashDash
+	// runUnknown: the arguments go to a program the policy does not know
+	// (`cargo run -- ARGS` hands them to the built binary): they are probed
+	// like an unknown program's arguments.
+	runUnknown
+	// runAfterOpt: right after one of runOpt (`nix shell PKG -c CMD`).
+	runAfterOpt
+)
+
+// progDecl is one program's declaration.
+type progDecl struct {
+	// name: the program, then its subcommand words ("git submodule").
+	name string
+	// aliases: other program names with the same declaration.
+	aliases []string
+	// valued: options that take a value in the next word (or attached:
+	// -n5, --name=v). Other options take none.
+	valued []string
+	// run: where the command it runs starts; skip: plain words before it
+	// (timeout's duration, docker exec's container, ssh's host).
+	run    runKind
+	skip   int
+	runOpt []string
+	// code: options whose value is shell code (`git rebase --exec`);
+	// codeArgs: the plain arguments from the skip-th on are shell code
+	// (`git submodule foreach CODE`, `git bisect run CMD ARGS`).
+	code     []string
+	codeArgs bool
+	// escape: the program's own shell escape in an argument or in the value
+	// of an escapeOpts option (sqlite3 `.shell CMD`, vim `-c '!CMD'`): it
+	// returns the shell code, or false.
+	escape     func(s string) (string, bool)
+	escapeOpts []string
+	// stdinCode: reading its program from standard input (`make -f -`) runs
+	// code the line feeds it (a here-string or here-doc is read as shell;
+	// anything else is uncertain).
+	stdinCode []string
+	// reads / writes: options whose value is a file read / written.
+	reads, writes []string
+	// edits: which plain arguments it changes, with everything under
+	// them ("all", "sources": all but the last, "last", "first"); tree:
+	// it may change any file under the working directory.
+	edits string
+	tree  bool
+	// editsWith: edits and tree hold only with one of these options
+	// (gofmt -w, prettier --write).
+	editsWith []string
+	// uncertainWith: with one of these options the reader cannot tell
+	// what the command touches (cp --parents writes a derived path): ask.
+	uncertainWith []string
+	// plainReadsWith: with one of these options, the plain arguments are
+	// files read (git diff --no-index A B).
+	plainReadsWith []string
+	// programs: options whose value is a program it runs (a path: the call
+	// needs a rule naming the option, and what it runs is unknown).
+	programs []string
+	// breaker: the call is a circuit breaker when it returns a reason.
+	breaker func(args []string) string
+	// norm: long options read as their short form by the deny reading
+	// (sudo --user = -u).
+	norm map[string]string
+	// forms: the command it runs, as templates with %s for the command;
+	// the property test puts every deny rule's command in each.
+	forms []string
+	// match: must not be allowed under allow Bash and deny Bash(rm *), in
+	// bypassPermissions; noMatch: must be allowed under the same rules.
+	match, noMatch []string
+}
+
+// programs maps a program name to its declarations (several subcommands
+// of one program share the name).
+var programs = map[string][]*progDecl{}
+
+// declare adds declarations; called from the init of programs_*.go.
+func declare(ds ...*progDecl) {
+	for _, d := range ds {
+		if err := checkDecl(d); err != nil {
+			panic(err)
+		}
+		words := strings.Fields(d.name)
+		for _, n := range append([]string{words[0]}, d.aliases...) {
+			programs[n] = append(programs[n], d)
+			// longest subcommand path first
+			sort.SliceStable(programs[n], func(i, j int) bool {
+				return len(strings.Fields(programs[n][i].name)) > len(strings.Fields(programs[n][j].name))
+			})
+		}
+	}
+}
+
+// checkDecl rejects a declaration that cannot mean what it says.
+func checkDecl(d *progDecl) error {
+	if strings.TrimSpace(d.name) == "" {
+		return fmt.Errorf("policy: program declaration without a name")
+	}
+	for _, n := range strings.Fields(d.name) {
+		if strings.HasPrefix(n, "-") {
+			return fmt.Errorf("policy: program %q: a name word is an option", d.name)
+		}
+	}
+	opts := map[string]string{}
+	for kind, list := range map[string][]string{"valued": d.valued, "code": d.code, "escapeOpts": d.escapeOpts,
+		"editsWith": d.editsWith, "reads": d.reads, "writes": d.writes, "programs": d.programs, "stdinCode": d.stdinCode, "plainReadsWith": d.plainReadsWith} {
+		for _, o := range list {
+			if !strings.HasPrefix(o, "-") || o == "-" || o == "--" || strings.Contains(o, "=") {
+				return fmt.Errorf("policy: program %q: %s option %q is not an option name", d.name, kind, o)
+			}
+			if kind != "valued" {
+				opts[o] = kind
+			}
+		}
+	}
+	for o, kind := range opts {
+		if kind == "stdinCode" || kind == "plainReadsWith" || kind == "editsWith" {
+			continue
+		}
+		if !containsStr(d.valued, o) {
+			return fmt.Errorf("policy: program %q: %s option %q must be declared valued", d.name, kind, o)
+		}
+	}
+	if len(d.escapeOpts) > 0 && d.escape == nil {
+		return fmt.Errorf("policy: program %q: escapeOpts without an escape", d.name)
+	}
+	if d.run != runNone && d.codeArgs {
+		return fmt.Errorf("policy: program %q: runs a command and takes code arguments", d.name)
+	}
+	for _, f := range d.forms {
+		if strings.Count(f, "%s") != 1 {
+			return fmt.Errorf("policy: program %q: form %q needs exactly one %%s", d.name, f)
+		}
+	}
+	if (d.run != runNone && d.run != runUnknown || d.codeArgs || len(d.code) > 0 || d.escape != nil) && len(d.forms) == 0 {
+		return fmt.Errorf("policy: program %q runs commands but declares no forms for the property test", d.name)
+	}
+	switch d.edits {
+	case "", "all", "sources", "last", "first":
+	default:
+		return fmt.Errorf("policy: program %q: edits %q is not all, sources, last or first", d.name, d.edits)
+	}
+	if len(d.match) == 0 && len(d.forms) == 0 && d.breaker == nil && d.edits == "" && !d.tree && len(d.norm) == 0 && len(d.writes) == 0 && len(d.reads) == 0 && len(d.programs) == 0 {
+		return fmt.Errorf("policy: program %q declares nothing to check", d.name)
+	}
+	for long, short := range d.norm {
+		if !strings.HasPrefix(long, "--") || !strings.HasPrefix(short, "-") {
+			return fmt.Errorf("policy: program %q: norm %q -> %q is not long -> short", d.name, long, short)
+		}
+	}
+	return nil
+}
+
+// lookupDecl finds the declaration of ws[0] and its subcommand words: the
+// subcommand is the first plain word after the program's leading options.
+// It returns the declaration and the arguments after the subcommand.
+func lookupDecl(base string, args []word) (*progDecl, []word) {
+	ds := programs[base]
+	for _, d := range ds {
+		sub := strings.Fields(d.name)[1:]
+		rest := args
+		ok := true
+		for k, s := range sub {
+			i := 0
+			// the first subcommand word follows the program; later ones may
+			// follow options (git submodule --quiet foreach).
+			for k > 0 && i < len(rest) && rest[i].static && strings.HasPrefix(rest[i].s, "-") && rest[i].s != "--" {
+				i++
+			}
+			if i >= len(rest) || !rest[i].static || rest[i].s != s {
+				ok = false
+				break
+			}
+			rest = rest[i+1:]
+		}
+		if ok {
+			return d, rest
+		}
+	}
+	return nil, nil
+}
+
+// declOpt is one option occurrence of a declared program.
+type declOpt struct {
+	name string
+	val  *word
+}
+
+// scanDecl reads args by d's option declaration: the options (with their
+// values) and the plain words, stopping at the command when it runs one.
+// cmdAt is where the command starts in args (-1 if none).
+func (d *progDecl) scan(args []word) (opts []declOpt, plain []word, cmdAt int, ok bool) {
+	ok = true
+	cmdAt = -1
+	i := 0
+	dashdash := false
+	for i < len(args) {
+		w := args[i]
+		if d.run == runAfterDashDash && dashdash {
+			cmdAt = i
+			return
+		}
+		if !w.static {
+			if !dashdash && strings.HasPrefix(w.s, "-") {
+				ok = false
+			}
+			plain = append(plain, w)
+			i++
+			if (d.run == runAfterOpts || d.run == runUnknown) && len(plain) > d.skip {
+				cmdAt = i - 1
+				return
+			}
+			continue
+		}
+		s := w.s
+		if d.run == runAfterOpt && !dashdash && containsStr(d.runOpt, s) {
+			cmdAt = i + 1
+			return
+		}
+		if !dashdash && s == "--" {
+			dashdash = true
+			i++
+			if d.run == runAfterOpts || d.run == runUnknown {
+				if len(plain) >= d.skip {
+					cmdAt = i
+					return
+				}
+			}
+			continue
+		}
+		if !dashdash && len(s) > 1 && s[0] == '-' {
+			i++
+			if name, v, has := strings.Cut(s, "="); has && (strings.HasPrefix(s, "--") || containsStr(d.valued, name)) {
+				vw := staticWordPath(v)
+				opts = append(opts, declOpt{name: name, val: &vw})
+				continue
+			}
+			if containsStr(d.valued, s) {
+				if i < len(args) {
+					v := args[i]
+					opts = append(opts, declOpt{name: s, val: &v})
+					i++
+				} else {
+					opts = append(opts, declOpt{name: s})
+				}
+				continue
+			}
+			if s[1] != '-' && len(s) > 2 {
+				// -n5, -x'code', -oL: a short option with its value
+				// attached, or grouped flags.
+				if containsStr(d.valued, s[:2]) {
+					vw := staticWordPath(s[2:])
+					opts = append(opts, declOpt{name: s[:2], val: &vw})
+					continue
+				}
+				for j := 1; j < len(s); j++ {
+					o := "-" + string(s[j])
+					if containsStr(d.valued, o) {
+						if j+1 < len(s) {
+							vw := staticWordPath(s[j+1:])
+							opts = append(opts, declOpt{name: o, val: &vw})
+						} else if i < len(args) {
+							v := args[i]
+							opts = append(opts, declOpt{name: o, val: &v})
+							i++
+						}
+						break
+					}
+					opts = append(opts, declOpt{name: o})
+				}
+				continue
+			}
+			opts = append(opts, declOpt{name: s})
+			continue
+		}
+		plain = append(plain, w)
+		i++
+		if (d.run == runAfterOpts || d.run == runUnknown || d.run == runAfterDashDash) && len(plain) > d.skip {
+			if d.run == runAfterDashDash {
+				// kubectl exec POD CMD (the old form without --)
+			}
+			cmdAt = i - 1
+			return
+		}
+	}
+	return
+}
+
+// staticWordPath is a static word whose value is also a usable path.
+func staticWordPath(s string) word {
+	w := staticWord(s)
+	if !strings.ContainsAny(s, "$`*?[{") {
+		w.path, w.pathOK = s, true
+		if strings.HasPrefix(s, "~") {
+			w.path = s
+		}
+	}
+	return w
+}
+
+// declared handles a declared program that runs a command or code. It
+// returns true when it recorded the call (the command is then fully
+// handled); false leaves the call to the ordinary reading, and
+// declEffects adds what the declaration knows.
+func (a *analyzer) declared(d *progDecl, base string, args []word, text string, alts []string, ctx walkCtx) bool {
+	if d.run == runNone {
+		return false
+	}
+	opts, _, at, ok := d.scan(args)
+	if !ok {
+		a.setUncertain(d.name + " takes an option known only at run time")
+	}
+	sc := subCmd{text: text, alts: alts, kind: skNeedRule}
+	if !noFileArgs[base] {
+		a.argReadsOf(&sc, args, nil) // any argument may name a file it reads
+	}
+	a.declOptEffects(d, &sc, opts, ctx)
+	a.addSub(sc, ctx)
+	if at < 0 || at >= len(args) {
+		return true
+	}
+	rest := args[at:]
+	inner := ctx
+	inner.gate = true
+	if d.run == runUnknown {
+		a.probe(append([]word{staticWord(d.name)}, rest...), inner)
+		return true
+	}
+	a.command(rest, inner)
+	// `ssh host 'rm -rf x'`, `docker exec c sh -c ...`: a single word that
+	// is a command line is read as one.
+	if len(rest) == 1 && rest[0].static && strings.ContainsAny(rest[0].s, " \t;&|") {
+		a.shellCode(rest[0], d.name, inner)
+	}
+	return true
+}
+
+// declEffects adds what a declaration knows to sc, the reading of a
+// declared program that runs no command of its own (options that write,
+// read, run programs or code; escapes; breakers).
+func (a *analyzer) declEffects(sc *subCmd, base string, args []word, ctx walkCtx) {
+	d, rest := lookupDecl(base, args)
+	if d == nil || d.run != runNone {
+		return
+	}
+	opts, plain, _, ok := d.scan(rest)
+	if !ok {
+		a.setUncertain(d.name + " takes an option known only at run time")
+	}
+	a.declOptEffects(d, sc, opts, ctx)
+	inner := ctx
+	inner.gate = true
+	if d.codeArgs && len(plain) > d.skip {
+		code := plain[d.skip:]
+		sc.readOnly = false
+		sc.optDanger = append(sc.optDanger, d.name)
+		if len(code) == 1 {
+			a.shellCode(code[0], d.name, inner)
+		} else if src, ok := staticJoin(code); ok {
+			a.shellCode(staticWord(src), d.name, inner)
+		} else {
+			a.setUncertain(d.name + " runs a command known only at run time")
+		}
+	}
+	for _, o := range opts {
+		if containsStr(d.plainReadsWith, o.name) {
+			for _, w := range plain {
+				if w.static {
+					sc.reads = append(sc.reads, a.pathRef(w))
+				} else {
+					optUnknownRead(sc, o.name)
+				}
+			}
+			break
+		}
+	}
+	if hasDeclOpt(opts, d.uncertainWith) {
+		a.setUncertain(d.name + " writes paths derived from its arguments")
+	}
+	if len(d.editsWith) == 0 || hasDeclOpt(opts, d.editsWith) {
+		a.declEdits(d, sc, plain)
+	}
+	if d.escape != nil {
+		for _, w := range plain {
+			a.declEscape(d, sc, w, inner)
+		}
+	}
+	for _, o := range opts {
+		if containsStr(d.stdinCode, o.name) && o.val != nil && o.val.static && stdinPaths[o.val.s] {
+			sc.readOnly = false
+			if ctx.stdinSet && ctx.stdinStatic {
+				a.makeStdin(ctx.stdin, inner)
+			} else {
+				a.setUncertain(d.name + " reads code from standard input")
+			}
+		}
+	}
+	if d.breaker != nil {
+		ss := make([]string, len(rest))
+		for i, w := range rest {
+			ss[i] = w.s
+		}
+		if b := d.breaker(ss); b != "" && sc.breaker == "" {
+			sc.breaker = b
+		}
+	}
+}
+
+// declOptEffects records what the options of a declared program do.
+func (a *analyzer) declOptEffects(d *progDecl, sc *subCmd, opts []declOpt, ctx walkCtx) {
+	inner := ctx
+	inner.gate = true
+	for _, o := range opts {
+		switch {
+		case containsStr(d.code, o.name):
+			sc.readOnly = false
+			sc.optDanger = append(sc.optDanger, o.name)
+			if o.val == nil {
+				a.setUncertain(d.name + " " + o.name + " has no command")
+				continue
+			}
+			a.shellCode(*o.val, d.name+" "+o.name, inner)
+		case containsStr(d.escapeOpts, o.name):
+			if o.val != nil {
+				a.declEscape(d, sc, *o.val, inner)
+			}
+		case containsStr(d.writes, o.name):
+			// checked like any write (Edit rules, breakers, the
+			// workspace); an allow rule for the command covers it.
+			sc.readOnly = false
+			a.plainWrite(sc, o.val)
+		case containsStr(d.reads, o.name):
+			if o.val != nil && o.val.static {
+				sc.reads = append(sc.reads, a.pathRef(*o.val))
+			} else {
+				optUnknownRead(sc, o.name)
+			}
+		case containsStr(d.programs, o.name):
+			sc.readOnly = false
+			a.optProgram(sc, o.name, o.val, inner)
+		}
+	}
+}
+
+// declEscape reads w through the program's own escape syntax.
+func (a *analyzer) declEscape(d *progDecl, sc *subCmd, w word, ctx walkCtx) {
+	if !w.static {
+		a.setUncertain(d.name + " runs a command known only at run time")
+		return
+	}
+	if code, ok := d.escape(w.s); ok {
+		sc.readOnly = false
+		sc.optDanger = append(sc.optDanger, d.name+" escape")
+		a.shellCode(staticWord(code), d.name, ctx)
+	}
+}
+
+// makeStdin reads a makefile fed on standard input: every recipe line (a
+// line starting with a tab) is shell code.
+func (a *analyzer) makeStdin(src string, ctx walkCtx) {
+	for _, line := range strings.Split(src, "\n") {
+		if strings.HasPrefix(line, "\t") {
+			l := strings.TrimLeft(line, "\t@-+ ")
+			if strings.ContainsAny(l, "$") {
+				a.setUncertain("make runs a recipe with make variables")
+			}
+			a.shellCode(staticWord(l), "make recipe", ctx)
+		} else if strings.Contains(line, "$(shell") || strings.Contains(line, "include") {
+			a.setUncertain("the makefile runs or includes code")
+		}
+	}
+}
+
+// declEdits records what a declared program changes for the Edit rules.
+func (a *analyzer) declEdits(d *progDecl, sc *subCmd, plain []word) {
+	var ps []word
+	switch d.edits {
+	case "all":
+		ps = plain
+	case "sources":
+		if len(plain) > 1 {
+			ps = plain[:len(plain)-1]
+		}
+	case "last":
+		if len(plain) > 0 {
+			ps = plain[len(plain)-1:]
+		}
+	case "first":
+		if len(plain) > 0 {
+			ps = plain[:1]
+		}
+	}
+	for _, w := range ps {
+		ref := a.pathRef(w)
+		ref.recursive = true
+		sc.editReach = append(sc.editReach, ref)
+	}
+	if d.tree || d.edits != "" && len(ps) == 0 {
+		if d.tree || d.edits == "first" {
+			ref := a.pathRef(staticWordPath("."))
+			ref.recursive = true
+			sc.editReach = append(sc.editReach, ref)
+		}
+	}
+}
+
+func hasDeclOpt(opts []declOpt, names []string) bool {
+	for _, o := range opts {
+		if containsStr(names, o.name) {
+			return true
+		}
+	}
+	return false
+}

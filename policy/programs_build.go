@@ -1,0 +1,29 @@
+package policy
+
+// Build tools whose options run programs or write files (class 6): a
+// prefix allow rule (Bash(go test *)) does not cover them (optDanger), the
+// program meets deny rules, the file meets Edit rules and the breakers.
+
+var goValued = []string{"-exec", "-toolexec", "-vettool", "-o", "-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile",
+	"-mutexprofile", "-trace", "-outputdir", "-overlay", "-run", "-bench", "-count", "-timeout", "-p", "-tags", "-ldflags",
+	"-gcflags", "-asmflags", "-covermode", "-coverpkg", "-benchtime", "-cpu", "-parallel", "-pkgdir", "-modfile", "-mod",
+	"-C", "-fuzz", "-fuzztime", "-fuzzminimizetime", "-list", "-shuffle", "-skip", "-memprofilerate", "-blockprofilerate",
+	"-mutexprofilefraction", "-buildmode", "-compiler", "-gccgoflags", "-installsuffix", "-pgo", "-reuse", "-test.run"}
+
+var goWrites = []string{"-o", "-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile", "-mutexprofile", "-trace", "-outputdir"}
+
+func init() {
+	declare(&progDecl{name: "date", valued: []string{"-f", "--file", "-r", "--reference", "-d", "--date", "-s", "--set"},
+		reads: []string{"-f", "--file", "-r", "--reference"}, match: []string{"date -f ~/.ssh/id_rsa"}, noMatch: []string{"date +%s"}})
+	for _, n := range []string{"wc", "du"} {
+		declare(&progDecl{name: n, valued: []string{"--files0-from"}, reads: []string{"--files0-from"},
+			match: []string{n + " --files0-from=/etc/shadow"}, noMatch: []string{n + " -l x"}})
+	}
+	for _, sub := range []string{"test", "build", "vet", "install"} {
+		declare(&progDecl{name: "go " + sub, valued: goValued, code: []string{"-exec", "-toolexec"},
+			programs: []string{"-vettool"}, writes: goWrites, reads: []string{"-overlay", "-modfile"},
+			forms:   []string{"go " + sub + " -exec '%s' ./...", "go " + sub + " -toolexec='%s' ./..."},
+			match:   []string{"go " + sub + " -exec 'rm -rf build' ./..."},
+			noMatch: []string{"go " + sub + " ./..."}})
+	}
+}

@@ -1,0 +1,130 @@
+package policy
+
+import "strings"
+
+// Programs with their own shell escapes (class 3) and git subcommands
+// that run shell code (class 4): the escaped code is read as shell code.
+
+func init() {
+	vimValued := []string{"-c", "--cmd", "-S", "-u", "-U", "-i", "-T", "-w", "-W", "-s", "-t", "-q", "-r", "--servername", "--remote-send"}
+	declare(
+		&progDecl{name: "sqlite3", aliases: []string{"sqlite"}, valued: []string{"-cmd", "-init", "-separator", "-newline", "-nullvalue", "-vfs"},
+			escape: sqliteEscape, escapeOpts: []string{"-cmd"}, reads: []string{"-init"},
+			forms: []string{"sqlite3 x.db '.shell %s'", "sqlite3 x.db '.system %s'", "sqlite3 -cmd '.shell %s' x.db"},
+			match: []string{"sqlite3 x.db '.shell rm -rf x'"}, noMatch: []string{"sqlite3 x.db 'select 1'"}},
+		&progDecl{name: "vim", aliases: []string{"vi", "nvim", "ex", "view", "gvim", "vimdiff", "nvi", "evim", "rvim"}, valued: vimValued,
+			escape: vimEscape, escapeOpts: []string{"-c", "--cmd"},
+			forms: []string{"vim -c '!%s'", "vim -c ':silent !%s' f", "vim '+!%s' f", "nvim --cmd '!%s'"},
+			match: []string{"vim -c '!rm -rf x'"}, noMatch: []string{"vim -c 'set nu' f"}},
+		&progDecl{name: "mapfile", aliases: []string{"readarray"}, valued: []string{"-C", "-c", "-d", "-n", "-O", "-s", "-u"},
+			code: []string{"-C"}, forms: []string{"mapfile -C '%s' -c 1 arr < f"},
+			match: []string{"mapfile -C 'rm -rf y' -c 1 arr < f"}, noMatch: []string{"mapfile -t arr < f"}},
+		&progDecl{name: "make", aliases: []string{"gmake", "bmake"}, valued: []string{"-f", "--file", "--makefile", "-C", "--directory",
+			"-I", "--include-dir", "-j", "--jobs", "-l", "--load-average", "-o", "--old-file", "-W", "--what-if", "--eval"},
+			stdinCode: []string{"-f", "--file", "--makefile"}, code: nil,
+			match: []string{"make -f - <<< $'all:\\n\\trm -rf x'"}, noMatch: []string{"make -n"}},
+		&progDecl{name: "mysql", aliases: []string{"mariadb"}, valued: []string{"-e", "--execute", "-u", "--user", "-h", "--host", "-P", "--port", "-D", "--database"},
+			escape: backslashBang, escapeOpts: []string{"-e", "--execute"}, forms: []string{"mysql -e '\\! %s'"},
+			match: []string{"mysql -e 'system rm -rf x'"}},
+		&progDecl{name: "psql", valued: []string{"-c", "--command", "-U", "--username", "-h", "--host", "-p", "--port", "-d", "--dbname", "-f", "--file"},
+			escape: backslashBang, escapeOpts: []string{"-c", "--command"}, forms: []string{"psql -c '\\! %s'"},
+			match: []string{"psql -c '\\! rm -rf x'"}},
+		&progDecl{name: "gdb", valued: []string{"-ex", "--ex", "-iex", "-x", "--command", "-p", "--pid"},
+			escape: gdbEscape, escapeOpts: []string{"-ex", "--ex", "-iex"}, forms: []string{"gdb -ex 'shell %s'"},
+			match: []string{"gdb -ex 'shell rm -rf x'"}},
+		// git subcommands that run shell code.
+		&progDecl{name: "git submodule foreach", codeArgs: true, forms: []string{"git submodule foreach '%s'", "git submodule foreach --recursive '%s'"},
+			match: []string{"git submodule foreach 'rm -rf build'"}, noMatch: []string{"git submodule status"}},
+		&progDecl{name: "git bisect run", codeArgs: true, forms: []string{"git bisect run %s"},
+			match: []string{"git bisect run rm -rf x"}, noMatch: []string{"git bisect good"}},
+		&progDecl{name: "git rebase", valued: []string{"-x", "--exec", "-s", "--strategy", "-X", "--strategy-option", "--onto", "-C", "--whitespace", "-S"},
+			code: []string{"-x", "--exec"}, forms: []string{"git rebase --exec '%s' main", "git rebase -x '%s' main"},
+			match: []string{"git rebase -x 'rm -rf x' main"}, noMatch: []string{"git rebase main"}},
+		&progDecl{name: "git difftool", valued: []string{"-x", "--extcmd", "-t", "--tool"},
+			code: []string{"-x", "--extcmd"}, forms: []string{"git difftool -x '%s'"}, match: []string{"git difftool -x 'rm -rf x'"}},
+		&progDecl{name: "git filter-branch", valued: []string{"--tree-filter", "--index-filter", "--msg-filter", "--env-filter",
+			"--commit-filter", "--parent-filter", "--tag-name-filter", "--subdirectory-filter", "-d", "--original", "--setup"},
+			code: []string{"--tree-filter", "--index-filter", "--msg-filter", "--env-filter", "--commit-filter", "--parent-filter",
+				"--tag-name-filter", "--setup"},
+			forms: []string{"git filter-branch --tree-filter '%s' HEAD"}, match: []string{"git filter-branch --index-filter 'rm -rf x' HEAD"}},
+		&progDecl{name: "git diff", valued: []string{"-O", "--output", "-U", "--unified", "--src-prefix", "--dst-prefix"},
+			writes: []string{"--output"}, reads: []string{"-O"}, plainReadsWith: []string{"--no-index"},
+			match: []string{"git diff --no-index /etc/shadow /dev/null"}, noMatch: []string{"git diff --stat"}},
+	)
+}
+
+// sqliteEscape: `.shell CMD` and `.system CMD` run CMD; so does a line of
+// a multi-line argument.
+func sqliteEscape(s string) (string, bool) {
+	var code []string
+	for _, line := range strings.Split(s, "\n") {
+		l := strings.TrimSpace(line)
+		for _, p := range []string{".shell", ".system", ".sh", ".once", ".output"} {
+			if rest, ok := strings.CutPrefix(l, p); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
+				if p == ".once" || p == ".output" {
+					// .once |CMD / .output |CMD pipe into a command.
+					if r := strings.TrimSpace(rest); strings.HasPrefix(r, "|") || strings.HasPrefix(r, "'|") {
+						code = append(code, strings.Trim(r, "'|"))
+					}
+					continue
+				}
+				code = append(code, strings.TrimSpace(rest))
+			}
+		}
+	}
+	return strings.Join(code, "\n"), len(code) > 0
+}
+
+// vimEscape: an ex command (after -c, --cmd or +) that runs a shell:
+// `!cmd`, `:silent !cmd`, `r !cmd`, `w !cmd`, call system(...).
+func vimEscape(s string) (string, bool) {
+	s = strings.TrimPrefix(s, "+")
+	if strings.Contains(s, "system(") || strings.Contains(s, "systemlist(") || strings.Contains(s, "jobstart(") ||
+		strings.Contains(s, "term") || strings.Contains(s, "!") && strings.Contains(s, "|") {
+		// a function call: its string argument is shell code; unknown
+		// when not a literal.
+		if i := strings.IndexAny(s, "\"'"); i >= 0 {
+			q := s[i]
+			if j := strings.IndexByte(s[i+1:], q); j >= 0 {
+				return s[i+1 : i+1+j], true
+			}
+		}
+	}
+	l := strings.TrimLeft(s, ": \t")
+	for _, p := range []string{"silent!", "silent", "exe", "execute", "r", "read", "w", "write", ".", "%", "0"} {
+		if rest, ok := strings.CutPrefix(l, p); ok && strings.HasPrefix(strings.TrimLeft(rest, " \t"), "!") {
+			l = strings.TrimLeft(rest, " \t")
+			break
+		}
+	}
+	if strings.HasPrefix(l, "!") {
+		return l[1:], true
+	}
+	return "", false
+}
+
+// backslashBang: mysql's and psql's `\! cmd` and mysql's `system cmd`.
+func backslashBang(s string) (string, bool) {
+	var code []string
+	for _, stmt := range strings.FieldsFunc(s, func(c rune) bool { return c == '\n' || c == ';' }) {
+		l := strings.TrimSpace(stmt)
+		if rest, ok := strings.CutPrefix(l, "\\!"); ok {
+			code = append(code, rest)
+		} else if rest, ok := strings.CutPrefix(l, "system "); ok {
+			code = append(code, rest)
+		}
+	}
+	return strings.Join(code, "\n"), len(code) > 0
+}
+
+// gdbEscape: `shell cmd` and `!cmd`.
+func gdbEscape(s string) (string, bool) {
+	l := strings.TrimSpace(s)
+	if rest, ok := strings.CutPrefix(l, "shell "); ok {
+		return rest, true
+	}
+	if rest, ok := strings.CutPrefix(l, "!"); ok {
+		return rest, true
+	}
+	return "", false
+}

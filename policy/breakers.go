@@ -550,6 +550,7 @@ func (a *analyzer) addNamedWrite(sc *subCmd, dir word, name, what string) {
 // wgetWrites: -O FILE, -o/-a LOG, or the URL's file name in -P DIR; -r,
 // -m, -x write a tree.
 func (a *analyzer) wgetWrites(sc *subCmd, args []word, set func(string)) {
+	args = splitShortGroups(args, "OoaPetTwUiBlARDIXQY", "n")
 	var outDoc, dir word
 	outSet := false
 	tree, noHost, headerName := false, false, false
@@ -1112,4 +1113,42 @@ func (a *analyzer) xargsWrites(n int, rest []word) {
 		recursive = recursive || w.recursive
 	}
 	sc.writes = append(sc.writes, pathRef{raw: "the paths xargs reads from its input", cwd: a.cwd, unknown: true, recursive: recursive})
+}
+
+// splitShortGroups reads grouped short options as getopt does (`-qO f` is
+// `-q -O f`, `-qOf` is `-q -Of`): each letter is an option until one of
+// valued, which takes the rest of the word (or the next word) as its value.
+// Words that start with one of keep (a program's own multi-letter short
+// forms, wget's -nv -nc) are left as they are.
+func splitShortGroups(args []word, valued, keep string) []word {
+	var out []word
+	for i, w := range args {
+		s := w.s
+		if !w.static || len(s) < 3 || s[0] != '-' || s[1] == '-' || strings.IndexByte(keep, s[1]) >= 0 {
+			if out != nil {
+				out = append(out, w)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]word, 0, len(args)+4), args[:i]...)
+		}
+		for j := 1; j < len(s); j++ {
+			opt := w
+			if strings.IndexByte(valued, s[j]) >= 0 {
+				opt.s = "-" + s[j:]
+				if w.pathOK && len(w.path) >= j {
+					opt.path = "-" + w.path[j:]
+				}
+				out = append(out, opt)
+				break
+			}
+			opt.s, opt.path = "-"+s[j:j+1], "-"+s[j:j+1]
+			out = append(out, opt)
+		}
+	}
+	if out == nil {
+		return args
+	}
+	return out
 }

@@ -263,6 +263,21 @@ func (a *analyzer) interpreter(name, base string, args []word, text string, alts
 		i++
 		if containsStr(spec.module, s) || name == "python" && strings.HasPrefix(s, "-m") {
 			script = true
+			// python -m pip install --user x runs what `pip install
+			// --user x` runs: the module is read as that program too, so
+			// its declaration, deny rules and breakers apply.
+			var mod []word
+			if len(s) > 2 && name == "python" {
+				mod = append([]word{staticWord(s[2:])}, args[i:]...)
+			} else if i < len(args) && args[i].static {
+				mod = args[i:]
+			}
+			if len(mod) > 0 && ctx.depth < maxDepth {
+				inner := ctx
+				inner.depth++
+				inner.gate = true // deny and ask rules and breakers; python's own allow rule covers it
+				a.command(mod, inner)
+			}
 			break
 		}
 		matched := false
@@ -468,7 +483,25 @@ func sedScriptRisk(sc string) string {
 // LocalCommand, -F config, scp -S) are uncertain.
 func (a *analyzer) sshCmd(base string, args []word, text string, alts []string, ctx walkCtx) bool {
 	opts, rest, ok := parseOpts(args, optSpec{short: "BbcDEeFIiJLlmOopQRSWwP"})
-	a.addSub(subCmd{text: text, alts: alts}, ctx)
+	sc := subCmd{text: text, alts: alts}
+	if base == "scp" && ok && len(rest) >= 2 {
+		// scp SRC... DST: a local destination (no host: before its first
+		// slash) is written, whatever the sources are; local sources are
+		// read.
+		for i, w := range rest {
+			local := !w.static || !scpRemote(w.s)
+			switch {
+			case !local:
+			case i == len(rest)-1:
+				ref := a.pathRef(w)
+				ref.recursive = true
+				sc.writes = append(sc.writes, ref)
+			default:
+				sc.reads = append(sc.reads, a.pathRef(w))
+			}
+		}
+	}
+	a.addSub(sc, ctx)
 	if !ok {
 		a.setUncertain(base + " takes an option known only at run time")
 		return true
@@ -506,6 +539,17 @@ func (a *analyzer) sshCmd(base string, args []word, text string, alts []string, 
 	inner.gate = false
 	a.shellCode(staticWord(src), "ssh", inner)
 	return true
+}
+
+// scpRemote: an scp operand names a remote file ([user@]host:path or
+// scp://...), not a local one: a colon before any slash.
+func scpRemote(s string) bool {
+	if strings.HasPrefix(s, "scp://") {
+		return true
+	}
+	c := strings.IndexByte(s, ':')
+	sl := strings.IndexByte(s, '/')
+	return c > 0 && (sl < 0 || c < sl)
 }
 
 // pkgExec: npx, npm exec, pnpm exec/dlx, yarn exec/dlx, bunx: the command

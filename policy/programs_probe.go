@@ -122,10 +122,8 @@ func probeTokens(s string) []string {
 	}
 	toks := strings.FieldsFunc(s, f)
 	for i, t := range toks {
+		// `.shell`, `.system`: sqlite's dot-commands lose the dot.
 		toks[i] = strings.TrimLeft(t, ".:@")
-		if i == 0 || strings.HasPrefix(t, ".") {
-			// `.shell`, `.system`: sqlite's dot-commands lose the dot
-		}
 	}
 	if len(toks) > maxProbeWords {
 		toks = toks[:maxProbeWords]

@@ -294,7 +294,8 @@ func TestReadRace(t *testing.T) {
 	for i := 0; i < raceRounds; i++ {
 		got, err := ReadFile(resolved, 0, 0)
 		if strings.Contains(got, "SECRET") {
-			t.Fatalf("round %d: ReadFile returned the secret", i)
+			t.Errorf("round %d: ReadFile returned the secret", i)
+			break
 		}
 		switch {
 		case err == nil:

@@ -276,6 +276,12 @@ func (a *agentRT) sandboxBound(method, resolved string, d decision) decision {
 		return d
 	}
 	breaker := "outside this agent's sandbox: " + why
+	if d.verdict.Decision == policy.Ask && d.verdict.Source == policy.SourceBreaker && d.mode != policy.ModeDontAsk && d.mode != policy.ModePlan {
+		// already a breaker's card (a protected file): it keeps its name
+		// and says the sandbox too.
+		d.verdict.Reason += "; also " + breaker
+		return d
+	}
 	v := policy.Verdict{Decision: policy.Ask, Source: policy.SourceBreaker, Breaker: breaker, Specifier: d.verdict.Specifier,
 		Reason: breaker + "; the file service does it only on a person's answer for this operation"}
 	if d.mode == policy.ModeDontAsk || d.mode == policy.ModePlan {

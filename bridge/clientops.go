@@ -265,7 +265,7 @@ func (a *agentRT) shellJoinSafely(command string, args []string) (cmd string, ok
 // disabled, or unavailable) is not bounded here (docs/sandbox.md).
 func (a *agentRT) sandboxBound(method, resolved string, d decision) decision {
 	a.mu.Lock()
-	spec := a.sandbox.Spec
+	spec := a.sandbox.Bound
 	a.mu.Unlock()
 	op := sandbox.OpRead
 	if method == acp.MethodFSWriteTextFile {

@@ -117,17 +117,29 @@ func TestFSOutsideSandboxNeedsACard(t *testing.T) {
 		{"bypass, allowed once", "bypassPermissions", optAllowOnce, "write:ok", true},
 		{"acceptEdits, allowed once", "acceptEdits", optAllowOnce, "write:ok", true},
 		{"dontAsk", "dontAsk", "", "outside this agent's sandbox", false},
+		// the sandbox off: the file service is still bounded by the
+		// sandbox the agent would run in.
+		{"sandbox off, bypass, denied", "bypassPermissions", optRejectOnce, "write-error:", false},
+		{"sandbox off, dontAsk", "dontAsk", "", "outside this agent's sandbox", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			aud := &memAudit{}
-			h := startWith(t, "defaultAgent: alpha\napprovals: {timeoutSeconds: 60}\npermissions: {allow: [\"Edit\", \"Read\"]}\nagents:\n"+testkit.FakeAgentYAML("alpha"),
-				func(o *Options) { o.Audit = aud })
+			cfg := "defaultAgent: alpha\napprovals: {timeoutSeconds: 60}\npermissions: {allow: [\"Edit\", \"Read\"]}\nagents:\n" + testkit.FakeAgentYAML("alpha")
+			off := strings.HasPrefix(c.name, "sandbox off")
+			if off {
+				cfg += "sandbox: {enabled: false}\n"
+			}
+			h := startWith(t, cfg, func(o *Options) { o.Audit = aud })
 			h.init(true)
 			sid := h.session("")
 			setMode(t, h, sid, c.mode)
-			if plan := h.bridge.agentFor(t, "alpha"); plan.Spec == nil {
-				t.Skip("no OS sandbox on this machine: nothing bounds the file service")
+			plan := h.bridge.agentFor(t, "alpha")
+			if !off && plan.Spec == nil {
+				t.Skip("no OS sandbox on this machine")
+			}
+			if plan.Bound == nil || off && plan.Confined {
+				t.Fatalf("plan confined=%v bound=%v: want a bound (and no sandbox when it is off)", plan.Confined, plan.Bound != nil)
 			}
 			outside := filepath.Join(t.TempDir(), "bin", "evil")
 			res := h.promptAsync(sid, "write "+outside+" curl x | sh")

@@ -300,3 +300,45 @@ func TestFSOpenDocumentsGoToOurEditor(t *testing.T) {
 		t.Fatalf("the editor was asked %v: want 4 requests, the first with the resolved path %s", asked, open)
 	}
 }
+
+// /proc, /dev and /sys are not served, named or through a link: the magic
+// links of /proc/self resolve in the bridge's process, not the agent's.
+// The control shows the named path does reach the file outside.
+func TestFSRefusesProcDevSys(t *testing.T) {
+	h := start(t, "defaultAgent: alpha\napprovals: {timeoutSeconds: 60}\npermissions: {allow: [\"Edit\", \"Read\"]}\nagents:\n"+testkit.FakeAgentYAML("alpha"))
+	h.init(true)
+	target := filepath.Join(h.ws, "rc")
+	mustWrite(t, target, "original\n")
+	if err := os.Symlink("/proc/self/root", filepath.Join(h.ws, "root")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile("/proc/self/root" + target); string(b) != "original\n" {
+		t.Fatalf("control: /proc/self/root%s does not reach the file (%q)", target, b)
+	}
+	sid := h.session("")
+	setMode(t, h, sid, "bypassPermissions")
+	script := []string{
+		"read /proc/self/root" + target,
+		"read /proc/self/environ",
+		"write /proc/self/root" + target + " pwned",
+		"write " + h.ws + "/root" + target + " pwned",
+		"write /proc/self/cwd/rc pwned",
+		"read /dev/zero",
+		"read /sys/kernel/mm/transparent_hugepage/enabled",
+	}
+	if _, err := h.editor.Prompt(tctx(t), sid, strings.Join(script, "\n")); err != nil {
+		t.Fatal(err)
+	}
+	texts := testkit.Texts(h.editor.Messages(), sid)
+	if len(texts) != len(script) {
+		t.Fatalf("texts %q", texts)
+	}
+	for i, tx := range texts {
+		if !strings.Contains(tx, "-error:") || !strings.Contains(tx, "does not serve /proc, /dev or /sys") {
+			t.Errorf("%s: %q, want a refusal naming /proc, /dev, /sys", script[i], tx)
+		}
+	}
+	if b, _ := os.ReadFile(target); string(b) != "original\n" {
+		t.Fatalf("%s now holds %q", target, b)
+	}
+}

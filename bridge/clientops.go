@@ -40,8 +40,9 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 	childID := o.String("sessionId")
 	var call policy.Call
 	var title, kind string
-	resolved := "" // fs/*: the path as resolved before the decision
-	failure := ""  // set when the call could not be read: then it is asked about
+	resolved := ""    // fs/*: the path as resolved before the decision
+	var refused error // fs/*: the path cannot be served (/proc, a link loop): denied, recorded
+	failure := ""     // set when the call could not be read: then it is asked about
 	switch method {
 	case acp.MethodFSReadTextFile, acp.MethodFSWriteTextFile:
 		if (method == acp.MethodFSReadTextFile && !caps.FS.ReadTextFile) || (method == acp.MethodFSWriteTextFile && !caps.FS.WriteTextFile) {
@@ -54,7 +55,8 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 		// The path is resolved once, here: what the policy and the sandbox
 		// bound judge and what safefs then opens is this one value.
 		if resolved, err = safefs.Resolve(path); err != nil {
-			return nil, acp.Errorf(CodePermissionDenied, "%s refused by acp-bridge: %v", method, err)
+			refused = err
+			resolved = ""
 		}
 		paths := []string{path}
 		shown := path
@@ -96,6 +98,12 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 	s, _ := a.sessionFor(childID)
 	if s == nil {
 		return nil, acp.Errorf(CodePermissionDenied, "%s refused: session %q is unknown to acp-bridge", method, childID)
+	}
+	if refused != nil {
+		d := decision{mode: b.effectiveMode(s), verdict: policy.Verdict{Decision: policy.Deny, Source: policy.SourceBreaker,
+			Breaker: "the file service refuses this path", Reason: refused.Error()}}
+		b.record(s, call, d, "", "", "deny", "", string(d.verdict.Source), 0)
+		return nil, acp.Errorf(CodePermissionDenied, "%s refused by acp-bridge: %v", method, refused)
 	}
 	d := b.decideOr(s, call, failure)
 	if resolved != "" {

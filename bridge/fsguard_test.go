@@ -305,7 +305,9 @@ func TestFSOpenDocumentsGoToOurEditor(t *testing.T) {
 // links of /proc/self resolve in the bridge's process, not the agent's.
 // The control shows the named path does reach the file outside.
 func TestFSRefusesProcDevSys(t *testing.T) {
-	h := start(t, "defaultAgent: alpha\napprovals: {timeoutSeconds: 60}\npermissions: {allow: [\"Edit\", \"Read\"]}\nagents:\n"+testkit.FakeAgentYAML("alpha"))
+	aud := &memAudit{}
+	h := startWith(t, "defaultAgent: alpha\napprovals: {timeoutSeconds: 60}\npermissions: {allow: [\"Edit\", \"Read\"]}\nagents:\n"+testkit.FakeAgentYAML("alpha"),
+		func(o *Options) { o.Audit = aud })
 	h.init(true)
 	target := filepath.Join(h.ws, "rc")
 	mustWrite(t, target, "original\n")
@@ -340,5 +342,14 @@ func TestFSRefusesProcDevSys(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(target); string(b) != "original\n" {
 		t.Fatalf("%s now holds %q", target, b)
+	}
+	denies := 0
+	for _, r := range aud.all() {
+		if r.Decision == "deny" && strings.Contains(r.Reason, "does not serve /proc") {
+			denies++
+		}
+	}
+	if denies != len(script) {
+		t.Errorf("%d audit denies name the refusal, want %d: %+v", denies, len(script), aud.all())
 	}
 }

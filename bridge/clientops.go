@@ -60,7 +60,7 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 		}
 		paths := []string{path}
 		shown := path
-		if resolved != path {
+		if resolved != "" && resolved != path {
 			// both judged: rules on the named path and on where it leads.
 			paths = append(paths, resolved)
 			shown = path + " (" + resolved + ")"
@@ -269,8 +269,9 @@ func (a *agentRT) shellJoinSafely(command string, args []string) (cmd string, ok
 // in): outside it, only a person's answer on a card for this operation lets
 // it through, whatever the mode, rule or grant allowed; the card offers no
 // session or "always" grant (a breaker's card), and where nobody is asked
-// (dontAsk, plan) it is denied. An agent without a sandbox Spec (sandbox
-// disabled, or unavailable) is not bounded here (docs/sandbox.md).
+// (dontAsk, plan) it is denied. An unconfined agent (sandbox disabled, or
+// unavailable) is bounded by the Spec it would run in (SandboxPlan.Bound);
+// only when that cannot be computed is there no bound (docs/sandbox.md).
 func (a *agentRT) sandboxBound(method, resolved string, d decision) decision {
 	a.mu.Lock()
 	spec := a.sandbox.Bound

@@ -353,3 +353,47 @@ func TestFSRefusesProcDevSys(t *testing.T) {
 		t.Errorf("%d audit denies name the refusal, want %d: %+v", denies, len(script), aud.all())
 	}
 }
+
+// A read of a path the agent's sandbox masks (here the bridge's hidden
+// attach directory, masked whatever the rules say) is served only on a
+// person's answer, in bypassPermissions under an allow rule; dontAsk
+// denies it.
+func TestFSMaskedReadNeedsACard(t *testing.T) {
+	cases := []struct {
+		name, mode, answer, want string
+	}{
+		{"bypass, denied", "bypassPermissions", optRejectOnce, "read-error:"},
+		{"bypass, allowed once", "bypassPermissions", optAllowOnce, "read:the token"},
+		{"dontAsk", "dontAsk", "", "outside this agent's sandbox"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			hidden := t.TempDir()
+			mustWrite(t, filepath.Join(hidden, "token"), "the token")
+			h := startWith(t, "defaultAgent: alpha\napprovals: {timeoutSeconds: 60}\npermissions: {allow: [\"Read\"]}\nagents:\n"+testkit.FakeAgentYAML("alpha"),
+				func(o *Options) { o.HiddenDirs = []string{hidden} })
+			h.init(true)
+			sid := h.session("")
+			setMode(t, h, sid, c.mode)
+			if h.bridge.agentFor(t, "alpha").Bound == nil {
+				t.Fatal("no sandbox bound computed")
+			}
+			res := h.promptAsync(sid, "read "+filepath.Join(hidden, "token"))
+			if c.answer != "" {
+				p, err := h.editor.NextPermission(tctx(t))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(p.Meta.Breaker, "outside this agent's sandbox: "+hidden+" is unreadable") || p.HasOption(optAllowSession) || p.HasOption(optAllowAlways) {
+					t.Errorf("card breaker %q options %+v: want the mask named, no grant", p.Meta.Breaker, p.Options)
+				}
+				p.Answer(acp.Selected(c.answer))
+			}
+			wait(t, res, "prompt")
+			got := lastText(t, h, sid)
+			if !strings.Contains(got, c.want) || c.answer != optAllowOnce && strings.Contains(got, "the token") {
+				t.Fatalf("agent got %q, want %q", got, c.want)
+			}
+		})
+	}
+}

@@ -69,8 +69,12 @@ type Bridge struct {
 
 	mu         sync.Mutex
 	editorCaps acp.ClientCapabilities
-	agents     map[string]*agentRT
-	sessions   map[string]*session // by bridge session id
+	// editorOpenDocs: the editor said (initialize
+	// _meta["acp-bridge"].openDocumentFs) that it honours openDocumentOnly
+	// (our extension): only then are fs/* forwarded to it (clientops.go).
+	editorOpenDocs bool
+	agents         map[string]*agentRT
+	sessions       map[string]*session // by bridge session id
 	// runtimeRules are "always" grants made since the last settings change,
 	// so they apply at once, before the persisted copy comes back as settings.
 	runtimeRules []policy.RuleText

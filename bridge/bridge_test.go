@@ -673,9 +673,14 @@ func TestPersistFallsBackToConfigFile(t *testing.T) {
 
 func TestFSReadIsPolicyChecked(t *testing.T) {
 	h := start(t, "defaultAgent: alpha\npermissions: {deny: [\"Read(.env*)\"]}\nagents:\n"+testkit.FakeAgentYAML("alpha"))
+	for name, text := range map[string]string{".env": "SECRET=1", "main.go": "file-content"} {
+		if err := os.WriteFile(filepath.Join(h.ws, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	h.editor.OnRequest = func(method string, params json.RawMessage) (any, error) {
 		if method == acp.MethodFSReadTextFile {
-			return map[string]string{"content": "file-content"}, nil
+			return map[string]string{"content": "from-the-editor"}, nil
 		}
 		return nil, acp.MethodNotFound(method)
 	}
@@ -690,8 +695,10 @@ func TestFSReadIsPolicyChecked(t *testing.T) {
 		t.Fatalf("texts = %q: want the .env read refused naming the rule, main.go served", texts)
 	}
 	for _, m := range h.editor.Messages() {
-		if m.Method == acp.MethodFSReadTextFile && strings.Contains(string(m.Params), ".env") {
-			t.Fatal("the denied read reached the editor")
+		if m.Method == acp.MethodFSReadTextFile {
+			// an editor that is not our extension is never asked: it would
+			// follow links the decision did not resolve.
+			t.Fatalf("a read reached an editor that does not say openDocumentFs: %s", m.Params)
 		}
 	}
 }

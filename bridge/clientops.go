@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 	"time"
 
@@ -12,6 +13,8 @@ import (
 
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/policy"
+	"github.com/acp-bridge/acp-bridge/safefs"
+	"github.com/acp-bridge/acp-bridge/sandbox"
 )
 
 // CodePermissionDenied answers a child's fs/terminal request that the policy
@@ -22,6 +25,12 @@ const CodePermissionDenied = -32001
 // terminal/create: only if the editor offered the capability, and only after
 // the policy (and, if it asks, the person) allowed it. A real agent once read
 // a denied .env because a client served reads unchecked: not here.
+//
+// fs/*: the path is resolved once (safefs.Resolve) before the decision; the
+// policy judges the named and the resolved path, the agent's sandbox bounds
+// the resolved one (sandboxBound), and the bridge then does the disk I/O on
+// exactly the resolved path, refusing any link that appeared since
+// (serveFS). The editor is asked only about its open documents.
 func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params json.RawMessage) (any, error) {
 	caps := b.editorCapabilities()
 	o, err := acp.ParseObject(params)
@@ -31,7 +40,9 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 	childID := o.String("sessionId")
 	var call policy.Call
 	var title, kind string
-	failure := "" // set when the call could not be read: then it is asked about
+	resolved := ""    // fs/*: the path as resolved before the decision
+	var refused error // fs/*: the path cannot be served (/proc, a link loop): denied, recorded
+	failure := ""     // set when the call could not be read: then it is asked about
 	switch method {
 	case acp.MethodFSReadTextFile, acp.MethodFSWriteTextFile:
 		if (method == acp.MethodFSReadTextFile && !caps.FS.ReadTextFile) || (method == acp.MethodFSWriteTextFile && !caps.FS.WriteTextFile) {
@@ -41,12 +52,25 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 		if err != nil {
 			return nil, err
 		}
+		// The path is resolved once, here: what the policy and the sandbox
+		// bound judge and what safefs then opens is this one value.
+		if resolved, err = safefs.Resolve(path); err != nil {
+			refused = err
+			resolved = ""
+		}
+		paths := []string{path}
+		shown := path
+		if resolved != "" && resolved != path {
+			// both judged: rules on the named path and on where it leads.
+			paths = append(paths, resolved)
+			shown = path + " (" + resolved + ")"
+		}
 		if method == acp.MethodFSReadTextFile {
-			call = policy.Call{Tool: "Read", Paths: []string{path}, Kind: "read"}
-			title, kind = "Read "+path, "read"
+			call = policy.Call{Tool: "Read", Paths: paths, Kind: "read"}
+			title, kind = "Read "+shown, "read"
 		} else {
-			call = policy.Call{Tool: "Edit", Paths: []string{path}, Kind: "edit"}
-			title, kind = "Write "+path, "edit"
+			call = policy.Call{Tool: "Edit", Paths: paths, Kind: "edit"}
+			title, kind = "Write "+shown, "edit"
 		}
 	case acp.MethodTerminalCreate:
 		if !caps.Terminal {
@@ -75,7 +99,19 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 	if s == nil {
 		return nil, acp.Errorf(CodePermissionDenied, "%s refused: session %q is unknown to acp-bridge", method, childID)
 	}
+	if refused != nil {
+		d := decision{mode: b.effectiveMode(s), verdict: policy.Verdict{Decision: policy.Deny, Source: policy.SourceBreaker,
+			Breaker: "the file service refuses this path", Reason: refused.Error()}}
+		b.record(s, call, d, "", "", "deny", "", string(d.verdict.Source), 0)
+		return nil, acp.Errorf(CodePermissionDenied, "%s refused by acp-bridge: %v", method, refused)
+	}
 	d := b.decideOr(s, call, failure)
+	if resolved != "" {
+		d.sandbox = a.sandboxNote(call, d.env.Cwd, true) // served outside the sandbox, bounded by it
+		if d.verdict.Decision != policy.Deny {
+			d = a.sandboxBound(method, resolved, d)
+		}
+	}
 	switch d.verdict.Decision {
 	case policy.Deny:
 		b.record(s, call, d, "", "", "deny", "", string(d.verdict.Source), 0)
@@ -104,6 +140,9 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 		}
 	default:
 		b.record(s, call, d, "", "", "allow", "", string(d.verdict.Source), 0)
+	}
+	if resolved != "" {
+		return b.serveFS(ctx, s, method, o, resolved)
 	}
 	if method == acp.MethodTerminalCreate {
 		if err := a.confineTerminal(o, s.cwd); err != nil {
@@ -223,4 +262,143 @@ func (a *agentRT) shellJoinSafely(command string, args []string) (cmd string, ok
 		}
 	}()
 	return shellJoin(command, args), true
+}
+
+// sandboxBound holds fs/* (resolved: the path acted on) to what the agent's
+// own sandbox permits (sandbox.Spec.Permits, the same Spec the agent runs
+// in): outside it, only a person's answer on a card for this operation lets
+// it through, whatever the mode, rule or grant allowed; the card offers no
+// session or "always" grant (a breaker's card), and where nobody is asked
+// (dontAsk, plan) it is denied. An unconfined agent (sandbox disabled, or
+// unavailable) is bounded by the Spec it would run in (SandboxPlan.Bound);
+// only when that cannot be computed is there no bound (docs/sandbox.md).
+func (a *agentRT) sandboxBound(method, resolved string, d decision) decision {
+	a.mu.Lock()
+	spec := a.sandbox.Bound
+	a.mu.Unlock()
+	op := sandbox.OpRead
+	if method == acp.MethodFSWriteTextFile {
+		op = sandbox.OpWrite
+	}
+	ok, why := spec.Permits(op, resolved)
+	if ok {
+		return d
+	}
+	breaker := "outside this agent's sandbox: " + why
+	if d.verdict.Decision == policy.Ask && d.verdict.Source == policy.SourceBreaker && d.mode != policy.ModeDontAsk && d.mode != policy.ModePlan {
+		// already a breaker's card (a protected file): it keeps its name
+		// and says the sandbox too.
+		d.verdict.Reason += "; also " + breaker
+		return d
+	}
+	v := policy.Verdict{Decision: policy.Ask, Source: policy.SourceBreaker, Breaker: breaker, Specifier: d.verdict.Specifier,
+		Reason: breaker + "; the file service does it only on a person's answer for this operation"}
+	if d.mode == policy.ModeDontAsk || d.mode == policy.ModePlan {
+		v.Decision = policy.Deny
+		v.Reason = breaker + " (" + string(d.mode) + " mode asks nobody)"
+	}
+	d.verdict = v
+	return d
+}
+
+// serveFS does an allowed fs/read_text_file or fs/write_text_file on
+// resolved. Our extension (editorOpenDocs) is asked first, for its open
+// document of exactly that path only (_meta["acp-bridge"].openDocumentOnly):
+// it answers with the document's text, applies a write to a dirty document
+// without saving it, or says notOpen. Everything else is disk I/O done here
+// (safefs): no symbolic link that appeared after the decision is followed.
+// Other editors get no fs/* at all: they would follow links.
+func (b *Bridge) serveFS(ctx context.Context, s *session, method string, o acp.Object, resolved string) (any, error) {
+	var p struct {
+		Line    *int    `json:"line"`
+		Limit   *int    `json:"limit"`
+		Content *string `json:"content"`
+	}
+	if err := json.Unmarshal(o.Marshal(), &p); err != nil {
+		return nil, acp.InvalidParams(method, errors.New("line and limit must be whole numbers, content a string"))
+	}
+	line, limit := 0, 0
+	if p.Line != nil {
+		line = *p.Line
+	}
+	if p.Limit != nil {
+		limit = *p.Limit
+	}
+	if line < 0 || limit < 0 {
+		return nil, acp.InvalidParams(method, fmt.Errorf("line and limit must not be negative (got %d, %d)", line, limit))
+	}
+	write := method == acp.MethodFSWriteTextFile
+	if write && p.Content == nil {
+		return nil, acp.InvalidParams(method, errors.New("content is required (a string)"))
+	}
+	b.mu.Lock()
+	openDocs := b.editorOpenDocs
+	b.mu.Unlock()
+	if openDocs {
+		fwd := acp.Object{}
+		fwd.Set("sessionId", s.id)
+		fwd.Set("path", resolved)
+		if write {
+			fwd.Set("content", *p.Content)
+		} else {
+			if p.Line != nil {
+				fwd.Set("line", line)
+			}
+			if p.Limit != nil {
+				fwd.Set("limit", limit)
+			}
+		}
+		acp.SetBridgeMeta(fwd, map[string]bool{"openDocumentOnly": true})
+		var out json.RawMessage
+		if err := b.editor.Call(ctx, method, fwd, &out); err != nil {
+			return nil, fmt.Errorf("editor: %w", err)
+		}
+		var ans struct {
+			Content *string `json:"content"`
+		}
+		var meta struct {
+			NotOpen bool `json:"notOpen"`
+		}
+		ao, err := acp.ParseObject(out)
+		if err == nil {
+			err = acp.BridgeMeta(ao, &meta)
+		}
+		if err == nil {
+			err = json.Unmarshal(out, &ans)
+		}
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("editor: a malformed answer to %s: %w", method, err)
+		case meta.NotOpen:
+			// not an open document (or a clean one, for a write): disk.
+		case write:
+			return map[string]any{}, nil
+		case ans.Content != nil:
+			return map[string]string{"content": *ans.Content}, nil
+		default:
+			return nil, fmt.Errorf("editor: its answer to %s has no content and does not say notOpen", method)
+		}
+	}
+	if write {
+		if err := safefs.WriteFile(resolved, []byte(*p.Content)); err != nil {
+			return nil, fsError(method, err)
+		}
+		return map[string]any{}, nil
+	}
+	text, err := safefs.ReadFile(resolved, line, limit)
+	if err != nil {
+		return nil, fsError(method, err)
+	}
+	return map[string]string{"content": text}, nil
+}
+
+// fsError is the child's error for a failed disk act.
+func fsError(method string, err error) error {
+	switch {
+	case errors.Is(err, safefs.ErrChanged), errors.Is(err, safefs.ErrSpecial):
+		return acp.Errorf(CodePermissionDenied, "%s refused by acp-bridge: %v", method, err)
+	case errors.Is(err, fs.ErrNotExist):
+		return acp.Errorf(acp.CodeResourceNotFound, "%v", err)
+	}
+	return err
 }

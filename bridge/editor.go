@@ -178,6 +178,7 @@ func (b *Bridge) initialize(params json.RawMessage) (any, error) {
 	}
 	var meta struct {
 		WorkspaceTrusted *bool `json:"workspaceTrusted"`
+		OpenDocumentFS   bool  `json:"openDocumentFs"`
 	}
 	if err := acp.BridgeMeta(acp.Object(probe), &meta); err != nil {
 		// The workspace stays as trusted as it was: not trusting is safe.
@@ -189,6 +190,7 @@ func (b *Bridge) initialize(params json.RawMessage) (any, error) {
 	}
 	b.mu.Lock()
 	b.editorCaps = p.ClientCapabilities
+	b.editorOpenDocs = meta.OpenDocumentFS
 	b.mu.Unlock()
 	snap := b.snapshot()
 	agents := []map[string]string{}

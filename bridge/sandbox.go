@@ -37,6 +37,12 @@ type SandboxPlan struct {
 	Hosts *sandbox.HostPolicy `json:"-"`
 	// AllowDomains are sandbox.allowDomains, for a domains network.
 	AllowDomains []string `json:"allowDomains,omitempty"`
+	// Bound is the Spec the bridge's file service (fs/*) is bounded by
+	// (clientops.go sandboxBound): Spec when confined; otherwise the Spec
+	// the agent would run in, computed the same way, so that turning the
+	// sandbox off (or lacking bubblewrap) does not widen what the bridge
+	// itself does for the agent. nil only when it cannot be computed.
+	Bound *sandbox.Spec `json:"-"`
 }
 
 // SandboxInputs is what PlanSandbox needs to know of the agent and machine.
@@ -76,8 +82,20 @@ func AgentPolicy(snap *settings.Snapshot, agent string) (*policy.Policy, []polic
 func PlanSandbox(in SandboxInputs) (SandboxPlan, error) {
 	sb := in.Snapshot.SandboxFor(in.Agent)
 	plan := SandboxPlan{Enabled: sb.Enabled}
+	unconfined := func() {
+		// the file service's bound, as if confined (best effort: no
+		// bound if it cannot be computed; docs/sandbox.md).
+		network, err := sandbox.ParseNetwork(sb.Network)
+		if err != nil {
+			network = sandbox.NetworkAll // the bound is about files, not the network
+		}
+		if spec, err := computeSpec(in, sb.AllowWrite, network); err == nil {
+			plan.Bound = &spec
+		}
+	}
 	if !sb.Enabled {
 		plan.Reason = "sandbox.enabled is false"
+		unconfined()
 		return plan, nil
 	}
 	m := sandbox.Probe()
@@ -87,12 +105,28 @@ func PlanSandbox(in SandboxInputs) (SandboxPlan, error) {
 		if sb.OnUnavailable == settings.SandboxRefuse {
 			return plan, fmt.Errorf("%w: %s (install it, or set sandbox.onUnavailable: warn to run unconfined with a warning)", ErrSandboxRefused, m.Problem)
 		}
+		unconfined()
 		return plan, nil
 	}
 	network, err := sandbox.ParseNetwork(sb.Network)
 	if err != nil {
 		return plan, err
 	}
+	spec, err := computeSpec(in, sb.AllowWrite, network)
+	if err != nil {
+		return plan, fmt.Errorf("sandbox for agent %s: %w", in.Agent, err)
+	}
+	plan.Confined, plan.Spec, plan.Bound = true, &spec, &spec
+	if network.Proxied() {
+		plan.AllowDomains = sb.AllowDomains
+		plan.Hosts = &sandbox.HostPolicy{Network: network, Policy: in.Policy, AllowDomains: sb.AllowDomains,
+			Env: policy.Env{Cwd: in.Dir, ProjectRoot: in.Workspace, Home: in.Home}}
+	}
+	return plan, nil
+}
+
+// computeSpec is sandbox.Compute for the agent in describes.
+func computeSpec(in SandboxInputs, allowWrite []string, network sandbox.Network) (sandbox.Spec, error) {
 	workspace := []string{}
 	for _, d := range []string{in.Workspace, in.Dir} {
 		if d != "" {
@@ -100,11 +134,11 @@ func PlanSandbox(in SandboxInputs) (SandboxPlan, error) {
 		}
 	}
 	workspace = append(workspace, in.Snapshot.Config.Permissions.AdditionalDirectories...)
-	spec, err := sandbox.Compute(sandbox.Options{
+	return sandbox.Compute(sandbox.Options{
 		Workspace:  workspace,
 		Home:       in.Home,
 		StateDirs:  append(sandbox.StateDirs(in.Family, in.Home), sandbox.RunnerDirs(in.Command, in.Home)...),
-		AllowWrite: sb.AllowWrite,
+		AllowWrite: allowWrite,
 		Protected:  in.PolicyFiles,
 		Network:    network,
 		Hidden:     in.Hidden,
@@ -112,16 +146,6 @@ func PlanSandbox(in SandboxInputs) (SandboxPlan, error) {
 		Env: policy.Env{Cwd: in.Dir, ProjectRoot: in.Workspace, Home: in.Home,
 			AdditionalDirectories: in.Snapshot.Config.Permissions.AdditionalDirectories},
 	})
-	if err != nil {
-		return plan, fmt.Errorf("sandbox for agent %s: %w", in.Agent, err)
-	}
-	plan.Confined, plan.Spec = true, &spec
-	if network.Proxied() {
-		plan.AllowDomains = sb.AllowDomains
-		plan.Hosts = &sandbox.HostPolicy{Network: network, Policy: in.Policy, AllowDomains: sb.AllowDomains,
-			Env: policy.Env{Cwd: in.Dir, ProjectRoot: in.Workspace, Home: in.Home}}
-	}
-	return plan, nil
 }
 
 // NetOptions is what the plan's proxied network needs (nil when the network
@@ -249,6 +273,9 @@ func (a *agentRT) sandboxNote(call policy.Call, cwd string, viaEditor bool) stri
 	a.mu.Unlock()
 	if !plan.Enabled && plan.Reason == "" {
 		return "" // not started yet: nothing known
+	}
+	if viaEditor && plan.Bound != nil {
+		return sandbox.Note(plan.Bound, call.Tool, call.Paths, cwd, true)
 	}
 	return sandbox.Note(plan.Spec, call.Tool, call.Paths, cwd, viaEditor)
 }

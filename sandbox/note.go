@@ -6,19 +6,57 @@ import (
 	"strings"
 )
 
+// Op is what a process does with a path, for Permits.
+type Op string
+
+// The operations Permits judges.
+const (
+	OpRead  Op = "read"
+	OpWrite Op = "write"
+)
+
+// Permits says whether a process inside the sandbox s could do op on the
+// absolute, clean path p (symbolic links already resolved: the Spec's paths
+// are real paths) and, if not, why, in words for a card ("/h/.ssh is
+// unreadable (Read(~/.ssh/**))"). A read is blocked by a masked path; a write
+// by a masked path, a read-only path, or a path outside every writable tree.
+// It is the one statement of what the Spec blocks: Note says it in words,
+// and the bridge bounds the file service it serves for the agent
+// (fs/read_text_file, fs/write_text_file) by it. A nil Spec permits
+// everything.
+func (s *Spec) Permits(op Op, p string) (ok bool, why string) {
+	if s == nil {
+		return true, ""
+	}
+	if m, masked := s.maskOf(p); masked {
+		if op == OpRead {
+			return false, m.Path + " is unreadable (" + m.Rule + ")"
+		}
+		return false, m.Path + " is masked (" + m.Rule + ")"
+	}
+	if op != OpWrite {
+		return true, ""
+	}
+	if r, ro := s.readOnlyOf(p); ro {
+		return false, r + " is read-only in the sandbox (a protected file)"
+	}
+	if !underAny(p, s.Writable) {
+		return false, p + " is outside the writable trees"
+	}
+	return true, ""
+}
+
 // Note says, for a call the policy allowed or is asking about, what the
 // sandbox will still block, in words for a card, `policy explain` and the
 // audit log. tool is the canonical tool (Read, Edit, Bash, ...); paths are
 // the call's paths (relative ones against cwd); viaEditor is set when the
-// editor, outside the sandbox, serves the call (fs/write_text_file,
-// fs/read_text_file): the sandbox then does not apply. A nil Spec (no
+// bridge's file service (fs/write_text_file, fs/read_text_file), outside the
+// sandbox, serves the call: it is bounded by the same Spec (Permits), and
+// what the Spec blocks it serves only on a person's answer. A nil Spec (no
 // sandbox) says so.
 func Note(s *Spec, tool string, paths []string, cwd string, viaEditor bool) string {
 	if s == nil {
 		return "no OS sandbox: nothing below the policy stops this call"
-	}
-	if viaEditor {
-		return "served by the editor, outside the OS sandbox"
 	}
 	abs := func(p string) string {
 		if !filepath.IsAbs(p) && cwd != "" {
@@ -26,25 +64,31 @@ func Note(s *Spec, tool string, paths []string, cwd string, viaEditor bool) stri
 		}
 		return filepath.Clean(p)
 	}
+	op := OpRead
+	switch tool {
+	case "Edit", "Write", "MultiEdit", "NotebookEdit":
+		op = OpWrite
+	}
+	if viaEditor {
+		for _, p := range paths {
+			if ok, why := s.Permits(op, abs(p)); !ok {
+				return "outside this agent's sandbox: " + why + "; served by acp-bridge only on a person's answer to this card"
+			}
+		}
+		return "served by acp-bridge outside the OS sandbox, within what this agent's sandbox permits"
+	}
 	switch tool {
 	case "Read", "Grep", "Glob", "LS":
 		for _, p := range paths {
-			if m, ok := s.maskOf(abs(p)); ok {
-				return "the OS sandbox will block this read: " + m.Path + " is unreadable (" + m.Rule + ")"
+			if ok, why := s.Permits(OpRead, abs(p)); !ok {
+				return "the OS sandbox will block this read: " + why
 			}
 		}
 		return "reads are not confined by the OS sandbox except for " + plural(len(s.Masked), "masked path")
 	case "Edit", "Write", "MultiEdit", "NotebookEdit":
 		for _, p := range paths {
-			a := abs(p)
-			if m, ok := s.maskOf(a); ok {
-				return "the OS sandbox will block this write: " + m.Path + " is masked (" + m.Rule + ")"
-			}
-			if r, ok := s.readOnlyOf(a); ok {
-				return "the OS sandbox will block this write: " + r + " is read-only in the sandbox (a protected file)"
-			}
-			if !underAny(a, s.Writable) {
-				return "the OS sandbox will block this write: " + a + " is outside the writable trees"
+			if ok, why := s.Permits(OpWrite, abs(p)); !ok {
+				return "the OS sandbox will block this write: " + why
 			}
 		}
 		return "allowed; the OS sandbox keeps writes inside the workspace"

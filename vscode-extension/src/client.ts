@@ -39,8 +39,10 @@ import {
 export const CLIENT_INFO = { name: "acp-bridge-vscode", title: "ACP Bridge for VS Code", version: "0.1.0" };
 
 export interface ClientHandlers {
-  readTextFile(p: { sessionId: string; path: string; line?: number | null; limit?: number | null }): Promise<{ content: string }>;
-  writeTextFile(p: { sessionId: string; path: string; content: string }): Promise<void>;
+  /** An open document's text, or _meta["acp-bridge"].notOpen (fsOps.ts): the bridge reads the disk. */
+  readTextFile(p: { sessionId: string; path: string; line?: number | null; limit?: number | null }): Promise<{ content: string; _meta?: Obj }>;
+  /** Applied to an open, dirty document, or _meta["acp-bridge"].notOpen: the bridge writes the disk. */
+  writeTextFile(p: { sessionId: string; path: string; content: string }): Promise<void | { _meta?: Obj }>;
   /** A permission request the policy left to the person; resolves with the answer. */
   requestPermission(params: { sessionId: string; toolCall: Obj; options: unknown; _meta?: Obj }, signal: AbortSignal): Promise<PermissionResponse>;
   sessionUpdate(p: { sessionId: string; update: unknown }): void;
@@ -101,8 +103,8 @@ export class BridgeConnection {
     const app = client({ name: "acp-bridge-vscode" })
       .onRequest("fs/read_text_file", async ({ params }) => h.readTextFile({ sessionId: params.sessionId, path: params.path, line: params.line, limit: params.limit }))
       .onRequest("fs/write_text_file", async ({ params }) => {
-        await h.writeTextFile({ sessionId: params.sessionId, path: params.path, content: params.content });
-        return {};
+        const r = await h.writeTextFile({ sessionId: params.sessionId, path: params.path, content: params.content });
+        return r ?? {};
       })
       .onRequest("session/request_permission", async ({ params, signal }) =>
         h.requestPermission({ sessionId: params.sessionId, toolCall: params.toolCall as Obj, options: params.options, _meta: params._meta ?? undefined }, signal),
@@ -172,7 +174,8 @@ export class BridgeConnection {
       protocolVersion: 1,
       clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
       clientInfo: CLIENT_INFO,
-      _meta: { [META_KEY]: { workspaceTrusted } },
+      // openDocumentFs: fs/* from this editor serve open documents only (fsOps.ts); the bridge does the disk.
+      _meta: { [META_KEY]: { workspaceTrusted, openDocumentFs: true } },
     });
     const m = bridgeMeta(res);
     const meta: BridgeInitMeta = {

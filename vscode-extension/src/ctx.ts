@@ -34,7 +34,7 @@ import { POLICY_MODES, type AgentSummary, type HostMessage, type WebviewMessage 
 import { agentMode, buildBridgeSettings, mergeAgents, personValue, planPersist, type RawSettings, type SettingsEdit } from "./settings";
 import { StatusSurface } from "./status";
 import { WorkspacePins, workspaceValuesDigest, type WorkspaceValues } from "./pins";
-import { readTextFile, writeTextFile } from "./fsOps";
+import { readTextFile, vscodeFsHost, writeTextFile } from "./fsOps";
 import type { AgentEntry, PersistRequest } from "./wire";
 
 export const SECTION = "acpBridge";
@@ -120,8 +120,8 @@ export class Ctx implements vscode.Disposable {
       attachRecord: () => this.lasting.record(),
       saveAttachRecord: (r) => this.lasting.saveRecord(r),
       handlers: () => ({
-        readTextFile: (p) => readTextFile(p.path, p.line, p.limit),
-        writeTextFile: (p) => writeTextFile(p.path, p.content),
+        readTextFile: (p) => readTextFile(vscodeFsHost(vscode), p.path, p.line, p.limit),
+        writeTextFile: (p) => writeTextFile(vscodeFsHost(vscode), p.path, p.content),
         requestPermission: (p, signal) => this.approvals.coordinator.onRequest(p, signal),
         sessionUpdate: (p) => this.store.applySessionUpdate(p.sessionId, p.update),
         approvalResolved: (r) => this.approvals.coordinator.onResolved(r),

@@ -209,7 +209,7 @@ test("the chat in the panel: its own view container, the same chats, a card answ
   });
 });
 
-test("fs/write_text_file to a file open with unsaved edits goes through the editor: written, saved, and the unsaved text one undo away", async () => {
+test("fs/write_text_file to a file open with unsaved edits goes into the editor, not the disk: applied unsaved, and the unsaved text one undo away", async () => {
   await step("workspace-edit", async () => {
     const file = join(cs.ws, "notes.txt");
     writeFileSync(file, "on disk\n");
@@ -233,10 +233,10 @@ test("fs/write_text_file to a file open with unsaved edits goes through the edit
     await f.locator("#composer-input").press("Enter");
     await f.locator(".msg.agent", { hasText: /^(written|write failed)/ }).waitFor({ timeout: 30_000 });
     assert.equal(await f.locator(".msg.agent", { hasText: "written" }).count(), 1, await f.locator(".msg.agent").last().innerText());
-    // On disk, in the editor, and saved (not dirty).
-    assert.equal(readFileSync(file, "utf8"), "from the agent"); // (the message box trims the message)
+    // In the editor, unsaved: the person saves (src/fsOps.ts); the disk keeps what was saved.
     await editor.locator(".view-lines", { hasText: "from the agent" }).waitFor({ timeout: 10_000 });
-    await page.locator(".tabs-container .tab.dirty", { hasText: "notes.txt" }).waitFor({ state: "detached", timeout: 10_000 });
+    assert.equal(readFileSync(file, "utf8"), "on disk\n");
+    await page.locator(".tabs-container .tab.dirty", { hasText: "notes.txt" }).waitFor({ timeout: 5_000 });
     await shot("workspace-edit");
     // The unsaved text was not lost: one undo brings it back.
     await editor.locator(".view-lines").click();

@@ -64,7 +64,7 @@ test("initialize advertises fs read/write and no terminal, sends the workspace t
   assert.equal(initParams[0].protocolVersion, 1);
   assert.deepEqual(initParams[0].clientCapabilities, { fs: { readTextFile: true, writeTextFile: true }, terminal: false });
   assert.equal(initParams[0].clientInfo.name, "acp-bridge-vscode");
-  assert.deepEqual(initParams[0]._meta, { "acp-bridge": { workspaceTrusted: false } }, "untrusted unless told");
+  assert.deepEqual(initParams[0]._meta, { "acp-bridge": { workspaceTrusted: false, openDocumentFs: true } }, "untrusted unless told");
   assert.deepEqual(init.meta, {
     version: "0.9.0",
     defaultAgent: "demo",
@@ -73,7 +73,7 @@ test("initialize advertises fs read/write and no terminal, sends the workspace t
     workspaceTrust: { trusted: false, ignored },
   });
   await conn.initialize(true);
-  assert.deepEqual(initParams[1]._meta, { "acp-bridge": { workspaceTrusted: true } });
+  assert.deepEqual(initParams[1]._meta, { "acp-bridge": { workspaceTrusted: true, openDocumentFs: true } });
   conn.close();
 });
 

@@ -171,7 +171,14 @@ func (l *Log) writeLocked(k streamKind, r Record) error {
 	if err != nil {
 		return fmt.Errorf("audit: encode record: %w", err)
 	}
-	return l.streams[k].append(append(line, '\n'))
+	line = append(line, '\n')
+	err = l.streams[k].append(line)
+	if k == streamDenies {
+		// A copy in the decision file, for readers that tail it alone
+		// (the editor's audit view); Read skips it there.
+		err = errors.Join(err, l.streams[streamDecisions].append(line))
+	}
+	return err
 }
 
 // Flush writes the summaries of every window that has ended by now.

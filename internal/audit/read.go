@@ -81,6 +81,7 @@ func Read(path string, f Filter, fn func(Record) error) error {
 		}
 	}()
 	heads := make([]*Record, len(its))
+	var copies dedup
 	advance := func(i int) error {
 		r, ok, err := its[i].next()
 		if err != nil {
@@ -108,8 +109,13 @@ func Read(path string, f Filter, fn func(Record) error) error {
 		if best < 0 {
 			break
 		}
-		if err := fn(*heads[best]); err != nil {
-			return err
+		// The decision file holds a copy of each deny (streams.go): the
+		// second of two identical deny lines is not delivered again. Logs
+		// written before the deny file existed have one copy.
+		if r := *heads[best]; kindOf(r) != streamDenies || !copies.seen(r) {
+			if err := fn(r); err != nil {
+				return err
+			}
 		}
 		if err := advance(best); err != nil {
 			return err
@@ -122,6 +128,37 @@ func Read(path string, f Filter, fn func(Record) error) error {
 		return corrupt
 	}
 	return nil
+}
+
+// dedup remembers the deny lines delivered once, to skip their copy.
+type dedup struct {
+	keys  map[string]bool
+	order []string
+}
+
+// maxCopies bounds dedup's memory: a copy comes within that many denies of
+// its original.
+const maxCopies = 4096
+
+// seen tells whether r's twin was delivered (and forgets it), else
+// remembers r.
+func (d *dedup) seen(r Record) bool {
+	b, _ := json.Marshal(r)
+	k := string(b)
+	if d.keys[k] {
+		delete(d.keys, k)
+		return true
+	}
+	if d.keys == nil {
+		d.keys = map[string]bool{}
+	}
+	d.keys[k] = true
+	d.order = append(d.order, k)
+	if len(d.order) > maxCopies {
+		delete(d.keys, d.order[0])
+		d.order = d.order[1:]
+	}
+	return false
 }
 
 // fileIter reads the records of one stream's files in order.

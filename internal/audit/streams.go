@@ -22,7 +22,9 @@ import (
 //     Generations kept. A flood of them never rotates a decision away.
 //   - denies (path + DeniesSuffix): every deny, and every unasked call the
 //     policy would deny. Never rotated or deleted by the bridge: the only
-//     record of a deny stays.
+//     record of a deny stays. A copy of each goes to the decision file too,
+//     for readers that tail that file alone (the editor's audit view); Read
+//     skips the copies.
 //
 // Past DefaultRate records per key (agent, session, tool) per
 // DefaultInterval in the unasked and deny files, records are counted, not

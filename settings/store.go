@@ -304,6 +304,9 @@ func (s *Store) build(user, ws, env, editor *layer, known []*FieldError) (*Snaps
 	cfg, rules, pv := merge(layers, s.opts.UserConfigDir)
 	errs := Validate(cfg)
 	errs = append(errs, validateRules("permissions", rules)...)
+	for _, p := range s.recordPathProblems(cfg) {
+		errs = append(errs, p)
+	}
 	var problems []*FieldError
 	for _, e := range errs {
 		var fe *FieldError

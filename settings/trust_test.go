@@ -47,8 +47,8 @@ func TestUntrustedWorkspaceIgnoresLoosening(t *testing.T) {
 			func(c Config) any { return len(c.Agents["claude"].Args) }, 0, 2},
 		{"agent env", "agents:\n  claude: {env: {LD_PRELOAD: /tmp/x.so}}", "agents.claude.env",
 			func(c Config) any { return c.Agents["claude"].Env["LD_PRELOAD"] }, "", "/tmp/x.so"},
-		{"agent cwd", "agents:\n  claude: {cwd: /}", "agents.claude.cwd",
-			func(c Config) any { return c.Agents["claude"].Cwd }, "", "/"},
+		{"agent cwd", "agents:\n  claude: {cwd: /srv}", "agents.claude.cwd",
+			func(c Config) any { return c.Agents["claude"].Cwd }, "", "/srv"},
 		{"agent family", "agents:\n  claude: {family: kimi}", "agents.claude.family",
 			func(c Config) any { return c.Agents["claude"].Family }, "", "kimi"},
 		{"agent initTimeout", "agents:\n  claude: {initTimeoutSeconds: 999}", "agents.claude.initTimeoutSeconds",
@@ -67,7 +67,7 @@ func TestUntrustedWorkspaceIgnoresLoosening(t *testing.T) {
 			func(c Config) any { return c.Permissions.DefaultMode }, ModeDefault, ModeBypass},
 		{"acceptEdits", "permissions: {defaultMode: acceptEdits}", "permissions.defaultMode",
 			func(c Config) any { return c.Permissions.DefaultMode }, ModeDefault, ModeAcceptEdits},
-		{"additionalDirectories", "permissions: {additionalDirectories: [/]}", "permissions.additionalDirectories",
+		{"additionalDirectories", "permissions: {additionalDirectories: [/srv]}", "permissions.additionalDirectories",
 			func(c Config) any { return len(c.Permissions.AdditionalDirectories) }, 0, 1},
 		{"timeoutSeconds", "approvals: {timeoutSeconds: 5}", "approvals.timeoutSeconds",
 			func(c Config) any { return c.Approvals.Timeout }, 300 * time.Second, 5 * time.Second},
@@ -83,7 +83,7 @@ func TestUntrustedWorkspaceIgnoresLoosening(t *testing.T) {
 			func(c Config) any { return len(c.Sandbox.AllowWrite) }, 0, 1},
 		{"agent sandbox off", "agents:\n  claude: {sandbox: {enabled: false}}", "agents.claude.sandbox.enabled",
 			func(c Config) any { e := c.Agents["claude"].Sandbox.Enabled; return e != nil && !*e }, false, true},
-		{"agent sandbox writable paths", "agents:\n  claude: {sandbox: {allowWrite: [/]}}", "agents.claude.sandbox.allowWrite",
+		{"agent sandbox writable paths", "agents:\n  claude: {sandbox: {allowWrite: [/srv]}}", "agents.claude.sandbox.allowWrite",
 			func(c Config) any { return len(c.Agents["claude"].Sandbox.AllowWrite) }, 0, 1},
 	}
 	for _, tc := range cases {

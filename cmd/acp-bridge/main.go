@@ -247,6 +247,15 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer store.Close()
 	snap := store.Snapshot()
+	if c.logFile != "" {
+		// log.file and audit.path from the settings are checked at load
+		// (settings.RecordPathProblem); the flag is checked here.
+		home, _ := os.UserHomeDir()
+		if err := settings.RecordPathProblem(c.logFile, settings.WritableTrees(snap.Config, ws, home)); err != nil {
+			fmt.Fprintf(stderr, "acp-bridge: --log-file: %v\n", err)
+			return 2
+		}
+	}
 	log := boot
 	if c.logLevel == "" && snap.Config.Log.Level != "" || c.logFile == "" && snap.Config.Log.File != "" {
 		level, file := c.logLevel, c.logFile

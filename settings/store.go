@@ -284,19 +284,23 @@ func (s *Store) build(user, ws, env, editor *layer, known []*FieldError) (*Snaps
 			digest = ws.digest
 		}
 		var ok bool
-		if ok, pending = s.approvalLocked(filepath.Join(s.opts.WorkspaceDir, WorkspaceFileName), digest); !ok {
+		if ok, pending = s.approvalLocked(filepath.Join(s.opts.WorkspaceDir, WorkspaceFileName), digest, s.loosensFunc(ws, user, env, editor)); !ok {
 			trusted = false // this version of the file was never approved: it may only narrow
 		}
 	}
 	ws, ignored := restrictWorkspace(ws, s.baseConfig(user, env, editor), trusted)
 	if pending != nil {
+		why := changedReason
+		if pending.Approved == DigestNone {
+			why = firstTrustReason
+		}
 		for i, ig := range ignored {
 			switch {
 			case ig.Reason == neverFromWSAudit || ig.Reason == neverFromWSLog:
 			case strings.Contains(ig.Reason, untrustedReason):
-				ignored[i].Reason = strings.ReplaceAll(ig.Reason, untrustedReason, changedReason)
+				ignored[i].Reason = strings.ReplaceAll(ig.Reason, untrustedReason, why)
 			default:
-				ignored[i].Reason = changedReason + "; until then the file is read as an untrusted one: " + ig.Reason
+				ignored[i].Reason = why + "; until then the file is read as an untrusted one: " + ig.Reason
 			}
 		}
 	}

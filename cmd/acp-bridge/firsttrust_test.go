@@ -59,7 +59,7 @@ func TestTrustedCloneBypassWaitsForApproval(t *testing.T) {
 	// The rules manager: the mode in force is the default's, the
 	// workspace's deny is in force with its source, the allow is not.
 	var stored struct {
-		InForce []settings.InForce       `json:"inForce"`
+		InForce []settings.InForce        `json:"inForce"`
 		Pending *settings.PendingApproval `json:"pending"`
 	}
 	if err := p.editor.Conn.Call(c, "_acp-bridge/grants/stored", map[string]any{}, &stored); err != nil {

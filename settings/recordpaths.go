@@ -84,7 +84,10 @@ func WritableTrees(cfg Config, ws, home string) []WritableTree {
 // RecordPathProblem says why path (the audit log or the bridge's log) may
 // not be used: it is inside a tree an agent may write, where the agent
 // could erase or rewrite the record of what it did. nil when it is fine.
-func RecordPathProblem(path string, trees []WritableTree) error {
+// A path inside one of readOnly (the bridge's user config directory, which
+// every agent's sandbox keeps read-only: Store.PolicyFiles) is fine even
+// inside a writable tree (a workspace that is the home directory).
+func RecordPathProblem(path string, trees []WritableTree, readOnly []string) error {
 	if path == "" {
 		return nil
 	}
@@ -95,6 +98,11 @@ func RecordPathProblem(path string, trees []WritableTree) error {
 	cands := []string{abs}
 	if r := resolveExisting(abs); r != abs {
 		cands = append(cands, r)
+	}
+	for _, ro := range readOnly {
+		if ro != "" && within(abs, filepath.Clean(ro)) && within(resolveExisting(abs), resolveExisting(filepath.Clean(ro))) {
+			return nil
+		}
 	}
 	tmp := filepath.Clean(os.TempDir())
 	for _, c := range cands {
@@ -148,7 +156,7 @@ func (s *Store) recordPathProblems(cfg Config) []*FieldError {
 	trees := WritableTrees(cfg, s.opts.WorkspaceDir, home)
 	var out []*FieldError
 	for _, f := range []struct{ key, path string }{{"audit.path", cfg.Audit.Path}, {"log.file", cfg.Log.File}} {
-		if err := RecordPathProblem(f.path, trees); err != nil {
+		if err := RecordPathProblem(f.path, trees, []string{s.opts.UserConfigDir}); err != nil {
 			out = append(out, &FieldError{Key: f.key, Msg: err.Error()})
 		}
 	}

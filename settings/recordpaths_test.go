@@ -31,6 +31,10 @@ func TestRecordPathsRefusedInWritableTrees(t *testing.T) {
 		{"log in gemini's state directory", "agents: {gem: {command: gemini, args: [--experimental-acp]}}\nlog: {file: '{home}/.gemini/bridge.log'}", "log.file", true, "state directory agent gem (gemini)"},
 		{"audit in an agent's private temp", "audit: {path: '" + tmpSandbox + "'}", "audit.path", true, "private temp"},
 		{"audit through a symlink to the workspace", "audit: {path: '{other}/link/audit.jsonl'}", "audit.path", true, "it is the workspace"},
+		// The user config directory is read-only in every sandbox: fine even
+		// when a writable tree holds it.
+		{"audit in the user config dir inside a writable tree", "sandbox: {allowWrite: ['{cfgparent}']}\naudit: {path: '{cfg}/audit.jsonl'}", "", false, ""},
+		{"audit next to the user config dir inside a writable tree", "sandbox: {allowWrite: ['{cfgparent}']}\naudit: {path: '{cfgparent}/audit.jsonl'}", "audit.path", true, "sandbox.allowWrite"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -46,7 +50,7 @@ func TestRecordPathsRefusedInWritableTrees(t *testing.T) {
 				}
 			}
 			if tc.user != "" {
-				r := strings.NewReplacer("{ws}", e.wsDir, "{home}", home, "{other}", other)
+				r := strings.NewReplacer("{ws}", e.wsDir, "{home}", home, "{other}", other, "{cfgparent}", filepath.Dir(e.userDir), "{cfg}", e.userDir)
 				writeFile(t, e.userFile(), r.Replace(tc.user)+"\n")
 			}
 			s, err := e.load(func(o *Options) { o.Environ = []string{"HOME=" + home} })

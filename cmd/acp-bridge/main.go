@@ -253,7 +253,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// log.file and audit.path from the settings are checked at load
 		// (settings.RecordPathProblem); the flag is checked here.
 		home, _ := os.UserHomeDir()
-		if err := settings.RecordPathProblem(c.logFile, settings.WritableTrees(snap.Config, ws, home)); err != nil {
+		if err := settings.RecordPathProblem(c.logFile, settings.WritableTrees(snap.Config, ws, home), store.PolicyFiles()); err != nil {
 			fmt.Fprintf(stderr, "acp-bridge: --log-file: %v\n", err)
 			return 2
 		}

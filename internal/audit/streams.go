@@ -47,6 +47,12 @@ const (
 	// specifier and reason of a record.
 	MaxCallBytes  = 4 << 10
 	MaxFieldBytes = 1 << 10
+	// SessionRateFactor bounds the records of one agent and session written
+	// in full per window, across tools, to that many times the rate.
+	SessionRateFactor = 4
+	// maxWindows is how many rate windows are kept before ended ones are
+	// forgotten at once.
+	maxWindows = 10000
 )
 
 type streamKind int
@@ -190,7 +196,37 @@ func (l *limiter) admit(kind streamKind, r Record, now time.Time, rate int, inte
 	if l.w == nil {
 		l.w = map[limitKey]*window{}
 	}
+	if len(l.w) > maxWindows {
+		// Many keys (tool names are the agent's to choose): forget the
+		// ended windows now rather than at the timer.
+		done = append(done, l.due(now, interval, false)...)
+	}
 	k := limitKey{kind: kind, agent: r.Agent, session: r.SessionID, tool: toolOf(r), decision: r.Decision}
+	// A session's budget across tools: past SessionRateFactor*rate records
+	// written in full in one window, whatever the tool, the rest are
+	// counted under the tool "*" (an agent that names a new tool for
+	// each call does not escape the rate).
+	sk := limitKey{kind: kind, agent: r.Agent, session: r.SessionID, tool: "*", decision: r.Decision}
+	sw := l.w[sk]
+	if sw != nil && (now.Sub(sw.start) >= interval || now.Before(sw.start)) {
+		if s, ok := summaryOf(sk, sw, interval); ok {
+			done = append(done, s)
+		}
+		delete(l.w, sk)
+		sw = nil
+	}
+	if sw == nil {
+		sw = &window{start: now}
+		l.w[sk] = sw
+	}
+	if sw.written >= SessionRateFactor*rate {
+		if sw.suppressed == 0 {
+			sw.from, sw.would = r.Time, r.Would
+		}
+		sw.suppressed++
+		sw.to = r.Time
+		return done, false
+	}
 	w := l.w[k]
 	if w != nil && (now.Sub(w.start) >= interval || now.Before(w.start)) {
 		if s, ok := summaryOf(k, w, interval); ok {
@@ -205,6 +241,7 @@ func (l *limiter) admit(kind streamKind, r Record, now time.Time, rate int, inte
 	}
 	if w.written < rate {
 		w.written++
+		sw.written++
 		return done, true
 	}
 	if w.suppressed == 0 {
@@ -260,8 +297,11 @@ func summaryOf(k limitKey, w *window, interval time.Duration) (pendingSummary, b
 		}
 	}
 	tool := k.tool
-	if tool == "" {
+	switch tool {
+	case "":
 		tool = "(not understood)"
+	case "*":
+		tool = "(any tool, past the session's budget)"
 	}
 	return pendingSummary{kind: k.kind, rec: Record{
 		Time: w.to, Agent: k.agent, SessionID: k.session, Decision: decision, Would: would, Source: "audit",

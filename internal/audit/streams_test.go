@@ -286,3 +286,39 @@ func TestSummaryWrittenAfterWindow(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// An agent that names a new tool for each denied call does not escape the
+// rate: past SessionRateFactor*rate records in full per session and
+// window, the rest are counted; none is lost.
+func TestNewToolPerCallDoesNotEscapeRate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	l, err := open(path, 0, zaptest.NewLogger(t), 5, time.Minute, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 500
+	for i := range n {
+		call, _ := json.Marshal(map[string]any{"tool": fmt.Sprintf("mcp__x__t%d", i), "paths": []string{".env"}})
+		if err := l.Append(Record{Time: t0.Add(time.Duration(i) * time.Millisecond), Agent: "a", SessionID: "s", ToolCallID: fmt.Sprint(i),
+			Call: call, Decision: "deny", Source: "rule", Rule: "Read(.env)"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var full, counted int
+	if err := Read(path, Filter{}, func(r Record) error {
+		if r.Summary != nil {
+			counted += r.Summary.Count
+		} else {
+			full++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if full != SessionRateFactor*5 || full+counted != n {
+		t.Errorf("%d in full + %d counted; want %d in full, %d in all", full, counted, SessionRateFactor*5, n)
+	}
+}

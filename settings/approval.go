@@ -68,6 +68,11 @@ type PendingApproval struct {
 // DigestNone is PendingApproval.Approved when no version was ever approved.
 const DigestNone = "none"
 
+// Loosenings is what the untrusted reading ignored, in short form, without
+// the settings no workspace file may set at all: what trusting and
+// approving the file would add.
+func Loosenings(ignored []IgnoredSetting) []string { return loosenings(ignored) }
+
 // loosenings is the short form of what an untrusted reading left out,
 // without the settings no workspace file may set at all (audit and log
 // paths): what trusting the file would add.

@@ -441,7 +441,7 @@ func TestWorkspaceApproveCommand(t *testing.T) {
 		out, _ := cmd.CombinedOutput()
 		return string(out), cmd.ProcessState.ExitCode()
 	}
-	if out, code := run("status"); code != 0 || !strings.Contains(out, "approved: none yet") {
+	if out, code := run("status"); code != 0 || !strings.Contains(out, "approved: none yet") || !strings.Contains(out, "  - permissions.allow Bash(make)") {
 		t.Fatalf("status before trust: %d\n%s", code, out)
 	}
 	if out, code := run("approve", "--digest", "sha256:00"); code != 1 || !strings.Contains(out, "not the version you approved") {

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/acp-bridge/acp-bridge/internal/audit"
 )
 
 // TestRecordPathsInWorkspaceRefused: the bridge refuses to start when its
@@ -46,5 +51,39 @@ func TestRecordPathsInWorkspaceRefused(t *testing.T) {
 	outside := filepath.Join(home, "logs", "audit.jsonl")
 	if out, code := run("audit: {path: '"+outside+"'}\n", "--log-file", filepath.Join(home, "bridge.log")); code != 0 {
 		t.Errorf("paths outside the workspace: exit %d\n%s", code, out)
+	}
+}
+
+// TestAuditCommandAfterFlood: `acp-bridge audit` shows a deny written before
+// a flood of unasked records far past the budget (the deny file is read
+// with the others), each deny once.
+func TestAuditCommandAfterFlood(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	l, err := audit.Open(path, 32<<10, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now().Add(-time.Hour)
+	if err := l.Append(audit.Record{Time: t0, Agent: "claude", SessionID: "s", ToolCallID: "rm", Call: json.RawMessage(`{"tool":"Bash","command":"rm -rf ~"}`),
+		Specifier: "Bash(rm -rf ~)", Decision: "deny", Source: "rule", Rule: "Bash(rm *)"}); err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("x", 64<<10)
+	for i := range 400 { // 25 MB of rawInput against a 32 KiB budget
+		call, _ := json.Marshal(map[string]any{"tool": "Read", "input": map[string]string{"data": big}})
+		if err := l.Append(audit.Record{Time: t0.Add(time.Duration(i+1) * time.Millisecond), Agent: "claude", SessionID: "s",
+			ToolCallID: "u" + strconv.Itoa(i), Call: call, Decision: "unasked", Would: "allow", Source: "rule"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(binPath, "audit", "--path", path, "--decision", "deny").CombinedOutput()
+	if err != nil {
+		t.Fatalf("acp-bridge audit: %v\n%s", err, out)
+	}
+	if strings.Count(string(out), "Bash(rm -rf ~)") != 1 || !strings.Contains(string(out), "1 record(s)") {
+		t.Fatalf("acp-bridge audit --decision deny after the flood:\n%s", out)
 	}
 }

@@ -37,7 +37,8 @@ type storedBypass struct {
 	File  string `json:"file"`
 }
 
-// grantsStored answers _acp-bridge/grants/stored: {} -> {rules, bypass}.
+// grantsStored answers _acp-bridge/grants/stored: {} -> {rules, bypass,
+// inForce, pending}.
 func (b *Bridge) grantsStored() (any, error) {
 	snap := b.snapshot()
 	rules := []storedRule{}
@@ -66,7 +67,9 @@ func (b *Bridge) grantsStored() (any, error) {
 			bypass = append(bypass, storedBypass{Agent: agent, Scope: scope, File: file})
 		}
 	}
-	return map[string]any{"rules": rules, "bypass": bypass}, nil
+	// inForce: every mode and rule in force with its source (trust.go);
+	// pending: what the workspace file would loosen once approved.
+	return map[string]any{"rules": rules, "bypass": bypass, "inForce": b.inForce(), "pending": snap.WorkspaceTrust.Pending}, nil
 }
 
 // bypassAgentsIn lists the agents a settings file (YAML or JSON) sets

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"go.uber.org/zap"
@@ -38,8 +39,19 @@ func trustNotice(r trustReport) string {
 		return ""
 	}
 	var b strings.Builder
+	if r.Pending != nil && r.Pending.Approved == settings.DigestNone {
+		fmt.Fprintf(&b, "acp-bridge: this workspace is trusted, but trusting it does not approve what %s loosens, so it may only narrow the policy until this version is approved.", r.Pending.File)
+	} else if r.Pending != nil {
+		fmt.Fprintf(&b, "acp-bridge: %s is not the version approved when this workspace was trusted (an agent, a git pull or an editor changed or created it), so it may only narrow the policy until this version is approved.", r.Pending.File)
+	}
+	if r.Pending != nil && len(r.Pending.Loosens) > 0 {
+		b.WriteString(" Approving it would loosen:\n")
+		for _, l := range r.Pending.Loosens {
+			fmt.Fprintf(&b, "- %s\n", l)
+		}
+	}
 	if r.Pending != nil {
-		fmt.Fprintf(&b, "acp-bridge: %s is not the version approved when this workspace was trusted (an agent, a git pull or an editor changed or created it), so it may only narrow the policy until this version is approved. Ignored:\n", r.Pending.File)
+		b.WriteString("Ignored until then:\n")
 	} else if r.Trusted {
 		b.WriteString("acp-bridge: some settings of the workspace file are ignored:\n")
 	} else {
@@ -158,4 +170,40 @@ func (b *Bridge) workspaceApprove(params json.RawMessage) (any, error) {
 	b.log.Info("workspace file approved by the editor", zap.String("digest", got))
 	// The store's change subscription (settingsChanged) reports the new trust.
 	return trustOf(b.snapshot()), nil
+}
+
+// inForce lists every mode, bypass and rule in force with its source, for
+// the rules manager (_acp-bridge/grants/stored's inForce): the settings'
+// (settings.Snapshot.InForce: default, user file, workspace file, env,
+// editor), then what this run added: a bypass switched on at run time and
+// the session grants (source "session").
+func (b *Bridge) inForce() []settings.InForce {
+	out := append([]settings.InForce{}, b.snapshot().InForce...)
+	b.mu.Lock()
+	var bypass []string
+	for agent, on := range b.runtimeBypass {
+		if on {
+			bypass = append(bypass, agent)
+		}
+	}
+	sessions := make([]*session, 0, len(b.sessions))
+	for _, s := range b.sessions {
+		sessions = append(sessions, s)
+	}
+	b.mu.Unlock()
+	sort.Strings(bypass)
+	for _, a := range bypass {
+		out = append(out, settings.InForce{Kind: "bypass", Value: "true", Agent: a, Source: "session"})
+	}
+	sort.Slice(sessions, func(i, j int) bool { return sessions[i].id < sessions[j].id })
+	for _, s := range sessions {
+		if m := s.modeOverride(); m != "" {
+			out = append(out, settings.InForce{Kind: "mode", Value: string(m), Agent: s.agent.name, Source: "session " + s.id})
+		}
+		_, gs := s.grantPolicy()
+		for _, g := range gs {
+			out = append(out, settings.InForce{Kind: "rule", List: settings.ListAllow, Value: g.Text, Agent: s.agent.name, Source: "session " + s.id})
+		}
+	}
+	return out
 }

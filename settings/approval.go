@@ -13,8 +13,15 @@ import (
 	"go.uber.org/zap"
 )
 
-// Trust covers content, not a path. Trusting a workspace pins the digest of
-// its .acp-bridge.yaml as it is then (or that there is none); a file that
+// Trust covers content, not a path, and trusting is not approving a
+// loosening. Trusting a workspace pins the digest of its .acp-bridge.yaml as
+// it is then (or that there is none) only when that file loosens nothing
+// compared with reading it untrusted: a file that only narrows is pinned at
+// once. A file that loosens anything (a looser mode, allow rules, agents,
+// sandbox off or wider, more directories...) is not pinned: it stays pending
+// and only narrows until the person approves exactly that version, which
+// the pending report lists with everything it loosens (Loosens: the
+// difference between the trusted and the untrusted reading). A file that
 // later differs from what was pinned (an agent wrote it, a git pull changed
 // it, someone created it) may only narrow the policy, like an untrusted
 // one, until the person approves that version (Store.ApproveWorkspaceFile,
@@ -38,6 +45,10 @@ const DigestAbsent = "absent"
 // its file is not the version that was approved.
 const changedReason = "ignored until this version of the file is approved: it differs from the version approved when the workspace was trusted (run `acp-bridge workspace approve`, or approve it in the editor)"
 
+// firstTrustReason replaces untrustedReason when the workspace was just
+// trusted and its file loosens the policy: trusting is not approving.
+const firstTrustReason = "ignored until this version of the file is approved: the workspace is trusted, but trusting it does not approve what its file loosens (review it, then run `acp-bridge workspace approve`, or approve it in the editor)"
+
 // PendingApproval is a trusted workspace's file that differs from the
 // approved version: its loosening settings wait for an approval.
 type PendingApproval struct {
@@ -45,8 +56,35 @@ type PendingApproval struct {
 	// Digest is the current content's digest ("sha256:<hex>"), to pass to
 	// ApproveWorkspaceFile.
 	Digest string `json:"digest"`
-	// Approved is the digest approved before ("absent": there was no file).
+	// Approved is the digest approved before ("absent": there was no file;
+	// DigestNone: nothing was ever approved, the workspace was just trusted).
 	Approved string `json:"approved"`
+	// Loosens lists what this version loosens compared with reading it
+	// untrusted, one "key value" each (IgnoredSetting.Loosening), in file
+	// order: what approving it lets through.
+	Loosens []string `json:"loosens"`
+}
+
+// DigestNone is PendingApproval.Approved when no version was ever approved.
+const DigestNone = "none"
+
+// Loosenings is what the untrusted reading ignored, in short form, without
+// the settings no workspace file may set at all: what trusting and
+// approving the file would add.
+func Loosenings(ignored []IgnoredSetting) []string { return loosenings(ignored) }
+
+// loosenings is the short form of what an untrusted reading left out,
+// without the settings no workspace file may set at all (audit and log
+// paths): what trusting the file would add.
+func loosenings(ignored []IgnoredSetting) []string {
+	out := []string{}
+	for _, ig := range ignored {
+		if ig.Reason == neverFromWSAudit || ig.Reason == neverFromWSLog {
+			continue
+		}
+		out = append(out, ig.Loosening())
+	}
+	return out
 }
 
 // ContentDigest is the digest approvals pin: sha256 of the file's bytes,
@@ -133,33 +171,48 @@ func (s *Store) pinLocked(file, digest string) error {
 }
 
 // approvalLocked decides whether the workspace file whose content has
-// digest may apply as trusted. The first time a trusted workspace is seen
-// its file (or its absence) is pinned. A missing file is always fine: no
-// file loosens nothing. s.mu held.
-func (s *Store) approvalLocked(file, digest string) (ok bool, pending *PendingApproval) {
+// digest may apply as trusted. loosens says what that content loosens
+// compared with an untrusted reading. The first time a trusted workspace is
+// seen, its file (or its absence) is pinned if it loosens nothing;
+// otherwise it waits for the person's approval. A missing file is always
+// fine: no file loosens nothing. s.mu held.
+func (s *Store) approvalLocked(file, digest string, loosens func() []string) (ok bool, pending *PendingApproval) {
 	if s.approved == nil {
 		m, err := readApprovals(s.approvalsPath())
 		if err != nil {
 			// Nothing known: nothing is approved, and nothing is pinned over
 			// a file we could not read.
 			s.log.Error("cannot read the approved workspace files; the workspace file may only narrow the policy", zap.Error(err))
-			return false, &PendingApproval{File: file, Digest: digest, Approved: "unknown (" + err.Error() + ")"}
+			return false, &PendingApproval{File: file, Digest: digest, Approved: "unknown (" + err.Error() + ")", Loosens: loosens()}
 		}
 		s.approved = m
 	}
 	rec, known := s.approved[file]
 	if !known {
+		if l := loosens(); len(l) > 0 {
+			// Trusting is not approving a loosening.
+			return false, &PendingApproval{File: file, Digest: digest, Approved: DigestNone, Loosens: l}
+		}
 		if err := s.pinLocked(file, digest); err != nil {
 			s.log.Warn("cannot save the approved workspace file; it stays approved for this run only", zap.String("file", file), zap.Error(err))
 		} else {
-			s.log.Info("workspace file approved as it is now (first trust)", zap.String("file", file), zap.String("digest", digest))
+			s.log.Info("workspace file approved as it is now (first trust; it loosens nothing)", zap.String("file", file), zap.String("digest", digest))
 		}
 		return true, nil
 	}
 	if digest == DigestAbsent || rec.Digest == digest {
 		return true, nil
 	}
-	return false, &PendingApproval{File: file, Digest: digest, Approved: rec.Digest}
+	return false, &PendingApproval{File: file, Digest: digest, Approved: rec.Digest, Loosens: loosens()}
+}
+
+// loosensFunc is what the workspace layer ws loosens against the other
+// layers (user, env, editor): the untrusted reading's omissions.
+func (s *Store) loosensFunc(ws, user, env, editor *layer) func() []string {
+	return func() []string {
+		_, ignored := restrictWorkspace(ws, s.baseConfig(user, env, editor), false)
+		return loosenings(ignored)
+	}
 }
 
 // ErrDigestMismatch is returned by ApproveWorkspaceFile when the file is not

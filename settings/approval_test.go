@@ -50,7 +50,7 @@ func readApprovalsFile(t *testing.T, e *env) map[string]approvalRecord {
 // version is approved; its deny rule applies at once; approving another
 // version is refused.
 func TestCreatedWorkspaceFileWaitsForApproval(t *testing.T) {
-	e := newEnv(t)
+	e := newTrustEnv(t)
 	s := e.mustLoad()
 	if got := readApprovalsFile(t, e)[e.wsFile()].Digest; got != DigestAbsent {
 		t.Fatalf("first trust pins the absence of the file: got %q", got)
@@ -119,23 +119,39 @@ func TestCreatedWorkspaceFileWaitsForApproval(t *testing.T) {
 	}
 }
 
-// TestFirstTrustPinsAndLaterChangesWait: a file present when the workspace
-// is first trusted applies (and is pinned); changed afterwards (a git pull,
-// an agent without a sandbox) it only narrows until approved; put back as
-// approved it applies again; removed, nothing is pending.
+// TestFirstTrustPinsAndLaterChangesWait: a file that loosens, present when
+// the workspace is first trusted, waits for approval (trusting is not
+// approving), listing what it loosens; approved, it applies and is pinned;
+// changed afterwards (a git pull, an agent without a sandbox) it only
+// narrows until approved; put back as approved it applies again; removed,
+// nothing is pending.
 func TestFirstTrustPinsAndLaterChangesWait(t *testing.T) {
-	e := newEnv(t)
+	e := newTrustEnv(t)
 	const v1 = "permissions:\n  allow: [\"Bash(npm test)\"]\n"
 	writeFile(t, e.wsFile(), v1)
 	s := e.mustLoad()
-	if !hasRule(s.Snapshot().Rules, "allow", "Bash(npm test)") {
-		t.Fatal("the file present at first trust applies")
+	sn := s.Snapshot()
+	if hasRule(sn.Rules, "allow", "Bash(npm test)") {
+		t.Fatal("the loosening file present at first trust applies without approval")
+	}
+	p := sn.WorkspaceTrust.Pending
+	if p == nil || p.Approved != DigestNone || !slices.Equal(p.Loosens, []string{"permissions.allow Bash(npm test)"}) {
+		t.Fatalf("pending = %+v, want the allow rule listed", p)
+	}
+	if _, err := s.ApproveWorkspaceFile(p.Digest); err != nil {
+		t.Fatal(err)
+	}
+	if !hasRule(s.Snapshot().Rules, "allow", "Bash(npm test)") || s.Snapshot().WorkspaceTrust.Pending != nil {
+		t.Fatal("the approved version applies")
 	}
 	changes, _ := subscribe(s)
 	writeFile(t, e.wsFile(), "permissions:\n  allow: [\"Bash(npm test)\", \"Bash(curl *)\"]\n")
-	sn := await(t, changes, "the changed file", func(sn *Snapshot) bool { return sn.WorkspaceTrust.Pending != nil })
+	sn = await(t, changes, "the changed file", func(sn *Snapshot) bool { return sn.WorkspaceTrust.Pending != nil })
 	if hasRule(sn.Rules, "allow", "Bash(curl *)") || hasRule(sn.Rules, "allow", "Bash(npm test)") {
 		t.Fatalf("a changed file's allow rules apply before approval: %q", ruleTexts(sn.Rules))
+	}
+	if l := sn.WorkspaceTrust.Pending.Loosens; !slices.Contains(l, "permissions.allow Bash(curl *)") {
+		t.Errorf("the changed version's loosenings %q lack the new allow rule", l)
 	}
 	writeFile(t, e.wsFile(), v1)
 	await(t, changes, "the approved version back", func(sn *Snapshot) bool {
@@ -149,11 +165,72 @@ func TestFirstTrustPinsAndLaterChangesWait(t *testing.T) {
 	})
 }
 
+// TestFirstTrustLoosensListed: what a file loosens is listed exactly: the
+// difference between its trusted and its untrusted reading; its narrowing
+// settings are not listed and apply at once.
+func TestFirstTrustLoosensListed(t *testing.T) {
+	e := newTrustEnv(t)
+	const file = "permissions:\n  defaultMode: bypassPermissions\n  allow: [\"Bash(curl *)\"]\n  deny: [\"Read(.env)\"]\n" +
+		"agents:\n  evil: {command: ./run.sh}\nstartAgentsOnLaunch: true\nsandbox: {enabled: false}\n"
+	writeFile(t, e.wsFile(), file)
+	s := e.mustLoad()
+	sn := s.Snapshot()
+	want := []string{"permissions.defaultMode bypassPermissions", "permissions.allow Bash(curl *)", "agents.evil command ./run.sh",
+		"startAgentsOnLaunch true", "sandbox.enabled false"}
+	p := sn.WorkspaceTrust.Pending
+	if p == nil {
+		t.Fatal("no pending approval")
+	}
+	got := slices.Clone(p.Loosens)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("loosens = %q, want %q", got, want)
+	}
+	if sn.Config.Permissions.DefaultMode != ModeDefault || !hasRule(sn.Rules, "deny", "Read(.env)") || hasRule(sn.Rules, "allow", "Bash(curl *)") {
+		t.Errorf("before approval: mode %s, rules %q; want the person's mode and only the deny", sn.Config.Permissions.DefaultMode, ruleTexts(sn.Rules))
+	}
+	if _, err := s.ApproveWorkspaceFile("sha256:0000"); !errors.Is(err, ErrDigestMismatch) {
+		t.Errorf("approving another version = %v", err)
+	}
+	if _, err := s.ApproveWorkspaceFile(p.Digest); err != nil {
+		t.Fatal(err)
+	}
+	if sn := s.Snapshot(); sn.Config.Permissions.DefaultMode != ModeBypass || !hasRule(sn.Rules, "allow", "Bash(curl *)") {
+		t.Errorf("after approval: mode %s, rules %q", sn.Config.Permissions.DefaultMode, ruleTexts(sn.Rules))
+	}
+	// Approved is pinned: a restart applies it.
+	if sn := e.mustLoad().Snapshot(); sn.Config.Permissions.DefaultMode != ModeBypass || sn.WorkspaceTrust.Pending != nil {
+		t.Errorf("after a restart: mode %s, pending %+v", sn.Config.Permissions.DefaultMode, sn.WorkspaceTrust.Pending)
+	}
+}
+
+// TestFirstTrustOfNarrowingFilePins: a file that only narrows (deny and ask
+// rules, a stricter mode, the sandbox on) is pinned at first trust, without
+// asking, and applies.
+func TestFirstTrustOfNarrowingFilePins(t *testing.T) {
+	e := newTrustEnv(t)
+	const file = "permissions:\n  defaultMode: plan\n  deny: [\"Bash(rm *)\"]\n  ask: [\"Bash(git push *)\"]\nsandbox: {enabled: true, network: none}\nstartAgentsOnLaunch: false\n"
+	writeFile(t, e.wsFile(), file)
+	s := e.mustLoad()
+	sn := s.Snapshot()
+	if sn.WorkspaceTrust.Pending != nil || len(sn.WorkspaceTrust.Ignored) != 0 {
+		t.Fatalf("a narrowing file waits: pending %+v, ignored %v", sn.WorkspaceTrust.Pending, sn.WorkspaceTrust.Ignored)
+	}
+	if sn.Config.Permissions.DefaultMode != ModePlan || !hasRule(sn.Rules, "deny", "Bash(rm *)") || sn.Config.Sandbox.Network != "none" {
+		t.Errorf("mode %s, rules %q, network %s", sn.Config.Permissions.DefaultMode, ruleTexts(sn.Rules), sn.Config.Sandbox.Network)
+	}
+	if got := readApprovalsFile(t, e)[e.wsFile()].Digest; got != ContentDigest([]byte(file), true) {
+		t.Errorf("the narrowing file is not pinned: %q", got)
+	}
+}
+
 // TestUntrustedPinsNothing: an untrusted workspace pins nothing; granting
-// trust pins what is there then.
+// trust pins nothing that loosens either: it waits for approval.
 func TestUntrustedPinsNothing(t *testing.T) {
-	e := newEnv(t)
-	writeFile(t, e.wsFile(), "permissions:\n  allow: [\"Bash(make)\"]\n")
+	e := newTrustEnv(t)
+	const file = "permissions:\n  allow: [\"Bash(make)\"]\n"
+	writeFile(t, e.wsFile(), file)
 	s := e.mustLoad(untrusted)
 	if _, err := os.Stat(filepath.Join(e.userDir, ApprovalsFileName)); !os.IsNotExist(err) {
 		t.Fatalf("untrusted load wrote pins: %v", err)
@@ -161,11 +238,20 @@ func TestUntrustedPinsNothing(t *testing.T) {
 	if _, err := s.SetWorkspaceTrusted(true); err != nil {
 		t.Fatal(err)
 	}
-	if !hasRule(s.Snapshot().Rules, "allow", "Bash(make)") {
-		t.Fatal("granting trust applies the file")
+	if hasRule(s.Snapshot().Rules, "allow", "Bash(make)") || s.Snapshot().WorkspaceTrust.Pending == nil {
+		t.Fatal("granting trust applies a loosening file without approval")
 	}
-	if got := readApprovalsFile(t, e)[e.wsFile()].Digest; got != ContentDigest([]byte("permissions:\n  allow: [\"Bash(make)\"]\n"), true) {
-		t.Fatalf("granting trust pins the file: %q", got)
+	if _, err := os.Stat(filepath.Join(e.userDir, ApprovalsFileName)); !os.IsNotExist(err) {
+		t.Fatalf("granting trust pinned a loosening file: %v", err)
+	}
+	if _, err := s.ApproveWorkspaceFile(ContentDigest([]byte(file), true)); err != nil {
+		t.Fatal(err)
+	}
+	if !hasRule(s.Snapshot().Rules, "allow", "Bash(make)") {
+		t.Fatal("the approved file does not apply")
+	}
+	if got := readApprovalsFile(t, e)[e.wsFile()].Digest; got != ContentDigest([]byte(file), true) {
+		t.Fatalf("approving pins the file: %q", got)
 	}
 }
 
@@ -173,9 +259,12 @@ func TestUntrustedPinsNothing(t *testing.T) {
 // through the bridge keeps an approved file approved; storing into a file
 // that waits for approval does not approve it.
 func TestGrantKeepsApproval(t *testing.T) {
-	e := newEnv(t)
+	e := newTrustEnv(t)
 	writeFile(t, e.wsFile(), "permissions:\n  allow: [\"Bash(make)\"]\n")
 	s := e.mustLoad()
+	if _, err := s.ApproveWorkspaceFile(""); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := s.Persist(Grant{Kind: GrantRule, Scope: ScopeWorkspace, List: ListAllow, Rule: "Bash(go test *)"}); err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +297,7 @@ func TestGrantKeepsApproval(t *testing.T) {
 // TestBrokenApprovalsFile: pins that cannot be read approve nothing and are
 // not overwritten by a first-trust pin.
 func TestBrokenApprovalsFile(t *testing.T) {
-	e := newEnv(t)
+	e := newTrustEnv(t)
 	writeFile(t, filepath.Join(e.userDir, ApprovalsFileName), "{not json")
 	writeFile(t, e.wsFile(), loosening)
 	s := e.mustLoad()
@@ -230,7 +319,7 @@ func TestBrokenApprovalsFile(t *testing.T) {
 // TestApprovalsKeepOtherWorkspaces: a pin written by one bridge keeps the
 // pins another bridge wrote meanwhile.
 func TestApprovalsKeepOtherWorkspaces(t *testing.T) {
-	e := newEnv(t)
+	e := newTrustEnv(t)
 	s := e.mustLoad()
 	other := filepath.Join(t.TempDir(), WorkspaceFileName)
 	doc, _ := json.Marshal(approvalsDoc{Version: 1, Files: map[string]approvalRecord{
@@ -248,17 +337,22 @@ func TestApprovalsKeepOtherWorkspaces(t *testing.T) {
 }
 
 // TestApprovalsUnderAFile: a regular file where the user config directory
-// should be means there can be no pins: first trust applies the file (the
-// pin is kept for this run only, as it cannot be saved).
+// should be means there can be no pins: first trust applies a file that
+// only narrows (the pin is kept for this run only, as it cannot be saved);
+// one that loosens waits.
 func TestApprovalsUnderAFile(t *testing.T) {
-	e := newEnv(t)
+	e := newTrustEnv(t)
 	if err := os.RemoveAll(e.userDir); err != nil {
 		t.Fatal(err)
 	}
 	writeFile(t, e.userDir, "not a directory\n")
 	writeFile(t, e.wsFile(), "permissions:\n  allow: [\"Bash(make)\"]\n")
+	if sn := e.mustLoad().Snapshot(); hasRule(sn.Rules, "allow", "Bash(make)") || sn.WorkspaceTrust.Pending == nil {
+		t.Fatalf("a loosening file without pins: rules %q, pending %+v", ruleTexts(sn.Rules), sn.WorkspaceTrust.Pending)
+	}
+	writeFile(t, e.wsFile(), "permissions:\n  deny: [\"Bash(make)\"]\n")
 	s := e.mustLoad()
-	if !hasRule(s.Snapshot().Rules, "allow", "Bash(make)") || s.Snapshot().WorkspaceTrust.Pending != nil {
+	if !hasRule(s.Snapshot().Rules, "deny", "Bash(make)") || s.Snapshot().WorkspaceTrust.Pending != nil {
 		t.Fatalf("rules %q, pending %+v", ruleTexts(s.Snapshot().Rules), s.Snapshot().WorkspaceTrust.Pending)
 	}
 	if got := readFile(t, e.userDir); got != "not a directory\n" {

@@ -19,6 +19,38 @@ type env struct {
 	t       *testing.T
 	userDir string
 	wsDir   string
+	// firstTrust: load as the person's first trust does. Otherwise a
+	// trusted load finds the workspace file already approved (as after
+	// the person approved it): most tests are about merging layers.
+	firstTrust bool
+}
+
+// newTrustEnv is newEnv for the tests of trust and approval themselves.
+func newTrustEnv(t *testing.T) *env {
+	e := newEnv(t)
+	e.firstTrust = true
+	return e
+}
+
+// preApprove pins the workspace file as it is now, unless a version is
+// pinned already, as the person's approval does.
+func (e *env) preApprove() {
+	e.t.Helper()
+	data, err := os.ReadFile(e.wsFile())
+	if err != nil {
+		return
+	}
+	path := filepath.Join(e.userDir, ApprovalsFileName)
+	m, err := readApprovals(path)
+	if err != nil {
+		return
+	}
+	if _, ok := m[e.wsFile()]; ok {
+		return
+	}
+	m[e.wsFile()] = approvalRecord{Digest: ContentDigest(data, true)}
+	doc, _ := json.Marshal(approvalsDoc{Version: 1, Files: m})
+	writeFile(e.t, path, string(doc))
 }
 
 func newEnv(t *testing.T) *env {
@@ -47,6 +79,9 @@ func (e *env) load(mod ...func(*Options)) (*Store, error) {
 	o := e.opts()
 	for _, m := range mod {
 		m(&o)
+	}
+	if o.WorkspaceTrusted && !e.firstTrust {
+		e.preApprove()
 	}
 	s, err := Load(o)
 	if s != nil {

@@ -144,7 +144,7 @@ func (s *Store) edit(g Grant, remove bool) (string, error) {
 	if name == LayerWorkspace && s.trusted && l != nil {
 		// The person's own grant: the new content is approved when the old
 		// one was (an edit never approves a version nobody approved).
-		if ok, _ := s.approvalLocked(path, ContentDigest(data, existed)); ok {
+		if ok, _ := s.approvalLocked(path, ContentDigest(data, existed), s.loosensFunc(s.workspace, s.user, s.env, s.editor)); ok {
 			if err := s.pinLocked(path, l.digest); err != nil {
 				return path, fmt.Errorf("%s grant: save the approval of %s: %w", verb, path, err)
 			}

@@ -94,6 +94,9 @@ type Snapshot struct {
 	// WorkspaceTrust says whether the workspace was trusted and what of the
 	// workspace file was left out.
 	WorkspaceTrust WorkspaceTrust
+	// InForce lists every mode, bypass and rule in force with its source
+	// (inforce.go).
+	InForce []InForce
 }
 
 // Config is the merged configuration.

@@ -284,19 +284,23 @@ func (s *Store) build(user, ws, env, editor *layer, known []*FieldError) (*Snaps
 			digest = ws.digest
 		}
 		var ok bool
-		if ok, pending = s.approvalLocked(filepath.Join(s.opts.WorkspaceDir, WorkspaceFileName), digest); !ok {
+		if ok, pending = s.approvalLocked(filepath.Join(s.opts.WorkspaceDir, WorkspaceFileName), digest, s.loosensFunc(ws, user, env, editor)); !ok {
 			trusted = false // this version of the file was never approved: it may only narrow
 		}
 	}
 	ws, ignored := restrictWorkspace(ws, s.baseConfig(user, env, editor), trusted)
 	if pending != nil {
+		why := changedReason
+		if pending.Approved == DigestNone {
+			why = firstTrustReason
+		}
 		for i, ig := range ignored {
 			switch {
 			case ig.Reason == neverFromWSAudit || ig.Reason == neverFromWSLog:
 			case strings.Contains(ig.Reason, untrustedReason):
-				ignored[i].Reason = strings.ReplaceAll(ig.Reason, untrustedReason, changedReason)
+				ignored[i].Reason = strings.ReplaceAll(ig.Reason, untrustedReason, why)
 			default:
-				ignored[i].Reason = changedReason + "; until then the file is read as an untrusted one: " + ig.Reason
+				ignored[i].Reason = why + "; until then the file is read as an untrusted one: " + ig.Reason
 			}
 		}
 	}
@@ -304,6 +308,9 @@ func (s *Store) build(user, ws, env, editor *layer, known []*FieldError) (*Snaps
 	cfg, rules, pv := merge(layers, s.opts.UserConfigDir)
 	errs := Validate(cfg)
 	errs = append(errs, validateRules("permissions", rules)...)
+	for _, p := range s.recordPathProblems(cfg) {
+		errs = append(errs, p)
+	}
 	var problems []*FieldError
 	for _, e := range errs {
 		var fe *FieldError
@@ -331,7 +338,8 @@ func (s *Store) build(user, ws, env, editor *layer, known []*FieldError) (*Snaps
 		}
 		problems = append(problems, fe)
 	}
-	snap := &Snapshot{Config: cfg, Rules: rules, WorkspaceTrust: WorkspaceTrust{Trusted: s.trusted, Ignored: ignored, Pending: pending}}
+	snap := &Snapshot{Config: cfg, Rules: rules, WorkspaceTrust: WorkspaceTrust{Trusted: s.trusted, Ignored: ignored, Pending: pending},
+		InForce: inForce(layers, rules, cfg)}
 	for _, l := range []*layer{user, ws} {
 		if l != nil {
 			snap.Sources = append(snap.Sources, l.file)

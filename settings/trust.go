@@ -25,6 +25,18 @@ type IgnoredSetting struct {
 	File   string `json:"file"`           // the workspace file
 	Line   int    `json:"line,omitempty"` // 1-based line (YAML), else 0
 	Reason string `json:"reason"`
+	// Value is what the file sets there (e.g. "bypassPermissions", the
+	// allow rule's text, the agent's command), when known.
+	Value string `json:"value,omitempty"`
+}
+
+// Loosening is the short form of an ignored setting: its key and the value
+// it would set, e.g. "permissions.defaultMode bypassPermissions".
+func (i IgnoredSetting) Loosening() string {
+	if i.Value == "" {
+		return i.Key
+	}
+	return i.Key + " " + i.Value
 }
 
 func (i IgnoredSetting) String() string {
@@ -85,6 +97,11 @@ func restrictWorkspace(ws *layer, base Config, trusted bool) (*layer, []IgnoredS
 		_, line := ws.where(path)
 		ignored = append(ignored, IgnoredSetting{Key: strings.Join(path, "."), File: ws.file, Line: line, Reason: reason})
 	}
+	// ignoreV is ignore with the value the file sets.
+	ignoreV := func(value, reason string, path ...string) {
+		ignore(reason, path...)
+		ignored[len(ignored)-1].Value = value
+	}
 	out := *ws
 	if ws.auditPath != nil {
 		out.auditPath = nil
@@ -101,18 +118,18 @@ func restrictWorkspace(ws *layer, base Config, trusted bool) (*layer, []IgnoredS
 	// Untrusted: start from nothing and keep what narrows.
 	keep := layer{name: ws.name, file: ws.file, root: ws.root, source: ws.source, where: ws.where, empty: ws.empty}
 	if ws.defaultAgent != nil {
-		ignore(untrustedReason+" (it picks which agent runs)", "defaultAgent")
+		ignoreV(*ws.defaultAgent, untrustedReason+" (it picks which agent runs)", "defaultAgent")
 	}
 	if ws.defaultMode != nil {
 		if StricterOrEqualMode(*ws.defaultMode, base.Permissions.DefaultMode) {
 			keep.defaultMode = ws.defaultMode
 		} else {
-			ignore(fmt.Sprintf("%s mode is not stricter than %s (the mode of the trusted settings); %s", *ws.defaultMode, base.Permissions.DefaultMode, untrustedReason), "permissions", "defaultMode")
+			ignoreV(*ws.defaultMode, fmt.Sprintf("%s mode is not stricter than %s (the mode of the trusted settings); %s", *ws.defaultMode, base.Permissions.DefaultMode, untrustedReason), "permissions", "defaultMode")
 		}
 	}
 	for _, r := range ws.rules {
 		if r.list == ListAllow {
-			ignore(fmt.Sprintf("allow rule %q %s", r.text, untrustedReason), "permissions", "allow")
+			ignoreV(r.text, fmt.Sprintf("allow rule %q %s", r.text, untrustedReason), "permissions", "allow")
 			continue
 		}
 		keep.rules = append(keep.rules, r)
@@ -121,72 +138,74 @@ func restrictWorkspace(ws *layer, base Config, trusted bool) (*layer, []IgnoredS
 		if *ws.cancelUnasked {
 			keep.cancelUnasked = ws.cancelUnasked
 		} else {
-			ignore(untrustedReason+" (it lets a turn go on after the agent ran a denied call unasked)", "permissions", "cancelOnUnaskedDeny")
+			ignoreV("false", untrustedReason+" (it lets a turn go on after the agent ran a denied call unasked)", "permissions", "cancelOnUnaskedDeny")
 		}
 	}
 	if len(ws.additionalDirs) > 0 {
-		ignore(fmt.Sprintf("%s %s", strings.Join(ws.additionalDirs, ", "), untrustedReason), "permissions", "additionalDirectories")
+		ignoreV(strings.Join(ws.additionalDirs, ", "), fmt.Sprintf("%s %s", strings.Join(ws.additionalDirs, ", "), untrustedReason), "permissions", "additionalDirectories")
 	}
 	if ws.timeoutSeconds != nil {
-		ignore(untrustedReason, "approvals", "timeoutSeconds")
+		ignoreV(fmt.Sprint(*ws.timeoutSeconds), untrustedReason, "approvals", "timeoutSeconds")
 	}
 	if ws.timeoutOutcome != nil {
 		if stricterOrEqualOutcome(*ws.timeoutOutcome, base.Approvals.TimeoutOutcome) {
 			keep.timeoutOutcome = ws.timeoutOutcome
 		} else {
-			ignore(fmt.Sprintf("%s is not stricter than %s; %s", *ws.timeoutOutcome, base.Approvals.TimeoutOutcome, untrustedReason), "approvals", "timeoutOutcome")
+			ignoreV(*ws.timeoutOutcome, fmt.Sprintf("%s is not stricter than %s; %s", *ws.timeoutOutcome, base.Approvals.TimeoutOutcome, untrustedReason), "approvals", "timeoutOutcome")
 		}
 	}
 	if ws.auditMaxSizeMB != nil {
-		ignore(untrustedReason, "audit", "maxSizeMB")
+		ignoreV(fmt.Sprint(*ws.auditMaxSizeMB), untrustedReason, "audit", "maxSizeMB")
 	}
 	if ws.logLevel != nil {
-		ignore(untrustedReason, "log", "level")
+		ignoreV(*ws.logLevel, untrustedReason, "log", "level")
 	}
 	if ws.maxLineBytes != nil {
-		ignore(untrustedReason, "maxLineBytes")
+		ignoreV(fmt.Sprint(*ws.maxLineBytes), untrustedReason, "maxLineBytes")
 	}
 	if ws.startAgents != nil {
 		if *ws.startAgents {
-			ignore(untrustedReason+" (it starts agents without a person asking)", "startAgentsOnLaunch")
+			ignoreV("true", untrustedReason+" (it starts agents without a person asking)", "startAgentsOnLaunch")
 		} else {
 			keep.startAgents = ws.startAgents
 		}
 	}
-	keep.sandbox = restrictSandbox(ws.sandbox, base.Sandbox.Network, ignore, "sandbox")
+	keep.sandbox = restrictSandbox(ws.sandbox, base.Sandbox.Network, ignoreV, "sandbox")
 	for _, name := range sortedKeys(ws.agents) {
 		a := ws.agents[name]
 		baseAgent, known := base.Agents[name]
 		if !known {
-			what := "an agent defined only in the workspace file"
+			what, value := "an agent defined only in the workspace file", "(new agent)"
 			if a.command != nil {
-				what += fmt.Sprintf(" (command %q)", strings.Join(append([]string{*a.command}, a.args...), " "))
+				cmd := strings.Join(append([]string{*a.command}, a.args...), " ")
+				what += fmt.Sprintf(" (command %q)", cmd)
+				value = "command " + cmd
 			}
-			ignore(what+" runs only in a trusted workspace", "agents", name)
+			ignoreV(value, what+" runs only in a trusted workspace", "agents", name)
 			continue
 		}
 		ka := &agentLayer{}
-		field := func(set bool, key string) {
+		field := func(set bool, key string, value func() string) {
 			if set {
-				ignore(untrustedReason, "agents", name, key)
+				ignoreV(value(), untrustedReason, "agents", name, key)
 			}
 		}
-		field(a.command != nil, "command")
-		field(a.argsSet, "args")
-		field(len(a.env) > 0, "env")
-		field(a.cwd != nil, "cwd")
-		field(a.family != nil, "family")
-		field(a.initTimeout != nil, "initTimeoutSeconds")
+		field(a.command != nil, "command", func() string { return *a.command })
+		field(a.argsSet, "args", func() string { return strings.Join(a.args, " ") })
+		field(len(a.env) > 0, "env", func() string { return strings.Join(sortedKeys(a.env), ", ") })
+		field(a.cwd != nil, "cwd", func() string { return *a.cwd })
+		field(a.family != nil, "family", func() string { return *a.family })
+		field(a.initTimeout != nil, "initTimeoutSeconds", func() string { return fmt.Sprint(*a.initTimeout) })
 		if a.startOnLaunch != nil {
 			if *a.startOnLaunch {
-				ignore(untrustedReason+" (it starts the agent without a person asking)", "agents", name, "startOnLaunch")
+				ignoreV("true", untrustedReason+" (it starts the agent without a person asking)", "agents", name, "startOnLaunch")
 			} else {
 				ka.startOnLaunch = a.startOnLaunch
 			}
 		}
 		if a.bypass != nil {
 			if *a.bypass {
-				ignore(untrustedReason, "agents", name, "bypassPermissions")
+				ignoreV("true", untrustedReason, "agents", name, "bypassPermissions")
 			} else {
 				ka.bypass = a.bypass
 			}
@@ -196,17 +215,17 @@ func restrictWorkspace(ws *layer, base Config, trusted bool) (*layer, []IgnoredS
 			if StricterOrEqualMode(*a.mode, trustedMode) {
 				ka.mode = a.mode
 			} else {
-				ignore(fmt.Sprintf("%s mode is not stricter than %s (the agent's mode in the trusted settings); %s", *a.mode, trustedMode, untrustedReason), "agents", name, "mode")
+				ignoreV(*a.mode, fmt.Sprintf("%s mode is not stricter than %s (the agent's mode in the trusted settings); %s", *a.mode, trustedMode, untrustedReason), "agents", name, "mode")
 			}
 		}
 		agentNet := base.Sandbox.Network
 		if baseAgent.Sandbox.Network != "" {
 			agentNet = baseAgent.Sandbox.Network
 		}
-		ka.sandbox = restrictSandbox(a.sandbox, agentNet, ignore, "agents", name, "sandbox")
+		ka.sandbox = restrictSandbox(a.sandbox, agentNet, ignoreV, "agents", name, "sandbox")
 		for _, r := range a.rules {
 			if r.list == ListAllow {
-				ignore(fmt.Sprintf("allow rule %q %s", r.text, untrustedReason), "agents", name, "permissions", "allow")
+				ignoreV(r.text, fmt.Sprintf("allow rule %q %s", r.text, untrustedReason), "agents", name, "permissions", "allow")
 				continue
 			}
 			ka.rules = append(ka.rules, r)
@@ -272,21 +291,21 @@ var networkRank = map[string]int{"none": 0, "loopback": 1, "domains": 2, "all": 
 // narrows: turning the sandbox on, refusing to run unconfined, a stricter
 // network. Turning it off, running unconfined, a looser network and more
 // writable paths are ignored and reported.
-func restrictSandbox(sl sandboxLayer, trustedNetwork string, ignore func(string, ...string), path ...string) sandboxLayer {
+func restrictSandbox(sl sandboxLayer, trustedNetwork string, ignore func(value, reason string, path ...string), path ...string) sandboxLayer {
 	at := func(k string) []string { return append(append([]string(nil), path...), k) }
 	var keep sandboxLayer
 	if sl.enabled != nil {
 		if *sl.enabled {
 			keep.enabled = sl.enabled
 		} else {
-			ignore(untrustedReason+" (it turns the OS sandbox off)", at("enabled")...)
+			ignore("false", untrustedReason+" (it turns the OS sandbox off)", at("enabled")...)
 		}
 	}
 	if sl.onUnavailable != nil {
 		if *sl.onUnavailable == SandboxRefuse {
 			keep.onUnavailable = sl.onUnavailable
 		} else {
-			ignore(untrustedReason+" (it lets agents run without the OS sandbox)", at("onUnavailable")...)
+			ignore(*sl.onUnavailable, untrustedReason+" (it lets agents run without the OS sandbox)", at("onUnavailable")...)
 		}
 	}
 	if sl.network != nil {
@@ -296,14 +315,14 @@ func restrictSandbox(sl sandboxLayer, trustedNetwork string, ignore func(string,
 		if networkRank[*sl.network] <= networkRank[trustedNetwork] {
 			keep.network = sl.network
 		} else {
-			ignore(fmt.Sprintf("network %s is looser than %s; %s", *sl.network, trustedNetwork, untrustedReason), at("network")...)
+			ignore(*sl.network, fmt.Sprintf("network %s is looser than %s; %s", *sl.network, trustedNetwork, untrustedReason), at("network")...)
 		}
 	}
 	if len(sl.allowWrite) > 0 {
-		ignore(fmt.Sprintf("%s %s", strings.Join(sl.allowWrite, ", "), untrustedReason), at("allowWrite")...)
+		ignore(strings.Join(sl.allowWrite, ", "), fmt.Sprintf("%s %s", strings.Join(sl.allowWrite, ", "), untrustedReason), at("allowWrite")...)
 	}
 	if len(sl.allowDomains) > 0 {
-		ignore(fmt.Sprintf("%s %s", strings.Join(sl.allowDomains, ", "), untrustedReason), at("allowDomains")...)
+		ignore(strings.Join(sl.allowDomains, ", "), fmt.Sprintf("%s %s", strings.Join(sl.allowDomains, ", "), untrustedReason), at("allowDomains")...)
 	}
 	return keep
 }

@@ -47,8 +47,8 @@ func TestUntrustedWorkspaceIgnoresLoosening(t *testing.T) {
 			func(c Config) any { return len(c.Agents["claude"].Args) }, 0, 2},
 		{"agent env", "agents:\n  claude: {env: {LD_PRELOAD: /tmp/x.so}}", "agents.claude.env",
 			func(c Config) any { return c.Agents["claude"].Env["LD_PRELOAD"] }, "", "/tmp/x.so"},
-		{"agent cwd", "agents:\n  claude: {cwd: /}", "agents.claude.cwd",
-			func(c Config) any { return c.Agents["claude"].Cwd }, "", "/"},
+		{"agent cwd", "agents:\n  claude: {cwd: /srv}", "agents.claude.cwd",
+			func(c Config) any { return c.Agents["claude"].Cwd }, "", "/srv"},
 		{"agent family", "agents:\n  claude: {family: kimi}", "agents.claude.family",
 			func(c Config) any { return c.Agents["claude"].Family }, "", "kimi"},
 		{"agent initTimeout", "agents:\n  claude: {initTimeoutSeconds: 999}", "agents.claude.initTimeoutSeconds",
@@ -67,7 +67,7 @@ func TestUntrustedWorkspaceIgnoresLoosening(t *testing.T) {
 			func(c Config) any { return c.Permissions.DefaultMode }, ModeDefault, ModeBypass},
 		{"acceptEdits", "permissions: {defaultMode: acceptEdits}", "permissions.defaultMode",
 			func(c Config) any { return c.Permissions.DefaultMode }, ModeDefault, ModeAcceptEdits},
-		{"additionalDirectories", "permissions: {additionalDirectories: [/]}", "permissions.additionalDirectories",
+		{"additionalDirectories", "permissions: {additionalDirectories: [/srv]}", "permissions.additionalDirectories",
 			func(c Config) any { return len(c.Permissions.AdditionalDirectories) }, 0, 1},
 		{"timeoutSeconds", "approvals: {timeoutSeconds: 5}", "approvals.timeoutSeconds",
 			func(c Config) any { return c.Approvals.Timeout }, 300 * time.Second, 5 * time.Second},
@@ -83,12 +83,12 @@ func TestUntrustedWorkspaceIgnoresLoosening(t *testing.T) {
 			func(c Config) any { return len(c.Sandbox.AllowWrite) }, 0, 1},
 		{"agent sandbox off", "agents:\n  claude: {sandbox: {enabled: false}}", "agents.claude.sandbox.enabled",
 			func(c Config) any { e := c.Agents["claude"].Sandbox.Enabled; return e != nil && !*e }, false, true},
-		{"agent sandbox writable paths", "agents:\n  claude: {sandbox: {allowWrite: [/]}}", "agents.claude.sandbox.allowWrite",
+		{"agent sandbox writable paths", "agents:\n  claude: {sandbox: {allowWrite: [/srv]}}", "agents.claude.sandbox.allowWrite",
 			func(c Config) any { return len(c.Agents["claude"].Sandbox.AllowWrite) }, 0, 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t)
+			e := newTrustEnv(t)
 			writeFile(t, e.userFile(), user)
 			writeFile(t, e.wsFile(), tc.ws)
 			s := e.mustLoad(untrusted)
@@ -107,9 +107,26 @@ func TestUntrustedWorkspaceIgnoresLoosening(t *testing.T) {
 					t.Errorf("ignored entry %+v: want file %s, a line and a reason", i, e.wsFile())
 				}
 			}
-			// Granting trust applies the setting at once.
+			// Granting trust does not approve the loosening: it waits,
+			// listed, for the person's approval of this version.
 			if changed, err := s.SetWorkspaceTrusted(true); err != nil || !changed {
 				t.Fatalf("SetWorkspaceTrusted(true) = %v, %v", changed, err)
+			}
+			snap = s.Snapshot()
+			if got := tc.got(snap.Config); !reflect.DeepEqual(got, tc.untrusted) {
+				t.Errorf("trusted, not approved: got %v, want %v", got, tc.untrusted)
+			}
+			p := snap.WorkspaceTrust.Pending
+			if p == nil || p.Approved != DigestNone || p.Digest != ContentDigest([]byte(tc.ws), true) ||
+				!slices.ContainsFunc(p.Loosens, func(l string) bool { return l == tc.key || strings.HasPrefix(l, tc.key+" ") }) {
+				t.Fatalf("trusted, not approved: pending %+v, want %s listed", p, tc.key)
+			}
+			if _, err := os.Stat(filepath.Join(e.userDir, ApprovalsFileName)); !os.IsNotExist(err) {
+				t.Errorf("first trust of a loosening file pinned it: %v", err)
+			}
+			// Approving that version applies it.
+			if _, err := s.ApproveWorkspaceFile(p.Digest); err != nil {
+				t.Fatal(err)
 			}
 			snap = s.Snapshot()
 			if got := tc.got(snap.Config); !reflect.DeepEqual(got, tc.trusted) {
@@ -174,7 +191,7 @@ func TestUntrustedWorkspaceKeepsNarrowing(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t)
+			e := newTrustEnv(t)
 			if tc.user != "" {
 				writeFile(t, e.userFile(), tc.user)
 			}
@@ -209,7 +226,7 @@ func TestStricterOrEqualMode(t *testing.T) {
 			if got := StricterOrEqualMode(w, tr); got != applies[w][tr] {
 				t.Errorf("StricterOrEqualMode(%s, %s) = %v", w, tr, got)
 			}
-			e := newEnv(t)
+			e := newTrustEnv(t)
 			writeFile(t, e.userFile(), "permissions: {defaultMode: "+tr+"}")
 			writeFile(t, e.wsFile(), "permissions: {defaultMode: "+w+"}")
 			want := tr
@@ -227,7 +244,7 @@ func TestStricterOrEqualMode(t *testing.T) {
 // cannot point the audit log or the bridge's log at a file.
 func TestAuditAndLogPathNeverFromWorkspace(t *testing.T) {
 	for _, trusted := range []bool{false, true} {
-		e := newEnv(t)
+		e := newTrustEnv(t)
 		bashrc := filepath.Join(e.wsDir, "..", "home", ".bashrc")
 		writeFile(t, e.wsFile(), "audit: {path: "+bashrc+"}\nlog: {file: "+bashrc+"}\n")
 		s := e.mustLoad(func(o *Options) { o.WorkspaceTrusted = trusted })
@@ -244,7 +261,7 @@ func TestAuditAndLogPathNeverFromWorkspace(t *testing.T) {
 		}
 	}
 	// The user file and the environment may set them.
-	e := newEnv(t)
+	e := newTrustEnv(t)
 	writeFile(t, e.userFile(), "audit: {path: /var/log/a.jsonl}")
 	s := e.mustLoad(untrusted, func(o *Options) { o.Environ = []string{"ACP_BRIDGE_LOG_FILE=/var/log/b.log"} })
 	if c := s.Snapshot().Config; c.Audit.Path != "/var/log/a.jsonl" || c.Log.File != "/var/log/b.log" {
@@ -255,12 +272,23 @@ func TestAuditAndLogPathNeverFromWorkspace(t *testing.T) {
 // TestTrustGrantPublishes: granting trust is a settings change subscribers
 // hear of, and a trusted-only problem keeps the previous settings.
 func TestTrustGrantPublishes(t *testing.T) {
-	e := newEnv(t)
+	e := newTrustEnv(t)
 	writeFile(t, e.wsFile(), "permissions: {allow: [Bash]}")
 	s := e.mustLoad(untrusted)
 	got := make(chan *Snapshot, 4)
 	s.OnChange(func(sn *Snapshot) { got <- sn })
 	if _, err := s.SetWorkspaceTrusted(true); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case sn := <-got:
+		if !sn.WorkspaceTrust.Trusted || len(listTexts(sn.Rules, ListAllow)) != 0 || sn.WorkspaceTrust.Pending == nil {
+			t.Errorf("after grant: %+v, rules %v; want trusted, the allow rule pending", sn.WorkspaceTrust, sn.Rules)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no OnChange after SetWorkspaceTrusted")
+	}
+	if _, err := s.ApproveWorkspaceFile(""); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -277,6 +305,8 @@ func TestTrustGrantPublishes(t *testing.T) {
 
 	// A workspace agent without a command is ignored untrusted, invalid trusted.
 	e = newEnv(t)
+	writeFile(t, e.wsFile(), "agents: {half: {args: [x]}}\npermissions: {allow: [Bash]}")
+	e.preApprove()
 	writeFile(t, e.wsFile(), "agents: {half: {args: [x]}}\npermissions: {allow: [Bash]}")
 	s = e.mustLoad(untrusted)
 	before := s.Snapshot()
@@ -309,7 +339,7 @@ func listTexts(rules []Rule, list string) []string {
 // is not written into an untrusted workspace file (it would be ignored);
 // deny rules are, and user-scope grants are unaffected.
 func TestPersistLooseningToUntrustedWorkspaceRefused(t *testing.T) {
-	e := newEnv(t)
+	e := newTrustEnv(t)
 	writeFile(t, e.userFile(), "agents: {claude: {command: c}}\n")
 	s := e.mustLoad(untrusted)
 	for _, g := range []Grant{

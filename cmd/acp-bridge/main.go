@@ -234,7 +234,9 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "acp-bridge %s\n", version)
 		return 0
 	}
-	boot, closeBoot, err := newLogger(c.logLevel, c.logFile, stderr)
+	// Settings are loaded logging to stderr: --log-file is opened only once
+	// it is known to be outside every tree an agent may write.
+	boot, closeBoot, err := newLogger(c.logLevel, "", stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "acp-bridge: %v\n", err)
 		return 2
@@ -247,8 +249,17 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer store.Close()
 	snap := store.Snapshot()
+	if c.logFile != "" {
+		// log.file and audit.path from the settings are checked at load
+		// (settings.RecordPathProblem); the flag is checked here.
+		home, _ := os.UserHomeDir()
+		if err := settings.RecordPathProblem(c.logFile, settings.WritableTrees(snap.Config, ws, home), store.PolicyFiles()); err != nil {
+			fmt.Fprintf(stderr, "acp-bridge: --log-file: %v\n", err)
+			return 2
+		}
+	}
 	log := boot
-	if c.logLevel == "" && snap.Config.Log.Level != "" || c.logFile == "" && snap.Config.Log.File != "" {
+	if c.logFile != "" || c.logLevel == "" && snap.Config.Log.Level != "" || snap.Config.Log.File != "" {
 		level, file := c.logLevel, c.logFile
 		if level == "" {
 			level = snap.Config.Log.Level

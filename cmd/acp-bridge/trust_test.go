@@ -158,8 +158,23 @@ func TestClonedRepoCannotRunItsAgent(t *testing.T) {
 	}
 }
 
+// approveWorkspace approves the workspace file as it is (`acp-bridge
+// workspace approve`) for the user whose home is home: trusting alone does
+// not approve what the file loosens.
+func approveWorkspace(t *testing.T, home, ws string) {
+	t.Helper()
+	cmd := exec.Command(binPath, "workspace", "approve", "--workspace", ws)
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
+	cmd.Dir = ws
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("workspace approve: %v\n%s", err, out)
+	}
+}
+
 // TestTrustedRepoRunsItsAgent: the same repository trusted (command line,
-// initialize _meta, or the editor's notification at run time) runs it.
+// initialize _meta, or the editor's notification at run time) and its file
+// approved runs it. (Trusted but not approved, it does not:
+// TestTrustedCloneBypassWaitsForApproval.)
 func TestTrustedRepoRunsItsAgent(t *testing.T) {
 	cases := []struct {
 		name string
@@ -175,7 +190,9 @@ func TestTrustedRepoRunsItsAgent(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ws, pwned := clonedRepo(t)
-			p := startBinIn(t, t.TempDir(), ws, "", tc.args...)
+			home := t.TempDir()
+			approveWorkspace(t, home, ws)
+			p := startBinIn(t, home, ws, "", tc.args...)
 			c := ctx(t)
 			m := initialize(t, c, p, tc.meta)
 			if !tc.notify {
@@ -282,8 +299,7 @@ func TestWorkspaceAuditPathLeavesBashrcAlone(t *testing.T) {
 // gets a card), while a workspace deny denies. (`curl x | sh` would ask
 // even trusted: a shell fed by a pipe runs what the reader cannot see.)
 func TestUntrustedAllowDoesNotAllowButDenyDenies(t *testing.T) {
-	explain := func(t *testing.T, ws string, extra ...string) string {
-		home := t.TempDir()
+	explainAs := func(t *testing.T, home, ws string, extra ...string) string {
 		args := append([]string{"policy", "explain", "--workspace", ws, "--tool", "Bash", "--command", "curl -o x https://example.com/x"}, extra...)
 		cmd := exec.Command(binPath, args...)
 		cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
@@ -293,6 +309,7 @@ func TestUntrustedAllowDoesNotAllowButDenyDenies(t *testing.T) {
 		}
 		return string(out)
 	}
+	explain := func(t *testing.T, ws string, extra ...string) string { return explainAs(t, t.TempDir(), ws, extra...) }
 	write := func(t *testing.T, body string) string {
 		ws := t.TempDir()
 		if err := os.WriteFile(filepath.Join(ws, ".acp-bridge.yaml"), []byte(body), 0o644); err != nil {
@@ -304,8 +321,13 @@ func TestUntrustedAllowDoesNotAllowButDenyDenies(t *testing.T) {
 	if out := explain(t, allowWS); !strings.Contains(out, "Decision:  ASK") {
 		t.Errorf("untrusted allow [Bash], curl -o x URL:\n%s", out)
 	}
-	if out := explain(t, allowWS, "--trust-workspace"); !strings.Contains(out, "Decision:  ALLOW") {
-		t.Errorf("trusted allow [Bash], curl -o x URL (the rule applies once trusted):\n%s", out)
+	if out := explain(t, allowWS, "--trust-workspace"); !strings.Contains(out, "Decision:  ASK") {
+		t.Errorf("trusted, not approved, allow [Bash], curl -o x URL (trusting does not approve the loosening):\n%s", out)
+	}
+	approved := t.TempDir()
+	approveWorkspace(t, approved, allowWS)
+	if out := explainAs(t, approved, allowWS, "--trust-workspace"); !strings.Contains(out, "Decision:  ALLOW") {
+		t.Errorf("trusted and approved allow [Bash], curl -o x URL (the rule applies once approved):\n%s", out)
 	}
 	denyWS := write(t, "permissions: {deny: [\"Bash(curl *)\"]}\n")
 	if out := explain(t, denyWS); !strings.Contains(out, "Decision:  DENY") {
@@ -419,7 +441,7 @@ func TestWorkspaceApproveCommand(t *testing.T) {
 		out, _ := cmd.CombinedOutput()
 		return string(out), cmd.ProcessState.ExitCode()
 	}
-	if out, code := run("status"); code != 0 || !strings.Contains(out, "approved: none yet") {
+	if out, code := run("status"); code != 0 || !strings.Contains(out, "approved: none yet") || !strings.Contains(out, "  - permissions.allow Bash(make)") {
 		t.Fatalf("status before trust: %d\n%s", code, out)
 	}
 	if out, code := run("approve", "--digest", "sha256:00"); code != 1 || !strings.Contains(out, "not the version you approved") {

@@ -13,12 +13,15 @@ const workspaceUsage = `Usage:
   acp-bridge workspace status [--workspace DIR]
   acp-bridge workspace approve [--digest sha256:...] [--workspace DIR]
 
-Trusting a workspace pins its .acp-bridge.yaml as it is then. A version that
-differs from the pinned one (an agent created or changed it, a git pull did)
-may only narrow the policy until it is approved (docs/settings.md "Workspace
-trust"). status prints the file, its digest and the approved one; approve
-pins the file's current version, or only the version with --digest (the one
-you reviewed: a file changed since is refused).
+Trusting a workspace pins its .acp-bridge.yaml as it is then if it only
+narrows the policy; a file that loosens anything (a looser mode, allow rules,
+agents, the sandbox off or wider...) waits for approval, and so does a
+version that differs from the pinned one (an agent created or changed it, a
+git pull did): until approved it may only narrow the policy (docs/settings.md
+"Workspace trust"). status prints the file, its digest, the approved one and
+what the file loosens; approve pins the file's current version, or only the
+version with --digest (the one you reviewed: a file changed since is
+refused).
 
 `
 
@@ -65,9 +68,18 @@ func workspaceCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if sub == "status" {
 		fmt.Fprintf(stdout, "file:     %s\ndigest:   %s\n", file, cur)
+		// Loaded untrusted: what was ignored is what the file loosens.
+		if l := settings.Loosenings(store.Snapshot().WorkspaceTrust.Ignored); len(l) > 0 {
+			fmt.Fprintln(stdout, "loosens:")
+			for _, x := range l {
+				fmt.Fprintf(stdout, "  - %s\n", x)
+			}
+		} else {
+			fmt.Fprintln(stdout, "loosens:  nothing (it only narrows the policy)")
+		}
 		switch {
 		case approved == "":
-			fmt.Fprintln(stdout, "approved: none yet (pinned when the workspace is first trusted)")
+			fmt.Fprintln(stdout, "approved: none yet (a file that only narrows is pinned when the workspace is first trusted; one that loosens waits for approve)")
 		case approved == cur || cur == settings.DigestAbsent:
 			fmt.Fprintf(stdout, "approved: %s (this version)\n", approved)
 		default:

@@ -46,24 +46,52 @@ type Record struct {
 	LatencyMS float64 `json:"latencyMs"`
 	// Sandbox says what the OS sandbox still blocked of an allowed call.
 	Sandbox string `json:"sandbox,omitempty"`
+	// Cut says which fields were too long to keep whole: what was kept is a
+	// prefix; the original's size and sha256 are here.
+	Cut []Cut `json:"cut,omitempty"`
+	// Summary is set on a line that stands for records past the rate of
+	// their key: they were counted, not written (streams.go).
+	Summary *Summary `json:"summary,omitempty"`
 }
 
-// Log appends Records to a size-bounded, rotated JSONL file.
+// Log appends Records to three size-bounded JSONL files, one per kind of
+// record (streams.go): decisions at path, unasked records at
+// path+UnaskedSuffix, denies at path+DeniesSuffix. Each has its own budget,
+// so what an agent can produce at will (tool calls it reports as done
+// without asking) never rotates a decision away, and a deny is never
+// rotated away at all.
 type Log struct {
 	path string
 	max  int64
 	log  *zap.Logger
 
-	mu          sync.Mutex
-	f           *os.File // the open log; nil before a (re)open and after a failure
-	needNewline bool     // the file ends inside a line: start the next record on a fresh one
-	closed      bool
+	// rate and interval bound the records of one key (limiter.go) written
+	// in full; tests lower them.
+	rate     int
+	interval time.Duration
+	// single writes every record to the decision file, unlimited and
+	// uncut: the behaviour before streams, for the flood test's control.
+	single bool
+	// now is the clock of the rate windows; tests set it.
+	now func() time.Time
+
+	mu      sync.Mutex
+	streams [nStreams]*stream
+	lim     limiter
+	timer   *time.Timer // flushes the summaries of ended windows
+	closed  bool
 }
 
 // Open opens (creating it, 0600, and its directories, 0700) the log at path.
-// maxSizeBytes bounds the file before it rotates; <= 0 means DefaultMaxSize.
-// A nil logger discards the Log's own messages.
+// maxSizeBytes bounds the decision file, and the unasked file, before each
+// rotates; <= 0 means DefaultMaxSize. The deny file never rotates (its
+// growth is bounded by the rate limit, streams.go). A nil logger discards
+// the Log's own messages.
 func Open(path string, maxSizeBytes int64, log *zap.Logger) (*Log, error) {
+	return open(path, maxSizeBytes, log, DefaultRate, DefaultInterval, false)
+}
+
+func open(path string, maxSizeBytes int64, log *zap.Logger, rate int, interval time.Duration, single bool) (*Log, error) {
 	if path == "" {
 		return nil, errors.New("audit: empty log path")
 	}
@@ -73,122 +101,254 @@ func Open(path string, maxSizeBytes int64, log *zap.Logger) (*Log, error) {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	l := &Log{path: path, max: maxSizeBytes, log: log.With(zap.String("audit", path))}
+	l := &Log{path: path, max: maxSizeBytes, log: log.With(zap.String("audit", path)), rate: rate, interval: interval, single: single, now: time.Now}
+	for k := range l.streams {
+		max := maxSizeBytes
+		if streamKind(k) == streamDenies {
+			max = 0 // never rotated
+		}
+		l.streams[k] = &stream{path: streamPath(path, streamKind(k)), max: max, log: l.log}
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if err := l.open(); err != nil {
-		return nil, err
+	// Every file that already exists must be the writer's own; the
+	// decision file is created now, the others on their first record.
+	for _, s := range l.streams {
+		if s.kind(path) != streamDecisions {
+			if _, err := os.Lstat(s.path); errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+		}
+		if err := s.open(); err != nil {
+			l.closeStreams()
+			return nil, err
+		}
 	}
 	return l, nil
 }
 
-// Path is the file the Log writes.
+// Path is the file the Log writes decisions to.
 func (l *Log) Path() string { return l.path }
 
-// Append writes r as one line. A zero r.Time is set to now. The line goes
-// out in one write(2); past the size bound the file is rotated first. An
-// error (the record could not be encoded, or not be written) leaves the Log
-// usable: the next Append reopens the file.
+// Append writes r as one line of the file of its kind. A zero r.Time is set
+// to now. Long fields are cut (their sha256 and size kept, streams.go); past
+// the rate of its key, r is only counted, and a summary line says how many
+// were. The line goes out in one write(2); past the size bound the file is
+// rotated first. An error (the record could not be encoded, or not be
+// written) leaves the Log usable: the next Append reopens the file.
 func (l *Log) Append(r Record) error {
 	if r.Time.IsZero() {
 		r.Time = time.Now()
 	}
-	line, err := json.Marshal(r)
-	if err != nil {
-		return fmt.Errorf("audit: encode record: %w", err)
+	kind := streamDecisions
+	if !l.single {
+		cutRecord(&r)
+		kind = kindOf(r)
 	}
-	line = append(line, '\n')
-
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
 		return ErrClosed
 	}
-	if err := l.ensureOpen(); err != nil {
-		return err
-	}
-	st, err := l.f.Stat()
-	if err != nil {
-		l.drop()
-		return fmt.Errorf("audit: stat %s: %w", l.path, err)
-	}
-	if size := st.Size(); size > 0 && size+int64(len(line)) > l.max {
-		if err := l.rotate(); err != nil {
-			return err
+	var errs []error
+	if !l.single {
+		summaries, write := l.lim.admit(kind, r, l.now(), l.rate, l.interval)
+		for _, s := range summaries {
+			errs = append(errs, l.writeLocked(s.kind, s.rec))
+		}
+		l.armLocked()
+		if !write {
+			return errors.Join(errs...)
 		}
 	}
-	if l.needNewline {
-		line = append([]byte{'\n'}, line...)
-	}
-	n, err := writeLine(l.f, line)
-	if err == nil && n != len(line) {
-		err = io.ErrShortWrite
-	}
-	if err != nil {
-		// Part of the line may be in the file: reopening checks the last
-		// byte and starts the next record on a fresh line.
-		l.drop()
-		return fmt.Errorf("audit: append to %s: %w", l.path, err)
-	}
-	l.needNewline = false
-	return nil
+	errs = append(errs, l.writeLocked(kind, r))
+	return errors.Join(errs...)
 }
 
-// Close closes the file. Later Appends return ErrClosed.
+// writeLocked encodes r and appends it to the stream of kind k. l.mu held.
+func (l *Log) writeLocked(k streamKind, r Record) error {
+	line, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("audit: encode record: %w", err)
+	}
+	line = append(line, '\n')
+	err = l.streams[k].append(line)
+	if k == streamDenies {
+		// A copy in the decision file, for readers that tail it alone
+		// (the editor's audit view); Read skips it there.
+		err = errors.Join(err, l.streams[streamDecisions].append(line))
+	}
+	return err
+}
+
+// Flush writes the summaries of every window that has ended by now.
+func (l *Log) Flush() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.flushLocked(l.now(), false)
+}
+
+// flushLocked writes the summaries of windows ended at now (all of them
+// with all). l.mu held.
+func (l *Log) flushLocked(now time.Time, all bool) error {
+	var errs []error
+	for _, s := range l.lim.due(now, l.interval, all) {
+		errs = append(errs, l.writeLocked(s.kind, s.rec))
+	}
+	return errors.Join(errs...)
+}
+
+// armLocked makes sure a timer flushes the pending summaries once their
+// window ends, so a flood followed by silence is still summarised. l.mu held.
+func (l *Log) armLocked() {
+	end, ok := l.lim.nextEnd(l.interval)
+	if !ok || l.timer != nil {
+		return
+	}
+	l.timer = time.AfterFunc(max(end.Sub(l.now()), time.Millisecond), func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.timer = nil
+		if l.closed {
+			return
+		}
+		if err := l.flushLocked(l.now(), false); err != nil {
+			l.log.Error("audit: write summary", zap.Error(err))
+		}
+		l.armLocked()
+	})
+}
+
+// Close writes the pending summaries and closes the files. Later Appends
+// return ErrClosed.
 func (l *Log) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
 		return nil
 	}
+	var errs []error
+	if !l.single {
+		errs = append(errs, l.flushLocked(time.Time{}, true))
+	}
 	l.closed = true
-	if l.f == nil {
+	if l.timer != nil {
+		l.timer.Stop()
+		l.timer = nil
+	}
+	errs = append(errs, l.closeStreams())
+	return errors.Join(errs...)
+}
+
+func (l *Log) closeStreams() error {
+	var errs []error
+	for _, s := range l.streams {
+		if s != nil {
+			errs = append(errs, s.close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// stream is one size-bounded, rotated file.
+type stream struct {
+	path string
+	max  int64 // rotation bound; 0: never rotated
+	log  *zap.Logger
+
+	f           *os.File // the open file; nil before a (re)open and after a failure
+	needNewline bool     // the file ends inside a line: start the next record on a fresh one
+}
+
+func (s *stream) kind(base string) streamKind {
+	for k := range nStreams {
+		if streamPath(base, streamKind(k)) == s.path {
+			return streamKind(k)
+		}
+	}
+	return streamDecisions
+}
+
+// append writes line (newline included) with one write(2), rotating first
+// past the bound.
+func (s *stream) append(line []byte) error {
+	if err := s.ensureOpen(); err != nil {
+		return err
+	}
+	st, err := s.f.Stat()
+	if err != nil {
+		s.drop()
+		return fmt.Errorf("audit: stat %s: %w", s.path, err)
+	}
+	if size := st.Size(); s.max > 0 && size > 0 && size+int64(len(line)) > s.max {
+		if err := s.rotate(); err != nil {
+			return err
+		}
+	}
+	if s.needNewline {
+		line = append([]byte{'\n'}, line...)
+	}
+	n, err := writeLine(s.f, line)
+	if err == nil && n != len(line) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		// Part of the line may be in the file: reopening checks the last
+		// byte and starts the next record on a fresh line.
+		s.drop()
+		return fmt.Errorf("audit: append to %s: %w", s.path, err)
+	}
+	s.needNewline = false
+	return nil
+}
+
+func (s *stream) close() error {
+	if s.f == nil {
 		return nil
 	}
-	err := l.f.Close()
-	l.f = nil
+	err := s.f.Close()
+	s.f = nil
 	if err != nil {
-		return fmt.Errorf("audit: close %s: %w", l.path, err)
+		return fmt.Errorf("audit: close %s: %w", s.path, err)
 	}
 	return nil
 }
 
-// ensureOpen makes l.f the file now at l.path: after a failure, or when
+// ensureOpen makes s.f the file now at s.path: after a failure, or when
 // the file was moved or removed behind the Log's back, it reopens.
-// l.mu must be held.
-func (l *Log) ensureOpen() error {
-	if l.f != nil {
-		onDisk, err1 := os.Stat(l.path)
-		open, err2 := l.f.Stat()
+func (s *stream) ensureOpen() error {
+	if s.f != nil {
+		onDisk, err1 := os.Stat(s.path)
+		open, err2 := s.f.Stat()
 		if err1 == nil && err2 == nil && os.SameFile(onDisk, open) {
 			return nil
 		}
-		l.drop()
+		s.drop()
 	}
-	return l.open()
+	return s.open()
 }
 
-// open opens l.path for appending: a new file, or an existing audit log
+// open opens s.path for appending: a new file, or an existing audit log
 // (OpenOwned: never a symlink, a device, or a file holding anything else,
-// such as a shell rc file). l.mu must be held.
-func (l *Log) open() error {
-	f, err := OpenOwned(l.path, looksLikeAuditLog)
+// such as a shell rc file).
+func (s *stream) open() error {
+	f, err := OpenOwned(s.path, looksLikeAuditLog)
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return fmt.Errorf("audit: stat %s: %w", l.path, err)
+		return fmt.Errorf("audit: stat %s: %w", s.path, err)
 	}
 	if st.Mode().Perm()&0o077 != 0 {
 		// The log holds commands and paths: keep it to its owner.
 		if err := f.Chmod(0o600); err != nil {
-			l.log.Warn("audit: cannot restrict log permissions", zap.Error(err))
+			s.log.Warn("audit: cannot restrict log permissions", zap.Error(err))
 		}
 	}
-	l.f = f
-	l.needNewline = st.Size() > 0 && !endsWithNewline(l.path, st.Size())
+	s.f = f
+	s.needNewline = st.Size() > 0 && !endsWithNewline(s.path, st.Size())
 	return nil
 }
 
@@ -208,32 +368,31 @@ func endsWithNewline(path string, size int64) bool {
 	return b[0] == '\n'
 }
 
-// drop forgets the open file after a failure. l.mu must be held.
-func (l *Log) drop() {
-	if l.f != nil {
-		l.f.Close()
-		l.f = nil
+// drop forgets the open file after a failure.
+func (s *stream) drop() {
+	if s.f != nil {
+		s.f.Close()
+		s.f = nil
 	}
 }
 
 // rotate shifts path.2 -> path.3, path.1 -> path.2, path -> path.1 (the
 // oldest generation is overwritten) and opens a fresh path. A rename that
 // fails is logged and skipped: the log keeps growing rather than stopping.
-// l.mu must be held.
-func (l *Log) rotate() error {
-	l.drop()
+func (s *stream) rotate() error {
+	s.drop()
 	for i := Generations - 1; i >= 1; i-- {
-		from, to := generation(l.path, i), generation(l.path, i+1)
+		from, to := generation(s.path, i), generation(s.path, i+1)
 		if err := os.Rename(from, to); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			l.log.Warn("audit: rotate", zap.String("from", from), zap.String("to", to), zap.Error(err))
+			s.log.Warn("audit: rotate", zap.String("from", from), zap.String("to", to), zap.Error(err))
 		}
 	}
-	if err := os.Rename(l.path, generation(l.path, 1)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		l.log.Warn("audit: rotate", zap.String("from", l.path), zap.Error(err))
+	if err := os.Rename(s.path, generation(s.path, 1)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		s.log.Warn("audit: rotate", zap.String("from", s.path), zap.Error(err))
 	} else {
-		l.log.Info("audit: rotated", zap.Int64("maxBytes", l.max))
+		s.log.Info("audit: rotated", zap.String("file", s.path), zap.Int64("maxBytes", s.max))
 	}
-	return l.open()
+	return s.open()
 }
 
 // generation names rotated file i (1 = newest).

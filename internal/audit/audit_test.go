@@ -293,7 +293,7 @@ func TestAppendRecoversAfterFailure(t *testing.T) {
 	if err := os.Mkdir(path, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Append(Record{Agent: "a", Decision: "deny", Source: "rule", Reason: "lost"}); err == nil {
+	if err := l.Append(Record{Agent: "a", Decision: "allow", Source: "rule", Reason: "lost"}); err == nil {
 		t.Fatal("Append succeeded while the log path is a directory")
 	}
 	if err := os.Remove(path); err != nil {

@@ -1,6 +1,10 @@
 // Package audit owns the bridge's audit log: one JSON line per decision
-// (design.md "Decisions", step 4), appended to a file that rotates by size
-// and keeps three older generations (path.1, path.2, path.3).
+// (design.md "Decisions", step 4), appended to files that each rotate by
+// size on their own budget and keep three older generations (path.1,
+// path.2, path.3): decisions at path, tool calls run unasked at
+// path.unasked; denies at path.denies, never rotated. Floods are counted
+// past a rate and long fields cut with their size and sha256 (streams.go;
+// docs/settings.md "Audit log").
 //
 // Writing: Open returns a Log; Append marshals a Record and writes the whole
 // line with a single write(2) on a file opened with O_APPEND, so concurrent

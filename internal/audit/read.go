@@ -56,33 +56,68 @@ func (f Filter) match(r Record) bool {
 	return true
 }
 
-// Read calls fn for every record at path that f selects: the rotated
-// generations oldest first (path.3, path.2, path.1), then path itself. It
-// stops at fn's first error and returns it. A torn or corrupt line is
-// skipped; when any was, Read returns a *CorruptError (wrapping ErrCorrupt)
-// after the last record. When no generation exists at all, the error wraps
-// fs.ErrNotExist.
+// Read calls fn for every record at path that f selects: the decision,
+// unasked and deny files (streams.go) merged by time, each read from its
+// oldest generation (path.3, path.2, path.1, then path itself). It stops at
+// fn's first error and returns it. A torn or corrupt line is skipped; when
+// any was, Read returns a *CorruptError (wrapping ErrCorrupt) after the last
+// record. When no file exists at all, the error wraps fs.ErrNotExist.
 func Read(path string, f Filter, fn func(Record) error) error {
-	names := make([]string, 0, Generations+1)
-	for i := Generations; i >= 1; i-- {
-		names = append(names, generation(path, i))
-	}
-	names = append(names, path)
-
 	corrupt := &CorruptError{}
 	found := false
-	for _, name := range names {
-		file, err := os.Open(name)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
+	var its []*fileIter
+	for k := range nStreams {
+		base := streamPath(path, streamKind(k))
+		it := &fileIter{f: f, corrupt: corrupt}
+		for i := Generations; i >= 1; i-- {
+			it.names = append(it.names, generation(base, i))
 		}
-		if err != nil {
-			return fmt.Errorf("audit: open %s: %w", name, err)
+		it.names = append(it.names, base)
+		its = append(its, it)
+	}
+	defer func() {
+		for _, it := range its {
+			it.close()
 		}
-		found = true
-		err = readFile(file, name, f, fn, corrupt)
-		file.Close()
+	}()
+	heads := make([]*Record, len(its))
+	var copies dedup
+	advance := func(i int) error {
+		r, ok, err := its[i].next()
 		if err != nil {
+			return err
+		}
+		found = found || its[i].found
+		heads[i] = nil
+		if ok {
+			heads[i] = &r
+		}
+		return nil
+	}
+	for i := range its {
+		if err := advance(i); err != nil {
+			return err
+		}
+	}
+	for {
+		best := -1
+		for i, h := range heads {
+			if h != nil && (best < 0 || h.Time.Before(heads[best].Time)) {
+				best = i
+			}
+		}
+		if best < 0 {
+			break
+		}
+		// The decision file holds a copy of each deny (streams.go): the
+		// second of two identical deny lines is not delivered again. Logs
+		// written before the deny file existed have one copy.
+		if r := *heads[best]; kindOf(r) != streamDenies || !copies.seen(r) {
+			if err := fn(r); err != nil {
+				return err
+			}
+		}
+		if err := advance(best); err != nil {
 			return err
 		}
 	}
@@ -95,29 +130,99 @@ func Read(path string, f Filter, fn func(Record) error) error {
 	return nil
 }
 
-func readFile(r io.Reader, name string, f Filter, fn func(Record) error, corrupt *CorruptError) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	for lineNo := 1; ; lineNo++ {
-		line, complete, tooLong, err := readLine(br)
+// dedup remembers the deny lines delivered once, to skip their copy.
+type dedup struct {
+	keys  map[string]bool
+	order []string
+}
+
+// maxCopies bounds dedup's memory: a copy comes within that many denies of
+// its original.
+const maxCopies = 4096
+
+// seen tells whether r's twin was delivered (and forgets it), else
+// remembers r.
+func (d *dedup) seen(r Record) bool {
+	b, _ := json.Marshal(r)
+	k := string(b)
+	if d.keys[k] {
+		delete(d.keys, k)
+		return true
+	}
+	if d.keys == nil {
+		d.keys = map[string]bool{}
+	}
+	d.keys[k] = true
+	d.order = append(d.order, k)
+	if len(d.order) > maxCopies {
+		delete(d.keys, d.order[0])
+		d.order = d.order[1:]
+	}
+	return false
+}
+
+// fileIter reads the records of one stream's files in order.
+type fileIter struct {
+	names   []string
+	f       Filter
+	corrupt *CorruptError
+	found   bool
+
+	file   *os.File
+	br     *bufio.Reader
+	name   string
+	lineNo int
+}
+
+func (it *fileIter) close() {
+	if it.file != nil {
+		it.file.Close()
+		it.file = nil
+	}
+}
+
+// next returns the next record f selects; ok is false at the end.
+func (it *fileIter) next() (Record, bool, error) {
+	for {
+		if it.file == nil {
+			if len(it.names) == 0 {
+				return Record{}, false, nil
+			}
+			name := it.names[0]
+			it.names = it.names[1:]
+			file, err := os.Open(name)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return Record{}, false, fmt.Errorf("audit: open %s: %w", name, err)
+			}
+			it.found = true
+			it.file, it.name, it.lineNo = file, name, 0
+			it.br = bufio.NewReaderSize(file, 64<<10)
+		}
+		it.lineNo++
+		line, complete, tooLong, err := readLine(it.br)
 		if err != nil && !errors.Is(err, io.EOF) {
-			return fmt.Errorf("audit: read %s: %w", name, err)
+			return Record{}, false, fmt.Errorf("audit: read %s: %w", it.name, err)
 		}
-		if len(line) == 0 && !tooLong && errors.Is(err, io.EOF) {
-			return nil
+		eof := errors.Is(err, io.EOF)
+		if len(line) == 0 && !tooLong && eof {
+			it.close()
+			continue
 		}
-		switch rec, ok := decode(line); {
+		rec, ok := decode(line)
+		if eof {
+			it.close()
+		}
+		switch {
 		case tooLong || !complete || (!ok && len(bytes.TrimSpace(line)) > 0):
-			corrupt.Lines++
-			if len(corrupt.Where) < maxWhere {
-				corrupt.Where = append(corrupt.Where, fmt.Sprintf("%s:%d", name, lineNo))
+			it.corrupt.Lines++
+			if len(it.corrupt.Where) < maxWhere {
+				it.corrupt.Where = append(it.corrupt.Where, fmt.Sprintf("%s:%d", it.name, it.lineNo))
 			}
-		case ok && f.match(rec):
-			if err := fn(rec); err != nil {
-				return err
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
+		case ok && it.f.match(rec):
+			return rec, true, nil
 		}
 	}
 }

@@ -72,7 +72,9 @@ export async function activate(ext: vscode.ExtensionContext): Promise<{ ctx: Ctx
     }
     await vscode.window.showTextDocument(vscode.Uri.file(p.file));
     const pick = await vscode.window.showWarningMessage(
-      `Approve this version of ${p.file}? Its allow rules, agents and looser settings will apply.`,
+      p.loosens?.length
+        ? `Approve this version of ${p.file}? It loosens: ${p.loosens.join("; ")}.`
+        : `Approve this version of ${p.file}? Its allow rules, agents and looser settings will apply.`,
       { modal: true },
       "Approve This Version",
     );

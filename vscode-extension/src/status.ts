@@ -101,10 +101,15 @@ export class StatusSurface implements vscode.Disposable {
   private askApproval(t: WorkspaceTrustWire): void {
     const p = t.pending!;
     for (const i of t.ignored) this.output.appendLine(`workspace setting waiting for approval: ${i.file}${i.line ? ":" + i.line : ""}: ${i.key}: ${i.reason}`);
-    const keys = t.ignored.map((i) => i.key).join(", ") || "nothing that loosens the policy";
+    const keys = p.loosens?.length ? p.loosens.join("; ") : t.ignored.map((i) => i.key).join(", ") || "nothing that loosens the policy";
+    for (const l of p.loosens ?? []) this.output.appendLine(`approving this version would loosen: ${l}`);
     const msg =
-      `ACP Bridge: the workspace's .acp-bridge.yaml is not the version approved when you trusted this workspace ` +
-      `(an agent, a git pull or someone created or changed it). Until you approve this version it may only narrow the policy; ignored: ${keys}.`;
+      p.approved === "none"
+        ? `ACP Bridge: this workspace is trusted, but trusting it does not approve what its .acp-bridge.yaml loosens. ` +
+          `Until you approve this version it may only narrow the policy; it would loosen: ${keys}.`
+        : `ACP Bridge: the workspace's .acp-bridge.yaml is not the version approved when you trusted this workspace ` +
+          `(an agent, a git pull or someone created or changed it). Until you approve this version it may only narrow the policy; ` +
+          `${p.loosens?.length ? "it would loosen" : "ignored"}: ${keys}.`;
     void vscode.window.showWarningMessage(msg, "Review File", "Approve This Version", "Show Log").then((pick) => {
       if (pick === "Review File") void vscode.window.showTextDocument(vscode.Uri.file(p.file));
       if (pick === "Approve This Version") void this.approveVersion(p.digest);

@@ -45,7 +45,7 @@ export interface WorkspaceTrustWire {
   trusted: boolean;
   ignored: { key: string; file: string; line?: number; reason: string }[];
   /** Trusted, but this version of .acp-bridge.yaml was never approved: it only narrows until it is (docs/settings.md). */
-  pending?: { file: string; digest: string; approved: string };
+  pending?: { file: string; digest: string; approved: string; loosens?: string[] };
 }
 
 /** Reads a workspace trust report, or undefined when v is not one. */
@@ -57,7 +57,13 @@ export function parseWorkspaceTrust(v: unknown): WorkspaceTrustWire | undefined 
   const p = v["pending"];
   const pending =
     isObj(p) && typeof p["file"] === "string" && typeof p["digest"] === "string"
-      ? { file: p["file"], digest: p["digest"], approved: typeof p["approved"] === "string" ? p["approved"] : "" }
+      ? {
+          file: p["file"],
+          digest: p["digest"],
+          approved: typeof p["approved"] === "string" ? p["approved"] : "",
+          // What approving this version would loosen, as the bridge computed it.
+          ...(Array.isArray(p["loosens"]) ? { loosens: p["loosens"].filter((l): l is string => typeof l === "string") } : {}),
+        }
       : undefined;
   return pending ? { trusted: v["trusted"], ignored, pending } : { trusted: v["trusted"], ignored };
 }

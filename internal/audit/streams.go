@@ -1,0 +1,313 @@
+package audit
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+	"unicode/utf8"
+)
+
+// What an agent sends cannot push decisions out of the log (docs/settings.md,
+// "Audit log"). Three files, three budgets:
+//
+//   - decisions (path): every decision the bridge or a person made about a
+//     request (allow, ask, an answer, a mode change) except denies. Rotated
+//     at maxSize, Generations kept.
+//   - unasked (path + UnaskedSuffix): tool calls the agent reported as done
+//     without asking, which the policy would not deny. The agent makes as
+//     many as it likes, so they have their own budget: rotated at maxSize,
+//     Generations kept. A flood of them never rotates a decision away.
+//   - denies (path + DeniesSuffix): every deny, and every unasked call the
+//     policy would deny. Never rotated or deleted by the bridge: the only
+//     record of a deny stays. A copy of each goes to the decision file too,
+//     for readers that tail that file alone (the editor's audit view); Read
+//     skips the copies.
+//
+// Past DefaultRate records per key (agent, session, tool) per
+// DefaultInterval in the unasked and deny files, records are counted, not
+// written: one summary line per key and window says how many, of which
+// tool, from when to when. Every field an agent controls the size of (the
+// call, its specifier, the reason) is cut at a bound, keeping a prefix, the
+// original size and its sha256 (Cut). So a line is at most a few KiB, and
+// the deny file grows by at most DefaultRate lines per key per window.
+
+const (
+	// UnaskedSuffix and DeniesSuffix name the unasked and deny files after
+	// the decision file's path.
+	UnaskedSuffix = ".unasked"
+	DeniesSuffix  = ".denies"
+	// DefaultRate is how many records of one key are written in full per
+	// DefaultInterval in the unasked and deny files.
+	DefaultRate     = 120
+	DefaultInterval = time.Minute
+	// MaxCallBytes, MaxFieldBytes bound the call (its JSON) and the
+	// specifier and reason of a record.
+	MaxCallBytes  = 4 << 10
+	MaxFieldBytes = 1 << 10
+	// SessionRateFactor bounds the records of one agent and session written
+	// in full per window, across tools, to that many times the rate.
+	SessionRateFactor = 4
+	// maxWindows is how many rate windows are kept before ended ones are
+	// forgotten at once.
+	maxWindows = 10000
+)
+
+type streamKind int
+
+const (
+	streamDecisions streamKind = iota
+	streamUnasked
+	streamDenies
+	nStreams
+)
+
+// streamPath names the file of kind k for the decision file base.
+func streamPath(base string, k streamKind) string {
+	switch k {
+	case streamUnasked:
+		return base + UnaskedSuffix
+	case streamDenies:
+		return base + DeniesSuffix
+	}
+	return base
+}
+
+// kindOf is the file a record goes to.
+func kindOf(r Record) streamKind {
+	switch {
+	case r.Decision == "deny" || r.Decision == "unasked" && r.Would == "deny":
+		return streamDenies
+	case r.Decision == "unasked":
+		return streamUnasked
+	}
+	return streamDecisions
+}
+
+// Cut says that one field of a record was cut.
+type Cut struct {
+	Field  string `json:"field"`  // call, specifier, reason
+	Bytes  int    `json:"bytes"`  // the original's size
+	Kept   int    `json:"kept"`   // bytes of it kept
+	SHA256 string `json:"sha256"` // of the original
+}
+
+// Summary stands for the records of one key counted past the rate.
+type Summary struct {
+	Count int       `json:"count"`
+	Tool  string    `json:"tool,omitempty"`
+	From  time.Time `json:"from"`
+	To    time.Time `json:"to"`
+}
+
+func digest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// prefix cuts s to at most n bytes on a rune boundary.
+func prefix(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:n]
+	for len(s) > 0 && !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// cutRecord bounds the fields whose size the agent controls.
+func cutRecord(r *Record) {
+	if len(r.Call) > MaxCallBytes {
+		var c struct {
+			Tool string `json:"tool"`
+			Kind string `json:"kind"`
+		}
+		_ = json.Unmarshal(r.Call, &c)
+		kept := prefix(string(r.Call), MaxCallBytes/2)
+		short, err := json.Marshal(struct {
+			Tool   string `json:"tool"`
+			Kind   string `json:"kind,omitempty"`
+			Prefix string `json:"prefix"`
+		}{prefix(c.Tool, 256), prefix(c.Kind, 64), kept})
+		if err == nil {
+			r.Cut = append(r.Cut, Cut{Field: "call", Bytes: len(r.Call), Kept: len(kept), SHA256: digest(r.Call)})
+			r.Call = short
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    *string
+	}{{"specifier", &r.Specifier}, {"reason", &r.Reason}, {"rule", &r.Rule}, {"sandbox", &r.Sandbox}} {
+		if len(*f.v) > MaxFieldBytes {
+			kept := prefix(*f.v, MaxFieldBytes)
+			r.Cut = append(r.Cut, Cut{Field: f.name, Bytes: len(*f.v), Kept: len(kept), SHA256: digest([]byte(*f.v))})
+			*f.v = kept + "…"
+		}
+	}
+	for _, p := range []*string{&r.Agent, &r.SessionID, &r.ToolCallID, &r.ApprovalID, &r.Decision, &r.Would, &r.Source, &r.OptionID} {
+		*p = prefix(*p, 256)
+	}
+}
+
+// limitKey is one rate-limited key.
+type limitKey struct {
+	kind                           streamKind
+	agent, session, tool, decision string
+}
+
+type window struct {
+	start      time.Time
+	written    int
+	suppressed int
+	from, to   time.Time
+	would      string // of the suppressed unasked records (first seen)
+}
+
+// limiter counts records per key and window.
+type limiter struct {
+	w map[limitKey]*window
+}
+
+type pendingSummary struct {
+	kind streamKind
+	rec  Record
+}
+
+func toolOf(r Record) string {
+	var c struct {
+		Tool string `json:"tool"`
+	}
+	_ = json.Unmarshal(r.Call, &c)
+	return c.Tool
+}
+
+// admit decides whether r is written in full, and returns the summaries of
+// r's key whose window ended. Decisions (the decision file) are never
+// limited.
+func (l *limiter) admit(kind streamKind, r Record, now time.Time, rate int, interval time.Duration) (done []pendingSummary, write bool) {
+	if kind == streamDecisions || rate <= 0 || r.Source == "user" {
+		// A person's answers come at a person's pace.
+		return nil, true
+	}
+	if l.w == nil {
+		l.w = map[limitKey]*window{}
+	}
+	if len(l.w) > maxWindows {
+		// Many keys (tool names are the agent's to choose): forget the
+		// ended windows now rather than at the timer.
+		done = append(done, l.due(now, interval, false)...)
+	}
+	k := limitKey{kind: kind, agent: r.Agent, session: r.SessionID, tool: toolOf(r), decision: r.Decision}
+	// A session's budget across tools: past SessionRateFactor*rate records
+	// written in full in one window, whatever the tool, the rest are
+	// counted under the tool "*" (an agent that names a new tool for
+	// each call does not escape the rate).
+	sk := limitKey{kind: kind, agent: r.Agent, session: r.SessionID, tool: "*", decision: r.Decision}
+	sw := l.w[sk]
+	if sw != nil && (now.Sub(sw.start) >= interval || now.Before(sw.start)) {
+		if s, ok := summaryOf(sk, sw, interval); ok {
+			done = append(done, s)
+		}
+		delete(l.w, sk)
+		sw = nil
+	}
+	if sw == nil {
+		sw = &window{start: now}
+		l.w[sk] = sw
+	}
+	if sw.written >= SessionRateFactor*rate {
+		if sw.suppressed == 0 {
+			sw.from, sw.would = r.Time, r.Would
+		}
+		sw.suppressed++
+		sw.to = r.Time
+		return done, false
+	}
+	w := l.w[k]
+	if w != nil && (now.Sub(w.start) >= interval || now.Before(w.start)) {
+		if s, ok := summaryOf(k, w, interval); ok {
+			done = append(done, s)
+		}
+		delete(l.w, k)
+		w = nil
+	}
+	if w == nil {
+		w = &window{start: now}
+		l.w[k] = w
+	}
+	if w.written < rate {
+		w.written++
+		sw.written++
+		return done, true
+	}
+	if w.suppressed == 0 {
+		w.from, w.would = r.Time, r.Would
+	}
+	w.suppressed++
+	w.to = r.Time
+	return done, false
+}
+
+// due returns, and forgets, the summaries of windows ended at now (every
+// window with all), in a stable order.
+func (l *limiter) due(now time.Time, interval time.Duration, all bool) []pendingSummary {
+	var out []pendingSummary
+	for k, w := range l.w {
+		if all || !now.Before(w.start.Add(interval)) {
+			if s, ok := summaryOf(k, w, interval); ok {
+				out = append(out, s)
+			}
+			delete(l.w, k)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].rec.Time.Before(out[j].rec.Time) })
+	return out
+}
+
+// nextEnd is the end of the earliest window with suppressed records.
+func (l *limiter) nextEnd(interval time.Duration) (time.Time, bool) {
+	var end time.Time
+	ok := false
+	for _, w := range l.w {
+		if w.suppressed == 0 {
+			continue
+		}
+		if e := w.start.Add(interval); !ok || e.Before(end) {
+			end, ok = e, true
+		}
+	}
+	return end, ok
+}
+
+func summaryOf(k limitKey, w *window, interval time.Duration) (pendingSummary, bool) {
+	if w.suppressed == 0 {
+		return pendingSummary{}, false
+	}
+	decision, would := "deny", ""
+	what := "denied tool calls"
+	if k.decision == "unasked" {
+		decision, would = "unasked", w.would
+		what = "tool calls run without asking"
+		if k.kind == streamDenies {
+			what = "tool calls run without asking that the policy denies"
+		}
+	}
+	tool := k.tool
+	switch tool {
+	case "":
+		tool = "(not understood)"
+	case "*":
+		tool = "(any tool, past the session's budget)"
+	}
+	return pendingSummary{kind: k.kind, rec: Record{
+		Time: w.to, Agent: k.agent, SessionID: k.session, Decision: decision, Would: would, Source: "audit",
+		Specifier: "summary: " + tool,
+		Reason: fmt.Sprintf("%d more %s (tool %s) between %s and %s were counted, not written in full: past %d per %s for this agent, session and tool",
+			w.suppressed, what, tool, w.from.UTC().Format(time.RFC3339), w.to.UTC().Format(time.RFC3339), w.written, interval),
+		Summary: &Summary{Count: w.suppressed, Tool: k.tool, From: w.from, To: w.to},
+	}}, true
+}

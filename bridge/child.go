@@ -169,6 +169,12 @@ func (b *Bridge) requestPermission(ctx context.Context, a *agentRT, params json.
 	d := b.decideOr(s, call, failure)
 	toolCallID := toolCallIDOf(merged)
 	s.markAsked(toolCallID) // unasked.go: this call was asked about
+	if s.isCancelled() {
+		// The turn was cancelled while the call was decided: ACP answers
+		// every pending request cancelled.
+		b.record(s, call, d, toolCallID, "", "cancelled", "", string(policy.SourceCancel), 0)
+		return acp.Cancelled(), nil
+	}
 
 	answerAllow := pickOption(req.Options, acp.KindAllowOnce)
 	answerReject := pickOption(req.Options, acp.KindRejectOnce)
@@ -216,6 +222,28 @@ func (b *Bridge) decide(s *session, call policy.Call) decision {
 // then the engine is not consulted and the call is asked about as an
 // engine failure (bridge/policy.go).
 func (b *Bridge) decideOr(s *session, call policy.Call, failure string) decision {
+	// A decision holds for the settings it was made under: if they changed
+	// while it was being made (a deny rule added, trust withdrawn), it is
+	// made again under the new ones. Settings that keep changing leave an
+	// allow as an ask.
+	for try := 0; ; try++ {
+		before := b.snapshot()
+		d := b.decideOnce(s, call, failure)
+		if b.snapshot() == before {
+			return d
+		}
+		if try == 2 {
+			if d.verdict.Decision == policy.Allow {
+				d.verdict.Decision = policy.Ask
+				d.verdict.Reason = "the settings changed while this call was being decided; asking (" + d.verdict.Reason + ")"
+			}
+			return d
+		}
+		b.log.Info("settings changed while deciding; deciding again", zap.String("session", s.id), zap.String("tool", call.Tool))
+	}
+}
+
+func (b *Bridge) decideOnce(s *session, call policy.Call, failure string) decision {
 	mode := b.effectiveMode(s)
 	req := DecisionRequest{
 		Agent: s.agent.name, SessionID: s.id, Call: call, Mode: mode,

@@ -76,17 +76,23 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 		if !caps.Terminal {
 			return nil, acp.Errorf(acp.CodeMethodNotFound, "%s: the editor does not offer terminals", method)
 		}
-		var p struct {
-			Command string   `json:"command"`
-			Args    []string `json:"args"`
-		}
-		if err := json.Unmarshal(params, &p); err != nil || p.Command == "" {
-			return nil, acp.InvalidParams(method, errors.New("command is required"))
+		// What is judged is what is forwarded: the members are read by
+		// their exact names (encoding/json would also take "COMMAND") and
+		// the request is rebuilt from them, nothing else.
+		t, err := readTerminalCreate(o)
+		if err != nil {
+			return nil, acp.InvalidParams(method, err)
 		}
 		if _, err := pathParam(method, o, "cwd", false); err != nil {
 			return nil, err
 		}
-		cmd, ok := a.shellJoinSafely(p.Command, p.Args)
+		o = t.object(o)
+		cmd, ok := a.shellJoinSafely(t.Command, t.Args)
+		// The environment it asks for is part of the command: judged as
+		// the assignments in front of it (BASH_ENV, GIT_SSH_COMMAND, ...).
+		if prefix := t.assignments(); prefix != "" {
+			cmd = prefix + " " + cmd
+		}
 		call = policy.Call{Tool: "Bash", Command: cmd, Kind: "execute"}
 		if !ok {
 			failure = "the command could not be quoted"
@@ -98,6 +104,9 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 	s, _ := a.sessionFor(childID)
 	if s == nil {
 		return nil, acp.Errorf(CodePermissionDenied, "%s refused: session %q is unknown to acp-bridge", method, childID)
+	}
+	if s.isCancelled() {
+		return nil, acp.Errorf(CodePermissionDenied, "%s refused: the turn was cancelled", method)
 	}
 	if refused != nil {
 		d := decision{mode: b.effectiveMode(s), verdict: policy.Verdict{Decision: policy.Deny, Source: policy.SourceBreaker,
@@ -139,6 +148,12 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 			return nil, acp.Errorf(CodePermissionDenied, "%s refused: %s by %s", method, outcome, res.By)
 		}
 	default:
+		if s.isCancelled() {
+			// Cancelled while it was being decided: nothing is done for a
+			// turn the person stopped.
+			b.record(s, call, d, "", "", "cancelled", "", string(policy.SourceCancel), 0)
+			return nil, acp.Errorf(CodePermissionDenied, "%s refused: the turn was cancelled", method)
+		}
 		b.record(s, call, d, "", "", "allow", "", string(d.verdict.Source), 0)
 	}
 	if resolved != "" {

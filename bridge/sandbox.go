@@ -217,7 +217,29 @@ func (a *agentRT) confineTerminal(o acp.Object, sessionCwd string) error {
 	if dir == "" {
 		dir = sessionCwd
 	}
-	argv := prep.Command(*plan.Spec, dir, append([]string{p.Command}, p.Args...))
+	inner := append([]string{p.Command}, p.Args...)
+	// The environment the agent asked for is set inside the sandbox, by
+	// env(1) in front of the command: bubblewrap itself runs outside the
+	// sandbox (it builds it) and must never start with an agent's
+	// LD_PRELOAD, say. The editor gets no env member.
+	var env []envVar
+	if raw, ok := o["env"]; ok {
+		if err := json.Unmarshal(raw, &env); err != nil {
+			return fmt.Errorf("env: %w", err)
+		}
+		delete(o, "env")
+	}
+	if len(env) > 0 {
+		if strings.Contains(p.Command, "=") {
+			return fmt.Errorf("command %q holds '=': with env it would read as an assignment", p.Command)
+		}
+		pre := []string{"env", "--"}
+		for _, e := range env {
+			pre = append(pre, e.Name+"="+e.Value)
+		}
+		inner = append(pre, inner...)
+	}
+	argv := prep.Command(*plan.Spec, dir, inner)
 	o.Set("command", argv[0])
 	o.Set("args", argv[1:])
 	return nil

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"path"
 	"reflect"
 	"strconv"
@@ -329,6 +330,12 @@ func (a *analyzer) pathRef(w word) pathRef {
 	}
 	if !w.pathOK {
 		ref.vardep = true
+	}
+	if len(ref.raw) > MaxPathLen {
+		// evaluate.go, MaxPathLen: not read, uncertain.
+		ref.raw = ref.raw[:MaxPathLen]
+		ref.unknown, ref.under, ref.vardep, ref.pattern = true, false, true, ""
+		a.setUncertain(fmt.Sprintf("a path argument of %d bytes is longer than the %d the system opens", len(w.s), MaxPathLen))
 	}
 	if !a.cwdKnown && !path.IsAbs(ref.raw) && !strings.HasPrefix(ref.raw, "~") {
 		ref.unknown, ref.under, ref.vardep = true, false, true

@@ -86,3 +86,18 @@ func hasControl(s string) bool {
 	}
 	return false
 }
+
+// ShellAssign renders NAME=VALUE as a shell assignment that reads back as
+// it (the value quoted as an argument word is); false when name is not a
+// variable name the shell could assign.
+func ShellAssign(name, value string) (string, bool) {
+	if name == "" {
+		return "", false
+	}
+	for i, c := range name {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return "", false
+		}
+	}
+	return name + "=" + shellQuote(value, false), true
+}

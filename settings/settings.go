@@ -94,6 +94,10 @@ type Snapshot struct {
 	// WorkspaceTrust says whether the workspace was trusted and what of the
 	// workspace file was left out.
 	WorkspaceTrust WorkspaceTrust
+	// RuleWarnings are rules that can never take effect as written
+	// (ruleWarnings): reported, not refused; the policy engine keeps them
+	// failing closed.
+	RuleWarnings []*FieldError
 }
 
 // Config is the merged configuration.

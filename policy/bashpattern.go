@@ -24,17 +24,35 @@ type bashPattern struct {
 	first string
 }
 
+// trimBlanks trims blanks around a pattern, keeping a trailing blank that
+// a backslash escapes (BashLiteral writes one for a text that ends in a
+// blank).
+func trimBlanks(s string) string {
+	s = strings.TrimLeft(s, " \t\n\r")
+	for len(s) > 0 && strings.IndexByte(" \t\n\r", s[len(s)-1]) >= 0 {
+		n := 0
+		for i := len(s) - 2; i >= 0 && s[i] == '\\'; i-- {
+			n++
+		}
+		if n%2 == 1 {
+			break
+		}
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
 func compileBashPattern(spec string) (bashPattern, error) {
 	var p bashPattern
-	s := strings.TrimSpace(spec)
+	s := trimBlanks(spec)
 	if i := strings.Index(s, ":*"); i >= 0 {
 		if i != len(s)-2 {
 			return p, fmt.Errorf("%w %q: the legacy :* form must end the pattern", ErrRuleSpecifier, spec)
 		}
-		s = strings.TrimSpace(s[:i])
+		s = trimBlanks(s[:i])
 		p.boundary = true
 	} else if strings.HasSuffix(s, " *") && !strings.HasSuffix(s, "\\ *") {
-		s = strings.TrimSpace(s[:len(s)-2])
+		s = trimBlanks(s[:len(s)-2])
 		p.boundary = true
 	}
 	if s == "" {

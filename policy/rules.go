@@ -417,7 +417,7 @@ func splitRule(text string) (tool, spec string, hasSpec bool, err error) {
 	if depth != 0 {
 		return "", "", false, fmt.Errorf("%w: unbalanced parentheses", ErrRuleSyntax)
 	}
-	spec = strings.TrimSpace(spec)
+	spec = trimBlanks(spec)
 	if spec == "" {
 		return "", "", false, fmt.Errorf("%w: empty specifier (write %s to match every call)", ErrRuleSpecifier, tool)
 	}

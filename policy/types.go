@@ -64,4 +64,8 @@ type Call struct {
 	Title string `json:"title,omitempty"`
 	// Input is the agent's rawInput, as sent.
 	Input json.RawMessage `json:"input,omitempty"`
+	// Unread says what of the input the reader could not read (nested too
+	// deep, too many members, not JSON): the call is uncertain, and asks
+	// (denied where the mode never asks). "" when all was read.
+	Unread string `json:"unread,omitempty"`
 }

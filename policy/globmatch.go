@@ -2,6 +2,7 @@ package policy
 
 import (
 	"math/bits"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -62,6 +63,10 @@ func (c *gclass) match(r rune) bool {
 // class is a literal "["), \ escapes one byte.
 type globProg struct {
 	toks []gtok
+	// lits are the runs of literal bytes (two or more) the pattern holds,
+	// longest first: each must occur in any input that matches, a quick
+	// reject before the state-set pass.
+	lits []string
 }
 
 func compileGlob(p string) *globProg {
@@ -112,6 +117,22 @@ func compileGlob(p string) *globProg {
 			i++
 		}
 	}
+	var run []byte
+	flush := func() {
+		if len(run) >= 2 {
+			g.lits = append(g.lits, string(run))
+		}
+		run = run[:0]
+	}
+	for _, t := range g.toks {
+		if t.kind == gLit {
+			run = append(run, t.b)
+			continue
+		}
+		flush()
+	}
+	flush()
+	slices.SortStableFunc(g.lits, func(a, b string) int { return len(b) - len(a) })
 	return g
 }
 
@@ -183,6 +204,16 @@ const ring = utf8.UTFMax + 1
 // matches everything under it: stop is "/"). steps, if not nil, counts the
 // work done.
 func (g *globProg) match(s string, stop byte, steps *int) bool {
+	for _, lit := range g.lits {
+		n := 0
+		i := indexCounted(s, lit, &n)
+		if steps != nil {
+			*steps += n
+		}
+		if i < 0 {
+			return false
+		}
+	}
 	nt := len(g.toks)
 	words := (nt + 1 + 63) / 64
 	var small [ring * 2]uint64

@@ -72,6 +72,7 @@ func Evaluate(in Input) (v Verdict) {
 			v = internalErrorVerdict(in, p)
 		}
 	}()
+	in.Env = envFor(in.Call, in.Env)
 	ev := evaluator{in: &in, pol: in.Policy, sess: in.Session, env: newEnvx(in.Env)}
 	ev.mode = in.Mode
 	if !ev.mode.valid() {
@@ -160,6 +161,15 @@ func stricter(a, b Verdict) Verdict {
 		return b
 	}
 	return a
+}
+
+// envFor is env with the call's own working directory, if it names one:
+// what the tool does is read where it runs.
+func envFor(c Call, env Env) Env {
+	if c.Cwd != "" {
+		env.Cwd = canonPath(c.Cwd, env.Cwd, env.Home)
+	}
+	return env
 }
 
 // internalErrorVerdict is the verdict on a call whose evaluation panicked:

@@ -126,7 +126,7 @@ func SuggestRules(call Call, env Env) []string {
 		}
 	}
 	tool := canonicalTool(call.Tool)
-	e := newEnvx(env)
+	e := newEnvx(envFor(call, env))
 	switch {
 	case tool == "Bash" || (call.Command != "" && categorize(&call) == catExec):
 		cmd := strings.TrimSpace(call.Command)
@@ -233,7 +233,7 @@ func SessionGrantRules(call Call, env Env) []string {
 		}
 		return nil
 	}
-	e := newEnvx(env)
+	e := newEnvx(envFor(call, env))
 	cmd := strings.TrimSpace(call.Command)
 	an := analyzeShell(cmd, &e)
 	if an.uncertain != "" {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/acp-bridge/acp-bridge/policy"
@@ -16,7 +17,7 @@ import (
 // the paths and commands it names, and they go into the canonical call:
 //
 //   - a member whose key names a path (path, file_path, filePath, paths,
-//     filename, target, source, destination, dir, cwd, notebook_path, and
+//     filename, target, source, destination, dir, notebook_path, and
 //     any key ending in path, file, dir or directory) gives its string
 //     value(s) as paths, at any depth (codex wraps MCP arguments in
 //     {server, tool, arguments});
@@ -52,10 +53,14 @@ var pathKeys = map[string]bool{
 	"filepath": true, "filepaths": true, "absolutepath": true, "relativepath": true, "notebookpath": true,
 	"source": true, "sources": true, "src": true, "destination": true, "dest": true, "dst": true,
 	"target": true, "targets": true, "dir": true, "dirs": true, "directory": true, "directories": true,
-	"cwd": true, "workdir": true, "workingdirectory": true, "root": true, "from": true, "to": true,
+	"cwd": true, "workdir": true, "workingdirectory": true, "workingdir": true, "root": true, "from": true, "to": true,
 	"oldpath": true, "newpath": true, "movepath": true, "location": true, "locations": true,
 	"uri": true, "fileuri": true, "output": true, "outputfile": true, "input": true, "inputfile": true,
 }
+
+// (At the top level of rawInput, cwd, workdir and working_directory are
+// not paths the tool touches but where it runs: Call.Cwd, against which
+// the policy reads the call. Deeper, they are paths like any other.)
 
 // pathKeySuffixes: a key ending in one of these names a path too.
 var pathKeySuffixes = []string{"path", "paths", "file", "files", "dir", "dirs", "directory", "filename", "uri"}
@@ -120,6 +125,9 @@ func readTouches(raw json.RawMessage) touches {
 		case map[string]any:
 			for k, e := range x {
 				nk := keyNorm(k)
+				if depth == 0 && slices.Contains(cwdKeys, nk) {
+					continue // Call.Cwd
+				}
 				if commandKeys[nk] {
 					if cmd, ok := commandFromInput(mustJSON(e)); ok {
 						t.commands = append(t.commands, cmd)
@@ -200,9 +208,36 @@ var pathTools = map[string]bool{
 // namedTools are canonical tools whose whole input their adapter reads.
 var namedTools = map[string]bool{"Bash": true, "WebFetch": true, "WebSearch": true, "ExitPlanMode": true}
 
+// cwdKeys (normalised) name the directory a tool runs in.
+var cwdKeys = []string{"cwd", "workdir", "workingdirectory", "workingdir"}
+
+// callCwd is the directory rawInput says the tool runs in, "" if none (or
+// not one string).
+func callCwd(raw json.RawMessage) string {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return ""
+	}
+	for k, v := range obj {
+		for _, ck := range cwdKeys {
+			if keyNorm(k) == ck {
+				if s, ok := jsonString(v); ok && strings.TrimSpace(s) != "" {
+					return s
+				}
+			}
+		}
+	}
+	return ""
+}
+
 // withTouches adds what the call's rawInput touches to c.
 func withTouches(c policy.Call, raw json.RawMessage) policy.Call {
-	if namedTools[c.Tool] || len(raw) == 0 {
+	if len(raw) == 0 {
+		return c
+	}
+	// a command (or a relative path) is read where the tool runs it.
+	c.Cwd = callCwd(raw)
+	if namedTools[c.Tool] {
 		return c
 	}
 	t := readTouches(raw)

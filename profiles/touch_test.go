@@ -272,3 +272,33 @@ func TestTouchesHarmless(t *testing.T) {
 		t.Errorf("content read as paths or commands: %+v", call)
 	}
 }
+
+// TestCallCwd: a tool that says where it runs (codex's cwd) is read there:
+// `cat secrets/key` run in the home directory reads ~/secrets/key, which a
+// deny rule names; read against the session's directory it would not be.
+func TestCallCwd(t *testing.T) {
+	pol, errs := policy.Compile([]policy.RuleText{
+		{List: "deny", Text: "Read(~/secrets/**)", Origin: policy.Origin{Layer: "user"}},
+		{List: "allow", Text: "Bash(cat *)", Origin: policy.Origin{Layer: "user"}},
+	})
+	if len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	for _, c := range []struct {
+		cwd  string
+		want policy.Decision
+	}{{"/home/u", policy.Deny}, {"~", policy.Deny}, {"/w/p", policy.Allow}} {
+		raw := fmt.Sprintf(`{"toolCallId":"c","kind":"execute","title":"cat","rawInput":{"command":["cat","secrets/key"],"cwd":%q}}`, c.cwd)
+		call, err := Normalize(FamilyCodex, json.RawMessage(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if call.Tool != "Bash" || call.Cwd != c.cwd {
+			t.Fatalf("%s: %+v", c.cwd, call)
+		}
+		v := policy.Evaluate(policy.Input{Call: call, Mode: policy.ModeBypass, Env: touchEnv, Policy: pol})
+		if v.Decision != c.want {
+			t.Errorf("cat secrets/key in %s: %s (%s), want %s", c.cwd, v.Decision, v.Reason, c.want)
+		}
+	}
+}

@@ -179,9 +179,8 @@ func asPath(s string, keyed bool) (string, bool) {
 		return u.Path, true
 	}
 	if keyed {
-		if strings.Contains(s, "://") {
-			return "", false // a URL, not a file
-		}
+		// even a URL-looking value: a server that takes it as a path
+		// reads "x://../.env" as x:/../.env, which cleans to .env.
 		return s, true
 	}
 	if strings.ContainsAny(s, " \t\r\n") || strings.Contains(s, "://") {
@@ -250,8 +249,16 @@ func withTouches(c policy.Call, raw json.RawMessage) policy.Call {
 	}
 	// an MCP tool, an agent's own tool, a call no adapter understood
 	c.Paths = dedupe(append(append(c.Paths, t.keyPaths...), t.shapePaths...))
-	if c.Command == "" && len(t.commands) > 0 {
-		c.Command = strings.Join(t.commands, "\n")
+	switch {
+	case c.Command != "":
+	case len(t.commands) == 1:
+		c.Command = t.commands[0]
+	case len(t.commands) > 1:
+		// joined, one could hide the next (an unterminated heredoc); the
+		// call is uncertain instead.
+		if t.unread == "" {
+			t.unread = fmt.Sprintf("the input holds %d commands", len(t.commands))
+		}
 	}
 	c.Unread = t.unread
 	return c

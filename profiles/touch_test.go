@@ -232,30 +232,34 @@ func TestMCPBreakersHoldInBypass(t *testing.T) {
 	}
 }
 
-// TestUnreadInputAsks: a rawInput the walk cannot finish (nested too deep)
-// is uncertain: asked, denied in dontAsk and plan, never allowed.
+// TestUnreadInputAsks: a rawInput the walk cannot finish (nested too deep),
+// or one holding several commands (joined, one could hide the next), is
+// uncertain: asked, denied in dontAsk and plan, never allowed.
 func TestUnreadInputAsks(t *testing.T) {
 	deep := `".env"`
 	for i := 0; i < touchMaxDepth+2; i++ {
 		deep = `{"a":` + deep + `}`
 	}
 	raw := fmt.Sprintf(`{"toolCallId":"a","title":"mcp__fs__op","kind":"other","rawInput":%s,"_meta":{"claudeCode":{"toolName":"mcp__fs__op"}}}`, deep)
-	call, err := Normalize(FamilyClaude, json.RawMessage(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if call.Unread == "" {
-		t.Fatalf("a rawInput nested %d deep was read: %+v", touchMaxDepth+2, call)
-	}
-	pol := touchPolicy(t)
-	for _, m := range touchModes {
-		v := policy.Evaluate(policy.Input{Call: call, Mode: m.mode, AgentBypass: m.agentBypass, Env: touchEnv, Policy: pol})
-		want := []policy.Decision{policy.Ask}
-		if m.mode == policy.ModeDontAsk || m.mode == policy.ModePlan {
-			want = []policy.Decision{policy.Deny}
+	several := `{"toolCallId":"a","title":"mcp__fs__op","kind":"other","rawInput":{"command":"cat <<EOF","script":"rm -rf ~"},"_meta":{"claudeCode":{"toolName":"mcp__fs__op"}}}`
+	for _, raw := range []string{raw, several} {
+		call, err := Normalize(FamilyClaude, json.RawMessage(raw))
+		if err != nil {
+			t.Fatal(err)
 		}
-		if !slices.Contains(want, v.Decision) {
-			t.Errorf("%s: %s (%s), want %v", m.name, v.Decision, v.Reason, want)
+		if call.Unread == "" {
+			t.Fatalf("%s was read: %+v", raw, call)
+		}
+		pol := touchPolicy(t)
+		for _, m := range touchModes {
+			v := policy.Evaluate(policy.Input{Call: call, Mode: m.mode, AgentBypass: m.agentBypass, Env: touchEnv, Policy: pol})
+			want := []policy.Decision{policy.Ask}
+			if m.mode == policy.ModeDontAsk || m.mode == policy.ModePlan {
+				want = []policy.Decision{policy.Deny}
+			}
+			if !slices.Contains(want, v.Decision) {
+				t.Errorf("%s: %s (%s), want %v", m.name, v.Decision, v.Reason, want)
+			}
 		}
 	}
 }

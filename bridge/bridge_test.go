@@ -1092,7 +1092,7 @@ func TestBurstRightAfterSessionNewArrivesIntact(t *testing.T) {
 // Bad rules are reported to the editor after initialize and on every
 // settings change, and they never widen what is allowed.
 func TestBadRulesReported(t *testing.T) {
-	h := start(t, "defaultAgent: alpha\npermissions: {deny: [\"Bash(rm *\"]}\nagents:\n"+testkit.FakeAgentYAML("alpha"))
+	h := start(t, "defaultAgent: alpha\npermissions: {deny: [\"Bash(rm *\", \"bash(curl *)\"]}\nagents:\n"+testkit.FakeAgentYAML("alpha"))
 	h.init(false)
 	ctx := tctx(t)
 	hasProblem := func(substr string) func([]testkit.Message) bool {
@@ -1107,6 +1107,13 @@ func TestBadRulesReported(t *testing.T) {
 	}
 	if err := h.editor.WaitFor(ctx, "rules/invalid after initialize", hasProblem(`Bash(rm *`)); err != nil {
 		t.Fatal(err)
+	}
+	// a rule that can never match is reported under its key, with the fix
+	// (docs/policy.md, "Rules that cannot match").
+	for _, want := range []string{`permissions.deny`, `did you mean Bash(curl *)?`} {
+		if err := h.editor.WaitFor(ctx, "rules/invalid naming "+want, hasProblem(want)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := h.editor.Conn.Notify(ctx, acp.MethodSettingsDidChange, map[string]any{
 		"settings": map[string]any{"permissions": map[string]any{"allow": []string{"Bash(touch *)", "Read(~bad)"}}},

@@ -16,18 +16,16 @@ import (
 // rule the person edited on the card, else the call as it was asked
 // (policy.SessionGrantRules: for `echo hi > out.txt`, Bash(echo hi) and an
 // Edit rule for that one file, so the identical command is allowed next
-// time and a redirect elsewhere still asks), else the first suggestion.
-func sessionGrantRules(res approvals.Resolution, call policy.Call, d decision, fwd *forwarded) []string {
+// time and a redirect elsewhere still asks; a quoted * stays a literal \*).
+// When the call cannot be named exactly (a part the reader cannot check),
+// nothing is granted beyond this once: no suggestion stands in for it, so
+// a grant never covers more than the person saw (docs/policy.md, "Grants
+// keep quoting").
+func sessionGrantRules(res approvals.Resolution, call policy.Call, d decision, _ *forwarded) []string {
 	if res.Rule != "" {
 		return []string{res.Rule}
 	}
-	if rules := policy.SessionGrantRules(call, d.env); len(rules) > 0 {
-		return rules
-	}
-	if len(fwd.Meta.SuggestedRules) > 0 {
-		return fwd.Meta.SuggestedRules[:1]
-	}
-	return nil
+	return policy.SessionGrantRules(call, d.env)
 }
 
 // grantAlways applies an "Always allow/deny" rule at once (runtime copy) and

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
+	"strings"
 	"sync"
 
 	"go.uber.org/zap"
@@ -142,6 +143,15 @@ func ruleText(r settings.Rule) policy.RuleText {
 func ruleProblems(snap *settings.Snapshot) []string {
 	seen := map[string]bool{}
 	var out []string
+	// the settings layer names each bad rule's file, line and key
+	// (docs/policy.md, "Rules that cannot match"); the compile below
+	// catches anything it did not list.
+	for _, fe := range snap.RuleWarnings {
+		if msg := fe.Error(); !seen[msg] {
+			seen[msg] = true
+			out = append(out, msg)
+		}
+	}
 	for _, name := range snap.AgentNames() {
 		var rules []policy.RuleText
 		for _, r := range snap.AgentRules(name) {
@@ -149,6 +159,9 @@ func ruleProblems(snap *settings.Snapshot) []string {
 		}
 		_, errs := policy.Compile(rules)
 		for _, e := range errs {
+			if warned(snap, e.Rule) {
+				continue
+			}
 			if msg := e.Error(); !seen[msg] {
 				seen[msg] = true
 				out = append(out, msg)
@@ -156,6 +169,16 @@ func ruleProblems(snap *settings.Snapshot) []string {
 		}
 	}
 	return out
+}
+
+// warned: the settings layer already reported rule r.
+func warned(snap *settings.Snapshot, r policy.RuleText) bool {
+	for _, fe := range snap.RuleWarnings {
+		if strings.Contains(fe.Msg, fmt.Sprintf("rule %q ", r.Text)) {
+			return true
+		}
+	}
+	return false
 }
 
 // reportRuleProblems logs bad rules (if log) and tells the editor with

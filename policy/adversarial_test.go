@@ -44,6 +44,9 @@ type adversarialCase struct {
 	// agent's): the call's effects are visible, and bypass allows visible
 	// effects that no deny rule or breaker stops.
 	ExceptBypass bool `json:"exceptBypass"`
+	// BadRule: the case's rules are expected not to compile (a rule that
+	// can never match is an error, and must still never loosen anything).
+	BadRule bool `json:"badRule"`
 }
 
 var adversarialModes = []struct {
@@ -95,7 +98,7 @@ func loadAdversarial(t testing.TB) map[string][]adversarialCase {
 
 func (c *adversarialCase) input(t testing.TB, mode Mode, agentBypass bool) Input {
 	pc := policyCase{Src: c.Class, Tool: c.Tool, Cmd: c.Cmd, Paths: c.Paths, URL: c.URL, Kind: c.Kind,
-		Allow: c.Allow, Ask: c.Ask, Deny: c.Deny, Session: c.Session, Cwd: c.Cwd, Symlinks: c.Symlinks}
+		Allow: c.Allow, Ask: c.Ask, Deny: c.Deny, Session: c.Session, Cwd: c.Cwd, Symlinks: c.Symlinks, BadRule: c.BadRule}
 	in := pc.input(t)
 	in.Mode, in.AgentBypass = mode, agentBypass
 	return in

@@ -24,17 +24,35 @@ type bashPattern struct {
 	first string
 }
 
+// trimBlanks trims blanks around a pattern, keeping a trailing blank that
+// a backslash escapes (BashLiteral writes one for a text that ends in a
+// blank).
+func trimBlanks(s string) string {
+	s = strings.TrimLeft(s, " \t\n\r")
+	for len(s) > 0 && strings.IndexByte(" \t\n\r", s[len(s)-1]) >= 0 {
+		n := 0
+		for i := len(s) - 2; i >= 0 && s[i] == '\\'; i-- {
+			n++
+		}
+		if n%2 == 1 {
+			break
+		}
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
 func compileBashPattern(spec string) (bashPattern, error) {
 	var p bashPattern
-	s := strings.TrimSpace(spec)
+	s := trimBlanks(spec)
 	if i := strings.Index(s, ":*"); i >= 0 {
 		if i != len(s)-2 {
 			return p, fmt.Errorf("%w %q: the legacy :* form must end the pattern", ErrRuleSpecifier, spec)
 		}
-		s = strings.TrimSpace(s[:i])
+		s = trimBlanks(s[:i])
 		p.boundary = true
 	} else if strings.HasSuffix(s, " *") && !strings.HasSuffix(s, "\\ *") {
-		s = strings.TrimSpace(s[:len(s)-2])
+		s = trimBlanks(s[:len(s)-2])
 		p.boundary = true
 	}
 	if s == "" {
@@ -117,49 +135,19 @@ func normalizePattern(s string) (string, error) {
 	return b.String(), nil
 }
 
-// match reports whether the normalised command text t matches.
+// match reports whether the normalised command text t matches. With a
+// trailing " *" or ":*" (boundary), t may also be the pattern followed by
+// a space and anything.
 func (p *bashPattern) match(t string) bool {
-	if !p.boundary {
-		return p.globMatch(t)
-	}
-	if len(p.segs) == 1 { // no wildcard: exact or prefix + space
-		lit := p.segs[0]
-		return len(t) >= len(lit) && t[:len(lit)] == lit && (len(t) == len(lit) || t[len(lit)] == ' ')
-	}
-	if p.globMatch(t) {
-		return true
-	}
-	for i := 0; i < len(t); i++ {
-		if t[i] == ' ' && p.globMatch(t[:i]) {
-			return true
-		}
-	}
-	return false
+	return p.matchSteps(t, nil)
 }
 
-// globMatch matches t against segs joined by wildcards.
-func (p *bashPattern) globMatch(t string) bool {
-	segs := p.segs
-	if len(segs) == 1 {
-		return t == segs[0]
+func (p *bashPattern) matchSteps(t string, steps *int) bool {
+	var stop byte
+	if p.boundary {
+		stop = ' '
 	}
-	// first segment is anchored at the start, the last at the end.
-	if !strings.HasPrefix(t, segs[0]) {
-		return false
-	}
-	t = t[len(segs[0]):]
-	last := segs[len(segs)-1]
-	for _, s := range segs[1 : len(segs)-1] {
-		if s == "" {
-			continue
-		}
-		i := strings.Index(t, s)
-		if i < 0 {
-			return false
-		}
-		t = t[i+len(s):]
-	}
-	return len(t) >= len(last) && t[len(t)-len(last):] == last
+	return wildSegs(p.segs, t, stop, steps)
 }
 
 // String renders the pattern back with * for wildcards.
@@ -174,10 +162,5 @@ func (p *bashPattern) String() string {
 // wildMatch matches s against a pattern whose only metacharacter is *
 // (generic specifiers, MCP tool-name globs).
 func wildMatch(pattern, s string) bool {
-	segs := strings.Split(pattern, "*")
-	if len(segs) == 1 {
-		return pattern == s
-	}
-	p := bashPattern{segs: segs}
-	return p.globMatch(s)
+	return wildSegs(strings.Split(pattern, "*"), s, 0, nil)
 }

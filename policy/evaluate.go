@@ -72,6 +72,7 @@ func Evaluate(in Input) (v Verdict) {
 			v = internalErrorVerdict(in, p)
 		}
 	}()
+	in.Env = envFor(in.Call, in.Env)
 	ev := evaluator{in: &in, pol: in.Policy, sess: in.Session, env: newEnvx(in.Env)}
 	ev.mode = in.Mode
 	if !ev.mode.valid() {
@@ -89,7 +90,8 @@ func Evaluate(in Input) (v Verdict) {
 		return v
 	}
 	tool := canonicalTool(call.Tool)
-	switch cat := categorize(call); cat {
+	cat := categorize(call)
+	switch cat {
 	case catUnknown:
 		v = ev.unknownCall()
 	case catExec:
@@ -109,8 +111,68 @@ func Evaluate(in Input) (v Verdict) {
 	default:
 		v = ev.generic(tool, false)
 	}
+	v = ev.touches(v, cat, tool)
 	v.Specifier = Specifier(in.Call)
 	return v
+}
+
+// touches judges a call by what it touches, whatever its tool (docs/policy.md,
+// "Every tool by what it touches"): the paths of a call that is not a Read or
+// Edit (an MCP tool, an agent's own tool, one not understood) meet the Read
+// and Edit deny and ask rules and the protected files (as a read for kinds
+// read and search, else as a write); a command it carries meets the Bash
+// rules and breakers; an input that could not be read asks. Each can only
+// make v stricter, in every mode, bypassPermissions included.
+func (ev *evaluator) touches(v Verdict, cat category, tool string) Verdict {
+	if v.Decision == Deny {
+		return v
+	}
+	c := &ev.in.Call
+	if c.Unread != "" {
+		v = stricter(v, ev.askDefault(SourceUnknownCall, "part of the call's input could not be read ("+c.Unread+")", false))
+	}
+	if len(c.Paths) > 0 && cat != catRead && cat != catWrite {
+		write := c.Kind != "read" && c.Kind != "search"
+		if pv := ev.pathCheck(tool, write, true); pv.Decision != "" {
+			v = stricter(v, pv)
+		}
+	}
+	if c.Command != "" && cat != catExec && v.Decision != Deny {
+		sub := *ev.in
+		sub.Call = Call{Tool: "Bash", Command: c.Command, Kind: "execute"}
+		if bv := Evaluate(sub); bv.Decision != Allow {
+			bv.Reason = tool + " carries the command " + strconv.Quote(c.Command) + ": " + bv.Reason
+			v = stricter(v, bv)
+		}
+	}
+	return v
+}
+
+// stricter returns b if it decides more strictly than a (deny over ask over
+// allow), else a.
+func stricter(a, b Verdict) Verdict {
+	rank := func(d Decision) int {
+		switch d {
+		case Deny:
+			return 2
+		case Ask:
+			return 1
+		}
+		return 0
+	}
+	if rank(b.Decision) > rank(a.Decision) {
+		return b
+	}
+	return a
+}
+
+// envFor is env with the call's own working directory, if it names one:
+// what the tool does is read where it runs.
+func envFor(c Call, env Env) Env {
+	if c.Cwd != "" {
+		env.Cwd = canonPath(c.Cwd, env.Cwd, env.Home)
+	}
+	return env
 }
 
 // internalErrorVerdict is the verdict on a call whose evaluation panicked:
@@ -662,6 +724,12 @@ func orDash(s string) string {
 
 // pathCall: Read, Edit and the agent tools of kind read/search/edit/delete/move.
 func (ev *evaluator) pathCall(tool string, write bool) Verdict {
+	return ev.pathCheck(tool, write, false)
+}
+
+// pathCheck is pathCall; vetoOnly stops before anything that allows (rules,
+// grants, modes) and returns Verdict{} when nothing denies or asks.
+func (ev *evaluator) pathCheck(tool string, write, vetoOnly bool) Verdict {
 	c := &ev.in.Call
 	catTool := "Read"
 	if write {
@@ -763,6 +831,9 @@ func (ev *evaluator) pathCall(tool string, write bool) Verdict {
 				return ev.finishAsk(ruleVerdict(Ask, r, tool+" searches everything under "+pi.abs+", which may include what rule "+r.text+" protects"), true)
 			}
 		}
+	}
+	if vetoOnly {
+		return Verdict{}
 	}
 	if write && ev.mode == ModePlan {
 		return planDeny("editing " + strings.Join(c.Paths, ", "))

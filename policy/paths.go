@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"unicode/utf8"
 )
 
 // FS is the engine's only window on the file system: symlink resolution.
@@ -261,6 +260,10 @@ type pathPattern struct {
 	// up: the glob starts with ../ segments; base and glob are joined at
 	// match time.
 	up bool
+	// prog is glob compiled (nil for "" or up).
+	prog *globProg
+	// steps, when set (tests), counts the matcher's work.
+	steps *int
 }
 
 // compilePathPattern compiles a Read/Edit specifier. strict is set for deny
@@ -336,6 +339,9 @@ func compilePathPattern(spec string, o Origin, strict bool) (pathPattern, error)
 		}
 	}
 	p.glob = strings.Join(segs, "/")
+	if p.glob != "" && !p.up {
+		p.prog = compileGlob(p.glob)
+	}
 	return p, nil
 }
 
@@ -410,130 +416,10 @@ func (p *pathPattern) matchAt(abs, base string) bool {
 	if glob == "" {
 		return true
 	}
-	if matchGlob(glob, rel) {
-		return true
+	prog := p.prog
+	if prog == nil || p.up {
+		prog = compileGlob(glob)
 	}
-	for i := 0; i < len(rel); i++ {
-		if rel[i] == '/' && matchGlob(glob, rel[:i]) {
-			return true
-		}
-	}
-	return false
-}
-
-// matchGlob matches a gitignore-style glob against a relative path: * and ?
-// never cross "/", a whole-segment ** spans any number of segments, [...]
-// is a class ([!...] or [^...] negated), \ escapes.
-func matchGlob(p, s string) bool {
-	for len(p) > 0 {
-		switch p[0] {
-		case '*':
-			if len(p) >= 2 && p[1] == '*' { // whole segment **
-				rest := strings.TrimPrefix(p[2:], "/")
-				if rest == "" {
-					return true
-				}
-				if matchGlob(rest, s) {
-					return true
-				}
-				for i := 0; i < len(s); i++ {
-					if s[i] == '/' && matchGlob(rest, s[i+1:]) {
-						return true
-					}
-				}
-				return false
-			}
-			p = p[1:]
-			for i := 0; i <= len(s); i++ {
-				if matchGlob(p, s[i:]) {
-					return true
-				}
-				if i < len(s) && s[i] == '/' {
-					break
-				}
-			}
-			return false
-		case '?':
-			if s == "" || s[0] == '/' {
-				return false
-			}
-			_, n := utf8.DecodeRuneInString(s)
-			p, s = p[1:], s[n:]
-		case '[':
-			if s == "" || s[0] == '/' {
-				return false
-			}
-			r, n := utf8.DecodeRuneInString(s)
-			ok, rest, valid := matchClass(p[1:], r)
-			if !valid {
-				if s[0] != '[' {
-					return false
-				}
-				p, s = p[1:], s[1:]
-				continue
-			}
-			if !ok {
-				return false
-			}
-			p, s = rest, s[n:]
-		case '\\':
-			if len(p) < 2 {
-				return false
-			}
-			if s == "" || s[0] != p[1] {
-				return false
-			}
-			p, s = p[2:], s[1:]
-		default:
-			if s == "" || s[0] != p[0] {
-				return false
-			}
-			p, s = p[1:], s[1:]
-		}
-	}
-	return s == ""
-}
-
-// matchClass matches r against the class starting after '['.
-func matchClass(p string, r rune) (matched bool, rest string, valid bool) {
-	neg := false
-	if len(p) > 0 && (p[0] == '!' || p[0] == '^') {
-		neg, p = true, p[1:]
-	}
-	firstChar := true
-	for len(p) > 0 {
-		if p[0] == ']' && !firstChar {
-			return matched != neg, p[1:], true
-		}
-		firstChar = false
-		lo, n := classChar(p)
-		if n == 0 {
-			return false, "", false
-		}
-		p = p[n:]
-		hi := lo
-		if len(p) > 1 && p[0] == '-' && p[1] != ']' {
-			h, m := classChar(p[1:])
-			if m == 0 {
-				return false, "", false
-			}
-			hi, p = h, p[1+m:]
-		}
-		if lo <= r && r <= hi {
-			matched = true
-		}
-	}
-	return false, "", false
-}
-
-func classChar(p string) (rune, int) {
-	if p[0] == '\\' {
-		if len(p) < 2 {
-			return 0, 0
-		}
-		r, n := utf8.DecodeRuneInString(p[1:])
-		return r, n + 1
-	}
-	r, n := utf8.DecodeRuneInString(p)
-	return r, n
+	// the whole path, or any leading part of it ending before a "/".
+	return prog.match(rel, '/', p.steps)
 }

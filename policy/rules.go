@@ -174,6 +174,112 @@ var editAliases = map[string]string{
 	"NotebookEdit": "Edit",
 }
 
+// KnownTools are the tool names a rule may name (besides mcp__server,
+// mcp__server__* and mcp__server__tool): the canonical tools the profiles
+// map every agent's calls to, and the agents' own tools that keep their
+// names (profiles.claudeByName). A rule naming anything else could never
+// match. Agents' own tools keep their own names too (an agent's
+// "delete_file" reaches the policy as such), so a name outside this list is
+// not an error by itself; a name that misspells one of these (another
+// case, or a CamelCase name one or two edits away) is: it could never match
+// and is an error where it is written (docs/policy.md, "Rules that cannot
+// match").
+var KnownTools = []string{
+	"Bash", "Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "NotebookRead",
+	"WebFetch", "WebSearch", "Glob", "Grep", "LS",
+	"Task", "Agent", "TodoWrite", "TodoRead", "ExitPlanMode", "BashOutput", "KillShell", "KillBash",
+	"SlashCommand", "Skill", "ListMcpResourcesTool", "ReadMcpResourceTool",
+}
+
+var knownTool = func() map[string]bool {
+	m := map[string]bool{}
+	for _, t := range KnownTools {
+		m[t] = true
+	}
+	return m
+}()
+
+// toolFix names the known tool a misspelt tool name most likely meant:
+// the same name in another case, else one at most two edits away.
+func toolFix(name string) string {
+	for _, t := range KnownTools {
+		if strings.EqualFold(t, name) {
+			return t
+		}
+	}
+	best, bestD := "", 3
+	for _, t := range KnownTools {
+		if d := editDistance(strings.ToLower(name), strings.ToLower(t), bestD); d < bestD {
+			best, bestD = t, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b, or max when it is
+// at least max (names are short; O(len(a) x len(b))).
+func editDistance(a, b string, max int) int {
+	if len(a) > 64 || len(b) > 64 {
+		return max
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c = 1 + min(prev[j-1], prev[j], cur[j-1])
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	if prev[len(b)] >= max {
+		return max
+	}
+	return prev[len(b)]
+}
+
+// misspeltTool: name is not a known tool but reads as a misspelling of
+// one: the same letters in another case, or a CamelCase name (as the known
+// tools are) of four letters or more one or two edits from one.
+func misspeltTool(name string) bool {
+	fix := toolFix(name)
+	switch {
+	case fix == "":
+		return false
+	case strings.EqualFold(fix, name):
+		return true
+	}
+	return len(name) >= 4 && name[0] >= 'A' && name[0] <= 'Z' && !strings.ContainsAny(name, "_-.:")
+}
+
+// unknownToolError says a rule names no tool the bridge knows, with the
+// rule as it should probably read.
+func unknownToolError(text, tool string) error {
+	fix := toolFix(tool)
+	fixed := strings.TrimSpace(text)
+	if i := strings.Index(fixed, tool); i >= 0 {
+		fixed = fixed[:i] + fix + fixed[i+len(tool):]
+	}
+	what := "no tool of that name"
+	if strings.EqualFold(fix, tool) {
+		what = "tool names are case-sensitive"
+	}
+	return fmt.Errorf("%w %q: %s, so the rule could never match; did you mean %s?", ErrRuleTool, tool, what, fixed)
+}
+
+// CheckRule reports why a rule of list could never take effect as written
+// (nil if it compiles): the settings layer reports it under the rule's key.
+func CheckRule(list, text string) error {
+	_, err := compileRule(RuleText{List: list, Text: text})
+	return err
+}
+
 // canonicalTool maps tool aliases to the tool whose rules apply.
 func canonicalTool(t string) string {
 	if c, ok := editAliases[t]; ok {
@@ -226,7 +332,9 @@ func Compile(rules []RuleText) (*Policy, []RuleError) {
 }
 
 // poisonTool guesses the tool a broken rule was about: the canonical tool
-// name before "(", or "*" when that is not a valid name.
+// name before "(" (a misspelt one read as the known tool it most likely
+// meant: `bash(rm *)` makes every Bash call ask), or "*" when no known tool
+// can be told (every call asks).
 func poisonTool(text string) string {
 	text = strings.TrimSpace(text)
 	if i := strings.IndexByte(text, '('); i >= 0 {
@@ -236,11 +344,14 @@ func poisonTool(text string) string {
 	if !validToolName(text) {
 		return "*"
 	}
-	if strings.HasPrefix(text, "mcp__") {
+	if strings.HasPrefix(strings.ToLower(text), "mcp__") {
 		return "mcp__" // a broken MCP rule: every MCP tool asks
 	}
 	if strings.Contains(text, "*") {
 		return "*"
+	}
+	if !knownTool[text] && misspeltTool(text) {
+		return canonicalTool(toolFix(text))
 	}
 	return canonicalTool(text)
 }
@@ -306,7 +417,7 @@ func splitRule(text string) (tool, spec string, hasSpec bool, err error) {
 	if depth != 0 {
 		return "", "", false, fmt.Errorf("%w: unbalanced parentheses", ErrRuleSyntax)
 	}
-	spec = strings.TrimSpace(spec)
+	spec = trimBlanks(spec)
 	if spec == "" {
 		return "", "", false, fmt.Errorf("%w: empty specifier (write %s to match every call)", ErrRuleSpecifier, tool)
 	}
@@ -328,6 +439,10 @@ func compileRule(rt RuleText) (*rule, error) {
 	if !validToolName(tool) {
 		return nil, fmt.Errorf("%w %q", ErrRuleTool, tool)
 	}
+	if !strings.HasPrefix(tool, "mcp__") && strings.HasPrefix(strings.ToLower(tool), "mcp__") {
+		return nil, fmt.Errorf("%w %q: MCP tool names start with lower-case mcp__, so the rule could never match; did you mean %s?",
+			ErrRuleTool, tool, "mcp__"+tool[len("mcp__"):])
+	}
 	if strings.HasPrefix(tool, "mcp__") {
 		if hasSpec {
 			return nil, fmt.Errorf("%w: MCP rules take no specifier (use mcp__server, mcp__server__* or mcp__server__tool)", ErrRuleSpecifier)
@@ -336,6 +451,9 @@ func compileRule(rt RuleText) (*rule, error) {
 	}
 	if strings.Contains(tool, "*") {
 		return nil, fmt.Errorf("%w %q: wildcards are allowed only in mcp__ names", ErrRuleTool, tool)
+	}
+	if !knownTool[tool] && misspeltTool(tool) {
+		return nil, unknownToolError(rt.Text, tool)
 	}
 	r.tool = canonicalTool(tool)
 	if !hasSpec || spec == "*" {

@@ -39,7 +39,12 @@ func TestSessionGrantRules(t *testing.T) {
 			"echo x > .git/config": Ask, // protected: no grant covers it
 		}},
 		{"echo x > $OUT", nil, nil},
-		{"echo x > 'a*b'", nil, nil},
+		// a quoted * in the file name stays literal (grants keep quoting)
+		{"echo x > 'a*b'", []string{"Bash(echo x)", `Edit(//w/p/a\*b)`}, map[string]Decision{
+			"echo x > 'a*b'": Allow,
+			"echo x > ab":    Ask,
+			"echo x > aXb":   Ask,
+		}},
 		{"echo 'oops", nil, nil},
 	} {
 		got := SessionGrantRules(Call{Tool: "Bash", Command: tc.cmd}, env)

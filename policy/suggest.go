@@ -40,6 +40,67 @@ func Specifier(call Call) string {
 	return tool
 }
 
+// Grants keep quoting (docs/policy.md, "Grants keep quoting"). A rule made
+// from a command the person saw (an "Allow for this session" grant, an
+// "Always allow" suggestion) names that command literally: a * or ? that
+// was quoted in the command (curl -s 'https://x/?fields=*') must not turn
+// into a wildcard in the rule. The Bash rule grammar escapes with a
+// backslash: \* is a literal *, \\ a backslash, \' and \" quotes, and a
+// backslash before a blank keeps it inside the word.
+
+// BashLiteral renders the normalised text of a command (words joined by
+// one blank, as the shell reader builds sub-command texts) as a Bash rule
+// specifier that matches exactly that text: every character the pattern
+// lexer would read as a wildcard, quote, escape or word break is escaped.
+func BashLiteral(text string) string {
+	var b strings.Builder
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c == '*' || c == '\\' || c == '\'' || c == '"' || c == '\t' || c == '\n' || c == '\r':
+			b.WriteByte('\\')
+		case c == ' ' && (i == 0 || i == len(text)-1 || text[i-1] == ' '):
+			// a leading, trailing or repeated blank is part of a word
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// pathLiteral escapes the glob characters of an absolute path for a
+// Read/Edit rule that names exactly that file.
+func pathLiteral(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if strings.IndexByte("*?[\\", p[i]) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(p[i])
+	}
+	return b.String()
+}
+
+// bashRuleOfCommand is the literal Bash rule of a whole command line as
+// typed (quotes read as the pattern lexer reads them, every * literal);
+// "" when it cannot be lexed.
+func bashRuleOfCommand(cmd string) string {
+	g, err := normalizePattern(cmd)
+	if err != nil || g == "" {
+		return ""
+	}
+	return "Bash(" + BashLiteral(strings.ReplaceAll(g, string(wild), "*")) + ")"
+}
+
+// nameRule: a rule naming a tool by name; "" for a name that a rule would
+// read as a pattern or could not hold.
+func nameRule(tool string) string {
+	if strings.ContainsAny(tool, "*()\\ \t\r\n") {
+		return ""
+	}
+	return tool
+}
+
 // noBroadening: commands for which a wildcard suggestion would hand out
 // far more than the person approved.
 var noBroadening = map[string]bool{
@@ -65,7 +126,7 @@ func SuggestRules(call Call, env Env) []string {
 		}
 	}
 	tool := canonicalTool(call.Tool)
-	e := newEnvx(env)
+	e := newEnvx(envFor(call, env))
 	switch {
 	case tool == "Bash" || (call.Command != "" && categorize(&call) == catExec):
 		cmd := strings.TrimSpace(call.Command)
@@ -85,11 +146,11 @@ func SuggestRules(call Call, env Env) []string {
 			return nil // no rule can allow a command that cannot be checked
 		}
 		if len(subs) == 0 {
-			add("Bash(" + cmd + ")")
+			add(bashRuleOfCommand(cmd))
 			return out
 		}
 		for _, sc := range subs {
-			add("Bash(" + sc.text + ")")
+			add("Bash(" + BashLiteral(sc.text) + ")")
 		}
 		for _, sc := range subs {
 			if len(sc.optDanger) > 0 {
@@ -105,14 +166,14 @@ func SuggestRules(call Call, env Env) []string {
 		var dirs []string
 		for _, p := range call.Paths {
 			abs := canonPath(p, e.cwd, e.home)
-			add(rt + "(/" + abs + ")")
+			add(rt + "(/" + pathLiteral(abs) + ")")
 			dirs = append(dirs, path.Dir(abs))
 		}
 		for _, d := range dirs {
 			if d == "/" || d == e.home {
 				continue // never suggest a whole-disk or whole-home rule
 			}
-			add(rt + "(/" + d + "/**)")
+			add(rt + "(/" + pathLiteral(d) + "/**)")
 		}
 	case tool == "WebFetch":
 		h := hostOf(call.URL)
@@ -124,6 +185,9 @@ func SuggestRules(call Call, env Env) []string {
 			add("WebFetch(domain:*." + strings.Join(parts[1:], ".") + ")")
 		}
 	case strings.HasPrefix(tool, "mcp__"):
+		if nameRule(tool) == "" {
+			return nil
+		}
 		add(tool)
 		if p := mcpServerPrefix(tool); p+"*" != tool && strings.Count(tool, "__") >= 2 {
 			add(p + "*")
@@ -131,7 +195,7 @@ func SuggestRules(call Call, env Env) []string {
 	case tool == "":
 		return nil
 	default:
-		add(tool)
+		add(nameRule(tool))
 	}
 	return out
 }
@@ -147,7 +211,7 @@ func broaderBash(text string) string {
 	if len(ws) >= 3 && !strings.HasPrefix(ws[1], "-") {
 		keep = 2
 	}
-	return "Bash(" + strings.Join(ws[:keep], " ") + " *)"
+	return "Bash(" + BashLiteral(strings.Join(ws[:keep], " ")) + " *)"
 }
 
 // SessionGrantRules are the rules an "Allow for this session" of call
@@ -156,9 +220,10 @@ func broaderBash(text string) string {
 // shell command that is a Bash rule per sub-command and an Edit (Read) rule
 // per file a redirect writes (reads), absolute: `echo hi > out.txt` grants
 // Bash(echo hi) and Edit(//<cwd>/out.txt), which cover that command again but
-// not a redirect to another file. A path with glob characters, or any part
-// that cannot be checked, gives no rule for the whole call (nil): the
-// person is asked again. Protected files and circuit breakers ask whatever
+// not a redirect to another file. Glob characters in a command or a path
+// are escaped (BashLiteral, pathLiteral): the rule names that command and
+// that file only. Any part that cannot be checked gives no rule for the
+// whole call (nil): the person is asked again. Protected files and circuit breakers ask whatever
 // a grant says (the engine checks them first).
 func SessionGrantRules(call Call, env Env) []string {
 	tool := canonicalTool(call.Tool)
@@ -168,7 +233,7 @@ func SessionGrantRules(call Call, env Env) []string {
 		}
 		return nil
 	}
-	e := newEnvx(env)
+	e := newEnvx(envFor(call, env))
 	cmd := strings.TrimSpace(call.Command)
 	an := analyzeShell(cmd, &e)
 	if an.uncertain != "" {
@@ -190,7 +255,7 @@ func SessionGrantRules(call Call, env Env) []string {
 		if sc.dynamic {
 			return nil
 		}
-		add("Bash(" + sc.text + ")")
+		add("Bash(" + BashLiteral(sc.text) + ")")
 	}
 	paths := func(list string, refs []pathRef) bool {
 		for j := range refs {
@@ -198,10 +263,10 @@ func SessionGrantRules(call Call, env Env) []string {
 				return false
 			}
 			abs := e.infoRef(&refs[j]).abs
-			if abs == "" || strings.ContainsAny(abs, "*?[]\\{}!") {
+			if abs == "" {
 				return false
 			}
-			add(list + "(/" + abs + ")")
+			add(list + "(/" + pathLiteral(abs) + ")")
 		}
 		return true
 	}
@@ -209,7 +274,11 @@ func SessionGrantRules(call Call, env Env) []string {
 		return nil
 	}
 	if len(out) == 0 {
-		add("Bash(" + cmd + ")")
+		r := bashRuleOfCommand(cmd)
+		if r == "" {
+			return nil
+		}
+		add(r)
 	}
 	return out
 }

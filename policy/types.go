@@ -64,4 +64,12 @@ type Call struct {
 	Title string `json:"title,omitempty"`
 	// Input is the agent's rawInput, as sent.
 	Input json.RawMessage `json:"input,omitempty"`
+	// Cwd is the directory the tool runs in when the call names its own
+	// (rawInput cwd, workdir, working_directory): the paths and commands of
+	// the call are read against it instead of Env.Cwd. Relative to Env.Cwd.
+	Cwd string `json:"cwd,omitempty"`
+	// Unread says what of the input the reader could not read (nested too
+	// deep, too many members, not JSON): the call is uncertain, and asks
+	// (denied where the mode never asks). "" when all was read.
+	Unread string `json:"unread,omitempty"`
 }

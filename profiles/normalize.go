@@ -135,13 +135,13 @@ func Normalize(f Family, toolCall json.RawMessage) (policy.Call, error) {
 	}
 	if a, ok := familyAdapters[f]; ok && f != FamilyGeneric {
 		if c, mine := a(tc); mine {
-			return finish(c, base), nil
+			return withTouches(finish(c, base), tc.rawInput), nil
 		}
 	}
 	if c, ok := genericAdapter(tc); ok {
-		return finish(c, base), nil
+		return withTouches(finish(c, base), tc.rawInput), nil
 	}
-	return base, nil
+	return withTouches(base, tc.rawInput), nil
 }
 
 // adapter reads one family's shapes. mine=false means the call is none of

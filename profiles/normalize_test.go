@@ -134,7 +134,9 @@ func TestNormalizeFallsBackToGeneric(t *testing.T) {
 		{"execute", `{"toolCallId":"x","title":"go vet","kind":"execute","rawInput":{"command":"go vet ./..."}}`, "Bash", "go vet ./...", nil},
 		{"delete", `{"toolCallId":"x","title":"remove","kind":"delete","locations":[{"path":"/w/tmp.txt"}]}`, "Edit", "", []string{"/w/tmp.txt"}},
 		{"title only", `{"toolCallId":"x","title":"rm -rf /"}`, "", "", nil},
-		{"think", `{"toolCallId":"x","title":"thinking","kind":"think","rawInput":{"command":"rm -rf /"}}`, "", "", nil},
+		// not understood, but the command it carries is kept for the
+		// policy to judge (normalize_touch.go).
+		{"think", `{"toolCallId":"x","title":"thinking","kind":"think","rawInput":{"command":"rm -rf /"}}`, "", "rm -rf /", nil},
 	}
 	for _, f := range families {
 		for _, c := range cases {

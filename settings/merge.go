@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/acp-bridge/acp-bridge/policy"
 )
 
 // defaultsLayer is the shipped defaults as a layer.
@@ -210,16 +212,46 @@ func Validate(c Config) []error {
 }
 
 // validateRules checks rules' lists and that each has text; grammar is the
-// policy engine's (approvals.Compile).
+// policy engine's (ruleWarnings).
 func validateRules(key string, rules []Rule) []error {
 	var errs []error
 	for _, r := range rules {
 		if !slices.Contains(ruleLists, r.List) {
 			errs = append(errs, &FieldError{Key: key, Msg: fmt.Sprintf("rule %q is in list %s", r.Text, oneOfProblem(r.List, ruleLists))})
+			continue
 		}
 		if strings.TrimSpace(r.Text) == "" {
 			errs = append(errs, &FieldError{Key: key + "." + r.List, Msg: "empty rule"})
 		}
 	}
 	return errs
+}
+
+// ruleWarnings are the rules of every layer that can never take effect as
+// written (policy.CheckRule: a mis-cased or misspelt tool, a malformed
+// specifier), each under its key with its file and the fix. They are
+// warnings, not load errors, on purpose: refusing the file would keep the
+// previous settings, dropping every other rule the same edit added, and a
+// broken workspace file would stop the bridge. In force, the policy engine
+// drops a bad allow rule and turns a bad deny or ask rule into an ask for
+// every call of its tool, so a broken deny never loosens anything
+// (docs/policy.md, "Rules that cannot match").
+func ruleWarnings(c Config, global []Rule) []*FieldError {
+	var out []*FieldError
+	check := func(key string, rules []Rule) {
+		for _, r := range rules {
+			if !slices.Contains(ruleLists, r.List) || strings.TrimSpace(r.Text) == "" {
+				continue // a load error already
+			}
+			if err := policy.CheckRule(r.List, r.Text); err != nil {
+				out = append(out, &FieldError{Source: r.File, Key: key + "." + r.List,
+					Msg: fmt.Sprintf("rule %q can never take effect as written (as a deny or ask rule, every call of its tool asks instead): %v", r.Text, err)})
+			}
+		}
+	}
+	check("permissions", global)
+	for _, name := range slices.Sorted(maps.Keys(c.Agents)) {
+		check("agents."+name+".permissions", c.Agents[name].Rules)
+	}
+	return out
 }

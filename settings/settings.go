@@ -97,6 +97,10 @@ type Snapshot struct {
 	// InForce lists every mode, bypass and rule in force with its source
 	// (inforce.go).
 	InForce []InForce
+	// RuleWarnings are rules that can never take effect as written
+	// (ruleWarnings): reported, not refused; the policy engine keeps them
+	// failing closed.
+	RuleWarnings []*FieldError
 }
 
 // Config is the merged configuration.

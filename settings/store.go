@@ -339,7 +339,7 @@ func (s *Store) build(user, ws, env, editor *layer, known []*FieldError) (*Snaps
 		problems = append(problems, fe)
 	}
 	snap := &Snapshot{Config: cfg, Rules: rules, WorkspaceTrust: WorkspaceTrust{Trusted: s.trusted, Ignored: ignored, Pending: pending},
-		InForce: inForce(layers, rules, cfg)}
+		InForce: inForce(layers, rules, cfg), RuleWarnings: ruleWarnings(cfg, rules)}
 	for _, l := range []*layer{user, ws} {
 		if l != nil {
 			snap.Sources = append(snap.Sources, l.file)

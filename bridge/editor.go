@@ -307,6 +307,9 @@ func (b *Bridge) newSession(ctx context.Context, params json.RawMessage) (any, e
 	if err := conn.Call(ctx, acp.MethodSessionNew, o.Marshal(), &res); err != nil {
 		return nil, a.callError(acp.MethodSessionNew, err)
 	}
+	if res, err = a.cleanResult(acp.MethodSessionNew, res); err != nil {
+		return nil, err
+	}
 	ro, err := acp.ParseObject(res)
 	if err != nil {
 		return nil, acp.Errorf(acp.CodeInternalError, "agent %s answered session/new with a non-object: %v", a.name, err)
@@ -399,6 +402,9 @@ func (b *Bridge) loadSession(ctx context.Context, params json.RawMessage) (any, 
 	if err := conn.Call(ctx, acp.MethodSessionLoad, o.Marshal(), &res); err != nil {
 		return nil, a.callError(acp.MethodSessionLoad, err)
 	}
+	if res, err = a.cleanResult(acp.MethodSessionLoad, res); err != nil {
+		return nil, err
+	}
 	ro, err := acp.ParseObject(res)
 	if err != nil {
 		ro = acp.Object{}
@@ -431,6 +437,9 @@ func (b *Bridge) callPicked(ctx context.Context, method string, params json.RawM
 	var res json.RawMessage
 	if err := conn.Call(ctx, method, o.Marshal(), &res); err != nil {
 		return nil, nil, a.callError(method, err)
+	}
+	if res, err = a.cleanResult(method, res); err != nil {
+		return nil, nil, err
 	}
 	return a, res, nil
 }
@@ -531,6 +540,9 @@ func (b *Bridge) prompt(ctx context.Context, params json.RawMessage) (any, error
 	if err != nil {
 		return nil, s.agent.callError(acp.MethodSessionPrompt, err)
 	}
+	if res, err = s.agent.cleanResult(acp.MethodSessionPrompt, res); err != nil {
+		return nil, err
+	}
 	if cancelled {
 		// Agents may answer end_turn to a cancelled turn; the editor asked to cancel.
 		ro, perr := acp.ParseObject(res)
@@ -551,6 +563,9 @@ func (b *Bridge) forwardSession(ctx context.Context, method string, params json.
 	var res json.RawMessage
 	if err := conn.Call(ctx, method, o.Marshal(), &res); err != nil {
 		return nil, s.agent.callError(method, err)
+	}
+	if res, err = s.agent.cleanResult(method, res); err != nil {
+		return nil, err
 	}
 	if method == acp.MethodSessionClose {
 		b.cancelSession(s.id, "session/close")

@@ -502,6 +502,9 @@ func (b *Bridge) setConfigOption(ctx context.Context, params json.RawMessage) (a
 	if err := conn.Call(ctx, acp.MethodSessionSetConfigOpt, o.Marshal(), &res); err != nil {
 		return nil, s.agent.callError(acp.MethodSessionSetConfigOpt, err)
 	}
+	if res, err = s.agent.cleanResult(acp.MethodSessionSetConfigOpt, res); err != nil {
+		return nil, err
+	}
 	ro, perr := acp.ParseObject(res)
 	if perr != nil {
 		return res, nil

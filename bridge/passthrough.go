@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/acp-bridge/acp-bridge/acp"
+	"github.com/acp-bridge/acp-bridge/policy"
 )
 
 // What is not about permissions passes through (docs/agents.md, "What
@@ -39,9 +40,19 @@ func (b *Bridge) forwardExtension(ctx context.Context, method string, params jso
 	if err := conn.Call(ctx, method, o.Marshal(), &res); err != nil {
 		return nil, s.agent.callError(method, err)
 	}
-	out, ok := s.agent.stripForeign(res, method+" result")
+	return s.agent.cleanResult(method, res)
+}
+
+// cleanResult is an agent's answer to a request the editor made, as the
+// editor may see it: any _meta["acp-bridge"] the agent put in it, at any
+// depth, removed (only the bridge writes that key).
+func (a *agentRT) cleanResult(method string, res json.RawMessage) (json.RawMessage, error) {
+	if len(res) == 0 {
+		return res, nil
+	}
+	out, ok := a.stripForeign(res, method+" result")
 	if !ok {
-		return nil, acp.Errorf(acp.CodeInternalError, "%s: agent %s answered with a result acp-bridge cannot read", method, s.agent.name)
+		return nil, acp.Errorf(acp.CodeInternalError, "%s: agent %s answered with a result acp-bridge cannot read", method, a.name)
 	}
 	return out, nil
 }
@@ -91,7 +102,7 @@ func (a *agentRT) toEditor(method string, params json.RawMessage) (json.RawMessa
 		}
 		o.Set("sessionId", s.id)
 	}
-	if acp.IsAgentExtension(method) {
+	if acp.IsAgentExtension(method) || method == acp.MethodElicitationCreate {
 		meta := acp.Object{}
 		if raw, has := o["_meta"]; has {
 			if m, err := acp.ParseObject(raw); err == nil {
@@ -107,8 +118,10 @@ func (a *agentRT) toEditor(method string, params json.RawMessage) (json.RawMessa
 // childToEditor serves a child's elicitation/create (only when the editor
 // offered elicitation) or extension request by asking the editor.
 func (b *Bridge) childToEditor(ctx context.Context, a *agentRT, method string, params json.RawMessage) (any, error) {
-	if method == acp.MethodElicitationCreate && len(b.editorCapabilities().Elicitation) == 0 {
-		return nil, acp.Errorf(acp.CodeMethodNotFound, "%s: the editor does not offer elicitation", method)
+	if method == acp.MethodElicitationCreate {
+		if err := b.checkElicitation(a, params); err != nil {
+			return nil, err
+		}
 	}
 	p, err := a.toEditor(method, params)
 	if err != nil {
@@ -133,4 +146,37 @@ func (a *agentRT) childNotification(ctx context.Context, method string, params j
 	if err := a.b.editor.Notify(ctx, method, p); err != nil {
 		a.log.Warn("extension notification from the agent not forwarded", zap.String("method", method), zap.Error(err))
 	}
+}
+
+// checkElicitation: a question reaches the person only when the editor
+// offers elicitation, it names one of the agent's own sessions (the card
+// says whose question it is), and, for a URL the editor would open outside
+// every sandbox, the URL meets the WebFetch rules: one a rule denies (or
+// that plan or dontAsk would not fetch) is refused here.
+func (b *Bridge) checkElicitation(a *agentRT, params json.RawMessage) error {
+	method := acp.MethodElicitationCreate
+	if len(b.editorCapabilities().Elicitation) == 0 {
+		return acp.Errorf(acp.CodeMethodNotFound, "%s: the editor does not offer elicitation", method)
+	}
+	o, err := acp.ParseObject(params)
+	if err != nil {
+		return acp.InvalidParams(method, err)
+	}
+	s, known := a.sessionFor(o.String("sessionId"))
+	if o.String("sessionId") == "" || !known || s == nil {
+		return acp.InvalidParams(method, fmt.Errorf("sessionId must name one of agent %s's sessions, got %q", a.name, o.String("sessionId")))
+	}
+	if _, has := o["url"]; has || o.String("mode") == "url" {
+		u := o.String("url")
+		if u == "" {
+			return acp.InvalidParams(method, errors.New("a url elicitation needs a url (a string)"))
+		}
+		call := policy.Call{Tool: "WebFetch", URL: u, Title: "Open " + u, Kind: "fetch"}
+		d := b.decide(s, call)
+		if d.verdict.Decision == policy.Deny {
+			b.record(s, call, d, "", "", "deny", "", string(d.verdict.Source), 0)
+			return acp.Errorf(CodePermissionDenied, "%s refused by acp-bridge: the URL to open: %s", method, d.verdict.Reason)
+		}
+	}
+	return nil
 }

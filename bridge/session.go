@@ -236,6 +236,8 @@ func checkPath(p string) error {
 		return fmt.Errorf("holds a NUL byte: %q", p)
 	case !filepath.IsAbs(p):
 		return fmt.Errorf("must be an absolute path, got %q", p)
+	case len(p) > policy.MaxPathLen:
+		return fmt.Errorf("is %d bytes long; the system opens no path longer than %d", len(p), policy.MaxPathLen)
 	}
 	for _, el := range strings.Split(filepath.ToSlash(p), "/") {
 		if el == ".." {

@@ -291,3 +291,27 @@ func TestRulesAccessor(t *testing.T) {
 		t.Errorf("deny list %q", got)
 	}
 }
+
+// Paths longer than the system opens are not read (no decision is slowed by
+// them): a call naming one, or a shell word used as one, is uncertain:
+// asked, denied in dontAsk, never allowed, whatever the allow rules.
+func TestOverlongPathsAreUncertain(t *testing.T) {
+	long := "/w/proj" + strings.Repeat("/a", 30000)
+	for _, c := range []policyCase{
+		{Src: "x", Tool: "Read", Paths: []string{long}, Allow: []string{"Read"}, Deny: []string{"Read(~/.ssh/**)"}},
+		{Src: "x", Tool: "Bash", Cmd: "cat " + long, Allow: []string{"Bash"}, Deny: []string{"Read(~/.ssh/**)"}},
+	} {
+		for _, m := range []Mode{ModeDefault, ModeBypass, ModeDontAsk} {
+			in := c.input(t)
+			in.Mode = m
+			v := Evaluate(in)
+			want := Ask
+			if m == ModeDontAsk {
+				want = Deny
+			}
+			if v.Decision != want || !strings.Contains(v.Reason, "4096") {
+				t.Errorf("%s in %s: got %s (%s), want %s naming the bound", c.Tool, m, v.Decision, v.Reason, want)
+			}
+		}
+	}
+}

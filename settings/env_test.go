@@ -73,7 +73,7 @@ func TestEnvErrors(t *testing.T) {
 		{"ACP_BRIDGE_APPROVALS_TIMEOUTSECONDS=0",
 			[]string{`env ACP_BRIDGE_APPROVALS_TIMEOUTSECONDS: approvals.timeoutSeconds: must be > 0`}},
 		{"ACP_BRIDGE_PERMISSIONS_DEFAULTMODE=yolo",
-			[]string{`env ACP_BRIDGE_PERMISSIONS_DEFAULTMODE: permissions.defaultMode: "yolo" is not a mode (default, acceptEdits, plan, dontAsk, bypassPermissions, or aliases auto, autonomous, ask_every_time, auto_accept_read_only, auto_accept_all)`}},
+			[]string{`env ACP_BRIDGE_PERMISSIONS_DEFAULTMODE: permissions.defaultMode: "yolo" is not a mode (default, acceptEdits, plan, dontAsk, bypassPermissions, or aliases autonomous, ask_every_time, auto_accept_read_only, auto_accept_all)`}},
 		{"ACP_BRIDGE_STARTAGENTSONLAUNCH=maybe",
 			[]string{`env ACP_BRIDGE_STARTAGENTSONLAUNCH: startAgentsOnLaunch: must be true or false, got "maybe"`}},
 		{"ACP_BRIDGE_PERMISSIONS_ALLOW=Bash(ls)",

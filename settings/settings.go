@@ -2,8 +2,9 @@ package settings
 
 import (
 	"fmt"
-	"slices"
+	"github.com/acp-bridge/acp-bridge/policy"
 	"sort"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -294,29 +295,32 @@ func (s *Snapshot) Agent(name string) (Agent, bool) {
 }
 
 // canonicalModes are the accepted mode names, in the order error messages
-// list them.
-var canonicalModes = []string{ModeDefault, ModeAcceptEdits, ModePlan, ModeDontAsk, ModeBypass}
-
-// modeAliases maps the seed's mode names to canonical ones.
-var modeAliases = map[string]string{
-	"auto":                  ModeBypass,
-	"autonomous":            ModeBypass,
-	"ask_every_time":        ModeDefault,
-	"auto_accept_read_only": ModeDefault,
-	"auto_accept_all":       ModeBypass,
-}
+// list them (policy.Modes: the modes are declared once, in policy/mode.go).
+var canonicalModes = func() []string {
+	out := make([]string, len(policy.Modes))
+	for i, m := range policy.Modes {
+		out[i] = string(m)
+	}
+	return out
+}()
 
 // modeAliasOrder is the order error messages list the aliases in.
-var modeAliasOrder = []string{"auto", "autonomous", "ask_every_time", "auto_accept_read_only", "auto_accept_all"}
+var modeAliasOrder = func() []string {
+	out := make([]string, len(policy.SettingsAliases))
+	for i, a := range policy.SettingsAliases {
+		out[i] = a.Name
+	}
+	return out
+}()
 
 // NormalizeMode returns the canonical name of a mode or alias, and whether
-// s names a mode at all.
+// s names a mode at all (policy.ParseMode, trimmed input refused).
 func NormalizeMode(s string) (string, bool) {
-	if slices.Contains(canonicalModes, s) {
-		return s, true
+	m, err := policy.ParseMode(s)
+	if err != nil || strings.TrimSpace(s) != s {
+		return "", false
 	}
-	m, ok := modeAliases[s]
-	return m, ok
+	return string(m), true
 }
 
 var logLevels = []string{"debug", "info", "warn", "error"}

@@ -30,7 +30,7 @@ func TestApplyEditor(t *testing.T) {
 	want := []string{
 		`editor settings: agents.demo.comand: unknown key (did you mean command?)`,
 		`editor settings: approvals.timeoutSeconds: must be > 0`,
-		`editor settings: permissions.defaultMode: "yolo" is not a mode (default, acceptEdits, plan, dontAsk, bypassPermissions, or aliases auto, autonomous, ask_every_time, auto_accept_read_only, auto_accept_all)`,
+		`editor settings: permissions.defaultMode: "yolo" is not a mode (default, acceptEdits, plan, dontAsk, bypassPermissions, or aliases autonomous, ask_every_time, auto_accept_read_only, auto_accept_all)`,
 	}
 	if got := problems(t, err); !slices.Equal(got, want) {
 		t.Errorf("problems:\n got %q\nwant %q", got, want)

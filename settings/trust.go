@@ -2,6 +2,7 @@ package settings
 
 import (
 	"fmt"
+	"github.com/acp-bridge/acp-bridge/policy"
 	"slices"
 	"strings"
 )
@@ -54,25 +55,11 @@ const (
 	neverFromWSLog   = "never read from a workspace file, trusted or not: set log.file in the user config file, --config, ACP_BRIDGE_LOG_FILE, --log-file or the editor's user settings"
 )
 
-// modeAtLeastAsStrict[w] are the modes t for which w is at least as strict:
-// for every call, w's decision is the same as t's or more restrictive
-// (allow < ask < deny). w never allows what t asks or denies, and never
-// asks what t denies. plan and dontAsk are not comparable: dontAsk allows
-// what an allow rule covers, which plan denies; plan asks for reads outside
-// the workspace, which dontAsk denies.
-var modeAtLeastAsStrict = map[string][]string{
-	ModeBypass:      {ModeBypass},
-	ModeAcceptEdits: {ModeAcceptEdits, ModeBypass},
-	ModeDefault:     {ModeDefault, ModeAcceptEdits, ModeBypass},
-	ModeDontAsk:     {ModeDontAsk, ModeDefault, ModeAcceptEdits, ModeBypass},
-	ModePlan:        {ModePlan, ModeDefault, ModeAcceptEdits, ModeBypass},
-}
-
 // StricterOrEqualMode tells whether mode w is at least as strict as mode t
 // (canonical names): an untrusted workspace may set w where the trusted
-// settings say t.
+// settings say t. The order is declared once, policy.AtLeastAsStrict.
 func StricterOrEqualMode(w, t string) bool {
-	return slices.Contains(modeAtLeastAsStrict[w], t)
+	return policy.AtLeastAsStrict(policy.Mode(w), policy.Mode(t))
 }
 
 // timeoutStrictness orders timeout outcomes: cancel (the turn stops) is

@@ -11,7 +11,7 @@ import (
 // TestValidationMessages loads one bad user file per case and checks every
 // problem's exact text (file:line: key: message).
 func TestValidationMessages(t *testing.T) {
-	const modeMsg = `is not a mode (default, acceptEdits, plan, dontAsk, bypassPermissions, or aliases auto, autonomous, ask_every_time, auto_accept_read_only, auto_accept_all)`
+	const modeMsg = `is not a mode (default, acceptEdits, plan, dontAsk, bypassPermissions, or aliases autonomous, ask_every_time, auto_accept_read_only, auto_accept_all)`
 	cases := []struct {
 		name string
 		yaml string
@@ -199,9 +199,9 @@ func TestValidate(t *testing.T) {
 	want := []string{
 		"defaultAgent: required",
 		"agents.a.command: required",
-		`agents.a.mode: "x" is not a mode (default, acceptEdits, plan, dontAsk, bypassPermissions, or aliases auto, autonomous, ask_every_time, auto_accept_read_only, auto_accept_all)`,
+		`agents.a.mode: "x" is not a mode (default, acceptEdits, plan, dontAsk, bypassPermissions, or aliases autonomous, ask_every_time, auto_accept_read_only, auto_accept_all)`,
 		`agents.a.permissions: rule "Bash" is in list "maybe" is not one of allow, ask, deny`,
-		`permissions.defaultMode: "" is not a mode (default, acceptEdits, plan, dontAsk, bypassPermissions, or aliases auto, autonomous, ask_every_time, auto_accept_read_only, auto_accept_all)`,
+		`permissions.defaultMode: "" is not a mode (default, acceptEdits, plan, dontAsk, bypassPermissions, or aliases autonomous, ask_every_time, auto_accept_read_only, auto_accept_all)`,
 		"approvals.timeoutSeconds: must be > 0",
 		`approvals.timeoutOutcome: "" is not one of reject, cancel`,
 		"audit.maxSizeMB: must be > 0",
@@ -264,6 +264,19 @@ func TestEffectiveMode(t *testing.T) {
 	for _, tc := range cases {
 		if got := tc.a.EffectiveMode(tc.global); got != tc.want {
 			t.Errorf("%+v.EffectiveMode(%q) = %q, want %q", tc.a, tc.global, got, tc.want)
+		}
+	}
+}
+
+// "auto" is no mode alias: agents' own "auto" presets mean something else,
+// and reading it as bypassPermissions would loosen a config silently.
+func TestAutoIsNotAMode(t *testing.T) {
+	if m, ok := NormalizeMode("auto"); ok {
+		t.Fatalf("NormalizeMode(auto) = %q: want refused", m)
+	}
+	for _, a := range []string{"autonomous", "auto_accept_all"} {
+		if m, ok := NormalizeMode(a); !ok || m != ModeBypass {
+			t.Fatalf("NormalizeMode(%s) = %q %v", a, m, ok)
 		}
 	}
 }

@@ -70,7 +70,7 @@ func TestEvalLines(t *testing.T) {
 		{id: `"two"`, decision: "deny", source: "rule", rule: "Bash(rm *)", subs: 2},
 		{id: "3", decision: "ask", source: "breaker", breaker: "rm -r of /"},
 		{id: "4", decision: "deny", rule: "Read(.env)"},
-		{id: "5", decision: "ask", source: "default"},
+		{id: "5", decision: "ask", source: "breaker", breaker: "/etc/hosts"}, // a symlink out of the workspace into /etc: a persistence place
 		{id: "6", decision: "allow", source: "mode"},
 		{id: "7", decision: "allow", rule: "WebFetch(domain:*.example.com)"},
 		{id: "8", decision: "deny", source: "mode"},

@@ -91,6 +91,9 @@ type agentRT struct {
 	opening  int                 // session/new calls in flight
 	held     map[string][]update // updates for unknown child ids while opening > 0
 	openedCh chan struct{}       // closed when opening drops to 0
+	// heldAll counts everything held, in held and in the sessions' held,
+	// against maxHeldAll and maxHeldBytes (updates.go).
+	heldAll heldCount
 }
 
 func newAgentRT(b *Bridge, name string) *agentRT {

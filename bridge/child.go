@@ -18,6 +18,10 @@ import (
 type childHandler struct {
 	a   *agentRT
 	gen int
+	// Requests of this process in flight at the bridge (inflight.go):
+	// permission requests, and everything else it asks of the editor or
+	// the bridge's services.
+	asks, others inflight
 }
 
 // HandleNotification runs on the child's read loop. session/update is
@@ -43,6 +47,27 @@ func (h *childHandler) HandleSessionUpdate(ctx context.Context, u acp.SessionUpd
 }
 
 func (h *childHandler) HandleRequest(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	// Bounded per agent process and kind (inflight.go): past the bound the
+	// request is answered at once, never held.
+	slots, kind := &h.others, "requests"
+	if method == acp.MethodRequestPermission {
+		slots, kind = &h.asks, "permission requests"
+	}
+	release, refused, ok := slots.acquire(len(params))
+	if !ok {
+		if refused == 1 {
+			h.a.log.Warn("agent has too many requests in flight; refusing more of this kind until some are answered",
+				zap.String("method", method), zap.String("kind", kind), zap.Int("max", maxChildInFlight))
+		} else {
+			h.a.log.Debug("request refused: too many in flight", zap.String("method", method))
+		}
+		return nil, tooMany(method, kind)
+	}
+	defer release()
+	return h.handleRequest(ctx, method, params)
+}
+
+func (h *childHandler) handleRequest(ctx context.Context, method string, params json.RawMessage) (any, error) {
 	b := h.a.b
 	switch method {
 	case acp.MethodRequestPermission:

@@ -25,7 +25,10 @@
 //     back-pressures the child, which is what bounds memory.
 //   - Each child request (session/request_permission, fs/*, terminal/*) runs
 //     in its own goroutine and blocks, by approval id, in approvals.Broker
-//     until exactly one resolution arrives.
+//     until exactly one resolution arrives. At most maxChildInFlight of them
+//     per kind and agent process run at once (inflight.go); past that a
+//     request is answered at once with CodeTooManyRequests, so the read loop
+//     never waits and every request still gets one answer.
 //   - One watcher goroutine per agent process turns its exit into a crash
 //     report, cancelled approvals and failed prompts.
 //

@@ -19,8 +19,42 @@ import (
 // still held when no session/new is in flight any more goes out the usual
 // way for an unknown id (the agent's active session).
 
-// maxHeld bounds the updates held for one unknown child session id.
-const maxHeld = 10000
+// What is held is bounded per agent, across every id (an agent decides
+// when its session/new answer comes and may name any number of ids): at
+// most maxHeld updates for one id, and maxHeldAll updates or maxHeldBytes
+// of params in all. Past a bound an update for an unknown id goes out the
+// usual way at once (the agent's active session, through the editor's
+// queue and so with its back-pressure), and one for a session whose
+// session/new answer is still on its way to the editor is dropped, with a
+// log line: it cannot go out before that answer.
+const (
+	maxHeld      = 10000    // for one unknown child session id
+	maxHeldAll   = 10000    // for all ids of one agent
+	maxHeldBytes = 16 << 20 // params bytes, for all ids of one agent
+)
+
+// heldCount is what one agent holds. Guarded by agentRT.fwdMu.
+type heldCount struct {
+	n, bytes int
+	dropped  int // updates for a holding session dropped past the bound, since the last release
+}
+
+// room says whether o may be held.
+func (h *heldCount) room(o update) bool {
+	return h.n < maxHeldAll && h.bytes+len(o.params) <= maxHeldBytes
+}
+
+func (h *heldCount) add(o update) {
+	h.n++
+	h.bytes += len(o.params)
+}
+
+func (h *heldCount) remove(list []update) {
+	for _, o := range list {
+		h.n--
+		h.bytes -= len(o.params)
+	}
+}
 
 // update is one session/update of a child: its params as sent, and the
 // fields the bridge reads.
@@ -68,15 +102,25 @@ func (a *agentRT) forward(ctx context.Context, o update) {
 	childID := o.childID
 	s, known := a.sessionFor(childID)
 	if known && s.holding {
-		s.held = append(s.held, o)
+		if a.heldAll.room(o) {
+			a.heldAll.add(o)
+			s.held = append(s.held, o)
+			return
+		}
+		if a.heldAll.dropped++; a.heldAll.dropped == 1 {
+			a.log.Warn("too many updates held while the editor is being told of a new session; dropping them until it is",
+				zap.String("session", s.id), zap.Int("held", a.heldAll.n), zap.Int("heldBytes", a.heldAll.bytes))
+		}
 		return
 	}
 	if !known && a.opening > 0 {
-		if len(a.held[childID]) < maxHeld {
+		if len(a.held[childID]) < maxHeld && a.heldAll.room(o) {
+			a.heldAll.add(o)
 			a.held[childID] = append(a.held[childID], o)
 			return
 		}
-		a.log.Warn("too many updates for a session not yet known; forwarding them to the active session", zap.String("childSession", childID))
+		a.log.Warn("too many updates for sessions not yet known; forwarding them to the active session",
+			zap.String("childSession", childID), zap.Int("held", a.heldAll.n), zap.Int("heldBytes", a.heldAll.bytes))
 	}
 	a.sendUpdate(ctx, s, known, o, true)
 }
@@ -163,7 +207,7 @@ func (a *agentRT) registerOpened(s *session) {
 	defer a.fwdMu.Unlock()
 	a.b.addSession(s)
 	s.holding = true
-	s.held = append(s.held, a.held[s.childID]...)
+	s.held = append(s.held, a.held[s.childID]...) // still counted in heldAll
 	delete(a.held, s.childID)
 }
 
@@ -173,6 +217,11 @@ func (a *agentRT) releaseHeld(ctx context.Context, s *session) {
 	defer a.fwdMu.Unlock()
 	for _, o := range s.held {
 		a.sendUpdate(ctx, s, true, o, false)
+	}
+	a.heldAll.remove(s.held)
+	if a.heldAll.dropped > 0 {
+		a.log.Warn("updates dropped while held past the bound", zap.String("session", s.id), zap.Int("dropped", a.heldAll.dropped))
+		a.heldAll.dropped = 0
 	}
 	s.held, s.holding = nil, false
 }
@@ -191,6 +240,7 @@ func (a *agentRT) endOpening(ctx context.Context) {
 		for _, o := range list {
 			a.sendUpdate(ctx, s, known, o, false)
 		}
+		a.heldAll.remove(list)
 	}
 	clear(a.held)
 	if a.openedCh != nil {

@@ -7,7 +7,8 @@
 //
 // The package holds only tests (TestMain builds the binary once, with -race
 // when the tests run with -race). The test binary doubles as the fake agent
-// (internal/testkit). Goroutines: each test's fake editor reads the
+// (internal/testkit); the request and held-update floods (requests_test.go)
+// run small python3 agents that write without reading. Goroutines: each test's fake editor reads the
 // bridge's stdout on its own read loop (testkit.Editor); tests wait on its
 // channels, and poll only state that offers no channel (/proc).
 package faults

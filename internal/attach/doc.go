@@ -10,11 +10,15 @@
 //     gets _meta["acp-bridge"].attach = {socket, token, pid, graceSeconds}.
 //   - when it goes away (stdin EOF) the bridge is detached: sessions, turns
 //     and approvals (with their timeouts) go on; notifications are kept
-//     (bounded by Options.BufferBytes: past it session/update is dropped and
-//     counted per session, the bridge's own notices are kept up to twice the
-//     bound); the bridge's requests (session/request_permission, fs/*,
-//     settings/persist) stay unanswered; a session/prompt answer with no
-//     requester becomes an _acp-bridge/turn/ended notification.
+//     (bounded by Options.BufferBytes: past it session/update and whatever
+//     else an agent originated is dropped and counted per session; only the
+//     bridge's own _acp-bridge/* notices are kept up to twice the bound); the
+//     bridge's requests (session/request_permission, fs/*,
+//     settings/persist) stay unanswered, at most Options.PendingRequests
+//     and PendingBytes of them (attached or not; past that the bridge gets
+//     CodeTooManyPending, except for a permission request, always kept); a
+//     session/prompt answer with no requester becomes an
+//     _acp-bridge/turn/ended notification.
 //   - an editor connects to the socket (0600, in a 0700 directory, peer uid
 //     checked with SO_PEERCRED), sends _acp-bridge/attach {token}; it gets
 //     the live sessions and counts, then the kept notifications, then every

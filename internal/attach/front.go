@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,11 +36,18 @@ const (
 	CodeBadToken = -32001
 	// CodeAlreadyAttached: another editor is attached; one at a time.
 	CodeAlreadyAttached = -32003
+	// CodeTooManyPending answers, to the bridge, a request of its past the
+	// bound on what the front keeps unanswered (Options.PendingRequests, PendingBytes).
+	CodeTooManyPending = -32005
 
 	// DefaultGrace is how long a bridge with no editor keeps running.
 	DefaultGrace = 2 * time.Minute
 	// DefaultBufferBytes bounds what is kept for the next editor while none is attached.
 	DefaultBufferBytes = 4 << 20
+	// DefaultPendingRequests and DefaultPendingBytes bound the bridge's
+	// requests kept unanswered (to send again to a re-attached editor).
+	DefaultPendingRequests = 1024
+	DefaultPendingBytes    = 32 << 20
 	// maxAttachLine bounds the first line of an unauthenticated socket client.
 	maxAttachLine = 64 << 10
 	// maxLine bounds any line of an attached client.
@@ -56,6 +64,14 @@ type Options struct {
 	Grace time.Duration
 	// BufferBytes bounds the updates kept while detached (0 = DefaultBufferBytes).
 	BufferBytes int
+	// PendingRequests and PendingBytes bound the bridge's unanswered
+	// requests the front keeps (0 = DefaultPendingRequests, DefaultPendingBytes).
+	// Past either, a request other than session/request_permission is
+	// answered to the bridge with CodeTooManyPending instead of being kept
+	// (a permission request is always kept: the bridge bounds how many each
+	// agent has in flight, and its card must survive a reload).
+	PendingRequests int
+	PendingBytes    int
 	// Token is the attach token; "" = 32 random bytes, hex.
 	Token  string
 	Logger *zap.Logger
@@ -83,6 +99,7 @@ type Front struct {
 	inflight   map[int64]*fwdReq     // editor requests at the bridge, by our id
 	internal   map[int64]chan rpcMsg // our own requests at the bridge
 	pending    []pendingReq          // bridge requests the editor has not answered, oldest first
+	pendBytes  int                   // the bytes of their lines
 	buf        [][]byte              // notifications kept while detached
 	bufBytes   int
 	dropped    map[string]int  // session/update dropped past the bound, by session
@@ -143,6 +160,12 @@ func New(opts Options, toBridge io.WriteCloser, fromBridge io.Reader) (*Front, e
 	}
 	if opts.BufferBytes <= 0 {
 		opts.BufferBytes = DefaultBufferBytes
+	}
+	if opts.PendingRequests <= 0 {
+		opts.PendingRequests = DefaultPendingRequests
+	}
+	if opts.PendingBytes <= 0 {
+		opts.PendingBytes = DefaultPendingBytes
 	}
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
@@ -299,7 +322,9 @@ func (f *Front) fromBridgeLine(line []byte) {
 	case m.Method == "" && len(m.ID) > 0: // a response
 		n, err := strconv.ParseInt(string(m.ID), 10, 64)
 		if err != nil { // null id (a bad line's error): to whoever is there
-			f.sendLocked(line, false)
+			if f.cur != nil {
+				_ = f.cur.write(line)
+			}
 			return
 		}
 		if ch, ok := f.internal[n]; ok {
@@ -337,10 +362,16 @@ func (f *Front) fromBridgeLine(line []byte) {
 				p["error"] = json.RawMessage(m.Error)
 			}
 			out, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": MethodTurnEnded, "params": p})
-			f.sendLocked(out, true)
+			f.sendLocked(out, true) // MethodTurnEnded is one of the bridge's own notices
 		}
 	case m.Method != "" && m.hasID(): // a request to the editor
+		if m.Method != "session/request_permission" &&
+			(len(f.pending) >= f.opts.PendingRequests || f.pendBytes+len(line) > f.opts.PendingBytes) {
+			f.refuseLocked(m, len(line))
+			return
+		}
 		f.pending = append(f.pending, pendingReq{key: string(m.ID), line: append([]byte(nil), line...)})
+		f.pendBytes += len(line)
 		if f.cur != nil {
 			_ = f.cur.write(line)
 		}
@@ -354,24 +385,43 @@ func (f *Front) fromBridgeLine(line []byte) {
 			_ = f.cur.write(line)
 		}
 	case m.Method != "":
-		f.sendLocked(line, true)
+		f.sendLocked(line, strings.HasPrefix(m.Method, bridgeNotice))
 	}
 }
 
-// sendLocked sends a notification to the editor, or keeps it while none is attached.
-func (f *Front) sendLocked(line []byte, keep bool) {
+// bridgeNotice prefixes the methods of the bridge's own notifications
+// (agents' extension methods never use it: the bridge does not pass them).
+const bridgeNotice = "_acp-bridge/"
+
+// refuseLocked answers the bridge's request m (of size bytes) with
+// CodeTooManyPending: the front keeps no more. The answer is written off
+// this goroutine (the bridge's output loop), which must not wait on the
+// bridge's input.
+func (f *Front) refuseLocked(m rpcMsg, size int) {
+	f.log.Warn("too many of the bridge's requests waiting for an editor; refused",
+		zap.String("method", m.Method), zap.Int("pending", len(f.pending)), zap.Int("pendingBytes", f.pendBytes), zap.Int("size", size))
+	state := "the editor has not answered them"
+	if f.cur == nil {
+		state = "no editor is attached"
+	}
+	msg := fmt.Sprintf("%s: too many requests waiting for the editor (at most %d, or %d MiB; %s): refused",
+		m.Method, f.opts.PendingRequests, f.opts.PendingBytes>>20, state)
+	out := errorLine(m.ID, CodeTooManyPending, msg)
+	go f.writeBridge(out)
+}
+
+// sendLocked sends a notification to the editor, or keeps it while none is
+// attached. own marks the bridge's own notices (_acp-bridge/*); everything
+// else (session/update, whatever an agent originated) is dropped past
+// BufferBytes, counted per session and reported at attach; the bridge's
+// own notices are kept up to twice the bound.
+func (f *Front) sendLocked(line []byte, own bool) {
 	if f.cur != nil {
 		_ = f.cur.write(line)
 		return
 	}
-	if !keep {
-		return
-	}
-	// session/update past the bound is dropped (counted per session, reported at
-	// attach); the bridge's own notices are kept up to twice the bound.
-	isUpdate := bytes.Contains(line[:min(len(line), 64)], []byte(`"session/update"`))
 	limit := f.opts.BufferBytes
-	if !isUpdate {
+	if own {
 		limit *= 2
 	}
 	if f.bufBytes+len(line) > limit {
@@ -396,6 +446,7 @@ func (f *Front) sendLocked(line []byte, keep bool) {
 func (f *Front) dropPendingLocked(key string) {
 	for i, p := range f.pending {
 		if p.key == key {
+			f.pendBytes -= len(p.line)
 			f.pending = append(f.pending[:i:i], f.pending[i+1:]...)
 			return
 		}

@@ -136,6 +136,7 @@ var places = func() []Place {
 		{Base: InHome, Path: ".claude/settings.json", What: "Claude Code's settings", RunsCode: true},
 		{Base: InHome, Path: ".claude/settings.local.json", What: "Claude Code's settings", RunsCode: true},
 		{Base: InHome, Path: ".claude.json", What: "Claude Code's settings", Floor: FloorCopy},
+		{Base: InHome, Path: ".claude.json.backup", What: "Claude Code's settings", Floor: FloorCopy},
 		{Base: InHome, Path: ".gemini", What: "Gemini CLI's settings", Dir: true, Floor: FloorPolicy},
 		{Base: InHome, Path: ".gemini/settings.json", What: "Gemini CLI's settings", RunsCode: true},
 		{Base: InHome, Path: ".gemini/trustedFolders.json", What: "Gemini CLI's settings", RunsCode: true},

@@ -236,20 +236,10 @@ func orDefault(s, def string) string {
 	return s
 }
 
-// sandboxInit is `acp-bridge sandbox-init --proxy-socket SOCK -- CMD...`:
-// run inside a sandbox with a proxied network, in front of the agent
-// (sandbox.RunInit). Not for people: the bridge puts it there.
+// sandboxInit is `acp-bridge sandbox-init [--proxy-socket SOCK]
+// [--env-keep NAME]... [--scope required|optional] -- CMD...`: the
+// in-sandbox init (sandbox.InitMain; Prepare starts it as the executable
+// with sandbox.InitArg). Not for people: the bridge puts it there.
 func sandboxInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("sandbox-init", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	sock := fs.String("proxy-socket", "", "the bridge's proxy socket")
-	if err := fs.Parse(args); err != nil || *sock == "" || fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "usage: acp-bridge sandbox-init --proxy-socket SOCK -- CMD [ARGS...]")
-		return 2
-	}
-	code, err := sandbox.RunInit(*sock, fs.Args(), stdin, stdout, stderr)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-	}
-	return code
+	return sandbox.InitMain(args, stdin, stdout, stderr)
 }

@@ -268,6 +268,9 @@ func Compute(o Options) (Spec, error) {
 		s.Notes = append(s.Notes, n)
 	}
 	for _, m := range masked {
+		if maskedAbove(m.Path, masked) {
+			continue // inside a masked directory: already unreachable
+		}
 		s.Masked = append(s.Masked, m)
 	}
 	sort.Slice(s.Masked, func(i, j int) bool { return s.Masked[i].Path < s.Masked[j].Path })
@@ -341,4 +344,14 @@ func nameMay(glob, p string) bool {
 	}
 	ok, _ = filepath.Match(strings.ToLower(glob), strings.ToLower(base))
 	return ok
+}
+
+// maskedAbove: a directory above p is masked.
+func maskedAbove(p string, masked map[string]Path) bool {
+	for d := filepath.Dir(p); d != "/" && d != "."; d = filepath.Dir(d) {
+		if m, ok := masked[d]; ok && m.Dir {
+			return true
+		}
+	}
+	return false
 }

@@ -249,28 +249,36 @@ func TestPlacesHoldUnderRenameAndCreation(t *testing.T) {
 		if len(s.Blocked) < 10 {
 			t.Fatalf("only %d blocked places: %+v", len(s.Blocked), s.Blocked)
 		}
+		create := func(x string, dir bool) string {
+			if dir {
+				return fmt.Sprintf("mkdir -p %q/d && echo evil > %q/f; echo evil > %q/pre-commit", x, x, x)
+			}
+			return fmt.Sprintf("echo evil > %q", x)
+		}
+		// sandboxed: every missing place attempted in one run
+		h, w := placeTree(t)
+		sp := placeSpec(t, h, w)
+		var script []string
+		for _, b := range s.Blocked {
+			script = append(script, "( "+create(filepath.Join(h, strings.TrimPrefix(b.Path, home+"/")), b.Dir)+" ) 2>/dev/null")
+		}
+		p, err := Prepare(sp, w, []string{"/bin/sh", "-c", strings.Join(script, "; ")}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Created) != len(sp.Blocked) {
+			t.Errorf("Prepare created %d mount points for %d blocked places", len(p.Created), len(sp.Blocked))
+		}
+		cmd := exec.Command(p.Path, p.Args...)
+		cmd.Env = append(os.Environ(), "HOME="+h)
+		out, _ := cmd.CombinedOutput()
+		p.Cleanup()
 		for _, b := range s.Blocked {
 			rel := strings.TrimPrefix(b.Path, home+"/")
-			create := func(x string, dir bool) string {
-				if dir {
-					return fmt.Sprintf("mkdir -p %q/d && echo evil > %q/f; echo evil > %q/pre-commit", x, x, x)
-				}
-				return fmt.Sprintf("echo evil > %q", x)
-			}
-			h, w := placeTree(t)
-			sp := placeSpec(t, h, w)
-			x := filepath.Join(h, rel)
-			p, err := Prepare(sp, w, []string{"/bin/sh", "-c", create(x, b.Dir)}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cmd := exec.Command(p.Path, p.Args...)
-			cmd.Env = append(os.Environ(), "HOME="+h)
-			out, _ := cmd.CombinedOutput()
-			p.Cleanup()
-			if _, err := os.Lstat(x); err == nil {
+			if _, err := os.Lstat(filepath.Join(h, rel)); err == nil {
 				t.Errorf("the missing place %s exists after the sandbox exited\n%s", rel, out)
 			}
+			// the control: unsandboxed, the place is created
 			h2, _ := placeTree(t)
 			c := exec.Command("/bin/sh", "-c", create(filepath.Join(h2, rel), b.Dir))
 			if out, err := c.CombinedOutput(); err != nil {

@@ -28,6 +28,8 @@ type bwrapFiles struct {
 	exe, init string
 	// copies: original -> private copy (Spec.Copies).
 	copies map[string]string
+	// content: a blocked file's content -> a read-only file holding it.
+	content map[string]string
 }
 
 // mount is one bind of the file system part, ordered by depth.
@@ -88,6 +90,9 @@ func bwrapArgs(s Spec, f bwrapFiles, dir string, argv []string) []string {
 	}
 	for _, b := range s.Blocked {
 		src := f.empty
+		if c, ok := f.content[b.Content]; ok {
+			src = c
+		}
 		if b.Dir {
 			src = f.emptyDir
 		}

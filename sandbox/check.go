@@ -92,7 +92,7 @@ type Prepared struct {
 	MaskFile, TmpDir string
 	// Created are the mount points of Spec.Blocked that Prepare created
 	// on the host; Cleanup removes each that is still empty.
-	Created []string
+	Created []Path
 	files   bwrapFiles
 	// init is the in-sandbox init put before argv (RunInit): its program,
 	// InitArg and its options.
@@ -159,10 +159,10 @@ func Prepare(s Spec, dir string, argv []string, netOpts *NetOptions) (Prepared, 
 	if err != nil {
 		return Prepared{}, fmt.Errorf("sandbox: %w", err)
 	}
-	var created []string
+	var created []Path
 	removeCreated := func() {
 		for i := len(created) - 1; i >= 0; i-- {
-			removeIfEmpty(created[i])
+			removeIfUnchanged(created[i])
 		}
 	}
 	fail := func(err error) (Prepared, error) {
@@ -171,7 +171,7 @@ func Prepare(s Spec, dir string, argv []string, netOpts *NetOptions) (Prepared, 
 		return Prepared{}, err
 	}
 	f := bwrapFiles{mask: filepath.Join(tmp, "masked"), empty: filepath.Join(tmp, "empty"), emptyDir: filepath.Join(tmp, "emptydir"),
-		tmp: filepath.Join(tmp, "tmp"), exe: exe, init: filepath.Join(tmp, "init"), copies: map[string]string{}}
+		tmp: filepath.Join(tmp, "tmp"), exe: exe, init: filepath.Join(tmp, "init"), copies: map[string]string{}, content: map[string]string{}}
 	if err := os.WriteFile(f.mask, nil, 0o000); err != nil {
 		return fail(fmt.Errorf("sandbox: mask file: %w", err))
 	}
@@ -198,12 +198,17 @@ func Prepare(s Spec, dir string, argv []string, netOpts *NetOptions) (Prepared, 
 		if b.Dir {
 			err = os.Mkdir(b.Path, 0o755)
 		} else {
-			err = os.WriteFile(b.Path, nil, 0o644)
+			err = os.WriteFile(b.Path, []byte(b.Content), 0o644)
+			if _, ok := f.content[b.Content]; !ok && err == nil {
+				src := filepath.Join(tmp, "content-"+strconv.Itoa(len(f.content)))
+				err = os.WriteFile(src, []byte(b.Content), 0o444)
+				f.content[b.Content] = src
+			}
 		}
 		if err != nil {
 			return fail(fmt.Errorf("sandbox: mount point of the protected place %s: %w", b.Path, err))
 		}
-		created = append(created, b.Path)
+		created = append(created, b)
 	}
 	for i, c := range s.Copies {
 		data, err := os.ReadFile(c)
@@ -242,15 +247,21 @@ func Prepare(s Spec, dir string, argv []string, netOpts *NetOptions) (Prepared, 
 	return p, nil
 }
 
-// removeIfEmpty removes p if it is an empty directory or an empty file
-// (a mount point Prepare made that nothing filled).
-func removeIfEmpty(p string) {
-	fi, err := os.Lstat(p)
+// removeIfUnchanged removes a mount point Prepare made if it is as Prepare
+// made it: an empty directory, or a file with the content it was given.
+func removeIfUnchanged(b Path) {
+	fi, err := os.Lstat(b.Path)
 	if err != nil {
 		return
 	}
-	if fi.IsDir() || (fi.Mode().IsRegular() && fi.Size() == 0) {
-		_ = os.Remove(p) // a non-empty directory stays
+	if fi.IsDir() {
+		_ = os.Remove(b.Path) // a non-empty directory stays
+		return
+	}
+	if fi.Mode().IsRegular() && fi.Size() == int64(len(b.Content)) {
+		if data, err := os.ReadFile(b.Path); err == nil && string(data) == b.Content {
+			_ = os.Remove(b.Path)
+		}
 	}
 }
 

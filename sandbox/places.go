@@ -29,11 +29,14 @@ import (
 // placeSet collects what Compute makes of the protected places.
 type placeSet struct {
 	writable []string
-	ro       map[string]bool
-	pinned   map[string]bool
-	blocked  map[string]bool // path -> dir
-	copies   map[string]bool
-	notes    []string
+	// workspace are the workspace roots: missing places are blocked there
+	// and in repositories, not in agents' state directories.
+	workspace map[string]bool
+	ro        map[string]bool
+	pinned    map[string]bool
+	blocked   map[string]bool // path -> dir
+	copies    map[string]bool
+	notes     []string
 }
 
 // rootOf is the outermost writable tree holding p ("" if none).
@@ -147,13 +150,15 @@ func computePlaces(ps *placeSet, home string, protected []string, max int) {
 			rootPlaces = append(rootPlaces, pl)
 		}
 	}
-	repoRoots := map[string]bool{}
+	repoRoots := map[string]bool{} // root -> holds a repository
 	gitDirs := map[string]string{} // git dir -> worktree root ("" for bare)
 	for _, w := range ps.writable {
 		if fi, err := os.Stat(w); err != nil || !fi.IsDir() {
 			continue
 		}
-		repoRoots[w] = true
+		if _, ok := repoRoots[w]; !ok {
+			repoRoots[w] = false
+		}
 		n := 0
 		err := filepath.WalkDir(w, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -185,8 +190,11 @@ func computePlaces(ps *placeSet, home string, protected []string, max int) {
 			ps.notes = append(ps.notes, "stopped looking for git repositories under "+w+" after "+strconv.Itoa(max)+" entries: repositories past that are protected only at their .git/config and hooks if at a writable root")
 		}
 	}
-	for r := range repoRoots {
+	for r, repo := range repoRoots {
 		for _, pl := range rootPlaces {
+			if !repo && !ps.workspace[r] {
+				pl.RunsCode = false // a state directory: existing places only
+			}
 			for _, p := range expand(r, pl.Path) {
 				ps.protect(p, pl)
 			}

@@ -303,3 +303,54 @@ func runIn(t *testing.T, s Spec, dir, home, script string) (string, error) {
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
+
+// Ordinary git work holds up with the places pinned: a repository can be
+// created in a workspace that has none (the bridge names it after the
+// turn), and in an existing one commits, branches and status work while
+// its configuration and hooks stay as they were.
+func TestSandboxGitWork(t *testing.T) {
+	requireMechanism(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	id := "git -c user.email=a@b -c user.name=a"
+	t.Run("init at the workspace root", func(t *testing.T) {
+		home := t.TempDir()
+		ws := filepath.Join(home, "proj")
+		mustWrite(t, filepath.Join(ws, "main.go"), "package main\n")
+		s := placeSpec(t, home, ws)
+		out, err := runIn(t, s, ws, home, "set -e; git init -q . && git add . && "+id+" commit -qm first && git log --oneline | wc -l")
+		if err != nil || !strings.Contains(out, "1") {
+			t.Fatalf("git init + commit failed: %v\n%s", err, out)
+		}
+		if _, err := os.Stat(filepath.Join(ws, ".git", "HEAD")); err != nil {
+			t.Fatalf("no repository after git init: %v", err)
+		}
+	})
+	t.Run("work in an existing repository", func(t *testing.T) {
+		home := t.TempDir()
+		ws := filepath.Join(home, "proj")
+		mustWrite(t, filepath.Join(ws, "main.go"), "package main\n")
+		setup := exec.Command("/bin/sh", "-c", "git init -q . && git add . && "+id+" commit -qm first")
+		setup.Dir = ws
+		if out, err := setup.CombinedOutput(); err != nil {
+			t.Fatalf("%v %s", err, out)
+		}
+		config, _ := os.ReadFile(filepath.Join(ws, ".git", "config"))
+		s := placeSpec(t, home, ws)
+		out, err := runIn(t, s, ws, home, "set -e; echo '// x' >> main.go; git add main.go; "+id+" commit -qm second; git checkout -qb topic; git status --short; git log --oneline | wc -l; "+
+			"git config core.fsmonitor 'touch pwned' && echo CONFIG-WRITTEN || true; echo x > .git/hooks/post-checkout && echo HOOK-WRITTEN || true")
+		if err != nil || !strings.Contains(out, "2") {
+			t.Fatalf("commit/branch in the sandbox failed: %v\n%s", err, out)
+		}
+		if strings.Contains(out, "CONFIG-WRITTEN") || strings.Contains(out, "HOOK-WRITTEN") {
+			t.Errorf("git's config or hooks were writable:\n%s", out)
+		}
+		if now, _ := os.ReadFile(filepath.Join(ws, ".git", "config")); string(now) != string(config) {
+			t.Errorf(".git/config changed:\n%s", now)
+		}
+		if _, err := os.Stat(filepath.Join(ws, ".git", "hooks", "post-checkout")); err == nil {
+			t.Error("a hook was planted")
+		}
+	})
+}

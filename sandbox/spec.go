@@ -127,6 +127,11 @@ type Path struct {
 	Dir  bool   `json:"dir"`
 	// Rule is the deny rule that named it.
 	Rule string `json:"rule,omitempty"`
+	// Content of a blocked file place: what it reads as inside, and what
+	// its mount point on the host holds while the sandbox runs ("{}" for
+	// JSON, "." for a git commondir, which git reads as the git directory
+	// itself; else empty), so that the person's own tools keep working.
+	Content string `json:"content,omitempty"`
 }
 
 // ErrNoWorkspace is returned when Options name no writable root.
@@ -155,7 +160,11 @@ func Compute(o Options) (Spec, error) {
 	}
 	s.Writable = dedupe(s.Writable)
 
-	ps := &placeSet{writable: s.Writable, ro: map[string]bool{}, pinned: map[string]bool{}, blocked: map[string]bool{}, copies: map[string]bool{}}
+	wsRoots := map[string]bool{}
+	for _, w := range o.Workspace {
+		wsRoots[filepath.Clean(w)] = true
+	}
+	ps := &placeSet{writable: s.Writable, workspace: wsRoots, ro: map[string]bool{}, pinned: map[string]bool{}, blocked: map[string]bool{}, copies: map[string]bool{}}
 	computePlaces(ps, o.Home, o.Protected, max)
 	s.Notes = append(s.Notes, ps.notes...)
 	ro := ps.ro
@@ -246,7 +255,11 @@ func Compute(o Options) (Spec, error) {
 		}
 	}
 	for _, p := range sortedKeys(ps.blocked) {
-		s.Blocked = append(s.Blocked, Path{Path: p, Dir: ps.blocked[p], Rule: "a protected place that runs code later"})
+		b := Path{Path: p, Dir: ps.blocked[p], Rule: "a protected place that runs code later"}
+		if !b.Dir {
+			b.Content = blockedContent(p)
+		}
+		s.Blocked = append(s.Blocked, b)
 	}
 	s.Copies = sortedKeys(ps.copies)
 	s.EnvKeep = dedupe(append([]string(nil), o.EnvKeep...))
@@ -354,4 +367,15 @@ func maskedAbove(p string, masked map[string]Path) bool {
 		}
 	}
 	return false
+}
+
+// blockedContent is what a blocked file place holds (Path.Content).
+func blockedContent(p string) string {
+	switch b := filepath.Base(p); {
+	case b == "commondir":
+		return ".\n"
+	case strings.HasSuffix(b, ".json"), strings.HasSuffix(b, ".jsonc"):
+		return "{}\n"
+	}
+	return ""
 }

@@ -56,7 +56,9 @@ func TestCompute(t *testing.T) {
 	}
 	var masked []string
 	for _, m := range s.Masked {
-		masked = append(masked, m.Path)
+		if !strings.HasPrefix(m.Rule, "host IPC") { // the machine's own sockets (TestHostIPCClosed)
+			masked = append(masked, m.Path)
+		}
 	}
 	wantMasked := []string{filepath.Join(home, ".ssh"), filepath.Join(ws, ".env"), filepath.Join(ws, "a", "b", ".env.prod")}
 	slices.Sort(wantMasked)

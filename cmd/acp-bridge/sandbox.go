@@ -223,6 +223,21 @@ func printCheck(w io.Writer, m sandbox.Mechanism, agent string, plan bridge.Sand
 	for _, p := range s.ReadOnly {
 		fmt.Fprintf(w, "    %s\n", p)
 	}
+	if len(s.Blocked) > 0 {
+		fmt.Fprintln(w, "  missing places that run code, kept from being created:")
+		for _, b := range s.Blocked {
+			fmt.Fprintf(w, "    %s\n", b.Path)
+		}
+	}
+	if len(s.Pinned) > 0 {
+		fmt.Fprintf(w, "  %d directories above protected places cannot be renamed or removed\n", len(s.Pinned))
+	}
+	for _, c := range s.Copies {
+		fmt.Fprintf(w, "  private copy (writes never reach the file): %s\n", c)
+	}
+	for _, d := range s.Emptied {
+		fmt.Fprintf(w, "  host sockets hidden (empty): %s\n", d)
+	}
 	fmt.Fprintf(w, "  network: %s\n", s.Network)
 	for _, n := range s.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)

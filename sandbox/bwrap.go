@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -116,6 +117,13 @@ func bwrapArgs(s Spec, f bwrapFiles, dir string, argv []string) []string {
 		a = append(a, "--ro-bind", f.exe, f.init)
 	}
 	for _, m := range s.Masked {
+		if strings.HasPrefix(m.Rule, hostIPCRule) {
+			// Other programs' sockets come and go: one gone since Compute
+			// needs no mask, and bwrap could not create its mount point.
+			if _, err := os.Lstat(m.Path); err != nil {
+				continue
+			}
+		}
 		if m.Dir {
 			a = append(a, "--perms", "0000", "--tmpfs", m.Path, "--remount-ro", m.Path)
 		} else {
@@ -123,6 +131,9 @@ func bwrapArgs(s Spec, f bwrapFiles, dir string, argv []string) []string {
 		}
 	}
 	for _, d := range s.Emptied {
+		if _, err := os.Lstat(d); err != nil {
+			continue
+		}
 		a = append(a, "--tmpfs", d)
 	}
 	if f.tmp != "" {

@@ -15,6 +15,9 @@ import (
 // over every other socket a bounded scan finds. Abstract sockets and
 // signals are closed by Landlock scoping in the in-sandbox init (init.go).
 
+// hostIPCRule starts the Rule of every host socket mask.
+const hostIPCRule = "host IPC"
+
 // ipcDirs are directories of host sockets covered by an empty tmpfs when
 // they exist.
 var ipcDirs = []string{"/tmp/.X11-unix", "/tmp/.ICE-unix", "/run/dbus", "/var/run/dbus", "/tmp/.font-unix"}

@@ -274,7 +274,7 @@ func Compute(o Options) (Spec, error) {
 	}
 	for _, p := range sockets {
 		if _, ok := masked[p]; !ok {
-			masked[p] = Path{Path: p, Rule: "host IPC: a Unix socket outside the writable trees"}
+			masked[p] = Path{Path: p, Rule: hostIPCRule + ": a Unix socket outside the writable trees"}
 		}
 	}
 	if n := landlockNote(); n != "" {

@@ -20,7 +20,7 @@ import (
 const sandboxUsage = `Usage:
   acp-bridge sandbox run [--config FILE] [--agent NAME] [--cwd DIR] [--unsandboxed] -- CMD [ARGS...]
       run CMD inside exactly the sandbox that agent (default: defaultAgent) gets, with
-      the environment passed through; exits with CMD's status. Refuses to run
+      the environment filtered as the agent's is (docs/sandbox.md "Host IPC"); exits with CMD's status. Refuses to run
       unsandboxed, naming what is missing, unless --unsandboxed is given.
   acp-bridge sandbox check [--config FILE] [--agent NAME] [--json]
       which mechanism this machine offers, and what the agent's sandbox allows and denies.

@@ -101,13 +101,16 @@ func (ps *placeSet) protect(p string, pl policy.Place) {
 	case os.IsNotExist(err) && pl.RunsCode:
 		// Block the first missing component: an empty read-only file or
 		// directory there keeps the place from being created.
+		// An existing empty directory on the way counts as missing: it is
+		// blocked whole, nothing is created inside it (another sandbox's
+		// mount point, or the person's empty .vscode).
 		c := p
 		for {
 			parent := filepath.Dir(c)
 			if parent == root || !strings.HasPrefix(parent, root+"/") {
 				break
 			}
-			if _, err := os.Lstat(parent); err == nil {
+			if fi, err := os.Lstat(parent); err == nil && !(fi.IsDir() && emptyDir(parent)) {
 				break
 			}
 			c = parent
@@ -374,4 +377,15 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// emptyDir: d is a directory with no entries.
+func emptyDir(d string) bool {
+	f, err := os.Open(d)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	names, _ := f.Readdirnames(1)
+	return len(names) == 0
 }

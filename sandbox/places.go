@@ -355,10 +355,14 @@ func hooksPath(config string) string {
 	for sc.Scan() {
 		l := strings.TrimSpace(sc.Text())
 		if strings.HasPrefix(l, "[") {
-			section = strings.ToLower(strings.Trim(strings.Fields(strings.Trim(l, "[]") + " x")[0], "\""))
-			if i := strings.IndexByte(l, ']'); i > 0 && i+1 < len(l) {
-				l = strings.TrimSpace(l[i+1:]) // [core] hooksPath = x
-			} else {
+			i := strings.IndexByte(l, ']')
+			if i < 0 {
+				section = ""
+				continue
+			}
+			// [core], [core "sub"]: the section's name
+			section = strings.ToLower(strings.Fields(l[1:i] + " x")[0])
+			if l = strings.TrimSpace(l[i+1:]); l == "" { // [core] hooksPath = x
 				continue
 			}
 		}

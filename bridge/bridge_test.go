@@ -1002,7 +1002,14 @@ func TestTerminalIsSandboxed(t *testing.T) {
 		t.Fatalf("terminals run: %q", ran)
 	}
 	argv := ran[0]
-	inner := argv[slices.Index(argv, "--")+1:]
+	// the command follows the last "--" (bwrap's, then the in-sandbox init's)
+	last := slices.Index(argv, "--")
+	for i, a := range argv {
+		if a == "--" {
+			last = i
+		}
+	}
+	inner := argv[last+1:]
 	if err := exec.Command(inner[0], inner[1:]...).Run(); err != nil {
 		t.Fatalf("control: %q unwrapped failed: %v", inner, err)
 	}

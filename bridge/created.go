@@ -12,11 +12,12 @@ import (
 	"github.com/acp-bridge/acp-bridge/sandbox"
 )
 
-// createdWatch holds the protected paths (sandbox.ProtectedNames) that did
-// not exist in a session's directories when it started. The OS sandbox keeps
-// existing ones read-only but cannot keep a missing one from being created
-// (docs/sandbox.md "Limits"): a .git/config with core.fsmonitor, a
-// .vscode/tasks.json, another agent's settings. After each turn the bridge
+// createdWatch holds the protected places (sandbox.MissingProtected, from
+// policy.Places) that did not exist in a session's directories when it
+// started. The OS sandbox keeps a missing place that runs code from being
+// created, except a repository where there was none (git init is ordinary
+// work, docs/sandbox.md "Places, not files"): a new .git/config and hooks;
+// an agent without the sandbox is not held at all. After each turn the bridge
 // checks them and tells the person, in the chat and the log, which appeared.
 // Safe for concurrent turns.
 type createdWatch struct {
@@ -57,7 +58,7 @@ func (b *Bridge) noticeCreated(s *session) {
 	}
 	b.log.Warn("protected files appeared during a turn", zap.String("agent", s.agent.name), zap.String("session", s.id), zap.Strings("paths", paths))
 	var t strings.Builder
-	fmt.Fprintf(&t, "acp-bridge: these files did not exist when this session started and exist after this turn of %s. They can make another program (VS Code, git, an agent) run code outside the sandbox, which cannot keep a missing file from being created. Review them:\n", s.agent.name)
+	fmt.Fprintf(&t, "acp-bridge: these files did not exist when this session started and exist after this turn of %s. They can make another program (VS Code, git, an agent) run code outside the sandbox, which lets a new repository be created where there was none and holds nothing for an agent running without it. Review them:\n", s.agent.name)
 	for _, p := range paths {
 		fmt.Fprintf(&t, "- %s\n", p)
 	}

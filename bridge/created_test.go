@@ -9,6 +9,7 @@ import (
 
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/internal/testkit"
+	"github.com/acp-bridge/acp-bridge/sandbox"
 )
 
 // createdNotices are the protectedCreated notices of a session so far.
@@ -41,10 +42,19 @@ func TestCreatedProtectedFilesAreNamed(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("want one protectedCreated notice before the answer, got %d: %v", len(got), got)
 	}
-	for _, want := range []string{".git/config", ".git/hooks", ".vscode/tasks.json", "outside the sandbox"} {
+	for _, want := range []string{".git/config", ".git/hooks", "outside the sandbox"} {
 		if !strings.Contains(got[0], want) {
 			t.Errorf("notice lacks %q: %s", want, got[0])
 		}
+	}
+	if sandbox.Probe().Available {
+		// a missing place that runs code cannot be created in the sandbox
+		// (docs/sandbox.md "Places, not files"); a repository can.
+		if _, err := os.Stat(filepath.Join(h.ws, ".vscode", "tasks.json")); err == nil {
+			t.Errorf(".vscode/tasks.json was created through the sandbox")
+		}
+	} else if !strings.Contains(got[0], ".vscode/tasks.json") {
+		t.Errorf("notice lacks .vscode/tasks.json: %s", got[0])
 	}
 	if strings.Contains(got[0], ".mcp.json") {
 		t.Errorf("a file that existed at the start is named: %s", got[0])

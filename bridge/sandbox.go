@@ -142,10 +142,34 @@ func computeSpec(in SandboxInputs, allowWrite []string, network sandbox.Network)
 		Protected:  in.PolicyFiles,
 		Network:    network,
 		Hidden:     in.Hidden,
+		EnvKeep:    agentEnvKeep(in),
 		Policy:     in.Policy,
 		Env: policy.Env{Cwd: in.Dir, ProjectRoot: in.Workspace, Home: in.Home,
 			AdditionalDirectories: in.Snapshot.Config.Permissions.AdditionalDirectories},
 	})
+}
+
+// agentEnvKeep are the environment names an agent keeps in its sandbox
+// beside sandbox.EnvAllowed: its family's model keys, the names its config
+// sets (env:), and its profile's launch environment. The rest of the
+// bridge's environment (SSH_AUTH_SOCK, DBUS_SESSION_BUS_ADDRESS, cloud
+// credentials, tokens) does not reach it.
+func agentEnvKeep(in SandboxInputs) []string {
+	keep := sandbox.FamilyEnv(in.Family)
+	if in.Snapshot == nil {
+		return keep
+	}
+	cfg := in.Snapshot.Config.Agents[in.Agent]
+	for k := range cfg.Env {
+		keep = append(keep, k)
+	}
+	if prof, _ := profiles.DetectProfile(in.Agent, cfg.Family, cfg.Command, cfg.Args); prof != nil {
+		for k := range prof.LaunchEnv {
+			keep = append(keep, k)
+		}
+	}
+	slices.Sort(keep)
+	return slices.Compact(keep)
 }
 
 // NetOptions is what the plan's proxied network needs (nil when the network
@@ -349,5 +373,18 @@ func (b *Bridge) recheckSandboxes() {
 
 func sameSpec(x, y sandbox.Spec) bool {
 	return slices.Equal(x.Writable, y.Writable) && slices.Equal(x.ReadOnly, y.ReadOnly) &&
-		slices.Equal(x.Masked, y.Masked) && x.Network == y.Network
+		slices.Equal(policyMasks(x.Masked), policyMasks(y.Masked)) && x.Network == y.Network
+}
+
+// policyMasks leaves out the host IPC sockets (sandbox.Compute finds them
+// by scanning /run and /tmp, where other sandboxes' sockets come and go):
+// they are no change of the settings.
+func policyMasks(ms []sandbox.Path) []sandbox.Path {
+	var out []sandbox.Path
+	for _, m := range ms {
+		if !strings.HasPrefix(m.Rule, "host IPC") {
+			out = append(out, m)
+		}
+	}
+	return out
 }

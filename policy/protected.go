@@ -24,63 +24,42 @@ type protRule struct {
 	probe string
 }
 
+// The rules below are read from the one table of protected places
+// (places.go), which the OS sandbox reads too.
+
 // anywhereRules are protected at any depth (the workspace's, and any
 // directory's that could be opened as a workspace).
-var anywhereRules = []protRule{
-	{segs: []string{".acp-bridge.yaml"}, what: "the protected policy file"},
-	{segs: []string{".acp-bridge.yml"}, what: "the protected policy file"},
-	{segs: []string{".acp-bridge.json"}, what: "the protected policy file"},
-	{segs: []string{".acp-bridge.toml"}, what: "the protected policy file"},
-	{segs: []string{".vscode", "settings.json"}, what: "VS Code's workspace settings"},
-	{segs: []string{".vscode", "tasks.json"}, what: "VS Code's workspace tasks (they can run on folder open)"},
-	{segs: []string{".vscode", "launch.json"}, what: "VS Code's launch configurations (they run programs and tasks)"},
-	{segs: []string{"*.code-workspace"}, what: "a VS Code workspace file", probe: "x.code-workspace"},
-	{segs: []string{"User", "settings.json"}, what: "VS Code's user settings"},
-	{segs: []string{".claude", "settings.json"}, what: "Claude Code's settings"},
-	{segs: []string{".claude", "settings.local.json"}, what: "Claude Code's settings"},
-	{segs: []string{".mcp.json"}, what: "Claude Code's MCP servers"},
-	{segs: []string{".gemini"}, what: "Gemini CLI's settings"},
-	{segs: []string{".codex"}, what: "Codex's settings"},
-	{segs: []string{".opencode"}, what: "OpenCode's settings"},
-	{segs: []string{"opencode.json"}, what: "OpenCode's settings"},
-	{segs: []string{"opencode.jsonc"}, what: "OpenCode's settings"},
-	{segs: []string{".qwen"}, what: "Qwen Code's settings"},
-	{segs: []string{".ssh", "authorized_keys*"}, what: "ssh's authorized keys", probe: "authorized_keys"},
-	{segs: []string{".ssh", "config"}, what: "ssh's configuration"},
-	{segs: []string{".ssh", "rc"}, what: "ssh's login script"},
-	{segs: []string{".ssh", "environment"}, what: "ssh's login environment"},
-}
+var anywhereRules = rulesOf(InRoot, false)
 
 // homeRules are protected under the home directory.
-var homeRules = []protRule{
-	{segs: []string{".config", "acp-bridge"}, what: "the protected policy file"},
-	{segs: []string{".claude"}, what: "Claude Code's settings"},
-	{segs: []string{".claude.json"}, what: "Claude Code's settings"},
-	{segs: []string{".gemini"}, what: "Gemini CLI's settings"},
-	{segs: []string{".codex"}, what: "Codex's settings"},
-	{segs: []string{".qwen"}, what: "Qwen Code's settings"},
-	{segs: []string{".config", "opencode"}, what: "OpenCode's settings"},
-	{segs: []string{".config", "goose"}, what: "Goose's settings"},
-	{segs: []string{".ssh"}, what: "ssh's keys and configuration"},
-	{segs: []string{".gitconfig"}, what: "git's user configuration (it can make git run programs)"},
-	{segs: []string{".config", "git"}, what: "git's user configuration (it can make git run programs)"},
-}
+var homeRules = rulesOf(InHome, false)
 
-// startupHomeDirs: directories under home whose files run at login or at
-// every shell start (beside the rc files of rcFiles).
-var startupHomeDirs = []string{".config/fish", ".bashrc.d", ".zshrc.d", ".profile.d", ".config/zsh", ".zsh",
-	".oh-my-zsh/custom", ".config/environment.d", ".config/autostart", ".config/systemd/user",
-	"Library/LaunchAgents", ".pam_environment", ".xprofile", ".xsessionrc", ".xinitrc", ".xsession",
-	".zlogout", ".login", ".logout", ".mkshrc", ".bash_aliases"}
+// startupHomeDirs: files and directories under home that run at login or at
+// every shell start.
+var startupHomeDirs = pathsOf(InHome, true)
 
 // systemStartup: system-wide files and directories that run code at login,
 // at every shell start, as root, or that govern ssh and other agents.
-var systemStartup = []string{"/etc/profile", "/etc/profile.d", "/etc/bash.bashrc", "/etc/bashrc", "/etc/zshrc",
-	"/etc/zsh", "/etc/zprofile", "/etc/zshenv", "/etc/zlogin", "/etc/zlogout", "/etc/environment", "/etc/fish",
-	"/etc/csh.cshrc", "/etc/csh.login", "/etc/gitconfig", "/etc/sudoers", "/etc/sudoers.d", "/etc/ssh",
-	"/etc/crontab", "/etc/cron.d", "/etc/cron.hourly", "/etc/cron.daily", "/etc/cron.weekly", "/etc/cron.monthly",
-	"/var/spool/cron", "/etc/ld.so.preload", "/etc/claude-code", "/etc/gemini-cli", "/etc/codex",
-	"/Library/Application Support/ClaudeCode", "/Library/LaunchAgents", "/Library/LaunchDaemons"}
+var systemStartup = pathsOf(InSystem, false)
+
+// probeSegs are r's segments with each glob segment replaced by its probe.
+func probeSegs(r protRule) []string {
+	if r.probe == "" {
+		return r.segs
+	}
+	out := append([]string(nil), r.segs...)
+	for i, s := range out {
+		if strings.ContainsAny(s, "*?[") {
+			out[i] = r.probe
+		}
+	}
+	return out
+}
+
+// homeRun: the rule segments r match the start of rel's segments.
+func homeRun(r []string, rel []string) bool {
+	return len(rel) >= len(r) && runAt(r, rel, 0)
+}
 
 // devProbes stand for the block and memory devices when a glob is checked.
 var devProbes = []string{"/dev/sda", "/dev/sdb", "/dev/hda", "/dev/vda", "/dev/xvda", "/dev/nvme0n1", "/dev/mmcblk0",
@@ -156,14 +135,14 @@ func (e *envx) protectedFile(p string) string {
 		}
 	}
 	if h := strings.ToLower(e.home); h != "" && h != "/" && within(lp, h) && lp != h {
-		rel := lp[len(h)+1:]
+		rel := splitAbs(lp[len(h)+1:])
 		for _, r := range homeRules {
-			if within(rel, strings.ToLower(strings.Join(r.segs, "/"))) {
+			if homeRun(r.segs, rel) {
 				return "write to " + r.what + " ~/" + strings.Join(r.segs, "/") + " (" + p + ")"
 			}
 		}
 		for _, d := range startupHomeDirs {
-			if within(rel, strings.ToLower(d)) {
+			if homeRun(splitAbs(d), rel) {
 				return "write to the login or shell startup file ~/" + d
 			}
 		}
@@ -212,16 +191,12 @@ func (e *envx) probeList() []probe {
 		}
 		add(path.Join(a, ".git"))
 		for _, r := range anywhereRules {
-			segs := r.segs
-			if r.probe != "" {
-				segs = append(append([]string(nil), segs[:len(segs)-1]...), r.probe)
-			}
-			add(path.Join(a, strings.Join(segs, "/")))
+			add(path.Join(a, strings.Join(probeSegs(r), "/")))
 		}
 	}
 	if h := e.home; h != "" && h != "/" {
 		for _, r := range homeRules {
-			add(path.Join(h, strings.Join(r.segs, "/")))
+			add(path.Join(h, strings.Join(probeSegs(r), "/")))
 		}
 		for _, d := range startupHomeDirs {
 			add(path.Join(h, d))
@@ -320,10 +295,7 @@ func (e *envx) globHit(g []string, recursive bool) string {
 			// root's and the cwd's are among the probes above.
 			continue
 		}
-		segs := r.segs
-		if r.probe != "" {
-			segs = append(append([]string(nil), segs[:len(segs)-1]...), r.probe)
-		}
+		segs := probeSegs(r)
 		for i := 0; i+len(segs) <= len(g); i++ {
 			ok := true
 			for k := range segs {

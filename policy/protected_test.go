@@ -234,7 +234,7 @@ func TestBreakersLeaveOrdinaryWork(t *testing.T) {
 		"mv a b", "mv src/x.go src/y.go", "sed -i s/a/b/ main.go", "echo x > out.txt", "chmod -R 755 build",
 		"chmod +x script.sh", "ln -s ../lib lib2", "rsync -a src/ dist/", "rm -rf /tmp/x", "rm -rf ~/tmp/cache",
 		"rm -rf /var/tmp/build", "echo x > /dev/null", "pkill -f myserver", "find build -name '*.o' -delete",
-		"find build -exec rm {} +", "f(){ echo hi; }; f | cat", "cp .env.example .env.local", "touch .vscode/extensions.json",
+		"find build -exec rm {} +", "f(){ echo hi; }; f | cat", "cp .env.example .env.local", "touch .vscode/notes.md",
 		"gunzip data.csv.gz", "gzip -d x.gz", "gzip -c x > x.gz", "uniq a.txt b.txt", "git diff --output=patch.diff",
 		"7z x a.7z -obuild", "openssl enc -in a -out b", "awk '{print}' f", "xz -d big.xz", "cpio -o < list > out.cpio",
 		"git diff", "git log -p", "ar t lib.a", "cd -P . && ls", "find . -name '*.go' -exec sed -i s/a/b/ {} +", "find src -type f -exec chmod 644 {} +", "mv ../x.txt .", "mv /tmp/x ~", "cp -r /tmp/tpl ./tpl", "mv build dist", "chmod -R g+w ./build", "chown -R me ./out",

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -13,18 +14,47 @@ import (
 // over each masked file so that reading it fails (EACCES) rather than
 // returning nothing; masked directories become empty, unreadable tmpfs.
 // tmpDir is the agent's private temp directory: writable, and TMPDIR.
-//
+// Blocked places get an empty read-only file or directory next to maskFile
+// ("empty", "emptydir": Prepare makes them); Copies get nothing here (see
+// Prepared.Command).
+func BwrapArgs(s Spec, maskFile, tmpDir, dir string, argv []string) []string {
+	base := filepath.Dir(maskFile)
+	return bwrapArgs(s, bwrapFiles{mask: maskFile, empty: filepath.Join(base, "empty"), emptyDir: filepath.Join(base, "emptydir"), tmp: tmpDir}, dir, argv)
+}
+
+// bwrapFiles are the files a sandbox's mounts use.
+type bwrapFiles struct {
+	mask, empty, emptyDir, tmp string
+	// exe is bound read-only at init (the in-sandbox init's program).
+	exe, init string
+	// copies: original -> private copy (Spec.Copies).
+	copies map[string]string
+	// content: a blocked file's content -> a read-only file holding it.
+	content map[string]string
+}
+
+// mount is one bind of the file system part, ordered by depth.
+type mount struct {
+	depth int
+	order int // at the same depth: writable, pinned, read-only, blocked, copy
+	args  []string
+}
+
 // Order matters to bwrap (later mounts cover earlier ones):
 //  1. / read-only (so /tmp too: readable, not writable), a minimal /dev,
 //     a new /proc (new PID namespace);
-//  2. the writable trees, parents before children;
-//  3. read-only re-binds of protected paths inside them;
-//  4. the masks.
+//  2. by depth, parents before children: the writable trees, the pinned
+//     ancestors of protected places (bound onto themselves: mount points),
+//     the read-only protected places, the blocked missing places, the
+//     private copies of agents' permission state;
+//  3. the masks (Read deny rules, host IPC sockets) and the emptied socket
+//     directories.
 //
 // Every capability is dropped, so a process inside cannot remount or
 // unmount what hides a path (it runs as the caller's user; as root it is
-// root without capabilities).
-func BwrapArgs(s Spec, maskFile, tmpDir, dir string, argv []string) []string {
+// root without capabilities). A mount point cannot be renamed, replaced or
+// removed (EBUSY), which is what holds a protected place in its place.
+func bwrapArgs(s Spec, f bwrapFiles, dir string, argv []string) []string {
 	a := []string{
 		"--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--cap-drop", "ALL",
 		"--ro-bind", "/", "/",
@@ -43,26 +73,71 @@ func BwrapArgs(s Spec, maskFile, tmpDir, dir string, argv []string) []string {
 		}
 		a = append(a, "--unsetenv", "NO_PROXY", "--unsetenv", "no_proxy")
 	}
-	w := append([]string(nil), s.Writable...)
-	if tmpDir != "" {
-		w = append(w, tmpDir)
+	var ms []mount
+	add := func(p string, order int, args ...string) {
+		ms = append(ms, mount{depth: depth(p), order: order, args: args})
 	}
-	sort.Slice(w, func(i, j int) bool { return depth(w[i]) < depth(w[j]) || (depth(w[i]) == depth(w[j]) && w[i] < w[j]) })
-	for _, p := range w {
-		a = append(a, "--bind-try", p, p)
+	for _, p := range s.Writable {
+		add(p, 0, "--bind-try", p, p)
+	}
+	if f.tmp != "" {
+		add(f.tmp, 0, "--bind-try", f.tmp, f.tmp)
+	}
+	for _, p := range s.Pinned {
+		add(p, 1, "--bind-try", p, p)
 	}
 	for _, p := range s.ReadOnly {
-		a = append(a, "--ro-bind-try", p, p)
+		add(p, 2, "--ro-bind-try", p, p)
+	}
+	for _, b := range s.Blocked {
+		src := f.empty
+		if c, ok := f.content[b.Content]; ok {
+			src = c
+		}
+		if b.Dir {
+			src = f.emptyDir
+		}
+		add(b.Path, 3, "--ro-bind", src, b.Path)
+	}
+	for _, p := range s.Copies {
+		if c, ok := f.copies[p]; ok {
+			add(p, 4, "--bind", c, p)
+		}
+	}
+	sort.SliceStable(ms, func(i, j int) bool {
+		if ms[i].depth != ms[j].depth {
+			return ms[i].depth < ms[j].depth
+		}
+		return ms[i].order < ms[j].order
+	})
+	for _, m := range ms {
+		a = append(a, m.args...)
+	}
+	if f.exe != "" {
+		a = append(a, "--ro-bind", f.exe, f.init)
 	}
 	for _, m := range s.Masked {
+		if strings.HasPrefix(m.Rule, hostIPCRule) {
+			// Other programs' sockets come and go: one gone since Compute
+			// needs no mask, and bwrap could not create its mount point.
+			if _, err := os.Lstat(m.Path); err != nil {
+				continue
+			}
+		}
 		if m.Dir {
 			a = append(a, "--perms", "0000", "--tmpfs", m.Path, "--remount-ro", m.Path)
 		} else {
-			a = append(a, "--ro-bind-try", maskFile, m.Path)
+			a = append(a, "--ro-bind-try", f.mask, m.Path)
 		}
 	}
-	if tmpDir != "" {
-		a = append(a, "--setenv", "TMPDIR", tmpDir)
+	for _, d := range s.Emptied {
+		if _, err := os.Lstat(d); err != nil {
+			continue
+		}
+		a = append(a, "--tmpfs", d)
+	}
+	if f.tmp != "" {
+		a = append(a, "--setenv", "TMPDIR", f.tmp)
 	}
 	if dir != "" {
 		a = append(a, "--chdir", dir)

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -88,8 +90,12 @@ type Prepared struct {
 	// MaskFile and TmpDir are the files Prepare made: more commands of the
 	// same agent (terminals) run in the same sandbox with Command.
 	MaskFile, TmpDir string
-	// init is the relay command put before argv for a proxied network
-	// (nil otherwise), socket included.
+	// Created are the mount points of Spec.Blocked that Prepare created
+	// on the host; Cleanup removes each that is still empty.
+	Created []Path
+	files   bwrapFiles
+	// init is the in-sandbox init put before argv (RunInit): its program,
+	// InitArg and its options.
 	init []string
 	// Cleanup removes the files Prepare made and stops the proxy; call it
 	// after the process ends.
@@ -102,15 +108,18 @@ func (p Prepared) Command(s Spec, dir string, argv []string) []string {
 	if p.init != nil {
 		argv = append(append(append([]string(nil), p.init...), "--"), argv...)
 	}
-	return append([]string{p.Path}, BwrapArgs(s, p.MaskFile, p.TmpDir, dir, argv)...)
+	f := p.files
+	if f.mask == "" {
+		f = bwrapFiles{mask: p.MaskFile, tmp: p.TmpDir}
+	}
+	return append([]string{p.Path}, bwrapArgs(s, f, dir, argv)...)
 }
 
 // NetOptions is what a proxied network (NetworkLoopback, NetworkDomains)
 // needs from the caller.
 type NetOptions struct {
-	// Init is the command that runs inside the sandbox in front of the
-	// agent and calls RunInit (the bridge: [its executable, "sandbox-init"]);
-	// "--proxy-socket", the socket, "--" and the agent's argv follow.
+	// Init is no longer used: every sandbox starts its command through its
+	// own executable's init (InitArg). Kept for callers.
 	Init []string
 	// Allow and Denied: see Proxy.
 	Allow  func(host string, port int) bool
@@ -118,8 +127,11 @@ type NetOptions struct {
 }
 
 // Prepare makes what a sandboxed start of argv in dir needs (the mask
-// file, missing writable directories, for a proxied network the proxy and
-// its socket) and returns the command to run.
+// file, the empty sources of blocked places and their mount points, the
+// private copies, missing writable directories, for a proxied network the
+// proxy and its socket) and returns the command to run: the in-sandbox init
+// (this program's own executable with InitArg, bound read-only inside),
+// then argv.
 func Prepare(s Spec, dir string, argv []string, netOpts *NetOptions) (Prepared, error) {
 	if len(argv) == 0 {
 		return Prepared{}, errors.New("sandbox: no command")
@@ -128,8 +140,12 @@ func Prepare(s Spec, dir string, argv []string, netOpts *NetOptions) (Prepared, 
 	if !m.Available {
 		return Prepared{}, fmt.Errorf("%w: %s", ErrUnsupported, m.Problem)
 	}
-	if s.Network.Proxied() && (netOpts == nil || len(netOpts.Init) == 0 || netOpts.Allow == nil) {
+	if s.Network.Proxied() && (netOpts == nil || netOpts.Allow == nil) {
 		return Prepared{}, fmt.Errorf("sandbox: network %q needs the proxy's settings", s.Network)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return Prepared{}, fmt.Errorf("sandbox: the init's program: %w", err)
 	}
 	for _, w := range s.Writable {
 		if isFileName(w) {
@@ -143,19 +159,78 @@ func Prepare(s Spec, dir string, argv []string, netOpts *NetOptions) (Prepared, 
 	if err != nil {
 		return Prepared{}, fmt.Errorf("sandbox: %w", err)
 	}
+	var created []Path
+	removeCreated := func() {
+		for i := len(created) - 1; i >= 0; i-- {
+			removeIfUnchanged(created[i])
+		}
+	}
 	fail := func(err error) (Prepared, error) {
+		removeCreated()
 		os.RemoveAll(tmp)
 		return Prepared{}, err
 	}
-	mask := filepath.Join(tmp, "masked")
-	if err := os.WriteFile(mask, nil, 0o000); err != nil {
+	f := bwrapFiles{mask: filepath.Join(tmp, "masked"), empty: filepath.Join(tmp, "empty"), emptyDir: filepath.Join(tmp, "emptydir"),
+		tmp: filepath.Join(tmp, "tmp"), exe: exe, init: filepath.Join(tmp, "init"), copies: map[string]string{}, content: map[string]string{}}
+	if err := os.WriteFile(f.mask, nil, 0o000); err != nil {
 		return fail(fmt.Errorf("sandbox: mask file: %w", err))
 	}
-	priv := filepath.Join(tmp, "tmp")
-	if err := os.Mkdir(priv, 0o700); err != nil {
+	if err := os.WriteFile(f.empty, nil, 0o444); err != nil {
+		return fail(fmt.Errorf("sandbox: empty file: %w", err))
+	}
+	if err := os.WriteFile(f.init, nil, 0o444); err != nil {
+		return fail(fmt.Errorf("sandbox: init mount point: %w", err))
+	}
+	if err := os.Mkdir(f.emptyDir, 0o555); err != nil {
+		return fail(fmt.Errorf("sandbox: empty directory: %w", err))
+	}
+	if err := os.Mkdir(f.tmp, 0o700); err != nil {
 		return fail(fmt.Errorf("sandbox: temp directory: %w", err))
 	}
-	p := Prepared{Path: m.Path, MaskFile: mask, TmpDir: priv, Cleanup: func() { os.RemoveAll(tmp) }}
+	// The mount points of blocked places: made here, so that exactly what
+	// the bridge made is removed again (while still empty) by Cleanup.
+	blocked := append([]Path(nil), s.Blocked...)
+	sort.Slice(blocked, func(i, j int) bool { return depth(blocked[i].Path) < depth(blocked[j].Path) })
+	for _, b := range blocked {
+		if _, err := os.Lstat(b.Path); err == nil {
+			continue
+		}
+		if b.Dir {
+			err = os.Mkdir(b.Path, 0o755)
+		} else {
+			err = os.WriteFile(b.Path, []byte(b.Content), 0o644)
+			if _, ok := f.content[b.Content]; !ok && err == nil {
+				src := filepath.Join(tmp, "content-"+strconv.Itoa(len(f.content)))
+				err = os.WriteFile(src, []byte(b.Content), 0o444)
+				f.content[b.Content] = src
+			}
+		}
+		if err != nil {
+			return fail(fmt.Errorf("sandbox: mount point of the protected place %s: %w", b.Path, err))
+		}
+		created = append(created, b)
+	}
+	for i, c := range s.Copies {
+		data, err := os.ReadFile(c)
+		if err != nil {
+			return fail(fmt.Errorf("sandbox: copy of %s: %w", c, err))
+		}
+		cp := filepath.Join(tmp, "copy-"+strconv.Itoa(i)+"-"+filepath.Base(c))
+		if err := os.WriteFile(cp, data, 0o600); err != nil {
+			return fail(fmt.Errorf("sandbox: copy of %s: %w", c, err))
+		}
+		f.copies[c] = cp
+	}
+	p := Prepared{Path: m.Path, MaskFile: f.mask, TmpDir: f.tmp, Created: created, files: f,
+		Cleanup: func() { removeCreated(); os.RemoveAll(tmp) }}
+	scope := "required"
+	if s.Network != NetworkAll {
+		scope = "optional" // a network namespace closes abstract sockets
+	}
+	p.init = []string{f.init, InitArg, "--scope", scope}
+	for _, k := range s.EnvKeep {
+		p.init = append(p.init, "--env-keep", k)
+	}
 	if s.Network.Proxied() {
 		sock := filepath.Join(tmp, "proxy.sock")
 		ln, err := net.Listen("unix", sock)
@@ -164,12 +239,30 @@ func Prepare(s Spec, dir string, argv []string, netOpts *NetOptions) (Prepared, 
 		}
 		px := &Proxy{Allow: netOpts.Allow, Denied: netOpts.Denied}
 		go func() { _ = px.Serve(ln) }()
-		p.init = append(append([]string(nil), netOpts.Init...), "--proxy-socket", sock)
-		p.Cleanup = func() { px.Close(); os.RemoveAll(tmp) }
+		p.init = append(p.init, "--proxy-socket", sock)
+		p.Cleanup = func() { px.Close(); removeCreated(); os.RemoveAll(tmp) }
 	}
 	full := p.Command(s, dir, argv)
 	p.Args = full[1:]
 	return p, nil
+}
+
+// removeIfUnchanged removes a mount point Prepare made if it is as Prepare
+// made it: an empty directory, or a file with the content it was given.
+func removeIfUnchanged(b Path) {
+	fi, err := os.Lstat(b.Path)
+	if err != nil {
+		return
+	}
+	if fi.IsDir() {
+		_ = os.Remove(b.Path) // a non-empty directory stays
+		return
+	}
+	if fi.Mode().IsRegular() && fi.Size() == int64(len(b.Content)) {
+		if data, err := os.ReadFile(b.Path); err == nil && string(data) == b.Content {
+			_ = os.Remove(b.Path)
+		}
+	}
 }
 
 // isFileName: a writable entry that names a file, not a directory, going by

@@ -3,12 +3,17 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/acp-bridge/acp-bridge/policy"
 )
 
-// MissingProtected lists the protected paths (ProtectedNames) under each
-// root that do not exist now. The sandbox cannot keep them from being
-// created (only existing paths are re-bound read-only); the bridge watches
-// them to tell the person when one appears (bridge/created.go).
+// MissingProtected lists the protected places of the table (policy.Places,
+// InRoot, without globs) under each root that do not exist now. The sandbox
+// keeps most missing places from being created (Spec.Blocked) but lets a
+// repository be created where there was none (git init is ordinary work);
+// the bridge watches these paths to tell the person when one appears
+// (bridge/created.go).
 func MissingProtected(roots ...string) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -16,8 +21,11 @@ func MissingProtected(roots ...string) []string {
 		if r == "" {
 			continue
 		}
-		for _, n := range ProtectedNames {
-			p := filepath.Join(r, n)
+		for _, pl := range policy.Places() {
+			if pl.Base != policy.InRoot || strings.ContainsAny(pl.Path, "*?[") {
+				continue
+			}
+			p := filepath.Join(r, filepath.FromSlash(pl.Path))
 			if seen[p] {
 				continue
 			}

@@ -112,6 +112,11 @@ func (s *Spec) readOnlyOf(p string) (string, bool) {
 			return r, true
 		}
 	}
+	for _, b := range s.Blocked {
+		if p == b.Path || strings.HasPrefix(p, b.Path+"/") {
+			return b.Path, true
+		}
+	}
 	return "", false
 }
 

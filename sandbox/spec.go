@@ -79,6 +79,12 @@ type Options struct {
 	// attach socket directory (internal/attach), whose socket would let an
 	// agent try to attach as the editor and answer its own requests.
 	Hidden []string
+	// EnvKeep: see Spec.EnvKeep (the agent family's model keys, the names
+	// the person's agent config sets).
+	EnvKeep []string
+	// Getenv reads the bridge's environment for the host IPC sockets it
+	// names (SSH_AUTH_SOCK, XDG_RUNTIME_DIR); nil is os.Getenv.
+	Getenv func(string) string
 }
 
 // Spec is the sandbox of one agent process.
@@ -87,10 +93,30 @@ type Spec struct {
 	Masked []Path
 	// Writable are the trees the agent may write (created if missing).
 	Writable []string
-	// ReadOnly are existing paths inside Writable kept read-only: protected
-	// policy files and Edit-denied paths.
+	// ReadOnly are existing paths inside Writable kept read-only (and mount
+	// points): protected places (policy.Places) and Edit-denied paths.
 	ReadOnly []string
-	Network  Network
+	// Pinned are existing directories inside Writable, each an ancestor of
+	// a protected place up to its writable root: bound onto themselves so
+	// that they are mount points, which cannot be renamed, replaced or
+	// removed. They stay writable.
+	Pinned []string `json:",omitempty"`
+	// Blocked are missing protected places that run code later (Dir: a
+	// directory): an empty read-only file or directory is bound there so
+	// that the agent cannot create one. Prepare creates the mount points on
+	// the host and its Cleanup removes them again while still empty.
+	Blocked []Path `json:",omitempty"`
+	// Copies are agents' own permission state files (policy.FloorCopy,
+	// ~/.claude.json): a private writable copy is bound over each, so the
+	// agent's writes never reach the real file.
+	Copies []string `json:",omitempty"`
+	// Emptied are directories of host IPC sockets ($XDG_RUNTIME_DIR,
+	// /tmp/.X11-unix, /run/dbus): an empty private tmpfs covers each.
+	Emptied []string `json:",omitempty"`
+	// EnvKeep are environment variable names (NAME or PREFIX*) the agent
+	// keeps beyond the base allow list (EnvAllowed).
+	EnvKeep []string `json:",omitempty"`
+	Network Network
 	// Notes say what the computation could not do (a walk bound reached).
 	Notes []string
 }
@@ -101,29 +127,11 @@ type Path struct {
 	Dir  bool   `json:"dir"`
 	// Rule is the deny rule that named it.
 	Rule string `json:"rule,omitempty"`
-}
-
-// ProtectedNames are the policy files that stay read-only inside every
-// writable tree (relative to the tree's root), when they exist: the bridge's
-// own workspace settings, the editor's, other agents' policy files, and git
-// configuration that runs code. docs/sandbox.md explains the list.
-var ProtectedNames = []string{
-	".acp-bridge.yaml", ".acp-bridge.yml", ".acp-bridge.json", ".acp-bridge.toml",
-	".vscode/settings.json", ".vscode/tasks.json", ".vscode/launch.json",
-	".claude/settings.json", ".claude/settings.local.json",
-	".gemini", ".codex", ".qwen", ".opencode", "opencode.json", "opencode.jsonc",
-	".git/config", ".git/hooks",
-	".mcp.json",
-}
-
-// HomeProtected are files under the home directory that stay read-only when
-// a writable tree (a state directory) holds them.
-var HomeProtected = []string{
-	".claude/settings.json", ".claude/settings.local.json",
-	".gemini/settings.json", ".gemini/trustedFolders.json",
-	".codex/config.toml", ".qwen/settings.json",
-	".config/opencode/opencode.json", ".config/opencode/opencode.jsonc", ".config/opencode/config.json", ".config/acp-bridge",
-	".ssh", ".bashrc", ".profile", ".bash_profile", ".zshrc", ".zprofile", ".gitconfig",
+	// Content of a blocked file place: what it reads as inside, and what
+	// its mount point on the host holds while the sandbox runs ("{}" for
+	// JSON, "." for a git commondir, which git reads as the git directory
+	// itself; else empty), so that the person's own tools keep working.
+	Content string `json:"content,omitempty"`
 }
 
 // ErrNoWorkspace is returned when Options name no writable root.
@@ -152,32 +160,19 @@ func Compute(o Options) (Spec, error) {
 	}
 	s.Writable = dedupe(s.Writable)
 
-	ro := map[string]bool{}
+	wsRoots := map[string]bool{}
+	for _, w := range o.Workspace {
+		wsRoots[filepath.Clean(w)] = true
+	}
+	ps := &placeSet{writable: s.Writable, workspace: wsRoots, ro: map[string]bool{}, pinned: map[string]bool{}, blocked: map[string]bool{}, copies: map[string]bool{}}
+	computePlaces(ps, o.Home, o.Protected, max)
+	s.Notes = append(s.Notes, ps.notes...)
+	ro := ps.ro
 	addRO := func(p string) {
 		if _, err := os.Lstat(p); err == nil && underAny(p, s.Writable) {
 			ro[p] = true
 		}
 	}
-	for _, w := range s.Writable {
-		for _, n := range ProtectedNames {
-			addRO(filepath.Join(w, n))
-		}
-		matches, _ := filepath.Glob(filepath.Join(w, "*.code-workspace"))
-		for _, m := range matches {
-			addRO(m)
-		}
-	}
-	if o.Home != "" {
-		for _, n := range HomeProtected {
-			addRO(filepath.Join(o.Home, n))
-		}
-	}
-	for _, p := range o.Protected {
-		if filepath.IsAbs(p) {
-			addRO(filepath.Clean(p))
-		}
-	}
-
 	env := o.Env
 	env.FS = policy.OSFS{}
 	denied := func(tool, p string) bool {
@@ -254,7 +249,41 @@ func Compute(o Options) (Spec, error) {
 		}
 	}
 	sort.Strings(s.ReadOnly)
+	for _, p := range sortedKeys(ps.pinned) {
+		if !ro[p] {
+			s.Pinned = append(s.Pinned, p)
+		}
+	}
+	for _, p := range sortedKeys(ps.blocked) {
+		b := Path{Path: p, Dir: ps.blocked[p], Rule: "a protected place that runs code later"}
+		if !b.Dir {
+			b.Content = blockedContent(p)
+		}
+		s.Blocked = append(s.Blocked, b)
+	}
+	s.Copies = sortedKeys(ps.copies)
+	s.EnvKeep = dedupe(append([]string(nil), o.EnvKeep...))
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	emptied, sockets, note := hostIPC(getenv, s.Writable, max)
+	s.Emptied = emptied
+	if note != "" {
+		s.Notes = append(s.Notes, note)
+	}
+	for _, p := range sockets {
+		if _, ok := masked[p]; !ok {
+			masked[p] = Path{Path: p, Rule: hostIPCRule + ": a Unix socket outside the writable trees"}
+		}
+	}
+	if n := landlockNote(); n != "" {
+		s.Notes = append(s.Notes, n)
+	}
 	for _, m := range masked {
+		if maskedAbove(m.Path, masked) {
+			continue // inside a masked directory: already unreachable
+		}
 		s.Masked = append(s.Masked, m)
 	}
 	sort.Slice(s.Masked, func(i, j int) bool { return s.Masked[i].Path < s.Masked[j].Path })
@@ -328,4 +357,25 @@ func nameMay(glob, p string) bool {
 	}
 	ok, _ = filepath.Match(strings.ToLower(glob), strings.ToLower(base))
 	return ok
+}
+
+// maskedAbove: a directory above p is masked.
+func maskedAbove(p string, masked map[string]Path) bool {
+	for d := filepath.Dir(p); d != "/" && d != "."; d = filepath.Dir(d) {
+		if m, ok := masked[d]; ok && m.Dir {
+			return true
+		}
+	}
+	return false
+}
+
+// blockedContent is what a blocked file place holds (Path.Content).
+func blockedContent(p string) string {
+	switch b := filepath.Base(p); {
+	case b == "commondir":
+		return ".\n"
+	case strings.HasSuffix(b, ".json"), strings.HasSuffix(b, ".jsonc"):
+		return "{}\n"
+	}
+	return ""
 }

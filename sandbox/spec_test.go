@@ -56,7 +56,9 @@ func TestCompute(t *testing.T) {
 	}
 	var masked []string
 	for _, m := range s.Masked {
-		masked = append(masked, m.Path)
+		if !strings.HasPrefix(m.Rule, "host IPC") { // the machine's own sockets (TestHostIPCClosed)
+			masked = append(masked, m.Path)
+		}
 	}
 	wantMasked := []string{filepath.Join(home, ".ssh"), filepath.Join(ws, ".env"), filepath.Join(ws, "a", "b", ".env.prod")}
 	slices.Sort(wantMasked)
@@ -183,20 +185,43 @@ func TestProbePlatforms(t *testing.T) {
 	}
 }
 
-// The sandbox keeps read-only what the policy protects: every name in
-// ProtectedNames and HomeProtected is a protected file to the engine too,
-// so the two lists cannot drift apart unnoticed.
-func TestProtectedNamesAgreeWithThePolicy(t *testing.T) {
-	env := policy.Env{Cwd: "/w/proj", ProjectRoot: "/w/proj", Home: "/home/u"}
-	for _, n := range ProtectedNames {
-		if policy.Protected(env, filepath.Join("/w/proj", n)) == "" {
-			t.Errorf("%s is read-only in the sandbox but not protected by the policy", n)
+// The sandbox keeps read-only (or blocks) only what the policy protects:
+// both read the one table (policy.Places), and every place the sandbox
+// computes for a tree holding each of the table's places is a protected
+// file to the engine too.
+func TestSandboxPlacesAreProtectedByThePolicy(t *testing.T) {
+	home := t.TempDir()
+	ws := filepath.Join(home, "proj")
+	mustMkdir(t, filepath.Join(ws, ".git", "hooks"))
+	mustWrite(t, filepath.Join(ws, ".git", "config"), "[core]\n\thooksPath = .husky\n")
+	s, err := Compute(Options{Workspace: []string{ws}, Home: home, StateDirs: StateDirs("claude", home), Policy: mustCompile(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := policy.Env{Cwd: ws, ProjectRoot: ws, Home: home}
+	n := 0
+	check := func(p string) {
+		n++
+		if policy.Protected(env, p) == "" {
+			t.Errorf("%s is kept by the sandbox but not protected by the policy", p)
 		}
 	}
-	for _, n := range HomeProtected {
-		if policy.Protected(env, filepath.Join("/home/u", n)) == "" {
-			t.Errorf("~/%s is read-only in the sandbox but not protected by the policy", n)
+	for _, p := range s.ReadOnly {
+		check(p)
+	}
+	for _, b := range s.Blocked {
+		switch filepath.Base(b.Path) {
+		case ".claude", ".vscode":
+			check(filepath.Join(b.Path, "settings.json"))
+			continue
+		case ".cursor":
+			check(filepath.Join(b.Path, "mcp.json"))
+			continue
 		}
+		check(b.Path)
+	}
+	if n < 10 {
+		t.Errorf("only %d places computed: %+v", n, s)
 	}
 }
 
@@ -223,4 +248,28 @@ func TestRunnerDirs(t *testing.T) {
 			}
 		}
 	}
+}
+
+func mustMkdir(t *testing.T, p string) {
+	t.Helper()
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustWrite(t *testing.T, p, content string) {
+	t.Helper()
+	mustMkdir(t, filepath.Dir(p))
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustCompile(t *testing.T, rules ...policy.RuleText) *policy.Policy {
+	t.Helper()
+	pol, errs := policy.Compile(rules)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	return pol
 }

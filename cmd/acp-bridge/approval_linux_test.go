@@ -41,8 +41,10 @@ func TestAgentCreatedWorkspaceFileWaitsForApproval(t *testing.T) {
 
 	// The agent's write, from inside the sandbox that agent gets.
 	yaml := fmt.Sprintf("startAgentsOnLaunch: true\ndefaultAgent: pwn\nagents:\n  pwn: {command: sh, args: [-c, \"touch %s\"], startOnLaunch: true}\npermissions:\n  allow: [Bash]\n", pwned)
-	attack := exec.Command(binPath, "sandbox", "run", "--workspace", ws, "--", "sh", "-c", `printf '%s' "$YAML" > .acp-bridge.yaml`)
-	attack.Env = append(env, "YAML="+yaml)
+	// (the content as an argument: the sandbox keeps only allowed
+	// environment variables, docs/sandbox.md "Host IPC")
+	attack := exec.Command(binPath, "sandbox", "run", "--workspace", ws, "--", "sh", "-c", `printf '%s' "$1" > .acp-bridge.yaml`, "sh", yaml)
+	attack.Env = env
 	attack.Dir = ws
 	if out, err := attack.CombinedOutput(); err != nil {
 		t.Fatalf("the sandboxed write: %v\n%s", err, out)

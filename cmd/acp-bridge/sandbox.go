@@ -20,7 +20,7 @@ import (
 const sandboxUsage = `Usage:
   acp-bridge sandbox run [--config FILE] [--agent NAME] [--cwd DIR] [--unsandboxed] -- CMD [ARGS...]
       run CMD inside exactly the sandbox that agent (default: defaultAgent) gets, with
-      the environment passed through; exits with CMD's status. Refuses to run
+      the environment filtered as the agent's is (docs/sandbox.md "Host IPC"); exits with CMD's status. Refuses to run
       unsandboxed, naming what is missing, unless --unsandboxed is given.
   acp-bridge sandbox check [--config FILE] [--agent NAME] [--json]
       which mechanism this machine offers, and what the agent's sandbox allows and denies.
@@ -223,6 +223,21 @@ func printCheck(w io.Writer, m sandbox.Mechanism, agent string, plan bridge.Sand
 	for _, p := range s.ReadOnly {
 		fmt.Fprintf(w, "    %s\n", p)
 	}
+	if len(s.Blocked) > 0 {
+		fmt.Fprintln(w, "  missing places that run code, kept from being created:")
+		for _, b := range s.Blocked {
+			fmt.Fprintf(w, "    %s\n", b.Path)
+		}
+	}
+	if len(s.Pinned) > 0 {
+		fmt.Fprintf(w, "  %d directories above protected places cannot be renamed or removed\n", len(s.Pinned))
+	}
+	for _, c := range s.Copies {
+		fmt.Fprintf(w, "  private copy (writes never reach the file): %s\n", c)
+	}
+	for _, d := range s.Emptied {
+		fmt.Fprintf(w, "  host sockets hidden (empty): %s\n", d)
+	}
 	fmt.Fprintf(w, "  network: %s\n", s.Network)
 	for _, n := range s.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
@@ -236,20 +251,10 @@ func orDefault(s, def string) string {
 	return s
 }
 
-// sandboxInit is `acp-bridge sandbox-init --proxy-socket SOCK -- CMD...`:
-// run inside a sandbox with a proxied network, in front of the agent
-// (sandbox.RunInit). Not for people: the bridge puts it there.
+// sandboxInit is `acp-bridge sandbox-init [--proxy-socket SOCK]
+// [--env-keep NAME]... [--scope required|optional] -- CMD...`: the
+// in-sandbox init (sandbox.InitMain; Prepare starts it as the executable
+// with sandbox.InitArg). Not for people: the bridge puts it there.
 func sandboxInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("sandbox-init", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	sock := fs.String("proxy-socket", "", "the bridge's proxy socket")
-	if err := fs.Parse(args); err != nil || *sock == "" || fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "usage: acp-bridge sandbox-init --proxy-socket SOCK -- CMD [ARGS...]")
-		return 2
-	}
-	code, err := sandbox.RunInit(*sock, fs.Args(), stdin, stdout, stderr)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-	}
-	return code
+	return sandbox.InitMain(args, stdin, stdout, stderr)
 }

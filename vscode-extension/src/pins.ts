@@ -14,6 +14,9 @@ import { createHash } from "node:crypto";
 /** The digest of no workspace values at all. */
 export const DIGEST_ABSENT = "absent";
 
+/** What is approved of a workspace never seen before: nothing yet. */
+export const DIGEST_NONE = "none";
+
 /** The workspace-level values of the acpBridge settings that can change the policy, by key: [workspace, folder]. */
 export type WorkspaceValues = Record<string, [unknown, unknown]>;
 
@@ -60,13 +63,18 @@ export class WorkspacePins {
   ) {}
 
   /**
-   * Whether values with this digest may apply as a trusted workspace's. The
-   * first check of a workspace pins what it has then; no values at all are
-   * always fine (nothing loosens).
+   * Whether values with this digest may apply as a trusted workspace's. No
+   * values at all are always fine (nothing loosens); the first check of a
+   * workspace without values pins that. Trusting is not approving: a
+   * workspace first seen WITH values (a cloned repository's
+   * .vscode/settings.json) gets no pin, so its values only narrow until the
+   * person approves exactly that version (narrowing values apply meanwhile,
+   * as an untrusted workspace's do).
    */
   check(digest: string): PinCheck {
     const pinned = this.store.get<string>(this.key);
     if (pinned === undefined) {
+      if (digest !== DIGEST_ABSENT) return { ok: false, approved: DIGEST_NONE };
       void this.store.update(this.key, digest);
       return { ok: true };
     }

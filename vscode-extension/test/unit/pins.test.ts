@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { DIGEST_ABSENT, WorkspacePins, canonicalJson, workspaceValuesDigest, type PinStore } from "../../src/pins";
+import { DIGEST_ABSENT, DIGEST_NONE, WorkspacePins, canonicalJson, workspaceValuesDigest, type PinStore } from "../../src/pins";
 
 function memStore(): PinStore & { m: Map<string, unknown> } {
   const m = new Map<string, unknown>();
@@ -18,13 +18,15 @@ test("digest: equal values give equal digests whatever the key order; unset valu
   assert.equal(canonicalJson({ b: 1, a: [{ d: 2, c: undefined }] }), '{"a":[{"d":2}],"b":1}');
 });
 
-test("pins: the first check pins; other values wait for approval; no values are always fine; approving pins exactly that version", async () => {
+test("pins: values seen at first trust wait for approval (trusting is not approving); other values wait too; no values are always fine; approving pins exactly that version", async () => {
   const store = memStore();
   const pins = new WorkspacePins(store, "k");
   const v1 = workspaceValuesDigest({ permissions: [{ deny: ["Bash(rm *)"] }, undefined] });
   const v2 = workspaceValuesDigest({ permissions: [{ allow: ["Bash(*)"] }, undefined] });
+  assert.deepEqual(pins.check(v2), { ok: false, approved: DIGEST_NONE }, "a cloned workspace's allow rule waits at first trust");
+  assert.equal(store.m.get("k"), undefined, "nothing is pinned by trusting");
+  await pins.approve(v1);
   assert.deepEqual(pins.check(v1), { ok: true });
-  assert.equal(store.m.get("k"), v1, "first trust pins what is there");
   assert.deepEqual(pins.check(v2), { ok: false, approved: v1 });
   assert.deepEqual(pins.check(DIGEST_ABSENT), { ok: true }, "removing the values loosens nothing");
   await pins.approve(v2);

@@ -76,7 +76,10 @@ type Bridge struct {
 	runtimeRules []policy.RuleText
 	// runtimeBypass: agents switched to bypass by a card since the last settings change.
 	runtimeBypass map[string]bool
-	initialized   bool // the editor has its initialize answer
+	// ownWrites: protected files a workspace-scope persist may be creating
+	// for a person's grant, with the number of such persists in flight (created.go).
+	ownWrites   map[string]int
+	initialized bool // the editor has its initialize answer
 	// trustSent is the last _acp-bridge/workspace/trust sent (JSON),
 	// trustLogged the last one logged.
 	trustSent, trustLogged string

@@ -172,7 +172,8 @@ export class Ctx implements vscode.Disposable {
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (!e.affectsConfiguration(SECTION)) return;
         if (e.affectsConfiguration(`${SECTION}.bridgePath`)) void this.restart("acpBridge.bridgePath changed");
-        else void this.pushSettings();
+        // The bridge's state after the change (an agent's bypass revoked or granted) comes back with agents/list.
+        else void this.pushSettings().then(() => this.refreshAgents());
       }),
       // VS Code only grants trust at run time (revoking reloads the window).
       vscode.workspace.onDidGrantWorkspaceTrust(() => void this.workspaceTrustGranted()),
@@ -481,6 +482,8 @@ export class Ctx implements vscode.Disposable {
 
   private onAgentStatus(a: AgentEntry, post = true): void {
     if (a.capabilities) this.agentCaps.set(a.id, a.capabilities);
+    // The bypass banner follows the bridge: a revoked bypass is gone at once, after a restart and a reload.
+    if (typeof a.bypassPermissions === "boolean") this.store.setBypass(a.id, a.bypassPermissions);
     const cur = this.agents.find((x) => x.id === a.id);
     if (cur) {
       cur.status = a.status ?? cur.status;

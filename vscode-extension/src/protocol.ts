@@ -133,6 +133,8 @@ export type ChatItem =
       options: OptionView[];
       meta: ApprovalMetaView;
       state: ApprovalState;
+      /** When the card arrived here (ms, strictly increasing): "the oldest pending card" is the smallest. */
+      arrived?: number;
       /** The optionId the person clicked here, while waiting for the bridge. */
       chosen?: string;
       resolution?: ApprovalResolution;

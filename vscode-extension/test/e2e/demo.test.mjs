@@ -9,7 +9,8 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+import * as os from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { chromium } from "playwright-core";
@@ -54,6 +55,63 @@ test("stopRun: one stop ends a process tree whose members left its group (setsid
   assert.deepEqual(left, []);
   assert.deepEqual(survivors(snap), [], "every process of the tree is gone");
   assert.ok(Date.now() - t0 < 5000, `stopped in ${Date.now() - t0} ms, with SIGTERM`);
+});
+
+const setupSh = join(EXT_DIR, "scripts", "setup.sh");
+
+/** Runs `apt_wait_lock` of scripts/setup.sh with its lock list set to files of ours. */
+function aptWaitLock(lockFile, wait) {
+  const child = spawn("bash", ["-c", `. '${setupSh}'; apt_wait_lock`], {
+    env: { ...process.env, ext: EXT_DIR, APT_LOCK_FILES: lockFile, APT_LOCK_WAIT: String(wait) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.on("data", (d) => (out += d));
+  return { child, out: () => out };
+}
+
+/** A `sleep 60` with file open (its stdin); this process keeps no descriptor of it. */
+function holdOpen(file) {
+  const fd = openSync(file, "r");
+  try {
+    return spawn("sleep", ["60"], { stdio: [fd, "ignore", "ignore"] });
+  } finally {
+    closeSync(fd);
+  }
+}
+
+test("make demo waits for another installer's package-manager lock, says so and whose it is, and goes on when it is free", async () => {
+  const dir = mkdtempSync(join(os.tmpdir(), "acpb-lock-"));
+  const lock = join(dir, "lock-frontend");
+  writeFileSync(lock, "");
+  // The "installer": a process with the lock file open, as apt and dpkg have while they hold it.
+  const holder = holdOpen(lock);
+  try {
+    const w = aptWaitLock(lock, 60);
+    const deadline = Date.now() + 10_000;
+    const named = new RegExp(`waiting for the package manager[^\\n]*\\n\\s+${holder.pid} sleep 60`);
+    while (!named.test(w.out())) {
+      assert.ok(Date.now() < deadline, `no waiting message: ${w.out()}`);
+      assert.equal(w.child.exitCode, null, `apt_wait_lock returned while the lock was held: ${w.out()}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    holder.kill();
+    assert.equal(await exitWithin(w.child, 10_000), 0, w.out());
+    assert.match(w.out(), /lock is free \(waited \d+s\)/);
+    // Held for longer than it waits: a clear failure, not apt's own error.
+    const holder2 = holdOpen(lock);
+    try {
+      const w2 = aptWaitLock(lock, 2);
+      assert.equal(await exitWithin(w2.child, 15_000), 1, w2.out());
+      assert.match(w2.out(), /still locked after \d+s/);
+    } finally {
+      holder2.kill();
+    }
+  } finally {
+    holder.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 let launcher;

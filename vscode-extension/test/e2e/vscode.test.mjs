@@ -208,7 +208,8 @@ test("chat hidden: a notification with Allow answers through approvals/respond",
     await toast.waitFor({ timeout: 30_000 });
     await shot("notification");
     await toast.getByRole("button", { name: "Allow", exact: true }).click();
-    await page.locator('.activitybar .action-item a[aria-label^="ACP Bridge"]').click();
+    // The item, not its icon: the pending count's badge sits over the icon.
+    await page.locator('.activitybar .action-item:has(a[aria-label^="ACP Bridge"])').click();
     frame = await chatFrame();
     const card = allCards(frame).nth(before);
     await card.locator(".outcome").waitFor({ timeout: 15_000 });

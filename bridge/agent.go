@@ -43,6 +43,10 @@ type agentInfo struct {
 	Restarts     int                 `json:"restarts"`
 	Family       string              `json:"family"`
 	Sandbox      *SandboxPlan        `json:"sandbox,omitempty"`
+	// BypassPermissions: the agent runs with bypass permissions now (its
+	// settings, or a card's bypass not yet in the settings). The editor shows
+	// its bypass banner from this, not from what it remembers.
+	BypassPermissions bool `json:"bypassPermissions"`
 }
 
 // agentRT is one configured agent at run time: its process (if any), its
@@ -105,10 +109,11 @@ func newAgentRT(b *Bridge, name string) *agentRT {
 }
 
 func (a *agentRT) info() agentInfo {
+	bypass := a.b.bypassFor(a.name) // before a.mu: it takes b.mu
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	in := agentInfo{ID: a.name, Name: a.name, Command: a.command, Args: a.args, Status: a.status,
-		LastError: a.lastErr, Restarts: a.restarts, Family: string(a.family), Modes: a.modes}
+		LastError: a.lastErr, Restarts: a.restarts, Family: string(a.family), Modes: a.modes, BypassPermissions: bypass}
 	if a.proc != nil {
 		plan := a.sandbox
 		in.Sandbox = &plan

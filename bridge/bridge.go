@@ -80,7 +80,10 @@ type Bridge struct {
 	runtimeRules []policy.RuleText
 	// runtimeBypass: agents switched to bypass by a card since the last settings change.
 	runtimeBypass map[string]bool
-	initialized   bool // the editor has its initialize answer
+	// ownWrites: protected files a workspace-scope persist may be creating
+	// for a person's grant, with the number of such persists in flight (created.go).
+	ownWrites   map[string]int
+	initialized bool // the editor has its initialize answer
 	// trustSent is the last _acp-bridge/workspace/trust sent (JSON),
 	// trustLogged the last one logged.
 	trustSent, trustLogged string
@@ -255,7 +258,47 @@ func (b *Bridge) settingsChanged() {
 	b.mu.Unlock()
 	b.reportRuleProblems(true, initialized)
 	b.reportTrust(initialized)
+	if initialized {
+		b.announceModes()
+	}
 	go b.recheckSandboxes()
+}
+
+// announceModes tells the editor of every session whose mode in force
+// changed with the settings (an agent's bypass revoked or granted, its mode
+// or the default mode changed; a mode the editor set stays): a
+// current_mode_update with the bridge's mode, so the chat never shows a mode
+// (or a bypass banner) the bridge no longer applies.
+func (b *Bridge) announceModes() {
+	b.mu.Lock()
+	sessions := make([]*session, 0, len(b.sessions))
+	for _, s := range b.sessions {
+		sessions = append(sessions, s)
+	}
+	b.mu.Unlock()
+	for _, s := range sessions {
+		m := b.effectiveMode(s)
+		s.mu.Lock()
+		changed := s.shown != "" && s.shown != m
+		if changed {
+			s.shown = m
+		}
+		s.mu.Unlock()
+		if !changed {
+			continue
+		}
+		b.log.Info("session mode changed with the settings", zap.String("session", s.id), zap.String("mode", string(m)))
+		b.notifyEditor(acp.MethodSessionUpdate, map[string]any{
+			"sessionId": s.id,
+			"update": map[string]any{"sessionUpdate": "current_mode_update", "currentModeId": string(m),
+				"_meta": map[string]any{acp.MetaKey: map[string]any{"reason": "settings"}}},
+		})
+	}
+}
+
+// bypassFor: the agent runs with bypass permissions now (settings or a card's grant).
+func (b *Bridge) bypassFor(agent string) bool {
+	return b.snapshot().Config.Agents[agent].BypassPermissions || b.runtimeBypassFor(agent)
 }
 
 // agent returns the runtime of a configured agent.
@@ -319,7 +362,7 @@ func (b *Bridge) agentsList() map[string]any {
 		if a == nil {
 			cfg := snap.Config.Agents[name]
 			out = append(out, agentInfo{ID: name, Name: name, Command: cfg.Command, Args: cfg.Args, Status: statusIdle,
-				Family: string(familyOf(name, cfg.Family, cfg.Command, cfg.Args))})
+				Family: string(familyOf(name, cfg.Family, cfg.Command, cfg.Args)), BypassPermissions: b.bypassFor(name)})
 			continue
 		}
 		out = append(out, a.info())

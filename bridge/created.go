@@ -3,6 +3,8 @@ package bridge
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -10,6 +12,7 @@ import (
 
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/sandbox"
+	"github.com/acp-bridge/acp-bridge/settings"
 )
 
 // createdWatch holds the protected places (sandbox.MissingProtected, from
@@ -30,7 +33,9 @@ func newCreatedWatch(roots ...string) *createdWatch {
 }
 
 // appeared returns the watched paths that exist now and stops watching them.
-func (w *createdWatch) appeared() []string {
+// A path for which skip is true (the bridge's own write for a person's grant
+// is in flight) stays watched and is not returned.
+func (w *createdWatch) appeared(skip func(string) bool) []string {
 	if w == nil {
 		return nil
 	}
@@ -38,7 +43,7 @@ func (w *createdWatch) appeared() []string {
 	defer w.mu.Unlock()
 	var now, still []string
 	for _, p := range w.missing {
-		if _, err := os.Lstat(p); err == nil {
+		if _, err := os.Lstat(p); err == nil && (skip == nil || !skip(p)) {
 			now = append(now, p)
 		} else {
 			still = append(still, p)
@@ -48,11 +53,127 @@ func (w *createdWatch) appeared() []string {
 	return now
 }
 
+// watching reports whether p is watched (it was missing at the start and has
+// not been reported or forgotten).
+func (w *createdWatch) watching(p string) bool {
+	if w == nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Contains(w.missing, p)
+}
+
+// forget stops watching p: it was created by the bridge (or the editor at its
+// request) for a person's grant, not by the agent.
+func (w *createdWatch) forget(p string) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.missing = slices.DeleteFunc(w.missing, func(m string) bool { return m == p })
+}
+
+// ownWrite is a protected file a grant may create: the workspace's
+// .vscode/settings.json (the editor's workspace settings) or the bridge's own
+// workspace file.
+//
+// A person's "Always allow -> Workspace settings" (or a bypass stored there)
+// makes the editor write .vscode/settings.json, through
+// _acp-bridge/settings/persist, often during the agent's turn; if the editor
+// cannot, the bridge writes .acp-bridge.yaml. Neither is the agent's doing,
+// so neither may be reported as "appeared during the agent's turn". While a
+// workspace-scope persist is in flight the files it may create are not
+// reported (beginOwnWrites); when it succeeded, those that were missing when
+// it began and exist now are forgotten by every session (endOwnWrites). A file
+// the agent created before the persist began is still reported.
+func (b *Bridge) ownWriteTargets() []string {
+	var roots []string
+	if b.opts.WorkspaceDir != "" {
+		roots = append(roots, b.opts.WorkspaceDir)
+	}
+	b.mu.Lock()
+	for _, s := range b.sessions {
+		if s.cwd != "" && !slices.Contains(roots, s.cwd) {
+			roots = append(roots, s.cwd)
+		}
+	}
+	b.mu.Unlock()
+	var out []string
+	for _, r := range roots {
+		out = append(out, filepath.Join(r, ".vscode", "settings.json"), filepath.Join(r, settings.WorkspaceFileName))
+	}
+	return out
+}
+
+// beginOwnWrites marks the targets of a workspace-scope persist as the
+// bridge's own write and returns those that do not exist yet.
+func (b *Bridge) beginOwnWrites() (targets, missing []string) {
+	targets = b.ownWriteTargets()
+	b.mu.Lock()
+	if b.ownWrites == nil {
+		b.ownWrites = map[string]int{}
+	}
+	for _, p := range targets {
+		b.ownWrites[p]++
+	}
+	b.mu.Unlock()
+	for _, p := range targets {
+		if _, err := os.Lstat(p); os.IsNotExist(err) {
+			missing = append(missing, p)
+		}
+	}
+	return targets, missing
+}
+
+// endOwnWrites ends what beginOwnWrites began; ok: the grant was stored, so
+// the files among missing that exist now are the bridge's (or the editor's,
+// at its request) and no session reports them.
+func (b *Bridge) endOwnWrites(targets, missing []string, ok bool) {
+	if ok {
+		var created []string
+		for _, p := range missing {
+			if _, err := os.Lstat(p); err == nil {
+				created = append(created, p)
+			}
+		}
+		if len(created) > 0 {
+			b.mu.Lock()
+			sessions := make([]*session, 0, len(b.sessions))
+			for _, s := range b.sessions {
+				sessions = append(sessions, s)
+			}
+			b.mu.Unlock()
+			for _, s := range sessions {
+				for _, p := range created {
+					s.created.forget(p)
+				}
+			}
+			b.log.Info("protected files created for a person's grant (not reported as the agent's)", zap.Strings("paths", created))
+		}
+	}
+	b.mu.Lock()
+	for _, p := range targets {
+		if b.ownWrites[p]--; b.ownWrites[p] <= 0 {
+			delete(b.ownWrites, p)
+		}
+	}
+	b.mu.Unlock()
+}
+
+// ownWriteInFlight reports whether p is being written for a person's grant.
+func (b *Bridge) ownWriteInFlight(p string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.ownWrites[p] > 0
+}
+
 // noticeCreated runs after a turn: protected paths that appeared during it
 // are logged and put into the session's chat (before the turn's answer),
 // marked _meta["acp-bridge"].notice = "protectedCreated".
 func (b *Bridge) noticeCreated(s *session) {
-	paths := s.created.appeared()
+	paths := s.created.appeared(b.ownWriteInFlight)
 	if len(paths) == 0 {
 		return
 	}

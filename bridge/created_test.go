@@ -1,11 +1,13 @@
 package bridge
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/internal/testkit"
@@ -68,4 +70,75 @@ func TestCreatedProtectedFilesAreNamed(t *testing.T) {
 	if !slices.Contains(newCreatedWatch(h.ws).missing, filepath.Join(h.ws, ".vscode", "settings.json")) {
 		t.Error("a new watch still lists what is missing")
 	}
+}
+
+// "Always allow -> Workspace settings" makes the editor create
+// .vscode/settings.json for the person's grant, while the agent's turn runs
+// (here the editor's write is still in flight when the turn ends): that file
+// is never reported as the agent's, in this turn or a later one. A protected
+// file the agent itself creates in the same turn still is.
+func TestGrantWrittenForThePersonIsNotReportedAsCreated(t *testing.T) {
+	h := start(t, "defaultAgent: plain\nagents:\n"+testkit.FakeAgentYAML("plain", "--modes=none"))
+	settingsJSON := filepath.Join(h.ws, ".vscode", "settings.json")
+	turnDone := make(chan struct{})
+	persisted := make(chan struct{})
+	h.editor.OnRequest = func(method string, params json.RawMessage) (any, error) {
+		if method != acp.MethodSettingsPersist {
+			return nil, acp.MethodNotFound(method)
+		}
+		if err := os.MkdirAll(filepath.Dir(settingsJSON), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(settingsJSON, []byte(`{"acpBridge.permissions":{"allow":["Bash(touch *)"]}}`), 0o600); err != nil {
+			return nil, err
+		}
+		<-turnDone // the turn ends while the editor's write is in flight
+		close(persisted)
+		return map[string]bool{"persisted": true}, nil
+	}
+	h.init(false)
+	sid := h.session("")
+	res := h.promptAsync(sid, "perm keep")
+	p, err := h.editor.NextPermission(tctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Answer(acp.RequestPermissionResponse{Outcome: acp.PermissionOutcome{Outcome: acp.OutcomeSelected, OptionID: optAllowAlways},
+		Meta: json.RawMessage(`{"acp-bridge":{"rule":"Bash(touch *)","scope":"workspace"}}`)})
+	wait(t, res, "prompt")
+	close(turnDone)
+	select {
+	case <-persisted:
+	case <-tctx(t).Done():
+		t.Fatal("settings/persist never answered")
+	}
+	if got := createdNotices(h.editor.Messages(), sid); len(got) != 0 {
+		t.Fatalf("the editor's write for the person's grant was reported as the agent's: %v", got)
+	}
+	// Once the persist is done the file is forgotten: a later turn (in which
+	// the agent creates another protected file) names only the agent's file.
+	ctx := tctx(t)
+	for h.bridgeWatching(sid, settingsJSON) {
+		select {
+		case <-ctx.Done():
+			t.Fatal("settings.json is still watched after the persist succeeded")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	if _, err := h.editor.Prompt(ctx, sid, "run mkdir -p .vscode && echo '{}' > .vscode/tasks.json"); err != nil {
+		t.Fatal(err)
+	}
+	got := createdNotices(h.editor.Messages(), sid)
+	if len(got) != 1 || !strings.Contains(got[0], "tasks.json") || strings.Contains(got[0], "settings.json") {
+		t.Fatalf("want one notice naming tasks.json only, got %v", got)
+	}
+}
+
+// bridgeWatching: whether the session still watches p.
+func (h *harness) bridgeWatching(sid, p string) bool {
+	s, err := h.bridge.session(sid)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return s.created.watching(p)
 }

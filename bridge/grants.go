@@ -70,12 +70,26 @@ type persistParams struct {
 func (b *Bridge) persist(g settings.Grant) {
 	ctx, cancel := context.WithTimeout(b.lifetime, b.opts.PersistTimeout)
 	defer cancel()
+	if g.Scope == "workspace" {
+		// The file this writes is the person's grant, not the agent's doing (created.go).
+		targets, missing := b.beginOwnWrites()
+		stored := false
+		defer func() { b.endOwnWrites(targets, missing, stored) }()
+		b.persistTo(ctx, g, &stored)
+		return
+	}
+	b.persistTo(ctx, g, new(bool))
+}
+
+// persistTo is persist's body; *stored is set when the grant was stored.
+func (b *Bridge) persistTo(ctx context.Context, g settings.Grant, stored *bool) {
 	var res struct {
 		Persisted bool `json:"persisted"`
 	}
 	err := b.editor.Call(ctx, acp.MethodSettingsPersist, persistParams{Kind: g.Kind, Scope: g.Scope, Agent: g.Agent, List: g.List, Rule: g.Rule}, &res)
 	if err == nil && res.Persisted {
 		b.log.Info("grant persisted by the editor", zap.String("kind", g.Kind), zap.String("rule", g.Rule), zap.String("agent", g.Agent), zap.String("scope", g.Scope))
+		*stored = true
 		return
 	}
 	if err == nil {
@@ -95,6 +109,7 @@ func (b *Bridge) persist(g settings.Grant) {
 		b.log.Error("grant could not be persisted; it holds until the bridge restarts", zap.NamedError("editor", err), zap.Error(perr))
 		return
 	}
+	*stored = true
 	b.log.Info("grant written to the bridge's config file (the editor could not store it)",
 		zap.String("path", path), zap.String("kind", g.Kind), zap.String("rule", g.Rule), zap.NamedError("editor", err))
 }

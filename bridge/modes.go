@@ -196,6 +196,7 @@ func (b *Bridge) showBridgeModes(ro acp.Object, s *session) {
 	m := b.effectiveMode(s)
 	ro.Set("modes", bridgeModeState(m))
 	s.mu.Lock()
+	s.shown = m
 	hasOpts, opts, optID := s.child.hasOpts, s.child.options, s.child.optID
 	s.mu.Unlock()
 	if hasOpts {

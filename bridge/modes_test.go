@@ -17,6 +17,7 @@ import (
 	"github.com/acp-bridge/acp-bridge/internal/testkit"
 	"github.com/acp-bridge/acp-bridge/policy"
 	"github.com/acp-bridge/acp-bridge/profiles"
+	"github.com/acp-bridge/acp-bridge/settings"
 )
 
 // memAudit keeps audit records in memory; waitFor waits (on a channel,
@@ -676,5 +677,78 @@ func TestChildTargetLeavesPlan(t *testing.T) {
 		if got := childTarget(prof, st, policy.ModePlan); got != "plan" {
 			t.Errorf("%s, bridge mode plan: child target %q, want plan", tc.profile, got)
 		}
+	}
+}
+
+// modeUpdates are the current_mode_update modes the editor got for a session.
+func modeUpdates(ms []testkit.Message, sid string) []string {
+	var out []string
+	for _, m := range ms {
+		var p struct {
+			SessionID string `json:"sessionId"`
+			Update    struct {
+				Kind string `json:"sessionUpdate"`
+				Mode string `json:"currentModeId"`
+			} `json:"update"`
+		}
+		if m.Method == acp.MethodSessionUpdate && json.Unmarshal(m.Params, &p) == nil && p.SessionID == sid && p.Update.Kind == "current_mode_update" {
+			out = append(out, p.Update.Mode)
+		}
+	}
+	return out
+}
+
+// An agent's bypass revoked in the settings: every open session of it that
+// ran in bypassPermissions (with no mode the editor set) is told its mode in
+// force at once, and agents/list no longer says bypass; a session whose mode
+// the editor set is not told anything.
+func TestRevokedBypassIsAnnounced(t *testing.T) {
+	withBypass := strings.Replace(twoAgents(), "  alpha:\n", "  alpha:\n    bypassPermissions: true\n", 1)
+	h := start(t, withBypass)
+	h.init(false)
+	changed := make(chan struct{}, 16)
+	h.store.OnChange(func(*settings.Snapshot) { changed <- struct{}{} })
+	sid := h.session("alpha")
+	if m := h.mode(sid); m != policy.ModeBypass {
+		t.Fatalf("alpha with bypass starts in %q", m)
+	}
+	set := h.session("alpha")
+	ctx := tctx(t)
+	if err := h.editor.Conn.Call(ctx, acp.MethodSessionSetMode, map[string]any{"sessionId": set, "modeId": "plan"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	bypassListed := func() bool {
+		var list struct {
+			Agents []agentInfo `json:"agents"`
+		}
+		if err := h.editor.Conn.Call(ctx, acp.MethodAgentsList, map[string]any{}, &list); err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range list.Agents {
+			if a.ID == "alpha" {
+				return a.BypassPermissions
+			}
+		}
+		t.Fatal("alpha not listed")
+		return false
+	}
+	if !bypassListed() {
+		t.Fatal("agents/list does not say alpha bypasses")
+	}
+	if err := os.WriteFile(h.cfg, []byte(twoAgents()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, changed, "settings reload after the bypass was removed")
+	if err := h.editor.WaitFor(ctx, "current_mode_update", func(ms []testkit.Message) bool { return len(modeUpdates(ms, sid)) > 0 }); err != nil {
+		t.Fatal(err)
+	}
+	if got := modeUpdates(h.editor.Messages(), sid); !slices.Equal(got, []string{string(policy.ModeDefault)}) {
+		t.Fatalf("mode updates after the revoke = %v, want [default]", got)
+	}
+	if bypassListed() {
+		t.Fatal("agents/list still says alpha bypasses")
+	}
+	if got := modeUpdates(h.editor.Messages(), set); len(got) != 0 {
+		t.Fatalf("a session whose mode the editor set was told %v", got)
 	}
 }

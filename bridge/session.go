@@ -31,8 +31,11 @@ type session struct {
 	holding bool
 	held    []update
 
-	mu     sync.Mutex
-	mode   policy.Mode    // "" = the agent's / global default
+	mu   sync.Mutex
+	mode policy.Mode // "" = the agent's / global default
+	// shown: the mode the editor was last told (a session result, a set_mode,
+	// a current_mode_update after a settings change); "" = not told yet.
+	shown  policy.Mode
 	child  childModeState // the child's own mode (modes.go)
 	grants []policy.RuleText
 	grantP *policy.Policy // compiled grants, nil when none
@@ -114,6 +117,9 @@ func (s *session) isCancelled() bool {
 func (s *session) setMode(m policy.Mode) {
 	s.mu.Lock()
 	s.mode = m
+	if m != "" {
+		s.shown = m // the editor learns it from the answer
+	}
 	s.mu.Unlock()
 }
 

@@ -21,7 +21,8 @@ export interface ApprovalUiDeps {
   /** The status bar's count changed. */
   pendingChanged(n: number): void;
   chatVisible(): boolean;
-  reveal(): Promise<void>;
+  /** Shows the chat; focus: with keyboard focus in it (the status bar, the keybinding). */
+  reveal(focus?: boolean): Promise<void>;
   post(m: HostMessage): void;
   log(line: string): void;
 }
@@ -132,12 +133,49 @@ export class ApprovalUi {
     if (err) void vscode.window.showWarningMessage(`ACP Bridge: ${err}`);
   }
 
-  async show(approvalId: string): Promise<void> {
+  /**
+   * The keybindings (never bypass, never a stored rule): Allow once or Deny on the card that
+   * waits longest, from anywhere in the window, through the same path as the card's button.
+   * Returns what was answered, or why nothing was.
+   */
+  async answerOldest(want: "allow" | "deny"): Promise<string> {
+    const a = this.d.store.oldestPending();
+    if (!a) return "no approvals pending";
+    const optionId = quickOption(a.options, want);
+    const what = `${a.meta.agent ?? "agent"}: ${a.meta.specifier ?? a.tool.command ?? a.tool.title}`;
+    if (!optionId) {
+      await this.show(a.approvalId, true);
+      return `the oldest card (${what}) has no ${want === "allow" ? "Allow once" : "Deny"} option; it is shown`;
+    }
+    await this.coordinator.answer(a.approvalId, optionId, {});
+    return `${want === "allow" ? "Allowed once" : "Denied"}: ${what}`;
+  }
+
+  /** The status bar item: the chat, scrolled to the card that waits longest, with focus on it. */
+  async showOldest(): Promise<boolean> {
+    const a = this.d.store.oldestPending();
+    if (!a) return false;
+    await this.show(a.approvalId, true);
+    return true;
+  }
+
+  /** The last card asked to be focused: a view that was not loaded yet gets it again once it is ready. */
+  private focusWanted?: { chatId: string; approvalId: string; until: number };
+
+  async show(approvalId: string, focus = false): Promise<void> {
     const a = this.d.store.approval(approvalId);
     if (!a) return;
-    await this.d.reveal();
     this.d.store.setActive(a.chatId);
+    this.focusWanted = { chatId: a.chatId, approvalId, until: Date.now() + 10_000 };
+    await this.d.reveal(focus);
     this.d.post({ type: "focusApproval", chatId: a.chatId, approvalId });
+  }
+
+  /** A webview (re)loaded and got its state: the card asked for just before is focused there too. */
+  webviewReady(): void {
+    const f = this.focusWanted;
+    if (!f || Date.now() > f.until || this.d.store.approval(f.approvalId)?.state !== "pending") return;
+    this.d.post({ type: "focusApproval", chatId: f.chatId, approvalId: f.approvalId });
   }
 
   /** A bridge run ended: its live requests are answered cancelled. */

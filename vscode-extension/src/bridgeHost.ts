@@ -117,19 +117,23 @@ export class BridgeHost {
     return this.starting;
   }
 
-  private async doStart(): Promise<void> {
-    if (this.proc || this.attached || this.disposed) return;
-    const gen = ++this.generation;
-    this.setState({ status: this.budget.restarts ? "restarting" : "starting" });
-    if (await this.tryReattach(gen)) return;
-    if (gen !== this.generation || this.disposed) return;
-    const cand = locateBridge({
+  private locate() {
+    return locateBridge({
       configured: this.deps.bridgePath(),
       extensionPath: this.deps.extensionPath,
       platform: process.platform,
       arch: process.arch,
       pathEnv: process.env["PATH"],
     });
+  }
+
+  private async doStart(): Promise<void> {
+    if (this.proc || this.attached || this.disposed) return;
+    const gen = ++this.generation;
+    this.setState({ status: this.budget.restarts ? "restarting" : "starting" });
+    if (await this.tryReattach(gen)) return;
+    if (gen !== this.generation || this.disposed) return;
+    const cand = this.locate();
     let version: string;
     try {
       if (!cand) throw new Error("not found");
@@ -198,6 +202,11 @@ export class BridgeHost {
       }
       this.attached = { pid: rec.pid, sock };
       this.conn = conn;
+      // The binary this extension would start: "${bridge}" in agent commands (the demo agent) is
+      // replaced with its path in the settings sent below, as after a start; without it a
+      // re-attached window sent "${bridge}" itself and new sessions of such agents failed.
+      const cand = this.locate();
+      if (cand) this.bin = { ...cand, version: init.meta.version ?? "" };
       this.startedAt = Date.now();
       const s = sock;
       s.on("close", () => this.onExit(s, gen, null, null, false));

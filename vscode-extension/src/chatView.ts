@@ -31,16 +31,25 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatSurface
     void this.view?.webview.postMessage(m);
   }
 
-  async reveal(): Promise<void> {
+  async reveal(focus = false): Promise<void> {
     if (this.view) {
-      this.view.show(true);
+      this.view.show(!focus); // show(preserveFocus)
       return;
     }
     await vscode.commands.executeCommand(`${this.viewId}.focus`);
   }
 
+  private badgeCount = 0;
+
+  /** The view's icon carries the number of pending approvals (WebviewView.badge). */
+  setBadge(n: number): void {
+    this.badgeCount = n;
+    if (this.view) this.view.badge = badgeFor(n);
+  }
+
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
+    view.badge = badgeFor(this.badgeCount);
     const dist = vscode.Uri.joinPath(this.extUri, "dist");
     view.webview.options = { enableScripts: true, localResourceRoots: [dist] };
     view.webview.html = renderHtml(view.webview, dist);
@@ -57,6 +66,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatSurface
       this.ctx.approvals.notifyPending();
     });
   }
+}
+
+function badgeFor(n: number): vscode.ViewBadge | undefined {
+  return n > 0 ? { value: n, tooltip: `${n} approval${n === 1 ? "" : "s"} pending` } : undefined;
 }
 
 export function renderHtml(webview: vscode.Webview, dist: vscode.Uri): string {

@@ -7,7 +7,7 @@ import { agentStartMessage } from "./agentHints";
 import type { BridgeConnection, LiveSession } from "./client";
 import type { ChatStore } from "./model";
 import type { ContentBlock } from "./promptBlocks";
-import type { ContextRef } from "./protocol";
+import type { ChatInfo, ContextRef } from "./protocol";
 
 export interface ChatsDeps {
   store: ChatStore;
@@ -152,13 +152,13 @@ export class Chats {
     const chat = this.d.store.chat(chatId);
     if (!chat) return;
     if (!chat.sessionId) {
-      this.d.store.updateChat(chatId, { mode }); // no session yet: session/new carries it
+      this.d.store.updateChat(chatId, { mode, modeChosen: true }); // no session yet: session/new carries it
       return;
     }
     try {
       const conn = await this.d.connection();
       await conn.setMode(chat.sessionId, mode);
-      this.d.store.updateChat(chatId, { mode });
+      this.d.store.updateChat(chatId, { mode, modeChosen: true });
       this.d.store.addNotice(chatId, `Mode: ${mode}`, "quiet");
     } catch (e) {
       this.d.store.updateChat(chatId, { mode: chat.mode });
@@ -192,6 +192,7 @@ export class Chats {
     for (const id of store.chatIds()) {
       const chat = store.chat(id);
       if (chat?.sessionId) store.expireSession(id, "shutdown", expected ? "The bridge was restarted: this chat's session ended. Your next message continues in a new session." : "The bridge stopped: this chat's session ended. Your next message continues in a new session.");
+      this.followAgent(id);
     }
     store.expireAll("shutdown");
     this.endedWhileAway.clear();
@@ -224,16 +225,36 @@ export class Chats {
    * not live here are expired; with a re-attached bridge, the live ones carry on
    * (busy while their turn runs).
    */
+  /**
+   * A chat with no live session shows what its next session will get: the agent's mode and
+   * bypass from the settings (agents/list corrects the bypass once the bridge answers), unless
+   * the person picked the mode. A mode remembered from a session that is gone (bypassPermissions
+   * from a bypass since revoked) would otherwise be shown, and even sent with session/new.
+   */
+  private followAgent(chatId: string): void {
+    const chat = this.d.store.chat(chatId);
+    if (!chat || chat.sessionId || chat.external) return;
+    const patch: Partial<ChatInfo> = {};
+    if (!chat.modeChosen && chat.mode !== this.d.agentMode(chat.agent)) patch.mode = this.d.agentMode(chat.agent);
+    if (!!chat.bypass !== this.d.agentBypass(chat.agent)) patch.bypass = this.d.agentBypass(chat.agent);
+    if (Object.keys(patch).length) this.d.store.updateChat(chatId, patch);
+  }
+
   connected(live: LiveSession[] | undefined): void {
     const store = this.d.store;
     this.stopping = false;
     const byId = new Map((live ?? []).map((s) => [s.sessionId, s]));
     for (const id of store.chatIds()) {
       const chat = store.chat(id);
-      if (!chat?.sessionId) continue;
+      if (!chat) continue;
+      if (!chat.sessionId) {
+        this.followAgent(id);
+        continue;
+      }
       const s = byId.get(chat.sessionId);
       if (!s) {
         store.expireSession(id, "bridge-gone", "The bridge that ran this chat is gone (window reloaded after it stopped). Your next message continues in a new session.");
+        this.followAgent(id);
         continue;
       }
       store.updateChat(id, {

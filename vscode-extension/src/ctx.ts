@@ -45,7 +45,8 @@ export const PERSIST_DECLINED = -32042;
 export interface ChatSurface {
   post(m: HostMessage): void;
   readonly visible: boolean;
-  reveal(): Promise<void>;
+  /** focus: keyboard focus goes into the chat (else it stays where it is). */
+  reveal(focus?: boolean): Promise<void>;
 }
 
 export class Ctx implements vscode.Disposable {
@@ -140,10 +141,12 @@ export class Ctx implements vscode.Disposable {
       isRunning: () => this.host.isConnected,
       pendingChanged: (n) => {
         this.status.pending(n);
+        this.onPendingCount?.(n); // the views' badges
+        void vscode.commands.executeCommand("setContext", "acpBridge.approvalsPending", n > 0); // the keybindings
         void this.diffs?.refresh(); // the diff editor's Allow/Deny only while its approval waits
       },
       chatVisible: () => !!this.surface?.visible,
-      reveal: async () => this.surface?.reveal(),
+      reveal: async (focus) => this.surface?.reveal(focus),
       post: (m) => this.post(m),
       log,
     });
@@ -172,7 +175,8 @@ export class Ctx implements vscode.Disposable {
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (!e.affectsConfiguration(SECTION)) return;
         if (e.affectsConfiguration(`${SECTION}.bridgePath`)) void this.restart("acpBridge.bridgePath changed");
-        else void this.pushSettings();
+        // The bridge's state after the change (an agent's bypass revoked or granted) comes back with agents/list.
+        else void this.pushSettings().then(() => this.refreshAgents());
       }),
       // VS Code only grants trust at run time (revoking reloads the window).
       vscode.workspace.onDidGrantWorkspaceTrust(() => void this.workspaceTrustGranted()),
@@ -203,6 +207,7 @@ export class Ctx implements vscode.Disposable {
     switch (m.type) {
       case "ready":
         this.post(this.fullState());
+        this.approvals.webviewReady();
         void this.approvals.reconcile();
         return;
       case "newChat":
@@ -286,8 +291,11 @@ export class Ctx implements vscode.Disposable {
   }
 
   showApproval(approvalId: string): Promise<void> {
-    return this.approvals.show(approvalId);
+    return this.approvals.show(approvalId, true);
   }
+
+  /** Set by extension.ts: the pending count changed (the chat views' badges). */
+  onPendingCount?: (n: number) => void;
 
   // ---- settings --------------------------------------------------------------------
 
@@ -481,6 +489,8 @@ export class Ctx implements vscode.Disposable {
 
   private onAgentStatus(a: AgentEntry, post = true): void {
     if (a.capabilities) this.agentCaps.set(a.id, a.capabilities);
+    // The bypass banner follows the bridge: a revoked bypass is gone at once, after a restart and a reload.
+    if (typeof a.bypassPermissions === "boolean") this.store.setBypass(a.id, a.bypassPermissions);
     const cur = this.agents.find((x) => x.id === a.id);
     if (cur) {
       cur.status = a.status ?? cur.status;

@@ -26,6 +26,10 @@ export async function activate(ext: vscode.ExtensionContext): Promise<{ ctx: Ctx
   for (const v of [sideBar, panelView]) v.onUsed = (s) => surfaces.used(s);
   // The same chats in the side bar, the panel and an editor tab.
   c.surface = surfaces;
+  c.onPendingCount = (n) => {
+    for (const v of [sideBar, panelView]) v.setBadge(n);
+  };
+  for (const v of [sideBar, panelView]) v.setBadge(c.approvals.pendingCount());
   const view = surfaces;
   c.diffs = new DiffDocuments(c.store, (approvalId, optionId) => c.onWebviewMessage({ type: "approve", approvalId, optionId }));
   ext.subscriptions.push(c.diffs);
@@ -113,6 +117,21 @@ export async function activate(ext: vscode.ExtensionContext): Promise<{ ctx: Ctx
       { title: `Mode for ${chat.title}`, placeHolder: `current: ${chat.mode}` },
     );
     if (pick) await c.setMode(chat.chatId, pick.label);
+  });
+
+  // Keys that answer the card waiting longest from anywhere in the window (package.json
+  // keybindings, rebindable; never bypass, never a stored rule), and the status-bar item.
+  const answerOldest = async (want: "allow" | "deny") => {
+    const said = await c.approvals.answerOldest(want);
+    vscode.window.setStatusBarMessage(`ACP Bridge: ${said}`, 4000);
+  };
+  cmd("acpBridge.allowOldestApproval", () => answerOldest("allow"));
+  cmd("acpBridge.denyOldestApproval", () => answerOldest("deny"));
+  cmd("acpBridge.focusOldestApproval", async () => {
+    if (!(await c.approvals.showOldest())) {
+      await view.reveal(true);
+      vscode.window.setStatusBarMessage("ACP Bridge: no approvals pending", 4000);
+    }
   });
 
   cmd("acpBridge.showPendingApprovals", async () => {

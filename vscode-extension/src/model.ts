@@ -371,6 +371,7 @@ export class ChatStore {
       options: toOptions(params.options),
       meta: toApprovalMeta(approvalId, meta),
       state: "pending",
+      arrived: (this.lastArrived = Math.max(Date.now(), this.lastArrived + 1)),
     };
     this.approvals.set(approvalId, chatId);
     this.put(c, item);
@@ -381,6 +382,22 @@ export class ChatStore {
     const chatId = this.approvals.get(approvalId);
     const item = chatId ? this.chats.get(chatId)?.byId.get(`approval:${approvalId}`) : undefined;
     return item && item.kind === "approval" && chatId ? { ...item, chatId } : undefined;
+  }
+
+  private lastArrived = 0;
+
+  /**
+   * The card the keybindings answer and the status bar shows: the one waiting longest (by
+   * arrival, across chats), not one already being answered. Cards kept from before a reload
+   * without an arrival time come first, in chat order.
+   */
+  oldestPending(): (ApprovalItem & { chatId: string }) | undefined {
+    let best: (ApprovalItem & { chatId: string }) | undefined;
+    for (const a of this.pendingApprovals()) {
+      if (a.state !== "pending") continue;
+      if (!best || (a.arrived ?? 0) < (best.arrived ?? 0)) best = a;
+    }
+    return best;
   }
 
   /** Pending (unanswered) approvals, oldest first. */

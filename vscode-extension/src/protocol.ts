@@ -53,6 +53,12 @@ export interface ChatInfo {
    * setting, or a call the bridge allowed "by bypass"): known from the bridge, not assumed.
    */
   bypass?: boolean;
+  /**
+   * The person picked this chat's mode (the mode dropdown, Set Mode). Otherwise the mode is
+   * the agent's as the bridge reports it, and a chat without a live session follows the
+   * agent's mode in the settings (a revoked bypass does not come back from memory).
+   */
+  modeChosen?: boolean;
 }
 
 export interface DiffView {
@@ -127,6 +133,8 @@ export type ChatItem =
       options: OptionView[];
       meta: ApprovalMetaView;
       state: ApprovalState;
+      /** When the card arrived here (ms, strictly increasing): "the oldest pending card" is the smallest. */
+      arrived?: number;
       /** The optionId the person clicked here, while waiting for the bridge. */
       chosen?: string;
       resolution?: ApprovalResolution;

@@ -18,8 +18,13 @@ export class StatusSurface implements vscode.Disposable {
   ) {
     this.item = vscode.window.createStatusBarItem("acpBridge.pending", vscode.StatusBarAlignment.Left, 100);
     this.item.name = "ACP Bridge approvals";
-    this.item.command = "acpBridge.showPendingApprovals";
+    this.item.command = "acpBridge.focusOldestApproval";
   }
+
+  /** The default keys (package.json keybindings; the person may rebind them, hence "by default"). */
+  private readonly keys = process.platform === "darwin" ? "Cmd+Alt+G" : "Ctrl+Alt+G";
+  private readonly keysAnswer =
+    process.platform === "darwin" ? "by default Cmd+Alt+Y allows it once, Cmd+Alt+N denies it" : "by default Ctrl+Alt+Y allows it once, Ctrl+Alt+N denies it";
 
   pending(n: number): void {
     if (n === 0) {
@@ -27,7 +32,7 @@ export class StatusSurface implements vscode.Disposable {
       return;
     }
     this.item.text = `$(bell-dot) ${n} approval${n === 1 ? "" : "s"} pending`;
-    this.item.tooltip = "ACP Bridge: agents are waiting for your answer. Click to show them.";
+    this.item.tooltip = `ACP Bridge: agents are waiting for your answer. Click to go to the oldest card (${this.keys}); ${this.keysAnswer}.`;
     this.item.backgroundColor = new vscode.ThemeColor("statusBarItem.warningBackground");
     this.item.show();
   }

@@ -36,13 +36,13 @@ export class Surfaces implements ChatSurface {
     return this.all.some((s) => s.visible);
   }
 
-  async reveal(): Promise<void> {
+  async reveal(focus = false): Promise<void> {
     const visible = this.all.filter((s) => s.visible);
-    if (this.last && visible.includes(this.last)) return this.last.reveal();
-    if (visible.length) return visible[0].reveal();
+    if (this.last && visible.includes(this.last)) return this.last.reveal(focus);
+    if (visible.length) return visible[0].reveal(focus);
     // A closed editor tab is not brought back for a card: the side bar is.
     const last = this.last instanceof ChatEditorPanel && !this.last.isOpen ? undefined : this.last;
-    return (last ?? this.primary).reveal();
+    return (last ?? this.primary).reveal(focus);
   }
 }
 

@@ -80,6 +80,8 @@ export interface AgentEntry {
   capabilities?: unknown;
   lastError?: string;
   restarts?: number;
+  /** The agent runs with bypass permissions now (its settings, or a card's bypass): the bridge's state. */
+  bypassPermissions?: boolean;
 }
 
 export interface PendingApprovalWire {

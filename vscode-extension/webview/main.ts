@@ -772,16 +772,28 @@ function onMessage(m: HostMessage): void {
       return;
     case "focusApproval": {
       setActive(m.chatId);
-      const el = transcript.querySelector<HTMLElement>(`[data-approval-id="${CSS.escape(m.approvalId)}"]`);
-      if (el) {
-        el.scrollIntoView({ block: "center" });
-        el.classList.add("flash");
-        setTimeout(() => el.classList.remove("flash"), 1500);
-        el.querySelector<HTMLButtonElement>("button.opt:not([disabled])")?.focus();
-      }
+      focusCard(m.approvalId, 120);
       return;
     }
   }
+}
+
+/**
+ * Scrolls to a card and focuses its first answer (Allow once). The card may not be painted
+ * yet (a chat just switched to, a view just loaded: items paint on animation frames), so it
+ * is looked for again on the next frames, at most `frames` times.
+ */
+function focusCard(approvalId: string, frames: number): void {
+  const el = transcript.querySelector<HTMLElement>(`[data-approval-id="${CSS.escape(approvalId)}"]`);
+  const button = el?.querySelector<HTMLButtonElement>("button.opt:not([disabled])");
+  if (!el || !button) {
+    if (frames > 0) requestAnimationFrame(() => focusCard(approvalId, frames - 1));
+    return;
+  }
+  el.scrollIntoView({ block: "center" });
+  el.classList.add("flash");
+  setTimeout(() => el.classList.remove("flash"), 1500);
+  button.focus();
 }
 
 // A <details> the person opened or closed keeps that state across re-renders

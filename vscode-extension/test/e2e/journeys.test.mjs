@@ -334,3 +334,145 @@ test("acpBridge.* settings that appear in the trusted workspace's .vscode/settin
     rmSync(vsDir, { recursive: true, force: true });
   }
 });
+
+/**
+ * A modal editor an earlier test left open ("Approve Workspace Settings" opens the settings file
+ * in one) covers the workbench: close it.
+ */
+async function closeModalEditor() {
+  const modal = wb.page.locator(".modal-editor-part");
+  if (!(await modal.count()) || !(await modal.first().isVisible())) return;
+  const close = modal.first().locator('.modal-editor-header [aria-label^="Close"], .modal-editor-header .codicon-close').first();
+  if (await close.count()) await close.click().catch(() => {});
+  else {
+    await modal.first().click().catch(() => {});
+    await wb.page.keyboard.press("Escape");
+  }
+  await modal.first().waitFor({ state: "hidden", timeout: 10_000 });
+}
+
+/** Focus in the editor area, not in a webview: the keys must work from anywhere in the window. */
+async function focusEditorArea() {
+  await wb.runCommand("View: Focus Active Editor Group");
+  await wb.page.locator(".monaco-workbench").click({ position: { x: 900, y: 300 } }).catch(() => {});
+  assert.notEqual(await wb.page.evaluate(() => document.activeElement?.tagName), "IFRAME", "focus is outside the chat webview");
+}
+
+/** The badge on the chat view's icon in the activity bar ("" when there is none). */
+async function viewBadge() {
+  const badge = wb.page.locator('.activitybar .action-item:has(a[aria-label^="ACP Bridge"]) .badge-content').first();
+  if (!(await badge.count()) || !(await badge.isVisible())) return "";
+  return (await badge.innerText()).trim();
+}
+
+/** Sends only:test in a new chat of agent; returns the approvalId of its card (the chat's id in chatOf). */
+const chatOf = new Map();
+async function cardInNewChat(agent) {
+  f = await wb.chatFrame();
+  const tabs = f.locator(".tab-main");
+  const n = await tabs.count();
+  // Picking another agent opens a chat with it; the same agent: the New chat button.
+  if ((await f.locator("#agent-select").inputValue()) !== agent) await f.locator("#agent-select").selectOption(agent);
+  else await f.getByRole("button", { name: "New chat" }).click();
+  await tabs.nth(n).waitFor({ timeout: 15_000 });
+  const id = await tabs.nth(n).getAttribute("data-chat-id");
+  await f.locator(`.tab.active .tab-main[data-chat-id="${id}"]`).waitFor({ timeout: 10_000 });
+  if ((await f.locator("#mode-select").inputValue()) !== "default") await setMode("default");
+  const before = await allCards(f).count();
+  await send(f, "only:test");
+  const card = allCards(f).nth(before);
+  await card.locator("button.opt").first().waitFor({ timeout: 30_000 });
+  const approvalId = await card.getAttribute("data-approval-id");
+  chatOf.set(approvalId, id);
+  return approvalId;
+}
+
+/** The outcome line of a card, shown by switching to its chat's tab. */
+async function outcomeOf(approvalId) {
+  const chat = chatOf.get(approvalId);
+  await f.locator(`.tab-main[data-chat-id="${chat}"]`).click();
+  await f.locator(`.tab.active .tab-main[data-chat-id="${chat}"]`).waitFor({ timeout: 10_000 });
+  const outcome = f.locator(`.card.approval[data-approval-id="${approvalId}"] .outcome`);
+  await outcome.waitFor({ state: "attached", timeout: 15_000 });
+  return (await outcome.textContent()).trim();
+}
+
+test("keys from anywhere in the window: Ctrl+Alt+Y allows the oldest card once, Ctrl+Alt+N denies the next; Ctrl+Alt+G and the status bar focus it; the view's icon counts them", async () => {
+  await wb.step("keys-anywhere", async () => {
+    await closeModalEditor();
+    const first = await cardInNewChat("demo");
+    const second = await cardInNewChat("helper");
+    await wb.page.locator(".statusbar-item", { hasText: "2 approvals pending" }).waitFor({ timeout: 10_000 });
+    assert.equal(await wb.until(async () => (await viewBadge()) === "2"), true, `the view's icon says 2 (got "${await viewBadge()}")`);
+    await wb.shot("keys-badge");
+
+    // Ctrl+Alt+Y with focus in the editor: the oldest card (the first chat's, not the one shown) is allowed once.
+    await focusEditorArea();
+    await wb.page.keyboard.press("Control+Alt+KeyY");
+    await wb.page.locator(".statusbar-item", { hasText: "1 approval pending" }).waitFor({ timeout: 15_000 });
+    assert.equal(await f.locator(`.card.approval.pending[data-approval-id="${second}"]`).count(), 1, "the newer card (shown) still waits");
+    assert.equal(await wb.until(async () => (await viewBadge()) === "1"), true);
+    assert.match(await outcomeOf(first), /^Allowed by you \(Allow once\)/);
+
+    // The status-bar item (with the first chat shown): the second chat, scrolled to its card, with focus on its Allow once.
+    await focusEditorArea();
+    await wb.page.locator(".statusbar-item", { hasText: "1 approval pending" }).click();
+    f = await wb.chatFrame();
+    const focused = async () =>
+      f.evaluate(() => {
+        const a = document.activeElement;
+        return `${a?.closest("[data-approval-id]")?.getAttribute("data-approval-id")} ${a?.getAttribute("data-option-id")}`;
+      });
+    assert.equal(await wb.until(async () => (await focused()) === `${second} acp-bridge:allow_once`), true, `focus on the card's Allow once (got ${await focused()})`);
+    await wb.shot("keys-status-bar-focus");
+
+    // Ctrl+Alt+N from the editor: denied, and nothing is pending any more.
+    await focusEditorArea();
+    await wb.page.keyboard.press("Control+Alt+KeyN");
+    await wb.page.locator(".statusbar-item", { hasText: "approval" }).waitFor({ state: "hidden", timeout: 15_000 });
+    assert.match(await outcomeOf(second), /^Denied by you \(Deny\)$/);
+    assert.equal(await wb.until(async () => (await viewBadge()) === ""), true, "no badge with nothing pending");
+    await turnDone(f);
+
+    // Keyboard only: Ctrl+Alt+G goes to the card, Enter allows it once.
+    const third = await cardInNewChat("demo");
+    await focusEditorArea();
+    await wb.page.keyboard.press("Control+Alt+KeyG");
+    f = await wb.chatFrame();
+    assert.equal(await wb.until(async () => (await focused()) === `${third} acp-bridge:allow_once`), true, `Ctrl+Alt+G focuses the card (got ${await focused()})`);
+    await wb.page.keyboard.press("Enter");
+    assert.match(await outcomeOf(third), /^Allowed by you \(Allow once\)/);
+    await turnDone(f);
+    // With nothing pending the keys do nothing (and never bypass: only Allow once and Deny are bound).
+    await focusEditorArea();
+    await wb.page.keyboard.press("Control+Alt+KeyY");
+    assert.equal(await f.locator(".card.approval.pending").count(), 0);
+  });
+});
+
+test("Always allow -> Workspace settings during a turn: VS Code writes .vscode/settings.json for the person, and the chat does not say the agent created it", async () => {
+  const vsDir = join(wb.cs.ws, ".vscode");
+  const vsFile = join(vsDir, "settings.json");
+  rmSync(vsDir, { recursive: true, force: true });
+  try {
+    await wb.step("workspace-grant-not-agents", async () => {
+      // A new chat: its session starts while .vscode/settings.json does not exist (the bridge watches it).
+      const id = await cardInNewChat("demo");
+      const card = f.locator(`.card.approval[data-approval-id="${id}"]`);
+      await card.locator(".scope-select").selectOption("workspace");
+      await card.getByRole("button", { name: "Always allow", exact: true }).click();
+      await card.locator(".outcome").waitFor({ state: "attached", timeout: 15_000 });
+      await turnDone(f);
+      assert.ok(await wb.until(() => existsSync(vsFile) && /acpBridge\.permissions/.test(readFileSync(vsFile, "utf8"))), `the grant is in ${vsFile}`);
+      // The next turn (the rule allows it, no card) ends the watch's second chance to report it.
+      const cards = await allCards(f).count();
+      await turn("only:test");
+      assert.equal(await allCards(f).count(), cards, "the stored rule allows it");
+      const warned = f.locator(".notice", { hasText: "did not exist when this session started" });
+      assert.equal(await warned.count(), 0, `no protectedCreated warning: ${await warned.allInnerTexts()}`);
+      await wb.shot("workspace-grant-no-warning");
+    });
+  } finally {
+    rmSync(vsDir, { recursive: true, force: true });
+  }
+});

@@ -148,6 +148,8 @@ test("BridgeHost with attach: a new host re-attaches to the bridge that outlived
     await host2.start();
     assert.ok(host2.isReattached);
     assert.equal(host2.pid, pid);
+    // The binary is known after a re-attach too: "${bridge}" in agent commands is replaced with its path.
+    assert.equal(host2.binary?.path, host1.binary?.path);
     const res = (how as { attached: boolean; result: { sessions: { sessionId: string; turnRunning: boolean }[] } });
     assert.equal(res.attached, true);
     assert.deepEqual(res.result.sessions.map((x) => [x.sessionId, x.turnRunning]), [[s.sessionId, true]]);

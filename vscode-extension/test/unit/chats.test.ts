@@ -248,3 +248,37 @@ test("a message sent while the chat's session is still being opened uses that se
   assert.deepEqual(calls, [["newSession"], ["prompt", "S1", "right away"]]);
   assert.equal(store.chatForSession("S1")?.chatId, id);
 });
+
+test("a revoked bypass does not come back from memory: after a restart or a reload a chat follows the agent's settings, a mode the person picked stays", async () => {
+  let bypass = true;
+  const { chats, store, calls } = setup({
+    agentMode: (a) => (a === "yolo" && bypass ? "bypassPermissions" : "default"),
+    agentBypass: (a) => a === "yolo" && bypass,
+  }, {
+    newSession: async (_cwd: string, agent?: string, mode?: string) => {
+      calls.push(["newSession", agent, mode]);
+      return { sessionId: `S${calls.length}`, raw: {}, mode: mode ?? (bypass ? "bypassPermissions" : "default") };
+    },
+  });
+  const inherited = await chats.newChat("yolo");
+  const chosen = await chats.newChat("yolo");
+  await chats.setMode(chosen, "plan");
+  assert.equal(store.chat(inherited)!.mode, "bypassPermissions");
+  assert.equal(store.chat(inherited)!.bypass, true);
+  // The person revokes the bypass; the bridge restarts before it said anything.
+  bypass = false;
+  chats.bridgeGone(true);
+  assert.equal(store.chat(inherited)!.mode, "default", "the agent's mode now, not the remembered bypassPermissions");
+  assert.equal(store.chat(inherited)!.bypass, false);
+  assert.equal(store.chat(chosen)!.mode, "plan", "a mode the person picked stays");
+  assert.equal(store.chat(chosen)!.bypass, false);
+  // The next session is not asked for bypassPermissions.
+  calls.length = 0;
+  await chats.send(inherited, "hi");
+  assert.deepEqual(calls[0], ["newSession", "yolo", undefined]);
+  // A reload (connected with no live session) does the same for a chat restored with a stale mode.
+  store.updateChat(inherited, { sessionId: undefined, mode: "bypassPermissions", bypass: true });
+  chats.connected(undefined);
+  assert.equal(store.chat(inherited)!.mode, "default");
+  assert.equal(store.chat(inherited)!.bypass, false);
+});

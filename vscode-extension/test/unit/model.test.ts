@@ -359,3 +359,24 @@ test("expireSession: a card left pending by a dead bridge is expired, never pend
   store.applySessionUpdate("s1", { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "ghost" } });
   assert.doesNotMatch(JSON.stringify(items()), /ghost/);
 });
+
+test("the oldest pending card is the one that arrived first, across chats, not one being answered", () => {
+  const { store } = setup();
+  const other = store.createChat("helper", "default");
+  store.updateChat(other.chatId, { sessionId: "s2" });
+  // The second chat is first in tab order; its card arrives later.
+  store.setActive(other.chatId);
+  store.addApproval(permission("first"));
+  store.addApproval({ ...permission("second"), sessionId: "s2" });
+  store.addApproval(permission("third"));
+  assert.equal(store.oldestPending()?.approvalId, "first");
+  store.markAnswering("first", "acp-bridge:allow_once");
+  assert.equal(store.oldestPending()?.approvalId, "second", "a card being answered is skipped");
+  store.resolveApproval({ approvalId: "second", sessionId: "s2", decision: "deny", by: "user" });
+  store.resolveApproval({ approvalId: "first", sessionId: "s1", decision: "allow", by: "user" });
+  assert.equal(store.oldestPending()?.approvalId, "third");
+  // After a reload the cards keep their arrival (serialized with the items).
+  const again = new ChatStore(() => {});
+  again.restore(store.serialize());
+  assert.equal(again.approval("third")?.arrived, store.approval("third")?.arrived);
+});

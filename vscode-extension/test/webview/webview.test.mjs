@@ -317,6 +317,23 @@ test("keyboard shortcuts answer the focused card: A allows once, D denies; no ke
   assert.deepEqual(await sent(), []);
 });
 
+test("focusApproval (the status bar, Go to oldest card) switches to the card's chat, scrolls to it and focuses Allow once, even before it is painted", async () => {
+  await open();
+  const other = { ...chat, chatId: "chat-2", title: "helper: lint", agent: "helper" };
+  const filler = Array.from({ length: 60 }, (_, i) => ({ kind: "agent", id: `m${i}`, text: `line ${i}\n\n` + "text ".repeat(80) }));
+  await post({ ...state([approval("F0")]), chats: [{ chat, items: [approval("F0")] }, { chat: other, items: [...filler, approval("F1")] }] });
+  await card("F0").waitFor();
+  // Posted right after a new item: the card of the other chat is not painted yet.
+  await post({ type: "item", chatId: "chat-2", item: approval("F2") });
+  await post({ type: "focusApproval", chatId: "chat-2", approvalId: "F2" });
+  await page.waitForFunction(() => document.activeElement?.closest("[data-approval-id]")?.getAttribute("data-approval-id") === "F2", null, { timeout: 5000 });
+  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("data-option-id")), "acp-bridge:allow_once");
+  assert.ok(await card("F2").isVisible(), "scrolled into view");
+  await clearSent();
+  await page.keyboard.press("Enter");
+  assert.deepEqual(await sent(), [{ type: "approve", approvalId: "F2", optionId: "acp-bridge:allow_once" }], "Enter answers the focused card");
+});
+
 test("the outcome line and the tool card name what decided: you, rule, mode, timeout, cancel", async () => {
   await open();
   const res = (id, r) => approval(id, { state: "resolved", resolution: r });

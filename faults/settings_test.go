@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -117,8 +118,12 @@ func TestMalformedRulesAsk(t *testing.T) {
 // nothing can be created in it, even as root): the failure is logged, the
 // grant still holds for this run, and the settings files are untouched.
 func TestGrantWriteFails(t *testing.T) {
-	ws := "defaultAgent: f\nagents:\n" + agentYAML("f", "")
-	p := start(t, startOpts{workspace: ws, args: []string{"--trust-workspace"}}) // the workspace file defines the agent
+	// The agent comes from the environment (the user config directory is
+	// blocked below, and a workspace file that defines an agent waits for
+	// approval, which is stored there too).
+	args, _ := json.Marshal([]string{"-test.run=^$", "--", "--name=f"})
+	p := start(t, startOpts{env: []string{"ACP_BRIDGE_DEFAULTAGENT=f", "ACP_BRIDGE_AGENTS_F_COMMAND=" + os.Args[0],
+		"ACP_BRIDGE_AGENTS_F_ARGS=" + string(args), "ACP_BRIDGE_AGENTS_F_ENV=" + `{"` + "ACP_BRIDGE_FAKE_AGENT" + `":"1"}`}})
 	blocker := filepath.Join(p.home, ".config", "acp-bridge")
 	if err := os.MkdirAll(filepath.Dir(blocker), 0o700); err != nil {
 		t.Fatal(err)
@@ -150,8 +155,8 @@ func TestGrantWriteFails(t *testing.T) {
 	if data, _ := os.ReadFile(blocker); string(data) != "not a directory\n" {
 		t.Fatalf("the file in the way was changed: %q", data)
 	}
-	if data, _ := os.ReadFile(filepath.Join(p.ws, ".acp-bridge.yaml")); string(data) != ws {
-		t.Fatalf("the workspace settings were changed:\n%s", data)
+	if _, err := os.Stat(filepath.Join(p.ws, ".acp-bridge.yaml")); err == nil {
+		t.Fatal("a user-scope grant that could not be stored was written to the workspace instead")
 	}
 }
 

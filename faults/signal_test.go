@@ -17,7 +17,9 @@ import (
 // decision, and the bridge exits 0.
 func TestSIGTERMWithWorkInFlight(t *testing.T) {
 	dir := t.TempDir()
-	rf, rg, auditPath := filepath.Join(dir, "f"), filepath.Join(dir, "g"), filepath.Join(dir, "audit.jsonl")
+	// The audit log outside the reports' directory, which the agents may
+	// write (a record path inside a writable tree is refused).
+	rf, rg, auditPath := filepath.Join(dir, "f"), filepath.Join(dir, "g"), filepath.Join(t.TempDir(), "audit.jsonl")
 	p := start(t, startOpts{config: "defaultAgent: f\naudit: {path: " + auditPath + "}\npermissions: {allow: [\"Bash(touch ok)\"]}\nagents:\n" +
 		agentYAML("f", rf) + agentYAML("g", rg)})
 	p.init()

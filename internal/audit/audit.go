@@ -54,12 +54,14 @@ type Record struct {
 	Summary *Summary `json:"summary,omitempty"`
 }
 
-// Log appends Records to three size-bounded JSONL files, one per kind of
-// record (streams.go): decisions at path, unasked records at
-// path+UnaskedSuffix, denies at path+DeniesSuffix. Each has its own budget,
-// so what an agent can produce at will (tool calls it reports as done
-// without asking) never rotates a decision away, and a deny is never
-// rotated away at all.
+// Log appends Records to four JSONL files, one per kind of record
+// (streams.go): the policy's allows at path, unasked records at
+// path+UnaskedSuffix, denies at path+DeniesSuffix, a person's decisions
+// (and every other record) at path+PersonSuffix. The first two rotate,
+// each on its own budget, and are rate-limited per agent, session and
+// tool, so what an agent can produce at will (requests the policy allows,
+// tool calls it reports as done without asking) never rotates a deny or a
+// person's decision away: those two files are never rotated.
 type Log struct {
 	path string
 	max  int64
@@ -84,8 +86,8 @@ type Log struct {
 
 // Open opens (creating it, 0600, and its directories, 0700) the log at path.
 // maxSizeBytes bounds the decision file, and the unasked file, before each
-// rotates; <= 0 means DefaultMaxSize. The deny file never rotates (its
-// growth is bounded by the rate limit, streams.go). A nil logger discards
+// rotates; <= 0 means DefaultMaxSize. The deny and person files never
+// rotate (their growth is bounded by the rate limit, streams.go). A nil logger discards
 // the Log's own messages.
 func Open(path string, maxSizeBytes int64, log *zap.Logger) (*Log, error) {
 	return open(path, maxSizeBytes, log, DefaultRate, DefaultInterval, false)
@@ -104,7 +106,7 @@ func open(path string, maxSizeBytes int64, log *zap.Logger, rate int, interval t
 	l := &Log{path: path, max: maxSizeBytes, log: log.With(zap.String("audit", path)), rate: rate, interval: interval, single: single, now: time.Now}
 	for k := range l.streams {
 		max := maxSizeBytes
-		if streamKind(k) == streamDenies {
+		if protected(streamKind(k)) {
 			max = 0 // never rotated
 		}
 		l.streams[k] = &stream{path: streamPath(path, streamKind(k)), max: max, log: l.log}
@@ -173,7 +175,7 @@ func (l *Log) writeLocked(k streamKind, r Record) error {
 	}
 	line = append(line, '\n')
 	err = l.streams[k].append(line)
-	if k == streamDenies {
+	if protected(k) {
 		// A copy in the decision file, for readers that tail it alone
 		// (the editor's audit view); Read skips it there.
 		err = errors.Join(err, l.streams[streamDecisions].append(line))

@@ -1,10 +1,12 @@
 // Package audit owns the bridge's audit log: one JSON line per decision
 // (design.md "Decisions", step 4), appended to files that each rotate by
 // size on their own budget and keep three older generations (path.1,
-// path.2, path.3): decisions at path, tool calls run unasked at
-// path.unasked; denies at path.denies, never rotated. Floods are counted
-// past a rate and long fields cut with their size and sha256 (streams.go;
-// docs/settings.md "Audit log").
+// path.2, path.3): the policy's allows at path, tool calls run unasked at
+// path.unasked; and files never rotated: denies at path.denies, a person's
+// decisions (and every record not known to be a policy's allow) at
+// path.person. Floods are counted past a rate per agent, session and tool
+// in every file, and long fields cut with their size and sha256
+// (streams.go; docs/settings.md "Audit log").
 //
 // Writing: Open returns a Log; Append marshals a Record and writes the whole
 // line with a single write(2) on a file opened with O_APPEND, so concurrent

@@ -57,7 +57,7 @@ func (f Filter) match(r Record) bool {
 }
 
 // Read calls fn for every record at path that f selects: the decision,
-// unasked and deny files (streams.go) merged by time, each read from its
+// unasked, deny and person files (streams.go) merged by time, each read from its
 // oldest generation (path.3, path.2, path.1, then path itself). It stops at
 // fn's first error and returns it. A torn or corrupt line is skipped; when
 // any was, Read returns a *CorruptError (wrapping ErrCorrupt) after the last
@@ -109,10 +109,12 @@ func Read(path string, f Filter, fn func(Record) error) error {
 		if best < 0 {
 			break
 		}
-		// The decision file holds a copy of each deny (streams.go): the
-		// second of two identical deny lines is not delivered again. Logs
-		// written before the deny file existed have one copy.
-		if r := *heads[best]; kindOf(r) != streamDenies || !copies.seen(r) {
+		// The decision file holds a copy of each deny and each person's
+		// record (streams.go): the second of two identical lines is not
+		// delivered again. Logs written before those files existed have
+		// one copy.
+		r := *heads[best]
+		if k := streamKind(best); (!protected(k) && !protected(kindOf(r))) || !copies.seen(r) {
 			if err := fn(r); err != nil {
 				return err
 			}
@@ -130,14 +132,14 @@ func Read(path string, f Filter, fn func(Record) error) error {
 	return nil
 }
 
-// dedup remembers the deny lines delivered once, to skip their copy.
+// dedup remembers the deny and person lines delivered once, to skip their copy.
 type dedup struct {
 	keys  map[string]bool
 	order []string
 }
 
-// maxCopies bounds dedup's memory: a copy comes within that many denies of
-// its original.
+// maxCopies bounds dedup's memory: a copy comes within that many denies
+// and person's records of its original.
 const maxCopies = 4096
 
 // seen tells whether r's twin was delivered (and forgets it), else

@@ -6,41 +6,54 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"time"
 	"unicode/utf8"
 )
 
 // What an agent sends cannot push decisions out of the log (docs/settings.md,
-// "Audit log"). Three files, three budgets:
+// "Audit log"). Four files, four budgets:
 //
-//   - decisions (path): every decision the bridge or a person made about a
-//     request (allow, ask, an answer, a mode change) except denies. Rotated
-//     at maxSize, Generations kept.
+//   - decisions (path): the allows the policy made on an agent's requests
+//     (by rule, mode, bypass, a session grant, read-only). The agent makes
+//     as many requests as it likes, so they are rate-limited like unasked
+//     records (below) and rotated at maxSize, Generations kept: an agent
+//     rotates older policy allows away no faster than the rate. Also a
+//     copy of every deny and every person's record (below), for readers
+//     that tail that file alone (the editor's audit view); Read skips the
+//     copies.
 //   - unasked (path + UnaskedSuffix): tool calls the agent reported as done
-//     without asking, which the policy would not deny. The agent makes as
-//     many as it likes, so they have their own budget: rotated at maxSize,
-//     Generations kept. A flood of them never rotates a decision away.
+//     without asking, which the policy would not deny. Rotated at maxSize,
+//     Generations kept, on their own budget.
 //   - denies (path + DeniesSuffix): every deny, and every unasked call the
-//     policy would deny. Never rotated or deleted by the bridge: the only
-//     record of a deny stays. A copy of each goes to the decision file too,
-//     for readers that tail that file alone (the editor's audit view); Read
-//     skips the copies.
+//     policy would deny. Never rotated or deleted by the bridge.
+//   - person (path + PersonSuffix): every other decision: a person's answer
+//     on a card (source user, allow_once, allow_always, a session grant),
+//     approvals that timed out or were cancelled, the bridge's mode records,
+//     and any record that is not a policy allow (an unknown kind of record
+//     is kept, not rotated). Never rotated or deleted by the bridge.
 //
-// Past DefaultRate records per key (agent, session, tool) per
-// DefaultInterval in the unasked and deny files, records are counted, not
-// written: one summary line per key and window says how many, of which
-// tool, from when to when. Every field an agent controls the size of (the
-// call, its specifier, the reason) is cut at a bound, keeping a prefix, the
+// Past DefaultRate records per key (agent, session, tool, decision) per
+// DefaultInterval in every file, records are counted, not written: one
+// summary line per key and window says how many, of which tool, from when to
+// when. A summary goes to the file of the records it counts, so summaries of
+// policy allows rotate only the decisions file, never a deny or a person's
+// record. A person's own answers (source user) come at a person's pace and
+// are never counted. Every field an agent controls the size of (the call,
+// its specifier, the reason) is cut at a bound, keeping a prefix, the
 // original size and its sha256 (Cut). So a line is at most a few KiB, and
-// the deny file grows by at most DefaultRate lines per key per window.
+// the never-rotated files grow by at most DefaultRate lines per key per
+// window.
 
 const (
 	// UnaskedSuffix and DeniesSuffix name the unasked and deny files after
 	// the decision file's path.
 	UnaskedSuffix = ".unasked"
 	DeniesSuffix  = ".denies"
+	// PersonSuffix names the file of a person's decisions (never rotated).
+	PersonSuffix = ".person"
 	// DefaultRate is how many records of one key are written in full per
-	// DefaultInterval in the unasked and deny files.
+	// DefaultInterval.
 	DefaultRate     = 120
 	DefaultInterval = time.Minute
 	// MaxCallBytes, MaxFieldBytes bound the call (its JSON) and the
@@ -61,6 +74,7 @@ const (
 	streamDecisions streamKind = iota
 	streamUnasked
 	streamDenies
+	streamPerson
 	nStreams
 )
 
@@ -71,19 +85,36 @@ func streamPath(base string, k streamKind) string {
 		return base + UnaskedSuffix
 	case streamDenies:
 		return base + DeniesSuffix
+	case streamPerson:
+		return base + PersonSuffix
 	}
 	return base
 }
 
-// kindOf is the file a record goes to.
+// protected is whether the files of kind k are never rotated (a copy of
+// each record goes to the decisions file too).
+func protected(k streamKind) bool { return k == streamDenies || k == streamPerson }
+
+// policyAllowSources are the sources of an allow the policy made on an
+// agent's request: the agent chooses how many there are.
+var policyAllowSources = map[string]bool{
+	"rule": true, "mode": true, "bypass": true, "session-grant": true, "read-only": true,
+}
+
+// kindOf is the file a record goes to. Only what is known to be a policy
+// allow may rotate; anything else (a person's answer, a timeout, a
+// cancellation, a mode record, a record of a kind this code does not know)
+// is kept.
 func kindOf(r Record) streamKind {
 	switch {
 	case r.Decision == "deny" || r.Decision == "unasked" && r.Would == "deny":
 		return streamDenies
 	case r.Decision == "unasked":
 		return streamUnasked
+	case r.Decision == "allow" && policyAllowSources[r.Source]:
+		return streamDecisions
 	}
-	return streamDecisions
+	return streamPerson
 }
 
 // Cut says that one field of a record was cut.
@@ -186,10 +217,9 @@ func toolOf(r Record) string {
 }
 
 // admit decides whether r is written in full, and returns the summaries of
-// r's key whose window ended. Decisions (the decision file) are never
-// limited.
+// r's key whose window ended. A person's answers are never limited.
 func (l *limiter) admit(kind streamKind, r Record, now time.Time, rate int, interval time.Duration) (done []pendingSummary, write bool) {
-	if kind == streamDecisions || rate <= 0 || r.Source == "user" {
+	if rate <= 0 || r.Source == "user" {
 		// A person's answers come at a person's pace.
 		return nil, true
 	}
@@ -287,14 +317,21 @@ func summaryOf(k limitKey, w *window, interval time.Duration) (pendingSummary, b
 	if w.suppressed == 0 {
 		return pendingSummary{}, false
 	}
-	decision, would := "deny", ""
-	what := "denied tool calls"
-	if k.decision == "unasked" {
-		decision, would = "unasked", w.would
+	decision, would := k.decision, ""
+	var what string
+	switch {
+	case k.decision == "unasked":
+		would = w.would
 		what = "tool calls run without asking"
 		if k.kind == streamDenies {
 			what = "tool calls run without asking that the policy denies"
 		}
+	case k.decision == "deny":
+		what = "denied tool calls"
+	case k.decision == "allow":
+		what = "requests allowed by the policy"
+	default:
+		what = "records of decision " + strconv.Quote(k.decision)
 	}
 	tool := k.tool
 	switch tool {

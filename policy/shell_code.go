@@ -261,6 +261,12 @@ func (a *analyzer) interpreter(name, base string, args []word, text string, alts
 			break
 		}
 		i++
+		if name == "python" && len(s) > 2 && s[1] != '-' && s[1] != 'm' {
+			// -Em, -sBm pkg, -Emtimeit: flags grouped before -m.
+			if j := strings.IndexByte(s, 'm'); j > 0 && !strings.ContainsAny(s[1:j], spec.value) {
+				s = "-" + s[j:]
+			}
+		}
 		if containsStr(spec.module, s) || name == "python" && strings.HasPrefix(s, "-m") {
 			script = true
 			// python -m pip install --user x runs what `pip install

@@ -278,6 +278,10 @@ func (a *analyzer) interpreter(name, base string, args []word, text string, alts
 			} else if i < len(args) && args[i].static {
 				mod = args[i:]
 			}
+			if name == "python" && len(mod) > 1 && mod[0].static && pythonCodeModules[mod[0].s] {
+				// python -m timeit STMT: the arguments are python code.
+				code = append(code, mod[1:]...)
+			}
 			if len(mod) > 0 && ctx.depth < maxDepth {
 				inner := ctx
 				inner.depth++
@@ -669,3 +673,8 @@ func (a *analyzer) gitConfigWrite(args []word) {
 		a.setUncertain("git config sets " + key + ", which makes git run a program")
 	}
 }
+
+// pythonCodeModules: modules whose arguments are python code or debugger
+// commands (python -m timeit 'import os; os.system(...)', python -m pdb -c
+// '!import os').
+var pythonCodeModules = map[string]bool{"timeit": true, "pdb": true}

@@ -235,6 +235,11 @@ func (a *analyzer) intoDirWrites(sc *subCmd, base string, args []word) {
 		}
 		b := path.Base(src.path)
 		if b == "." || b == "/" || b == ".." || base == "rsync" && strings.HasSuffix(src.path, "/") {
+			// cp -r empty/. src/: the contents land in DEST itself, any
+			// file under it.
+			ref := a.pathRef(dest)
+			ref.recursive = true
+			sc.writes = append(sc.writes, ref)
 			continue
 		}
 		w := dest

@@ -92,6 +92,21 @@ type progDecl struct {
 	// forms: the command it runs, as templates with %s for the command;
 	// the property test puts every deny rule's command in each.
 	forms []string
+	// targetOpts: options whose value is the directory it writes into
+	// (cp -t, mv --target-directory); with one, every plain argument is a
+	// source (edits "sources" then changes them all).
+	targetOpts []string
+	// editsAllWith: with one of these options every plain argument is
+	// changed (rsync --remove-source-files, tar --remove-files, zip -m);
+	// keepsWith: with one of these, none is (gzip -c writes to stdout).
+	editsAllWith, keepsWith []string
+	// writesArg: the n-th plain argument (1-based) is a place it writes,
+	// with everything under it (git clone URL DIR).
+	writesArg int
+	// nested: options whose value is an option list handed to another
+	// tool, and the inner options that name a program it runs (go
+	// -ldflags='-extld=CC').
+	nested map[string][]string
 	// match: must not be allowed under allow Bash and deny Bash(rm *), in
 	// bypassPermissions; noMatch: must be allowed under the same rules.
 	match, noMatch []string
@@ -130,7 +145,8 @@ func checkDecl(d *progDecl) error {
 	}
 	opts := map[string]string{}
 	for kind, list := range map[string][]string{"valued": d.valued, "code": d.code, "escapeOpts": d.escapeOpts,
-		"editsWith": d.editsWith, "reads": d.reads, "writes": d.writes, "programs": d.programs, "stdinCode": d.stdinCode, "plainReadsWith": d.plainReadsWith} {
+		"editsWith": d.editsWith, "reads": d.reads, "writes": d.writes, "programs": d.programs, "stdinCode": d.stdinCode, "plainReadsWith": d.plainReadsWith,
+		"targetOpts": d.targetOpts, "editsAllWith": d.editsAllWith, "keepsWith": d.keepsWith} {
 		for _, o := range list {
 			if !strings.HasPrefix(o, "-") || o == "-" || o == "--" || strings.Contains(o, "=") {
 				return fmt.Errorf("policy: program %q: %s option %q is not an option name", d.name, kind, o)
@@ -141,7 +157,7 @@ func checkDecl(d *progDecl) error {
 		}
 	}
 	for o, kind := range opts {
-		if kind == "stdinCode" || kind == "plainReadsWith" || kind == "editsWith" {
+		if kind == "stdinCode" || kind == "plainReadsWith" || kind == "editsWith" || kind == "editsAllWith" || kind == "keepsWith" {
 			continue
 		}
 		if !containsStr(d.valued, o) {
@@ -167,8 +183,14 @@ func checkDecl(d *progDecl) error {
 	default:
 		return fmt.Errorf("policy: program %q: edits %q is not all, sources, last or first", d.name, d.edits)
 	}
-	if len(d.match) == 0 && len(d.forms) == 0 && d.breaker == nil && d.edits == "" && !d.tree && len(d.norm) == 0 && len(d.writes) == 0 && len(d.reads) == 0 && len(d.programs) == 0 {
+	if len(d.match) == 0 && len(d.forms) == 0 && d.breaker == nil && d.edits == "" && !d.tree && len(d.norm) == 0 && len(d.writes) == 0 && len(d.reads) == 0 && len(d.programs) == 0 &&
+		len(d.targetOpts) == 0 && len(d.editsAllWith) == 0 && d.writesArg == 0 && len(d.nested) == 0 && len(d.uncertainWith) == 0 {
 		return fmt.Errorf("policy: program %q declares nothing to check", d.name)
+	}
+	for o := range d.nested {
+		if !containsStr(d.valued, o) {
+			return fmt.Errorf("policy: program %q: nested option %q must be declared valued", d.name, o)
+		}
 	}
 	for long, short := range d.norm {
 		if !strings.HasPrefix(long, "--") || !strings.HasPrefix(short, "-") {
@@ -404,8 +426,19 @@ func (a *analyzer) declEffects(sc *subCmd, base string, args []word, ctx walkCtx
 	if hasDeclOpt(opts, d.uncertainWith) {
 		a.setUncertain(d.name + " writes paths derived from its arguments")
 	}
-	if len(d.editsWith) == 0 || hasDeclOpt(opts, d.editsWith) {
+	switch {
+	case hasDeclOpt(opts, d.keepsWith):
+	case hasDeclOpt(opts, d.editsAllWith) || d.edits == "sources" && hasDeclOpt(opts, d.targetOpts):
+		sc.readOnly = false
+		a.declEditsOf(d, sc, plain, "all")
+	case len(d.editsWith) == 0 || hasDeclOpt(opts, d.editsWith):
 		a.declEdits(d, sc, plain)
+	}
+	if d.writesArg > 0 && len(plain) >= d.writesArg {
+		sc.readOnly = false
+		ref := a.pathRef(plain[d.writesArg-1])
+		ref.recursive = true
+		sc.writes = append(sc.writes, ref)
 	}
 	if d.escape != nil {
 		for _, w := range plain {
@@ -450,6 +483,15 @@ func (a *analyzer) declOptEffects(d *progDecl, sc *subCmd, opts []declOpt, ctx w
 		case containsStr(d.escapeOpts, o.name):
 			if o.val != nil {
 				a.declEscape(d, sc, *o.val, inner)
+			}
+		case d.nested[o.name] != nil:
+			a.nestedOpts(d, sc, o, inner)
+		case containsStr(d.targetOpts, o.name):
+			sc.readOnly = false
+			if o.val != nil {
+				ref := a.pathRef(*o.val)
+				ref.recursive = true
+				sc.writes = append(sc.writes, ref)
 			}
 		case containsStr(d.writes, o.name):
 			// checked like any write (Edit rules, breakers, the
@@ -500,8 +542,13 @@ func (a *analyzer) makeStdin(src string, ctx walkCtx) {
 
 // declEdits records what a declared program changes for the Edit rules.
 func (a *analyzer) declEdits(d *progDecl, sc *subCmd, plain []word) {
+	a.declEditsOf(d, sc, plain, d.edits)
+}
+
+// declEditsOf records the plain arguments edits names as changed.
+func (a *analyzer) declEditsOf(d *progDecl, sc *subCmd, plain []word, edits string) {
 	var ps []word
-	switch d.edits {
+	switch edits {
 	case "all":
 		ps = plain
 	case "sources":
@@ -522,8 +569,8 @@ func (a *analyzer) declEdits(d *progDecl, sc *subCmd, plain []word) {
 		ref.recursive = true
 		sc.editReach = append(sc.editReach, ref)
 	}
-	if d.tree || d.edits != "" && len(ps) == 0 {
-		if d.tree || d.edits == "first" {
+	if d.tree || edits != "" && len(ps) == 0 {
+		if d.tree || edits == "first" {
 			ref := a.pathRef(staticWordPath("."))
 			ref.recursive = true
 			sc.editReach = append(sc.editReach, ref)

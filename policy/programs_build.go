@@ -8,9 +8,9 @@ var goValued = []string{"-exec", "-toolexec", "-vettool", "-o", "-coverprofile",
 	"-mutexprofile", "-trace", "-outputdir", "-overlay", "-run", "-bench", "-count", "-timeout", "-p", "-tags", "-ldflags",
 	"-gcflags", "-asmflags", "-covermode", "-coverpkg", "-benchtime", "-cpu", "-parallel", "-pkgdir", "-modfile", "-mod",
 	"-C", "-fuzz", "-fuzztime", "-fuzzminimizetime", "-list", "-shuffle", "-skip", "-memprofilerate", "-blockprofilerate",
-	"-mutexprofilefraction", "-buildmode", "-compiler", "-gccgoflags", "-installsuffix", "-pgo", "-reuse", "-test.run"}
+	"-mutexprofilefraction", "-buildmode", "-compiler", "-gccgoflags", "-installsuffix", "-pgo", "-reuse", "-test.run", "-testlogfile", "-gocoverdir", "-fuzzcachedir"}
 
-var goWrites = []string{"-o", "-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile", "-mutexprofile", "-trace", "-outputdir"}
+var goWrites = []string{"-o", "-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile", "-mutexprofile", "-trace", "-outputdir", "-testlogfile", "-gocoverdir", "-fuzzcachedir"}
 
 func init() {
 	declare(&progDecl{name: "date", valued: []string{"-f", "--file", "-r", "--reference", "-d", "--date", "-s", "--set"},
@@ -21,9 +21,26 @@ func init() {
 	}
 	for _, sub := range []string{"test", "build", "vet", "install"} {
 		declare(&progDecl{name: "go " + sub, valued: goValued, code: []string{"-exec", "-toolexec"},
-			programs: []string{"-vettool"}, writes: goWrites, reads: []string{"-overlay", "-modfile"},
+			programs: []string{"-vettool"}, writes: goWrites, breaker: goInstallBreaker(sub),
+			nested: map[string][]string{"-ldflags": {"-extld", "-extldflags"}, "-gcflags": {}, "-asmflags": {}}, reads: []string{"-overlay", "-modfile"},
 			forms:   []string{"go " + sub + " -exec '%s' ./...", "go " + sub + " -toolexec='%s' ./..."},
 			match:   []string{"go " + sub + " -exec 'rm -rf build' ./..."},
-			noMatch: []string{"go " + sub + " ./..."}})
+			noMatch: goNoMatch(sub)})
 	}
+}
+
+// goInstallBreaker: go install puts a program into GOBIN (~/go/bin), a
+// place on the PATH that runs later.
+func goInstallBreaker(sub string) func([]string) string {
+	if sub != "install" {
+		return nil
+	}
+	return func([]string) string { return "go install installs a program into GOBIN (it runs later)" }
+}
+
+func goNoMatch(sub string) []string {
+	if sub == "install" {
+		return nil
+	}
+	return []string{"go " + sub + " ./..."}
 }

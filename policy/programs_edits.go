@@ -5,18 +5,18 @@ package policy
 
 func init() {
 	declare(
-		&progDecl{name: "mv", valued: []string{"-t", "--target-directory", "-S", "--suffix", "--backup"}, edits: "sources",
+		&progDecl{name: "mv", valued: []string{"-t", "--target-directory", "-S", "--suffix", "--backup"}, edits: "sources", targetOpts: []string{"-t", "--target-directory"},
 			match: []string{"mv src /tmp/gone"}},
 		&progDecl{name: "rsync", valued: []string{"-e", "--rsh", "--rsync-path", "--exclude", "--include", "--filter", "-f",
 			"--files-from", "--exclude-from", "--include-from", "--backup-dir", "--suffix", "--chmod", "--chown", "-T", "--temp-dir",
 			"--partial-dir", "--log-file", "--password-file", "--compare-dest", "--link-dest", "--copy-dest", "-B", "--block-size"},
-			edits: "last", uncertainWith: []string{"-R", "--relative"}, reads: []string{"--files-from", "--exclude-from", "--include-from", "--password-file"},
+			edits: "last", uncertainWith: []string{"-R", "--relative"}, editsAllWith: []string{"--remove-source-files", "--remove-sent-files"}, reads: []string{"--files-from", "--exclude-from", "--include-from", "--password-file"},
 			writes: []string{"--log-file"}, match: []string{"rsync -a --delete empty/ src/"}},
 		&progDecl{name: "patch", valued: []string{"-p", "--strip", "-i", "--input", "-o", "--output", "-d", "--directory",
 			"-D", "--ifdef", "-F", "--fuzz", "-B", "--prefix", "-r", "--reject-file", "-V", "--version-control", "-z", "--suffix", "-Y", "--basename-prefix"},
 			edits: "first", reads: []string{"-i", "--input"}, writes: []string{"-o", "--output", "-r", "--reject-file"},
 			match: []string{"patch src/main.go < x.diff"}},
-		&progDecl{name: "cp", valued: []string{"-t", "--target-directory", "-S", "--suffix"}, uncertainWith: []string{"--parents"},
+		&progDecl{name: "cp", valued: []string{"-t", "--target-directory", "-S", "--suffix"}, uncertainWith: []string{"--parents"}, targetOpts: []string{"-t", "--target-directory"},
 			match: []string{"cp --parents .git/hooks/pre-commit /home/u/proj"}, norm: map[string]string{}},
 		&progDecl{name: "git checkout", valued: []string{"-b", "-B", "--orphan", "--conflict", "--pathspec-from-file"}, edits: "all", tree: true,
 			reads: []string{"--pathspec-from-file"}, match: []string{"git checkout -- src/main.go"}},

@@ -261,6 +261,12 @@ func (a *analyzer) interpreter(name, base string, args []word, text string, alts
 			break
 		}
 		i++
+		if name == "python" && len(s) > 2 && s[1] != '-' && s[1] != 'm' {
+			// -Em, -sBm pkg, -Emtimeit: flags grouped before -m.
+			if j := strings.IndexByte(s, 'm'); j > 0 && !strings.ContainsAny(s[1:j], spec.value) {
+				s = "-" + s[j:]
+			}
+		}
 		if containsStr(spec.module, s) || name == "python" && strings.HasPrefix(s, "-m") {
 			script = true
 			// python -m pip install --user x runs what `pip install
@@ -271,6 +277,10 @@ func (a *analyzer) interpreter(name, base string, args []word, text string, alts
 				mod = append([]word{staticWord(s[2:])}, args[i:]...)
 			} else if i < len(args) && args[i].static {
 				mod = args[i:]
+			}
+			if name == "python" && len(mod) > 1 && mod[0].static && pythonCodeModules[mod[0].s] {
+				// python -m timeit STMT: the arguments are python code.
+				code = append(code, mod[1:]...)
 			}
 			if len(mod) > 0 && ctx.depth < maxDepth {
 				inner := ctx
@@ -663,3 +673,8 @@ func (a *analyzer) gitConfigWrite(args []word) {
 		a.setUncertain("git config sets " + key + ", which makes git run a program")
 	}
 }
+
+// pythonCodeModules: modules whose arguments are python code or debugger
+// commands (python -m timeit 'import os; os.system(...)', python -m pdb -c
+// '!import os').
+var pythonCodeModules = map[string]bool{"timeit": true, "pdb": true}

@@ -66,6 +66,21 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 	a.noteCall(cmd, ctx)
 	gate := func() { a.addSub(subCmd{text: text, alts: alts, kind: skGate}, ctx) }
 	args := ws[1:]
+	// abbreviated long options read as their full names (programs_abbrev.go)
+	if exp, amb := expandOptions(base, args); amb != "" {
+		a.setUncertain(base + " " + amb + " abbreviates several options")
+	} else if len(exp) > 0 && &exp[0] != &args[0] {
+		args = exp
+		ws = append([]word{ws[0]}, exp...)
+	}
+	if base == "git" {
+		for _, w := range args {
+			if w.static && strings.Contains(w.s, "ext::") {
+				a.setUncertain("git's ext:: transport runs a command")
+				break
+			}
+		}
+	}
 	if base == "command" && len(args) > 0 && (args[0].s == "-v" || args[0].s == "-V") {
 		// command -v NAME: says what NAME is, runs nothing.
 		a.addSub(subCmd{text: text, alts: alts, readOnly: true}, ctx)

@@ -536,7 +536,8 @@ func (a *analyzer) shellC(ws []word, text string, alts []string, ctx walkCtx) bo
 			if hasC {
 				break // the command string, known only at run time
 			}
-			return false
+			// the script operand: a process substitution runs what it prints.
+			return a.shellScriptSubst(path.Base(ws[0].s), w, text, alts, ctx)
 		}
 		s := w.s
 		if s == "--" || s == "-" {

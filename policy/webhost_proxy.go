@@ -39,8 +39,22 @@ func proxyTargets(sc *subCmd) (targets []string, unknown bool) {
 	}
 	for _, text := range append([]string{sc.text}, sc.alts...) {
 		ws := lexWords(text)
-		// NAME=VALUE words before the command: proxy variables.
+		// NAME=VALUE words before the command, after env (and its
+		// options), or exported (export, declare -x ...: every later
+		// program sees them): proxy variables.
 		i := 0
+		if len(ws) > 0 {
+			switch ws[0] {
+			case "env", "export", "declare", "typeset", "readonly", "local":
+				i = 1
+				for i < len(ws) && strings.HasPrefix(ws[i], "-") {
+					if ws[0] == "env" && (ws[i] == "-u" || ws[i] == "-C" || ws[i] == "--unset" || ws[i] == "--chdir") {
+						i++
+					}
+					i++
+				}
+			}
+		}
 		for i < len(ws) && isAssignWord(ws[i]) {
 			name, val, _ := strings.Cut(ws[i], "=")
 			if proxyVar(name) {

@@ -28,7 +28,12 @@ func TestProxyHosts(t *testing.T) {
 		{"https_proxy=\"$P\" curl https://a.example/", Ask},
 		{"wget --execute=https_proxy=evil.com https://a.example/", Deny},
 		{"wget -e https_proxy=$P https://a.example/", Ask},
+		{"env https_proxy=evil.com curl https://a.example/", Deny},
+		{"env -u X HTTPS_PROXY=evil.com wget https://a.example/", Deny},
+		{"export https_proxy=evil.com; curl https://a.example/", Deny},
+		{"export https_proxy=$P; curl https://a.example/", Ask},
 		{"curl -x good.example:8080 http://a.example/", Allow},
+		{"export https_proxy=good.example; curl https://a.example/", Allow},
 		{"curl --resolve a.example:443:10.1.1.1 https://a.example/", Allow},
 		{"https_proxy=http://good.example curl https://a.example/", Allow},
 	} {

@@ -22,6 +22,11 @@ type bashPattern struct {
 	boundary bool
 	// first is the literal first word, "" when it holds a wildcard.
 	first string
+	// wsegs: when a word of the pattern holds a blank (quoted or escaped),
+	// the pattern with those blanks written as inWordBlank, cut at the
+	// wildcards; an allow rule then also matches the command's words
+	// (grant_words.go). nil otherwise.
+	wsegs []string
 }
 
 // trimBlanks trims blanks around a pattern, keeping a trailing blank that
@@ -67,6 +72,9 @@ func compileBashPattern(spec string) (bashPattern, error) {
 	}
 	p.glob = g
 	p.segs = strings.Split(g, string(wild))
+	if wg, err := normalizePatternEnc(s, inWordBlank); err == nil && wg != g {
+		p.wsegs = strings.Split(wg, string(wild))
+	}
 	p.lead = g[0] == wild
 	p.trail = g[len(g)-1] == wild
 	fw := g
@@ -82,7 +90,19 @@ func compileBashPattern(spec string) (bashPattern, error) {
 // normalizePattern lexes a pattern like shell words: whitespace separates
 // words, quotes group, a backslash escapes; an unquoted * is a wildcard.
 func normalizePattern(s string) (string, error) {
+	return normalizePatternEnc(s, ' ')
+}
+
+// normalizePatternEnc is normalizePattern writing a blank inside a word
+// as blank.
+func normalizePatternEnc(s string, blank byte) (string, error) {
 	var b strings.Builder
+	lit := func(c byte) {
+		if c == ' ' {
+			c = blank
+		}
+		b.WriteByte(c)
+	}
 	inWord := false
 	sep := func() {
 		if inWord {
@@ -102,7 +122,7 @@ func normalizePattern(s string) (string, error) {
 			sep()
 			if i+1 < len(s) {
 				i++
-				b.WriteByte(s[i])
+				lit(s[i])
 			}
 		case '*':
 			sep()
@@ -113,7 +133,9 @@ func normalizePattern(s string) (string, error) {
 			if j < 0 {
 				return "", fmt.Errorf("unterminated quote")
 			}
-			b.WriteString(s[i+1 : i+1+j])
+			for k := i + 1; k < i+1+j; k++ {
+				lit(s[k])
+			}
 			i += j + 1
 		case '"':
 			sep()
@@ -122,14 +144,14 @@ func normalizePattern(s string) (string, error) {
 				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0 {
 					i++
 				}
-				b.WriteByte(s[i])
+				lit(s[i])
 			}
 			if i >= len(s) {
 				return "", fmt.Errorf("unterminated quote")
 			}
 		default:
 			sep()
-			b.WriteByte(c)
+			lit(c)
 		}
 	}
 	return b.String(), nil

@@ -399,6 +399,7 @@ func (a *analyzer) declEffects(sc *subCmd, base string, args []word, ctx walkCtx
 	a.declOptEffects(d, sc, opts, ctx)
 	inner := ctx
 	inner.gate = true
+	a.declArgCode(d, sc, opts, plain, inner) // programs_codeargs.go
 	if d.codeArgs && len(plain) > d.skip {
 		code := plain[d.skip:]
 		sc.readOnly = false

@@ -9,7 +9,7 @@ func init() {
 	vimValued := []string{"-c", "--cmd", "-S", "-u", "-U", "-i", "-T", "-w", "-W", "-s", "-t", "-q", "-r", "--servername", "--remote-send"}
 	declare(
 		&progDecl{name: "sqlite3", aliases: []string{"sqlite"}, valued: []string{"-cmd", "-init", "-separator", "-newline", "-nullvalue", "-vfs"},
-			escape: sqliteEscape, escapeOpts: []string{"-cmd"}, reads: []string{"-init"},
+			escape: sqliteEscapeAll, escapeOpts: []string{"-cmd"}, reads: []string{"-init"},
 			forms: []string{"sqlite3 x.db '.shell %s'", "sqlite3 x.db '.system %s'", "sqlite3 -cmd '.shell %s' x.db"},
 			match: []string{"sqlite3 x.db '.shell rm -rf x'"}, noMatch: []string{"sqlite3 x.db 'select 1'"}},
 		&progDecl{name: "vim", aliases: []string{"vi", "nvim", "ex", "view", "gvim", "vimdiff", "nvi", "evim", "rvim"}, valued: vimValued,
@@ -27,7 +27,7 @@ func init() {
 			escape: backslashBang, escapeOpts: []string{"-e", "--execute"}, forms: []string{"mysql -e '\\! %s'"},
 			match: []string{"mysql -e 'system rm -rf x'"}},
 		&progDecl{name: "psql", valued: []string{"-c", "--command", "-U", "--username", "-h", "--host", "-p", "--port", "-d", "--dbname", "-f", "--file"},
-			escape: backslashBang, escapeOpts: []string{"-c", "--command"}, forms: []string{"psql -c '\\! %s'"},
+			escape: psqlEscape, escapeOpts: []string{"-c", "--command"}, forms: []string{"psql -c '\\! %s'", "psql -c '\\o |%s'"},
 			match: []string{"psql -c '\\! rm -rf x'"}},
 		&progDecl{name: "gdb", valued: []string{"-ex", "--ex", "-iex", "-x", "--command", "-p", "--pid"},
 			escape: gdbEscape, escapeOpts: []string{"-ex", "--ex", "-iex"}, forms: []string{"gdb -ex 'shell %s'"},

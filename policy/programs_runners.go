@@ -43,7 +43,7 @@ func init() {
 		&progDecl{name: "docker exec", aliases: []string{"podman", "nerdctl"}, valued: dockerExecValued, reads: []string{"--env-file"}, run: runAfterOpts, skip: 1,
 			forms: rmForms("docker exec -it c"), match: []string{"docker exec c rm -rf x", "docker exec -u root -w / c rm -rf x"},
 			noMatch: []string{"docker exec c ls"}},
-		&progDecl{name: "docker run", valued: dockerRunValued, reads: []string{"--env-file"}, run: runAfterOpts, skip: 1,
+		&progDecl{name: "docker run", aliases: []string{"podman", "nerdctl"}, valued: dockerRunValued, reads: []string{"--env-file"}, run: runAfterOpts, skip: 1,
 			forms: rmForms("docker run --rm img"), match: []string{"docker run --rm -v /:/h img rm -rf x"}},
 		&progDecl{name: "docker compose exec", valued: dockerExecValued, run: runAfterOpts, skip: 1,
 			forms: rmForms("docker compose exec svc"), match: []string{"docker compose exec svc rm -rf x"}},

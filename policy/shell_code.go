@@ -310,8 +310,14 @@ func (a *analyzer) interpreter(name, base string, args []word, text string, alts
 			continue
 		}
 		if strings.HasPrefix(s, "--") {
-			if n, _, eq := strings.Cut(s[2:], "="); !eq && containsStr(spec.long, n) {
-				i++
+			if n, v, eq := strings.Cut(s[2:], "="); containsStr(spec.long, n) {
+				if !eq && i < len(args) {
+					v = args[i].s
+					i++
+				}
+				if body, ok := dataURLCode(v); ok { // --import data:...: code (programs_codeargs.go)
+					code = append(code, staticWord(body))
+				}
 			}
 			continue
 		}
@@ -328,8 +334,13 @@ func (a *analyzer) interpreter(name, base string, args []word, text string, alts
 				break
 			}
 			if strings.IndexByte(spec.value, s[j]) >= 0 {
-				if j+1 == len(s) {
+				v := s[j+1:]
+				if j+1 == len(s) && i < len(args) {
+					v = args[i].s
 					i++
+				}
+				if body, ok := dataURLCode(v); ok { // -r data:...: code
+					code = append(code, staticWord(body))
 				}
 				break
 			}

@@ -500,7 +500,11 @@ func optionMentioned(p *bashPattern, opt string) bool {
 // names every dangerous option of it.
 func matchBashAllow(set *ruleSet, sc *subCmd) *rule {
 	if len(sc.optDanger) == 0 {
-		return matchBash(set, sc.text)
+		// the common case; a rule with a blank inside a word must also
+		// meet the words (grant_words.go), else the full search below.
+		if r := matchBash(set, sc.text); r == nil || r.bash.wordsMatch(sc.argv) {
+			return r
+		}
 	}
 	fw := sc.text
 	if i := strings.IndexByte(fw, ' '); i >= 0 {
@@ -510,7 +514,7 @@ func matchBashAllow(set *ruleSet, sc *subCmd) *rule {
 		if r.kind == rkAny {
 			return true // Bash: every command, as written
 		}
-		if !r.bash.match(sc.text) {
+		if !r.bash.match(sc.text) || !r.bash.wordsMatch(sc.argv) {
 			return false
 		}
 		for _, o := range sc.optDanger {

@@ -83,6 +83,9 @@ type subCmd struct {
 	// checked-out path, the whole working tree of git reset --hard): met
 	// by Edit deny and ask rules only (programs.go).
 	editReach []pathRef
+	// argv: the words of text, quotes removed, when known (grant_words.go):
+	// an allow rule with a blank inside a word matches them word for word.
+	argv []string
 }
 
 // shellAnalysis is everything the evaluator needs to know about a command.
@@ -119,6 +122,8 @@ type analyzer struct {
 	vt       varTable // variables the command sets (shell_vars.go)
 	fnEdges  []fnEdge // calls made from function bodies (fork bombs by mutual recursion)
 	probes   int      // probes read (programs_probe.go)
+	// cur: the words of the command being read (grant_words.go).
+	cur curWords
 }
 
 type walkCtx struct {

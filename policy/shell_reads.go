@@ -37,6 +37,10 @@ var noFileArgs = map[string]bool{
 // maxArgReads bounds the argument reads of one sub-command.
 const maxArgReads = 256
 
+// maxGroupedFlags bounds the flags of a short-option group before its
+// attached value (-sSLd@file) that the reads reading tries.
+const maxGroupedFlags = 8
+
 // argReadsOf records every argument of a command that may name a file.
 // skip says which options take a value that is never a file (git -m).
 func (a *analyzer) argReadsOf(sc *subCmd, args []word, skip func(string) bool) {
@@ -78,7 +82,11 @@ func (a *analyzer) argReadsOf(sc *subCmd, args []word, skip func(string) bool) {
 		case strings.Contains(s, "="):
 			a.argCandidates(sc, s[strings.IndexByte(s, '=')+1:], 2)
 		case !strings.HasPrefix(s, "--") && len(s) > 2:
-			a.argCandidates(sc, s[2:], 2) // -fVALUE
+			// -fVALUE, and grouped flags ending in a valued one
+			// (curl -sSd@file): the value may start after any of them.
+			for k := 2; k < len(s) && k < 2+maxGroupedFlags; k++ {
+				a.argCandidates(sc, s[k:], 2)
+			}
 		}
 	}
 }
@@ -108,6 +116,9 @@ func (a *analyzer) argCandidates(sc *subCmd, c string, derive int) {
 	}
 	if i := strings.IndexByte(c, '='); i > 0 {
 		a.argCandidates(sc, c[i+1:], derive-1) // if=path, name=@path
+	}
+	if i := strings.IndexByte(c, '@'); i > 0 {
+		a.argCandidates(sc, c[i+1:], derive-1) // curl --data-urlencode name@path
 	}
 }
 

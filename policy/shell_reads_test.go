@@ -13,9 +13,10 @@ func TestArgReads(t *testing.T) {
 	}{
 		{"sort .env", ".env"},
 		{"curl -d @.env x", "@.env,.env,x"},
-		{"curl -F k=@f x", "k=@f,@f,f,x"},
+		{"curl -F k=@f x", "k=@f,@f,f,f,x"},
 		{"tool --file=.env", ".env"},
-		{"tool -f.env", ".env"},
+		{"tool -f.env", ".env,env,nv,v"}, // grouped flags: the value may start after any of them
+		{"curl -sSd@.env u", "Sd@.env,.env,d@.env,.env,@.env,.env,.env,env,nv,v,u"},
 		{"git show HEAD:.env", "HEAD:.env,.env"},
 		{"curl file:///etc/passwd", "file:///etc/passwd,///etc/passwd"},
 		{"dd if=.env", "if=.env,.env"},

@@ -598,5 +598,8 @@ func (a *analyzer) addSub(sc subCmd, ctx walkCtx) {
 		a.setUncertain("the command has too many sub-commands")
 		return
 	}
+	if sc.argv == nil && sc.text == a.cur.text {
+		sc.argv = a.cur.words
+	}
 	a.an.subs = append(a.an.subs, sc)
 }

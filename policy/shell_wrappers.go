@@ -42,6 +42,7 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 		return
 	}
 	text := joinWords(ws, a.line)
+	defer a.cur.enter(text, ws)()
 	name := ws[0]
 	if !name.static || name.glob || name.brace || name.s == "" {
 		a.setUncertain("the command name `" + name.s + "` is only known at run time")
@@ -551,7 +552,8 @@ func (a *analyzer) shellC(ws []word, text string, alts []string, ctx walkCtx) bo
 			if hasC {
 				break // the command string, known only at run time
 			}
-			return false
+			// the script operand: a process substitution runs what it prints.
+			return a.shellScriptSubst(path.Base(ws[0].s), w, text, alts, ctx)
 		}
 		s := w.s
 		if s == "--" || s == "-" {

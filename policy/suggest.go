@@ -150,7 +150,7 @@ func SuggestRules(call Call, env Env) []string {
 			return out
 		}
 		for _, sc := range subs {
-			add("Bash(" + BashLiteral(sc.text) + ")")
+			add("Bash(" + grantLiteral(sc) + ")")
 		}
 		for _, sc := range subs {
 			if len(sc.optDanger) > 0 {
@@ -255,7 +255,7 @@ func SessionGrantRules(call Call, env Env) []string {
 		if sc.dynamic {
 			return nil
 		}
-		add("Bash(" + BashLiteral(sc.text) + ")")
+		add("Bash(" + grantLiteral(sc) + ")")
 	}
 	paths := func(list string, refs []pathRef) bool {
 		for j := range refs {

@@ -363,7 +363,9 @@ func fetchURLs(sc *subCmd) (urls []string, unknown bool) {
 			urls = append(urls, u)
 		}
 	}
-	return urls, unknown
+	// the proxies and hosts it connects to instead (webhost_proxy.go).
+	pt, pu := proxyTargets(sc)
+	return append(urls, pt...), unknown || pu
 }
 
 // fetchRule: the first WebFetch domain rule of set naming a host that a

@@ -51,3 +51,46 @@ func TestToolsJudgedByWhatTheyTouchAnyKey(t *testing.T) {
 		}
 	}
 }
+
+// The same tools' ordinary calls, under the same keys, stay as their allow
+// rule says: reading any key does not make a harmless call ask. (A command
+// an MCP tool carries meets the Bash rules as the command key's always did:
+// in default mode one that runs code, go test, asks unless a rule allows
+// it; these read.)
+func TestToolsAnyKeyOrdinaryCallsStayAllowed(t *testing.T) {
+	o := policy.Origin{Layer: "user"}
+	pol, errs := policy.Compile([]policy.RuleText{
+		{List: "deny", Text: "Bash(rm *)", Origin: o},
+		{List: "deny", Text: "Read(.env)", Origin: o},
+		{List: "allow", Text: "mcp__shell", Origin: o},
+		{List: "allow", Text: "mcp__fs", Origin: o},
+	})
+	if len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	for _, m := range []policy.Mode{policy.ModeDefault, policy.ModeBypass} {
+		for _, c := range []struct{ name, kind, input string }{
+			{"mcp__shell__exec", "execute", `{"code":"ls -la"}`},
+			{"mcp__shell__exec", "execute", `{"argv":["git","status"]}`},
+			{"mcp__shell__exec", "execute", `{"program":"ls","args":["-la","src"]}`},
+			{"mcp__shell__exec", "execute", `{"commands":["git log --oneline"]}`},
+			{"mcp__shell__exec", "other", `{"bash":"echo hi","timeout":30}`},
+			{"mcp__fs__read", "read", `{"url":"https://example.com/a"}`},
+			{"mcp__fs__read", "read", `{"name":"README.md"}`},
+			{"mcp__fs__read", "read", `{"name":".gitignore"}`},
+			{"mcp__fs__read", "read", `{"directory":"/w/p","name":"main.go"}`},
+			{"mcp__fs__read", "read", `{"uri":"file:///w/p/src/a.go"}`},
+		} {
+			raw := `{"toolCallId":"a","title":"` + c.name + `","kind":"` + c.kind + `","rawInput":` + c.input +
+				`,"_meta":{"claudeCode":{"toolName":"` + c.name + `"}}}`
+			call, err := Normalize(FamilyClaude, json.RawMessage(raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := policy.Evaluate(policy.Input{Call: call, Mode: m, Env: touchEnv, Policy: pol})
+			if v.Decision != policy.Allow {
+				t.Errorf("%s %s %s: %s (%s: %s)", m, c.name, c.input, v.Decision, v.Source, v.Reason)
+			}
+		}
+	}
+}

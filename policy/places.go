@@ -65,7 +65,12 @@ type Place struct {
 	// Git: inside a git directory; the sandbox applies it to every git
 	// directory it finds (the workspace's, nested repositories', gitfiles'
 	// targets), only where that git directory exists.
-	Git   bool
+	Git bool
+	// Holds: a directory of git directories (.git/modules, .git/worktrees):
+	// nothing new can be created in it, and each git directory already in
+	// it is a git directory of its own to the sandbox (writable, with its
+	// own places held).
+	Holds bool
 	Floor Floor
 	// probe stands for a glob's last segment when a glob or a recursive
 	// operation is checked against the rule ("" = the path as is).
@@ -129,6 +134,20 @@ var places = func() []Place {
 		{Base: InRoot, Path: ".git/modules/*/config", What: "a submodule's git configuration", RunsCode: true, Git: true, probe: "x"},
 		{Base: InRoot, Path: ".git/modules/*/hooks", What: "a submodule's git hooks", Dir: true, RunsCode: true, Git: true, probe: "x"},
 		{Base: InRoot, Path: ".git/worktrees/*/config.worktree", What: "a worktree's git configuration", RunsCode: true, Git: true, probe: "x"},
+		// Git's state that a later git command of the person's acts on:
+		// a rebase's or a cherry-pick's todo list (its `exec` lines run
+		// programs at `git rebase --continue`), an am session, and the
+		// directories that hold other git directories (a new submodule's
+		// or worktree's, with a config of its own that a gitfile anywhere
+		// can name). Existing or not: a missing one is blocked, an
+		// existing modules/ or worktrees/ is read-only while each git
+		// directory already inside it stays writable (and holds its own
+		// places).
+		{Base: InRoot, Path: ".git/rebase-merge", What: "git's rebase state (its todo list runs programs at git rebase --continue)", Dir: true, RunsCode: true, Git: true},
+		{Base: InRoot, Path: ".git/rebase-apply", What: "git's rebase/am state (git rebase --continue acts on it)", Dir: true, RunsCode: true, Git: true},
+		{Base: InRoot, Path: ".git/sequencer", What: "git's cherry-pick/revert state (its todo list runs at --continue)", Dir: true, RunsCode: true, Git: true},
+		{Base: InRoot, Path: ".git/modules", What: "git's submodule git directories (a new one's config can make git run programs)", Dir: true, RunsCode: true, Git: true, Holds: true},
+		{Base: InRoot, Path: ".git/worktrees", What: "git's worktree git directories (a new one's config can make git run programs)", Dir: true, RunsCode: true, Git: true, Holds: true},
 
 		// Home: the bridge's own settings, agents' settings and state.
 		{Base: InHome, Path: ".config/acp-bridge", What: whatPolicy, Dir: true},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"path"
 	"slices"
 	"strings"
 
@@ -25,6 +26,15 @@ import (
 //     is shaped like a path (absolute, ~/, ./, ../, file://, or relative
 //     with a "/") is a path too, and a member named command, cmd, script or
 //     shell is a command the policy reads as Bash;
+//   - for a tool of kind execute or of no known kind, a member named code,
+//     exec, run, bash, sh, argv (and the like: execCommandKeys) is a command
+//     too, a list under commands (cmds, scripts, steps) is one command line
+//     each, and a program beside its arguments (program + args) is an argv;
+//   - a file:// URL is a path under any key (url, text), a bare hidden name
+//     (.env) is a path under any non-content key, and a directory member
+//     beside a name member (directory + name) names the file in it;
+//   - a path under /proc (/proc/self/root/..., /proc/PID/cwd/...) can name
+//     any file: the call is uncertain;
 //   - what cannot be read within the bounds (too deep, too many members) is
 //     named in Call.Unread, and the policy asks.
 //
@@ -68,6 +78,26 @@ var pathKeySuffixes = []string{"path", "paths", "file", "files", "dir", "dirs", 
 // commandKeys name a command line (string or argv).
 var commandKeys = map[string]bool{"command": true, "cmd": true, "commandline": true, "shellcommand": true, "script": true, "shell": true}
 
+// execCommandKeys name a command line (string or argv) in the input of a
+// tool of kind execute or one of no known kind: code, exec, run... A
+// program beside its arguments (program + args) is an argv too.
+var execCommandKeys = map[string]bool{
+	"code": true, "exec": true, "execute": true, "run": true, "bash": true, "sh": true, "zsh": true,
+	"argv": true, "commandargs": true, "commandlinearguments": true, "shellscript": true, "line": true,
+}
+
+// execCommandListKeys name a list of command lines.
+var execCommandListKeys = map[string]bool{"commands": true, "cmds": true, "scripts": true, "lines": true, "steps": true}
+
+// programKeys name a program whose arguments argsKeys name.
+var (
+	programKeys = []string{"program", "executable", "binary", "bin", "exe", "prog"}
+	argsKeys    = []string{"args", "arguments", "argv", "params", "parameters"}
+)
+
+// nameKeys name a file inside a directory named beside them.
+var nameKeys = []string{"name", "filename", "file", "basename"}
+
 // contentKeys hold text, not paths: their strings are not read by shape.
 var contentKeys = map[string]bool{
 	"content": true, "contents": true, "text": true, "newstring": true, "oldstring": true, "newsource": true,
@@ -93,8 +123,9 @@ func isPathKey(k string) bool {
 	return false
 }
 
-// readTouches walks rawInput within the bounds.
-func readTouches(raw json.RawMessage) touches {
+// readTouches walks rawInput within the bounds. execLike: the tool is of
+// kind execute or of no known kind (its execCommandKeys are commands).
+func readTouches(raw json.RawMessage, execLike bool) touches {
 	var t touches
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return t
@@ -123,15 +154,75 @@ func readTouches(raw json.RawMessage) touches {
 		}
 		switch x := v.(type) {
 		case map[string]any:
+			byNorm := map[string]any{}
+			for k, e := range x {
+				byNorm[keyNorm(k)] = e
+			}
+			// a program beside its arguments: one argv.
+			if execLike {
+				for _, pk := range programKeys {
+					prog, ok := byNorm[pk].(string)
+					if !ok || strings.TrimSpace(prog) == "" {
+						continue
+					}
+					argv := []string{prog}
+					for _, ak := range argsKeys {
+						if l, ok := byNorm[ak].([]any); ok {
+							for _, a := range l {
+								if as, ok := a.(string); ok {
+									argv = append(argv, as)
+								} else {
+									argv = append(argv, string(mustJSON(a)))
+								}
+							}
+							break
+						}
+						if as, ok := byNorm[ak].(string); ok {
+							argv = append(argv, as)
+							break
+						}
+					}
+					t.commands = append(t.commands, argvCommand(argv))
+					break
+				}
+			}
+			// a directory beside a file name: the file in it.
+			for dk, dv := range byNorm {
+				dir, ok := dv.(string)
+				if !ok || !isPathKey(dk) || dir == "" || strings.HasSuffix(dk, "file") {
+					continue
+				}
+				for _, nk := range nameKeys {
+					if n, ok := byNorm[nk].(string); ok && n != "" && nk != dk {
+						if p, ok := asPath(strings.TrimRight(dir, "/")+"/"+n, true); ok {
+							t.keyPaths = append(t.keyPaths, p)
+						}
+					}
+				}
+			}
 			for k, e := range x {
 				nk := keyNorm(k)
 				if depth == 0 && slices.Contains(cwdKeys, nk) {
 					continue // Call.Cwd
 				}
-				if commandKeys[nk] {
+				if commandKeys[nk] || (execLike && execCommandKeys[nk]) {
 					if cmd, ok := commandFromInput(mustJSON(e)); ok {
 						t.commands = append(t.commands, cmd)
 						continue
+					}
+				}
+				if execLike && execCommandListKeys[nk] {
+					if l, ok := e.([]any); ok {
+						n := 0
+						for _, c := range l {
+							if cs, ok := c.(string); ok && strings.TrimSpace(cs) != "" {
+								t.commands = append(t.commands, cs)
+								n++
+							}
+						}
+						if n > 0 {
+							continue
+						}
 					}
 				}
 				walk(e, nk, isPathKey(nk), depth+1)
@@ -150,10 +241,26 @@ func readTouches(raw json.RawMessage) touches {
 				if p, ok := asPath(x, false); ok {
 					t.shapePaths = append(t.shapePaths, p)
 				}
+			case strings.HasPrefix(strings.ToLower(x), "file://"):
+				// a file URL is a path whatever its key (url, uri, text).
+				if p, ok := asPath(x, false); ok {
+					t.shapePaths = append(t.shapePaths, p)
+				}
 			}
 		}
 	}
 	walk(v, "", false, 0)
+	// A path under /proc names another file by a process's view of it
+	// (/proc/self/root/..., /proc/PID/cwd/..., fd/N): what it reaches is
+	// not known here, so the call is uncertain.
+	if t.unread == "" {
+		for _, p := range append(append([]string(nil), t.keyPaths...), t.shapePaths...) {
+			if c := path.Clean(p); c == "/proc" || strings.HasPrefix(c, "/proc/") {
+				t.unread = fmt.Sprintf("the path %q is under /proc, which can name any file", p)
+				break
+			}
+		}
+	}
 	return t
 }
 
@@ -193,8 +300,25 @@ func asPath(s string, keyed bool) (string, bool) {
 		return s, true
 	case strings.Contains(strings.Trim(s, "/"), "/"):
 		return s, true
+	case dotName(s):
+		// a bare hidden name (.env, .npmrc): a file in the directory the
+		// tool runs in.
+		return s, true
 	}
 	return "", false
+}
+
+// dotName: s is a bare hidden file name (".env"), not "." or "..".
+func dotName(s string) bool {
+	if len(s) < 2 || len(s) > 255 || s[0] != '.' || strings.ContainsAny(s, "/\\") {
+		return false
+	}
+	for _, r := range s[1:] {
+		if !(r == '.' || r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ".." && strings.Trim(s, ".") != ""
 }
 
 // pathTools are the canonical tools whose adapters read paths: the walk
@@ -239,7 +363,7 @@ func withTouches(c policy.Call, raw json.RawMessage) policy.Call {
 	if namedTools[c.Tool] {
 		return c
 	}
-	t := readTouches(raw)
+	t := readTouches(raw, execLikeKind(c.Kind))
 	if pathTools[c.Tool] {
 		c.Paths = dedupe(append(c.Paths, t.keyPaths...))
 		if t.unread != "" {
@@ -262,4 +386,10 @@ func withTouches(c policy.Call, raw json.RawMessage) policy.Call {
 	}
 	c.Unread = t.unread
 	return c
+}
+
+// execLikeKind: a tool of this ACP kind may run a command (execute), or
+// says nothing of what it does (other, none).
+func execLikeKind(kind string) bool {
+	return kind == "execute" || kind == "other" || kind == ""
 }

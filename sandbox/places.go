@@ -21,8 +21,11 @@ import (
 //   - the table's InRoot places at each writable root and at each repository
 //     root found below one (a directory holding .git);
 //   - in every git directory found (the workspace's, nested repositories',
-//     the target of a gitfile, of a commondir, a bare repository's) the
-//     table's Git places: config, hooks, info, commondir, modules/*/config;
+//     the target of a gitfile, of a commondir, a bare repository's, each
+//     one already inside modules/ or worktrees/) the table's Git places:
+//     config, hooks, info, commondir, the rebase and sequencer state, and
+//     modules/ and worktrees/ themselves (read-only, their existing git
+//     directories bound writable again inside);
 //   - each repository's core.hooksPath target (.husky/ and the like);
 //   - the table's InHome and InSystem places that lie in a writable tree.
 
@@ -36,7 +39,10 @@ type placeSet struct {
 	pinned    map[string]bool
 	blocked   map[string]bool // path -> dir
 	copies    map[string]bool
-	notes     []string
+	// rebound: git directories inside a read-only modules/ or worktrees/,
+	// bound writable again (pinned) over it.
+	rebound map[string]bool
+	notes   []string
 }
 
 // rootOf is the outermost writable tree holding p ("" if none).
@@ -140,6 +146,9 @@ func expand(base, rel string) []string {
 // computePlaces fills ps from the table for these writable trees.
 func computePlaces(ps *placeSet, home string, protected []string, max int) {
 	table := policy.Places()
+	if ps.rebound == nil {
+		ps.rebound = map[string]bool{}
+	}
 	var rootPlaces, gitPlaces []policy.Place
 	for _, pl := range table {
 		if pl.Base != policy.InRoot {
@@ -204,10 +213,37 @@ func computePlaces(ps *placeSet, home string, protected []string, max int) {
 		}
 	}
 	// The git directories, with the ones their commondir names.
-	for gd, wt := range gitDirs {
+	// and the git directories held inside one (modules/*, worktrees/*: a
+	// submodule's, a worktree's), at any depth, each a git directory of its
+	// own.
+	work := make([]string, 0, len(gitDirs))
+	for gd := range gitDirs {
+		work = append(work, gd)
+	}
+	sort.Strings(work)
+	for len(work) > 0 {
+		gd := work[0]
+		work = work[1:]
+		wt := gitDirs[gd]
 		if cd := readCommondir(gd); cd != "" {
 			if _, ok := gitDirs[cd]; !ok {
 				gitDirs[cd] = wt
+				work = append(work, cd)
+			}
+		}
+		for _, pl := range gitPlaces {
+			if !pl.Holds {
+				continue
+			}
+			for _, sub := range expand(gd, pl.Path+"/*") {
+				if fi, err := os.Lstat(sub); err != nil || !fi.IsDir() {
+					continue
+				}
+				if _, ok := gitDirs[sub]; !ok && len(gitDirs) < max {
+					gitDirs[sub] = ""
+					work = append(work, sub)
+				}
+				ps.rebound[sub] = true
 			}
 		}
 	}
@@ -258,18 +294,27 @@ func computePlaces(ps *placeSet, home string, protected []string, max int) {
 		}
 	}
 	// A place inside a read-only place or a blocked one needs nothing more.
+	// (A directory pinned below a read-only one is bound writable again: a
+	// git directory inside .git/modules; what lies below it is not covered.)
+	var drop []string
 	for p := range ps.ro {
-		if covered(p, ps.ro) || coveredB(p, ps.blocked) {
-			delete(ps.ro, p)
+		if ps.coveredRO(p) {
+			drop = append(drop, p)
 		}
 	}
 	for p := range ps.blocked {
-		if covered(p, ps.ro) || coveredB(p, ps.blocked) {
-			delete(ps.blocked, p)
+		if ps.coveredRO(p) {
+			drop = append(drop, p)
 		}
 	}
+	for _, p := range drop {
+		delete(ps.ro, p)
+		delete(ps.blocked, p)
+	}
 	for p := range ps.pinned {
-		if ps.ro[p] {
+		// a pinned directory is bound writable: inside a read-only place
+		// only a held git directory may be.
+		if ps.ro[p] || (!ps.rebound[p] && ps.coveredRO(p)) {
 			delete(ps.pinned, p)
 		}
 		if _, ok := ps.blocked[p]; ok {
@@ -278,19 +323,15 @@ func computePlaces(ps *placeSet, home string, protected []string, max int) {
 	}
 }
 
-func covered(p string, set map[string]bool) bool {
+// coveredRO: p lies inside a read-only or blocked place with no writable
+// re-bound directory (a held git directory) between them.
+func (ps *placeSet) coveredRO(p string) bool {
 	for d := filepath.Dir(p); d != "/" && d != "."; d = filepath.Dir(d) {
-		if set[d] {
+		if _, ok := ps.blocked[d]; ok || ps.ro[d] {
 			return true
 		}
-	}
-	return false
-}
-
-func coveredB(p string, set map[string]bool) bool {
-	for d := filepath.Dir(p); d != "/" && d != "."; d = filepath.Dir(d) {
-		if _, ok := set[d]; ok {
-			return true
+		if ps.rebound[d] {
+			return false
 		}
 	}
 	return false

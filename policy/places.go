@@ -143,8 +143,14 @@ var places = func() []Place {
 		// existing modules/ or worktrees/ is read-only while each git
 		// directory already inside it stays writable (and holds its own
 		// places).
-		{Base: InRoot, Path: ".git/rebase-merge", What: "git's rebase state (its todo list runs programs at git rebase --continue)", Dir: true, RunsCode: true, Git: true},
-		{Base: InRoot, Path: ".git/rebase-apply", What: "git's rebase/am state (git rebase --continue acts on it)", Dir: true, RunsCode: true, Git: true},
+		// rebase-merge and rebase-apply are the policy's only: git takes the
+		// mere presence of either (a blocking placeholder, file or directory)
+		// for a rebase in progress, so blocking them would tell the person's
+		// git and VS Code "You are currently rebasing" while an agent runs.
+		// docs/sandbox.md, "Git's state that runs code later", says what
+		// remains.
+		{Base: InRoot, Path: ".git/rebase-merge", What: "git's rebase state (its todo list runs programs at git rebase --continue)", Dir: true, RunsCode: true, Git: true, Floor: FloorPolicy},
+		{Base: InRoot, Path: ".git/rebase-apply", What: "git's rebase/am state (git rebase --continue acts on it)", Dir: true, RunsCode: true, Git: true, Floor: FloorPolicy},
 		{Base: InRoot, Path: ".git/sequencer", What: "git's cherry-pick/revert state (its todo list runs at --continue)", Dir: true, RunsCode: true, Git: true},
 		{Base: InRoot, Path: ".git/modules", What: "git's submodule git directories (a new one's config can make git run programs)", Dir: true, RunsCode: true, Git: true, Holds: true},
 		{Base: InRoot, Path: ".git/worktrees", What: "git's worktree git directories (a new one's config can make git run programs)", Dir: true, RunsCode: true, Git: true, Holds: true},

@@ -10,29 +10,18 @@ import (
 	"testing"
 )
 
-// Red-team (issue 21, "places that run code later"): inside the workspace's
-// .git, only config, config.worktree, hooks/, info/, commondir and the
-// existing modules/*/{config,hooks} are held. An agent in the sandbox can
-// still create
-//   - .git/rebase-merge/ with a git-rebase-todo holding `exec CMD`: the
-//     person's next `git rebase --continue` (VS Code offers "Continue")
-//     runs CMD outside the sandbox;
-//   - .git/modules/evil/ (config with core.fsmonitor) and a gitfile
-//     sub/.git naming it: the next `git status` in sub (VS Code's git
-//     extension opens nested repositories by itself) runs the fsmonitor.
-//
-// The policy treats every path under .git as a breaker; the sandbox does
-// not, so an unasked write (python -c, a test suite) gets through.
-// Each script is run unsandboxed first to show the damage happens.
+// Red team 2 (issue 21, "places that run code later"): an agent in the
+// sandbox created .git/modules/evil/ (config with core.fsmonitor) and a
+// gitfile sub/.git naming it: the person's next `git status` in sub (VS
+// Code's git extension opens nested repositories by itself) ran the
+// fsmonitor outside the sandbox. modules/ (and worktrees/, sequencer/) are
+// now held. (The red team's .git/rebase-merge todo is the policy's only:
+// a placeholder there makes git report a rebase in progress to the person;
+// docs/sandbox.md says what remains.) The script is run unsandboxed first
+// to show the damage happens.
 func TestGitStateThatRunsLaterCannotBeCreated(t *testing.T) {
 	requireMechanism(t)
 	attack := `set -e
-H=$(git rev-parse HEAD)
-mkdir -p .git/rebase-merge
-echo refs/heads/main > .git/rebase-merge/head-name
-echo $H > .git/rebase-merge/onto; echo $H > .git/rebase-merge/orig-head
-: > .git/rebase-merge/interactive
-printf 'exec touch PWN_rebase\n' > .git/rebase-merge/git-rebase-todo
 mkdir -p .git/modules/evil sub
 git init -q --bare .git/modules/evil
 git config -f .git/modules/evil/config core.bare false
@@ -42,7 +31,6 @@ echo "gitdir: ../.git/modules/evil" > sub/.git
 `
 	later := func(t *testing.T, ws string) []string {
 		for _, c := range [][]string{
-			{"git", "-c", "user.email=a@b", "-c", "user.name=a", "rebase", "--continue"},
 			{"git", "-C", "sub", "status"},
 		} {
 			cmd := exec.Command(c[0], c[1:]...)
@@ -50,7 +38,7 @@ echo "gitdir: ../.git/modules/evil" > sub/.git
 			_ = cmd.Run()
 		}
 		var ran []string
-		for _, f := range []string{"PWN_rebase", "PWN_fsmonitor"} {
+		for _, f := range []string{"PWN_fsmonitor"} {
 			if _, err := os.Stat(filepath.Join(ws, f)); err == nil {
 				ran = append(ran, f)
 			}
@@ -81,7 +69,7 @@ echo "gitdir: ../.git/modules/evil" > sub/.git
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("control attack failed: %s %v", out, err)
 	}
-	if ran := later(t, cws); len(ran) != 2 {
+	if ran := later(t, cws); len(ran) != 1 {
 		t.Fatalf("control: only %v ran", ran)
 	}
 
@@ -125,14 +113,11 @@ func TestGitStateHeldSubmoduleWorks(t *testing.T) {
 		name, sh string
 		mark     string // what the attempt leaves on the disk
 	}{
-		{"a rebase's todo", "mkdir -p .git/rebase-merge && echo 'exec touch x' > .git/rebase-merge/git-rebase-todo", ".git/rebase-merge/git-rebase-todo"},
-		{"an am/rebase session", "mkdir -p .git/rebase-apply && : > .git/rebase-apply/applying", ".git/rebase-apply/applying"},
 		{"a cherry-pick sequence", "mkdir -p .git/sequencer && echo 'pick HEAD' > .git/sequencer/todo", ".git/sequencer/todo"},
 		{"a new worktree's git directory", "mkdir -p .git/worktrees/x && echo ../.. > .git/worktrees/x/commondir", ".git/worktrees/x/commondir"},
 		{"a new submodule's git directory", "git init -q --bare .git/modules/evil && git config -f .git/modules/evil/config core.fsmonitor 'touch pwn'", ".git/modules/evil/config"},
 		{"a submodule's nested submodule", "git init -q --bare .git/modules/lib/modules/n", ".git/modules/lib/modules/n/config"},
 		{"a submodule's config", "git config -f .git/modules/lib/config core.fsmonitor 'touch pwn'", ".git/modules/lib/config:fsmonitor"},
-		{"a submodule's rebase todo", "mkdir -p .git/modules/lib/rebase-merge && echo 'exec touch x' > .git/modules/lib/rebase-merge/git-rebase-todo", ".git/modules/lib/rebase-merge/git-rebase-todo"},
 	}
 	marked := func(ws, mark string) bool {
 		f, want, _ := strings.Cut(mark, ":")

@@ -155,6 +155,9 @@ func computePlaces(ps *placeSet, home string, protected []string, max int) {
 			continue
 		}
 		if pl.Git {
+			if pl.Floor == policy.FloorPolicy {
+				continue // the policy's only (policy/places.go says why)
+			}
 			g := pl
 			g.Path = strings.TrimPrefix(pl.Path, ".git/")
 			gitPlaces = append(gitPlaces, g)

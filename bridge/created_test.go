@@ -78,7 +78,10 @@ func TestCreatedProtectedFilesAreNamed(t *testing.T) {
 // is never reported as the agent's, in this turn or a later one. A protected
 // file the agent itself creates in the same turn still is.
 func TestGrantWrittenForThePersonIsNotReportedAsCreated(t *testing.T) {
-	h := start(t, "defaultAgent: plain\nagents:\n"+testkit.FakeAgentYAML("plain", "--modes=none"))
+	// Unconfined: in the OS sandbox a missing .vscode is blocked and the
+	// agent could not create its tasks.json (sandbox/places.go); the
+	// notice is what an agent without the sandbox leaves to the person.
+	h := start(t, "defaultAgent: plain\nsandbox: {enabled: false}\nagents:\n"+testkit.FakeAgentYAML("plain", "--modes=none"))
 	settingsJSON := filepath.Join(h.ws, ".vscode", "settings.json")
 	turnDone := make(chan struct{})
 	persisted := make(chan struct{})

@@ -38,7 +38,21 @@
 //     any command, recursive readers), shell_options.go (options that
 //     write or run programs), shell_scripts.go (sed scripts, awk
 //     programs): the shell reader over mvdan.cc/sh/v3/syntax;
-//   - shelljoin.go: rendering an argv as a shell line that reads back as it.
+//   - shelljoin.go: rendering an argv as a shell line that reads back as it;
+//   - programs.go and programs_*.go: one declaration per program (its
+//     valued options, the options and arguments that run programs or hold
+//     code, its escapes, what it reads, writes and changes, its breakers,
+//     its flag reading, with match/noMatch examples checked at load);
+//     programs_probe.go: unknown programs' arguments read as possible
+//     commands; programs_abbrev.go: long options by unambiguous prefix;
+//     shell_positional.go, shell_procsubst.go: sh -c's positional
+//     parameters and scripts from process substitutions;
+//   - places.go: the one table of protected places the breakers and the
+//     OS sandbox both read;
+//   - globmatch.go: path globs matched as a state set (linear time);
+//     evaluate_bounds.go: inputs too long to read (paths over PATH_MAX);
+//     grant_words.go: rule words with literal blanks; webhost_proxy.go:
+//     the hosts curl and wget really connect to.
 //
 // Evaluate never panics: an internal error becomes an ask that names it.
 //

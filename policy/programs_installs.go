@@ -2,7 +2,7 @@ package policy
 
 import "strings"
 
-// Declarations the second red team's cases called for: options that run
+// Declarations of options that run
 // programs or write files, commands that change their arguments, and
 // commands that install code that runs later (docs/policy.md, "Deny rules
 // wherever a program could run").

@@ -111,7 +111,11 @@ var places = func() []Place {
 		{Base: InRoot, Path: ".mcp.json", What: "Claude Code's MCP servers", RunsCode: true},
 		{Base: InRoot, Path: ".gemini", What: "Gemini CLI's settings", Dir: true, RunsCode: true},
 		{Base: InRoot, Path: ".codex", What: "Codex's settings", Dir: true, RunsCode: true},
-		{Base: InRoot, Path: ".opencode", What: "OpenCode's settings", Dir: true, RunsCode: true},
+		// OpenCode creates and writes its own workspace directory when it
+		// starts (.opencode/.gitignore): held by the sandbox it could not
+		// start at all. The policy's only; docs/sandbox.md says what remains
+		// (another agent's unasked code can plant OpenCode plugins there).
+		{Base: InRoot, Path: ".opencode", What: "OpenCode's settings", Dir: true, RunsCode: true, Floor: FloorPolicy},
 		{Base: InRoot, Path: "opencode.json", What: "OpenCode's settings", RunsCode: true},
 		{Base: InRoot, Path: "opencode.jsonc", What: "OpenCode's settings", RunsCode: true},
 		{Base: InRoot, Path: ".qwen", What: "Qwen Code's settings", Dir: true, RunsCode: true},

@@ -155,7 +155,7 @@ func Prepare(s Spec, dir string, argv []string, netOpts *NetOptions) (Prepared, 
 			return Prepared{}, fmt.Errorf("sandbox: make writable directory: %w", err)
 		}
 	}
-	tmp, err := os.MkdirTemp("", "acp-bridge-sandbox-")
+	tmp, err := os.MkdirTemp("", privatePrefix)
 	if err != nil {
 		return Prepared{}, fmt.Errorf("sandbox: %w", err)
 	}

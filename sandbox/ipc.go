@@ -103,6 +103,14 @@ func hostIPC(getenv func(string) string, writable []string, max int) (emptied, s
 				if p != r && (under(p) || inEmptied(p) || strings.Count(p, "/")-base >= ipcDepth) {
 					return filepath.SkipDir
 				}
+				if strings.HasPrefix(d.Name(), privatePrefix) {
+					// Another agent's private temp directory: its sockets
+					// come and go with that agent (Codex's cc-socks), and a
+					// mask whose target vanished before bubblewrap started
+					// would keep this agent from starting. Not a host
+					// socket; docs/sandbox.md, "Host IPC", says so.
+					return filepath.SkipDir
+				}
 				return nil
 			}
 			if d.Type()&fs.ModeSocket != 0 {
@@ -113,3 +121,7 @@ func hostIPC(getenv func(string) string, writable []string, max int) (emptied, s
 	}
 	return emptied, sockets, note
 }
+
+// privatePrefix names each sandbox's private directory (its TMPDIR, its
+// mask file, its placeholders) under the system's temp directory.
+const privatePrefix = "acp-bridge-sandbox-"

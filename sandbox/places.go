@@ -154,10 +154,10 @@ func computePlaces(ps *placeSet, home string, protected []string, max int) {
 		if pl.Base != policy.InRoot {
 			continue
 		}
+		if pl.Floor == policy.FloorPolicy {
+			continue // the policy's only (policy/places.go says why)
+		}
 		if pl.Git {
-			if pl.Floor == policy.FloorPolicy {
-				continue // the policy's only (policy/places.go says why)
-			}
 			g := pl
 			g.Path = strings.TrimPrefix(pl.Path, ".git/")
 			gitPlaces = append(gitPlaces, g)

@@ -66,13 +66,23 @@ export class Notifications {
   }
 }
 
-/** The audit log's records (JSON lines), [] if the file does not exist. */
+/**
+ * The audit log's records (JSON lines), in time order, [] if there is none.
+ * The log is several files (docs/settings.md, "Audit log"): the decisions
+ * (P, which also holds a copy of every deny and of every person's
+ * decision) and the calls run unasked that the policy would not deny
+ * (P.unasked); P.denies and P.person are the kept originals of what P
+ * copies, so P and P.unasked hold each record once.
+ */
 export function readAudit(path) {
-  if (!existsSync(path)) return [];
-  return readFileSync(path, "utf8")
-    .split("\n")
-    .filter((l) => l.trim() !== "")
-    .map((l) => JSON.parse(l));
+  const records = [];
+  for (const p of [path, `${path}.unasked`]) {
+    if (!existsSync(p)) continue;
+    for (const l of readFileSync(p, "utf8").split("\n")) {
+      if (l.trim() !== "") records.push(JSON.parse(l));
+    }
+  }
+  return records.sort((a, b) => String(a.time ?? "").localeCompare(String(b.time ?? "")));
 }
 
 /**

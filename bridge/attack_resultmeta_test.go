@@ -42,7 +42,10 @@ func TestAttackAnswersKeepAgentsBridgeMeta(t *testing.T) {
 	if err := os.WriteFile(script, []byte(rt1MetaAgent), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	h := start(t, "defaultAgent: m\nsandbox: {enabled: false}\nagents:\n  m:\n    command: python3\n    args: [\""+script+"\"]\n")
+	// A python agent starts slower than the Go fake agent: under a loaded
+	// machine it missed the harness's 5 s initialize bound once (its late
+	// answer was then logged as "ignoring response #1").
+	h := start(t, "defaultAgent: m\nsandbox: {enabled: false}\nagents:\n  m:\n    command: python3\n    initTimeoutSeconds: 60\n    args: [\""+script+"\"]\n")
 	h.init(false)
 	ctx := tctx(t)
 	var newRes json.RawMessage

@@ -86,7 +86,7 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 		if _, err := pathParam(method, o, "cwd", false); err != nil {
 			return nil, err
 		}
-		o = t.object(o)
+		o = t.object()
 		cmd, ok := a.shellJoinSafely(t.Command, t.Args)
 		// The environment it asks for is part of the command: judged as
 		// the assignments in front of it (BASH_ENV, GIT_SSH_COMMAND, ...).

@@ -79,7 +79,7 @@ func (t terminalCreate) assignments() string {
 }
 
 // object is the request to forward: exactly what was judged.
-func (t terminalCreate) object(_ acp.Object) acp.Object {
+func (t terminalCreate) object() acp.Object {
 	o := acp.Object{}
 	for k, v := range t.rest {
 		o[k] = v

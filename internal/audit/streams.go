@@ -237,18 +237,7 @@ func (l *limiter) admit(kind streamKind, r Record, now time.Time, rate int, inte
 	// counted under the tool "*" (an agent that names a new tool for
 	// each call does not escape the rate).
 	sk := limitKey{kind: kind, agent: r.Agent, session: r.SessionID, tool: "*", decision: r.Decision}
-	sw := l.w[sk]
-	if sw != nil && (now.Sub(sw.start) >= interval || now.Before(sw.start)) {
-		if s, ok := summaryOf(sk, sw, interval); ok {
-			done = append(done, s)
-		}
-		delete(l.w, sk)
-		sw = nil
-	}
-	if sw == nil {
-		sw = &window{start: now}
-		l.w[sk] = sw
-	}
+	sw := l.window(sk, now, interval, &done)
 	if sw.written >= SessionRateFactor*rate {
 		if sw.suppressed == 0 {
 			sw.from, sw.would = r.Time, r.Would
@@ -257,18 +246,7 @@ func (l *limiter) admit(kind streamKind, r Record, now time.Time, rate int, inte
 		sw.to = r.Time
 		return done, false
 	}
-	w := l.w[k]
-	if w != nil && (now.Sub(w.start) >= interval || now.Before(w.start)) {
-		if s, ok := summaryOf(k, w, interval); ok {
-			done = append(done, s)
-		}
-		delete(l.w, k)
-		w = nil
-	}
-	if w == nil {
-		w = &window{start: now}
-		l.w[k] = w
-	}
+	w := l.window(k, now, interval, &done)
 	if w.written < rate {
 		w.written++
 		sw.written++
@@ -280,6 +258,24 @@ func (l *limiter) admit(kind streamKind, r Record, now time.Time, rate int, inte
 	w.suppressed++
 	w.to = r.Time
 	return done, false
+}
+
+// window is k's window at now: one that has ended is summarised into done
+// and replaced by a new one starting now.
+func (l *limiter) window(k limitKey, now time.Time, interval time.Duration, done *[]pendingSummary) *window {
+	w := l.w[k]
+	if w != nil && (now.Sub(w.start) >= interval || now.Before(w.start)) {
+		if s, ok := summaryOf(k, w, interval); ok {
+			*done = append(*done, s)
+		}
+		delete(l.w, k)
+		w = nil
+	}
+	if w == nil {
+		w = &window{start: now}
+		l.w[k] = w
+	}
+	return w
 }
 
 // due returns, and forgets, the summaries of windows ended at now (every

@@ -28,7 +28,8 @@ func init() {
 		&progDecl{name: "gofmt", editsWith: []string{"-w"}, edits: "all", match: []string{"gofmt -w src/main.go"}, noMatch: []string{"gofmt -l ."}},
 		&progDecl{name: "prettier", editsWith: []string{"--write", "-w"}, edits: "all", match: []string{"prettier --write src/"}},
 	)
-	for _, sub := range []string{"reset", "clean", "stash", "apply", "am", "merge", "pull", "cherry-pick", "revert"} {
+	// git pull is declared with the transport options (programs_installs.go), tree included.
+	for _, sub := range []string{"reset", "clean", "stash", "apply", "am", "merge", "cherry-pick", "revert"} {
 		declare(&progDecl{name: "git " + sub, valued: []string{"-m", "--message", "-s", "--strategy", "-X", "--strategy-option", "-e", "--exclude", "--directory"},
 			tree: true, match: []string{"git " + sub}})
 	}

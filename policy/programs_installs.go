@@ -24,6 +24,17 @@ func init() {
 	declare(
 		&progDecl{name: "git fetch", valued: gitFetchValued, programs: []string{"--upload-pack"},
 			match: []string{"git fetch --upload-pack='rm -rf x' ."}, noMatch: []string{"git fetch origin"}},
+		// The same transport options on the other subcommands that talk to
+		// a remote (red team 3): git runs their value as a program.
+		&progDecl{name: "git pull", valued: append([]string{"--exec", "-m", "--message", "-s", "--strategy", "-X", "--strategy-option", "-e", "--exclude", "--directory", "--gpg-sign"}, gitFetchValued...),
+			programs: []string{"--upload-pack", "--exec"}, tree: true,
+			match: []string{"git pull --upload-pack='rm -rf x' .", "git pull"}},
+		&progDecl{name: "git push", valued: []string{"--receive-pack", "--exec", "--repo", "-o", "--push-option", "--force-with-lease", "--signed"},
+			programs: []string{"--receive-pack", "--exec"},
+			match:    []string{"git push --receive-pack='rm -rf x' .", "git push --exec='rm -rf x' ."}, noMatch: []string{"git push origin main"}},
+		&progDecl{name: "git send-email", valued: []string{"--sendmail-cmd", "--to-cmd", "--cc-cmd", "--header-cmd", "--smtp-server"},
+			programs: []string{"--sendmail-cmd", "--to-cmd", "--cc-cmd", "--header-cmd"},
+			match:    []string{"git send-email --sendmail-cmd='rm -rf x' a.patch", "git send-email --to-cmd='rm -rf x' a.patch"}},
 		&progDecl{name: "git ls-remote", valued: []string{"--upload-pack", "--exec", "--sort", "-o", "--server-option"}, programs: []string{"--upload-pack", "--exec"},
 			match: []string{"git ls-remote --upload-pack='rm -rf x' ."}},
 		&progDecl{name: "git clone", valued: []string{"-u", "--upload-pack", "--template", "-o", "--origin", "-b", "--branch", "--depth", "--reference",

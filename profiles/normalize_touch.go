@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"path"
 	"slices"
@@ -154,53 +155,78 @@ func readTouches(raw json.RawMessage, execLike bool) touches {
 		}
 		switch x := v.(type) {
 		case map[string]any:
-			byNorm := map[string]any{}
-			for k, e := range x {
-				byNorm[keyNorm(k)] = e
+			// every key under its normalised name; filePath beside
+			// file_path keeps both values, each judged.
+			byNorm := map[string][]any{}
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				nk := keyNorm(k)
+				byNorm[nk] = append(byNorm[nk], x[k])
 			}
-			// a program beside its arguments: one argv.
+			// a program beside its arguments: one argv per program value.
 			if execLike {
 				for _, pk := range programKeys {
-					prog, ok := byNorm[pk].(string)
-					if !ok || strings.TrimSpace(prog) == "" {
-						continue
-					}
-					argv := []string{prog}
-					for _, ak := range argsKeys {
-						if l, ok := byNorm[ak].([]any); ok {
-							for _, a := range l {
-								if as, ok := a.(string); ok {
-									argv = append(argv, as)
-								} else {
-									argv = append(argv, string(mustJSON(a)))
+					for _, pv := range byNorm[pk] {
+						prog, ok := pv.(string)
+						if !ok || strings.TrimSpace(prog) == "" {
+							continue
+						}
+						argvs := [][]string{{prog}}
+						for _, ak := range argsKeys {
+							if len(byNorm[ak]) == 0 {
+								continue
+							}
+							argvs = argvs[:0]
+							for _, av := range byNorm[ak] {
+								argv := []string{prog}
+								switch l := av.(type) {
+								case []any:
+									for _, a := range l {
+										if as, ok := a.(string); ok {
+											argv = append(argv, as)
+										} else {
+											argv = append(argv, string(mustJSON(a)))
+										}
+									}
+								case string:
+									argv = append(argv, l)
 								}
+								argvs = append(argvs, argv)
 							}
 							break
 						}
-						if as, ok := byNorm[ak].(string); ok {
-							argv = append(argv, as)
-							break
+						for _, argv := range argvs {
+							t.commands = append(t.commands, argvCommand(argv))
 						}
 					}
-					t.commands = append(t.commands, argvCommand(argv))
-					break
 				}
 			}
-			// a directory beside a file name: the file in it.
-			for dk, dv := range byNorm {
-				dir, ok := dv.(string)
-				if !ok || !isPathKey(dk) || dir == "" || strings.HasSuffix(dk, "file") {
+			// a directory beside a file name: the file in it, for every
+			// pair of values.
+			for _, dk := range slices.Sorted(maps.Keys(byNorm)) {
+				if !isPathKey(dk) || strings.HasSuffix(dk, "file") {
 					continue
 				}
-				for _, nk := range nameKeys {
-					if n, ok := byNorm[nk].(string); ok && n != "" && nk != dk {
-						if p, ok := asPath(strings.TrimRight(dir, "/")+"/"+n, true); ok {
-							t.keyPaths = append(t.keyPaths, p)
+				for _, dv := range byNorm[dk] {
+					dir, ok := dv.(string)
+					if !ok || dir == "" {
+						continue
+					}
+					for _, nk := range nameKeys {
+						if nk == dk {
+							continue
+						}
+						for _, nv := range byNorm[nk] {
+							if n, ok := nv.(string); ok && n != "" {
+								if p, ok := asPath(strings.TrimRight(dir, "/")+"/"+n, true); ok {
+									t.keyPaths = append(t.keyPaths, p)
+								}
+							}
 						}
 					}
 				}
 			}
-			for k, e := range x {
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				e := x[k]
 				nk := keyNorm(k)
 				if depth == 0 && slices.Contains(cwdKeys, nk) {
 					continue // Call.Cwd

@@ -38,6 +38,9 @@ func TestToolsJudgedByWhatTheyTouchAnyKey(t *testing.T) {
 		{"mcp__fs__read", "read", `{"directory":"/w/p","name":".env"}`},
 		{"mcp__fs__read", "read", `{"path":"/proc/self/root/home/u/.ssh/id_rsa"}`},
 		{"mcp__fs__read", "read", `{"resource":"file:///home/u/.ssh/id_rsa"}`},
+		// two spellings of one key: which the tool reads is not known
+		{"mcp__shell__exec", "execute", `{"program":"ls","Program":"rm","args":["-rf","~"]}`},
+		{"mcp__fs__read", "read", `{"directory":"/w/p","name":"README","Name":".env"}`},
 	} {
 		raw := `{"toolCallId":"a","title":"` + c.name + `","kind":"` + c.kind + `","rawInput":` + c.input +
 			`,"_meta":{"claudeCode":{"toolName":"` + c.name + `"}}}`

@@ -4,11 +4,15 @@
 # executions of each. Usage: scripts/fuzz.sh [SECONDS] (default 10).
 # A failing input is written by `go test` to the package's
 # testdata/fuzz/<Target>/ (commit it: it becomes a regression seed).
-# Env: FUZZ_MINIMIZE bounds minimizing a failure (default 10s).
+# Env: FUZZ_MINIMIZE bounds minimizing a failure (default 10s);
+# FUZZ_PARALLEL sets the fuzz workers (default: one per core), so CI can
+# fuzz on one core beside the interop stage.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 secs="${1:-10}"
 minimize="${FUZZ_MINIMIZE:-10s}"
+parallel=()
+[ -n "${FUZZ_PARALLEL:-}" ] && parallel=(-parallel "$FUZZ_PARALLEL")
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 status=0
@@ -21,7 +25,7 @@ while read -r dir; do
     echo "== $pkg $name (${secs}s)"
     ok=0
     for attempt in 1 2; do
-      if go test -run '^$' -fuzz "^${name}\$" -fuzztime "${secs}s" -fuzzminimizetime "$minimize" "$pkg" >"$log" 2>&1; then
+      if go test -run '^$' -fuzz "^${name}\$" -fuzztime "${secs}s" -fuzzminimizetime "$minimize" "${parallel[@]}" "$pkg" >"$log" 2>&1; then
         ok=1
         break
       fi

@@ -35,10 +35,12 @@ stamp "go test -race: unit, integration, real binary end to end, fault injection
 # interop/ runs below with its npm side (it needs the TypeScript SDK).
 go test -race -count=1 $(go list ./... | grep -v '/interop/')
 
-if [ -x scripts/fuzz.sh ]; then
-  stamp "fuzzing, bounded (${FUZZ_SECONDS:-10}s per target)"
-  scripts/fuzz.sh "${FUZZ_SECONDS:-10}"
-fi
+# Bounded fuzzing runs on one core beside the interop stage, which mostly
+# waits on its agents' processes and their fake model APIs.
+fuzz_log="$(mktemp "${TMPDIR:-/tmp}/acp-fuzz.XXXXXX")"
+stamp "background: fuzzing, bounded (${FUZZ_SECONDS:-4}s per target, one worker; log: $fuzz_log)"
+FUZZ_PARALLEL=1 scripts/fuzz.sh "${FUZZ_SECONDS:-4}" >"$fuzz_log" 2>&1 &
+fuzz_pid=$!
 
 stamp "waiting for the background installs"
 if ! wait "$prep_pid"; then
@@ -48,7 +50,22 @@ fi
 sed 's/^/   prepare: /' "$prep_log" | grep -a '== \[' || true
 
 stamp "interop: acp-go-sdk example agent/client, official TypeScript SDK, ACP JSON schema"
-bash interop/run.sh
+interop_status=0
+bash interop/run.sh || interop_status=$?
+
+stamp "waiting for the fuzzing"
+fuzz_status=0
+wait "$fuzz_pid" || fuzz_status=$?
+sed -n '/== fuzz summary/,$p' "$fuzz_log"
+if [ "$fuzz_status" != 0 ]; then
+  cat "$fuzz_log"
+  echo "fuzzing failed (log above)" >&2
+  exit 1
+fi
+if [ "$interop_status" != 0 ]; then
+  echo "interop tests failed" >&2
+  exit 1
+fi
 
 stamp "VS Code extension: unit, webview in headless Chromium, real VS Code (code-server)"
 bash vscode-extension/scripts/test.sh

@@ -259,6 +259,9 @@ func (a *agentRT) start(ctx context.Context, gen int) error {
 	if cfg.Command == "" {
 		return fmt.Errorf("agents.%s.command is empty", a.name)
 	}
+	if err := snap.Managed.AgentAllowed(cfg); err != nil {
+		return err
+	}
 	family := familyOf(a.name, cfg.Family, cfg.Command, cfg.Args)
 	dir := cfg.Cwd
 	if dir == "" {

@@ -197,9 +197,11 @@ func (b *Bridge) initialize(params json.RawMessage) (any, error) {
 	for _, n := range snap.AgentNames() {
 		agents = append(agents, map[string]string{"id": n, "name": n})
 	}
-	modes := make([]string, len(policyModes))
-	for i, m := range policyModes {
-		modes[i] = string(m)
+	modes := []string{}
+	for _, m := range policyModes {
+		if snap.Managed.ModeAllowed(string(m)) == nil {
+			modes = append(modes, string(m))
+		}
 	}
 	res := map[string]any{
 		"protocolVersion": acp.ProtocolVersion,
@@ -215,7 +217,7 @@ func (b *Bridge) initialize(params json.RawMessage) (any, error) {
 		"agentInfo":   acp.Implementation{Name: "acp-bridge", Title: "ACP Bridge", Version: b.opts.Version},
 		"_meta": map[string]any{acp.MetaKey: map[string]any{
 			"version": b.opts.Version, "agents": agents, "defaultAgent": snap.Config.DefaultAgent, "policyModes": modes,
-			"workspaceTrust": trustOf(snap), "audit": b.auditStatus(),
+			"workspaceTrust": trustOf(snap), "audit": b.auditStatus(), "managed": managedOf(snap),
 		}},
 	}
 	// After the answer, the editor hears of any bad rule in its settings.
@@ -294,6 +296,9 @@ func (b *Bridge) newSession(ctx context.Context, params json.RawMessage) (any, e
 		var ok bool
 		if mode, ok = policy.ModeFromID(meta.Mode); !ok {
 			return nil, acp.InvalidParams(acp.MethodSessionNew, fmt.Errorf("_meta[%q].mode %q is not one of acp-bridge's modes (%s)", acp.MetaKey, meta.Mode, bridgeModeIDs()))
+		}
+		if err := b.snapshot().Managed.ModeAllowed(string(mode)); err != nil {
+			return nil, acp.InvalidParams(acp.MethodSessionNew, err)
 		}
 	}
 	conn, gen, err := a.ensure(ctx)

@@ -51,6 +51,10 @@ func (b *Bridge) grantBypass(agent, scope string) {
 	if scope == "" {
 		scope = "user"
 	}
+	if err := b.snapshot().Managed.ModeAllowed(string(policy.ModeBypass)); err != nil {
+		b.log.Warn("bypass not granted", zap.String("agent", agent), zap.Error(err))
+		return
+	}
 	b.mu.Lock()
 	b.runtimeBypass[agent] = true
 	b.mu.Unlock()

@@ -26,6 +26,7 @@ import (
 	"github.com/acp-bridge/acp-bridge/internal/audit"
 	"github.com/acp-bridge/acp-bridge/policy"
 	"github.com/acp-bridge/acp-bridge/profiles"
+	"github.com/acp-bridge/acp-bridge/settings"
 )
 
 // modeOptionID is the id of the bridge's mode config option (the id the
@@ -150,14 +151,26 @@ func readChildModes(o acp.Object) childModes {
 }
 
 // bridgeModeState is the `modes` the editor is shown.
-func bridgeModeState(m policy.Mode) acp.SessionModeState {
-	return acp.SessionModeState{CurrentModeID: string(m), AvailableModes: bridgeModes}
+func bridgeModeState(m policy.Mode, avail []acp.SessionMode) acp.SessionModeState {
+	return acp.SessionModeState{CurrentModeID: string(m), AvailableModes: avail}
+}
+
+// availableModes are the bridge's modes the managed tier lets a person
+// choose (all of them without one): the editor's mode list shows only these.
+func availableModes(mg *settings.Managed) []acp.SessionMode {
+	out := make([]acp.SessionMode, 0, len(bridgeModes))
+	for _, bm := range bridgeModes {
+		if mg.ModeAllowed(bm.ID) == nil {
+			out = append(out, bm)
+		}
+	}
+	return out
 }
 
 // bridgeModeOption is the bridge's `mode` config option.
-func bridgeModeOption(m policy.Mode) json.RawMessage {
-	opts := make([]map[string]string, len(bridgeModes))
-	for i, bm := range bridgeModes {
+func bridgeModeOption(m policy.Mode, avail []acp.SessionMode) json.RawMessage {
+	opts := make([]map[string]string, len(avail))
+	for i, bm := range avail {
 		opts[i] = map[string]string{"value": bm.ID, "name": bm.Name, "description": bm.Description}
 	}
 	raw, _ := json.Marshal(map[string]any{
@@ -169,7 +182,7 @@ func bridgeModeOption(m policy.Mode) json.RawMessage {
 
 // editorConfigOptions is the child's options with its mode option(s)
 // replaced by the bridge's (in the first one's place, else first).
-func editorConfigOptions(child []json.RawMessage, childOptID string, m policy.Mode) []json.RawMessage {
+func editorConfigOptions(child []json.RawMessage, childOptID string, m policy.Mode, avail []acp.SessionMode) []json.RawMessage {
 	out := make([]json.RawMessage, 0, len(child)+1)
 	placed := false
 	for _, r := range child {
@@ -177,7 +190,7 @@ func editorConfigOptions(child []json.RawMessage, childOptID string, m policy.Mo
 		_ = json.Unmarshal(r, &c)
 		if c.Category == "mode" || (childOptID != "" && c.ID == childOptID) || c.ID == modeOptionID {
 			if !placed {
-				out = append(out, bridgeModeOption(m))
+				out = append(out, bridgeModeOption(m, avail))
 				placed = true
 			}
 			continue
@@ -185,7 +198,7 @@ func editorConfigOptions(child []json.RawMessage, childOptID string, m policy.Mo
 		out = append(out, r)
 	}
 	if !placed {
-		out = append([]json.RawMessage{bridgeModeOption(m)}, out...)
+		out = append([]json.RawMessage{bridgeModeOption(m, avail)}, out...)
 	}
 	return out
 }
@@ -194,13 +207,14 @@ func editorConfigOptions(child []json.RawMessage, childOptID string, m policy.Mo
 // modes and mode option in place of the child's.
 func (b *Bridge) showBridgeModes(ro acp.Object, s *session) {
 	m := b.effectiveMode(s)
-	ro.Set("modes", bridgeModeState(m))
+	avail := availableModes(b.snapshot().Managed)
+	ro.Set("modes", bridgeModeState(m, avail))
 	s.mu.Lock()
 	s.shown = m
 	hasOpts, opts, optID := s.child.hasOpts, s.child.options, s.child.optID
 	s.mu.Unlock()
 	if hasOpts {
-		ro.Set("configOptions", editorConfigOptions(opts, optID, m))
+		ro.Set("configOptions", editorConfigOptions(opts, optID, m, avail))
 	}
 }
 
@@ -437,6 +451,9 @@ func (b *Bridge) applyEditorMode(ctx context.Context, s *session, id string) err
 	prof, _ := s.agent.profileOf()
 	st := s.childState()
 	if m, ok := policy.ModeFromID(id); ok {
+		if err := b.snapshot().Managed.ModeAllowed(string(m)); err != nil {
+			return acp.Errorf(acp.CodeInvalidParams, "%v", err)
+		}
 		s.setMode(m)
 		b.log.Info("session mode set", zap.String("session", s.id), zap.String("mode", string(m)))
 		if conn := s.agent.connFor(s.gen); conn != nil {
@@ -493,7 +510,7 @@ func (b *Bridge) setConfigOption(ctx context.Context, params json.RawMessage) (a
 			return nil, err
 		}
 		st = s.childState()
-		return map[string]any{"configOptions": editorConfigOptions(st.options, st.optID, b.effectiveMode(s))}, nil
+		return map[string]any{"configOptions": editorConfigOptions(st.options, st.optID, b.effectiveMode(s), availableModes(b.snapshot().Managed))}, nil
 	}
 	_, conn, o, err := b.routed(ctx, acp.MethodSessionSetConfigOpt, params)
 	if err != nil {
@@ -516,7 +533,7 @@ func (b *Bridge) setConfigOption(ctx context.Context, params json.RawMessage) (a
 		s.rememberChildModes(cm)
 		b.checkChildMode(s, cm.current, "its answer to session/set_config_option")
 		st = s.childState()
-		ro.Set("configOptions", editorConfigOptions(st.options, st.optID, b.effectiveMode(s)))
+		ro.Set("configOptions", editorConfigOptions(st.options, st.optID, b.effectiveMode(s), availableModes(b.snapshot().Managed)))
 	}
 	return ro.Marshal(), nil
 }
@@ -560,7 +577,7 @@ func (a *agentRT) modeUpdate(s *session, known bool, o update) (update, bool) {
 			b.checkChildMode(s, cm.current, "config_option_update")
 		}
 		st := s.childState()
-		body.Set("configOptions", editorConfigOptions(st.options, st.optID, b.effectiveMode(s)))
+		body.Set("configOptions", editorConfigOptions(st.options, st.optID, b.effectiveMode(s), availableModes(b.snapshot().Managed)))
 		params, err := acp.ParseObject(o.params)
 		if err != nil {
 			return o, false

@@ -98,8 +98,17 @@ func (p *policyDecider) Decide(req DecisionRequest) (policy.Verdict, policy.Env)
 	if bypass && (req.Mode == policy.ModePlan || req.Mode == policy.ModeDontAsk) {
 		bypass = false
 	}
+	// The managed tier (docs/org.md) holds here, where every decision is
+	// made, whatever mode or bypass reached the request.
+	mode := req.Mode
+	if snap.Managed.ModeAllowed(string(policy.ModeBypass)) != nil {
+		bypass = false
+	}
+	if snap.Managed.ModeAllowed(string(mode)) != nil {
+		mode = managedFloor(snap.Managed)
+	}
 	v := policy.Evaluate(policy.Input{
-		Call: req.Call, Mode: req.Mode, Env: env, Policy: pol, Session: grants, AgentBypass: bypass,
+		Call: req.Call, Mode: mode, Env: env, Policy: pol, Session: grants, AgentBypass: bypass,
 	})
 	return v, env
 }

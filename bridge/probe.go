@@ -51,6 +51,9 @@ func ProbeAgents(ctx context.Context, snap *settings.Snapshot, workspace, versio
 		r.Sandbox = &plan
 		var res acp.InitializeResponse
 		if err == nil {
+			err = snap.Managed.AgentAllowed(cfg)
+		}
+		if err == nil {
 			res, err = probeOne(ctx, cfg, plan, dir, version, timeout, log)
 		}
 		r.StartupMS = time.Since(started).Milliseconds()

@@ -140,6 +140,7 @@ func (b *Bridge) auditStatus() map[string]any {
 // PrintWorkspaceTrust writes, for `acp-bridge agents`, what of the
 // workspace file is ignored and why (nothing when nothing is).
 func PrintWorkspaceTrust(w io.Writer, snap *settings.Snapshot) {
+	PrintManaged(w, snap)
 	if text := trustNotice(trustOf(snap)); text != "" {
 		fmt.Fprintln(w, strings.TrimPrefix(text, "acp-bridge: "))
 	}

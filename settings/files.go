@@ -65,6 +65,13 @@ func fileLayer(name, path, root string, data []byte) (*layer, []*FieldError) {
 	if err != nil {
 		return nil, []*FieldError{{Source: path, Msg: err.Error()}}
 	}
+	where := locatorFor(path, data)
+	l.where = where
+	return l, decodeLayer(l, raw, where)
+}
+
+// locatorFor finds the line of a key path in a YAML file (0 elsewhere).
+func locatorFor(path string, data []byte) locator {
 	where := func([]string) (string, int) { return path, 0 }
 	if f, _ := formatOf(path); f == "yaml" {
 		var doc yaml.Node
@@ -72,8 +79,7 @@ func fileLayer(name, path, root string, data []byte) (*layer, []*FieldError) {
 			where = func(p []string) (string, int) { return path, yamlLine(&doc, p) }
 		}
 	}
-	l.where = where
-	return l, decodeLayer(l, raw, where)
+	return where
 }
 
 // yamlLine returns the line of the key (or list item) at path, or the line

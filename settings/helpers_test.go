@@ -68,10 +68,19 @@ func newEnv(t *testing.T) *env {
 func (e *env) userFile() string { return filepath.Join(e.userDir, "config.yaml") }
 func (e *env) wsFile() string   { return filepath.Join(e.wsDir, WorkspaceFileName) }
 
+// managedFile and managedDropins stand for /etc/acp-bridge's (managed.go).
+func (e *env) managedFile() string {
+	return filepath.Join(filepath.Dir(filepath.Dir(e.userDir)), "managed", "managed-settings.yaml")
+}
+func (e *env) managedDropins() string {
+	return filepath.Join(filepath.Dir(filepath.Dir(e.userDir)), "managed", "managed-settings.d")
+}
+
 // opts trusts the workspace: most tests are about merging every layer.
 // Workspace trust's own tests (trust_test.go) set WorkspaceTrusted false.
 func (e *env) opts() Options {
-	return Options{UserConfigDir: e.userDir, WorkspaceDir: e.wsDir, Environ: []string{}, Executable: testExe, WorkspaceTrusted: true}
+	return Options{UserConfigDir: e.userDir, WorkspaceDir: e.wsDir, Environ: []string{}, Executable: testExe, WorkspaceTrusted: true,
+		managedFile: e.managedFile(), managedDropins: e.managedDropins()}
 }
 
 func (e *env) load(mod ...func(*Options)) (*Store, error) {

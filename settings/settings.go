@@ -81,6 +81,11 @@ type Options struct {
 	// rules, agents, bypass, ...); false, the default, lets it only narrow.
 	// See docs/settings.md "Workspace trust" and Store.SetWorkspaceTrusted.
 	WorkspaceTrusted bool
+
+	// managedFile and managedDropins are the managed tier's places
+	// (ManagedPaths). Unexported: nothing outside this package moves them;
+	// the package's tests point them at temporary files.
+	managedFile, managedDropins string
 }
 
 // Snapshot is one immutable, validated view of the merged settings. Never
@@ -102,6 +107,8 @@ type Snapshot struct {
 	// (ruleWarnings): reported, not refused; the policy engine keeps them
 	// failing closed.
 	RuleWarnings []*FieldError
+	// Managed is the managed tier (managed.go, docs/org.md): never nil.
+	Managed *Managed
 }
 
 // Config is the merged configuration.

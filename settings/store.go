@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -33,7 +34,8 @@ type Store struct {
 	opts     Options // resolved: absolute paths, logger, environ, executable
 	log      *zap.Logger
 	defaults *layer
-	env      *layer // read once at Load
+	env      *layer       // read once at Load
+	managed  *managedTier // read once at Load
 	// rename is os.Rename; tests make it fail.
 	rename func(oldpath, newpath string) error
 
@@ -91,6 +93,11 @@ func Load(opts Options) (*Store, error) {
 		s.log.Debug("ignoring environment variables that name no setting", zap.Strings("vars", ignored))
 	}
 	s.env = env
+	// The managed tier is read once, at start (docs/org.md).
+	s.managed = readManaged(opts.managedFile, opts.managedDropins)
+	if len(s.managed.info.Problems) > 0 {
+		s.log.Error("managed settings are invalid: no agent starts", zap.String("problems", s.managed.info.ProblemText()))
+	}
 	user, ws, fileProblems := s.readFiles()
 	problems = append(fileProblems, problems...)
 	snap, mergedProblems := s.build(user, ws, env, nil, problems)
@@ -139,6 +146,9 @@ func resolveOptions(o Options) Options {
 	abs(&o.UserConfigDir)
 	abs(&o.WorkspaceDir)
 	abs(&o.ConfigFile)
+	if o.managedFile == "" && o.managedDropins == "" {
+		o.managedFile, o.managedDropins = ManagedPaths(runtime.GOOS)
+	}
 	if o.Executable == "" {
 		if exe, err := os.Executable(); err == nil {
 			o.Executable = exe
@@ -305,7 +315,24 @@ func (s *Store) build(user, ws, env, editor *layer, known []*FieldError) (*Snaps
 		}
 	}
 	layers := []*layer{s.defaults, user, ws, env, editor}
+	mt := s.managed
+	if mt == nil {
+		mt = &managedTier{}
+	}
+	var lower Config
+	if mt.layer != nil {
+		lower, _, _ = merge(layers, s.opts.UserConfigDir)
+		layers = append(layers, mt.layer)
+	}
 	cfg, rules, pv := merge(layers, s.opts.UserConfigDir)
+	info := mt.info // a copy per snapshot: Ignored is rebuilt
+	info.Ignored = nil
+	if mt.layer != nil {
+		t := *mt
+		t.info = info
+		rules = applyManaged(&cfg, lower, rules, &t)
+		info = t.info
+	}
 	errs := Validate(cfg)
 	errs = append(errs, validateRules("permissions", rules)...)
 	for _, p := range s.recordPathProblems(cfg) {
@@ -339,7 +366,7 @@ func (s *Store) build(user, ws, env, editor *layer, known []*FieldError) (*Snaps
 		problems = append(problems, fe)
 	}
 	snap := &Snapshot{Config: cfg, Rules: rules, WorkspaceTrust: WorkspaceTrust{Trusted: s.trusted, Ignored: ignored, Pending: pending},
-		InForce: inForce(layers, rules, cfg), RuleWarnings: ruleWarnings(cfg, rules)}
+		InForce: inForce(layers, rules, cfg), RuleWarnings: ruleWarnings(cfg, rules), Managed: &info}
 	for _, l := range []*layer{user, ws} {
 		if l != nil {
 			snap.Sources = append(snap.Sources, l.file)

@@ -54,6 +54,14 @@ func startBin(t *testing.T, config string, extraArgs ...string) *proc {
 // written files there first).
 func startBinIn(t *testing.T, home, ws, config string, extraArgs ...string) *proc {
 	t.Helper()
+	return startBinVia(t, nil, home, ws, config, extraArgs...)
+}
+
+// startBinVia is startBinIn with the binary run through a wrapper command
+// (prefix, e.g. unshare into a mount namespace), which must exec its
+// arguments.
+func startBinVia(t *testing.T, prefix []string, home, ws, config string, extraArgs ...string) *proc {
+	t.Helper()
 	args := []string{"--workspace", ws, "--log-level", "debug"}
 	cfg := ""
 	if config != "" {
@@ -64,7 +72,8 @@ func startBinIn(t *testing.T, home, ws, config string, extraArgs ...string) *pro
 		args = append(args, "--config", cfg)
 	}
 	args = append(args, extraArgs...)
-	cmd := exec.Command(binPath, args...)
+	argv := append(append(append([]string(nil), prefix...), binPath), args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
 	cmd.Dir = ws
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -52,12 +52,24 @@ type initMeta struct {
 		Path    string `json:"path"`
 		Error   string `json:"error"`
 	} `json:"audit"`
+	PolicyModes []string `json:"policyModes"`
+	Managed     *struct {
+		Files         []string `json:"files"`
+		Problems      []string `json:"problems"`
+		DisableBypass bool     `json:"disableBypassPermissionsMode"`
+	} `json:"managed"`
 }
 
 // initialize runs initialize with _meta["acp-bridge"] = meta (nil: none).
 func initialize(t *testing.T, c context.Context, p *proc, meta map[string]any) initMeta {
 	t.Helper()
-	params := map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}}
+	return initializeCaps(t, c, p, meta, map[string]any{})
+}
+
+// initializeCaps is initialize with the editor's clientCapabilities.
+func initializeCaps(t *testing.T, c context.Context, p *proc, meta, caps map[string]any) initMeta {
+	t.Helper()
+	params := map[string]any{"protocolVersion": 1, "clientCapabilities": caps}
 	if meta != nil {
 		params["_meta"] = map[string]any{acp.MetaKey: meta}
 	}

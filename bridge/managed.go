@@ -1,0 +1,76 @@
+package bridge
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/acp-bridge/acp-bridge/policy"
+	"github.com/acp-bridge/acp-bridge/settings"
+)
+
+// managedFloor is the mode a decision uses when the session's mode is one
+// the managed tier forbids: its floor, else default.
+func managedFloor(mg *settings.Managed) policy.Mode {
+	if mg != nil && mg.ModeFloor != "" {
+		return policy.Mode(mg.ModeFloor)
+	}
+	return policy.ModeDefault
+}
+
+// managedReport is initialize's _meta["acp-bridge"].managed: the
+// organisation's hand, for the editor to show as not changeable.
+type managedReport struct {
+	Files            []string                  `json:"files"`
+	Problems         []string                  `json:"problems,omitempty"`
+	DisableBypass    bool                      `json:"disableBypassPermissionsMode,omitempty"`
+	ManagedRulesOnly bool                      `json:"allowManagedPermissionRulesOnly,omitempty"`
+	AllowedAgents    []string                  `json:"allowedAgents,omitempty"`
+	ModeFloor        string                    `json:"modeFloor,omitempty"`
+	Ignored          []settings.IgnoredSetting `json:"ignored,omitempty"`
+}
+
+func managedOf(snap *settings.Snapshot) *managedReport {
+	mg := snap.Managed
+	if !mg.Active() {
+		return nil
+	}
+	r := &managedReport{Files: mg.Files, DisableBypass: mg.DisableBypass, ManagedRulesOnly: mg.ManagedRulesOnly,
+		AllowedAgents: mg.AllowedAgents, ModeFloor: mg.ModeFloor, Ignored: mg.Ignored}
+	for _, p := range mg.Problems {
+		r.Problems = append(r.Problems, p.Error())
+	}
+	return r
+}
+
+// PrintManaged writes what the managed tier does, for the CLI: its files,
+// and that it cannot be changed from here; or why no agent starts.
+func PrintManaged(w io.Writer, snap *settings.Snapshot) {
+	mg := snap.Managed
+	if !mg.Active() {
+		return
+	}
+	if len(mg.Problems) > 0 {
+		fmt.Fprintf(w, "Managed settings are invalid; no agent starts until an administrator fixes them:\n")
+		for _, p := range mg.Problems {
+			fmt.Fprintf(w, "  %s\n", p.Error())
+		}
+		return
+	}
+	fmt.Fprintf(w, "Managed settings (set by your organisation; cannot be changed from here): %s\n", strings.Join(mg.Files, ", "))
+	if mg.DisableBypass {
+		fmt.Fprintf(w, "  bypassPermissions is disabled\n")
+	}
+	if mg.ModeFloor != "" {
+		fmt.Fprintf(w, "  no mode looser than %s\n", mg.ModeFloor)
+	}
+	if mg.ManagedRulesOnly {
+		fmt.Fprintf(w, "  only the managed allow rules count\n")
+	}
+	if mg.AllowedAgents != nil {
+		fmt.Fprintf(w, "  allowed agents: %s\n", strings.Join(mg.AllowedAgents, ", "))
+	}
+	for _, ig := range mg.Ignored {
+		fmt.Fprintf(w, "  overrides %s: %s\n", ig.Loosening(), ig.Reason)
+	}
+}

@@ -28,6 +28,7 @@ type managedReport struct {
 	AllowedAgents    []string                  `json:"allowedAgents,omitempty"`
 	ModeFloor        string                    `json:"modeFloor,omitempty"`
 	Ignored          []settings.IgnoredSetting `json:"ignored,omitempty"`
+	Notes            []string                  `json:"notes,omitempty"`
 }
 
 func managedOf(snap *settings.Snapshot) *managedReport {
@@ -36,7 +37,7 @@ func managedOf(snap *settings.Snapshot) *managedReport {
 		return nil
 	}
 	r := &managedReport{Files: mg.Files, DisableBypass: mg.DisableBypass, ManagedRulesOnly: mg.ManagedRulesOnly,
-		AllowedAgents: mg.AllowedAgents, ModeFloor: mg.ModeFloor, Ignored: mg.Ignored}
+		AllowedAgents: mg.AllowedAgents, ModeFloor: mg.ModeFloor, Ignored: mg.Ignored, Notes: mg.Notes}
 	for _, p := range mg.Problems {
 		r.Problems = append(r.Problems, p.Error())
 	}
@@ -72,5 +73,8 @@ func PrintManaged(w io.Writer, snap *settings.Snapshot) {
 	}
 	for _, ig := range mg.Ignored {
 		fmt.Fprintf(w, "  overrides %s: %s\n", ig.Loosening(), ig.Reason)
+	}
+	for _, n := range mg.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
 	}
 }

@@ -72,6 +72,9 @@ func (e *env) wsFile() string   { return filepath.Join(e.wsDir, WorkspaceFileNam
 func (e *env) managedFile() string {
 	return filepath.Join(filepath.Dir(filepath.Dir(e.userDir)), "managed", "managed-settings.yaml")
 }
+func (e *env) claudeFile() string {
+	return filepath.Join(filepath.Dir(filepath.Dir(e.userDir)), "claude-code", "managed-settings.json")
+}
 func (e *env) managedDropins() string {
 	return filepath.Join(filepath.Dir(filepath.Dir(e.userDir)), "managed", "managed-settings.d")
 }
@@ -80,7 +83,8 @@ func (e *env) managedDropins() string {
 // Workspace trust's own tests (trust_test.go) set WorkspaceTrusted false.
 func (e *env) opts() Options {
 	return Options{UserConfigDir: e.userDir, WorkspaceDir: e.wsDir, Environ: []string{}, Executable: testExe, WorkspaceTrusted: true,
-		managedFile: e.managedFile(), managedDropins: e.managedDropins()}
+		managedFile: e.managedFile(), managedDropins: e.managedDropins(),
+		claudeFile: e.claudeFile(), claudeDropins: e.claudeFile() + ".d"}
 }
 
 func (e *env) load(mod ...func(*Options)) (*Store, error) {

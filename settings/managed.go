@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/acp-bridge/acp-bridge/policy"
 )
 
 // LayerManaged is the managed tier: the organisation's settings, read from
@@ -63,6 +65,9 @@ type Managed struct {
 	ModeFloor string `json:"modeFloor,omitempty"`
 	// Ignored are the lower layers' settings the tier overrides.
 	Ignored []IgnoredSetting `json:"ignored,omitempty"`
+	// Notes are keys of imported vendor files (Claude Code's, Copilot's)
+	// that acp-bridge does not apply, each with its file.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Active reports whether a managed tier is in place (read, or broken).
@@ -203,6 +208,17 @@ func (t *managedTier) add(path string, data []byte) {
 		}
 		delete(raw, keyAllowedAgents)
 	}
+	var copilot string
+	if v, ok := raw[keyCopilotFile]; ok {
+		if p, ok := d.str([]string{keyCopilotFile}, v); ok {
+			if !filepath.IsAbs(p) {
+				d.errorf([]string{keyCopilotFile}, "must be an absolute path")
+			} else {
+				copilot = p
+			}
+		}
+		delete(raw, keyCopilotFile)
+	}
 	if sb, ok := raw["sandbox"].(map[string]any); ok {
 		_, w := sb["allowWrite"]
 		_, dm := sb["allowDomains"]
@@ -216,6 +232,12 @@ func (t *managedTier) add(path string, data []byte) {
 	if len(problems) > 0 {
 		t.info.Problems = append(t.info.Problems, problems...)
 		return
+	}
+	for _, r := range l.rules {
+		if err := policy.CheckRule(r.list, r.text); err != nil {
+			t.info.Problems = append(t.info.Problems, &FieldError{Source: path, Key: "permissions." + r.list,
+				Msg: fmt.Sprintf("rule %q cannot be enforced as written: %v", r.text, err)})
+		}
 	}
 	if l.sandbox.enabled != nil && !*l.sandbox.enabled {
 		t.info.Problems = append(t.info.Problems, &FieldError{Source: path, Key: "sandbox.enabled",
@@ -232,9 +254,48 @@ func (t *managedTier) add(path string, data []byte) {
 	}
 	if t.layer == nil {
 		t.layer = l
+	} else {
+		t.layer = mergeManaged(t.layer, l)
+	}
+	if copilot != "" {
+		t.importFile(copilot, "Copilot", parseCopilot)
+	}
+}
+
+// absorb folds another tier (Claude Code's file, read after acp-bridge's
+// own) into t.
+func (t *managedTier) absorb(o *managedTier) {
+	if o == nil {
 		return
 	}
-	t.layer = mergeManaged(t.layer, l)
+	t.info.Files = append(t.info.Files, o.info.Files...)
+	t.info.Problems = append(t.info.Problems, o.info.Problems...)
+	t.info.Notes = append(t.info.Notes, o.info.Notes...)
+	t.info.DisableBypass = t.info.DisableBypass || o.info.DisableBypass
+	t.info.ManagedRulesOnly = t.info.ManagedRulesOnly || o.info.ManagedRulesOnly
+	if o.info.AllowedAgents != nil {
+		t.info.AllowedAgents = append(append([]string{}, t.info.AllowedAgents...), o.info.AllowedAgents...)
+	}
+	if o.info.ModeFloor != "" && (t.info.ModeFloor == "" || StricterOrEqualMode(o.info.ModeFloor, t.info.ModeFloor)) {
+		t.info.ModeFloor = o.info.ModeFloor
+	}
+	t.writeSet = t.writeSet || o.writeSet
+	t.domainsSet = t.domainsSet || o.domainsSet
+	t.sandboxForced = t.sandboxForced || o.sandboxForced
+	switch {
+	case o.layer == nil:
+	case t.layer == nil:
+		t.layer = o.layer
+	default:
+		floor := t.info.ModeFloor
+		t.layer = mergeManaged(t.layer, o.layer)
+		if floor != "" {
+			t.layer.defaultMode = &floor // the stricter of the two files' modes
+		}
+	}
+	if len(t.info.Problems) > 0 {
+		t.layer = nil
+	}
 }
 
 // mergeManaged folds a later managed file over an earlier one: scalars from

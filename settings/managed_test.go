@@ -316,3 +316,111 @@ func TestNoManagedFileChangesNothing(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestClaudeCodeManagedFileIsImported(t *testing.T) {
+	asAdmin(t)
+	e := newEnv(t)
+	writeFile(t, e.claudeFile(), `{
+  "permissions": {"deny": ["Bash(curl *)", "Read(./.env)"], "ask": ["Bash(git push *)"], "allow": ["Bash(npm test)"],
+                  "defaultMode": "acceptEdits", "disableBypassPermissionsMode": "disable"},
+  "allowManagedPermissionRulesOnly": true,
+  "model": "opus", "hooks": {},
+  "sandbox": {"enabled": true, "network": {"allowedDomains": ["github.com"]}}
+}`)
+	writeFile(t, filepath.Join(e.claudeFile()+".d", "10-more.json"), `{"permissions": {"deny": ["WebFetch(domain:evil.example)"]}}`)
+	writeFile(t, e.userFile(), "permissions:\n  allow: [\"Bash(curl *)\"]\n  defaultMode: bypassPermissions\nsandbox:\n  enabled: false\n")
+	s := e.mustLoad().Snapshot()
+	if len(s.Managed.Problems) > 0 {
+		t.Fatal(s.Managed.ProblemText())
+	}
+	if got := listed(s.Rules, ListDeny); !slices.Equal(got, []string{"managed:Bash(curl *)", "managed:Read(./.env)", "managed:WebFetch(domain:evil.example)"}) {
+		t.Errorf("deny %q", got)
+	}
+	if got := listed(s.Rules, ListAsk); !slices.Equal(got, []string{"managed:Bash(git push *)"}) {
+		t.Errorf("ask %q", got)
+	}
+	if got := listed(s.Rules, ListAllow); !slices.Equal(got, []string{"managed:Bash(npm test)"}) {
+		t.Errorf("allow %q: only the managed allow rules count", got)
+	}
+	if m := s.Config.Permissions.DefaultMode; m != ModeAcceptEdits {
+		t.Errorf("mode %q", m)
+	}
+	if !s.Managed.DisableBypass || !s.Config.Sandbox.Enabled || !slices.Equal(s.Config.Sandbox.AllowDomains, []string{"github.com"}) {
+		t.Errorf("managed %+v sandbox %+v", s.Managed, s.Config.Sandbox)
+	}
+	notes := strings.Join(s.Managed.Notes, "\n")
+	for _, k := range []string{"model is Claude Code's own", "hooks is Claude Code's own"} {
+		if !strings.Contains(notes, k) {
+			t.Errorf("notes %q lack %q", notes, k)
+		}
+	}
+}
+
+func TestCopilotManagedFileIsImported(t *testing.T) {
+	asAdmin(t)
+	e := newEnv(t)
+	cp := filepath.Join(filepath.Dir(e.managedFile()), "copilot.json")
+	writeFile(t, cp, `{"permissions": {"deny": ["Shell(rm *)", "Read(**/.env)", "Domain(evil.example)"], "ask": ["Edit(src/**)"],
+		"allow": ["Shell(go test *)"], "disableBypassPermissionsMode": "disable"}}`)
+	writeFile(t, e.managedFile(), "copilotManagedSettings: "+cp+"\n")
+	s := e.mustLoad().Snapshot()
+	if len(s.Managed.Problems) > 0 {
+		t.Fatal(s.Managed.ProblemText())
+	}
+	if got := listed(s.Rules, ListDeny); !slices.Equal(got, []string{"managed:Bash(rm *)", "managed:Read(**/.env)", "managed:WebFetch(domain:evil.example)"}) {
+		t.Errorf("deny %q", got)
+	}
+	if got := listed(s.Rules, ListAsk); !slices.Equal(got, []string{"managed:Edit(src/**)"}) {
+		t.Errorf("ask %q", got)
+	}
+	if !s.Managed.DisableBypass || !slices.Contains(s.Managed.Files, cp) {
+		t.Errorf("managed %+v", s.Managed)
+	}
+}
+
+func TestVendorManagedFilesThatCannotBeEnforcedFailClosed(t *testing.T) {
+	asAdmin(t)
+	for _, c := range []struct{ name, claude, copilot, want string }{
+		{"claude: not json", `{"permissions": `, "", "cannot parse json"},
+		{"claude: a deny rule acp-bridge cannot read", `{"permissions": {"deny": ["Bash(rm *"]}}`, "", "cannot be enforced"},
+		{"claude: bad bypass value", `{"permissions": {"disableBypassPermissionsMode": "yes"}}`, "", `the only value is "disable"`},
+		{"copilot: unknown selector", "", `{"permissions": {"deny": ["Tool(x)"]}}`, "is not a Shell(), Read(), Edit() or Domain() selector"},
+		{"copilot: unknown key", "", `{"permissions": {"block": ["Shell(rm *)"]}}`, "permissions.block is not a key"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t)
+			if c.claude != "" {
+				writeFile(t, e.claudeFile(), c.claude)
+			}
+			if c.copilot != "" {
+				cp := filepath.Join(filepath.Dir(e.managedFile()), "copilot.json")
+				writeFile(t, cp, c.copilot)
+				writeFile(t, e.managedFile(), "copilotManagedSettings: "+cp+"\n")
+			}
+			s := e.mustLoad().Snapshot()
+			if !strings.Contains(s.Managed.ProblemText(), c.want) {
+				t.Fatalf("problems %q, want %q", s.Managed.ProblemText(), c.want)
+			}
+			if s.Managed.AgentAllowed(s.Config.Agents["demo"]) == nil {
+				t.Error("an agent may start")
+			}
+		})
+	}
+}
+
+func TestCopilotSelectors(t *testing.T) {
+	for in, want := range map[string]string{
+		"Shell(git push *)": "Bash(git push *)", "Shell": "Bash", "Read(~/.ssh/**)": "Read(~/.ssh/**)",
+		"Edit(/etc/**)": "Edit(/etc/**)", "Domain(*.evil.example)": "WebFetch(domain:*.evil.example)", "Domain": "WebFetch",
+	} {
+		got, err := copilotRule(in)
+		if err != nil || got != want {
+			t.Errorf("%s: %q %v, want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"shell(x)", "Bash(x)", "Shell(x", "Fetch(x)", ""} {
+		if _, err := copilotRule(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

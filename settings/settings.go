@@ -86,6 +86,9 @@ type Options struct {
 	// (ManagedPaths). Unexported: nothing outside this package moves them;
 	// the package's tests point them at temporary files.
 	managedFile, managedDropins string
+	// claudeFile and claudeDropins are Claude Code's managed places
+	// (ClaudeManagedPaths), imported into the tier.
+	claudeFile, claudeDropins string
 }
 
 // Snapshot is one immutable, validated view of the merged settings. Never

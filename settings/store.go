@@ -95,6 +95,9 @@ func Load(opts Options) (*Store, error) {
 	s.env = env
 	// The managed tier is read once, at start (docs/org.md).
 	s.managed = readManaged(opts.managedFile, opts.managedDropins)
+	if ct, ok := readClaudeManaged(opts.claudeFile, opts.claudeDropins); ok {
+		s.managed.absorb(ct)
+	}
 	if len(s.managed.info.Problems) > 0 {
 		s.log.Error("managed settings are invalid: no agent starts", zap.String("problems", s.managed.info.ProblemText()))
 	}
@@ -148,6 +151,9 @@ func resolveOptions(o Options) Options {
 	abs(&o.ConfigFile)
 	if o.managedFile == "" && o.managedDropins == "" {
 		o.managedFile, o.managedDropins = ManagedPaths(runtime.GOOS)
+	}
+	if o.claudeFile == "" && o.claudeDropins == "" {
+		o.claudeFile, o.claudeDropins = ClaudeManagedPaths(runtime.GOOS)
 	}
 	if o.Executable == "" {
 		if exe, err := os.Executable(); err == nil {

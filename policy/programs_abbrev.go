@@ -56,10 +56,16 @@ func knownLongs(base string, args []word) ([]string, string) {
 	name := base
 	if d, _ := lookupDecl(base, args); d != nil {
 		name = d.name
-		for _, l := range [][]string{d.valued, d.code, d.escapeOpts, d.stdinCode, d.reads, d.writes, d.editsWith, d.uncertainWith,
-			d.plainReadsWith, d.programs, d.runOpt, d.targetOpts, d.editsAllWith, d.keepsWith} {
-			for _, o := range l {
-				add(o)
+		ds := []*progDecl{d}
+		if b := bareDecl(base); b != nil && b != d {
+			ds = append(ds, b) // the program's global options (programs_rt3.go)
+		}
+		for _, d := range ds {
+			for _, l := range [][]string{d.valued, d.code, d.escapeOpts, d.stdinCode, d.reads, d.writes, d.editsWith, d.uncertainWith,
+				d.plainReadsWith, d.programs, d.runOpt, d.targetOpts, d.editsAllWith, d.keepsWith, d.flags, d.scriptOpts, d.proxies, d.installsTo} {
+				for _, o := range l {
+					add(o)
+				}
 			}
 		}
 		for o := range d.norm {

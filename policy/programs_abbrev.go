@@ -134,7 +134,11 @@ func expandOptions(base string, args []word) (out []word, ambiguous string) {
 	if len(known) == 0 && !goFlags {
 		return args, ""
 	}
+	end := optionsEnd(base, args)
 	for i, w := range args {
+		if i >= end {
+			break // the command the program runs: its options are its own
+		}
 		if !w.static || !strings.HasPrefix(w.s, "-") {
 			continue
 		}
@@ -183,6 +187,31 @@ func expandOptions(base string, args []word) (out []word, ambiguous string) {
 		return args, ambiguous
 	}
 	return out, ambiguous
+}
+
+// optionsEnd: where the command a program runs starts in args (a declared
+// runner, sudo, doas), len(args) for other programs. The words from there
+// on are the inner command's: `sudo -u u npm --g i x` must not read npm's
+// --g as sudo's --group.
+func optionsEnd(base string, args []word) int {
+	d, rest := lookupDecl(base, args)
+	if d == nil {
+		return len(args)
+	}
+	dd := *d
+	switch {
+	case d.run == runProgram:
+		return len(args) - len(rest)
+	case d.run != runNone:
+	case base == "sudo" || base == "doas":
+		dd.run = runAfterOpts
+	default:
+		return len(args)
+	}
+	if _, _, at, _ := dd.scan(rest); at >= 0 {
+		return len(args) - len(rest) + at
+	}
+	return len(args)
 }
 
 // setWord replaces args[i] (copying args into out once) by a static word

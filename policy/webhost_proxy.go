@@ -71,6 +71,14 @@ func proxyTargets(sc *subCmd) (targets []string, unknown bool) {
 				}
 			}
 		}
+		// NAME=VALUE of a proxy variable anywhere among the words (sudo
+		// VAR=V cmd, env -i VAR=V cmd, xargs ... VAR=V): a host named there
+		// meets the rules (stricter than where the program would read it).
+		for _, w := range ws[i:] {
+			if name, val, ok := strings.Cut(w, "="); ok && isAssignWord(w) && proxyVar(name) && !strings.ContainsAny(val, "$`") {
+				add(val)
+			}
+		}
 		for i < len(ws) && isAssignWord(ws[i]) {
 			name, val, _ := strings.Cut(ws[i], "=")
 			if proxyVar(name) {

@@ -83,6 +83,9 @@ type progDecl struct {
 	// uncertainWith: with one of these options the reader cannot tell
 	// what the command touches (cp --parents writes a derived path): ask.
 	uncertainWith []string
+	// uncertainPrefix: options starting with one of these are uncertain
+	// (pnpm --config.KEY=VALUE sets any configuration key).
+	uncertainPrefix []string
 	// plainReadsWith: with one of these options, the plain arguments are
 	// files read (git diff --no-index A B).
 	plainReadsWith []string
@@ -209,7 +212,7 @@ func checkDecl(d *progDecl) error {
 	}
 	if len(d.match) == 0 && len(d.forms) == 0 && d.breaker == nil && d.edits == "" && !d.tree && len(d.norm) == 0 && len(d.writes) == 0 && len(d.reads) == 0 && len(d.programs) == 0 &&
 		len(d.targetOpts) == 0 && len(d.editsAllWith) == 0 && d.writesArg == 0 && len(d.nested) == 0 && len(d.uncertainWith) == 0 &&
-		len(d.scriptOpts) == 0 && len(d.proxies) == 0 && len(d.installsTo) == 0 {
+		len(d.scriptOpts) == 0 && len(d.proxies) == 0 && len(d.installsTo) == 0 && len(d.uncertainPrefix) == 0 {
 		return fmt.Errorf("policy: program %q declares nothing to check", d.name)
 	}
 	for o := range d.nested {

@@ -15,10 +15,55 @@ import (
 // --userconfig reads a configuration that can set a script shell): ask.
 func (a *analyzer) declWith(d *progDecl, sc *subCmd, opts []declOpt) {
 	for _, o := range opts {
-		if containsStr(d.uncertainWith, o.name) {
+		if containsStr(d.uncertainWith, o.name) || hasAnyPrefix(o.name, d.uncertainPrefix) {
 			sc.readOnly = false
 			a.setUncertain(d.name + " " + o.name + ": the reader cannot tell what the command writes or runs")
 			return
+		}
+	}
+}
+
+func hasAnyPrefix(s string, ps []string) bool {
+	for _, p := range ps {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// pkgExecOpts: the options of a package runner (npx, npm exec/x, pnpm
+// dlx/exec, yarn dlx, bunx) read by its program's bare declaration: a code
+// option (npm --node-options, --userconfig, ...) or a configuration key
+// (pnpm --config.KEY) makes the call uncertain, however abbreviated.
+func (a *analyzer) pkgExecOpts(what string, opts []opt) {
+	prog := strings.Fields(what)[0]
+	switch prog {
+	case "npx":
+		prog = "npm"
+	case "pnpx":
+		prog = "pnpm"
+	case "bunx":
+		prog = "bun"
+	}
+	b := bareDecl(prog)
+	if b == nil {
+		return
+	}
+	for _, o := range opts {
+		n, _, _ := strings.Cut(o.name, "=")
+		if n == "-c" || n == "--call" {
+			continue // the code it runs, read by pkgExec
+		}
+		if hasAnyPrefix(n, b.uncertainPrefix) {
+			a.setUncertain(what + " " + n + " sets configuration that can run code")
+			return
+		}
+		for _, u := range b.uncertainWith {
+			if n == u || len(n) > 3 && strings.HasPrefix(n, "--") && strings.HasPrefix(u, n) {
+				a.setUncertain(what + " " + n + ": the reader cannot tell what the command runs")
+				return
+			}
 		}
 	}
 }
@@ -241,9 +286,9 @@ func init() {
 				"npm i --prefix ~/.local x", "npm i --location global x"},
 			noMatch: []string{"npm test", "npm i x", "npm run build", "npm i --global=false x", "npm --prefix sub run build"}},
 		&progDecl{name: "pnpm", valued: append([]string{"-C", "--dir", "--filter", "-F"}, npmValued...), uncertainWith: npmCodeOpts, flags: npmFlags,
-			proxies: []string{"--proxy", "--https-proxy"},
+			proxies: []string{"--proxy", "--https-proxy"}, uncertainPrefix: []string{"--config."},
 			breaker: globalInstall("pnpm", []string{"add", "i", "install", "update", "up", "upgrade", "link", "ln"}, nil, npmValued, true),
-			match:   []string{"pnpm add -g x", "pnpm i --global x", "pnpm -g add x", "pnpm link --global"},
+			match:   []string{"pnpm add -g x", "pnpm i --global x", "pnpm -g add x", "pnpm link --global", "pnpm --config.node-options=--require=./e.js run build"},
 			noMatch: []string{"pnpm add x", "pnpm i", "pnpm run build"}},
 		&progDecl{name: "yarn", valued: []string{"--cwd", "--use-yarnrc", "--global-folder", "--prefix", "--proxy", "--https-proxy", "--modules-folder", "--cache-folder"},
 			uncertainWith: []string{"--use-yarnrc"}, proxies: []string{"--proxy", "--https-proxy"}, installsTo: []string{"--global-folder", "--prefix"},

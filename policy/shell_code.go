@@ -625,6 +625,7 @@ func (a *analyzer) pkgExec(what string, args []word, text string, alts []string,
 		a.setUncertain(what + " takes an option known only at run time")
 		return true
 	}
+	a.pkgExecOpts(what, opts) // programs_rt3.go
 	inner := ctx
 	inner.gate = true
 	if code, ok := findOpt(opts, "-c", "--call"); ok {

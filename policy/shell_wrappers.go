@@ -840,6 +840,11 @@ func (a *analyzer) findCmd(ws []word, text string, alts []string, ctx walkCtx) {
 // git run other programs) but not in the deny/ask alternatives.
 func (a *analyzer) gitCmd(ws []word, text string, alts []string, ctx walkCtx) {
 	args := ws[1:]
+	if !a.cwdKnown || !a.env.inWorkspaceLexical(a.cwd) {
+		// cd elsewhere && git ...: git reads that repository's config
+		// (which runs code) as with -C.
+		a.setUncertain("git runs in a directory outside the workspace (or one known only at run time)")
+	}
 	if len(args) == 0 || !args[0].static || !strings.HasPrefix(args[0].s, "-") {
 		// no global options: the common case.
 		a.gitConfigWrite(args)

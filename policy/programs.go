@@ -83,6 +83,10 @@ type progDecl struct {
 	// uncertainWith: with one of these options the reader cannot tell
 	// what the command touches (cp --parents writes a derived path): ask.
 	uncertainWith []string
+	// gitConfig: options whose value is a git configuration KEY=VALUE
+	// (git clone -c): read as git -c is (code keys run, proxy keys meet
+	// the WebFetch rules).
+	gitConfig []string
 	// uncertainPrefix: options starting with one of these are uncertain
 	// (pnpm --config.KEY=VALUE sets any configuration key).
 	uncertainPrefix []string
@@ -170,7 +174,7 @@ func checkDecl(d *progDecl) error {
 	for kind, list := range map[string][]string{"valued": d.valued, "code": d.code, "escapeOpts": d.escapeOpts,
 		"editsWith": d.editsWith, "reads": d.reads, "writes": d.writes, "programs": d.programs, "stdinCode": d.stdinCode, "plainReadsWith": d.plainReadsWith,
 		"targetOpts": d.targetOpts, "editsAllWith": d.editsAllWith, "keepsWith": d.keepsWith,
-		"scriptOpts": d.scriptOpts, "proxies": d.proxies, "installsTo": d.installsTo, "flags": d.flags} {
+		"scriptOpts": d.scriptOpts, "proxies": d.proxies, "installsTo": d.installsTo, "flags": d.flags, "gitConfig": d.gitConfig} {
 		for _, o := range list {
 			if !strings.HasPrefix(o, "-") || o == "-" || o == "--" || strings.Contains(o, "=") {
 				return fmt.Errorf("policy: program %q: %s option %q is not an option name", d.name, kind, o)
@@ -212,7 +216,7 @@ func checkDecl(d *progDecl) error {
 	}
 	if len(d.match) == 0 && len(d.forms) == 0 && d.breaker == nil && d.edits == "" && !d.tree && len(d.norm) == 0 && len(d.writes) == 0 && len(d.reads) == 0 && len(d.programs) == 0 &&
 		len(d.targetOpts) == 0 && len(d.editsAllWith) == 0 && d.writesArg == 0 && len(d.nested) == 0 && len(d.uncertainWith) == 0 &&
-		len(d.scriptOpts) == 0 && len(d.proxies) == 0 && len(d.installsTo) == 0 && len(d.uncertainPrefix) == 0 {
+		len(d.scriptOpts) == 0 && len(d.proxies) == 0 && len(d.installsTo) == 0 && len(d.uncertainPrefix) == 0 && len(d.gitConfig) == 0 {
 		return fmt.Errorf("policy: program %q declares nothing to check", d.name)
 	}
 	for o := range d.nested {
@@ -541,6 +545,11 @@ func (a *analyzer) declOptEffects(d *progDecl, sc *subCmd, opts []declOpt, ctx w
 		case containsStr(d.programs, o.name):
 			sc.readOnly = false
 			a.optProgram(sc, o.name, o.val, inner)
+		case containsStr(d.gitConfig, o.name) && o.val != nil:
+			if h, ok := gitProxyConfig(*o.val); ok {
+				sc.proxies = append(sc.proxies, h)
+			}
+			a.gitConfigCode("-c", *o.val, inner)
 		case containsStr(d.scriptOpts, o.name):
 			a.scriptOptEffect(d, sc, o) // programs_rt3.go
 		case containsStr(d.proxies, o.name):

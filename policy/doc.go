@@ -43,6 +43,9 @@
 //     valued options, the options and arguments that run programs or hold
 //     code, its escapes, what it reads, writes and changes, its breakers,
 //     its flag reading, with match/noMatch examples checked at load);
+//     programs_rt3.go: bare declarations (a program's global options),
+//     code files from process substitutions, proxy hosts, install places
+//     and global installs (red team 3);
 //     programs_probe.go: unknown programs' arguments read as possible
 //     commands; programs_abbrev.go: long options by unambiguous prefix;
 //     shell_positional.go, shell_procsubst.go: sh -c's positional

@@ -35,6 +35,9 @@ const (
 	runUnknown
 	// runAfterOpt: right after one of runOpt (`nix shell PKG -c CMD`).
 	runAfterOpt
+	// runProgram: the arguments are handed to the program runProg (`yarn
+	// node ARGS` runs `node ARGS`): they are read as that command.
+	runProgram
 )
 
 // progDecl is one program's declaration.
@@ -51,6 +54,8 @@ type progDecl struct {
 	run    runKind
 	skip   int
 	runOpt []string
+	// runProg: with run runProgram, the program the arguments go to.
+	runProg string
 	// code: options whose value is shell code (`git rebase --exec`);
 	// codeArgs: the plain arguments from the skip-th on are shell code
 	// (`git submodule foreach CODE`, `git bisect run CMD ARGS`).
@@ -78,6 +83,13 @@ type progDecl struct {
 	// uncertainWith: with one of these options the reader cannot tell
 	// what the command touches (cp --parents writes a derived path): ask.
 	uncertainWith []string
+	// gitConfig: options whose value is a git configuration KEY=VALUE
+	// (git clone -c): read as git -c is (code keys run, proxy keys meet
+	// the WebFetch rules).
+	gitConfig []string
+	// uncertainPrefix: options starting with one of these are uncertain
+	// (pnpm --config.KEY=VALUE sets any configuration key).
+	uncertainPrefix []string
 	// plainReadsWith: with one of these options, the plain arguments are
 	// files read (git diff --no-index A B).
 	plainReadsWith []string
@@ -107,6 +119,21 @@ type progDecl struct {
 	// tool, and the inner options that name a program it runs (go
 	// -ldflags='-extld=CC').
 	nested map[string][]string
+	// scriptOpts: options whose value is a file holding the program's own
+	// code (awk -f, sed -f, make -f): a process substitution or a
+	// /dev/fd path there is code known only at run time (ask); the
+	// substituted command's words meet the deny rules (programs_rt3.go).
+	scriptOpts []string
+	// proxies: options whose value names a host it connects through (pip
+	// --proxy, npm --https-proxy): each meets the WebFetch domain rules.
+	proxies []string
+	// installsTo: options whose value is a directory it installs code into
+	// (pip install --target): outside the workspace, a circuit breaker.
+	installsTo []string
+	// flags: options that take no value, named so that an abbreviation
+	// resolves to them and not to a longer valued name (npm --global is
+	// not --globalconfig; programs_abbrev.go).
+	flags []string
 	// match: must not be allowed under allow Bash and deny Bash(rm *), in
 	// bypassPermissions; noMatch: must be allowed under the same rules.
 	match, noMatch []string
@@ -146,7 +173,8 @@ func checkDecl(d *progDecl) error {
 	opts := map[string]string{}
 	for kind, list := range map[string][]string{"valued": d.valued, "code": d.code, "escapeOpts": d.escapeOpts,
 		"editsWith": d.editsWith, "reads": d.reads, "writes": d.writes, "programs": d.programs, "stdinCode": d.stdinCode, "plainReadsWith": d.plainReadsWith,
-		"targetOpts": d.targetOpts, "editsAllWith": d.editsAllWith, "keepsWith": d.keepsWith} {
+		"targetOpts": d.targetOpts, "editsAllWith": d.editsAllWith, "keepsWith": d.keepsWith,
+		"scriptOpts": d.scriptOpts, "proxies": d.proxies, "installsTo": d.installsTo, "flags": d.flags, "gitConfig": d.gitConfig} {
 		for _, o := range list {
 			if !strings.HasPrefix(o, "-") || o == "-" || o == "--" || strings.Contains(o, "=") {
 				return fmt.Errorf("policy: program %q: %s option %q is not an option name", d.name, kind, o)
@@ -157,7 +185,7 @@ func checkDecl(d *progDecl) error {
 		}
 	}
 	for o, kind := range opts {
-		if kind == "stdinCode" || kind == "plainReadsWith" || kind == "editsWith" || kind == "editsAllWith" || kind == "keepsWith" {
+		if kind == "stdinCode" || kind == "plainReadsWith" || kind == "editsWith" || kind == "editsAllWith" || kind == "keepsWith" || kind == "flags" {
 			continue
 		}
 		if !containsStr(d.valued, o) {
@@ -175,6 +203,9 @@ func checkDecl(d *progDecl) error {
 			return fmt.Errorf("policy: program %q: form %q needs exactly one %%s", d.name, f)
 		}
 	}
+	if (d.run == runProgram) != (d.runProg != "") {
+		return fmt.Errorf("policy: program %q: runProg goes with run runProgram", d.name)
+	}
 	if (d.run != runNone && d.run != runUnknown || d.codeArgs || len(d.code) > 0 || d.escape != nil) && len(d.forms) == 0 {
 		return fmt.Errorf("policy: program %q runs commands but declares no forms for the property test", d.name)
 	}
@@ -184,7 +215,8 @@ func checkDecl(d *progDecl) error {
 		return fmt.Errorf("policy: program %q: edits %q is not all, sources, last or first", d.name, d.edits)
 	}
 	if len(d.match) == 0 && len(d.forms) == 0 && d.breaker == nil && d.edits == "" && !d.tree && len(d.norm) == 0 && len(d.writes) == 0 && len(d.reads) == 0 && len(d.programs) == 0 &&
-		len(d.targetOpts) == 0 && len(d.editsAllWith) == 0 && d.writesArg == 0 && len(d.nested) == 0 && len(d.uncertainWith) == 0 {
+		len(d.targetOpts) == 0 && len(d.editsAllWith) == 0 && d.writesArg == 0 && len(d.nested) == 0 && len(d.uncertainWith) == 0 &&
+		len(d.scriptOpts) == 0 && len(d.proxies) == 0 && len(d.installsTo) == 0 && len(d.uncertainPrefix) == 0 && len(d.gitConfig) == 0 {
 		return fmt.Errorf("policy: program %q declares nothing to check", d.name)
 	}
 	for o := range d.nested {
@@ -364,13 +396,19 @@ func (a *analyzer) declared(d *progDecl, base string, args []word, text string, 
 		a.argReadsOf(&sc, args, nil) // any argument may name a file it reads
 	}
 	a.declOptEffects(d, &sc, opts, ctx)
+	a.declWith(d, &sc, opts)
+	a.bareDeclEffects(d, &sc, base, args, ctx) // programs_rt3.go
 	a.addSub(sc, ctx)
+	inner := ctx
+	inner.gate = true
+	if d.run == runProgram {
+		a.command(append([]word{staticWord(d.runProg)}, args...), inner)
+		return true
+	}
 	if at < 0 || at >= len(args) {
 		return true
 	}
 	rest := args[at:]
-	inner := ctx
-	inner.gate = true
 	if d.run == runUnknown {
 		a.probe(append([]word{staticWord(d.name)}, rest...), inner)
 		return true
@@ -424,9 +462,7 @@ func (a *analyzer) declEffects(sc *subCmd, base string, args []word, ctx walkCtx
 			break
 		}
 	}
-	if hasDeclOpt(opts, d.uncertainWith) {
-		a.setUncertain(d.name + " writes paths derived from its arguments")
-	}
+	a.declWith(d, sc, opts)
 	switch {
 	case hasDeclOpt(opts, d.keepsWith):
 	case hasDeclOpt(opts, d.editsAllWith) || d.edits == "sources" && hasDeclOpt(opts, d.targetOpts):
@@ -465,6 +501,7 @@ func (a *analyzer) declEffects(sc *subCmd, base string, args []word, ctx walkCtx
 			sc.breaker = b
 		}
 	}
+	a.bareDeclEffects(d, sc, base, args, ctx) // programs_rt3.go
 }
 
 // declOptEffects records what the options of a declared program do.
@@ -508,6 +545,18 @@ func (a *analyzer) declOptEffects(d *progDecl, sc *subCmd, opts []declOpt, ctx w
 		case containsStr(d.programs, o.name):
 			sc.readOnly = false
 			a.optProgram(sc, o.name, o.val, inner)
+		case containsStr(d.gitConfig, o.name) && o.val != nil:
+			if h, ok := gitProxyConfig(*o.val); ok {
+				sc.proxies = append(sc.proxies, h)
+			}
+			a.gitConfigCode("-c", *o.val, inner)
+		case containsStr(d.scriptOpts, o.name):
+			a.scriptOptEffect(d, sc, o) // programs_rt3.go
+		case containsStr(d.proxies, o.name):
+			sc.proxies = append(sc.proxies, proxyValue(o.val))
+		case containsStr(d.installsTo, o.name):
+			sc.readOnly = false
+			a.installTarget(d, sc, o) // programs_rt3.go
 		}
 	}
 }

@@ -56,10 +56,16 @@ func knownLongs(base string, args []word) ([]string, string) {
 	name := base
 	if d, _ := lookupDecl(base, args); d != nil {
 		name = d.name
-		for _, l := range [][]string{d.valued, d.code, d.escapeOpts, d.stdinCode, d.reads, d.writes, d.editsWith, d.uncertainWith,
-			d.plainReadsWith, d.programs, d.runOpt, d.targetOpts, d.editsAllWith, d.keepsWith} {
-			for _, o := range l {
-				add(o)
+		ds := []*progDecl{d}
+		if b := bareDecl(base); b != nil && b != d {
+			ds = append(ds, b) // the program's global options (programs_rt3.go)
+		}
+		for _, d := range ds {
+			for _, l := range [][]string{d.valued, d.code, d.escapeOpts, d.stdinCode, d.reads, d.writes, d.editsWith, d.uncertainWith,
+				d.plainReadsWith, d.programs, d.runOpt, d.targetOpts, d.editsAllWith, d.keepsWith, d.flags, d.scriptOpts, d.proxies, d.installsTo} {
+				for _, o := range l {
+					add(o)
+				}
 			}
 		}
 		for o := range d.norm {
@@ -128,7 +134,11 @@ func expandOptions(base string, args []word) (out []word, ambiguous string) {
 	if len(known) == 0 && !goFlags {
 		return args, ""
 	}
+	end := optionsEnd(base, args)
 	for i, w := range args {
+		if i >= end {
+			break // the command the program runs: its options are its own
+		}
 		if !w.static || !strings.HasPrefix(w.s, "-") {
 			continue
 		}
@@ -177,6 +187,31 @@ func expandOptions(base string, args []word) (out []word, ambiguous string) {
 		return args, ambiguous
 	}
 	return out, ambiguous
+}
+
+// optionsEnd: where the command a program runs starts in args (a declared
+// runner, sudo, doas), len(args) for other programs. The words from there
+// on are the inner command's: `sudo -u u npm --g i x` must not read npm's
+// --g as sudo's --group.
+func optionsEnd(base string, args []word) int {
+	d, rest := lookupDecl(base, args)
+	if d == nil {
+		return len(args)
+	}
+	dd := *d
+	switch {
+	case d.run == runProgram:
+		return len(args) - len(rest)
+	case d.run != runNone:
+	case base == "sudo" || base == "doas":
+		dd.run = runAfterOpts
+	default:
+		return len(args)
+	}
+	if _, _, at, _ := dd.scan(rest); at >= 0 {
+		return len(args) - len(rest) + at
+	}
+	return len(args)
 }
 
 // setWord replaces args[i] (copying args into out once) by a static word

@@ -39,9 +39,9 @@ func init() {
 			match: []string{"git ls-remote --upload-pack='rm -rf x' ."}},
 		&progDecl{name: "git clone", valued: []string{"-u", "--upload-pack", "--template", "-o", "--origin", "-b", "--branch", "--depth", "--reference",
 			"--reference-if-able", "--separate-git-dir", "-c", "--config", "--shallow-since", "--shallow-exclude", "-j", "--jobs", "--filter", "--bundle-uri", "--server-option"},
-			programs: []string{"-u", "--upload-pack"}, writesArg: 2,
+			programs: []string{"-u", "--upload-pack"}, writesArg: 2, gitConfig: []string{"-c", "--config"},
 			breaker: flagBreaker("git clone --template copies hooks (code that runs later) into the repository", "--template"),
-			match:   []string{"git clone -u 'rm -rf x' . y"}, noMatch: []string{"git clone https://example.com/x vendor/x"}},
+			match:   []string{"git clone -u 'rm -rf x' . y", "git clone -c core.sshCommand='rm -rf x' git@a.example:x y"}, noMatch: []string{"git clone https://example.com/x vendor/x"}},
 		&progDecl{name: "git init", valued: []string{"--template", "--separate-git-dir", "-b", "--initial-branch", "--object-format", "--shared"},
 			breaker: flagBreaker("git init --template copies hooks (code that runs later) into the repository", "--template"),
 			match:   []string{"git init --template=./tpl ."}, noMatch: []string{"git init ."}},
@@ -101,38 +101,9 @@ func init() {
 	for _, f := range []string{"black", "rustfmt", "isort", "shfmt", "dprint", "biome"} {
 		declare(&progDecl{name: f, edits: "all", keepsWith: []string{"--check", "--diff", "-d", "-l", "--help", "--version"}, match: []string{f + " src/main.c"}})
 	}
-	npmInstalls := []string{"i", "install", "add", "isntall", "in", "ins", "inst", "insta", "instal", "isnt", "isnta", "isntal"}
-	for _, npm := range npmInstalls {
-		declare(&progDecl{name: "npm " + npm, valued: []string{"--location"}, breaker: npmGlobalBreaker(nil),
-			match: []string{"npm " + npm + " -g x", "npm " + npm + " --location=global x"}, noMatch: []string{"npm " + npm + " x"}})
-	}
-	// npm's options may come before the subcommand (npm -g i x).
-	declare(&progDecl{name: "npm", valued: []string{"--location", "--prefix"}, breaker: npmGlobalBreaker(npmInstalls),
-		match: []string{"npm -g i x", "npm --global install x"}, noMatch: []string{"npm test"}})
+	// npm, pnpm, yarn, bun global installs: programs_rt3.go.
 	for _, pip := range []string{"pip", "pip3"} {
 		declare(&progDecl{name: pip + " download", valued: []string{"-d", "--dest", "-r", "--requirement", "-c", "--constraint", "-i", "--index-url"},
 			writes: []string{"-d", "--dest"}, match: []string{pip + " download -d ~/.local/bin x"}})
-	}
-}
-
-// npmGlobalBreaker: an npm install into the global prefix puts programs on
-// the PATH (they run later, outside the session). installs nil: the
-// arguments follow the install subcommand already.
-func npmGlobalBreaker(installs []string) func([]string) string {
-	return func(args []string) string {
-		install, global := false, false
-		for i, a := range args {
-			switch {
-			case containsStr(installs, a):
-				install = true
-			case a == "-g" || a == "--global" || a == "--location=global" || a == "--location=user" ||
-				a == "--location" && i+1 < len(args) && (args[i+1] == "global" || args[i+1] == "user"):
-				global = true
-			}
-		}
-		if global && (install || installs == nil) {
-			return "npm installs a package globally (its programs run later)"
-		}
-		return ""
 	}
 }

@@ -68,7 +68,7 @@ func init() {
 	)
 	for _, pip := range []string{"pip", "pip3"} {
 		declare(&progDecl{name: pip + " install", valued: []string{"-r", "--requirement", "-t", "--target", "--prefix", "--root", "-c", "--constraint", "-e", "--editable", "-i", "--index-url"},
-			writes: []string{"-t", "--target", "--prefix", "--root"},
+			installsTo: []string{"-t", "--target", "--prefix", "--root"},
 			breaker: func(args []string) string {
 				for _, a := range args {
 					if a == "--user" {

@@ -57,8 +57,10 @@ func init() {
 		&progDecl{name: "cargo run", valued: []string{"-p", "--package", "--bin", "--example", "-F", "--features", "-j", "--jobs",
 			"--target", "--profile", "--target-dir", "--manifest-path", "--color", "--config", "-Z"},
 			run: runUnknown, forms: nil, match: []string{"cargo run -- rm -rf x"}, noMatch: []string{"cargo run --release -- --help"}},
-		&progDecl{name: "go run", valued: goValued, run: runUnknown, skip: 1,
-			writes: goWrites, match: []string{"go run . rm -rf x"}},
+		&progDecl{name: "go run", valued: goValued, run: runUnknown, skip: 1, code: []string{"-exec", "-toolexec"},
+			writes: goWrites, nested: map[string][]string{"-ldflags": {"-extld", "-extldflags"}, "-gcflags": {}, "-asmflags": {}},
+			forms: []string{"go run -exec '%s' .", "go run -toolexec='%s' ."},
+			match: []string{"go run . rm -rf x", "go run -exec='rm -rf x' ."}, noMatch: []string{"go run ./cmd/x"}},
 	)
 }
 

@@ -354,6 +354,11 @@ func (a *analyzer) interpreter(name, base string, args []word, text string, alts
 	case !script && !info:
 		reason = "`" + base + "` runs a program read from its standard input"
 	}
+	if programs[base] != nil {
+		// an interpreter that is also a package manager (bun add -g,
+		// deno install -g): what its declaration knows.
+		a.declEffects(&sc, base, args, ctx)
+	}
 	a.addSub(sc, ctx)
 	if reason != "" {
 		a.setUncertain(reason)
@@ -499,6 +504,25 @@ func sedScriptRisk(sc string) string {
 	return ""
 }
 
+// jumpHosts: the hosts of an ssh jump list ([user@]host[:port],...,
+// ssh://user@host:port), "$" when only known at run time.
+func jumpHosts(w word) []string {
+	if !w.static {
+		return []string{"$"}
+	}
+	var hs []string
+	for _, h := range strings.Split(w.s, ",") {
+		h = strings.TrimPrefix(strings.TrimSpace(h), "ssh://")
+		if at := strings.LastIndexByte(h, '@'); at >= 0 {
+			h = h[at+1:]
+		}
+		if h != "" && !strings.EqualFold(h, "none") {
+			hs = append(hs, h)
+		}
+	}
+	return hs
+}
+
 // sshCmd: ssh [opts] host [command...]: the command is shell code (run by
 // the remote shell). Options that run local programs (ProxyCommand,
 // LocalCommand, -F config, scp -S) are uncertain.
@@ -519,6 +543,24 @@ func (a *analyzer) sshCmd(base string, args []word, text string, alts []string, 
 				sc.writes = append(sc.writes, ref)
 			default:
 				sc.reads = append(sc.reads, a.pathRef(w))
+			}
+		}
+	}
+	for _, o := range opts {
+		// the hosts it connects through (ssh -J, -o ProxyJump): each
+		// meets the WebFetch domain rules (webhost_proxy.go).
+		switch o.name {
+		case "-J":
+			sc.proxies = append(sc.proxies, jumpHosts(o.val)...)
+		case "-o":
+			k, v, _ := strings.Cut(strings.TrimSpace(o.val.s), "=")
+			if !strings.Contains(o.val.s, "=") {
+				k, v, _ = strings.Cut(strings.TrimSpace(o.val.s), " ")
+			}
+			if strings.EqualFold(strings.TrimSpace(k), "proxyjump") {
+				vw := o.val
+				vw.s = strings.TrimSpace(v)
+				sc.proxies = append(sc.proxies, jumpHosts(vw)...)
 			}
 		}
 	}
@@ -583,6 +625,7 @@ func (a *analyzer) pkgExec(what string, args []word, text string, alts []string,
 		a.setUncertain(what + " takes an option known only at run time")
 		return true
 	}
+	a.pkgExecOpts(what, opts) // programs_rt3.go
 	inner := ctx
 	inner.gate = true
 	if code, ok := findOpt(opts, "-c", "--call"); ok {

@@ -83,6 +83,11 @@ type subCmd struct {
 	// checked-out path, the whole working tree of git reset --hard): met
 	// by Edit deny and ask rules only (programs.go).
 	editReach []pathRef
+	// proxies: hosts the command connects through besides its URLs (a
+	// declared proxy option, git -c http.proxy, ssh -J): each meets the
+	// WebFetch domain rules; "$" when one is known only at run time
+	// (webhost_proxy.go).
+	proxies []string
 	// argv: the words of text, quotes removed, when known (grant_words.go):
 	// an allow rule with a blank inside a word matches them word for word.
 	argv []string
@@ -95,6 +100,10 @@ type shellAnalysis struct {
 	redirReads, redirWrites []pathRef
 	// uncertain is why the command cannot be allowed without asking ("" if it can).
 	uncertain string
+	// proxies: proxy variables the line assigns as shell variables
+	// (`https_proxy=h; export https_proxy`, `set -a; https_proxy=h`): hosts
+	// every later program may connect through (webhost_proxy.go).
+	proxies []string
 }
 
 type word struct {

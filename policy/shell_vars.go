@@ -299,10 +299,36 @@ func nameOperands(name string, args []*syntax.Word) (names []*syntax.Word, sets 
 	return nil, false
 }
 
+// proxyAssign records the host a shell assignment of a proxy variable
+// names (webhost_proxy.go): a later export, set -a, or the variable being
+// exported already makes every program connect through it.
+func (a *analyzer) proxyAssign(as *syntax.Assign, seen map[string]bool) {
+	if as.Name == nil || !proxyVar(as.Name.Value) || as.Value == nil && as.Naked {
+		return
+	}
+	seen[as.Name.Value] = true
+	if v, ok := staticLit(as.Value); ok && as.Array == nil {
+		a.an.proxies = append(a.an.proxies, v)
+	} else {
+		a.an.proxies = append(a.an.proxies, "$")
+	}
+}
+
 // collectVars records every variable f sets and returns, per name, the
 // offset of its first assignment in f.
 func (a *analyzer) collectVars(f *syntax.File) map[string]int {
 	first := map[string]int{}
+	proxySeen := map[string]bool{}
+	defer func() {
+		// a proxy variable set another way (read, printf -v, for, a
+		// declaration the parser saw as a call): its value is known only
+		// at run time.
+		for name := range first {
+			if proxyVar(name) && !proxySeen[name] {
+				a.an.proxies = append(a.an.proxies, "$")
+			}
+		}
+	}()
 	t := &a.vt
 	mark := func(name string, off int, safe bool) {
 		t.set(name, safe)
@@ -328,6 +354,11 @@ func (a *analyzer) collectVars(f *syntax.File) map[string]int {
 				if as.Name != nil {
 					safe := as.Index == nil && as.Array == nil && numericWord(as.Value)
 					mark(as.Name.Value, int(as.Pos().Offset()), safe)
+					if len(n.Args) == 0 {
+						a.proxyAssign(as, proxySeen)
+					} else {
+						proxySeen[as.Name.Value] = true // a prefix: read with its command (webhost_proxy.go)
+					}
 					if len(n.Args) > 0 {
 						t.vars[as.Name.Value].exported = true
 					}
@@ -400,6 +431,7 @@ func (a *analyzer) collectVars(f *syntax.File) map[string]int {
 					continue
 				}
 				mark(as.Name.Value, int(as.Pos().Offset()), as.Index == nil && as.Array == nil && numericWord(as.Value) && !strings.ContainsRune(flags, 'n'))
+				a.proxyAssign(as, proxySeen)
 				if strings.ContainsRune(flags, 'n') {
 					// declare -n ref=PATH: assigning ref assigns PATH.
 					if target, ok := staticLit(as.Value); ok {

@@ -582,6 +582,19 @@ func (a *analyzer) shellC(ws []word, text string, alts []string, ctx walkCtx) bo
 		}
 	}
 	if !hasC {
+		if i < len(args) && i > 0 {
+			// after -- or options: the script operand (bash -x -- <(CMD)).
+			if !args[i].static {
+				return a.shellScriptSubst(path.Base(ws[0].s), args[i], text, alts, ctx)
+			}
+		}
+		if i < len(args) && fdPath(args[i]) && args[i].s != "/dev/stdin" {
+			// bash /dev/fd/3 3< <(CMD): the script is a redirect's
+			// descriptor (programs_rt3.go).
+			a.addSub(subCmd{text: text, alts: alts, kind: skGate}, ctx)
+			a.setUncertain("`" + path.Base(ws[0].s) + "` runs a script read from a file descriptor, known only at run time")
+			return true
+		}
 		return a.stdinShell(args, text, alts, ctx)
 	}
 	a.addSub(subCmd{text: text, alts: alts, kind: skGate}, ctx)
@@ -636,14 +649,37 @@ func (a *analyzer) gitConfigCode(opt string, val word, ctx walkCtx) {
 	case key == "core.hookspath" || key == "include.path" || key == "init.templatedir" || strings.HasPrefix(key, "includeif."):
 		a.setUncertain("git -c " + key + " makes git run programs the command does not name")
 		return
+	case key == "core.worktree" || key == "core.bare":
+		a.setUncertain("git -c " + key + " makes git act on another tree")
+		return
+	case key == "core.gitproxy":
+		a.setUncertain("git -c core.gitProxy runs a program to connect")
+		return
 	case gitCodeKey(key):
-		code = value
+		// "!CMD": git runs CMD with the shell (credential.helper,
+		// alias); otherwise the value is the command.
+		code = strings.TrimPrefix(strings.TrimSpace(value), "!")
 	}
 	if strings.TrimSpace(code) == "" {
 		return
 	}
 	ctx.depth++
 	a.parseAndVisit(code, ctx)
+}
+
+// gitProxyConfig: a `-c KEY=VALUE` word that sets the proxy git connects
+// through (http.proxy, https.proxy, http.<url>.proxy, remote.<name>.proxy):
+// the host ("$" when only known at run time).
+func gitProxyConfig(w word) (string, bool) {
+	if !w.static {
+		return "$", true
+	}
+	key, value, _ := strings.Cut(w.s, "=")
+	key = strings.ToLower(key)
+	if key == "http.proxy" || key == "https.proxy" || strings.HasSuffix(key, ".proxy") && (strings.HasPrefix(key, "http.") || strings.HasPrefix(key, "remote.")) {
+		return strings.TrimSpace(value), true
+	}
+	return "", false
 }
 
 // gitCodeKey reports whether git runs the value of config key as a command.
@@ -804,6 +840,11 @@ func (a *analyzer) findCmd(ws []word, text string, alts []string, ctx walkCtx) {
 // git run other programs) but not in the deny/ask alternatives.
 func (a *analyzer) gitCmd(ws []word, text string, alts []string, ctx walkCtx) {
 	args := ws[1:]
+	if !a.cwdKnown || !a.env.inWorkspaceLexical(a.cwd) {
+		// cd elsewhere && git ...: git reads that repository's config
+		// (which runs code) as with -C.
+		a.setUncertain("git runs in a directory outside the workspace (or one known only at run time)")
+	}
 	if len(args) == 0 || !args[0].static || !strings.HasPrefix(args[0].s, "-") {
 		// no global options: the common case.
 		a.gitConfigWrite(args)
@@ -820,14 +861,28 @@ func (a *analyzer) gitCmd(ws []word, text string, alts []string, ctx walkCtx) {
 	defer func() { a.cwd, a.cwdKnown = cwd, known }()
 	risky := false
 	var gitDirs []pathRef
+	var proxies []string
 	i := 0
 	for i < len(args) && args[i].static && strings.HasPrefix(args[i].s, "-") {
 		s := args[i].s
+		if n, _, _ := strings.Cut(s, "="); n == "--git-dir" || n == "--work-tree" || n == "--bare" {
+			// git acts on another repository (whose config runs code) or
+			// checks out into another tree: ask.
+			a.setUncertain("git " + n + " acts on a repository or tree the command names, not the workspace's")
+		}
+		if s == "-c" && i+1 < len(args) {
+			if v, ok := gitProxyConfig(args[i+1]); ok {
+				proxies = append(proxies, v)
+			}
+		}
 		switch {
 		case s == "-C":
 			if i+1 < len(args) {
 				a.cdCmd(args[i+1 : i+2])
 				gitDirs = append(gitDirs, a.pathRef(args[i+1]))
+				if !a.cwdKnown || !a.env.inWorkspaceLexical(a.cwd) {
+					a.setUncertain("git -C acts on a repository outside the workspace")
+				}
 			}
 			i += 2
 			continue
@@ -862,7 +917,7 @@ func (a *analyzer) gitCmd(ws []word, text string, alts []string, ctx walkCtx) {
 	a.gitConfigWrite(rest)
 	kept = append(kept, rest...)
 	stripped = append(stripped, rest...)
-	sc := subCmd{text: joinWords(kept, a.line)}
+	sc := subCmd{text: joinWords(kept, a.line), proxies: proxies}
 	st := joinWords(stripped, "")
 	if st != sc.text {
 		sc.alts = append(sc.alts, st)

@@ -376,10 +376,17 @@ func (ev *evaluator) fetchRule(set *ruleSet, an *shellAnalysis) (r *rule, url, u
 	if len(set.byTool["WebFetch"]) == 0 {
 		return nil, "", ""
 	}
-	for i := range an.subs {
-		urls, unknown := fetchURLs(&an.subs[i])
+	// proxy variables the line assigns as shell variables count for
+	// every command of the line (a later export or set -a passes them on;
+	// an already exported one changes by the assignment alone).
+	subs := an.subs
+	if len(an.proxies) > 0 {
+		subs = append(append([]subCmd(nil), subs...), subCmd{text: "(proxy variables the command sets)", proxies: an.proxies})
+	}
+	for i := range subs {
+		urls, unknown := fetchURLs(&subs[i])
 		if unknown && unreadable == "" {
-			unreadable = an.subs[i].text
+			unreadable = subs[i].text
 		}
 		for _, u := range urls {
 			hosts, ok := hostsOf(u)

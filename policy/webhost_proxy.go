@@ -13,13 +13,24 @@ import "strings"
 // URL's own host (a deny names any of them: deny); a value known only at
 // run time cannot be checked (with WebFetch rules present: ask).
 
-// proxyVars are the environment variables that name a proxy.
+// proxyVar: an environment variable that names a proxy: the common ones
+// (http_proxy, https_proxy, ALL_PROXY, ...) and every program's own, which
+// end in _proxy in any case (RSYNC_PROXY, npm_config_https_proxy,
+// PIP_PROXY, CARGO_HTTP_PROXY); no_proxy lists hosts not proxied.
 func proxyVar(name string) bool {
-	switch strings.ToLower(name) {
-	case "http_proxy", "https_proxy", "all_proxy", "ftp_proxy", "ws_proxy", "wss_proxy", "socks_proxy", "socks5_proxy":
+	n := strings.ToLower(name)
+	if n == "proxy" {
 		return true
 	}
-	return false
+	return strings.HasSuffix(n, "_proxy") && !strings.HasSuffix(n, "no_proxy")
+}
+
+// wgetrcProxy: a wgetrc command (wget -e NAME=VALUE) that sets a proxy.
+// wget reads command names case-insensitively and ignores '_' and '-'
+// in them (https_proxy = httpsproxy = HTTPS-PROXY).
+func wgetrcProxy(name string) bool {
+	n := strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(strings.TrimSpace(name)))
+	return n == "httpproxy" || n == "httpsproxy" || n == "ftpproxy" || n == "ftpsproxy"
 }
 
 // curlProxyFlags: curl's normalized flags whose value is a proxy.
@@ -37,6 +48,11 @@ func proxyTargets(sc *subCmd) (targets []string, unknown bool) {
 			targets = append(targets, v)
 		}
 	}
+	// hosts the reader found in the command's options (a declared proxy
+	// option, git -c http.proxy, ssh -J).
+	for _, p := range sc.proxies {
+		add(p)
+	}
 	for _, text := range append([]string{sc.text}, sc.alts...) {
 		ws := lexWords(text)
 		// NAME=VALUE words before the command, after env (and its
@@ -53,6 +69,14 @@ func proxyTargets(sc *subCmd) (targets []string, unknown bool) {
 					}
 					i++
 				}
+			}
+		}
+		// NAME=VALUE of a proxy variable anywhere among the words (sudo
+		// VAR=V cmd, env -i VAR=V cmd, xargs ... VAR=V): a host named there
+		// meets the rules (stricter than where the program would read it).
+		for _, w := range ws[i:] {
+			if name, val, ok := strings.Cut(w, "="); ok && isAssignWord(w) && proxyVar(name) && !strings.ContainsAny(val, "$`") {
+				add(val)
 			}
 		}
 		for i < len(ws) && isAssignWord(ws[i]) {
@@ -100,7 +124,7 @@ func proxyTargets(sc *subCmd) (targets []string, unknown bool) {
 			case "wget":
 				// -e/--execute NAME=VALUE: a wgetrc command.
 				if v, ok := strings.CutPrefix(f, "e="); ok {
-					if name, val, ok := strings.Cut(v, "="); ok && proxyVar(strings.TrimSpace(name)) {
+					if name, val, ok := strings.Cut(v, "="); ok && wgetrcProxy(name) {
 						add(strings.TrimSpace(val))
 					}
 				}

@@ -327,6 +327,7 @@ func (b *Bridge) newSession(ctx context.Context, params json.RawMessage) (any, e
 		a.rememberModes(modes)
 	}
 	s := newSession(uuid.NewString(), a, childID, gen, p.Cwd, p.AdditionalDirectories)
+	s.setTrace(o)
 	if mode != "" {
 		s.setMode(mode)
 	}
@@ -393,6 +394,7 @@ func (b *Bridge) loadSession(ctx context.Context, params json.RawMessage) (any, 
 	}
 	// Map before forwarding: the replay arrives as session/update under childID.
 	ns := newSession(id, a, childID, gen, cwd, addDirs)
+	ns.setTrace(o)
 	if s != nil {
 		ns.mode = s.modeOverride()
 		if s.gen == gen { // the same process: what the bridge knew of the child's modes holds
@@ -524,6 +526,7 @@ func (b *Bridge) prompt(ctx context.Context, params json.RawMessage) (any, error
 		s.endTurn(t)
 		return nil, acp.InvalidParams(acp.MethodSessionPrompt, errors.New("prompt is required"))
 	}
+	s.setTrace(o)
 	s.mu.Lock()
 	if t.cancelled {
 		s.mu.Unlock()

@@ -414,7 +414,7 @@ func (b *Bridge) auditMode(s *session, decision, reason string) {
 		return
 	}
 	if err := b.opts.Audit.Append(audit.Record{Time: time.Now().UTC(), Agent: s.agent.name, SessionID: s.id,
-		Decision: decision, Source: "mode", Reason: reason}); err != nil {
+		Decision: decision, Source: "mode", Reason: reason, Traceparent: s.traceparent()}); err != nil {
 		b.log.Error("audit log write failed", zap.Error(err))
 	}
 }

@@ -101,11 +101,15 @@ func (b *Bridge) audit(s *session, call policy.Call, d decision, toolCallID, app
 		return
 	}
 	callJSON, _ := json.Marshal(call)
+	var tier, file string
+	if rule == d.verdict.Rule {
+		tier, file = ruleWhere(d.verdict)
+	}
 	err := b.opts.Audit.Append(audit.Record{
 		Time: time.Now().UTC(), Agent: s.agent.name, SessionID: s.id, ToolCallID: toolCallID, ApprovalID: approvalID,
 		Call: callJSON, Specifier: d.verdict.Specifier, Decision: outcome, Source: by, Rule: rule,
 		Reason: d.verdict.Reason, OptionID: optionID, LatencyMS: float64(latency.Microseconds()) / 1000,
-		Sandbox: d.sandbox,
+		Sandbox: d.sandbox, RuleTier: tier, RuleFile: file, Traceparent: s.traceparent(),
 	})
 	if err != nil {
 		// The decision stands; the failure is reported.

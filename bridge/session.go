@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/acp-bridge/acp-bridge/acp"
@@ -25,6 +26,7 @@ type session struct {
 	cwd     string
 	addDirs []string
 	cache   *profiles.ToolCallCache
+	trace   atomic.Pointer[string] // _meta.traceparent of the latest prompt (trace.go)
 
 	// holding and held: updates that arrived before the editor had this
 	// session's id; guarded by agent.fwdMu (see updates.go).

@@ -121,12 +121,13 @@ func (b *Bridge) judgeUnasked(s *session, toolCallID string, toolCall json.RawMe
 	v := d.verdict
 	if b.opts.Audit != nil {
 		callJSON, _ := json.Marshal(call)
+		tier, file := ruleWhere(v)
 		err := b.opts.Audit.Append(audit.Record{
 			Time: time.Now().UTC(), Agent: s.agent.name, SessionID: s.id, ToolCallID: toolCallID,
 			Call: callJSON, Specifier: v.Specifier, Decision: "unasked", Would: string(v.Decision),
 			Source: string(v.Source), Rule: v.Rule,
 			Reason:  "the agent ran this tool call without asking; the policy would " + verb(v.Decision) + ": " + v.Reason,
-			Sandbox: d.sandbox,
+			Sandbox: d.sandbox, RuleTier: tier, RuleFile: file, Traceparent: s.traceparent(),
 		})
 		if err != nil {
 			b.log.Error("audit log write failed", zap.Error(err))

@@ -38,7 +38,7 @@ func EnvNames() (global map[string]string, agentFields map[string]string) {
 
 // envGroups are first words after the prefix that only settings use: an
 // unknown variable starting with one is a typo, hence an error.
-var envGroups = []string{"AGENTS", "PERMISSIONS", "APPROVALS", "AUDIT", "LOG"}
+var envGroups = []string{"AGENTS", "PERMISSIONS", "APPROVALS", "AUDIT", "LOG", "TELEMETRY"}
 
 // envLayer decodes the ACP_BRIDGE_* variables of environ. root anchors rules
 // and relative paths. ignored lists ACP_BRIDGE_* variables that name no

@@ -3,6 +3,7 @@ package settings
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -170,10 +171,24 @@ func readManaged(file, dropins string) *managedTier {
 		}
 		t.add(f, data)
 	}
+	t.checkTelemetry()
 	if len(t.info.Problems) > 0 {
 		t.layer = nil // fails closed: AgentAllowed refuses every agent
 	}
 	return t
+}
+
+// checkTelemetry: a tier that requires the decision events must say where
+// they go, or the person's OTEL_* variables would choose for it.
+func (t *managedTier) checkTelemetry() {
+	if t.layer == nil {
+		return
+	}
+	tl := t.layer.telemetry
+	if tl.enabled != nil && *tl.enabled && tl.endpoint == nil {
+		t.info.Problems = append(t.info.Problems, &FieldError{Source: t.layer.source, Key: "telemetry.endpoint",
+			Msg: "telemetry.enabled: true in the managed settings needs telemetry.endpoint there too"})
+	}
 }
 
 // add decodes one managed file over what the earlier ones said.
@@ -328,6 +343,17 @@ func mergeManaged(a, b *layer) *layer {
 	if b.cancelUnasked != nil {
 		out.cancelUnasked = b.cancelUnasked
 	}
+	pick(&out.telemetry.endpoint, b.telemetry.endpoint)
+	pick(&out.telemetry.protocol, b.telemetry.protocol)
+	if b.telemetry.enabled != nil {
+		out.telemetry.enabled = b.telemetry.enabled
+	}
+	if b.telemetry.logInput != nil {
+		out.telemetry.logInput = b.telemetry.logInput
+	}
+	if b.telemetry.headers != nil {
+		out.telemetry.headers = b.telemetry.headers
+	}
 	out.rules = append(slices.Clip(a.rules), b.rules...)
 	out.additionalDirs = append(slices.Clip(a.additionalDirs), b.additionalDirs...)
 	out.sandbox.allowWrite = append(slices.Clip(a.sandbox.allowWrite), b.sandbox.allowWrite...)
@@ -427,6 +453,25 @@ func applyManaged(c *Config, lower Config, rules []Rule, t *managedTier) []Rule 
 	}
 	if ml.timeoutSeconds != nil && lower.Approvals.Timeout < c.Approvals.Timeout {
 		c.Approvals.Timeout = lower.Approvals.Timeout
+	}
+	if tl := ml.telemetry; tl.enabled != nil && *tl.enabled {
+		// Required decision events: where they go is the tier's alone.
+		c.Telemetry.Managed = true
+		c.Telemetry.Enabled = true
+		if lower.Telemetry.Endpoint != "" && lower.Telemetry.Endpoint != *tl.endpoint {
+			ignore("telemetry.endpoint", lower.Telemetry.Endpoint, "the managed settings fix telemetry.endpoint")
+		}
+		c.Telemetry.Protocol = ""
+		if tl.protocol != nil {
+			c.Telemetry.Protocol = *tl.protocol
+		}
+		if lower.Telemetry.Protocol != "" && lower.Telemetry.Protocol != c.Telemetry.Protocol {
+			ignore("telemetry.protocol", lower.Telemetry.Protocol, "the managed settings fix telemetry.protocol")
+		}
+		c.Telemetry.Headers = maps.Clone(tl.headers)
+		if len(lower.Telemetry.Headers) > 0 {
+			ignore("telemetry.headers", strings.Join(sortedKeys(lower.Telemetry.Headers), ", "), "the managed settings fix telemetry.headers")
+		}
 	}
 	if t.sandboxForced && !lower.Sandbox.Enabled {
 		ignore("sandbox.enabled", "false", "the managed settings require the sandbox")

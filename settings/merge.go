@@ -74,6 +74,13 @@ func merge(layers []*layer, userConfigDir string) (Config, []Rule, provenance) {
 		set(&c.Sandbox.Enabled, l.sandbox.enabled)
 		set(&c.Sandbox.OnUnavailable, l.sandbox.onUnavailable)
 		set(&c.Sandbox.Network, l.sandbox.network)
+		set(&c.Telemetry.Enabled, l.telemetry.enabled)
+		set(&c.Telemetry.Endpoint, l.telemetry.endpoint)
+		set(&c.Telemetry.Protocol, l.telemetry.protocol)
+		set(&c.Telemetry.LogInput, l.telemetry.logInput)
+		if l.telemetry.headers != nil {
+			c.Telemetry.Headers = maps.Clone(l.telemetry.headers)
+		}
 		for _, d := range l.sandbox.allowWrite {
 			if !slices.Contains(c.Sandbox.AllowWrite, d) {
 				c.Sandbox.AllowWrite = append(c.Sandbox.AllowWrite, d)

@@ -3,6 +3,7 @@ package settings
 import (
 	"fmt"
 	"math"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,13 +15,14 @@ import (
 
 // Known keys at each level of the schema, in documentation order.
 var (
-	topKeys       = []string{"defaultAgent", "agents", "permissions", "approvals", "audit", "log", "maxLineBytes", "startAgentsOnLaunch", "sandbox"}
+	topKeys       = []string{"defaultAgent", "agents", "permissions", "approvals", "audit", "log", "maxLineBytes", "startAgentsOnLaunch", "sandbox", "telemetry"}
 	permKeys      = []string{"defaultMode", "allow", "ask", "deny", "additionalDirectories", "cancelOnUnaskedDeny"}
 	agentKeys     = []string{"command", "args", "env", "cwd", "family", "mode", "bypassPermissions", "startOnLaunch", "initTimeoutSeconds", "permissions", "sandbox"}
 	agentPermKeys = []string{"allow", "ask", "deny"}
 	approvalsKeys = []string{"timeoutSeconds", "timeoutOutcome"}
 	auditKeys     = []string{"path", "maxSizeMB"}
 	logKeys       = []string{"level", "file"}
+	telemetryKeys = []string{"enabled", "endpoint", "protocol", "headers", "logInput"}
 	sandboxKeys   = []string{"enabled", "onUnavailable", "network", "allowWrite", "allowDomains"}
 	// agentSandboxKeys: onUnavailable is global only.
 	agentSandboxKeys = []string{"enabled", "network", "allowWrite", "allowDomains"}
@@ -67,6 +69,11 @@ var (
 		{"sandbox.network", kindString},
 		{"sandbox.allowWrite", kindStringList},
 		{"sandbox.allowDomains", kindStringList},
+		{"telemetry.enabled", kindBool},
+		{"telemetry.endpoint", kindString},
+		{"telemetry.protocol", kindString},
+		{"telemetry.headers", kindStringMap},
+		{"telemetry.logInput", kindBool},
 	}
 	agentLeaves = []leaf{
 		{"command", kindString},
@@ -121,7 +128,21 @@ type layer struct {
 	maxLineBytes   *int
 	startAgents    *bool
 	sandbox        sandboxLayer
+	telemetry      telemetryLayer
 }
+
+// telemetryLayer is what one layer says of the OpenTelemetry decision
+// events (docs/settings.md "Telemetry"). headers is nil when unset.
+type telemetryLayer struct {
+	enabled  *bool
+	endpoint *string
+	protocol *string
+	headers  map[string]string
+	logInput *bool
+}
+
+// TelemetryProtocols are the OTLP transports telemetry.protocol may name.
+var TelemetryProtocols = []string{"http/protobuf", "grpc"}
 
 // sandboxLayer is what one layer says of the sandbox (globally or for one
 // agent).
@@ -431,6 +452,8 @@ func decodeLayer(l *layer, raw map[string]any, where locator) []*FieldError {
 			if x, ok := m["file"]; ok && x != nil {
 				l.logFile = d.path(child(p, "file"), x, l.root)
 			}
+		case "telemetry":
+			d.telemetry(l, p, v)
 		case "maxLineBytes":
 			l.maxLineBytes = d.atLeast(p, v, MinMaxLineBytes)
 		case "startAgentsOnLaunch":
@@ -622,4 +645,49 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// telemetry decodes the telemetry section.
+func (d *decoder) telemetry(l *layer, p []string, v any) {
+	m, _ := d.object(p, v, telemetryKeys)
+	t := &l.telemetry
+	if x, ok := m["enabled"]; ok && x != nil {
+		if b, ok := d.boolean(child(p, "enabled"), x); ok {
+			t.enabled = &b
+		}
+	}
+	if x, ok := m["endpoint"]; ok && x != nil {
+		if s, ok := d.str(child(p, "endpoint"), x); ok {
+			if err := checkEndpoint(s); err != nil {
+				d.errorf(child(p, "endpoint"), "%v", err)
+			} else {
+				t.endpoint = &s
+			}
+		}
+	}
+	if x, ok := m["protocol"]; ok && x != nil {
+		t.protocol = d.oneOf(child(p, "protocol"), x, TelemetryProtocols)
+	}
+	if x, ok := m["headers"]; ok && x != nil {
+		if h, ok := d.strMap(child(p, "headers"), x); ok {
+			t.headers = h
+		}
+	}
+	if x, ok := m["logInput"]; ok && x != nil {
+		if b, ok := d.boolean(child(p, "logInput"), x); ok {
+			t.logInput = &b
+		}
+	}
+}
+
+// checkEndpoint accepts an absolute http or https URL with a host.
+func checkEndpoint(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("not a URL: %w", err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("must be an http:// or https:// URL with a host, got %q", s)
+	}
+	return nil
 }

@@ -121,6 +121,7 @@ type Config struct {
 	Permissions         Permissions
 	Approvals           Approvals
 	Audit               Audit
+	Telemetry           Telemetry
 	Log                 Log
 	MaxLineBytes        int
 	StartAgentsOnLaunch bool
@@ -254,6 +255,23 @@ type Audit struct {
 	// Path is absolute when a user config dir is known.
 	Path         string
 	MaxSizeBytes int64
+}
+
+// Telemetry configures the OpenTelemetry decision events (package
+// telemetry, docs/org.md "The collector").
+type Telemetry struct {
+	Enabled bool
+	// Endpoint is the OTLP base URL ("" = the OTEL_EXPORTER_OTLP_* variables,
+	// else the OTLP default); Protocol grpc or http/protobuf ("" = the
+	// OTEL_EXPORTER_OTLP_*PROTOCOL variables, else http/protobuf).
+	Endpoint string
+	Protocol string
+	Headers  map[string]string
+	// LogInput adds the call itself to each event (else only its sha256).
+	LogInput bool
+	// Managed: the managed tier requires the events. Endpoint, Protocol and
+	// Headers are then the tier's alone, and no OTEL_* variable moves them.
+	Managed bool
 }
 
 // Log configures the bridge's own log.

@@ -294,6 +294,8 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer al.Close()
 		auditor = al
 	}
+	auditor, stopTelemetry := withTelemetry(snap.Config.Telemetry, auditor, version, log)
+	defer stopTelemetry()
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()

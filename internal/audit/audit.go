@@ -38,12 +38,22 @@ type Record struct {
 	Decision   string          `json:"decision"`
 	// Would is, for decision "unasked" (a tool call the agent ran without
 	// asking), what the policy would have decided: allow, ask or deny.
-	Would     string  `json:"would,omitempty"`
-	Source    string  `json:"source"`
-	Rule      string  `json:"rule,omitempty"`
-	Reason    string  `json:"reason,omitempty"`
-	OptionID  string  `json:"optionId,omitempty"`
-	LatencyMS float64 `json:"latencyMs"`
+	Would  string `json:"would,omitempty"`
+	Source string `json:"source"`
+	Rule   string `json:"rule,omitempty"`
+	// RuleTier and RuleFile say where the deciding rule was read: its
+	// settings layer (managed, user, workspace, editor, agent:<id>,
+	// session, ...) and file, when a rule decided.
+	RuleTier string `json:"ruleTier,omitempty"`
+	RuleFile string `json:"ruleFile,omitempty"`
+	// OPADecisionID is OPA's own decision id, when an OPA stage decided.
+	OPADecisionID string `json:"opaDecisionId,omitempty"`
+	// Traceparent is the W3C trace context the editor sent with the
+	// session's latest prompt (or session/new): _meta.traceparent.
+	Traceparent string  `json:"traceparent,omitempty"`
+	Reason      string  `json:"reason,omitempty"`
+	OptionID    string  `json:"optionId,omitempty"`
+	LatencyMS   float64 `json:"latencyMs"`
 	// Sandbox says what the OS sandbox still blocked of an allowed call.
 	Sandbox string `json:"sandbox,omitempty"`
 	// Cut says which fields were too long to keep whole: what was kept is a

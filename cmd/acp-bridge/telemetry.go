@@ -1,0 +1,39 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/acp-bridge/acp-bridge/bridge"
+	"github.com/acp-bridge/acp-bridge/settings"
+	"github.com/acp-bridge/acp-bridge/telemetry"
+)
+
+// withTelemetry returns the auditor that also hands every record to the
+// OpenTelemetry sink the settings ask for (docs/org.md "The collector"),
+// and a function that flushes and stops the sink. With telemetry off, or
+// when the sink cannot start (logged), it returns auditor as it is.
+func withTelemetry(cfg settings.Telemetry, auditor bridge.Auditor, version string, log *zap.Logger) (bridge.Auditor, func()) {
+	if !cfg.Enabled {
+		return auditor, func() {}
+	}
+	sink, err := telemetry.New(context.Background(), telemetry.Config{Telemetry: cfg, Version: version, Logger: log})
+	if err != nil {
+		log.Error("telemetry: decision events are OFF; the audit log still has every decision", zap.Bool("requiredByManagedSettings", cfg.Managed), zap.Error(err))
+		return auditor, func() {}
+	}
+	log.Info("telemetry: decision events on", zap.String("endpoint", sink.Endpoint), zap.String("protocol", sink.Protocol), zap.Bool("managed", cfg.Managed))
+	var inner telemetry.Auditor
+	if auditor != nil {
+		inner = auditor
+	}
+	return telemetry.Tee(inner, sink), func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := sink.Shutdown(ctx); err != nil {
+			log.Warn("telemetry: events still queued at exit were not delivered (the audit log has them)", zap.Error(err))
+		}
+	}
+}

@@ -79,7 +79,7 @@ func Loosenings(ignored []IgnoredSetting) []string { return loosenings(ignored) 
 func loosenings(ignored []IgnoredSetting) []string {
 	out := []string{}
 	for _, ig := range ignored {
-		if ig.Reason == neverFromWSAudit || ig.Reason == neverFromWSLog {
+		if ig.Reason == neverFromWSAudit || ig.Reason == neverFromWSLog || ig.Reason == neverFromWSTelemetry {
 			continue
 		}
 		out = append(out, ig.Loosening())

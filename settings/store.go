@@ -312,7 +312,7 @@ func (s *Store) build(user, ws, env, editor *layer, known []*FieldError) (*Snaps
 		}
 		for i, ig := range ignored {
 			switch {
-			case ig.Reason == neverFromWSAudit || ig.Reason == neverFromWSLog:
+			case ig.Reason == neverFromWSAudit || ig.Reason == neverFromWSLog || ig.Reason == neverFromWSTelemetry:
 			case strings.Contains(ig.Reason, untrustedReason):
 				ignored[i].Reason = strings.ReplaceAll(ig.Reason, untrustedReason, why)
 			default:

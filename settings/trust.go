@@ -53,6 +53,9 @@ const (
 	untrustedReason  = "ignored until the workspace is trusted: a workspace file may only narrow the policy"
 	neverFromWSAudit = "never read from a workspace file, trusted or not: set audit.path in the user config file, --config, ACP_BRIDGE_AUDIT_PATH or the editor's user settings"
 	neverFromWSLog   = "never read from a workspace file, trusted or not: set log.file in the user config file, --config, ACP_BRIDGE_LOG_FILE, --log-file or the editor's user settings"
+	// neverFromWSTelemetry: a repository must not choose where the
+	// decisions (commands, paths) are sent.
+	neverFromWSTelemetry = "never read from a workspace file, trusted or not: set telemetry.* in the user config file, --config, ACP_BRIDGE_TELEMETRY_* or the managed settings"
 )
 
 // StricterOrEqualMode tells whether mode w is at least as strict as mode t
@@ -97,6 +100,11 @@ func restrictWorkspace(ws *layer, base Config, trusted bool) (*layer, []IgnoredS
 	if ws.logFile != nil {
 		out.logFile = nil
 		ignore(neverFromWSLog, "log", "file")
+	}
+	if tl := ws.telemetry; tl.enabled != nil || tl.endpoint != nil || tl.protocol != nil || tl.headers != nil || tl.logInput != nil {
+		// A repository must not send the decisions (commands, paths) elsewhere.
+		out.telemetry = telemetryLayer{}
+		ignore(neverFromWSTelemetry, "telemetry")
 	}
 	if trusted {
 		return &out, sortIgnored(ignored)

@@ -2,11 +2,14 @@ package telemetry
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -123,6 +126,9 @@ func New(ctx context.Context, cfg Config) (*Sink, error) {
 	if endpoint == "" {
 		endpoint = envEndpoint(getenv)
 	}
+	// The OTLP/HTTP exporter retries only what it takes for temporary: a
+	// collector that is down (connection refused) would lose the batch.
+	exp = &retryExporter{Exporter: exp, initial: retryInitial, max: min(30*time.Second, retryFor), total: retryFor}
 	res, err := resource.New(ctx,
 		resource.WithAttributes(attribute.String("service.name", "acp-bridge"), attribute.String("service.version", cfg.Version)),
 		resource.WithTelemetrySDK(),
@@ -275,4 +281,39 @@ func orInt(n, def int) int {
 		return def
 	}
 	return n
+}
+
+// retryExporter retries a batch the collector could not be reached for
+// (connection refused or reset: it is down or restarting), with backoff,
+// for total; other errors (a refusal by a running collector) are
+// returned at once.
+type retryExporter struct {
+	sdklog.Exporter
+	initial, max, total time.Duration
+}
+
+func (e *retryExporter) Export(ctx context.Context, recs []sdklog.Record) error {
+	deadline := time.Now().Add(e.total)
+	wait := e.initial
+	for {
+		err := e.Exporter.Export(ctx, recs)
+		if err == nil || !unreachable(err) || time.Now().Add(wait).After(deadline) {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return errors.Join(err, ctx.Err())
+		case <-t.C:
+		}
+		wait = min(wait*2, e.max)
+	}
+}
+
+// unreachable reports whether err says the collector could not be
+// reached at all.
+func unreachable(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
 }

@@ -195,16 +195,21 @@ func bulk(prefix string, n int) []audit.Record {
 func TestCollectorDownAndBack(t *testing.T) {
 	t.Setenv("OTEL_SERVICE_NAME", "acp-bridge-test")
 	for _, c := range []struct {
-		name     string
-		queue, n int
-		lossless bool
+		name, protocol string
+		queue, n       int
+		lossless       bool
 	}{
-		{"queue holds the outage", 1000, 300, true},
-		{"control: queue of 20 loses records", 20, 300, false},
+		{"http/protobuf: queue holds the outage", ProtocolHTTP, 1000, 300, true},
+		{"grpc: queue holds the outage", ProtocolGRPC, 1000, 300, true},
+		{"control: queue of 20 loses records", ProtocolHTTP, 20, 300, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			col := newCollector(t)
-			sink, err := New(t.Context(), Config{Telemetry: settings.Telemetry{Enabled: true, Endpoint: "http://" + col.http},
+			addr := col.http
+			if c.protocol == ProtocolGRPC {
+				addr = col.grpc
+			}
+			sink, err := New(t.Context(), Config{Telemetry: settings.Telemetry{Enabled: true, Endpoint: "http://" + addr, Protocol: c.protocol},
 				QueueSize: c.queue, ExportInterval: 50 * time.Millisecond, RetryInitial: 100 * time.Millisecond, RetryFor: 2 * time.Minute})
 			if err != nil {
 				t.Fatal(err)

@@ -35,6 +35,9 @@ type Options struct {
 	// AuditPath is the audit log's file; AuditError, when not "", why the
 	// audit log is off (initialize reports both).
 	AuditPath, AuditError string
+	// Telemetry, when not nil, is _meta["acp-bridge"].telemetry of
+	// initialize: where the decision events go (cmd/acp-bridge/telemetry.go).
+	Telemetry map[string]any
 	// Decider overrides the policy (tests); nil = the policy engine over Settings.
 	Decider Decider
 	// InitTimeout bounds a child's initialize answer (default 30 s).

@@ -217,7 +217,7 @@ func (b *Bridge) initialize(params json.RawMessage) (any, error) {
 		"agentInfo":   acp.Implementation{Name: "acp-bridge", Title: "ACP Bridge", Version: b.opts.Version},
 		"_meta": map[string]any{acp.MetaKey: map[string]any{
 			"version": b.opts.Version, "agents": agents, "defaultAgent": snap.Config.DefaultAgent, "policyModes": modes,
-			"workspaceTrust": trustOf(snap), "audit": b.auditStatus(), "managed": managedOf(snap),
+			"workspaceTrust": trustOf(snap), "audit": b.auditStatus(), "managed": managedOf(snap), "telemetry": b.telemetryStatus(),
 		}},
 	}
 	// After the answer, the editor hears of any bad rule in its settings.

@@ -71,6 +71,9 @@ func PrintManaged(w io.Writer, snap *settings.Snapshot) {
 	if mg.AllowedAgents != nil {
 		fmt.Fprintf(w, "  allowed agents: %s\n", strings.Join(mg.AllowedAgents, ", "))
 	}
+	if tl := snap.Config.Telemetry; tl.Managed {
+		fmt.Fprintf(w, "  every decision is sent to the organisation's collector at %s (OpenTelemetry)\n", tl.Endpoint)
+	}
 	for _, ig := range mg.Ignored {
 		fmt.Fprintf(w, "  overrides %s: %s\n", ig.Loosening(), ig.Reason)
 	}

@@ -43,3 +43,12 @@ func ruleWhere(v policy.Verdict) (tier, file string) {
 	}
 	return v.RuleOrigin.Layer, v.RuleOrigin.File
 }
+
+// telemetryStatus is _meta["acp-bridge"].telemetry of initialize:
+// {enabled: false}, or where the decision events go.
+func (b *Bridge) telemetryStatus() map[string]any {
+	if b.opts.Telemetry == nil {
+		return map[string]any{"enabled": false}
+	}
+	return b.opts.Telemetry
+}

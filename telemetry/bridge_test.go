@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -57,6 +58,7 @@ func TestBridgeDecisionsReachTheCollector(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	b := bridge.New(bridge.Options{Settings: store, Logger: zap.NewNop(), Version: "test", WorkspaceDir: ws, Audit: Tee(al, sink),
+		Telemetry:   map[string]any{"enabled": true, "endpoint": sink.Endpoint, "protocol": sink.Protocol},
 		InitTimeout: 5 * time.Second, StopTimeout: 5 * time.Second})
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -72,8 +74,23 @@ func TestBridgeDecisionsReachTheCollector(t *testing.T) {
 		<-done
 	}()
 	ed := testkit.NewEditor(ctx, outR, inW)
-	if _, err := ed.Initialize(ctx, false, false); err != nil {
+	initRes, err := ed.Initialize(ctx, false, false)
+	if err != nil {
 		t.Fatal(err)
+	}
+	var ini struct {
+		Meta map[string]struct {
+			Telemetry struct {
+				Enabled  bool   `json:"enabled"`
+				Endpoint string `json:"endpoint"`
+			} `json:"telemetry"`
+		} `json:"_meta"`
+	}
+	if err := json.Unmarshal(initRes, &ini); err != nil {
+		t.Fatal(err)
+	}
+	if tl := ini.Meta[acp.MetaKey].Telemetry; !tl.Enabled || tl.Endpoint != "http://"+col.http+"/v1/logs" {
+		t.Errorf("initialize says telemetry %+v, want enabled to http://%s/v1/logs", tl, col.http)
 	}
 	sid, err := ed.NewSession(ctx, ws, "")
 	if err != nil {

@@ -13,23 +13,25 @@ import (
 
 // withTelemetry returns the auditor that also hands every record to the
 // OpenTelemetry sink the settings ask for (docs/org.md "The collector"),
-// and a function that flushes and stops the sink. With telemetry off, or
-// when the sink cannot start (logged), it returns auditor as it is.
-func withTelemetry(cfg settings.Telemetry, auditor bridge.Auditor, version string, log *zap.Logger) (bridge.Auditor, func()) {
+// the status initialize reports (nil: off), and a function that flushes
+// and stops the sink. With telemetry off, or when the sink cannot start
+// (logged, and reported), it returns auditor as it is.
+func withTelemetry(cfg settings.Telemetry, auditor bridge.Auditor, version string, log *zap.Logger) (bridge.Auditor, map[string]any, func()) {
 	if !cfg.Enabled {
-		return auditor, func() {}
+		return auditor, nil, func() {}
 	}
 	sink, err := telemetry.New(context.Background(), telemetry.Config{Telemetry: cfg, Version: version, Logger: log})
 	if err != nil {
 		log.Error("telemetry: decision events are OFF; the audit log still has every decision", zap.Bool("requiredByManagedSettings", cfg.Managed), zap.Error(err))
-		return auditor, func() {}
+		return auditor, map[string]any{"enabled": false, "managed": cfg.Managed, "error": err.Error()}, func() {}
 	}
+	status := map[string]any{"enabled": true, "endpoint": sink.Endpoint, "protocol": sink.Protocol, "managed": cfg.Managed, "logInput": cfg.LogInput}
 	log.Info("telemetry: decision events on", zap.String("endpoint", sink.Endpoint), zap.String("protocol", sink.Protocol), zap.Bool("managed", cfg.Managed))
 	var inner telemetry.Auditor
 	if auditor != nil {
 		inner = auditor
 	}
-	return telemetry.Tee(inner, sink), func() {
+	return telemetry.Tee(inner, sink), status, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		if err := sink.Shutdown(ctx); err != nil {

@@ -2,11 +2,13 @@ package bridge
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/internal/audit"
 	"github.com/acp-bridge/acp-bridge/internal/testkit"
+	"github.com/acp-bridge/acp-bridge/settings"
 )
 
 func TestSetTraceKeepsOnlyAWellFormedTraceparent(t *testing.T) {
@@ -84,5 +86,26 @@ func TestAuditRecordNamesRuleTierFileAndTrace(t *testing.T) {
 	}
 	if d2.Traceparent != "" {
 		t.Errorf("d2 (a prompt without one) traceparent %q", d2.Traceparent)
+	}
+}
+
+// TestAgentsNameTheManagedCollector: `acp-bridge agents` (PrintManaged)
+// says that every decision goes to the organisation's collector when the
+// managed tier requires it, and says nothing of it otherwise.
+func TestAgentsNameTheManagedCollector(t *testing.T) {
+	for _, c := range []struct {
+		tl   settings.Telemetry
+		want bool
+	}{
+		{settings.Telemetry{Enabled: true, Managed: true, Endpoint: "https://otel.corp.example:4318"}, true},
+		{settings.Telemetry{Enabled: true, Endpoint: "https://otel.corp.example:4318"}, false}, // the user's own choice
+	} {
+		snap := &settings.Snapshot{Managed: &settings.Managed{Files: []string{"/etc/acp-bridge/managed-settings.yaml"}}}
+		snap.Config.Telemetry = c.tl
+		var b strings.Builder
+		PrintManaged(&b, snap)
+		if got := strings.Contains(b.String(), "organisation's collector at https://otel.corp.example:4318"); got != c.want {
+			t.Errorf("%+v: output %q", c.tl, b.String())
+		}
 	}
 }

@@ -329,6 +329,7 @@ func mergeManaged(a, b *layer) *layer {
 		out.cancelUnasked = b.cancelUnasked
 	}
 	out.rules = append(slices.Clip(a.rules), b.rules...)
+	out.hooks = append(slices.Clip(a.hooks), b.hooks...)
 	out.additionalDirs = append(slices.Clip(a.additionalDirs), b.additionalDirs...)
 	out.sandbox.allowWrite = append(slices.Clip(a.sandbox.allowWrite), b.sandbox.allowWrite...)
 	out.sandbox.allowDomains = append(slices.Clip(a.sandbox.allowDomains), b.sandbox.allowDomains...)

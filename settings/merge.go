@@ -92,6 +92,9 @@ func merge(layers []*layer, userConfigDir string) (Config, []Rule, provenance) {
 		for _, r := range l.rules {
 			rules = append(rules, l.rule(r, ""))
 		}
+		if l.name == LayerUser || l.name == LayerManaged {
+			c.Hooks = append(c.Hooks, l.hooks...)
+		}
 		for _, name := range sortedKeys(l.agents) {
 			al := l.agents[name]
 			if l.name == LayerEnv {

@@ -14,7 +14,7 @@ import (
 
 // Known keys at each level of the schema, in documentation order.
 var (
-	topKeys       = []string{"defaultAgent", "agents", "permissions", "approvals", "audit", "log", "maxLineBytes", "startAgentsOnLaunch", "sandbox"}
+	topKeys       = []string{"defaultAgent", "agents", "permissions", "approvals", "audit", "log", "maxLineBytes", "startAgentsOnLaunch", "sandbox", "hooks"}
 	permKeys      = []string{"defaultMode", "allow", "ask", "deny", "additionalDirectories", "cancelOnUnaskedDeny"}
 	agentKeys     = []string{"command", "args", "env", "cwd", "family", "mode", "bypassPermissions", "startOnLaunch", "initTimeoutSeconds", "permissions", "sandbox"}
 	agentPermKeys = []string{"allow", "ask", "deny"}
@@ -121,6 +121,7 @@ type layer struct {
 	maxLineBytes   *int
 	startAgents    *bool
 	sandbox        sandboxLayer
+	hooks          []HookConfig
 }
 
 // sandboxLayer is what one layer says of the sandbox (globally or for one
@@ -439,6 +440,8 @@ func decodeLayer(l *layer, raw map[string]any, where locator) []*FieldError {
 			}
 		case "sandbox":
 			d.sandbox(&l.sandbox, p, v, sandboxKeys, l.root)
+		case "hooks":
+			d.hooks(l, p, v)
 		}
 	}
 	// Report in file order where lines are known.

@@ -125,6 +125,9 @@ type Config struct {
 	MaxLineBytes        int
 	StartAgentsOnLaunch bool
 	Sandbox             Sandbox
+	// Hooks are the decision hooks, the user file's then the managed
+	// tier's (hooks.go).
+	Hooks []HookConfig
 }
 
 // Sandbox configures the OS sandbox agents run in (docs/sandbox.md).

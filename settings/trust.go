@@ -98,6 +98,10 @@ func restrictWorkspace(ws *layer, base Config, trusted bool) (*layer, []IgnoredS
 		out.logFile = nil
 		ignore(neverFromWSLog, "log", "file")
 	}
+	if len(ws.hooks) > 0 {
+		out.hooks = nil
+		ignore(neverHooks, "hooks")
+	}
 	if trusted {
 		return &out, sortIgnored(ignored)
 	}

@@ -212,22 +212,33 @@ export class CheckpointStore {
       const e = await this.entry(plan.to, c.path);
       if (!e) throw new Error(`${c.path} is not in checkpoint ${plan.to.slice(0, 12)}`);
       const data = await this.run(["cat-file", "blob", e.oid]);
-      this.mkdirInside(path.dirname(abs));
-      const st = lstatOrUndefined(abs);
-      if (st?.isDirectory()) throw new Error(`${c.path} is a directory now: not replaced`);
-      if (st && (st.isSymbolicLink() || e.mode === "120000")) fs.unlinkSync(abs);
-      if (e.mode === "120000") {
-        fs.symlinkSync(data.toString("utf8"), abs);
-        continue;
-      }
-      // O_NOFOLLOW: never written through a symbolic link put there meanwhile.
-      const fd = fs.openSync(abs, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_NOFOLLOW, 0o644);
-      try {
-        fs.writeSync(fd, data);
-        fs.fchmodSync(fd, e.mode === "100755" ? 0o755 : fs.fstatSync(fd).mode & 0o777 & ~0o111);
-      } finally {
-        fs.closeSync(fd);
-      }
+      this.write(c.path, data, e.mode);
+    }
+  }
+
+  /**
+   * Writes a file of the workspace (a restore, an undone hunk): inside the workspace,
+   * no symbolic link among its directories, never through a symbolic link at the leaf
+   * (the link itself is replaced). mode: git's (100644, 100755, 120000 = a symbolic link); none keeps the file's.
+   */
+  write(rel: string, data: Buffer | string, mode?: string): void {
+    const abs = this.inside(rel);
+    this.mkdirInside(path.dirname(abs));
+    const st = lstatOrUndefined(abs);
+    if (st?.isDirectory()) throw new Error(`${rel} is a directory now: not replaced`);
+    if (st && (st.isSymbolicLink() || mode === "120000")) fs.unlinkSync(abs);
+    if (mode === "120000") {
+      fs.symlinkSync(data.toString(), abs);
+      return;
+    }
+    // O_NOFOLLOW: never written through a symbolic link put there meanwhile.
+    const fd = fs.openSync(abs, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_NOFOLLOW, 0o644);
+    try {
+      fs.writeSync(fd, typeof data === "string" ? Buffer.from(data) : data);
+      const cur = fs.fstatSync(fd).mode & 0o777;
+      if (mode) fs.fchmodSync(fd, mode === "100755" ? cur | 0o111 : cur & ~0o111); // no mode: the file's own is kept
+    } finally {
+      fs.closeSync(fd);
     }
   }
 

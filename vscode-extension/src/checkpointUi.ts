@@ -42,12 +42,14 @@ export class CheckpointUi implements vscode.TextDocumentContentProvider, vscode.
 
   /** The checkpoint store of the first workspace folder, in this workspace's extension storage; none without either. */
   private store0(): CheckpointStore | undefined {
+    // User settings only: a workspace's settings file (which an agent could write) cannot turn checkpoints off.
     const cfg = vscode.workspace.getConfiguration("acpBridge");
-    if (!cfg.get<boolean>("checkpoints.enabled", true)) return undefined;
+    const user = <T>(k: string, d: T): T => cfg.inspect<T>(k)?.globalValue ?? d;
+    if (!user("checkpoints.enabled", true)) return undefined;
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     const storage = this.ext.storageUri;
     if (!folder || folder.scheme !== "file" || !storage || storage.scheme !== "file") return undefined;
-    const max = cfg.get<number>("checkpoints.maxFileSizeKB", DEFAULT_MAX_FILE_BYTES / 1024) * 1024;
+    const max = Math.max(1, user<number>("checkpoints.maxFileSizeKB", DEFAULT_MAX_FILE_BYTES / 1024)) * 1024;
     if (!this.cps || this.cps.maxFileBytes !== max) {
       this.cps = new CheckpointStore({ gitDir: path.join(storage.fsPath, "checkpoints.git"), workTree: folder.fsPath, maxFileBytes: max });
     }

@@ -5,7 +5,8 @@
 // the shadow repository and GIT_WORK_TREE to the workspace folder, no system or
 // global config, and hooks pointed at an empty path.
 //
-// What a checkpoint holds: every file of the workspace that is not ignored by
+// What a checkpoint holds, byte for byte (the workspace's .gitattributes are
+// overridden: no line-ending conversion, no filter): every file of the workspace that is not ignored by
 // the workspace's .gitignore files (nor by the shadow repository's own
 // info/exclude: .git, and every file over maxFileBytes), as git sees them
 // (nested repositories only as a commit id, their files not recorded). A
@@ -129,6 +130,9 @@ export class CheckpointStore {
   private async writeExcludes(): Promise<void> {
     const exclude = path.join(this.gitDir, "info", "exclude");
     fs.mkdirSync(path.dirname(exclude), { recursive: true });
+    // Bytes as they are: the workspace's .gitattributes (line-ending conversion, filters, encodings)
+    // would change what is recorded; info/attributes comes before every .gitattributes.
+    fs.writeFileSync(path.join(this.gitDir, "info", "attributes"), "* -text -filter -ident -working-tree-encoding\n");
     fs.writeFileSync(exclude, BASE_EXCLUDES.join("\n") + "\n");
     const candidates = await this.run(["ls-files", "-z", "--others", "--cached", "--exclude-standard"]);
     const large = this.largeFiles(candidates);

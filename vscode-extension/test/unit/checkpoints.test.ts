@@ -149,6 +149,18 @@ test("a leaf replaced by a symbolic link is replaced, its target untouched", asy
   assert.equal(fs.readFileSync(path.join(outside, "victim"), "utf8"), "victim\n");
 });
 
+test("files are recorded byte for byte, whatever the workspace's .gitattributes say", async () => {
+  const { ws, store } = tmp();
+  w(ws, ".gitattributes", "* text eol=lf\n*.txt filter=evil\n");
+  const crlf = "one\r\ntwo\r\n";
+  w(ws, "a.txt", crlf);
+  const cp = await store.snapshot("t");
+  assert.equal((await store.read(cp, "a.txt"))?.toString(), crlf);
+  w(ws, "a.txt", "changed\n");
+  await store.apply(await store.plan(cp));
+  assert.equal(r(ws, "a.txt"), crlf);
+});
+
 test("bad paths and ids are refused", () => {
   const { store } = tmp();
   for (const bad of ["../x", "/etc/passwd", "a/../../x", ".git/config", "sub/.git/hooks/pre-commit", ""]) assert.throws(() => store.inside(bad), /not a path inside the workspace/, bad);

@@ -26,6 +26,7 @@ import { bridgeConfigPath } from "./agentHints";
 import { ApprovalUi } from "./approvalUi";
 import { BridgeHost } from "./bridgeHost";
 import { Chats } from "./chats";
+import { CheckpointUi } from "./checkpointUi";
 import type { DiffDocuments } from "./diffEditor";
 import { Lasting } from "./lasting";
 import { ChatStore } from "./model";
@@ -61,6 +62,8 @@ export class Ctx implements vscode.Disposable {
   /** The diff editor for cards' edits (diffEditor.ts), set by extension.ts. */
   diffs?: DiffDocuments;
   readonly lasting: Lasting;
+  /** Checkpoints, a turn's changes, closed chats' history (checkpointUi.ts). */
+  readonly checkpoints: CheckpointUi;
   /** agentCapabilities of agents that ran (agents/list), for session/load. */
   private agentCaps = new Map<string, unknown>();
   private disposables: vscode.Disposable[] = [];
@@ -150,7 +153,9 @@ export class Ctx implements vscode.Disposable {
       post: (m) => this.post(m),
       log,
     });
+    this.checkpoints = new CheckpointUi(ext, this.store, () => this.chats, log);
     this.chats = new Chats({
+      turns: this.checkpoints.turns,
       store: this.store,
       connection: () => this.host.connection(),
       connectionNow: () => this.host.connectionNow,
@@ -170,6 +175,7 @@ export class Ctx implements vscode.Disposable {
     });
     this.context = new PromptContext({ connection: () => this.host.connectionNow, log });
     this.disposables.push(
+      this.checkpoints,
       this.output,
       this.status,
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -217,7 +223,18 @@ export class Ctx implements vscode.Disposable {
         this.store.setActive(m.chatId);
         return;
       case "closeChat":
-        await this.chats.close(m.chatId);
+        // Asks first while a turn runs or a card waits; the chat goes to the history.
+        await this.checkpoints.closeChat(m.chatId);
+        return;
+      case "restoreCheckpoint":
+      case "changeAction":
+        try {
+          if (m.type === "restoreCheckpoint") await this.checkpoints.restore(m.chatId, m.checkpoint);
+          else await this.checkpoints.changeAction(m);
+        } catch (e) {
+          void vscode.window.showErrorMessage(`ACP Bridge: ${(e as Error).message}`);
+          throw e;
+        }
         return;
       case "prompt":
         // No chat open (or it was closed meanwhile): Chats opens one with the picked agent.

@@ -234,6 +234,10 @@ export async function activate(ext: vscode.ExtensionContext): Promise<{ ctx: Ctx
     }
   });
 
+  cmd("acpBridge.showHistory", async () => {
+    const chatId = await c.checkpoints.showHistory();
+    if (chatId) await view.reveal();
+  });
   cmd("acpBridge.openAuditLog", () => audit.open());
   cmd("acpBridge.openAuditLogRaw", () => openRawAuditLog(auditPath()));
 

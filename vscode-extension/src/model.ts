@@ -223,11 +223,68 @@ export class ChatStore {
 
   // ---- transcript ----------------------------------------------------------
 
-  addUserMessage(chatId: string, text: string): void {
+  /** A message of the person: a new turn. Returns the item's id. */
+  addUserMessage(chatId: string, text: string): string | undefined {
     const c = this.chats.get(chatId);
-    if (!c) return;
+    if (!c) return undefined;
     c.turn++;
-    this.put(c, { kind: "user", id: this.newId(c, "u"), text });
+    const id = this.newId(c, "u");
+    this.put(c, { kind: "user", id, text });
+    return id;
+  }
+
+  /** The chat's turn count (the turn the last user message started). */
+  turnOf(chatId: string): number {
+    return this.chats.get(chatId)?.turn ?? 0;
+  }
+
+  /** One item of a chat, by id (a copy). */
+  item(chatId: string, itemId: string): ChatItem | undefined {
+    const it = this.chats.get(chatId)?.byId.get(itemId);
+    return it ? structuredCloneItem(it) : undefined;
+  }
+
+  /** Replaces an item's fields (same kind), keeping the item where it is. */
+  patchItem<K extends ChatItem["kind"]>(chatId: string, itemId: string, kind: K, patch: Partial<Extract<ChatItem, { kind: K }>>): void {
+    const c = this.chats.get(chatId);
+    const cur = c?.byId.get(itemId);
+    if (!c || !cur || cur.kind !== kind) return;
+    this.put(c, { ...cur, ...patch } as ChatItem, true);
+  }
+
+  /** Adds a turn's changes or a restore line (items with an id of their own). */
+  addItem(chatId: string, item: Omit<Extract<ChatItem, { kind: "changes" }>, "id"> | Omit<Extract<ChatItem, { kind: "restored" }>, "id">): string | undefined {
+    const c = this.chats.get(chatId);
+    if (!c) return undefined;
+    const id = this.newId(c, item.kind === "changes" ? "c" : "r");
+    this.put(c, { ...item, id } as ChatItem);
+    return id;
+  }
+
+  // ---- history ---------------------------------------------------------------
+
+  /** A chat as history keeps it (history.ts): its info without a live session, its items and tool calls. */
+  entry(chatId: string): PersistedChats["chats"][number] | undefined {
+    const c = this.chats.get(chatId);
+    if (!c) return undefined;
+    const items = c.items.slice(-PERSIST_MAX_ITEMS).map((i) => structuredCloneItem(i));
+    const keep = new Set(items.filter((i) => i.kind === "tool").map((i) => i.id.slice("tool:".length)));
+    const { sessionId: _s, busy: _b, error: _e, ...info } = c.info;
+    return { info: { ...info, busy: false }, items, tools: [...c.tools].filter(([k]) => keep.has(k)), seq: c.seq, turn: c.turn };
+  }
+
+  /** Opens a chat from history under a new id; its cards are closed (their approvals are long gone). */
+  reopen(e: PersistedChats["chats"][number]): string {
+    const chatId = `chat-${this.nextChat++}`;
+    const info: ChatInfo = { ...e.info, chatId, sessionId: undefined, busy: false, error: undefined, readOnly: undefined, external: undefined };
+    const items = e.items.map((i) => (i.kind === "approval" && i.state !== "resolved" ? { ...i, state: "resolved" as const, resolution: { decision: "cancelled", by: "bridge-gone" } } : i));
+    const c: Chat = { info, items, byId: new Map(items.map((i) => [i.id, i])), tools: new Map(e.tools), seq: e.seq, turn: e.turn };
+    this.chats.set(chatId, c);
+    this.order.push(chatId);
+    this.emit({ type: "chat", chat: { ...info } });
+    for (const it of items) this.emit({ type: "item", chatId, item: structuredCloneItem(it) });
+    this.setActive(chatId);
+    return chatId;
   }
 
   addNotice(chatId: string, text: string, level: "info" | "warn" | "error" | "quiet" = "info"): void {

@@ -59,6 +59,19 @@ export interface ChatInfo {
    * agent's mode in the settings (a revoked bypass does not come back from memory).
    */
   modeChosen?: boolean;
+  /**
+   * Reopened from history with an agent that cannot resume it (no session/load): the
+   * transcript is shown, no message can be sent in it (a new chat continues).
+   */
+  readOnly?: boolean;
+}
+
+/** A file a turn changed (from the checkpoint diff), and what the person did with it. */
+export interface FileChangeView {
+  path: string;
+  status: "added" | "modified" | "deleted";
+  /** kept: accepted as is; undone: brought back to the checkpoint; partly: some hunks undone. */
+  state?: "kept" | "undone" | "partly";
 }
 
 export interface DiffView {
@@ -120,7 +133,8 @@ export interface ApprovalResolution {
 export type ApprovalState = "pending" | "answering" | "resolved";
 
 export type ChatItem =
-  | { kind: "user"; id: string; text: string }
+  /** checkpoint: the workspace recorded before this message's turn (checkpoints.ts), restorable from here. */
+  | { kind: "user"; id: string; text: string; checkpoint?: string }
   | { kind: "agent"; id: string; text: string }
   | { kind: "thought"; id: string; text: string }
   | { kind: "tool"; id: string; tool: ToolCallView }
@@ -140,7 +154,11 @@ export type ChatItem =
       resolution?: ApprovalResolution;
       error?: string;
     }
-  | { kind: "notice"; id: string; text: string; level: "info" | "warn" | "error" | "quiet" };
+  | { kind: "notice"; id: string; text: string; level: "info" | "warn" | "error" | "quiet" }
+  /** What a turn changed in the workspace, by any route: the checkpoint diff from (before) -> to (after). */
+  | { kind: "changes"; id: string; turn: number; from: string; to: string; files: FileChangeView[] }
+  /** A checkpoint was restored; redo restores the workspace as it was just before. */
+  | { kind: "restored"; id: string; text: string; redo: string };
 
 export type ApprovalItem = Extract<ChatItem, { kind: "approval" }>;
 
@@ -189,7 +207,11 @@ export type WebviewMessage =
   /** Attach context: a workspace file (quick pick), the editor's selection, or every open editor. */
   | { type: "addContext"; what: "file" | "selection" | "editors"; chatId?: string; agent?: string }
   /** Open a diff in VS Code's diff editor; with approvalId, answerable from its title bar while pending. */
-  | { type: "openDiff"; diff: DiffView; approvalId?: string };
+  | { type: "openDiff"; diff: DiffView; approvalId?: string }
+  /** Restore the workspace to a checkpoint (what it changes is shown first, and asked). */
+  | { type: "restoreCheckpoint"; chatId: string; checkpoint: string }
+  /** On a turn's changes: review (multi-file diff), open one file's diff, keep, undo, or pick hunks to undo; no path = every file. */
+  | { type: "changeAction"; chatId: string; itemId: string; action: "review" | "open" | "keep" | "undo" | "hunks"; path?: string };
 
 /**
  * A file or a selection attached to a prompt. The host turns it into ACP

@@ -238,7 +238,10 @@ function renderChatbar(): void {
   banner.className = `banner ${b.status === "failed" ? "error" : "warn"}`;
   banner.replaceChildren(...msgs.map((m) => h("div", {}, m)));
   stopBtn.hidden = !chat?.busy;
-  sendBtn.disabled = !!chat?.busy;
+  sendBtn.disabled = !!chat?.busy || !!chat?.readOnly;
+  // A chat reopened from history that its agent cannot resume: read-only (its notice says why).
+  input.disabled = !!chat?.readOnly;
+  input.placeholder = chat?.readOnly ? "Read-only: reopened from history; start a new chat to go on" : "Ask the agent… (Enter to send, Shift+Enter for a new line)";
 }
 
 function renderTranscript(): void {
@@ -350,8 +353,34 @@ function paintRestLater(itemId: string): void {
 
 function renderItemInner(item: ChatItem): HTMLElement {
   switch (item.kind) {
-    case "user":
-      return h("div", { class: "msg user" }, h("div", { class: "who" }, icon("account"), " You"), h("div", { class: "text" }, item.text));
+    case "user": {
+      const chatId = st.active;
+      const cp = item.checkpoint;
+      const restore =
+        cp && chatId
+          ? h(
+              "button",
+              { class: "link restore-checkpoint", title: "Restore the workspace's files to how they were before this message (what changes is shown first)", onclick: () => send({ type: "restoreCheckpoint", chatId, checkpoint: cp }) },
+              icon("discard"),
+              " Restore checkpoint",
+            )
+          : null;
+      return h("div", { class: "msg user" }, h("div", { class: "who" }, icon("account"), " You", restore ? " " : "", restore), h("div", { class: "text" }, item.text));
+    }
+    case "changes":
+      return renderChanges(item);
+    case "restored": {
+      const chatId = st.active;
+      return h(
+        "div",
+        { class: "notice info restored" },
+        icon("history"),
+        " ",
+        item.text,
+        " ",
+        chatId ? h("button", { class: "link redo-checkpoint", title: "Bring the files back to how they were just before this restore", onclick: () => send({ type: "restoreCheckpoint", chatId, checkpoint: item.redo }) }, icon("redo"), " Redo") : null,
+      );
+    }
     case "agent": {
       const body = h("div", { class: "markdown" });
       if (paintMarkdown(body, item.text)) paintRestLater(item.id);
@@ -382,6 +411,52 @@ function renderItemInner(item: ChatItem): HTMLElement {
     case "notice":
       return h("div", { class: `notice ${item.level}` }, icon(item.level === "error" ? "error" : item.level === "warn" ? "warning" : item.level === "quiet" ? "shield" : "info"), " ", item.text);
   }
+}
+
+const CHANGE_ICONS: Record<string, string> = { added: "diff-added", modified: "diff-modified", deleted: "diff-removed" };
+const STATE_WORDS: Record<string, string> = { kept: "kept", undone: "undone", partly: "partly undone" };
+
+/** A turn's changes (from the checkpoint diff): review them all, or open, keep, undo each file or some of its hunks. */
+function renderChanges(item: Extract<ChatItem, { kind: "changes" }>): HTMLElement {
+  const chatId = st.active ?? "";
+  const act = (action: "review" | "open" | "keep" | "undo" | "hunks", path?: string) => () => send({ type: "changeAction", chatId, itemId: item.id, action, path });
+  const open = item.files.filter((f) => !f.state).length;
+  return h(
+    "div",
+    { class: "card changes" },
+    h(
+      "div",
+      { class: "card-head" },
+      icon("files"),
+      ` ${item.files.length} file${item.files.length === 1 ? "" : "s"} changed in this turn `,
+      h("button", { class: "link review-changes", title: "Open every change in VS Code's multi-file diff", onclick: act("review") }, icon("diff-multiple"), " Review"),
+      open ? h("button", { class: "link keep-all", title: "Keep every change not yet kept or undone", onclick: act("keep") }, icon("check-all"), " Keep all") : null,
+      open ? h("button", { class: "link undo-all", title: "Undo every change not yet kept or undone (shown and asked first)", onclick: act("undo") }, icon("discard"), " Undo all") : null,
+    ),
+    h(
+      "ul",
+      { class: "change-files" },
+      ...item.files.map((f) =>
+        h(
+          "li",
+          { class: `change-file ${f.status}${f.state ? ` ${f.state}` : ""}`, "data-path": f.path },
+          h("button", { class: "link open-change", title: `Open ${f.path}: before the turn ↔ now`, onclick: act("open", f.path) }, icon(CHANGE_ICONS[f.status] ?? "diff"), ` ${f.path}`),
+          f.state
+            ? h("span", { class: "change-state" }, ` ${STATE_WORDS[f.state] ?? f.state}`)
+            : h(
+                "span",
+                { class: "change-actions" },
+                " ",
+                h("button", { class: "link keep-file", title: `Keep the change to ${f.path}`, onclick: act("keep", f.path) }, icon("check"), " Keep"),
+                " ",
+                h("button", { class: "link undo-file", title: `Undo the change to ${f.path} (back to before the turn)`, onclick: act("undo", f.path) }, icon("discard"), " Undo"),
+                f.status === "modified" ? " " : null,
+                f.status === "modified" ? h("button", { class: "link undo-hunks", title: `Pick which changes of ${f.path} to undo`, onclick: act("hunks", f.path) }, icon("list-selection"), " Hunks…") : null,
+              ),
+        ),
+      ),
+    ),
+  );
 }
 
 const KIND_ICONS: Record<string, string> = {

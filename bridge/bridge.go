@@ -12,8 +12,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/acp-bridge/acp-bridge/acp"
-	"github.com/acp-bridge/acp-bridge/approvals"
 	"github.com/acp-bridge/acp-bridge/internal/audit"
+	"github.com/acp-bridge/acp-bridge/permission"
 	"github.com/acp-bridge/acp-bridge/policy"
 	"github.com/acp-bridge/acp-bridge/settings"
 )
@@ -58,7 +58,7 @@ const editorQueueBytes = 256 << 10
 type Bridge struct {
 	opts    Options
 	log     *zap.Logger
-	broker  *approvals.Broker
+	broker  *permission.Broker
 	decider Decider
 	store   *settings.Store
 	home    string
@@ -107,7 +107,7 @@ func New(opts Options) *Bridge {
 	b := &Bridge{
 		opts:          opts,
 		log:           opts.Logger,
-		broker:        approvals.NewBroker(nil),
+		broker:        permission.NewBroker(nil),
 		store:         opts.Settings,
 		home:          home,
 		agents:        map[string]*agentRT{},
@@ -195,7 +195,7 @@ func (b *Bridge) connOptions(peer string) acp.ConnOptions {
 
 // shutdown resolves every approval, then stops every child.
 func (b *Bridge) shutdown(reason policy.Source) {
-	n := b.broker.ResolveAll(approvals.Resolution{Outcome: acp.OutcomeCancelled, By: reason})
+	n := b.broker.ResolveAll(permission.Resolution{Outcome: acp.OutcomeCancelled, By: reason})
 	if n > 0 {
 		b.log.Info("resolved pending approvals at shutdown", zap.Int("count", n), zap.String("by", string(reason)))
 	}

@@ -10,7 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/acp-bridge/acp-bridge/acp"
-	"github.com/acp-bridge/acp-bridge/approvals"
+	"github.com/acp-bridge/acp-bridge/permission"
 	"github.com/acp-bridge/acp-bridge/policy"
 )
 
@@ -303,12 +303,12 @@ func pickOption(opts []acp.PermissionOption, kind string) string {
 // ask opens an approval, forwards it to the editor and waits for exactly one
 // resolution. It returns the resolution and what was shown.
 func (b *Bridge) ask(ctx context.Context, s *session, call policy.Call, d decision, toolCall json.RawMessage,
-	toolCallID string, options []acp.PermissionOption, operation string) (approvals.Resolution, *forwarded, error) {
+	toolCallID string, options []acp.PermissionOption, operation string) (permission.Resolution, *forwarded, error) {
 	snap := b.snapshot()
 	timeout := snap.Config.Approvals.Timeout
-	timeoutRes := approvals.Resolution{Outcome: acp.OutcomeSelected, OptionID: optRejectOnce}
+	timeoutRes := permission.Resolution{Outcome: acp.OutcomeSelected, OptionID: optRejectOnce}
 	if snap.Config.Approvals.TimeoutOutcome == "cancel" {
-		timeoutRes = approvals.Resolution{Outcome: acp.OutcomeCancelled}
+		timeoutRes = permission.Resolution{Outcome: acp.OutcomeCancelled}
 	}
 	id := newID()
 	meta := approvalMeta{
@@ -339,13 +339,13 @@ func (b *Bridge) ask(ctx context.Context, s *session, call policy.Call, d decisi
 		// The child withdrew the request or went away before it could be
 		// shown: nobody is left to answer, so no card.
 		fwd.Meta, fwd.created = meta, time.Now()
-		return approvals.Resolution{Outcome: acp.OutcomeCancelled, By: b.withdrawnBy(s), At: fwd.created}, fwd, nil
+		return permission.Resolution{Outcome: acp.OutcomeCancelled, By: b.withdrawnBy(s), At: fwd.created}, fwd, nil
 	}
-	appr, err := b.broker.Open(approvals.Ticket{
+	appr, err := b.broker.Open(permission.Ticket{
 		ID: id, SessionID: s.id, Agent: s.agent.name, Timeout: timeout, TimeoutResolution: timeoutRes, Data: fwd,
 	})
 	if err != nil {
-		return approvals.Resolution{}, nil, fmt.Errorf("open approval: %w", err)
+		return permission.Resolution{}, nil, fmt.Errorf("open approval: %w", err)
 	}
 	if !appr.Expires.IsZero() {
 		meta.ExpiresAt = appr.Expires.UTC().Format(timeFormat)
@@ -358,7 +358,7 @@ func (b *Bridge) ask(ctx context.Context, s *session, call policy.Call, d decisi
 	var editorDone <-chan struct{} // the editor's answer (or its end) is in
 	pending, err := b.editor.Start(context.WithoutCancel(ctx), acp.MethodRequestPermission, fwd.params())
 	if err != nil {
-		_ = b.broker.Resolve(id, approvals.Resolution{Outcome: acp.OutcomeCancelled, By: policy.SourceEditorGone})
+		_ = b.broker.Resolve(id, permission.Resolution{Outcome: acp.OutcomeCancelled, By: policy.SourceEditorGone})
 	} else {
 		editorDone = pending.Done()
 	}
@@ -374,7 +374,7 @@ func (b *Bridge) ask(ctx context.Context, s *session, call policy.Call, d decisi
 			b.takeEditorAnswer(id, pending)
 		case <-ctx.Done():
 			// The child withdrew the request ($/cancel_request) or went away.
-			_ = b.broker.Resolve(id, approvals.Resolution{Outcome: acp.OutcomeCancelled, By: b.withdrawnBy(s)})
+			_ = b.broker.Resolve(id, permission.Resolution{Outcome: acp.OutcomeCancelled, By: b.withdrawnBy(s)})
 			waiting = false
 		}
 	}
@@ -396,10 +396,10 @@ func (b *Bridge) takeEditorAnswer(id string, pending *acp.Pending) {
 		Meta    json.RawMessage       `json:"_meta"`
 	}
 	werr := pending.Wait(context.Background(), &resp)
-	r := approvals.Resolution{By: policy.SourceUser}
+	r := permission.Resolution{By: policy.SourceUser}
 	switch {
 	case werr != nil && isClosed(werr):
-		r = approvals.Resolution{Outcome: acp.OutcomeCancelled, By: policy.SourceEditorGone}
+		r = permission.Resolution{Outcome: acp.OutcomeCancelled, By: policy.SourceEditorGone}
 	case werr != nil:
 		b.log.Warn("editor answered the permission request with an error; treated as cancelled", zap.Error(werr))
 		r.Outcome = acp.OutcomeCancelled
@@ -500,7 +500,7 @@ func agentExtras(call policy.Call, opts []acp.PermissionOption) []acp.Permission
 // applyResolution turns the person's (or the broker's) resolution into the
 // child's answer, applying grants on the way.
 func (b *Bridge) applyResolution(s *session, call policy.Call, d decision, fwd *forwarded,
-	res approvals.Resolution, agentOpts []acp.PermissionOption) (any, error) {
+	res permission.Resolution, agentOpts []acp.PermissionOption) (any, error) {
 	allow := func() acp.RequestPermissionResponse {
 		if id := pickOption(agentOpts, acp.KindAllowOnce); id != "" {
 			return acp.Selected(id)
@@ -528,7 +528,7 @@ func answerOption(r acp.RequestPermissionResponse) string { return r.Outcome.Opt
 
 // resolveToAnswer maps a resolution to an answer and applies grants.
 // outcome is "allow", "deny" or "cancelled".
-func (b *Bridge) resolveToAnswer(s *session, call policy.Call, d decision, fwd *forwarded, res approvals.Resolution,
+func (b *Bridge) resolveToAnswer(s *session, call policy.Call, d decision, fwd *forwarded, res permission.Resolution,
 	allow, reject func() acp.RequestPermissionResponse) (acp.RequestPermissionResponse, string) {
 	if res.Outcome != acp.OutcomeSelected {
 		return acp.Cancelled(), "cancelled"

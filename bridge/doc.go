@@ -24,7 +24,7 @@
 //     When the FIFO is full the read loop waits, so a slow editor
 //     back-pressures the child, which is what bounds memory.
 //   - Each child request (session/request_permission, fs/*, terminal/*) runs
-//     in its own goroutine and blocks, by approval id, in approvals.Broker
+//     in its own goroutine and blocks, by approval id, in permission.Broker
 //     until exactly one resolution arrives. At most maxChildInFlight of them
 //     per kind and agent process run at once (inflight.go); past that a
 //     request is answered at once with CodeTooManyRequests, so the read loop

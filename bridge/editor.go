@@ -11,7 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/acp-bridge/acp-bridge/acp"
-	"github.com/acp-bridge/acp-bridge/approvals"
+	"github.com/acp-bridge/acp-bridge/permission"
 	"github.com/acp-bridge/acp-bridge/policy"
 )
 
@@ -103,7 +103,7 @@ func (b *Bridge) cancelSession(id, why string) {
 		return
 	}
 	sent := s.cancel()
-	n := b.broker.ResolveSession(id, approvals.Resolution{Outcome: acp.OutcomeCancelled, By: policy.SourceCancel})
+	n := b.broker.ResolveSession(id, permission.Resolution{Outcome: acp.OutcomeCancelled, By: policy.SourceCancel})
 	b.log.Info("session cancelled", zap.String("session", id), zap.String("why", why), zap.Int("approvalsCancelled", n))
 	if !sent {
 		return
@@ -691,7 +691,7 @@ func (b *Bridge) approvalsRespond(params json.RawMessage) (any, error) {
 			return nil, acp.Errorf(acp.CodeInvalidParams, "approval %s offers no option %q (offered: %s)", p.ApprovalID, p.OptionID, fwd.optionIDs())
 		}
 	}
-	err := b.broker.Resolve(p.ApprovalID, approvals.Resolution{
+	err := b.broker.Resolve(p.ApprovalID, permission.Resolution{
 		Outcome: acp.OutcomeSelected, OptionID: p.OptionID, By: policy.SourceUser, Rule: p.Rule, Scope: p.Scope,
 	})
 	if err != nil {

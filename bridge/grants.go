@@ -7,7 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/acp-bridge/acp-bridge/acp"
-	"github.com/acp-bridge/acp-bridge/approvals"
+	"github.com/acp-bridge/acp-bridge/permission"
 	"github.com/acp-bridge/acp-bridge/policy"
 	"github.com/acp-bridge/acp-bridge/settings"
 )
@@ -21,7 +21,7 @@ import (
 // nothing is granted beyond this once: no suggestion stands in for it, so
 // a grant never covers more than the person saw (docs/policy.md, "Grants
 // keep quoting").
-func sessionGrantRules(res approvals.Resolution, call policy.Call, d decision, _ *forwarded) []string {
+func sessionGrantRules(res permission.Resolution, call policy.Call, d decision, _ *forwarded) []string {
 	if res.Rule != "" {
 		return []string{res.Rule}
 	}

@@ -11,8 +11,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/acp-bridge/acp-bridge/acp"
-	"github.com/acp-bridge/acp-bridge/approvals"
 	"github.com/acp-bridge/acp-bridge/internal/audit"
+	"github.com/acp-bridge/acp-bridge/permission"
 	"github.com/acp-bridge/acp-bridge/policy"
 )
 
@@ -73,7 +73,7 @@ func (b *Bridge) record(s *session, call policy.Call, d decision, toolCallID, ap
 }
 
 // finish logs an approval the person was asked about.
-func (b *Bridge) finish(s *session, call policy.Call, d decision, fwd *forwarded, res approvals.Resolution, outcome, answered string) {
+func (b *Bridge) finish(s *session, call policy.Call, d decision, fwd *forwarded, res permission.Resolution, outcome, answered string) {
 	by := string(res.By)
 	rule := ""
 	if res.By == policy.SourceUser && (res.OptionID == optAllowAlways || res.OptionID == optRejectAlways || res.OptionID == optAllowSession) {

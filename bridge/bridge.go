@@ -59,6 +59,7 @@ type Bridge struct {
 	opts    Options
 	log     *zap.Logger
 	broker  *permission.Broker
+	flow    *permission.Flow // one permission request end to end (permission.go)
 	decider Decider
 	store   *settings.Store
 	home    string
@@ -119,6 +120,7 @@ func New(opts Options) *Bridge {
 	if b.decider == nil {
 		b.decider = newPolicyDecider(b)
 	}
+	b.flow = newFlow(b)
 	if b.store != nil {
 		b.store.OnChange(func(*settings.Snapshot) { b.settingsChanged() })
 	}

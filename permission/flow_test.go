@@ -49,8 +49,10 @@ func (a *fakeAgent) SandboxPermits(write bool, path string) (bool, string) {
 	}
 	return true, ""
 }
-func (a *fakeAgent) StripForeign(raw json.RawMessage, _ string) (json.RawMessage, bool) { return raw, true }
-func (a *fakeAgent) StripOptions(o []acp.PermissionOption) []acp.PermissionOption       { return o }
+func (a *fakeAgent) StripForeign(raw json.RawMessage, _ string) (json.RawMessage, bool) {
+	return raw, true
+}
+func (a *fakeAgent) StripOptions(o []acp.PermissionOption) []acp.PermissionOption { return o }
 
 type fakeSession struct {
 	agent *fakeAgent
@@ -611,7 +613,7 @@ func TestOperation(t *testing.T) {
 			done := make(chan error, 1)
 			go func() {
 				done <- r.flow.Operation(context.Background(), r.session, Operation{Method: acp.MethodFSReadTextFile,
-					Call: policy.Call{Tool: "Read", Paths: []string{"/work/a"}, Title: "Read /work/a", Kind: "read"},
+					Call:   policy.Call{Tool: "Read", Paths: []string{"/work/a"}, Title: "Read /work/a", Kind: "read"},
 					Params: json.RawMessage(`{"path":"/work/a"}`), Resolved: "/work/a", Refused: c.refused})
 			}()
 			if c.answer != "" {

@@ -24,7 +24,7 @@ import (
 //
 // fs/*: the path is resolved once (safefs.Resolve) before the decision; the
 // policy judges the named and the resolved path, the agent's sandbox bounds
-// the resolved one (sandboxBound), and the bridge then does the disk I/O on
+// the resolved one (permission.SandboxBoundStage), and the bridge then does the disk I/O on
 // exactly the resolved path, refusing any link that appeared since
 // (serveFS). The editor is asked only about its open documents.
 func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params json.RawMessage) (any, error) {
@@ -217,7 +217,7 @@ func (b *Bridge) forwardToEditor(ctx context.Context, a *agentRT, method string,
 
 // shellJoinSafely is policy.ShellJoin; a panic is logged and reported (ok
 // false) with a naive join for the card, which the engine never judges
-// (decideOr asks).
+// (the permission flow asks).
 func (a *agentRT) shellJoinSafely(command string, args []string) (cmd string, ok bool) {
 	defer func() {
 		if r := recover(); r != nil {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/agents"
-	"github.com/acp-bridge/acp-bridge/approvals"
+	"github.com/acp-bridge/acp-bridge/permission"
 	"github.com/acp-bridge/acp-bridge/policy"
 	"github.com/acp-bridge/acp-bridge/profiles"
 	"github.com/acp-bridge/acp-bridge/sandbox"
@@ -439,7 +439,7 @@ func (a *agentRT) watch(proc *agents.Process, conn *acp.Conn, gen int) {
 	a.mu.Unlock()
 	a.releaseTerminals(terminals)
 	by := policy.SourceAgentExit
-	n := a.b.broker.ResolveAgent(a.name, approvals.Resolution{Outcome: acp.OutcomeCancelled, By: by})
+	n := a.b.broker.ResolveAgent(a.name, permission.Resolution{Outcome: acp.OutcomeCancelled, By: by})
 	if stopping {
 		a.log.Info("agent stopped", zap.Int("approvalsCancelled", n))
 	} else {

@@ -12,8 +12,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/acp-bridge/acp-bridge/acp"
-	"github.com/acp-bridge/acp-bridge/approvals"
 	"github.com/acp-bridge/acp-bridge/internal/audit"
+	"github.com/acp-bridge/acp-bridge/permission"
 	"github.com/acp-bridge/acp-bridge/policy"
 	"github.com/acp-bridge/acp-bridge/settings"
 )
@@ -58,7 +58,8 @@ const editorQueueBytes = 256 << 10
 type Bridge struct {
 	opts    Options
 	log     *zap.Logger
-	broker  *approvals.Broker
+	broker  *permission.Broker
+	flow    *permission.Flow // one permission request end to end (permission.go)
 	decider Decider
 	store   *settings.Store
 	home    string
@@ -107,7 +108,7 @@ func New(opts Options) *Bridge {
 	b := &Bridge{
 		opts:          opts,
 		log:           opts.Logger,
-		broker:        approvals.NewBroker(nil),
+		broker:        permission.NewBroker(nil),
 		store:         opts.Settings,
 		home:          home,
 		agents:        map[string]*agentRT{},
@@ -119,6 +120,7 @@ func New(opts Options) *Bridge {
 	if b.decider == nil {
 		b.decider = newPolicyDecider(b)
 	}
+	b.flow = newFlow(b)
 	if b.store != nil {
 		b.store.OnChange(func(*settings.Snapshot) { b.settingsChanged() })
 	}
@@ -195,7 +197,7 @@ func (b *Bridge) connOptions(peer string) acp.ConnOptions {
 
 // shutdown resolves every approval, then stops every child.
 func (b *Bridge) shutdown(reason policy.Source) {
-	n := b.broker.ResolveAll(approvals.Resolution{Outcome: acp.OutcomeCancelled, By: reason})
+	n := b.broker.ResolveAll(permission.Resolution{Outcome: acp.OutcomeCancelled, By: reason})
 	if n > 0 {
 		b.log.Info("resolved pending approvals at shutdown", zap.Int("count", n), zap.String("by", string(reason)))
 	}

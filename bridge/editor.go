@@ -11,7 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/acp-bridge/acp-bridge/acp"
-	"github.com/acp-bridge/acp-bridge/approvals"
+	"github.com/acp-bridge/acp-bridge/permission"
 	"github.com/acp-bridge/acp-bridge/policy"
 )
 
@@ -103,7 +103,7 @@ func (b *Bridge) cancelSession(id, why string) {
 		return
 	}
 	sent := s.cancel()
-	n := b.broker.ResolveSession(id, approvals.Resolution{Outcome: acp.OutcomeCancelled, By: policy.SourceCancel})
+	n := b.broker.ResolveSession(id, permission.Resolution{Outcome: acp.OutcomeCancelled, By: policy.SourceCancel})
 	b.log.Info("session cancelled", zap.String("session", id), zap.String("why", why), zap.Int("approvalsCancelled", n))
 	if !sent {
 		return
@@ -657,11 +657,8 @@ func (b *Bridge) grantsRevoke(params json.RawMessage) (any, error) {
 // approvalsList is the result of _acp-bridge/approvals/list.
 func (b *Bridge) approvalsList() map[string]any {
 	out := []map[string]any{}
-	for _, a := range b.broker.List() {
-		fwd, ok := a.Data.(*forwarded)
-		if !ok {
-			continue
-		}
+	for _, p := range b.flow.Pending() {
+		a, fwd := p.Approval, p.Shown
 		entry := map[string]any{
 			"approvalId": a.ID, "sessionId": a.SessionID, "agent": a.Agent,
 			"toolCall": fwd.ToolCall, "options": fwd.Options, "meta": fwd.Meta,
@@ -691,16 +688,8 @@ func (b *Bridge) approvalsRespond(params json.RawMessage) (any, error) {
 	if p.Scope != "" && p.Scope != "user" && p.Scope != "workspace" {
 		return nil, acp.InvalidParams(acp.MethodApprovalsRespond, fmt.Errorf("scope must be \"user\" or \"workspace\", got %q", p.Scope))
 	}
-	if a, ok := b.broker.Get(p.ApprovalID); ok {
-		if fwd, ok := a.Data.(*forwarded); ok && !fwd.offers(p.OptionID) {
-			return nil, acp.Errorf(acp.CodeInvalidParams, "approval %s offers no option %q (offered: %s)", p.ApprovalID, p.OptionID, fwd.optionIDs())
-		}
-	}
-	err := b.broker.Resolve(p.ApprovalID, approvals.Resolution{
-		Outcome: acp.OutcomeSelected, OptionID: p.OptionID, By: policy.SourceUser, Rule: p.Rule, Scope: p.Scope,
-	})
-	if err != nil {
-		return nil, &acp.Error{Code: acp.CodeResourceNotFound, Message: err.Error()}
+	if err := b.flow.Respond(p.ApprovalID, p.OptionID, p.Rule, p.Scope); err != nil {
+		return nil, err
 	}
 	return map[string]any{"approvalId": p.ApprovalID, "outcome": acp.OutcomeSelected}, nil
 }

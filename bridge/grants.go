@@ -7,26 +7,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/acp-bridge/acp-bridge/acp"
-	"github.com/acp-bridge/acp-bridge/approvals"
 	"github.com/acp-bridge/acp-bridge/policy"
 	"github.com/acp-bridge/acp-bridge/settings"
 )
-
-// sessionGrantRules are the rules an "Allow for this session" grants: the
-// rule the person edited on the card, else the call as it was asked
-// (policy.SessionGrantRules: for `echo hi > out.txt`, Bash(echo hi) and an
-// Edit rule for that one file, so the identical command is allowed next
-// time and a redirect elsewhere still asks; a quoted * stays a literal \*).
-// When the call cannot be named exactly (a part the reader cannot check),
-// nothing is granted beyond this once: no suggestion stands in for it, so
-// a grant never covers more than the person saw (docs/policy.md, "Grants
-// keep quoting").
-func sessionGrantRules(res approvals.Resolution, call policy.Call, d decision, _ *forwarded) []string {
-	if res.Rule != "" {
-		return []string{res.Rule}
-	}
-	return policy.SessionGrantRules(call, d.env)
-}
 
 // grantAlways applies an "Always allow/deny" rule at once (runtime copy) and
 // persists it: through the editor if it can, else into the bridge's own file.

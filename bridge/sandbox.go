@@ -38,7 +38,7 @@ type SandboxPlan struct {
 	// AllowDomains are sandbox.allowDomains, for a domains network.
 	AllowDomains []string `json:"allowDomains,omitempty"`
 	// Bound is the Spec the bridge's file service (fs/*) is bounded by
-	// (clientops.go sandboxBound): Spec when confined; otherwise the Spec
+	// (permission.SandboxBoundStage, through agentRT.SandboxPermits): Spec when confined; otherwise the Spec
 	// the agent would run in, computed the same way, so that turning the
 	// sandbox off (or lacking bubblewrap) does not widen what the bridge
 	// itself does for the agent. nil only when it cannot be computed.

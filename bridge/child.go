@@ -12,6 +12,7 @@ import (
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/approvals"
 	"github.com/acp-bridge/acp-bridge/policy"
+	"github.com/acp-bridge/acp-bridge/wire"
 )
 
 // childHandler serves one child agent process: the bridge as an ACP client.
@@ -132,29 +133,7 @@ func (f *forwarded) params() json.RawMessage {
 }
 
 // approvalMeta is _meta["acp-bridge"] of a forwarded permission request.
-type approvalMeta struct {
-	ApprovalID     string   `json:"approvalId"`
-	Agent          string   `json:"agent"`
-	SessionID      string   `json:"sessionId"`
-	ToolCallID     string   `json:"toolCallId,omitempty"`
-	Tool           string   `json:"tool"`
-	Specifier      string   `json:"specifier"`
-	Paths          []string `json:"paths,omitempty"`
-	SubCommands    []string `json:"subCommands,omitempty"`
-	MatchedRule    string   `json:"matchedRule,omitempty"`
-	Source         string   `json:"source"`
-	Reason         string   `json:"reason"`
-	Breaker        string   `json:"breaker,omitempty"`
-	Mode           string   `json:"mode"`
-	SuggestedRules []string `json:"suggestedRules,omitempty"`
-	ExpiresAt      string   `json:"expiresAt,omitempty"`
-	Operation      string   `json:"operation,omitempty"` // fs/terminal requests: the method checked
-	// Sandbox says what the OS sandbox will still block if this is allowed.
-	Sandbox string `json:"sandbox,omitempty"`
-	// RejectEndsTurn: the agent's only reject option ends its turn (Codex's
-	// "abort"), so a Deny stops the agent's turn too.
-	RejectEndsTurn bool `json:"rejectEndsTurn,omitempty"`
-}
+type approvalMeta = wire.CardMeta
 
 // requestPermission decides a child's session/request_permission. It
 // answers exactly once: by policy at once, or after the person (or a

@@ -15,11 +15,12 @@ import (
 	"github.com/acp-bridge/acp-bridge/policy"
 	"github.com/acp-bridge/acp-bridge/safefs"
 	"github.com/acp-bridge/acp-bridge/sandbox"
+	"github.com/acp-bridge/acp-bridge/wire"
 )
 
 // CodePermissionDenied answers a child's fs/terminal request that the policy
 // or the person refused.
-const CodePermissionDenied = -32001
+const CodePermissionDenied = wire.CodeRefused
 
 // clientOp serves a child's fs/read_text_file, fs/write_text_file and
 // terminal/create: only if the editor offered the capability, and only after

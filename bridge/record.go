@@ -14,6 +14,7 @@ import (
 	"github.com/acp-bridge/acp-bridge/approvals"
 	"github.com/acp-bridge/acp-bridge/internal/audit"
 	"github.com/acp-bridge/acp-bridge/policy"
+	"github.com/acp-bridge/acp-bridge/wire"
 )
 
 const timeFormat = time.RFC3339Nano
@@ -43,21 +44,7 @@ func traceMsg(log *zap.Logger, dir string, req *jsonrpc2.Request, resp *jsonrpc2
 }
 
 // resolvedNotice is the params of _acp-bridge/approval/resolved.
-type resolvedNotice struct {
-	ApprovalID string `json:"approvalId"`
-	SessionID  string `json:"sessionId"`
-	Agent      string `json:"agent"`
-	ToolCallID string `json:"toolCallId,omitempty"`
-	Decision   string `json:"decision"` // allow, deny, cancelled
-	// OptionID is the option the person chose on the card (by user only);
-	// AgentOptionID the agent's own option the bridge answered it with.
-	OptionID      string `json:"optionId,omitempty"`
-	AgentOptionID string `json:"agentOptionId,omitempty"`
-	By            string `json:"by"`
-	Rule          string `json:"rule,omitempty"`
-	Specifier     string `json:"specifier"`
-	Reason        string `json:"reason,omitempty"`
-}
+type resolvedNotice = wire.ApprovalResolvedParams
 
 // record logs a decision made without a card: audit line and a quiet
 // resolved notification for the chat.

@@ -10,6 +10,7 @@ import (
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/internal/audit"
 	"github.com/acp-bridge/acp-bridge/policy"
+	"github.com/acp-bridge/acp-bridge/wire"
 )
 
 // What runs unasked is seen (docs/policy.md, "Tool calls that were never
@@ -147,8 +148,8 @@ func (b *Bridge) judgeUnasked(s *session, toolCallID string, toolCall json.RawMe
 	b.notifyEditor(acp.MethodSessionUpdate, map[string]any{
 		"sessionId": s.id,
 		"update": map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": text},
-			"_meta": map[string]any{acp.MetaKey: map[string]any{"notice": "unaskedDenied", "toolCallId": toolCallID,
-				"specifier": v.Specifier, "rule": v.Rule, "reason": v.Reason, "turnCancelled": cancel}}},
+			"_meta": map[string]any{acp.MetaKey: wire.NoticeMeta{Notice: wire.NoticeUnaskedDenied, ToolCallID: toolCallID,
+				Specifier: v.Specifier, Rule: v.Rule, Reason: v.Reason, TurnCancelled: &cancel}}},
 	})
 	if cancel {
 		b.cancelSession(s.id, "the agent ran a denied tool call without asking")

@@ -22,10 +22,14 @@ import {
   str,
   type AgentEntry,
   type ApprovalResolvedWire,
+  type ApprovalsRespondParams,
+  type ApprovalsRespondResult,
   type BridgeNotifications,
   type BridgeRequests,
   type BridgeInitMeta,
   type Grant,
+  type InForce,
+  type ModeInfo,
   type Obj,
   type PendingApprovalWire,
   type PersistRequest,
@@ -135,7 +139,7 @@ export class BridgeConnection {
         const t = parseWorkspaceTrust(params);
         if (t) h.workspaceTrust?.(t);
       })
-      .onNotification("_acp-bridge/turn/ended", raw<Obj>, ({ params }) => {
+      .onNotification(M.turnEnded, raw<Obj>, ({ params }) => {
         const sessionId = str(params["sessionId"]);
         if (sessionId) h.turnEnded?.({ sessionId, stopReason: str(params["stopReason"]), error: params["error"] });
       })
@@ -181,8 +185,9 @@ export class BridgeConnection {
     const meta: BridgeInitMeta = {
       version: str(m["version"]),
       defaultAgent: str(m["defaultAgent"]),
-      agents: Array.isArray(m["agents"]) ? (m["agents"].filter(isObj) as BridgeInitMeta["agents"]) : undefined,
-      policyModes: Array.isArray(m["policyModes"]) ? m["policyModes"].filter((x): x is string => typeof x === "string") : undefined,
+      agents: Array.isArray(m["agents"]) ? (m["agents"].filter(isObj) as unknown as BridgeInitMeta["agents"]) : undefined,
+      // The bridge's modes, names and strictness order (its word over the generated table: wire.ts modeTable).
+      modes: Array.isArray(m["modes"]) ? (m["modes"].filter((x) => isObj(x) && typeof x["id"] === "string" && Array.isArray(x["atLeastAsStrictAs"])) as unknown as ModeInfo[]) : undefined,
       workspaceTrust: parseWorkspaceTrust(m["workspaceTrust"]),
     };
     const att = m["attach"];
@@ -266,7 +271,7 @@ export class BridgeConnection {
     return Array.isArray(res.approvals) ? (res.approvals.filter(isObj) as unknown as PendingApprovalWire[]) : [];
   }
 
-  respond(params: Obj): Promise<{ approvalId: string; outcome: unknown }> {
+  respond(params: ApprovalsRespondParams): Promise<ApprovalsRespondResult> {
     return this.ext(M.approvalsRespond, params);
   }
 
@@ -284,14 +289,16 @@ export class BridgeConnection {
   /** Rules and bypasses in the bridge's own config files. */
   async storedGrants(): Promise<StoredGrant[]> {
     const res = await this.ext(M.grantsStored, {});
-    const out: StoredGrant[] = [];
-    for (const r of Array.isArray(res.rules) ? res.rules.filter(isObj) : []) {
-      out.push({ kind: "rule", scope: r["scope"] === "workspace" ? "workspace" : "user", file: str(r["file"]) ?? "", agent: str(r["agent"]), list: str(r["list"]), rule: str(r["rule"]) });
-    }
-    for (const b of Array.isArray(res.bypass) ? res.bypass.filter(isObj) : []) {
-      out.push({ kind: "bypass", scope: b["scope"] === "workspace" ? "workspace" : "user", file: str(b["file"]) ?? "", agent: str(b["agent"]) });
-    }
-    return out;
+    return [
+      ...(res.rules ?? []).map((r): StoredGrant => ({ kind: "rule", scope: r.scope === "workspace" ? "workspace" : "user", file: r.file ?? "", agent: r.agent, list: r.list, rule: r.rule })),
+      ...(res.bypass ?? []).map((b): StoredGrant => ({ kind: "bypass", scope: b.scope === "workspace" ? "workspace" : "user", file: b.file ?? "", agent: b.agent })),
+    ];
+  }
+
+  /** Every mode, bypass and rule in force, as the bridge merged them (layers, workspace narrowing, pins, runtime grants). */
+  async inForce(): Promise<InForce[]> {
+    const res = await this.ext(M.grantsStored, {});
+    return Array.isArray(res.inForce) ? res.inForce : [];
   }
 
   removeStoredGrant(g: StoredGrant): Promise<unknown> {

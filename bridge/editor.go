@@ -642,13 +642,8 @@ func (b *Bridge) runtimeBypassFor(agent string) bool {
 	return b.runtimeBypass[agent]
 }
 
-func (b *Bridge) grantsList() map[string]any {
-	type grant struct {
-		SessionID string `json:"sessionId"`
-		Agent     string `json:"agent"`
-		Rule      string `json:"rule"`
-	}
-	out := []grant{}
+func (b *Bridge) grantsList() wire.GrantsListResult {
+	out := []wire.SessionGrant{}
 	b.mu.Lock()
 	sessions := make([]*session, 0, len(b.sessions))
 	for _, s := range b.sessions {
@@ -658,10 +653,10 @@ func (b *Bridge) grantsList() map[string]any {
 	for _, s := range sessions {
 		_, gs := s.grantPolicy()
 		for _, g := range gs {
-			out = append(out, grant{SessionID: s.id, Agent: s.agent.name, Rule: g.Text})
+			out = append(out, wire.SessionGrant{SessionID: s.id, Agent: s.agent.name, Rule: g.Text})
 		}
 	}
-	return map[string]any{"grants": out}
+	return wire.GrantsListResult{Grants: out}
 }
 
 func (b *Bridge) grantsRevoke(params json.RawMessage) (any, error) {
@@ -679,7 +674,7 @@ func (b *Bridge) grantsRevoke(params json.RawMessage) (any, error) {
 	if !s.revoke(p.Rule) {
 		return nil, acp.Errorf(acp.CodeResourceNotFound, "session %s has no grant %q", p.SessionID, p.Rule)
 	}
-	return map[string]any{"revoked": true}, nil
+	return wire.GrantsRevokeResult{Revoked: true}, nil
 }
 
 // approvalsList is the result of _acp-bridge/approvals/list.

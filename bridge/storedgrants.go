@@ -111,5 +111,5 @@ func (b *Bridge) grantsRemoveStored(params json.RawMessage) (any, error) {
 	}
 	b.dropRuntimeGrant(g)
 	b.log.Info("grant removed from the bridge's config file", zap.String("file", file), zap.String("kind", g.Kind), zap.String("rule", g.Rule), zap.String("agent", g.Agent))
-	return map[string]any{"removed": true, "file": file}, nil
+	return wire.GrantsRemoveStoredResult{Removed: true, File: file}, nil
 }

@@ -257,7 +257,7 @@ func TestMethodNamesOnlyInWire(t *testing.T) {
 			}
 			rel, _ := filepath.Rel(root, p)
 			if d.IsDir() {
-				if rel == "wire" || rel == "node_modules" || strings.HasPrefix(d.Name(), ".") && rel != "." || (dir == "." && rel == "vscode-extension") {
+				if rel == "wire" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".") && rel != "." || (dir == "." && rel == "vscode-extension") {
 					return filepath.SkipDir
 				}
 				return nil

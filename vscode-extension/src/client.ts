@@ -26,6 +26,7 @@ import {
   type ApprovalsRespondResult,
   type BridgeNotifications,
   type BridgeRequests,
+  type EditorMethods,
   type BridgeInitMeta,
   type Grant,
   type InForce,
@@ -93,6 +94,9 @@ export interface NewSessionResult {
 
 const raw = <T>(p: unknown): T => (p ?? {}) as T;
 
+/** The params of a method the bridge sends us, as generated from its declaration (read defensively all the same). */
+type Params<K extends keyof EditorMethods> = Partial<EditorMethods[K]["params"]>;
+
 /** Web streams over a child's stdin/stdout, framed as NDJSON by the SDK. */
 export function stdioStream(stdin: NodeJS.WritableStream, stdout: NodeJS.ReadableStream): Stream {
   const output = Writable.toWeb(stdin as Writable) as WritableStream<Uint8Array>;
@@ -128,20 +132,20 @@ export class BridgeConnection {
       .onNotification(M.approvalResolved, raw<ApprovalResolvedWire>, ({ params }) => {
         if (params && typeof params.approvalId === "string") h.approvalResolved(params);
       })
-      .onNotification(M.settingsInvalid, raw<Obj>, ({ params }) => {
-        h.settingsInvalid(str(params["error"]) ?? JSON.stringify(params));
+      .onNotification(M.settingsInvalid, raw<Params<typeof M.settingsInvalid>>, ({ params }) => {
+        h.settingsInvalid(str(params.error) ?? JSON.stringify(params));
       })
-      .onNotification(M.rulesInvalid, raw<Obj>, ({ params }) => {
-        const problems = Array.isArray(params["problems"]) ? params["problems"].filter((p): p is string => typeof p === "string") : [];
+      .onNotification(M.rulesInvalid, raw<Params<typeof M.rulesInvalid>>, ({ params }) => {
+        const problems = Array.isArray(params.problems) ? params.problems.filter((p): p is string => typeof p === "string") : [];
         if (problems.length) h.rulesInvalid?.(problems);
       })
       .onNotification(M.workspaceTrust, raw<Obj>, ({ params }) => {
         const t = parseWorkspaceTrust(params);
         if (t) h.workspaceTrust?.(t);
       })
-      .onNotification(M.turnEnded, raw<Obj>, ({ params }) => {
-        const sessionId = str(params["sessionId"]);
-        if (sessionId) h.turnEnded?.({ sessionId, stopReason: str(params["stopReason"]), error: params["error"] });
+      .onNotification(M.turnEnded, raw<Params<typeof M.turnEnded>>, ({ params }) => {
+        const sessionId = str(params.sessionId);
+        if (sessionId) h.turnEnded?.({ sessionId, stopReason: str(params.stopReason), error: params.error });
       })
       .onNotification(M.agentStatus, raw<AgentEntry>, ({ params }) => {
         if (params && typeof params.id === "string") h.agentStatus(params);

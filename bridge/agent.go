@@ -47,6 +47,8 @@ type agentInfo struct {
 	// settings, or a card's bypass not yet in the settings). The editor shows
 	// its bypass banner from this, not from what it remembers.
 	BypassPermissions bool `json:"bypassPermissions"`
+	// Mode is the mode a new session of this agent starts in (startMode).
+	Mode string `json:"mode"`
 }
 
 // agentRT is one configured agent at run time: its process (if any), its
@@ -110,10 +112,11 @@ func newAgentRT(b *Bridge, name string) *agentRT {
 
 func (a *agentRT) info() agentInfo {
 	bypass := a.b.bypassFor(a.name) // before a.mu: it takes b.mu
+	mode := a.b.startMode(a.name)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	in := agentInfo{ID: a.name, Name: a.name, Command: a.command, Args: a.args, Status: a.status,
-		LastError: a.lastErr, Restarts: a.restarts, Family: string(a.family), Modes: a.modes, BypassPermissions: bypass}
+		LastError: a.lastErr, Restarts: a.restarts, Family: string(a.family), Modes: a.modes, BypassPermissions: bypass, Mode: string(mode)}
 	if a.proc != nil {
 		plan := a.sandbox
 		in.Sandbox = &plan

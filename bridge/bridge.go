@@ -364,7 +364,7 @@ func (b *Bridge) agentsList() map[string]any {
 		if a == nil {
 			cfg := snap.Config.Agents[name]
 			out = append(out, agentInfo{ID: name, Name: name, Command: cfg.Command, Args: cfg.Args, Status: statusIdle,
-				Family: string(familyOf(name, cfg.Family, cfg.Command, cfg.Args)), BypassPermissions: b.bypassFor(name)})
+				Family: string(familyOf(name, cfg.Family, cfg.Command, cfg.Args)), BypassPermissions: b.bypassFor(name), Mode: string(b.startMode(name))})
 			continue
 		}
 		out = append(out, a.info())

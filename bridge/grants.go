@@ -9,6 +9,7 @@ import (
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/policy"
 	"github.com/acp-bridge/acp-bridge/settings"
+	"github.com/acp-bridge/acp-bridge/wire"
 )
 
 // grantAlways applies an "Always allow/deny" rule at once (runtime copy) and
@@ -44,13 +45,7 @@ func (b *Bridge) grantBypass(agent, scope string) {
 	go b.persist(settings.Grant{Kind: "bypass", Scope: scope, Agent: agent})
 }
 
-type persistParams struct {
-	Kind  string `json:"kind"`
-	Scope string `json:"scope"`
-	Agent string `json:"agent,omitempty"`
-	List  string `json:"list,omitempty"`
-	Rule  string `json:"rule,omitempty"`
-}
+type persistParams = wire.SettingsPersistParams
 
 // persist asks the editor to store a grant; if it cannot, the bridge writes
 // its own config file (atomically, in the settings package).

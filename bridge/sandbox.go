@@ -17,6 +17,7 @@ import (
 	"github.com/acp-bridge/acp-bridge/profiles"
 	"github.com/acp-bridge/acp-bridge/sandbox"
 	"github.com/acp-bridge/acp-bridge/settings"
+	"github.com/acp-bridge/acp-bridge/wire"
 )
 
 // SandboxPlan is how one agent process is confined (docs/sandbox.md).
@@ -291,16 +292,13 @@ func (a *agentRT) sandboxPlan(snap *settings.Snapshot, family, dir string) (Sand
 // sandboxSummary is what a session's _meta["acp-bridge"].sandbox says: every
 // session of an agent that runs unconfined though a sandbox was asked for
 // carries the warning.
-func (a *agentRT) sandboxSummary() map[string]any {
+func (a *agentRT) sandboxSummary() wire.SessionSandbox {
 	a.mu.Lock()
 	plan := a.sandbox
 	a.mu.Unlock()
-	out := map[string]any{"enabled": plan.Enabled, "confined": plan.Confined}
-	if plan.Mechanism != "" {
-		out["mechanism"] = plan.Mechanism
-	}
+	out := wire.SessionSandbox{Enabled: plan.Enabled, Confined: plan.Confined, Mechanism: plan.Mechanism}
 	if plan.Enabled && !plan.Confined {
-		out["warning"] = "this agent runs WITHOUT the OS sandbox: " + plan.Reason
+		out.Warning = "this agent runs WITHOUT the OS sandbox: " + plan.Reason
 	}
 	return out
 }

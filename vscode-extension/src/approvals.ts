@@ -5,7 +5,7 @@
 // _acp-bridge/approvals/list). Pure; runs on the extension host's thread.
 
 import type { Scope } from "./protocol";
-import { META_KEY, type Obj } from "./wire";
+import { META_KEY, type ApprovalsRespondParams, type Obj } from "./wire";
 
 export type PermissionResponse = {
   outcome: { outcome: "selected"; optionId: string } | { outcome: "cancelled" };
@@ -23,10 +23,10 @@ export function permissionResponse(optionId: string, rule?: string, scope?: Scop
 }
 
 /** Params of _acp-bridge/approvals/respond. */
-export function respondParams(approvalId: string, optionId: string, rule?: string, scope?: Scope): Obj {
-  const p: Obj = { approvalId, optionId };
-  if (rule !== undefined && rule.trim()) p["rule"] = rule.trim();
-  if (scope) p["scope"] = scope;
+export function respondParams(approvalId: string, optionId: string, rule?: string, scope?: Scope): ApprovalsRespondParams {
+  const p: ApprovalsRespondParams = { approvalId, optionId };
+  if (rule !== undefined && rule.trim()) p.rule = rule.trim();
+  if (scope) p.scope = scope;
   return p;
 }
 

@@ -10,12 +10,12 @@ import { LiveRequests, respondParams, type PermissionResponse } from "./approval
 import type { ChatStore } from "./model";
 import { listEntryToParams } from "./model";
 import type { Scope } from "./protocol";
-import { META_KEY, type ApprovalResolvedWire, type Obj, type PendingApprovalWire } from "./wire";
+import { META_KEY, type ApprovalResolvedWire, type ApprovalsRespondParams, type Obj, type PendingApprovalWire } from "./wire";
 
 export interface CoordinatorDeps {
   store: ChatStore;
   /** _acp-bridge/approvals/respond; rejects with the bridge's error (e.g. "already resolved by timeout"). */
-  respond(params: Obj): Promise<unknown>;
+  respond(params: ApprovalsRespondParams): Promise<unknown>;
   /** _acp-bridge/approvals/list. */
   listApprovals(): Promise<PendingApprovalWire[]>;
   /** session/cancel (a notification). */

@@ -32,16 +32,16 @@ import { Lasting } from "./lasting";
 import { ChatStore } from "./model";
 import { PromptContext } from "./promptContext";
 import { POLICY_MODES, type AgentSummary, type HostMessage, type WebviewMessage } from "./protocol";
-import { agentMode, buildBridgeSettings, mergeAgents, personValue, planPersist, type RawSettings, type SettingsEdit } from "./settings";
+import { buildBridgeSettings, mergeAgents, personValue, planPersist, type RawSettings, type SettingsEdit } from "./settings";
 import { StatusSurface } from "./status";
 import { WorkspacePins, workspaceValuesDigest, type WorkspaceValues } from "./pins";
 import { readTextFile, vscodeFsHost, writeTextFile } from "./fsOps";
-import type { AgentEntry, PersistRequest } from "./wire";
+import { ERR, type AgentEntry, type PersistRequest } from "./wire";
 
 export const SECTION = "acpBridge";
 
 /** The settings/persist answer that tells the bridge not to store the grant anywhere (bridge/policycheck.go). */
-export const PERSIST_DECLINED = -32042;
+export const PERSIST_DECLINED = ERR.persistDeclined;
 
 export interface ChatSurface {
   post(m: HostMessage): void;
@@ -113,6 +113,7 @@ export class Ctx implements vscode.Disposable {
       },
       onConnected: async (_conn, init, how) => {
         if (init.workspaceTrust) this.status.workspaceTrust(init.workspaceTrust);
+        if (init.managed) this.status.managed(init.managed);
         if (init.defaultAgent) this.defaultAgent = init.defaultAgent;
         // Chats kept from an earlier window: live sessions carry on, the others expire.
         this.chats.connected(how?.attached ? how.result.sessions : undefined);
@@ -398,7 +399,8 @@ export class Ctx implements vscode.Disposable {
       id,
       name: prev.get(id)?.name ?? id,
       status: prev.get(id)?.status,
-      mode: agentMode(s, id),
+      // The bridge's word (agents/list: the mode a new session starts in, settings merged by the bridge).
+      mode: prev.get(id)?.mode,
     }));
     if (this.currentAgent && !s.agents[this.currentAgent]) this.currentAgent = undefined;
     this.post({ type: "agents", agents: this.agents, defaultAgent: this.currentAgent ?? this.defaultAgent });
@@ -410,6 +412,7 @@ export class Ctx implements vscode.Disposable {
     const conn = this.host.connectionNow;
     if (conn) await conn.workspaceTrustChanged(true);
     await this.pushSettings();
+    await this.refreshAgents();
   }
 
   async pushSettings(): Promise<void> {
@@ -512,9 +515,10 @@ export class Ctx implements vscode.Disposable {
     if (cur) {
       cur.status = a.status ?? cur.status;
       if (a.name) cur.name = a.name;
+      if (a.mode) cur.mode = a.mode;
       cur.lastError = a.lastError;
     } else {
-      this.agents.push({ id: a.id, name: a.name ?? a.id, status: a.status, lastError: a.lastError });
+      this.agents.push({ id: a.id, name: a.name ?? a.id, status: a.status, mode: a.mode, lastError: a.lastError });
     }
     if (post) this.post({ type: "agents", agents: this.agents, defaultAgent: this.currentAgent ?? this.defaultAgent });
   }

@@ -219,6 +219,18 @@ export async function activate(ext: vscode.ExtensionContext): Promise<{ ctx: Ctx
     } else {
       items.push({ label: "(the bridge is not running)" });
     }
+    // What applies, as the bridge merged it (every layer, the workspace narrowed and pinned, runtime grants): its word, not ours.
+    items.push({ label: "In force (as the bridge applies them)", kind: vscode.QuickPickItemKind.Separator });
+    if (conn) {
+      try {
+        for (const f of await conn.inForce()) {
+          const what = f.kind === "rule" ? `${f.list} ${f.value}` : f.kind === "bypass" ? "bypass permissions" : `mode ${f.value}`;
+          items.push({ label: `$(pass) ${what}`, description: `${f.source}${f.agent ? ` · agent ${f.agent}` : ""}${f.file ? ` · ${f.file}` : ""}` });
+        }
+      } catch (e) {
+        items.push({ label: `(grants/stored failed: ${(e as Error).message})` });
+      }
+    }
     items.push({ label: "", kind: vscode.QuickPickItemKind.Separator });
     items.push({ label: "$(settings-gear) Open acpBridge settings", revoke: async () => void (await vscode.commands.executeCommand("workbench.action.openSettings", "acpBridge")) });
     const pick = await vscode.window.showQuickPick(items, { title: "ACP Bridge: permission rules (pick one to revoke it)", matchOnDescription: true });

@@ -670,6 +670,10 @@ export function toApprovalMeta(approvalId: string, m: Obj): ApprovalMetaView {
     mode: str(m["mode"]),
     suggestedRules: strs(m["suggestedRules"]),
     expiresAt: str(m["expiresAt"]),
+    breaker: str(m["breaker"]),
+    operation: str(m["operation"]),
+    sandbox: str(m["sandbox"]),
+    rejectEndsTurn: m["rejectEndsTurn"] === true ? true : undefined,
   };
 }
 

@@ -1,19 +1,16 @@
 // Messages between the extension host and the chat webview. This is the ONE
 // module both sides import (the webview bundle and the host bundle), so a
 // message shape changes in exactly one place. It holds types and tiny pure
-// helpers only: no vscode, no DOM, no node imports.
+// helpers only: no vscode, no DOM, no node imports (wire.gen.ts, generated
+// from the bridge's declarations, has no imports either).
 
-/** The bridge's policy modes (extension-surface.md, initialize _meta). */
-export const POLICY_MODES = ["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"] as const;
-export type PolicyMode = (typeof POLICY_MODES)[number];
+import { MODE_TABLE, POLICY_MODES, type PolicyMode } from "./wire.gen";
 
-export const MODE_LABELS: Record<PolicyMode, string> = {
-  default: "Default (ask)",
-  acceptEdits: "Accept edits",
-  plan: "Plan (read-only)",
-  dontAsk: "Don't ask (deny)",
-  bypassPermissions: "Bypass permissions",
-};
+/** The bridge's policy modes (generated from policy/mode.go; extension-surface.md, initialize _meta). */
+export { POLICY_MODES, type PolicyMode };
+
+/** Each mode's name as the bridge gives it (policy.ModeTexts): one vocabulary. */
+export const MODE_LABELS = Object.fromEntries(POLICY_MODES.map((m) => [m, MODE_TABLE[m].name])) as Record<PolicyMode, string>;
 
 export interface AgentSummary {
   id: string;
@@ -120,6 +117,14 @@ export interface ApprovalMetaView {
   mode?: string;
   suggestedRules?: string[];
   expiresAt?: string;
+  /** The circuit breaker that asks (a protected file, rm -rf ~): no grant can take effect. */
+  breaker?: string;
+  /** fs/* and terminal/create: the method checked. */
+  operation?: string;
+  /** What the OS sandbox will still block if this is allowed. */
+  sandbox?: string;
+  /** The agent's only reject option ends its turn: Deny stops the turn too. */
+  rejectEndsTurn?: boolean;
 }
 
 export interface ApprovalResolution {

@@ -597,7 +597,11 @@ function renderApproval(a: ApprovalItem): HTMLElement {
     if (m.reason) why.push(inlineMd("span", "", m.reason));
     if (m.matchedRule) why.push(h("span", {}, " · rule ", h("code", {}, m.matchedRule)));
     if (m.mode) why.push(h("span", {}, ` · mode ${m.mode}`));
+    if (m.breaker) why.push(h("span", {}, " · circuit breaker ", h("code", {}, m.breaker)));
+    if (m.operation) why.push(h("span", {}, " · ", h("code", {}, m.operation)));
     if (why.length) card.append(h("div", { class: "why" }, icon("question"), " Why: ", ...why));
+    if (m.sandbox) card.append(h("div", { class: "sandbox-note" }, icon("lock"), ` ${m.sandbox}`));
+    if (m.rejectEndsTurn) card.append(h("div", { class: "reject-ends-turn" }, icon("warning"), " Deny also stops the agent's turn (its only reject option ends it)."));
     if (m.expiresAt) {
       const t = new Date(m.expiresAt);
       if (!isNaN(t.getTime())) card.append(h("div", { class: "expires" }, icon("watch"), ` Expires at ${t.toLocaleTimeString()}`));

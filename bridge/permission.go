@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/acp-bridge/acp-bridge/acp"
+	"github.com/acp-bridge/acp-bridge/hooks"
 	"github.com/acp-bridge/acp-bridge/permission"
 	"github.com/acp-bridge/acp-bridge/policy"
 	"github.com/acp-bridge/acp-bridge/sandbox"
@@ -46,7 +47,8 @@ const (
 // newFlow wires the permission flow to b.
 func newFlow(b *Bridge) *permission.Flow {
 	return &permission.Flow{
-		Stages:      []permission.Stage{permission.PolicyStage{Decider: b.decider}, permission.SandboxBoundStage{}},
+		Stages: []permission.Stage{permission.PolicyStage{Decider: b.decider},
+			hooks.Stage{Hooks: b.hooksInForce, Workspace: b.opts.WorkspaceDir}, permission.SandboxBoundStage{}},
 		Broker:      b.broker,
 		Editor:      editorAsker{b},
 		Grants:      bridgeGrants{b},
@@ -189,4 +191,15 @@ func (a *agentRT) SandboxPermits(write bool, path string) (bool, string) {
 		op = sandbox.OpWrite
 	}
 	return spec.Permits(op, path)
+}
+
+// hooksInForce are the decision hooks of the settings of the moment
+// (docs/org.md, "Decision hooks").
+func (b *Bridge) hooksInForce() []hooks.Hook {
+	cfg := b.snapshot().Config.Hooks
+	out := make([]hooks.Hook, len(cfg))
+	for i, h := range cfg {
+		out[i] = hooks.Hook{Name: h.Name, Command: h.Command, URL: h.URL, Timeout: h.Timeout, Tier: h.Tier}
+	}
+	return out
 }

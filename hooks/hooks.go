@@ -287,8 +287,13 @@ func azReason(c map[string]any) string {
 	return ""
 }
 
-// SourceHook is the Source of a verdict a hook decided.
-const SourceHook policy.Source = "hook"
+// SourceHook is the Source of a verdict a hook decided; SourceNoVerdict
+// of the ask (deny) made because a hook gave none (timeout, crash,
+// malformed): the audit log tells the two apart.
+const (
+	SourceHook      policy.Source = "hook"
+	SourceNoVerdict policy.Source = "hook-no-verdict"
+)
 
 // Combine folds a hook's result into v, the verdict of the stages before it,
 // in mode. Stricter always wins. A hook may loosen only an ask that no
@@ -304,7 +309,7 @@ func Combine(v policy.Verdict, r Result, mode policy.Mode) policy.Verdict {
 		if neverAsks {
 			d = policy.Deny
 		}
-		return policy.Verdict{Decision: d, Source: SourceHook, Reason: r.Reason + "; asking", Specifier: v.Specifier,
+		return policy.Verdict{Decision: d, Source: SourceNoVerdict, Reason: r.Reason + "; asking", Specifier: v.Specifier,
 			SubCommands: v.SubCommands}
 	}
 	hv := policy.Verdict{Decision: r.Decision, Source: SourceHook, Reason: hookReason(r), Specifier: v.Specifier, SubCommands: v.SubCommands}

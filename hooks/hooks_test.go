@@ -156,7 +156,10 @@ func TestCombineProperties(t *testing.T) {
 				case neverAsks && got.Decision == policy.Ask && v.Decision != policy.Ask:
 					t.Errorf("%+v + %+v in %s: asks where the mode never asks", v, r, m)
 				}
-				if got.Source == SourceHook && !strings.Contains(got.Reason, "hook h") {
+				if r.Outcome == OutcomeNoVerdict && v.Decision != policy.Deny && got.Source != SourceNoVerdict {
+					t.Errorf("%+v + no verdict: source %q, want %q", v, got.Source, SourceNoVerdict)
+				}
+				if (got.Source == SourceHook || got.Source == SourceNoVerdict) && !strings.Contains(got.Reason, "hook h") {
 					t.Errorf("hook verdict reason %q does not name the hook", got.Reason)
 				}
 			}

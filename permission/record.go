@@ -73,8 +73,17 @@ func (f *Flow) audit(s Session, call policy.Call, d Decision, toolCallID, approv
 		Time: time.Now().UTC(), Agent: s.Agent().Name(), SessionID: s.ID(), ToolCallID: toolCallID, ApprovalID: approvalID,
 		Specifier: d.Verdict.Specifier, Decision: outcome, Source: by, Rule: rule,
 		Reason: d.Verdict.Reason, OptionID: optionID, LatencyMS: float64(latency.Microseconds()) / 1000,
-		Sandbox: d.Sandbox,
+		Sandbox: d.Sandbox, AskedBy: askedBy(by, d.Verdict),
 	}, call)
+}
+
+// askedBy is the source of the verdict that put a call before a person,
+// for a decision the verdict did not make itself.
+func askedBy(by string, v policy.Verdict) string {
+	if v.Decision != policy.Ask || by == string(v.Source) {
+		return ""
+	}
+	return string(v.Source)
 }
 
 func (f *Flow) appendAudit(r audit.Record, call policy.Call) {

@@ -38,12 +38,12 @@ type Record struct {
 	Decision   string          `json:"decision"`
 	// Would is, for decision "unasked" (a tool call the agent ran without
 	// asking), what the policy would have decided: allow, ask or deny.
-	Would     string  `json:"would,omitempty"`
-	Source    string  `json:"source"`
+	Would  string `json:"would,omitempty"`
+	Source string `json:"source"`
 	// AskedBy is, for a decision a person (or a timeout, a cancel) made on
 	// a card, the source of the verdict that asked: a rule, a breaker, a
 	// hook, hook-no-verdict, the mode's default.
-	AskedBy string `json:"askedBy,omitempty"`
+	AskedBy   string  `json:"askedBy,omitempty"`
 	Rule      string  `json:"rule,omitempty"`
 	Reason    string  `json:"reason,omitempty"`
 	OptionID  string  `json:"optionId,omitempty"`

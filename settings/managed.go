@@ -65,6 +65,9 @@ type Managed struct {
 	ModeFloor string `json:"modeFloor,omitempty"`
 	// Ignored are the lower layers' settings the tier overrides.
 	Ignored []IgnoredSetting `json:"ignored,omitempty"`
+	// OPA is the organisation's policy engine (a stage after the rules,
+	// docs/org.md "OPA"), nil when the tier names none.
+	OPA *OPAConfig `json:"opa,omitempty"`
 	// Notes are keys of imported vendor files (Claude Code's, Copilot's)
 	// that acp-bridge does not apply, each with its file.
 	Notes []string `json:"notes,omitempty"`
@@ -208,6 +211,12 @@ func (t *managedTier) add(path string, data []byte) {
 		}
 		delete(raw, keyAllowedAgents)
 	}
+	if v, ok := raw[keyOPA]; ok {
+		if c := d.opa([]string{keyOPA}, v); c != nil {
+			t.info.OPA = c
+		}
+		delete(raw, keyOPA)
+	}
 	var copilot string
 	if v, ok := raw[keyCopilotFile]; ok {
 		if p, ok := d.str([]string{keyCopilotFile}, v); ok {
@@ -273,6 +282,9 @@ func (t *managedTier) absorb(o *managedTier) {
 	t.info.Notes = append(t.info.Notes, o.info.Notes...)
 	t.info.DisableBypass = t.info.DisableBypass || o.info.DisableBypass
 	t.info.ManagedRulesOnly = t.info.ManagedRulesOnly || o.info.ManagedRulesOnly
+	if o.info.OPA != nil {
+		t.info.OPA = o.info.OPA
+	}
 	if o.info.AllowedAgents != nil {
 		t.info.AllowedAgents = append(append([]string{}, t.info.AllowedAgents...), o.info.AllowedAgents...)
 	}

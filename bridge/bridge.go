@@ -49,6 +49,9 @@ type Options struct {
 	// HiddenDirs are masked in every agent's OS sandbox whatever the policy
 	// says (the attach socket directory, internal/attach).
 	HiddenDirs []string
+	// Stages are more stages of deciding, after the policy and the hooks
+	// (the organisation's OPA, which cmd starts: package orgpolicy).
+	Stages []permission.Stage
 }
 
 // editorQueueBytes bounds what may wait to be written to the editor.

@@ -47,8 +47,8 @@ const (
 // newFlow wires the permission flow to b.
 func newFlow(b *Bridge) *permission.Flow {
 	return &permission.Flow{
-		Stages: []permission.Stage{permission.PolicyStage{Decider: b.decider},
-			hooks.Stage{Hooks: b.hooksInForce, Workspace: b.opts.WorkspaceDir}, permission.SandboxBoundStage{}},
+		Stages: append(append([]permission.Stage{permission.PolicyStage{Decider: b.decider},
+			hooks.Stage{Hooks: b.hooksInForce, Workspace: b.opts.WorkspaceDir}}, b.opts.Stages...), permission.SandboxBoundStage{}),
 		Broker:      b.broker,
 		Editor:      editorAsker{b},
 		Grants:      bridgeGrants{b},

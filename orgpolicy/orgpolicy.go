@@ -15,6 +15,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/logging"
 	bundleplugin "github.com/open-policy-agent/opa/v1/plugins/bundle"
 	"github.com/open-policy-agent/opa/v1/sdk"
+	"go.uber.org/zap"
 
 	"github.com/acp-bridge/acp-bridge/hooks"
 	"github.com/acp-bridge/acp-bridge/policy"
@@ -53,6 +54,7 @@ type Stage struct {
 	// at every new one.
 	status  BundleStatus
 	changed chan struct{}
+	log     *zap.Logger
 }
 
 // BundleStatus is what OPA last said of the bundle.
@@ -83,7 +85,15 @@ func (s *Stage) setStatus(st bundleplugin.Status) {
 	if st.Code == "" {
 		msg = ""
 	}
+	prev := s.status
 	s.status = BundleStatus{Revision: st.ActiveRevision, Error: msg, Seq: s.status.Seq + 1}
+	if s.status.Revision != prev.Revision {
+		s.log.Info("OPA bundle activated", zap.String("revision", s.status.Revision), zap.String("url", s.cfg.BundleURL))
+	}
+	if msg != "" && msg != prev.Error {
+		s.log.Error("OPA bundle refused or unreachable; the last verified one stays", zap.String("url", s.cfg.BundleURL),
+			zap.String("active", s.status.Revision), zap.String("error", msg))
+	}
 	close(s.changed)
 	s.changed = make(chan struct{})
 }
@@ -169,21 +179,21 @@ func (c Config) opaConfig() ([]byte, string, error) {
 
 // Start starts OPA without waiting for a bundle: until one is verified and
 // active, Decide says no-verdict.
-func Start(ctx context.Context, cfg Config, logger logging.Logger) (*Stage, error) {
+func Start(ctx context.Context, cfg Config, log *zap.Logger) (*Stage, error) {
 	doc, q, err := cfg.opaConfig()
 	if err != nil {
 		return nil, err
 	}
-	if logger == nil {
-		logger = logging.NewNoOpLogger()
+	if log == nil {
+		log = zap.NewNop()
 	}
 	ready := make(chan struct{})
 	o, err := sdk.New(ctx, sdk.Options{ID: "acp-bridge", Config: bytes.NewReader(doc), Ready: ready,
-		Logger: logger, ConsoleLogger: logging.NewNoOpLogger()})
+		Logger: logging.NewNoOpLogger(), ConsoleLogger: logging.NewNoOpLogger()})
 	if err != nil {
 		return nil, fmt.Errorf("opa: %w", err)
 	}
-	s := &Stage{cfg: cfg, opa: o, query: q, changed: make(chan struct{})}
+	s := &Stage{cfg: cfg, opa: o, query: q, changed: make(chan struct{}), log: log}
 	if bp, ok := o.Plugin(bundleplugin.Name).(*bundleplugin.Plugin); ok {
 		bp.Register("acp-bridge", s.setStatus)
 	}

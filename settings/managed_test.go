@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestManagedPathsPerPlatform(t *testing.T) {
@@ -422,5 +423,36 @@ func TestCopilotSelectors(t *testing.T) {
 		if _, err := copilotRule(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+func TestManagedOPASection(t *testing.T) {
+	asAdmin(t)
+	for _, c := range []struct{ body, want string }{
+		{"opa:\n  bundleUrl: https://bundles.example/acp.tar.gz\n  signingKeyId: org\n  signingKey: secret\n  query: data.acp.decision\n  pollMinSeconds: 5\n  timeoutMs: 300\n", ""},
+		{"opa:\n  bundleUrl: https://bundles.example/acp.tar.gz\n  query: data.acp.decision\n", "always verified"},
+		{"opa:\n  signingKeyId: org\n  signingKey: s\n  query: data.acp.decision\n", "bundleUrl: required"},
+		{"opa:\n  bundleUrl: file:///b.tar.gz\n  signingKeyId: org\n  signingKey: s\n  query: q\n", "not an http(s) URL"},
+		{"opa:\n  bundleUrl: https://b/x\n  signingKeyId: org\n  signingKey: s\n  query: q\n  verify: false\n", "unknown key"},
+	} {
+		e := newEnv(t)
+		writeFile(t, e.managedFile(), c.body)
+		s := e.mustLoad().Snapshot()
+		if c.want == "" {
+			if len(s.Managed.Problems) > 0 || s.Managed.OPA == nil || s.Managed.OPA.Query != "data.acp.decision" ||
+				s.Managed.OPA.PollMin != 5*time.Second || s.Managed.OPA.Timeout != 300*time.Millisecond {
+				t.Errorf("%q: %+v %s", c.body, s.Managed.OPA, s.Managed.ProblemText())
+			}
+			continue
+		}
+		if !strings.Contains(s.Managed.ProblemText(), c.want) || s.Managed.AgentAllowed(s.Config.Agents["demo"]) == nil {
+			t.Errorf("%q: problems %q, want %q and no agent", c.body, s.Managed.ProblemText(), c.want)
+		}
+	}
+	// Only the managed tier names a policy engine.
+	e := newEnv(t)
+	writeFile(t, e.userFile(), "opa:\n  bundleUrl: https://b/x\n")
+	if _, err := e.load(); err == nil || !strings.Contains(err.Error(), "unknown key") {
+		t.Errorf("opa in the user file: %v", err)
 	}
 }

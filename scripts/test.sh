@@ -28,8 +28,9 @@ stamp "background: scripts/prepare.sh (log: $prep_log)"
 t0=$t0 scripts/prepare.sh >"$prep_log" 2>&1 &
 prep_pid=$!
 
-stamp "go vet"
+stamp "go vet; go mod tidy changes nothing"
 go vet ./...
+scripts/check-tidy.sh
 
 stamp "go test -race: unit, integration, real binary end to end, fault injection"
 # interop/ runs below with its npm side (it needs the TypeScript SDK).

@@ -113,3 +113,20 @@ func FromRPCError(err error) error {
 	}
 	return err
 }
+
+// ErrClosed is what a call on a closed connection fails with (errors.Is).
+var ErrClosed = jsonrpc2.ErrClosed
+
+// ErrorCode is the JSON-RPC error code err carries (an *Error, or a peer's
+// error answer), or 0 when it carries none.
+func ErrorCode(err error) int64 {
+	var ae *Error
+	if errors.As(err, &ae) {
+		return ae.Code
+	}
+	var je *jsonrpc2.Error
+	if errors.As(err, &je) {
+		return je.Code
+	}
+	return 0
+}

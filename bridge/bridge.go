@@ -192,8 +192,8 @@ func (b *Bridge) connOptions(peer string) acp.ConnOptions {
 	log := b.log.With(zap.String("peer", peer))
 	o := acp.ConnOptions{Logf: func(format string, args ...any) { log.Warn(fmt.Sprintf(format, args...)) }}
 	if b.opts.TraceWire {
-		o.OnRecv = func(req *jsonrpc2Request, resp *jsonrpc2Response) { traceMsg(log, "recv", req, resp) }
-		o.OnSend = func(req *jsonrpc2Request, resp *jsonrpc2Response) { traceMsg(log, "send", req, resp) }
+		o.OnRecv = func(m acp.TraceMessage) { traceMsg(log, "recv", m) }
+		o.OnSend = func(m acp.TraceMessage) { traceMsg(log, "send", m) }
 	}
 	return o
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 
-	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/policy"
@@ -57,8 +56,7 @@ func (b *Bridge) policyCheck(params json.RawMessage) (any, error) {
 // persistDeclined reports whether the editor's answer to settings/persist
 // says "do not store this grant anywhere".
 func persistDeclined(err error) bool {
-	var je *jsonrpc2.Error
-	if errors.As(err, &je) && je.Code == CodePersistDeclined {
+	if acp.ErrorCode(err) == CodePersistDeclined {
 		return true
 	}
 	var ae *acp.Error

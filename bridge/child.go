@@ -386,11 +386,12 @@ func (b *Bridge) takeEditorAnswer(id string, pending *acp.Pending) {
 		r.Outcome = resp.Outcome.Outcome
 		r.OptionID = resp.Outcome.OptionID
 		var m struct {
-			Rule  string `json:"rule"`
-			Scope string `json:"scope"`
+			Rule   string `json:"rule"`
+			Scope  string `json:"scope"`
+			Reason string `json:"reason"`
 		}
 		_ = acp.BridgeMeta(acp.Object{"_meta": resp.Meta}, &m)
-		r.Rule, r.Scope = m.Rule, m.Scope
+		r.Rule, r.Scope, r.Reason = m.Rule, m.Scope, m.Reason
 	}
 	if rerr := b.broker.Resolve(id, r); rerr != nil {
 		b.log.Debug("editor answer came after the approval was resolved", zap.String("approval", id), zap.Error(rerr))

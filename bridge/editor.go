@@ -709,6 +709,7 @@ func (b *Bridge) approvalsRespond(params json.RawMessage) (any, error) {
 		OptionID   string `json:"optionId"`
 		Rule       string `json:"rule"`
 		Scope      string `json:"scope"`
+		Reason     string `json:"reason"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, acp.InvalidParams(acp.MethodApprovalsRespond, err)
@@ -725,7 +726,7 @@ func (b *Bridge) approvalsRespond(params json.RawMessage) (any, error) {
 		}
 	}
 	err := b.broker.Resolve(p.ApprovalID, approvals.Resolution{
-		Outcome: acp.OutcomeSelected, OptionID: p.OptionID, By: policy.SourceUser, Rule: p.Rule, Scope: p.Scope,
+		Outcome: acp.OutcomeSelected, OptionID: p.OptionID, By: policy.SourceUser, Rule: p.Rule, Scope: p.Scope, Reason: p.Reason,
 	})
 	if err != nil {
 		return nil, &acp.Error{Code: acp.CodeResourceNotFound, Message: err.Error()}

@@ -230,7 +230,7 @@ export class Ctx implements vscode.Disposable {
         await this.chats.setMode(m.chatId, m.mode);
         return;
       case "approve":
-        await this.approvals.choose(m.approvalId, m.optionId, m.rule, m.scope);
+        await this.approvals.choose(m.approvalId, m.optionId, m.rule, m.scope, m.reason);
         return;
       case "addContext": {
         const agent = (m.chatId ? this.store.chat(m.chatId)?.agent : undefined) ?? m.agent ?? this.currentAgent ?? this.defaultAgent;

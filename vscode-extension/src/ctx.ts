@@ -30,6 +30,7 @@ import type { DiffDocuments } from "./diffEditor";
 import { Lasting } from "./lasting";
 import { ChatStore } from "./model";
 import { PromptContext } from "./promptContext";
+import { agentInstalled } from "./agentPresets";
 import { POLICY_MODES, type AgentSummary, type HostMessage, type WebviewMessage } from "./protocol";
 import { buildBridgeSettings, mergeAgents, personValue, planPersist, type RawSettings, type SettingsEdit } from "./settings";
 import { StatusSurface } from "./status";
@@ -280,6 +281,11 @@ export class Ctx implements vscode.Disposable {
     return this.host.connectionNow;
   }
 
+  /** The connection, once the bridge runs (started if need be). */
+  connection() {
+    return this.host.connection();
+  }
+
   // ---- chats and approvals (commands) ------------------------------------------
 
   newChat(agent?: string): Promise<string> {
@@ -383,6 +389,7 @@ export class Ctx implements vscode.Disposable {
       status: prev.get(id)?.status,
       // The bridge's word (agents/list: the mode a new session starts in, settings merged by the bridge).
       mode: prev.get(id)?.mode,
+      installed: agentInstalled(a, process.env["PATH"], undefined, this.host.binary?.path),
     }));
     if (this.currentAgent && !s.agents[this.currentAgent]) this.currentAgent = undefined;
     this.post({ type: "agents", agents: this.agents, defaultAgent: this.currentAgent ?? this.defaultAgent });

@@ -18,6 +18,8 @@ export interface AgentSummary {
   status?: string; // idle | starting | running | crashed | stopped
   mode?: string; // the agent's configured policy mode (new chats start there)
   lastError?: string;
+  /** false: its program is not on PATH here (said in the picker before it is used). */
+  installed?: boolean;
 }
 
 export type BridgeStatus = "starting" | "running" | "restarting" | "failed" | "stopped";

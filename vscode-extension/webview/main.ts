@@ -216,7 +216,7 @@ function renderChatbar(): void {
   const agents = st.agents.some((a) => a.id === cur) || !cur ? st.agents : [...st.agents, { id: cur, name: cur }];
   agentSelect.replaceChildren(
     ...agents.map((a) =>
-      h("option", { value: a.id, selected: a.id === cur }, `${a.name && a.name !== a.id ? `${a.id} (${a.name})` : a.id}${a.status === "crashed" ? " ⚠" : ""}`),
+      h("option", { value: a.id, selected: a.id === cur }, `${a.name && a.name !== a.id ? `${a.id} (${a.name})` : a.id}${a.status === "crashed" ? " ⚠" : ""}${a.installed === false ? " (not installed)" : ""}`),
     ),
   );
   agentSelect.value = cur;

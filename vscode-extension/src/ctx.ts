@@ -177,7 +177,10 @@ export class Ctx implements vscode.Disposable {
         if (!e.affectsConfiguration(SECTION)) return;
         if (e.affectsConfiguration(`${SECTION}.bridgePath`)) void this.restart("acpBridge.bridgePath changed");
         // The bridge's state after the change (an agent's bypass revoked or granted) comes back with agents/list.
-        else void this.pushSettings().then(() => this.refreshAgents());
+        else
+          void this.pushSettings()
+            .finally(() => this.settingsPushedEmitter.fire())
+            .then(() => this.refreshAgents());
       }),
       // VS Code only grants trust at run time (revoking reloads the window).
       vscode.workspace.onDidGrantWorkspaceTrust(() => void this.workspaceTrustGranted()),
@@ -275,6 +278,10 @@ export class Ctx implements vscode.Disposable {
   get isConnected(): boolean {
     return this.host.isConnected;
   }
+
+  private readonly settingsPushedEmitter = new vscode.EventEmitter<void>();
+  /** A change of acpBridge.* settings reached the bridge (or could not: it is not running): what it applies now is its new state. */
+  readonly onSettingsPushed = this.settingsPushedEmitter.event;
 
   /** The live connection, if any (commands that are useless without one). */
   get connectionNow() {

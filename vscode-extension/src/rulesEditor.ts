@@ -5,7 +5,8 @@
 // the bridge's own file, revoke a session grant; the managed tier is shown as
 // not changeable. A field tests a command or path against the rules as they
 // stand (policy/explain: nothing runs, nothing is audited) and says which rule
-// decides. Re-read on every change of acpBridge.* settings.
+// decides. Listed again once every change of acpBridge.* settings has reached
+// the bridge.
 
 import * as crypto from "node:crypto";
 import * as vscode from "vscode";
@@ -47,9 +48,8 @@ export class RulesEditor implements vscode.Disposable {
     panel.webview.html = rulesHtml(panel.webview, dist);
     panel.webview.onDidReceiveMessage((m: RulesWebviewMessage) => void this.onMessage(m));
     this.subs.push(
-      vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration("acpBridge")) this.refresh();
-      }),
+      // After the bridge has the change, so that what it lists as in force is its new state.
+      this.c.onSettingsPushed(() => void this.refresh()),
     );
     panel.onDidDispose(() => {
       if (this.panel === panel) this.panel = undefined;

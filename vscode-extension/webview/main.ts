@@ -666,9 +666,9 @@ const reasonEdits = new Map<string, string>();
 function rerenderCard(approvalId: string, sel: string): void {
   const cv = st.active ? st.chats.get(st.active) : undefined;
   const item = cv?.items.get(`approval:${approvalId}`);
-  const old = transcript.querySelector<HTMLElement>(`[data-approval-id="${CSS.escape(approvalId)}"]`);
+  const old = itemEl(`approval:${approvalId}`);
   if (!item || item.kind !== "approval" || !old) return;
-  const fresh = renderApproval(item);
+  const fresh = renderItem(item); // registered as the item's element: the next paint replaces this one
   old.replaceWith(fresh);
   fresh.querySelector<HTMLElement>(sel)?.focus();
 }

@@ -41,6 +41,9 @@ const wb = new Workbench({
     // "qwen" on PATH: the demo agent (its arguments, --acp and the profile's flags, are ignored).
     writeFileSync(join(bin, "qwen"), `#!/bin/sh\nexec '${bridge}' demo-agent\n`);
     chmodSync(join(bin, "qwen"), 0o755);
+    // The VS Code server starts its extension host with the environment of a login shell (HOME is the
+    // profile's own, and Debian's /etc/profile sets PATH anew): the profile's ~/.profile puts bin on it.
+    writeFileSync(join(cs.home, ".profile"), `PATH='${bin}':"$PATH"\nexport PATH\n`);
   },
 });
 let f;
@@ -70,7 +73,8 @@ test("Add Agent…: installed presets are marked, one not installed says so befo
     await wb.runCommand("ACP Bridge: Add Agent…");
     await quickRow("Gemini CLI").waitFor({ timeout: 10_000 });
     assert.match(await quickRow("Gemini CLI").innerText(), /not installed: gemini is not on PATH/);
-    assert.match(await quickRow("Qwen Code").innerText(), /installed: .*qwen/);
+    assert.match(await quickRow("Qwen Code").innerText(), /installed: \/\S*\/qwen/);
+    assert.doesNotMatch(await quickRow("Qwen Code").innerText(), /not installed/);
     await wb.page.locator(".quick-input-widget input").fill("Gemini CLI");
     await wb.page.keyboard.press("Enter");
     const dialog = wb.page.locator(".monaco-dialog-box");
@@ -178,10 +182,12 @@ test("Rules Editor: the rules in force with their sources; test a command, add a
     await row("Bash(curl *)").waitFor({ timeout: 10_000 });
     assert.ok(await wb.until(async () => /deny[\s\S]*decided by rule Bash\(curl \*\)/.test(await test("curl https://example.com"))), "the new rule decides at once");
 
-    // Edit it in place (Enter saves).
-    await row("Bash(curl *)").getByRole("button", { name: "Edit Bash(curl *)" }).click();
-    await row("Bash(curl *)").locator(".edit-input").fill("Bash(curl -X *)");
-    await row("Bash(curl *)").locator(".edit-input").press("Enter");
+    // Edit it in place (Enter saves). The row by its id: while edited, its text is in a field.
+    const rowId = await row("Bash(curl *)").getAttribute("data-row-id");
+    const edited = rf.locator(`tr[data-row-id="${rowId}"]`);
+    await edited.getByRole("button", { name: "Edit Bash(curl *)" }).click();
+    await edited.locator(".edit-input").fill("Bash(curl -X *)");
+    await edited.locator(".edit-input").press("Enter");
     assert.ok(await wb.until(() => JSON.stringify(readJson(wb.cs.settingsPath)["acpBridge.permissions"].deny) === JSON.stringify(["Bash(rm *)", "Bash(curl -X *)"])), "edited in settings.json");
     await row("Bash(curl -X *)").waitFor({ timeout: 10_000 });
     await wb.shot("rules-editor");

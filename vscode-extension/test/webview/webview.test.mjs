@@ -175,6 +175,7 @@ test("Deny with a reason…: the reason goes with the Deny, by keyboard alone, a
   assert.deepEqual(await sent(), [{ type: "approve", approvalId: "W1", optionId: "acp-bridge:reject_once", reason: "use make test, it sets the tags" }]);
   await post({ type: "item", chatId: "chat-1", item: approval("W1", { state: "resolved", denyReason: "use make test, it sets the tags", resolution: { decision: "deny", by: "user", optionId: "acp-bridge:reject_once" } }) });
   await card("W1").locator(".outcome").waitFor();
+  assert.equal(await card("W1").count(), 1, "the card painted again with its dropdown open is the one the resolution replaces: no stale copy");
   assert.equal(await card("W1").locator(".outcome").innerText(), 'Denied by you (Deny) · your reason, sent to the agent: "use make test, it sets the tags"');
 });
 

@@ -712,6 +712,7 @@ func (b *Bridge) approvalsRespond(params json.RawMessage) (any, error) {
 		OptionID   string `json:"optionId"`
 		Rule       string `json:"rule"`
 		Scope      string `json:"scope"`
+		Reason     string `json:"reason"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, acp.InvalidParams(acp.MethodApprovalsRespond, err)
@@ -722,7 +723,7 @@ func (b *Bridge) approvalsRespond(params json.RawMessage) (any, error) {
 	if p.Scope != "" && p.Scope != "user" && p.Scope != "workspace" {
 		return nil, acp.InvalidParams(acp.MethodApprovalsRespond, fmt.Errorf("scope must be \"user\" or \"workspace\", got %q", p.Scope))
 	}
-	if err := b.flow.Respond(p.ApprovalID, p.OptionID, p.Rule, p.Scope); err != nil {
+	if err := b.flow.Respond(p.ApprovalID, p.OptionID, p.Rule, p.Scope, p.Reason); err != nil {
 		return nil, err
 	}
 	return map[string]any{"approvalId": p.ApprovalID, "outcome": acp.OutcomeSelected}, nil

@@ -105,11 +105,12 @@ func (r shownRequest) Answer() (permission.EditorAnswer, error) {
 		return permission.EditorAnswer{}, err
 	}
 	var m struct {
-		Rule  string `json:"rule"`
-		Scope string `json:"scope"`
+		Rule   string `json:"rule"`
+		Scope  string `json:"scope"`
+		Reason string `json:"reason"`
 	}
 	_ = acp.BridgeMeta(acp.Object{"_meta": resp.Meta}, &m)
-	return permission.EditorAnswer{Outcome: resp.Outcome.Outcome, OptionID: resp.Outcome.OptionID, Rule: m.Rule, Scope: m.Scope}, nil
+	return permission.EditorAnswer{Outcome: resp.Outcome.Outcome, OptionID: resp.Outcome.OptionID, Rule: m.Rule, Scope: m.Scope, Reason: m.Reason}, nil
 }
 
 // bridgeGrants applies "always" rules and bypass at once and persists them (grants.go).

@@ -191,7 +191,7 @@ func (f *Flow) takeEditorAnswer(id string, shown Asked) {
 		f.log().Warn("editor answered the permission request with an error; treated as cancelled", zap.Error(err))
 		r.Outcome = acp.OutcomeCancelled
 	default:
-		r.Outcome, r.OptionID, r.Rule, r.Scope = ans.Outcome, ans.OptionID, ans.Rule, ans.Scope
+		r.Outcome, r.OptionID, r.Rule, r.Scope, r.Reason = ans.Outcome, ans.OptionID, ans.Rule, ans.Scope, ans.Reason
 	}
 	if rerr := f.Broker.Resolve(id, r); rerr != nil {
 		f.log().Debug("editor answer came after the approval was resolved", zap.String("approval", id), zap.Error(rerr))
@@ -202,14 +202,14 @@ func (f *Flow) takeEditorAnswer(id string, shown Asked) {
 // surface (_acp-bridge/approvals/respond): the first answer wins; a later
 // one gets an error naming who answered first; an option the card did not
 // offer is refused.
-func (f *Flow) Respond(approvalID, optionID, rule, scope string) error {
+func (f *Flow) Respond(approvalID, optionID, rule, scope, reason string) error {
 	if a, ok := f.Broker.Get(approvalID); ok {
 		if fwd, ok := a.Data.(*Forwarded); ok && !fwd.Offers(optionID) {
 			return acp.Errorf(acp.CodeInvalidParams, "approval %s offers no option %q (offered: %s)", approvalID, optionID, fwd.OptionIDs())
 		}
 	}
 	err := f.Broker.Resolve(approvalID, Resolution{
-		Outcome: acp.OutcomeSelected, OptionID: optionID, By: policy.SourceUser, Rule: rule, Scope: scope,
+		Outcome: acp.OutcomeSelected, OptionID: optionID, By: policy.SourceUser, Rule: rule, Scope: scope, Reason: reason,
 	})
 	if err != nil {
 		return &acp.Error{Code: acp.CodeResourceNotFound, Message: err.Error()}

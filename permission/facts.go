@@ -84,6 +84,8 @@ type EditorAnswer struct {
 	OptionID string
 	// Rule and Scope carry an "Always allow/deny" rule as the person edited it.
 	Rule, Scope string
+	// Reason is the person's own words with a deny ("Deny with a reason…").
+	Reason string
 }
 
 // Grants applies the grants that outlive a session: at once, and persisted

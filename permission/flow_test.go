@@ -509,13 +509,13 @@ func TestFirstAnswerWins(t *testing.T) {
 			done := run(r, context.Background(), permReq("make"))
 			card := answerCard(t, r.editor, nil)
 			id := card.meta(t).ApprovalID
-			if err := r.flow.Respond(id, "not-an-option", "", ""); err == nil {
+			if err := r.flow.Respond(id, "not-an-option", "", "", ""); err == nil {
 				t.Fatal("an option the card did not offer was accepted")
 			}
 			if len(r.flow.Pending()) != 1 {
 				t.Fatalf("pending %d, want 1", len(r.flow.Pending()))
 			}
-			if err := r.flow.Respond(id, first, "", ""); err != nil {
+			if err := r.flow.Respond(id, first, "", "", ""); err != nil {
 				t.Fatal(err)
 			}
 			out := <-done
@@ -523,7 +523,7 @@ func TestFirstAnswerWins(t *testing.T) {
 			if first == OptAllowOnce {
 				second = OptRejectOnce
 			}
-			err := r.flow.Respond(id, second, "", "")
+			err := r.flow.Respond(id, second, "", "", "")
 			if err == nil || !strings.Contains(err.Error(), "already resolved by user") {
 				t.Fatalf("second answer: %v", err)
 			}

@@ -169,12 +169,17 @@ type ApprovalsListResult struct {
 	Approvals []PendingApprovalEntry `json:"approvals"`
 }
 
-// ApprovalsRespondParams answers an approval from any surface.
+// ApprovalsRespondParams answers an approval from any surface. Rule, Scope
+// and Reason are also what the editor puts in _meta["acp-bridge"] of its
+// answer to a session/request_permission.
 type ApprovalsRespondParams struct {
 	ApprovalID string `json:"approvalId"`
 	OptionID   string `json:"optionId"`
 	Rule       string `json:"rule,omitempty"`
 	Scope      string `json:"scope,omitempty"`
+	// Reason is the person's own words with a deny ("Deny with a reason…"):
+	// for the agent's model, so that it does not retry the same thing.
+	Reason string `json:"reason,omitempty"`
 }
 
 // ApprovalsRespondResult is the result of _acp-bridge/approvals/respond.

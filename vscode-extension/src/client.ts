@@ -194,8 +194,9 @@ export class BridgeConnection {
       // The bridge's modes, names and strictness order (its word over the generated table: wire.ts modeTable).
       modes: Array.isArray(m["modes"]) ? (m["modes"].filter((x) => isObj(x) && typeof x["id"] === "string" && Array.isArray(x["atLeastAsStrictAs"])) as unknown as ModeInfo[]) : undefined,
       workspaceTrust: parseWorkspaceTrust(m["workspaceTrust"]),
-      managed: parseManaged(m["managed"]),
     };
+    const managed = parseManaged(m["managed"]);
+    if (managed) meta.managed = managed;
     const att = m["attach"];
     if (isObj(att) && typeof att["socket"] === "string" && typeof att["token"] === "string") {
       meta.attach = { socket: att["socket"], token: att["token"], pid: typeof att["pid"] === "number" ? att["pid"] : undefined, graceSeconds: typeof att["graceSeconds"] === "number" ? att["graceSeconds"] : undefined };

@@ -31,6 +31,7 @@ import type { DiffDocuments } from "./diffEditor";
 import { Lasting } from "./lasting";
 import { ChatStore } from "./model";
 import { PromptContext } from "./promptContext";
+import { agentInstalled } from "./agentPresets";
 import { POLICY_MODES, type AgentSummary, type HostMessage, type WebviewMessage } from "./protocol";
 import { buildBridgeSettings, mergeAgents, personValue, planPersist, type RawSettings, type SettingsEdit } from "./settings";
 import { StatusSurface } from "./status";
@@ -183,7 +184,10 @@ export class Ctx implements vscode.Disposable {
         if (!e.affectsConfiguration(SECTION)) return;
         if (e.affectsConfiguration(`${SECTION}.bridgePath`)) void this.restart("acpBridge.bridgePath changed");
         // The bridge's state after the change (an agent's bypass revoked or granted) comes back with agents/list.
-        else void this.pushSettings().then(() => this.refreshAgents());
+        else
+          void this.pushSettings()
+            .finally(() => this.settingsPushedEmitter.fire())
+            .then(() => this.refreshAgents());
       }),
       // VS Code only grants trust at run time (revoking reloads the window).
       vscode.workspace.onDidGrantWorkspaceTrust(() => void this.workspaceTrustGranted()),
@@ -248,7 +252,7 @@ export class Ctx implements vscode.Disposable {
         await this.chats.setMode(m.chatId, m.mode);
         return;
       case "approve":
-        await this.approvals.choose(m.approvalId, m.optionId, m.rule, m.scope);
+        await this.approvals.choose(m.approvalId, m.optionId, m.rule, m.scope, m.reason);
         return;
       case "addContext": {
         const agent = (m.chatId ? this.store.chat(m.chatId)?.agent : undefined) ?? m.agent ?? this.currentAgent ?? this.defaultAgent;
@@ -293,9 +297,18 @@ export class Ctx implements vscode.Disposable {
     return this.host.isConnected;
   }
 
+  private readonly settingsPushedEmitter = new vscode.EventEmitter<void>();
+  /** A change of acpBridge.* settings reached the bridge (or could not: it is not running): what it applies now is its new state. */
+  readonly onSettingsPushed = this.settingsPushedEmitter.event;
+
   /** The live connection, if any (commands that are useless without one). */
   get connectionNow() {
     return this.host.connectionNow;
+  }
+
+  /** The connection, once the bridge runs (started if need be). */
+  connection() {
+    return this.host.connection();
   }
 
   // ---- chats and approvals (commands) ------------------------------------------
@@ -401,6 +414,7 @@ export class Ctx implements vscode.Disposable {
       status: prev.get(id)?.status,
       // The bridge's word (agents/list: the mode a new session starts in, settings merged by the bridge).
       mode: prev.get(id)?.mode,
+      installed: agentInstalled(a, process.env["PATH"], undefined, this.host.binary?.path),
     }));
     if (this.currentAgent && !s.agents[this.currentAgent]) this.currentAgent = undefined;
     this.post({ type: "agents", agents: this.agents, defaultAgent: this.currentAgent ?? this.defaultAgent });

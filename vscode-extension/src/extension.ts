@@ -3,12 +3,14 @@
 
 import * as os from "node:os";
 import * as vscode from "vscode";
+import { addAgent } from "./addAgent";
 import { AuditView, openRawAuditLog } from "./auditView";
 import { ChatViewProvider, PANEL_VIEW_ID, VIEW_ID } from "./chatView";
 import { Ctx } from "./ctx";
 import { DiffDocuments } from "./diffEditor";
 import { ChatEditorPanel, EDITOR_PANEL_TYPE, Surfaces } from "./surfaces";
 import { confirmRestart } from "./lasting";
+import { RulesEditor } from "./rulesEditor";
 import { MODE_LABELS, POLICY_MODES, type PolicyMode } from "./protocol";
 import { listBypasses, listStoredRules, planRevoke, planRevokeBypass } from "./settings";
 import { defaultAuditPath } from "./text";
@@ -91,10 +93,12 @@ export async function activate(ext: vscode.ExtensionContext): Promise<{ ctx: Ctx
     await c.newChat(typeof agent === "string" ? agent : undefined);
   });
 
+  cmd("acpBridge.addAgent", () => addAgent(c));
+
   cmd("acpBridge.selectAgent", async () => {
     const picks = c.agentList().map((a) => ({
       label: a.id,
-      description: [a.name !== a.id ? a.name : "", a.status ?? "", a.mode ? `mode ${a.mode}` : ""].filter(Boolean).join(" · "),
+      description: [a.installed === false ? "$(warning) not installed" : "", a.name !== a.id ? a.name : "", a.status ?? "", a.mode ? `mode ${a.mode}` : ""].filter(Boolean).join(" · "),
       detail: a.lastError,
     }));
     const pick = await vscode.window.showQuickPick(picks, { title: "ACP Bridge: agent for new chats", placeHolder: "Pick an agent" });
@@ -250,6 +254,10 @@ export async function activate(ext: vscode.ExtensionContext): Promise<{ ctx: Ctx
     const chatId = await c.checkpoints.showHistory();
     if (chatId) await view.reveal();
   });
+  const rulesEditor = new RulesEditor(ext.extensionUri, c);
+  ext.subscriptions.push(rulesEditor);
+  cmd("acpBridge.openRulesEditor", () => rulesEditor.open());
+
   cmd("acpBridge.openAuditLog", () => audit.open());
   cmd("acpBridge.openAuditLogRaw", () => openRawAuditLog(auditPath()));
 

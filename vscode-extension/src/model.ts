@@ -16,7 +16,7 @@ import type {
   ToolCallView,
   ToolContentView,
 } from "./protocol";
-import { decisionWord, describeResolution, OPT } from "./protocol";
+import { decisionWord, denyReasonLine, describeResolution, OPT } from "./protocol";
 import { bridgeMeta, isObj, str, type ApprovalResolvedWire, type Obj } from "./wire";
 
 interface Chat {
@@ -469,8 +469,8 @@ export class ChatStore {
   }
 
   /** The person clicked an option here: disable the card until the bridge confirms. */
-  markAnswering(approvalId: string, optionId: string): void {
-    this.patchApproval(approvalId, { state: "answering", chosen: optionId, error: undefined });
+  markAnswering(approvalId: string, optionId: string, denyReason?: string): void {
+    this.patchApproval(approvalId, { state: "answering", chosen: optionId, error: undefined, ...(denyReason ? { denyReason } : {}) });
   }
 
   /** Answering failed (e.g. someone else answered first): show why. */
@@ -497,7 +497,8 @@ export class ChatStore {
     const card = c?.byId.get(`approval:${r.approvalId}`);
     const options = card && card.kind === "approval" ? card.options : [];
     // The tool card names what decided, whatever text the agent puts on it.
-    if (c && r.toolCallId) this.setVerdict(c, toolKey(r.sessionId ?? c.info.sessionId, r.toolCallId), describeResolution(resolution, options), r.decision);
+    const said = card && card.kind === "approval" && card.denyReason && r.decision === "deny" ? denyReasonLine(card.denyReason) : "";
+    if (c && r.toolCallId) this.setVerdict(c, toolKey(r.sessionId ?? c.info.sessionId, r.toolCallId), describeResolution(resolution, options) + said, r.decision);
     if (this.approvals.has(r.approvalId)) {
       this.patchApproval(r.approvalId, { state: "resolved", resolution, error: undefined });
       return;
@@ -732,3 +733,4 @@ export function listEntryToParams(e: {
   if (e.expiresAt && !meta["expiresAt"]) meta["expiresAt"] = e.expiresAt;
   return { sessionId: e.sessionId, toolCall: e.toolCall, options: e.options, _meta: { "acp-bridge": meta } };
 }
+

@@ -18,6 +18,8 @@ export interface AgentSummary {
   status?: string; // idle | starting | running | crashed | stopped
   mode?: string; // the agent's configured policy mode (new chats start there)
   lastError?: string;
+  /** false: its program is not on PATH here (said in the picker before it is used). */
+  installed?: boolean;
 }
 
 export type BridgeStatus = "starting" | "running" | "restarting" | "failed" | "stopped";
@@ -157,6 +159,8 @@ export type ChatItem =
       /** The optionId the person clicked here, while waiting for the bridge. */
       chosen?: string;
       resolution?: ApprovalResolution;
+      /** The person's own words with a deny ("Deny with a reason…"), sent to the bridge for the agent. */
+      denyReason?: string;
       error?: string;
     }
   | { kind: "notice"; id: string; text: string; level: "info" | "warn" | "error" | "quiet" }
@@ -207,7 +211,7 @@ export type WebviewMessage =
   | { type: "prompt"; chatId: string; text: string; agent?: string; context?: ContextRef[] }
   | { type: "cancel"; chatId: string }
   | { type: "setMode"; chatId: string; mode: string }
-  | { type: "approve"; approvalId: string; optionId: string; rule?: string; scope?: Scope }
+  | { type: "approve"; approvalId: string; optionId: string; rule?: string; scope?: Scope; reason?: string }
   | { type: "openFile"; path: string; line?: number }
   /** Attach context: a workspace file (quick pick), the editor's selection, or every open editor. */
   | { type: "addContext"; what: "file" | "selection" | "editors"; chatId?: string; agent?: string }
@@ -324,4 +328,26 @@ export function decisionWord(decision: string): string {
     default:
       return decision;
   }
+}
+
+/** The card's options in the compact layout: the two primary actions, the rest of each side, and what goes last. */
+export function splitCardOptions(options: OptionView[]): {
+  allowOnce?: OptionView;
+  allowMore: OptionView[];
+  denyOnce?: OptionView;
+  denyMore: OptionView[];
+  rest: OptionView[];
+} {
+  const allowOnce = options.find((o) => o.optionId === OPT.allowOnce) ?? options.find((o) => o.kind === "allow_once" && o.optionId !== OPT.bypass);
+  const denyOnce = options.find((o) => o.optionId === OPT.rejectOnce) ?? options.find((o) => o.kind === "reject_once");
+  const allowMore = options.filter((o) => o !== allowOnce && o.optionId !== OPT.bypass && o.kind.startsWith("allow"));
+  const denyMore = options.filter((o) => o !== denyOnce && o.kind.startsWith("reject"));
+  // Bypass last; an option of no known side (the agent's own) beside it.
+  const rest = [...options.filter((o) => o !== allowOnce && o !== denyOnce && !allowMore.includes(o) && !denyMore.includes(o) && o.optionId !== OPT.bypass), ...options.filter((o) => o.optionId === OPT.bypass)];
+  return { allowOnce, allowMore, denyOnce, denyMore, rest };
+}
+
+/** The person's reason with a deny, as the chat records it (outcome line, tool verdict). */
+export function denyReasonLine(reason: string): string {
+  return ` · your reason, sent to the agent: "${reason}"`;
 }

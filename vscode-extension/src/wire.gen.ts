@@ -164,6 +164,7 @@ export interface ApprovalsRespondParams {
   optionId: string;
   rule?: string;
   scope?: string;
+  reason?: string;
 }
 
 export interface ApprovalsRespondResult {

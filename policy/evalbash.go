@@ -5,6 +5,7 @@ package policy
 func (ev *evaluator) bash(tool string) Verdict {
 	c := &ev.in.Call
 	an := analyzeShell(c.Command, &ev.env)
+	ev.an = an
 	subs := make([]string, 0, len(an.subs))
 	for i := range an.subs {
 		if k := an.subs[i].kind; k != skGate && k != skProbe {

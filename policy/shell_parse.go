@@ -152,6 +152,9 @@ func (a *analyzer) setUncertain(why string) {
 
 // analyzeShell splits cmd into sub-commands with a real shell parser.
 func analyzeShell(cmd string, e *envx) *shellAnalysis {
+	if analysesCounting {
+		analyses++
+	}
 	an := &shellAnalysis{}
 	a := &analyzer{env: e, an: an, cwd: e.cwd, cwdKnown: true}
 	if len(cmd) > maxCommandBytes {

@@ -25,19 +25,40 @@ type curWords struct {
 	words []string
 }
 
-// enter makes text and ws the current command and returns the function
-// that restores the previous one.
-func (c *curWords) enter(text string, ws []word) func() {
+// enter makes text and ws the current command and returns the previous
+// one, for leave.
+func (c *curWords) enter(text string, ws []word) curWords {
 	prev := *c
-	words := make([]string, len(ws))
-	for i, w := range ws {
-		words[i] = w.s
+	var words []string
+	if joinedIs(ws, text) {
+		words = make([]string, len(ws))
+		for i, w := range ws {
+			words[i] = w.s
+		}
 	}
-	if strings.Join(words, " ") != text {
-		words = nil // the text is not these words joined: no word reading
-	}
+	// else the text is not these words joined: no word reading
 	c.text, c.words = text, words
-	return func() { *c = prev }
+	return prev
+}
+
+// leave restores the command enter replaced.
+func (c *curWords) leave(prev curWords) { *c = prev }
+
+// joinedIs: the values of ws joined by one blank are text.
+func joinedIs(ws []word, text string) bool {
+	for i, w := range ws {
+		if i > 0 {
+			if text == "" || text[0] != ' ' {
+				return false
+			}
+			text = text[1:]
+		}
+		if !strings.HasPrefix(text, w.s) {
+			return false
+		}
+		text = text[len(w.s):]
+	}
+	return text == ""
 }
 
 // wordsMatch: p has no blank inside a word, or argv meets it word for

@@ -387,8 +387,12 @@ func (ev *evaluator) matchPath(set *ruleSet, tool string, pi pathInfo, either bo
 	if pi.unknown || pi.abs == "" {
 		return nil
 	}
+	rules, ix := set.pathRules(tool)
+	if len(rules) >= pathIndexMin {
+		return ix.match(ev, pi, either)
+	}
 	var best *rule
-	for _, r := range set.byTool[tool] {
+	for _, r := range rules {
 		if best != nil && r.idx > best.idx {
 			break
 		}

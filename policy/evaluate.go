@@ -391,6 +391,11 @@ func (ev *evaluator) matchPath(set *ruleSet, tool string, pi pathInfo, either bo
 	if len(rules) >= pathIndexMin {
 		return ix.match(ev, pi, either)
 	}
+	return ev.matchPathIn(rules, pi, either)
+}
+
+// matchPathIn is matchPath over every rule of rules, in order.
+func (ev *evaluator) matchPathIn(rules []*rule, pi pathInfo, either bool) *rule {
 	var best *rule
 	for _, r := range rules {
 		if best != nil && r.idx > best.idx {

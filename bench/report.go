@@ -26,6 +26,9 @@ type Config struct {
 	CommandLine string
 	BridgeEnv   []string  // KEY=VALUE added to the bridge's environment
 	Log         io.Writer // progress; nil = discard
+	// Base is a checkout of a baseline commit whose bridge runs beside
+	// the current one (baseline.go); "" for none. BaseLabel names it.
+	Base, BaseLabel string
 }
 
 func (c Config) want(name string) bool { return c.Only == nil || c.Only[name] }
@@ -67,6 +70,10 @@ type Report struct {
 	Policy  []PolicyBench
 	Startup map[Mode][]time.Duration
 	Sandbox []PolicyBench // go test -bench Sandbox ./sandbox/
+	// the baseline's scale runs and policy benchmarks (Config.Base); its
+	// stream, latency and start-up runs are under the Baseline mode.
+	BaseScale  []ScaleResult
+	BasePolicy []PolicyBench
 }
 
 // Machine describes where the run happened.
@@ -123,6 +130,23 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	bin.BridgeEnv = c.BridgeEnv
 	r := &Runner{Bin: bin, Dir: c.Dir}
 	modes := []Mode{Direct, Bridged}
+	// runner and mode of a run: the baseline is a bridged run of its own
+	// binary.
+	run := func(m Mode) (*Runner, Mode) { return r, m }
+	if c.Base != "" {
+		logf("building the baseline's acp-bridge from %s", c.Base)
+		rb, err := baselineRunner(ctx, c, bin)
+		if err != nil {
+			return nil, err
+		}
+		modes = append(modes, Baseline)
+		run = func(m Mode) (*Runner, Mode) {
+			if m == Baseline {
+				return rb, Bridged
+			}
+			return r, m
+		}
+	}
 
 	streams := []struct {
 		name   string
@@ -152,7 +176,8 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 			rep.Stream[name] = map[Mode][]StreamResult{}
 			for i := range c.Runs {
 				for _, m := range modes {
-					res, err := r.Stream(ctx, m, st.script, st.n, pin)
+					rr, mm := run(m)
+					res, err := rr.Stream(ctx, mm, st.script, st.n, pin)
 					if err != nil {
 						return nil, fmt.Errorf("%s %s run %d: %w", name, m, i+1, err)
 					}
@@ -165,7 +190,8 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	if c.want("latency") {
 		for i := range c.Runs {
 			for _, m := range modes {
-				res, err := r.Latency(ctx, m, s.PacedUpdates, s.Prompts, s.Approvals)
+				rr, mm := run(m)
+				res, err := rr.Latency(ctx, mm, s.PacedUpdates, s.Prompts, s.Approvals)
 				if err != nil {
 					return nil, fmt.Errorf("latency %s run %d: %w", m, i+1, err)
 				}
@@ -183,12 +209,22 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 			}
 			logf("scale run %d: idle RSS %s, streaming HWM %s, %d pending RSS %s (%s)", i+1, mib(res.Idle.RSS), mib(res.Streaming.HWM), res.PendingCount, mib(res.Pending.RSS), res.Elapsed.Round(time.Second))
 			rep.Scale = append(rep.Scale, res)
+			if c.Base != "" {
+				rb, _ := run(Baseline)
+				res, err := rb.Scale(ctx, s.Agents, s.Sessions, s.ScaleUpdates, s.ScaleApprovals)
+				if err != nil {
+					return nil, fmt.Errorf("baseline scale run %d: %w", i+1, err)
+				}
+				logf("baseline scale run %d: idle RSS %s, streaming HWM %s, %d pending RSS %s (%s)", i+1, mib(res.Idle.RSS), mib(res.Streaming.HWM), res.PendingCount, mib(res.Pending.RSS), res.Elapsed.Round(time.Second))
+				rep.BaseScale = append(rep.BaseScale, res)
+			}
 		}
 	}
 	if c.want("startup") {
 		for i := range s.StartupRuns {
 			for _, m := range modes {
-				d, err := r.Startup(ctx, m)
+				rr, mm := run(m)
+				d, err := rr.Startup(ctx, mm)
 				if err != nil {
 					return nil, fmt.Errorf("startup %s run %d: %w", m, i+1, err)
 				}
@@ -199,11 +235,17 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	}
 	if c.want("policy") {
 		logf("policy: go test -bench Evaluate ./policy/")
-		pb, err := RunPolicyBench(ctx, c.Root, c.Runs)
-		if err != nil {
-			return nil, err
+		if c.Base != "" {
+			if rep.Policy, rep.BasePolicy, err = runPolicyPair(ctx, c.Root, c.Base, c.Runs); err != nil {
+				return nil, err
+			}
+		} else {
+			pb, err := RunPolicyBench(ctx, c.Root, c.Runs)
+			if err != nil {
+				return nil, err
+			}
+			rep.Policy = pb
 		}
-		rep.Policy = pb
 	}
 	if c.want("sandbox") {
 		logf("sandbox: go test -bench Sandbox ./sandbox/")
@@ -547,6 +589,7 @@ shared and noisy: nothing here is asserted by a test, the aims below are read, n
 		w("\nAims: under 50 ms added at start, under 5%% on the turn.\n\n")
 	}
 	b.WriteString(notes)
+	b.WriteString(r.baselineMarkdown())
 	w("Fault-injection and fuzzing coverage: see [testing.md](testing.md).\n")
 	return b.String()
 }

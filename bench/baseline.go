@@ -99,6 +99,19 @@ func runPolicyPair(ctx context.Context, root, base string, count int) (cur, old 
 	return parseBench(curOut), parseBench(oldOut), nil
 }
 
+// loadAvg is the 1, 5 and 15 minute load averages ("" if unknown).
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], ", ")
+}
+
 // baselineMarkdown is the section that compares the current tree with the
 // baseline, every figure from this run.
 func (r *Report) baselineMarkdown() string {
@@ -115,6 +128,9 @@ func (r *Report) baselineMarkdown() string {
 	w("The baseline's bridge (built from %s) ran in this same run, alternating with the current one and with the direct runs, behind the same agent binary and client. "+
 		"The machine may be shared: compare the ratios within this run, never a figure here with one from another run. "+
 		"A ratio *current / baseline* under 1 is faster (or smaller) now for times and memory, over 1 better now for throughput.\n\n", label)
+	if r.Load[0] != "" {
+		w("Load average (1, 5, 15 min) at the start of the run: %s; at the end: %s, on %d CPUs.\n\n", r.Load[0], r.Load[1], r.Machine.CPUs)
+	}
 
 	if len(r.Stream) > 0 {
 		w("| workload | bridged / direct now | bridged / direct baseline | msg/s current / baseline |\n|---|---|---|---|\n")

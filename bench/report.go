@@ -74,6 +74,9 @@ type Report struct {
 	// stream, latency and start-up runs are under the Baseline mode.
 	BaseScale  []ScaleResult
 	BasePolicy []PolicyBench
+	// Load is /proc/loadavg's 1, 5 and 15 minute averages at the start and
+	// the end of the run (the machine may be shared).
+	Load [2]string
 }
 
 // Machine describes where the run happened.
@@ -122,6 +125,7 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	rep := &Report{Config: c, Sizes: sizes(c), Date: start.UTC(), Machine: machine(c.Root),
 		Stream: map[string]map[Mode][]StreamResult{}, Latency: map[Mode][]LatencyResult{}, Startup: map[Mode][]time.Duration{}}
 	s := rep.Sizes
+	rep.Load[0] = loadAvg()
 	logf("building acp-bridge and bench-agent (go build, no -race)")
 	bin, err := Build(ctx, c.Root, c.Dir)
 	if err != nil {
@@ -258,6 +262,7 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		rep.Sandbox = parseBench(out)
 	}
 	rep.Elapsed = time.Since(start)
+	rep.Load[1] = loadAvg()
 	return rep, nil
 }
 

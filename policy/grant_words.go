@@ -23,6 +23,9 @@ const inWordBlank = '\x01'
 type curWords struct {
 	text  string
 	words []string
+	// split: the words are text split at its blanks (none holds a blank or
+	// is empty), so words is left nil and read back from text when needed.
+	split bool
 }
 
 // enter makes text and ws the current command and returns the previous
@@ -30,15 +33,43 @@ type curWords struct {
 func (c *curWords) enter(text string, ws []word) curWords {
 	prev := *c
 	var words []string
+	split := false
 	if joinedIs(ws, text) {
-		words = make([]string, len(ws))
-		for i, w := range ws {
-			words[i] = w.s
+		split = true
+		for _, w := range ws {
+			if w.s == "" || strings.IndexByte(w.s, ' ') >= 0 {
+				split = false
+				break
+			}
+		}
+		if !split {
+			words = make([]string, len(ws))
+			for i, w := range ws {
+				words[i] = w.s
+			}
 		}
 	}
 	// else the text is not these words joined: no word reading
-	c.text, c.words = text, words
+	c.text, c.words, c.split = text, words, split
 	return prev
+}
+
+// words are the sub-command's words when known (nil if not): argv, or
+// its text split at blanks when the reader found them to be that.
+func (sc *subCmd) words() []string {
+	if sc.argv == nil && sc.argvSplit {
+		return strings.Split(sc.text, " ")
+	}
+	return sc.argv
+}
+
+// wordsMatchSub is wordsMatch of sc's words, read only for a rule that
+// needs them.
+func (p *bashPattern) wordsMatchSub(sc *subCmd) bool {
+	if p.wsegs == nil {
+		return true
+	}
+	return p.wordsMatch(sc.words())
 }
 
 // leave restores the command enter replaced.
@@ -84,11 +115,12 @@ func (p *bashPattern) wordsMatch(argv []string) bool {
 // grantLiteral writes a sub-command for an exact Bash rule: word by word
 // when its words are known (a blank inside a word escaped), else its text.
 func grantLiteral(sc *subCmd) string {
-	if sc.argv == nil || strings.Join(sc.argv, " ") != sc.text {
+	argv := sc.words()
+	if argv == nil || strings.Join(argv, " ") != sc.text {
 		return BashLiteral(sc.text)
 	}
-	parts := make([]string, len(sc.argv))
-	for i, w := range sc.argv {
+	parts := make([]string, len(argv))
+	for i, w := range argv {
 		parts[i] = strings.ReplaceAll(BashLiteral(w), `\ `, " ")
 		parts[i] = strings.ReplaceAll(parts[i], " ", `\ `)
 		if w == "" {

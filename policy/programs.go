@@ -246,6 +246,9 @@ func (d *progDecl) scan(args []word) (opts []declOpt, plain []word, cmdAt int, o
 	cmdAt = -1
 	i := 0
 	dashdash := false
+	if len(args) > 1 {
+		plain = make([]word, 0, len(args))
+	}
 	for i < len(args) {
 		w := args[i]
 		if d.run == runAfterDashDash && dashdash {

@@ -85,7 +85,10 @@ type subCmd struct {
 	editReach []pathRef
 	// argv: the words of text, quotes removed, when known (grant_words.go):
 	// an allow rule with a blank inside a word matches them word for word.
-	argv []string
+	// argvSplit: they are text split at its blanks (argv left nil); read
+	// them with words().
+	argv      []string
+	argvSplit bool
 }
 
 // shellAnalysis is everything the evaluator needs to know about a command.

@@ -52,6 +52,7 @@ const (
 
 type evaluator struct {
 	in     *Input
+	input  Input // what in points to (Evaluate's copy)
 	mode   Mode
 	env    envx
 	pol    *Policy
@@ -83,7 +84,8 @@ func evaluate(in Input) (v Verdict, evOut *evaluator) {
 		}
 	}()
 	in.Env = envFor(in.Call, in.Env)
-	ev := &evaluator{in: &in, pol: in.Policy, sess: in.Session, env: newEnvx(in.Env)}
+	ev := &evaluator{input: in, pol: in.Policy, sess: in.Session, env: newEnvx(in.Env)}
+	ev.in = &ev.input // one allocation for both
 	ev.mode = in.Mode
 	if !ev.mode.valid() {
 		ev.mode = ModeDefault
@@ -95,8 +97,8 @@ func evaluate(in Input) (v Verdict, evOut *evaluator) {
 		ev.pol = &Policy{}
 	}
 	ev.bypass = ev.mode == ModeBypass
-	call := &in.Call
-	if v, over := oversize(in); over {
+	call := &ev.in.Call
+	if v, over := oversize(*ev.in); over {
 		return v, ev
 	}
 	tool := canonicalTool(call.Tool)

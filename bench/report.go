@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -29,6 +30,8 @@ type Config struct {
 	// Base is a checkout of a baseline commit whose bridge runs beside
 	// the current one (baseline.go); "" for none. BaseLabel names it.
 	Base, BaseLabel string
+	// ScaleRuns overrides the number of scale runs (0: min(Runs, 3)).
+	ScaleRuns int
 }
 
 func (c Config) want(name string) bool { return c.Only == nil || c.Only[name] }
@@ -52,7 +55,7 @@ func sizes(c Config) Sizes {
 			Agents: 4, Sessions: 5, ScaleUpdates: 5, ScaleApprovals: 2, StartupRuns: 3, ScaleRuns: 1}
 	}
 	return Sizes{Chunks: 100000, ChunkBytes: 100, Diffs: 2000, DiffBytes: 64 << 10, PacedUpdates: 2000, Prompts: 1000, Approvals: 1000,
-		Agents: 20, Sessions: 50, ScaleUpdates: 100, ScaleApprovals: 10, StartupRuns: 2 * c.Runs, ScaleRuns: min(c.Runs, 3)}
+		Agents: 20, Sessions: 50, ScaleUpdates: 100, ScaleApprovals: 10, StartupRuns: 2 * c.Runs, ScaleRuns: cmp.Or(c.ScaleRuns, min(c.Runs, 3))}
 }
 
 // Report is everything a run measured.
@@ -671,6 +674,19 @@ message in process:
   while decoding and evaluating and stays grown while it waits) and the heap of the forwarded request,
   card metadata and timer. Since the approval's own goroutine takes the editor's answer there is one
   goroutine per pending approval, not two. This matters only at thousands of open cards.
+- **2026-11-26, after the figures fell** (profiles of ` + "`BenchmarkEvaluate*`" + `, ` + "`BenchmarkInProcessApproval`" + ` and
+  ` + "`BenchmarkInProcessBridge`" + ` on a machine shared with other work; ratios against 756c8e8 are in "Against
+  the baseline" when the report was made with ` + "`make bench BASE=756c8e8`" + `). The policy's time had gone
+  into checks added since: every argument of a command is read as a possible file and met by the Read
+  deny and ask rules (each rule's glob tried for each argument), long options listed and sorted for every
+  command, a subcommand's declaration split into words at every lookup, a sub-command's words joined
+  again to compare; ` + "`policy.Evaluate`" + ` went from 28 to 16 allocations for the simple call and from 281 to 58
+  for the ten-part one (path rules indexed by a literal segment, ` + "`policy/pathindex.go`" + `; the rest in
+  docs/policy.md, "One reading per call"), about half to a third of its CPU time, still above 756c8e8's.
+  An approval also reads the command twice (` + "`Evaluate`" + `, then ` + "`SuggestRules`" + ` for the card):
+  ` + "`policy.Decide`" + ` gives both from one reading, and the bridge is not yet moved to it. Each agent start
+  scans /run, /tmp, /var/tmp and /dev/shm six levels deep for sockets (` + "`sandbox.hostIPC`" + `): half the
+  CPU of an in-process streaming benchmark's setup on a machine whose /tmp holds other work's trees.
 
 `
 

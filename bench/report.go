@@ -682,7 +682,7 @@ message in process:
   command, a subcommand's declaration split into words at every lookup, a sub-command's words joined
   again to compare; ` + "`policy.Evaluate`" + ` went from 28 to 16 allocations for the simple call and from 281 to 58
   for the ten-part one (path rules indexed by a literal segment, ` + "`policy/pathindex.go`" + `; the rest in
-  docs/policy.md, "One reading per call"), about half to a third of its CPU time, still above 756c8e8's.
+  docs/policy.md, "One reading per call"), about 40% of its CPU time before (CPU time of runs alternating with the tree before), still above 756c8e8's.
   An approval also reads the command twice (` + "`Evaluate`" + `, then ` + "`SuggestRules`" + ` for the card):
   ` + "`policy.Decide`" + ` gives both from one reading, and the bridge is not yet moved to it. Each agent start
   scans /run, /tmp, /var/tmp and /dev/shm six levels deep for sockets (` + "`sandbox.hostIPC`" + `): half the

@@ -67,3 +67,12 @@ func TestPolicyBenchPkg(t *testing.T) {
 		t.Errorf("empty tree: got %q, want an error", got)
 	}
 }
+
+// TestPolicyBenchPkgOfThisTree: this module's Evaluate benchmarks are found
+// in ./policy/, not in a test that only mentions one in a string (this
+// file's), which once made a run compare nothing.
+func TestPolicyBenchPkgOfThisTree(t *testing.T) {
+	if got, err := policyBenchPkg(".."); err != nil || got != "./policy/" {
+		t.Errorf("got %q, %v; want ./policy/", got, err)
+	}
+}

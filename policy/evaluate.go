@@ -52,11 +52,15 @@ const (
 
 type evaluator struct {
 	in     *Input
+	input  Input // what in points to (Evaluate's copy)
 	mode   Mode
 	env    envx
 	pol    *Policy
 	sess   *Policy
 	bypass bool
+	// an is the analysis of the call's own command, kept for Decide
+	// (nil if the call was not read as a shell command).
+	an *shellAnalysis
 }
 
 // Evaluate decides a call. It is pure: the only outside access is through
@@ -66,14 +70,22 @@ type evaluator struct {
 // A panic inside the engine (a bug: some input it does not expect) never
 // escapes: the call asks (denied where the mode never asks), with a
 // reason naming the internal error.
-func Evaluate(in Input) (v Verdict) {
+func Evaluate(in Input) Verdict {
+	v, _ := evaluate(in)
+	return v
+}
+
+// evaluate is Evaluate, also handing back the evaluator (its env and the
+// command's analysis) for Decide; ev is nil when evaluation panicked.
+func evaluate(in Input) (v Verdict, evOut *evaluator) {
 	defer func() {
 		if p := recover(); p != nil {
-			v = internalErrorVerdict(in, p)
+			v, evOut = internalErrorVerdict(in, p), nil
 		}
 	}()
 	in.Env = envFor(in.Call, in.Env)
-	ev := evaluator{in: &in, pol: in.Policy, sess: in.Session, env: newEnvx(in.Env)}
+	ev := &evaluator{input: in, pol: in.Policy, sess: in.Session, env: newEnvx(in.Env)}
+	ev.in = &ev.input // one allocation for both
 	ev.mode = in.Mode
 	if !ev.mode.valid() {
 		ev.mode = ModeDefault
@@ -85,9 +97,9 @@ func Evaluate(in Input) (v Verdict) {
 		ev.pol = &Policy{}
 	}
 	ev.bypass = ev.mode == ModeBypass
-	call := &in.Call
-	if v, over := oversize(in); over {
-		return v
+	call := &ev.in.Call
+	if v, over := oversize(*ev.in); over {
+		return v, ev
 	}
 	tool := canonicalTool(call.Tool)
 	cat := categorize(call)
@@ -113,7 +125,7 @@ func Evaluate(in Input) (v Verdict) {
 	}
 	v = ev.touches(v, cat, tool)
 	v.Specifier = Specifier(in.Call)
-	return v
+	return v, ev
 }
 
 // touches judges a call by what it touches, whatever its tool (docs/policy.md,
@@ -377,8 +389,17 @@ func (ev *evaluator) matchPath(set *ruleSet, tool string, pi pathInfo, either bo
 	if pi.unknown || pi.abs == "" {
 		return nil
 	}
+	rules, ix := set.pathRules(tool)
+	if len(rules) >= pathIndexMin {
+		return ix.match(ev, pi, either)
+	}
+	return ev.matchPathIn(rules, pi, either)
+}
+
+// matchPathIn is matchPath over every rule of rules, in order.
+func (ev *evaluator) matchPathIn(rules []*rule, pi pathInfo, either bool) *rule {
 	var best *rule
-	for _, r := range set.byTool[tool] {
+	for _, r := range rules {
 		if best != nil && r.idx > best.idx {
 			break
 		}

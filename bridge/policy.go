@@ -48,7 +48,12 @@ func (p *policyDecider) policy(agent string) (*policy.Policy, *settings.Snapshot
 	for _, r := range snap.AgentRules(agent) {
 		rules = append(rules, ruleText(r))
 	}
-	rules = append(rules, runtime...)
+	for _, r := range runtime {
+		if r.List == settings.ListAllow && snap.Managed.ManagedRulesOnly {
+			continue // "Always allow" from a card: not a managed rule
+		}
+		rules = append(rules, r)
+	}
 	pol, errs := policy.Compile(rules)
 	for _, e := range errs {
 		b.log.Warn("bad permission rule: it is ignored and can only make the bridge ask more", zap.String("agent", agent), zap.Error(e))
@@ -69,7 +74,9 @@ func (p *policyDecider) Decide(req DecisionRequest) (policy.Verdict, policy.Env)
 		env.Cwd = env.ProjectRoot
 	}
 	var grants *policy.Policy
-	if req.Session != nil {
+	if req.Session != nil && !snap.Managed.ManagedRulesOnly {
+		// Under allowManagedPermissionRulesOnly a card's session grant is
+		// one more lower allow rule: it does not count.
 		grants = req.Session.Grants()
 	}
 	cfg := snap.Config.Agents[req.Agent]

@@ -126,6 +126,7 @@ func consultCommand(ctx context.Context, h Hook, req Request) (Result, error) {
 	}
 	cmd := exec.CommandContext(ctx, h.Command[0], h.Command[1:]...)
 	cmd.Stdin = bytes.NewReader(in)
+	cmd.Dir = "/" // never the workspace: a relative argument names no file an agent wrote
 	var out, errb limitedBuffer
 	out.max, errb.max = maxOutput, 4096
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -296,8 +297,8 @@ const (
 )
 
 // Combine folds a hook's result into v, the verdict of the stages before it,
-// in mode. Stricter always wins. A hook may loosen only an ask that no
-// managed rule and no circuit breaker decided, and never a deny. No verdict
+// in mode. Stricter always wins. A hook may loosen only an ask the mode's
+// default made (no rule, breaker or doubt), and never a deny. No verdict
 // asks (denies where the mode never asks).
 func Combine(v policy.Verdict, r Result, mode policy.Mode) policy.Verdict {
 	neverAsks := mode == policy.ModeDontAsk || mode == policy.ModePlan
@@ -322,11 +323,14 @@ func Combine(v policy.Verdict, r Result, mode policy.Mode) policy.Verdict {
 	case rank(hv.Decision) == rank(v.Decision):
 		return v
 	}
-	// The hook is looser.
-	if v.Decision == policy.Deny || v.Source == policy.SourceBreaker || (v.RuleOrigin != nil && v.RuleOrigin.Layer == "managed") {
-		return v
+	// The hook is looser: it may answer only an ask that nothing but the
+	// mode's default made. An ask rule (of any tier: a managed one may be
+	// matched beside a lower one that is named instead), a circuit breaker,
+	// a call that could not be read, an engine failure: each stays an ask.
+	if v.Decision == policy.Ask && v.Source == policy.SourceDefault {
+		return hv
 	}
-	return hv
+	return v
 }
 
 func hookReason(r Result) string {

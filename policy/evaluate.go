@@ -172,10 +172,28 @@ func stricter(a, b Verdict) Verdict {
 		}
 		return 0
 	}
-	if rank(b.Decision) > rank(a.Decision) {
+	switch ra, rb := rank(a.Decision), rank(b.Decision); {
+	case rb > ra:
+		return b
+	case rb == ra && weight(b.Source) > weight(a.Source):
+		// Equal decisions: the one a breaker or a rule made names what
+		// decided (a later stage must not read an ask a breaker made as the
+		// mode's default, which a hook may loosen).
 		return b
 	}
 	return a
+}
+
+// weight orders the sources of equal decisions: a breaker's over a rule's
+// over anything else's.
+func weight(s Source) int {
+	switch s {
+	case SourceBreaker:
+		return 2
+	case SourceRule:
+		return 1
+	}
+	return 0
 }
 
 // envFor is env with the call's own working directory, if it names one:

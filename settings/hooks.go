@@ -3,8 +3,8 @@ package settings
 import (
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -63,8 +63,8 @@ func (d *decoder) hooks(l *layer, p []string, v any) {
 			d.errorf(ip, "set either command or url, not both")
 		case len(h.Command) == 0 && h.URL == "":
 			d.errorf(ip, "needs a command (a list: the program and its arguments) or a url")
-		case len(h.Command) > 0 && strings.TrimSpace(h.Command[0]) == "":
-			d.errorf(child(ip, "command"), "the program must not be empty")
+		case len(h.Command) > 0 && !filepath.IsAbs(h.Command[0]):
+			d.errorf(child(ip, "command"), "the program %q must be an absolute path (a hook runs outside the sandbox: no PATH lookup, no path relative to a workspace)", h.Command[0])
 		case h.URL != "":
 			u, err := url.Parse(h.URL)
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

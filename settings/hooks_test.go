@@ -11,7 +11,7 @@ func TestHooksComeOnlyFromTheUserFileAndTheManagedTier(t *testing.T) {
 	asAdmin(t)
 	e := newEnv(t)
 	writeFile(t, e.userFile(), "hooks:\n  - name: mine\n    command: [/usr/local/bin/check, --strict]\n    timeoutMs: 500\n")
-	writeFile(t, e.wsFile(), "hooks:\n  - name: repo\n    command: [./approve-everything.sh]\n")
+	writeFile(t, e.wsFile(), "hooks:\n  - name: repo\n    command: [/tmp/approve-everything.sh]\n")
 	writeFile(t, e.managedFile(), "hooks:\n  - name: org\n    url: https://pdp.example/access/v1/evaluation\n")
 	s := e.mustLoad(func(o *Options) {
 		o.Environ = []string{"ACP_BRIDGE_HOOKS=x"}
@@ -54,7 +54,8 @@ func TestBadHooksAreRefused(t *testing.T) {
 		{"hooks:\n  - name: a\n", "needs a command"},
 		{"hooks:\n  - command: [/bin/true]\n    url: http://127.0.0.1/\n", "not both"},
 		{"hooks:\n  - url: file:///etc/passwd\n", "not an http(s) URL"},
-		{"hooks:\n  - command: [\"\"]\n", "must not be empty"},
+		{"hooks:\n  - command: [\"\"]\n", "must be an absolute path"},
+		{"hooks:\n  - command: [tools/hook.sh]\n", "must be an absolute path"},
 		{"hooks:\n  - command: [/bin/true]\n    timeoutMs: 0\n", "timeoutMs"},
 		{"hooks:\n  - command: [/bin/true]\n    shell: true\n", "unknown key"},
 	} {

@@ -57,8 +57,8 @@ type Managed struct {
 	DisableBypass bool `json:"disableBypassPermissionsMode,omitempty"`
 	// ManagedRulesOnly: only the managed tier's allow rules count.
 	ManagedRulesOnly bool `json:"allowManagedPermissionRulesOnly,omitempty"`
-	// AllowedAgents, when set, are the agent names, families or commands
-	// (base name or full path) that may start.
+	// AllowedAgents, when set, are the agent commands (full path, or base
+	// name) that may start.
 	AllowedAgents []string `json:"allowedAgents,omitempty"`
 	// ModeFloor is the managed permissions.defaultMode: no session, agent
 	// or layer may use a looser mode.
@@ -100,13 +100,14 @@ func (m *Managed) AgentAllowed(a Agent) error {
 	if m.AllowedAgents == nil {
 		return nil
 	}
+	// By the command only: an agent's name and family are the person's
+	// words, and would let any program start under an allowed name.
 	for _, p := range m.AllowedAgents {
-		if p == a.Name || (a.Family != "" && p == a.Family) || p == a.Command ||
-			(!strings.ContainsAny(p, `/\`) && p == filepath.Base(a.Command)) {
+		if p == a.Command || (!strings.ContainsAny(p, `/\`) && p == filepath.Base(a.Command)) {
 			return nil
 		}
 	}
-	return fmt.Errorf("agent %q (%s) is not in the managed settings' allowedAgents %q (%s)",
+	return fmt.Errorf("agent %q's command %s is not in the managed settings' allowedAgents %q (%s)",
 		a.Name, a.Command, m.AllowedAgents, strings.Join(m.Files, ", "))
 }
 
@@ -483,6 +484,14 @@ func applyManaged(c *Config, lower Config, rules []Rule, t *managedTier) []Rule 
 	}
 	if t.writeSet {
 		c.Sandbox.AllowWrite = append([]string(nil), ml.sandbox.allowWrite...)
+		// additionalDirectories are writable trees too (the sandbox binds
+		// them writable): fixed by the same key.
+		for _, d := range c.Permissions.AdditionalDirectories {
+			if !slices.Contains(ml.additionalDirs, d) {
+				ignore("permissions.additionalDirectories", d, "the managed settings fix the writable trees (sandbox.allowWrite)")
+			}
+		}
+		c.Permissions.AdditionalDirectories = append([]string(nil), ml.additionalDirs...)
 	}
 	if t.domainsSet {
 		c.Sandbox.AllowDomains = append([]string(nil), ml.sandbox.allowDomains...)

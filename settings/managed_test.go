@@ -126,11 +126,15 @@ func TestManagedTierNarrowsEveryLayer(t *testing.T) {
 		{
 			name:    "the sandbox floor: required, network no looser, write lists fixed",
 			managed: "sandbox:\n  enabled: true\n  network: loopback\n  allowWrite: []\n  onUnavailable: refuse\n",
-			user:    "sandbox:\n  enabled: false\n  network: all\n  allowWrite: [/tmp/x]\n  onUnavailable: warn\nagents:\n  demo:\n    sandbox:\n      enabled: false\n      network: all\n      allowWrite: [/tmp/y]\n",
+			user:    "permissions:\n  additionalDirectories: [/tmp/z]\nsandbox:\n  enabled: false\n  network: all\n  allowWrite: [/tmp/x]\n  onUnavailable: warn\nagents:\n  demo:\n    sandbox:\n      enabled: false\n      network: all\n      allowWrite: [/tmp/y]\n",
 			check: func(t *testing.T, s *Snapshot) {
 				sb := s.SandboxFor("demo")
 				if !sb.Enabled || sb.Network != "loopback" || len(sb.AllowWrite) != 0 || sb.OnUnavailable != SandboxRefuse {
 					t.Errorf("demo's sandbox %+v", sb)
+				}
+				// red team 4: additionalDirectories are writable trees too
+				if d := s.Config.Permissions.AdditionalDirectories; len(d) != 0 {
+					t.Errorf("additionalDirectories %q widen the managed writable trees", d)
 				}
 			},
 		},
@@ -200,13 +204,14 @@ func TestManagedDropInsApplyInNameOrder(t *testing.T) {
 }
 
 func TestManagedAllowedAgents(t *testing.T) {
-	m := &Managed{Files: []string{"/etc/acp-bridge/managed-settings.yaml"}, AllowedAgents: []string{"claude", "gemini", "/usr/bin/qwen"}}
+	m := &Managed{Files: []string{"/etc/acp-bridge/managed-settings.yaml"}, AllowedAgents: []string{"claude-code-acp", "gemini", "/usr/bin/qwen"}}
 	for _, c := range []struct {
 		a  Agent
 		ok bool
 	}{
 		{Agent{Name: "claude", Command: "/x/claude-code-acp"}, true},
-		{Agent{Name: "mine", Family: "gemini", Command: "/x/y"}, true},
+		{Agent{Name: "mine", Family: "gemini", Command: "/x/y"}, false}, // a family is the person's word
+		{Agent{Name: "claude-code-acp", Command: "/tmp/evil"}, false},   // and so is a name (red team 4)
 		{Agent{Name: "q", Command: "/usr/bin/qwen"}, true},
 		{Agent{Name: "q2", Command: "/tmp/qwen"}, false},
 		{Agent{Name: "g", Command: "/opt/gemini"}, true},

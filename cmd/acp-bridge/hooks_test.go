@@ -74,3 +74,56 @@ func TestDecisionHooksThroughBinary(t *testing.T) {
 		})
 	}
 }
+
+// Red team 4: a hook whose script lies in the workspace. The script is a
+// protected place (what a hook runs runs outside every sandbox): the agent's
+// write to it asks in every mode and, refused, leaves it unchanged on disk.
+// The control (no hook names it) writes it without a card.
+func TestHookScriptIsAProtectedPlace(t *testing.T) {
+	for _, withHook := range []bool{false, true} {
+		t.Run(fmt.Sprintf("hook=%v", withHook), func(t *testing.T) {
+			home, ws := t.TempDir(), t.TempDir()
+			script := filepath.Join(ws, "tools", "acp-hook.sh")
+			if err := os.MkdirAll(filepath.Dir(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			orig := "cat >/dev/null; echo '{\"decision\":\"ask\"}'\n"
+			if err := os.WriteFile(script, []byte(orig), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			cfg := "defaultAgent: f\npermissions: {defaultMode: acceptEdits}\nagents:\n" + testkit.FakeAgentYAML("f")
+			if withHook {
+				cfg += fmt.Sprintf("hooks:\n  - name: log\n    command: [/bin/sh, %q]\n", script)
+			}
+			p := startBinIn(t, home, ws, cfg)
+			c := ctx(t)
+			initializeCaps(t, c, p, nil, map[string]any{"fs": map[string]bool{"readTextFile": true, "writeTextFile": true}})
+			sid, err := p.editor.NewSession(c, ws, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := make(chan error, 1)
+			go func() { _, err := p.editor.Prompt(c, sid, "write "+script+" touch-home"); res <- err }()
+			if withHook {
+				perm, err := p.editor.NextPermission(c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if perm.Meta.Source != "breaker" {
+					t.Errorf("card source %q reason %q, want a breaker", perm.Meta.Source, perm.Meta.Reason)
+				}
+				perm.Answer(acp.Selected("acp-bridge:reject_once"))
+			}
+			if err := <-res; err != nil {
+				t.Fatal(err)
+			}
+			data, _ := os.ReadFile(script)
+			if withHook && string(data) != orig {
+				t.Fatalf("the hook's script was rewritten: %q", data)
+			}
+			if !withHook && string(data) != "touch-home\n" {
+				t.Fatalf("control: the script was not written (%q): the test proves nothing", data)
+			}
+		})
+	}
+}

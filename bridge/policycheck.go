@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 
-
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/policy"
 	"github.com/acp-bridge/acp-bridge/settings"

@@ -149,6 +149,14 @@ func (ev *evaluator) touches(v Verdict, cat category, tool string) Verdict {
 			v = stricter(v, pv)
 		}
 	}
+	if (c.URL != "" || len(c.URLs) > 0) && cat != catFetch && v.Decision != Deny {
+		// a tool that carries URLs (an MCP fetch, an agent's own tool)
+		// meets the WebFetch deny and ask rules of their hosts.
+		if hv := ev.hostCheck(); hv.Decision != "" {
+			hv.Reason = tool + " reaches " + strconv.Quote(c.URL) + ": " + hv.Reason
+			v = stricter(v, hv)
+		}
+	}
 	if c.Command != "" && cat != catExec && v.Decision != Deny {
 		sub := *ev.in
 		sub.Call = Call{Tool: "Bash", Command: c.Command, Kind: "execute"}
@@ -726,6 +734,28 @@ func (ev *evaluator) fetch(tool string) Verdict {
 		return bypassAllow()
 	}
 	return ev.askDefault(SourceDefault, "no rule allows fetching from "+orDash(strings.Join(hosts, ", "))+" ("+string(ev.mode)+" mode)", false)
+}
+
+// hostCheck is the WebFetch deny and ask rules (and a host no parser
+// agrees on, where domain rules exist) for the URLs a call of another tool
+// carries; the zero Verdict when none applies.
+func (ev *evaluator) hostCheck() Verdict {
+	hosts, readable := hostsOf(ev.in.Call.URL)
+	for _, u := range ev.in.Call.URLs {
+		hs, ok := hostsOf(u)
+		readable = readable && ok
+		hosts = append(hosts, hs...)
+	}
+	if r := matchDomain(&ev.pol.deny, hosts, true); r != nil {
+		return ev.denyRule(r, "")
+	}
+	if r := matchDomain(&ev.pol.ask, hosts, true); r != nil {
+		return ev.askRule(r, "", false)
+	}
+	if !readable && ev.pol.guards("WebFetch") {
+		return ev.askDefault(SourceUnknownCall, "cannot check the URL's host with certainty", false)
+	}
+	return Verdict{}
 }
 
 func orDash(s string) string {

@@ -15,7 +15,7 @@ import (
 // Known keys at each level of the schema, in documentation order.
 var (
 	topKeys       = []string{"defaultAgent", "agents", "permissions", "approvals", "audit", "log", "maxLineBytes", "startAgentsOnLaunch", "sandbox", "hooks"}
-	permKeys      = []string{"defaultMode", "allow", "ask", "deny", "additionalDirectories", "cancelOnUnaskedDeny"}
+	permKeys      = []string{"defaultMode", "allow", "ask", "deny", "additionalDirectories", "cancelOnUnaskedDeny", "tellAgentDenials"}
 	agentKeys     = []string{"command", "args", "env", "cwd", "family", "mode", "bypassPermissions", "startOnLaunch", "initTimeoutSeconds", "permissions", "sandbox"}
 	agentPermKeys = []string{"allow", "ask", "deny"}
 	approvalsKeys = []string{"timeoutSeconds", "timeoutOutcome"}
@@ -54,6 +54,7 @@ var (
 		{"permissions.deny", kindStringList},
 		{"permissions.additionalDirectories", kindStringList},
 		{"permissions.cancelOnUnaskedDeny", kindBool},
+		{"permissions.tellAgentDenials", kindBool},
 		{"approvals.timeoutSeconds", kindInt},
 		{"approvals.timeoutOutcome", kindString},
 		{"audit.path", kindString},
@@ -112,6 +113,7 @@ type layer struct {
 	rules          []ruleEntry
 	additionalDirs []string
 	cancelUnasked  *bool
+	tellDenials    *bool
 	timeoutSeconds *int
 	timeoutOutcome *string
 	auditPath      *string
@@ -473,6 +475,10 @@ func (d *decoder) permissions(l *layer, p []string, v any) {
 		case "cancelOnUnaskedDeny":
 			if b, ok := d.boolean(kp, x); ok {
 				l.cancelUnasked = &b
+			}
+		case "tellAgentDenials":
+			if b, ok := d.boolean(kp, x); ok {
+				l.tellDenials = &b
 			}
 		}
 	}

@@ -206,6 +206,10 @@ func (a Agent) EffectiveMode(global string) string {
 type Permissions struct {
 	// DefaultMode is canonical (aliases are resolved).
 	DefaultMode string
+	// TellAgentDenials: the calls the policy (a rule, a hook, OPA) denied
+	// are named, with their reasons, at the start of the session's next
+	// prompt to the agent. (A reason the person gave with a deny always is.)
+	TellAgentDenials bool
 	// CancelOnUnaskedDeny: a tool call an agent ran without asking that the
 	// policy denies cancels the turn (default true).
 	CancelOnUnaskedDeny bool

@@ -4,7 +4,7 @@ BIN := bin/acp-bridge
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: build test test-go run chat demo bench bench-webview vsix fuzz clean
+.PHONY: build test test-go run chat demo bench bench-smoke bench-webview vsix fuzz clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/acp-bridge
@@ -27,9 +27,19 @@ fuzz:
 	./scripts/fuzz.sh $${FUZZ_SECONDS:-60}
 
 # Direct vs bridged throughput, latency, memory, start-up; rewrites docs/benchmarks.md.
+# BASE=<commit>: the bridge built from that commit runs beside the current one in the same run, and
+# the report compares them (scripts/bench-base.sh); the docs are rewritten only with OUT=docs/benchmarks.md.
 bench:
+ifdef BASE
+	OUT=$(OUT) ./scripts/bench-base.sh $(BASE) $(BENCHFLAGS)
+else
 	$(GO) run ./bench/cmd/acp-bench -out docs/benchmarks.md
 	$(MAKE) bench-webview
+endif
+
+# Every Go benchmark once (-benchtime 1x): none may break unnoticed (CI).
+bench-smoke:
+	./scripts/bench-smoke.sh
 
 # The chat webview in headless Chromium (Debian chromium): a 2 MB streamed reply with 300 tool calls,
 # against the previous renderer; rewrites section 7 of docs/benchmarks.md. RUNS=n for more or fewer runs.

@@ -7,18 +7,21 @@ import (
 	"fmt"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/acp-bridge/acp-bridge/wire"
 )
 
-// JSON-RPC and ACP error codes.
+// JSON-RPC and ACP error codes (the table, with every code of the bridge's
+// own: wire.Errors).
 const (
-	CodeParseError       = -32700
-	CodeInvalidRequest   = -32600
-	CodeMethodNotFound   = -32601
-	CodeInvalidParams    = -32602
-	CodeInternalError    = -32603
-	CodeAuthRequired     = -32000
-	CodeResourceNotFound = -32002
-	CodeRequestCancelled = -32800
+	CodeParseError       = wire.CodeParseError
+	CodeInvalidRequest   = wire.CodeInvalidRequest
+	CodeMethodNotFound   = wire.CodeMethodNotFound
+	CodeInvalidParams    = wire.CodeInvalidParams
+	CodeInternalError    = wire.CodeInternalError
+	CodeAuthRequired     = wire.CodeAuthRequired
+	CodeResourceNotFound = wire.CodeNotFound
+	CodeRequestCancelled = wire.CodeRequestCancelled
 )
 
 // Error is an error that carries its JSON-RPC code. Wrap it with %w anywhere;
@@ -109,4 +112,21 @@ func FromRPCError(err error) error {
 		return out
 	}
 	return err
+}
+
+// ErrClosed is what a call on a closed connection fails with (errors.Is).
+var ErrClosed = jsonrpc2.ErrClosed
+
+// ErrorCode is the JSON-RPC error code err carries (an *Error, or a peer's
+// error answer), or 0 when it carries none.
+func ErrorCode(err error) int64 {
+	var ae *Error
+	if errors.As(err, &ae) {
+		return ae.Code
+	}
+	var je *jsonrpc2.Error
+	if errors.As(err, &je) {
+		return je.Code
+	}
+	return 0
 }

@@ -77,17 +77,17 @@ func TestNotificationsPassThroughExactly(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	c := NewConn(ctx, NewStream(inR, outW, outW, StreamOptions{}), preparing{h, prep}, ConnOptions{
-		OnRecv: func(req *jsonrpc2.Request, _ *jsonrpc2.Response) {
-			if req != nil && req.Notif {
+		OnRecv: func(m TraceMessage) {
+			if m.Notification {
 				mu.Lock()
-				traced = append(traced, "recv "+req.Method)
+				traced = append(traced, "recv "+m.Method)
 				mu.Unlock()
 			}
 		},
-		OnSend: func(req *jsonrpc2.Request, _ *jsonrpc2.Response) {
-			if req != nil && req.Notif {
+		OnSend: func(m TraceMessage) {
+			if m.Notification {
 				mu.Lock()
-				traced = append(traced, "send "+req.Method)
+				traced = append(traced, "send "+m.Method)
 				mu.Unlock()
 			}
 		},

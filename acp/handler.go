@@ -87,13 +87,43 @@ type ConnOptions struct {
 	// Logf receives jsonrpc2's own diagnostics (responses to unknown ids,
 	// protocol errors). nil discards them.
 	Logf func(format string, args ...any)
-	// Trace, when set, sees every message in each direction.
-	OnRecv func(*jsonrpc2.Request, *jsonrpc2.Response)
-	OnSend func(*jsonrpc2.Request, *jsonrpc2.Response)
+	// OnRecv and OnSend, when set, see every message in each direction
+	// (acp's own view of it: no jsonrpc2 type leaves this package).
+	OnRecv func(TraceMessage)
+	OnSend func(TraceMessage)
 	// Gate, when set, holds back every inbound message until it is closed,
 	// so the caller can finish wiring (e.g. store the *Conn where its
 	// handler will look for it) before the handler first runs.
 	Gate <-chan struct{}
+}
+
+// TraceMessage is one message as ConnOptions.OnRecv and OnSend see it.
+type TraceMessage struct {
+	Method       string // "" for a response to a call whose method is not known here
+	ID           string // "" for a notification
+	Notification bool
+	Response     bool
+	Error        bool // a response carrying an error
+}
+
+// traceAdapter turns an acp trace function into jsonrpc2's shape.
+func traceAdapter(f func(TraceMessage)) func(*jsonrpc2.Request, *jsonrpc2.Response) {
+	if f == nil {
+		return nil
+	}
+	return func(req *jsonrpc2.Request, resp *jsonrpc2.Response) {
+		var m TraceMessage
+		if req != nil {
+			m.Method, m.Notification = req.Method, req.Notif
+			if !req.Notif {
+				m.ID = req.ID.String()
+			}
+		}
+		if resp != nil {
+			m.Response, m.ID, m.Error = true, resp.ID.String(), resp.Error != nil
+		}
+		f(m)
+	}
 }
 
 type logfLogger func(format string, args ...any)
@@ -111,11 +141,12 @@ func NewConn(ctx context.Context, stream jsonrpc2.ObjectStream, h Handler, opts 
 		logf = func(string, ...any) {}
 	}
 	copts := []jsonrpc2.ConnOpt{jsonrpc2.SetLogger(logfLogger(logf))}
-	if opts.OnRecv != nil {
-		copts = append(copts, jsonrpc2.OnRecv(opts.OnRecv))
+	recvJ, sendJ := traceAdapter(opts.OnRecv), traceAdapter(opts.OnSend)
+	if recvJ != nil {
+		copts = append(copts, jsonrpc2.OnRecv(recvJ))
 	}
-	if opts.OnSend != nil {
-		copts = append(copts, jsonrpc2.OnSend(opts.OnSend))
+	if sendJ != nil {
+		copts = append(copts, jsonrpc2.OnSend(sendJ))
 	}
 	d := &dispatcher{c: c, h: h}
 	var endNotif context.CancelFunc
@@ -127,8 +158,8 @@ func NewConn(ctx context.Context, stream jsonrpc2.ObjectStream, h Handler, opts 
 		// to our own calls (Start). Their ctx ends with the connection, as
 		// jsonrpc2's handler ctx does. Whatever is not plain still goes
 		// through jsonrpc2.
-		c.fast, c.onSend = s, opts.OnSend
-		onRecv := opts.OnRecv
+		c.fast, c.onSend = s, sendJ
+		onRecv := recvJ
 		var nctx context.Context
 		nctx, endNotif = context.WithCancel(ctx)
 		s.onLongAnswer = func(id jsonrpc2.ID, msg string) {

@@ -1,6 +1,10 @@
 package acp
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/acp-bridge/acp-bridge/wire"
+)
 
 // ProtocolVersion is the ACP protocol version the bridge speaks on both sides.
 const ProtocolVersion = 1
@@ -36,7 +40,7 @@ const (
 )
 
 // BridgePrefix starts the bridge's own extension methods.
-const BridgePrefix = "_acp-bridge/"
+const BridgePrefix = wire.Prefix
 
 // IsAgentExtension says whether method is an agent's or an editor's own
 // extension method (ACP: a name that starts with "_"), not the bridge's:
@@ -47,25 +51,26 @@ func IsAgentExtension(method string) bool {
 }
 
 // MetaKey is the key of the bridge's object inside every _meta it reads or writes.
-const MetaKey = "acp-bridge"
+const MetaKey = wire.MetaKey
 
-// The bridge's extension surface toward the editor. docs/extension-surface.md
-// documents each one; keep the two in step.
+// The bridge's extension surface toward the editor, declared in package wire
+// (wire.Methods lists every method; docs/extension-surface.md is generated
+// from it).
 const (
 	// Requests, editor -> bridge.
-	MethodAgentsList       = "_acp-bridge/agents/list"
-	MethodApprovalsList    = "_acp-bridge/approvals/list"
-	MethodApprovalsRespond = "_acp-bridge/approvals/respond"
-	MethodGrantsList       = "_acp-bridge/grants/list"
-	MethodGrantsRevoke     = "_acp-bridge/grants/revoke"
-	MethodPolicyExplain    = "_acp-bridge/policy/explain"
+	MethodAgentsList       = wire.AgentsList
+	MethodApprovalsList    = wire.ApprovalsList
+	MethodApprovalsRespond = wire.ApprovalsRespond
+	MethodGrantsList       = wire.GrantsList
+	MethodGrantsRevoke     = wire.GrantsRevoke
+	MethodPolicyExplain    = wire.PolicyExplain
 	// Notification, editor -> bridge.
-	MethodSettingsDidChange = "_acp-bridge/settings/didChange"
+	MethodSettingsDidChange = wire.SettingsDidChange
 	// Request, bridge -> editor.
-	MethodSettingsPersist = "_acp-bridge/settings/persist"
+	MethodSettingsPersist = wire.SettingsPersist
 	// Notifications, bridge -> editor.
-	MethodApprovalResolved = "_acp-bridge/approval/resolved"
-	MethodAgentStatus      = "_acp-bridge/agent/status"
-	MethodSettingsInvalid  = "_acp-bridge/settings/invalid"
-	MethodRulesInvalid     = "_acp-bridge/rules/invalid"
+	MethodApprovalResolved = wire.ApprovalResolved
+	MethodAgentStatus      = wire.AgentStatus
+	MethodSettingsInvalid  = wire.SettingsInvalid
+	MethodRulesInvalid     = wire.RulesInvalid
 )

@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -26,6 +27,11 @@ type Config struct {
 	CommandLine string
 	BridgeEnv   []string  // KEY=VALUE added to the bridge's environment
 	Log         io.Writer // progress; nil = discard
+	// Base is a checkout of a baseline commit whose bridge runs beside
+	// the current one (baseline.go); "" for none. BaseLabel names it.
+	Base, BaseLabel string
+	// ScaleRuns overrides the number of scale runs (0: min(Runs, 3)).
+	ScaleRuns int
 }
 
 func (c Config) want(name string) bool { return c.Only == nil || c.Only[name] }
@@ -49,7 +55,7 @@ func sizes(c Config) Sizes {
 			Agents: 4, Sessions: 5, ScaleUpdates: 5, ScaleApprovals: 2, StartupRuns: 3, ScaleRuns: 1}
 	}
 	return Sizes{Chunks: 100000, ChunkBytes: 100, Diffs: 2000, DiffBytes: 64 << 10, PacedUpdates: 2000, Prompts: 1000, Approvals: 1000,
-		Agents: 20, Sessions: 50, ScaleUpdates: 100, ScaleApprovals: 10, StartupRuns: 2 * c.Runs, ScaleRuns: min(c.Runs, 3)}
+		Agents: 20, Sessions: 50, ScaleUpdates: 100, ScaleApprovals: 10, StartupRuns: 2 * c.Runs, ScaleRuns: cmp.Or(c.ScaleRuns, min(c.Runs, 3))}
 }
 
 // Report is everything a run measured.
@@ -67,6 +73,13 @@ type Report struct {
 	Policy  []PolicyBench
 	Startup map[Mode][]time.Duration
 	Sandbox []PolicyBench // go test -bench Sandbox ./sandbox/
+	// the baseline's scale runs and policy benchmarks (Config.Base); its
+	// stream, latency and start-up runs are under the Baseline mode.
+	BaseScale  []ScaleResult
+	BasePolicy []PolicyBench
+	// Load is /proc/loadavg's 1, 5 and 15 minute averages at the start and
+	// the end of the run (the machine may be shared).
+	Load [2]string
 }
 
 // Machine describes where the run happened.
@@ -115,6 +128,7 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	rep := &Report{Config: c, Sizes: sizes(c), Date: start.UTC(), Machine: machine(c.Root),
 		Stream: map[string]map[Mode][]StreamResult{}, Latency: map[Mode][]LatencyResult{}, Startup: map[Mode][]time.Duration{}}
 	s := rep.Sizes
+	rep.Load[0] = loadAvg()
 	logf("building acp-bridge and bench-agent (go build, no -race)")
 	bin, err := Build(ctx, c.Root, c.Dir)
 	if err != nil {
@@ -123,6 +137,23 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	bin.BridgeEnv = c.BridgeEnv
 	r := &Runner{Bin: bin, Dir: c.Dir}
 	modes := []Mode{Direct, Bridged}
+	// runner and mode of a run: the baseline is a bridged run of its own
+	// binary.
+	run := func(m Mode) (*Runner, Mode) { return r, m }
+	if c.Base != "" {
+		logf("building the baseline's acp-bridge from %s", c.Base)
+		rb, err := baselineRunner(ctx, c, bin)
+		if err != nil {
+			return nil, err
+		}
+		modes = append(modes, Baseline)
+		run = func(m Mode) (*Runner, Mode) {
+			if m == Baseline {
+				return rb, Bridged
+			}
+			return r, m
+		}
+	}
 
 	streams := []struct {
 		name   string
@@ -152,7 +183,8 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 			rep.Stream[name] = map[Mode][]StreamResult{}
 			for i := range c.Runs {
 				for _, m := range modes {
-					res, err := r.Stream(ctx, m, st.script, st.n, pin)
+					rr, mm := run(m)
+					res, err := rr.Stream(ctx, mm, st.script, st.n, pin)
 					if err != nil {
 						return nil, fmt.Errorf("%s %s run %d: %w", name, m, i+1, err)
 					}
@@ -165,7 +197,8 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	if c.want("latency") {
 		for i := range c.Runs {
 			for _, m := range modes {
-				res, err := r.Latency(ctx, m, s.PacedUpdates, s.Prompts, s.Approvals)
+				rr, mm := run(m)
+				res, err := rr.Latency(ctx, mm, s.PacedUpdates, s.Prompts, s.Approvals)
 				if err != nil {
 					return nil, fmt.Errorf("latency %s run %d: %w", m, i+1, err)
 				}
@@ -183,12 +216,22 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 			}
 			logf("scale run %d: idle RSS %s, streaming HWM %s, %d pending RSS %s (%s)", i+1, mib(res.Idle.RSS), mib(res.Streaming.HWM), res.PendingCount, mib(res.Pending.RSS), res.Elapsed.Round(time.Second))
 			rep.Scale = append(rep.Scale, res)
+			if c.Base != "" {
+				rb, _ := run(Baseline)
+				res, err := rb.Scale(ctx, s.Agents, s.Sessions, s.ScaleUpdates, s.ScaleApprovals)
+				if err != nil {
+					return nil, fmt.Errorf("baseline scale run %d: %w", i+1, err)
+				}
+				logf("baseline scale run %d: idle RSS %s, streaming HWM %s, %d pending RSS %s (%s)", i+1, mib(res.Idle.RSS), mib(res.Streaming.HWM), res.PendingCount, mib(res.Pending.RSS), res.Elapsed.Round(time.Second))
+				rep.BaseScale = append(rep.BaseScale, res)
+			}
 		}
 	}
 	if c.want("startup") {
 		for i := range s.StartupRuns {
 			for _, m := range modes {
-				d, err := r.Startup(ctx, m)
+				rr, mm := run(m)
+				d, err := rr.Startup(ctx, mm)
 				if err != nil {
 					return nil, fmt.Errorf("startup %s run %d: %w", m, i+1, err)
 				}
@@ -199,11 +242,17 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	}
 	if c.want("policy") {
 		logf("policy: go test -bench Evaluate ./policy/")
-		pb, err := RunPolicyBench(ctx, c.Root, c.Runs)
-		if err != nil {
-			return nil, err
+		if c.Base != "" {
+			if rep.Policy, rep.BasePolicy, err = runPolicyPair(ctx, c.Root, c.Base, c.Runs); err != nil {
+				return nil, err
+			}
+		} else {
+			pb, err := RunPolicyBench(ctx, c.Root, c.Runs)
+			if err != nil {
+				return nil, err
+			}
+			rep.Policy = pb
 		}
-		rep.Policy = pb
 	}
 	if c.want("sandbox") {
 		logf("sandbox: go test -bench Sandbox ./sandbox/")
@@ -216,6 +265,7 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		rep.Sandbox = parseBench(out)
 	}
 	rep.Elapsed = time.Since(start)
+	rep.Load[1] = loadAvg()
 	return rep, nil
 }
 
@@ -547,6 +597,7 @@ shared and noisy: nothing here is asserted by a test, the aims below are read, n
 		w("\nAims: under 50 ms added at start, under 5%% on the turn.\n\n")
 	}
 	b.WriteString(notes)
+	b.WriteString(r.baselineMarkdown())
 	w("Fault-injection and fuzzing coverage: see [testing.md](testing.md).\n")
 	return b.String()
 }
@@ -623,6 +674,19 @@ message in process:
   while decoding and evaluating and stays grown while it waits) and the heap of the forwarded request,
   card metadata and timer. Since the approval's own goroutine takes the editor's answer there is one
   goroutine per pending approval, not two. This matters only at thousands of open cards.
+- **2026-11-26, after the figures fell** (profiles of ` + "`BenchmarkEvaluate*`" + `, ` + "`BenchmarkInProcessApproval`" + ` and
+  ` + "`BenchmarkInProcessBridge`" + ` on a machine shared with other work; ratios against 756c8e8 are in "Against
+  the baseline" when the report was made with ` + "`make bench BASE=756c8e8`" + `). The policy's time had gone
+  into checks added since: every argument of a command is read as a possible file and met by the Read
+  deny and ask rules (each rule's glob tried for each argument), long options listed and sorted for every
+  command, a subcommand's declaration split into words at every lookup, a sub-command's words joined
+  again to compare; ` + "`policy.Evaluate`" + ` went from 28 to 16 allocations for the simple call and from 281 to 58
+  for the ten-part one (path rules indexed by a literal segment, ` + "`policy/pathindex.go`" + `; the rest in
+  docs/policy.md, "One reading per call"), about 40% of its CPU time before (CPU time of runs alternating with the tree before), still above 756c8e8's.
+  An approval also reads the command twice (` + "`Evaluate`" + `, then ` + "`SuggestRules`" + ` for the card):
+  ` + "`policy.Decide`" + ` gives both from one reading, and the bridge is not yet moved to it. Each agent start
+  scans /run, /tmp, /var/tmp and /dev/shm six levels deep for sockets (` + "`sandbox.hostIPC`" + `): half the
+  CPU of an in-process streaming benchmark's setup on a machine whose /tmp holds other work's trees.
 
 `
 

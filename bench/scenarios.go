@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/acp-bridge/acp-bridge/wire"
 )
 
 // Mode says how the client reaches the agent.
@@ -360,7 +362,7 @@ func (r *Runner) Scale(ctx context.Context, agents, sessions, updates, approvals
 			updatesSeen.Add(1)
 		}
 		c.OnNotify = func(method string, _ json.RawMessage) {
-			if method == "_acp-bridge/approval/resolved" {
+			if method == wire.ApprovalResolved {
 				resolved.Add(1)
 			}
 		}

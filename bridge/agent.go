@@ -14,7 +14,7 @@ import (
 
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/agents"
-	"github.com/acp-bridge/acp-bridge/approvals"
+	"github.com/acp-bridge/acp-bridge/permission"
 	"github.com/acp-bridge/acp-bridge/policy"
 	"github.com/acp-bridge/acp-bridge/profiles"
 	"github.com/acp-bridge/acp-bridge/sandbox"
@@ -47,6 +47,8 @@ type agentInfo struct {
 	// settings, or a card's bypass not yet in the settings). The editor shows
 	// its bypass banner from this, not from what it remembers.
 	BypassPermissions bool `json:"bypassPermissions"`
+	// Mode is the mode a new session of this agent starts in (startMode).
+	Mode string `json:"mode"`
 }
 
 // agentRT is one configured agent at run time: its process (if any), its
@@ -110,10 +112,11 @@ func newAgentRT(b *Bridge, name string) *agentRT {
 
 func (a *agentRT) info() agentInfo {
 	bypass := a.b.bypassFor(a.name) // before a.mu: it takes b.mu
+	mode := a.b.startMode(a.name)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	in := agentInfo{ID: a.name, Name: a.name, Command: a.command, Args: a.args, Status: a.status,
-		LastError: a.lastErr, Restarts: a.restarts, Family: string(a.family), Modes: a.modes, BypassPermissions: bypass}
+		LastError: a.lastErr, Restarts: a.restarts, Family: string(a.family), Modes: a.modes, BypassPermissions: bypass, Mode: string(mode)}
 	if a.proc != nil {
 		plan := a.sandbox
 		in.Sandbox = &plan
@@ -439,7 +442,7 @@ func (a *agentRT) watch(proc *agents.Process, conn *acp.Conn, gen int) {
 	a.mu.Unlock()
 	a.releaseTerminals(terminals)
 	by := policy.SourceAgentExit
-	n := a.b.broker.ResolveAgent(a.name, approvals.Resolution{Outcome: acp.OutcomeCancelled, By: by})
+	n := a.b.broker.ResolveAgent(a.name, permission.Resolution{Outcome: acp.OutcomeCancelled, By: by})
 	if stopping {
 		a.log.Info("agent stopped", zap.Int("approvalsCancelled", n))
 	} else {

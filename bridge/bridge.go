@@ -12,10 +12,11 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/acp-bridge/acp-bridge/acp"
-	"github.com/acp-bridge/acp-bridge/approvals"
 	"github.com/acp-bridge/acp-bridge/internal/audit"
+	"github.com/acp-bridge/acp-bridge/permission"
 	"github.com/acp-bridge/acp-bridge/policy"
 	"github.com/acp-bridge/acp-bridge/settings"
+	"github.com/acp-bridge/acp-bridge/wire"
 )
 
 // Auditor records decisions. *audit.Log implements it.
@@ -37,7 +38,7 @@ type Options struct {
 	AuditPath, AuditError string
 	// Telemetry, when not nil, is _meta["acp-bridge"].telemetry of
 	// initialize: where the decision events go (cmd/acp-bridge/telemetry.go).
-	Telemetry map[string]any
+	Telemetry *wire.TelemetryStatus
 	// Decider overrides the policy (tests); nil = the policy engine over Settings.
 	Decider Decider
 	// InitTimeout bounds a child's initialize answer (default 30 s).
@@ -52,6 +53,9 @@ type Options struct {
 	// HiddenDirs are masked in every agent's OS sandbox whatever the policy
 	// says (the attach socket directory, internal/attach).
 	HiddenDirs []string
+	// Stages are more stages of deciding, after the policy and the hooks
+	// (the organisation's OPA, which cmd starts: package orgpolicy).
+	Stages []permission.Stage
 }
 
 // editorQueueBytes bounds what may wait to be written to the editor.
@@ -61,7 +65,8 @@ const editorQueueBytes = 256 << 10
 type Bridge struct {
 	opts    Options
 	log     *zap.Logger
-	broker  *approvals.Broker
+	broker  *permission.Broker
+	flow    *permission.Flow // one permission request end to end (permission.go)
 	decider Decider
 	store   *settings.Store
 	home    string
@@ -110,7 +115,7 @@ func New(opts Options) *Bridge {
 	b := &Bridge{
 		opts:          opts,
 		log:           opts.Logger,
-		broker:        approvals.NewBroker(nil),
+		broker:        permission.NewBroker(nil),
 		store:         opts.Settings,
 		home:          home,
 		agents:        map[string]*agentRT{},
@@ -122,6 +127,7 @@ func New(opts Options) *Bridge {
 	if b.decider == nil {
 		b.decider = newPolicyDecider(b)
 	}
+	b.flow = newFlow(b)
 	if b.store != nil {
 		b.store.OnChange(func(*settings.Snapshot) { b.settingsChanged() })
 	}
@@ -190,15 +196,15 @@ func (b *Bridge) connOptions(peer string) acp.ConnOptions {
 	log := b.log.With(zap.String("peer", peer))
 	o := acp.ConnOptions{Logf: func(format string, args ...any) { log.Warn(fmt.Sprintf(format, args...)) }}
 	if b.opts.TraceWire {
-		o.OnRecv = func(req *jsonrpc2Request, resp *jsonrpc2Response) { traceMsg(log, "recv", req, resp) }
-		o.OnSend = func(req *jsonrpc2Request, resp *jsonrpc2Response) { traceMsg(log, "send", req, resp) }
+		o.OnRecv = func(m acp.TraceMessage) { traceMsg(log, "recv", m) }
+		o.OnSend = func(m acp.TraceMessage) { traceMsg(log, "send", m) }
 	}
 	return o
 }
 
 // shutdown resolves every approval, then stops every child.
 func (b *Bridge) shutdown(reason policy.Source) {
-	n := b.broker.ResolveAll(approvals.Resolution{Outcome: acp.OutcomeCancelled, By: reason})
+	n := b.broker.ResolveAll(permission.Resolution{Outcome: acp.OutcomeCancelled, By: reason})
 	if n > 0 {
 		b.log.Info("resolved pending approvals at shutdown", zap.Int("count", n), zap.String("by", string(reason)))
 	}
@@ -365,7 +371,7 @@ func (b *Bridge) agentsList() map[string]any {
 		if a == nil {
 			cfg := snap.Config.Agents[name]
 			out = append(out, agentInfo{ID: name, Name: name, Command: cfg.Command, Args: cfg.Args, Status: statusIdle,
-				Family: string(familyOf(name, cfg.Family, cfg.Command, cfg.Args)), BypassPermissions: b.bypassFor(name)})
+				Family: string(familyOf(name, cfg.Family, cfg.Command, cfg.Args)), BypassPermissions: b.bypassFor(name), Mode: string(b.startMode(name))})
 			continue
 		}
 		out = append(out, a.info())

@@ -146,6 +146,16 @@ func (h *harness) promptAsync(sid, text string) chan promptResult {
 	return ch
 }
 
+// writeConfig replaces a config file the way an editor saves it (a new
+// file renamed over the old): the settings watcher never reads half of it.
+func writeConfig(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
 func wait[T any](t *testing.T, ch <-chan T, what string) T {
 	t.Helper()
 	select {
@@ -851,7 +861,7 @@ func TestRemovingPersistedRuleRevokes(t *testing.T) {
 		t.Fatalf("rule not in the config file: %s %v", data, err)
 	}
 	// The person deletes the rule from the file.
-	if err := os.WriteFile(h.cfg, []byte(twoAgents()), 0o600); err != nil {
+	if err := writeConfig(h.cfg, []byte(twoAgents())); err != nil {
 		t.Fatal(err)
 	}
 	wait(t, changed, "settings reload after the edit")
@@ -1277,7 +1287,7 @@ func TestSandboxStaleAfterSettingsChange(t *testing.T) {
 	if stale() {
 		t.Fatal("stale before any change")
 	}
-	if err := os.WriteFile(h.cfg, []byte(cfg+"permissions: {deny: [\"Read(secret.txt)\"]}\n"), 0o600); err != nil {
+	if err := writeConfig(h.cfg, []byte(cfg+"permissions: {deny: [\"Read(secret.txt)\"]}\n")); err != nil {
 		t.Fatal(err)
 	}
 	err := h.editor.WaitFor(ctx, "agent status with a stale sandbox", func(ms []testkit.Message) bool {

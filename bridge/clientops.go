@@ -12,14 +12,10 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/acp-bridge/acp-bridge/acp"
+	"github.com/acp-bridge/acp-bridge/permission"
 	"github.com/acp-bridge/acp-bridge/policy"
 	"github.com/acp-bridge/acp-bridge/safefs"
-	"github.com/acp-bridge/acp-bridge/sandbox"
 )
-
-// CodePermissionDenied answers a child's fs/terminal request that the policy
-// or the person refused.
-const CodePermissionDenied = -32001
 
 // clientOp serves a child's fs/read_text_file, fs/write_text_file and
 // terminal/create: only if the editor offered the capability, and only after
@@ -28,7 +24,7 @@ const CodePermissionDenied = -32001
 //
 // fs/*: the path is resolved once (safefs.Resolve) before the decision; the
 // policy judges the named and the resolved path, the agent's sandbox bounds
-// the resolved one (sandboxBound), and the bridge then does the disk I/O on
+// the resolved one (permission.SandboxBoundStage), and the bridge then does the disk I/O on
 // exactly the resolved path, refusing any link that appeared since
 // (serveFS). The editor is asked only about its open documents.
 func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params json.RawMessage) (any, error) {
@@ -105,56 +101,10 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 	if s == nil {
 		return nil, acp.Errorf(CodePermissionDenied, "%s refused: session %q is unknown to acp-bridge", method, childID)
 	}
-	if s.isCancelled() {
-		return nil, acp.Errorf(CodePermissionDenied, "%s refused: the turn was cancelled", method)
-	}
-	if refused != nil {
-		d := decision{mode: b.effectiveMode(s), verdict: policy.Verdict{Decision: policy.Deny, Source: policy.SourceBreaker,
-			Breaker: "the file service refuses this path", Reason: refused.Error()}}
-		b.record(s, call, d, "", "", "deny", "", string(d.verdict.Source), 0)
-		return nil, acp.Errorf(CodePermissionDenied, "%s refused by acp-bridge: %v", method, refused)
-	}
-	d := b.decideOr(s, call, failure)
-	if resolved != "" {
-		d.sandbox = a.sandboxNote(call, d.env.Cwd, true) // served outside the sandbox, bounded by it
-		if d.verdict.Decision != policy.Deny {
-			d = a.sandboxBound(method, resolved, d)
-		}
-	}
-	switch d.verdict.Decision {
-	case policy.Deny:
-		b.record(s, call, d, "", "", "deny", "", string(d.verdict.Source), 0)
-		return nil, acp.Errorf(CodePermissionDenied, "%s refused by acp-bridge: %s", method, d.verdict.Reason)
-	case policy.Ask:
-		tc := acp.Object{}
-		tc.Set("toolCallId", "acp-bridge-"+newID())
-		tc.Set("title", title)
-		tc.Set("kind", kind)
-		tc.Set("status", "pending")
-		tc["rawInput"] = params
-		if len(call.Paths) > 0 {
-			tc.Set("locations", []map[string]string{{"path": call.Paths[0]}})
-		}
-		raw := tc.Marshal()
-		res, fwd, err := b.ask(ctx, s, call, d, raw, toolCallIDOf(raw), bridgeOptions(a.name, call, nil, d.verdict), method)
-		if err != nil {
-			return nil, err
-		}
-		allowed := func() acp.RequestPermissionResponse { return acp.Selected("allow") }
-		rejected := func() acp.RequestPermissionResponse { return acp.Selected("reject") }
-		_, outcome := b.resolveToAnswer(s, call, d, fwd, res, allowed, rejected)
-		b.finish(s, call, d, fwd, res, outcome, "")
-		if outcome != "allow" {
-			return nil, acp.Errorf(CodePermissionDenied, "%s refused: %s by %s", method, outcome, res.By)
-		}
-	default:
-		if s.isCancelled() {
-			// Cancelled while it was being decided: nothing is done for a
-			// turn the person stopped.
-			b.record(s, call, d, "", "", "cancelled", "", string(policy.SourceCancel), 0)
-			return nil, acp.Errorf(CodePermissionDenied, "%s refused: the turn was cancelled", method)
-		}
-		b.record(s, call, d, "", "", "allow", "", string(d.verdict.Source), 0)
+	if err := b.flow.Operation(ctx, s, permission.Operation{
+		Method: method, Call: call, Params: params, Resolved: resolved, Refused: refused, Failure: failure,
+	}); err != nil {
+		return nil, err
 	}
 	if resolved != "" {
 		return b.serveFS(ctx, s, method, o, resolved)
@@ -267,7 +217,7 @@ func (b *Bridge) forwardToEditor(ctx context.Context, a *agentRT, method string,
 
 // shellJoinSafely is policy.ShellJoin; a panic is logged and reported (ok
 // false) with a naive join for the card, which the engine never judges
-// (decideOr asks).
+// (the permission flow asks).
 func (a *agentRT) shellJoinSafely(command string, args []string) (cmd string, ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -277,43 +227,6 @@ func (a *agentRT) shellJoinSafely(command string, args []string) (cmd string, ok
 		}
 	}()
 	return shellJoin(command, args), true
-}
-
-// sandboxBound holds fs/* (resolved: the path acted on) to what the agent's
-// own sandbox permits (sandbox.Spec.Permits, the same Spec the agent runs
-// in): outside it, only a person's answer on a card for this operation lets
-// it through, whatever the mode, rule or grant allowed; the card offers no
-// session or "always" grant (a breaker's card), and where nobody is asked
-// (dontAsk, plan) it is denied. An unconfined agent (sandbox disabled, or
-// unavailable) is bounded by the Spec it would run in (SandboxPlan.Bound);
-// only when that cannot be computed is there no bound (docs/sandbox.md).
-func (a *agentRT) sandboxBound(method, resolved string, d decision) decision {
-	a.mu.Lock()
-	spec := a.sandbox.Bound
-	a.mu.Unlock()
-	op := sandbox.OpRead
-	if method == acp.MethodFSWriteTextFile {
-		op = sandbox.OpWrite
-	}
-	ok, why := spec.Permits(op, resolved)
-	if ok {
-		return d
-	}
-	breaker := "outside this agent's sandbox: " + why
-	if d.verdict.Decision == policy.Ask && d.verdict.Source == policy.SourceBreaker && d.mode != policy.ModeDontAsk && d.mode != policy.ModePlan {
-		// already a breaker's card (a protected file): it keeps its name
-		// and says the sandbox too.
-		d.verdict.Reason += "; also " + breaker
-		return d
-	}
-	v := policy.Verdict{Decision: policy.Ask, Source: policy.SourceBreaker, Breaker: breaker, Specifier: d.verdict.Specifier,
-		Reason: breaker + "; the file service does it only on a person's answer for this operation"}
-	if d.mode == policy.ModeDontAsk || d.mode == policy.ModePlan {
-		v.Decision = policy.Deny
-		v.Reason = breaker + " (" + string(d.mode) + " mode asks nobody)"
-	}
-	d.verdict = v
-	return d
 }
 
 // serveFS does an allowed fs/read_text_file or fs/write_text_file on

@@ -13,6 +13,7 @@ import (
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/sandbox"
 	"github.com/acp-bridge/acp-bridge/settings"
+	"github.com/acp-bridge/acp-bridge/wire"
 )
 
 // createdWatch holds the protected places (sandbox.MissingProtected, from
@@ -188,7 +189,7 @@ func (b *Bridge) noticeCreated(s *session) {
 		"update": map[string]any{
 			"sessionUpdate": "agent_message_chunk",
 			"content":       map[string]any{"type": "text", "text": t.String()},
-			"_meta":         map[string]any{acp.MetaKey: map[string]any{"notice": "protectedCreated", "paths": paths}},
+			"_meta":         map[string]any{acp.MetaKey: wire.NoticeMeta{Notice: wire.NoticeProtectedCreated, Paths: paths}},
 		},
 	})
 }

@@ -2,9 +2,15 @@
 // connections: it is the ACP agent the editor talks to and the ACP client of
 // every configured agent. It owns sessions (the bridge's session ids and
 // their mapping to an agent and that agent's session id), routing, ordering,
-// cancellation, the approval flow (decide, ask the editor, wait by approval
-// id, answer the child exactly once) and the wiring of settings, policy and
-// audit.
+// cancellation, agent lifecycle and the wiring of settings, policy and
+// audit. A permission request (a child's session/request_permission, its
+// fs/* or terminal/create, a tool call it ran unasked) is found its session
+// here and then handed to package permission (permission.go), which reads,
+// decides, asks, applies and records it; the bridge hands that package its
+// session and agent facts (session and agentRT implement
+// permission.Session and permission.Agent), the editor (ask, notify) and
+// the grants that outlive a session (grants.go: applied at once, persisted
+// through the editor or the bridge's config file).
 //
 // Goroutines and what they touch:
 //   - The editor connection's read loop (acp.Conn) runs editorHandler's
@@ -24,7 +30,7 @@
 //     When the FIFO is full the read loop waits, so a slow editor
 //     back-pressures the child, which is what bounds memory.
 //   - Each child request (session/request_permission, fs/*, terminal/*) runs
-//     in its own goroutine and blocks, by approval id, in approvals.Broker
+//     in its own goroutine and blocks, by approval id, in permission.Broker
 //     until exactly one resolution arrives. At most maxChildInFlight of them
 //     per kind and agent process run at once (inflight.go); past that a
 //     request is answered at once with CodeTooManyRequests, so the read loop

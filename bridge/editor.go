@@ -11,8 +11,10 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/acp-bridge/acp-bridge/acp"
-	"github.com/acp-bridge/acp-bridge/approvals"
+	"github.com/acp-bridge/acp-bridge/permission"
 	"github.com/acp-bridge/acp-bridge/policy"
+	"github.com/acp-bridge/acp-bridge/settings"
+	"github.com/acp-bridge/acp-bridge/wire"
 )
 
 // editorHandler serves the editor: the bridge as an ACP agent.
@@ -58,7 +60,7 @@ func (h *editorHandler) HandleNotification(ctx context.Context, method string, p
 			Settings json.RawMessage `json:"settings"`
 		}
 		if err := json.Unmarshal(params, &p); err != nil || len(p.Settings) == 0 {
-			b.reportSettingsError(fmt.Errorf("_acp-bridge/settings/didChange: params must be {\"settings\": {...}}"))
+			b.reportSettingsError(fmt.Errorf("%s: params must be {\"settings\": {...}}", acp.MethodSettingsDidChange))
 			return
 		}
 		if b.store == nil {
@@ -103,7 +105,7 @@ func (b *Bridge) cancelSession(id, why string) {
 		return
 	}
 	sent := s.cancel()
-	n := b.broker.ResolveSession(id, approvals.Resolution{Outcome: acp.OutcomeCancelled, By: policy.SourceCancel})
+	n := b.broker.ResolveSession(id, permission.Resolution{Outcome: acp.OutcomeCancelled, By: policy.SourceCancel})
 	b.log.Info("session cancelled", zap.String("session", id), zap.String("why", why), zap.Int("approvalsCancelled", n))
 	if !sent {
 		return
@@ -193,9 +195,9 @@ func (b *Bridge) initialize(params json.RawMessage) (any, error) {
 	b.editorOpenDocs = meta.OpenDocumentFS
 	b.mu.Unlock()
 	snap := b.snapshot()
-	agents := []map[string]string{}
+	agents := []wire.AgentName{}
 	for _, n := range snap.AgentNames() {
-		agents = append(agents, map[string]string{"id": n, "name": n})
+		agents = append(agents, wire.AgentName{ID: n, Name: n})
 	}
 	modes := []string{}
 	for _, m := range policyModes {
@@ -215,9 +217,10 @@ func (b *Bridge) initialize(params json.RawMessage) (any, error) {
 		},
 		"authMethods": []any{},
 		"agentInfo":   acp.Implementation{Name: "acp-bridge", Title: "ACP Bridge", Version: b.opts.Version},
-		"_meta": map[string]any{acp.MetaKey: map[string]any{
-			"version": b.opts.Version, "agents": agents, "defaultAgent": snap.Config.DefaultAgent, "policyModes": modes,
-			"workspaceTrust": trustOf(snap), "audit": b.auditStatus(), "managed": managedOf(snap), "telemetry": b.telemetryStatus(),
+		"_meta": map[string]any{acp.MetaKey: wire.InitializeMeta{
+			Version: b.opts.Version, Agents: agents, DefaultAgent: snap.Config.DefaultAgent, PolicyModes: modes,
+			Modes: modeInfos(snap.Managed), SettingsAliases: settingsAliases(),
+			WorkspaceTrust: trustOf(snap).wire(), Audit: b.auditStatus(), Managed: managedOf(snap), Telemetry: b.telemetryStatus(),
 		}},
 	}
 	// After the answer, the editor hears of any bad rule in its settings.
@@ -232,6 +235,34 @@ func (b *Bridge) initialize(params json.RawMessage) (any, error) {
 			go b.startAgentsOnLaunch(b.lifetime)
 		}
 	}}, nil
+}
+
+// modeInfos are the bridge's modes for the editor: names, descriptions and
+// strictness order, all from policy (the editor keeps no table of its own).
+// modeInfos are the modes a person may choose (the managed tier may
+// forbid some, docs/org.md), with their texts and strictness.
+func modeInfos(mg *settings.Managed) []wire.ModeInfo {
+	out := make([]wire.ModeInfo, 0, len(policyModes))
+	for _, m := range policyModes {
+		if mg.ModeAllowed(string(m)) != nil {
+			continue
+		}
+		var strict []string
+		for _, t := range policy.AtLeastAsStrictAs(m) {
+			strict = append(strict, string(t))
+		}
+		out = append(out, wire.ModeInfo{ID: string(m), Name: policy.ModeTexts[m].Name, Description: policy.ModeTexts[m].Description, AtLeastAsStrictAs: strict})
+	}
+	return out
+}
+
+// settingsAliases are policy.SettingsAliases by name.
+func settingsAliases() map[string]string {
+	out := make(map[string]string, len(policy.SettingsAliases))
+	for _, a := range policy.SettingsAliases {
+		out[a.Name] = string(a.Mode)
+	}
+	return out
 }
 
 // pickAgent reads _meta["acp-bridge"] and returns the agent it names, else the default.
@@ -336,7 +367,7 @@ func (b *Bridge) newSession(ctx context.Context, params json.RawMessage) (any, e
 	report := b.settleChildMode(ctx, s, conn, ro)
 	b.showBridgeModes(ro, s)
 	ro.Set("sessionId", s.id)
-	acp.SetBridgeMeta(ro, map[string]any{"agent": a.name, "mode": b.effectiveMode(s), "childMode": report, "sandbox": a.sandboxSummary(), "childSessionId": s.childID})
+	acp.SetBridgeMeta(ro, wire.SessionMeta{Agent: a.name, Mode: string(b.effectiveMode(s)), ChildMode: report, Sandbox: a.sandboxSummary(), ChildSessionID: s.childID})
 	// Updates the agent sent right after its answer go out right after ours.
 	return acp.AfterReply{Result: ro.Marshal(), Then: func() {
 		b.noticeTrust(s.id)
@@ -418,7 +449,7 @@ func (b *Bridge) loadSession(ctx context.Context, params json.RawMessage) (any, 
 	}
 	report := b.settleChildMode(ctx, ns, conn, ro)
 	b.showBridgeModes(ro, ns)
-	acp.SetBridgeMeta(ro, map[string]any{"agent": a.name, "mode": b.effectiveMode(ns), "childMode": report, "sandbox": a.sandboxSummary()})
+	acp.SetBridgeMeta(ro, wire.SessionMeta{Agent: a.name, Mode: string(b.effectiveMode(ns)), ChildMode: report, Sandbox: a.sandboxSummary()})
 	if !report.Asking {
 		return acp.AfterReply{Result: ro.Marshal(), Then: func() { b.noticeChildMode(ns, report.Reason) }}, nil
 	}
@@ -595,9 +626,17 @@ func (b *Bridge) effectiveMode(s *session) policy.Mode {
 	if m := s.modeOverride(); m != "" {
 		return m
 	}
+	return b.startMode(s.agent.name)
+}
+
+// startMode is the mode a new session of agent starts in: bypassPermissions
+// for an agent with bypass (settings or a card's), else the agent's mode,
+// else permissions.defaultMode (aliases read as settings read them), else
+// default. agents/list sends it, so an editor never computes it.
+func (b *Bridge) startMode(agent string) policy.Mode {
 	snap := b.snapshot()
-	cfg := snap.Config.Agents[s.agent.name]
-	if cfg.BypassPermissions || b.runtimeBypassFor(s.agent.name) {
+	cfg := snap.Config.Agents[agent]
+	if cfg.BypassPermissions || b.runtimeBypassFor(agent) {
 		return policy.ModeBypass
 	}
 	for _, candidate := range []string{cfg.Mode, snap.Config.Permissions.DefaultMode} {
@@ -617,13 +656,8 @@ func (b *Bridge) runtimeBypassFor(agent string) bool {
 	return b.runtimeBypass[agent]
 }
 
-func (b *Bridge) grantsList() map[string]any {
-	type grant struct {
-		SessionID string `json:"sessionId"`
-		Agent     string `json:"agent"`
-		Rule      string `json:"rule"`
-	}
-	out := []grant{}
+func (b *Bridge) grantsList() wire.GrantsListResult {
+	out := []wire.SessionGrant{}
 	b.mu.Lock()
 	sessions := make([]*session, 0, len(b.sessions))
 	for _, s := range b.sessions {
@@ -633,10 +667,10 @@ func (b *Bridge) grantsList() map[string]any {
 	for _, s := range sessions {
 		_, gs := s.grantPolicy()
 		for _, g := range gs {
-			out = append(out, grant{SessionID: s.id, Agent: s.agent.name, Rule: g.Text})
+			out = append(out, wire.SessionGrant{SessionID: s.id, Agent: s.agent.name, Rule: g.Text})
 		}
 	}
-	return map[string]any{"grants": out}
+	return wire.GrantsListResult{Grants: out}
 }
 
 func (b *Bridge) grantsRevoke(params json.RawMessage) (any, error) {
@@ -654,17 +688,14 @@ func (b *Bridge) grantsRevoke(params json.RawMessage) (any, error) {
 	if !s.revoke(p.Rule) {
 		return nil, acp.Errorf(acp.CodeResourceNotFound, "session %s has no grant %q", p.SessionID, p.Rule)
 	}
-	return map[string]any{"revoked": true}, nil
+	return wire.GrantsRevokeResult{Revoked: true}, nil
 }
 
 // approvalsList is the result of _acp-bridge/approvals/list.
 func (b *Bridge) approvalsList() map[string]any {
 	out := []map[string]any{}
-	for _, a := range b.broker.List() {
-		fwd, ok := a.Data.(*forwarded)
-		if !ok {
-			continue
-		}
+	for _, p := range b.flow.Pending() {
+		a, fwd := p.Approval, p.Shown
 		entry := map[string]any{
 			"approvalId": a.ID, "sessionId": a.SessionID, "agent": a.Agent,
 			"toolCall": fwd.ToolCall, "options": fwd.Options, "meta": fwd.Meta,
@@ -684,6 +715,7 @@ func (b *Bridge) approvalsRespond(params json.RawMessage) (any, error) {
 		OptionID   string `json:"optionId"`
 		Rule       string `json:"rule"`
 		Scope      string `json:"scope"`
+		Reason     string `json:"reason"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, acp.InvalidParams(acp.MethodApprovalsRespond, err)
@@ -694,16 +726,8 @@ func (b *Bridge) approvalsRespond(params json.RawMessage) (any, error) {
 	if p.Scope != "" && p.Scope != "user" && p.Scope != "workspace" {
 		return nil, acp.InvalidParams(acp.MethodApprovalsRespond, fmt.Errorf("scope must be \"user\" or \"workspace\", got %q", p.Scope))
 	}
-	if a, ok := b.broker.Get(p.ApprovalID); ok {
-		if fwd, ok := a.Data.(*forwarded); ok && !fwd.offers(p.OptionID) {
-			return nil, acp.Errorf(acp.CodeInvalidParams, "approval %s offers no option %q (offered: %s)", p.ApprovalID, p.OptionID, fwd.optionIDs())
-		}
-	}
-	err := b.broker.Resolve(p.ApprovalID, approvals.Resolution{
-		Outcome: acp.OutcomeSelected, OptionID: p.OptionID, By: policy.SourceUser, Rule: p.Rule, Scope: p.Scope,
-	})
-	if err != nil {
-		return nil, &acp.Error{Code: acp.CodeResourceNotFound, Message: err.Error()}
+	if err := b.flow.Respond(p.ApprovalID, p.OptionID, p.Rule, p.Scope, p.Reason); err != nil {
+		return nil, err
 	}
 	return map[string]any{"approvalId": p.ApprovalID, "outcome": acp.OutcomeSelected}, nil
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/internal/testkit"
+	"github.com/acp-bridge/acp-bridge/permission"
 	"github.com/acp-bridge/acp-bridge/settings"
 )
 
@@ -424,7 +425,7 @@ func fuzzRouterOnce(t *testing.T, data []byte) {
 		if n := r.b.broker.Len(); n != 0 {
 			var pending []string
 			for _, a := range r.b.broker.List() {
-				fwd, _ := a.Data.(*forwarded)
+				fwd, _ := a.Data.(*permission.Forwarded)
 				tc := ""
 				if fwd != nil {
 					tc = string(fwd.ToolCall)

@@ -7,26 +7,10 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/acp-bridge/acp-bridge/acp"
-	"github.com/acp-bridge/acp-bridge/approvals"
 	"github.com/acp-bridge/acp-bridge/policy"
 	"github.com/acp-bridge/acp-bridge/settings"
+	"github.com/acp-bridge/acp-bridge/wire"
 )
-
-// sessionGrantRules are the rules an "Allow for this session" grants: the
-// rule the person edited on the card, else the call as it was asked
-// (policy.SessionGrantRules: for `echo hi > out.txt`, Bash(echo hi) and an
-// Edit rule for that one file, so the identical command is allowed next
-// time and a redirect elsewhere still asks; a quoted * stays a literal \*).
-// When the call cannot be named exactly (a part the reader cannot check),
-// nothing is granted beyond this once: no suggestion stands in for it, so
-// a grant never covers more than the person saw (docs/policy.md, "Grants
-// keep quoting").
-func sessionGrantRules(res approvals.Resolution, call policy.Call, d decision, _ *forwarded) []string {
-	if res.Rule != "" {
-		return []string{res.Rule}
-	}
-	return policy.SessionGrantRules(call, d.env)
-}
 
 // grantAlways applies an "Always allow/deny" rule at once (runtime copy) and
 // persists it: through the editor if it can, else into the bridge's own file.
@@ -61,13 +45,7 @@ func (b *Bridge) grantBypass(agent, scope string) {
 	go b.persist(settings.Grant{Kind: "bypass", Scope: scope, Agent: agent})
 }
 
-type persistParams struct {
-	Kind  string `json:"kind"`
-	Scope string `json:"scope"`
-	Agent string `json:"agent,omitempty"`
-	List  string `json:"list,omitempty"`
-	Rule  string `json:"rule,omitempty"`
-}
+type persistParams = wire.SettingsPersistParams
 
 // persist asks the editor to store a grant; if it cannot, the bridge writes
 // its own config file (atomically, in the settings package).

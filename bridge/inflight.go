@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/acp-bridge/acp-bridge/acp"
+	"github.com/acp-bridge/acp-bridge/wire"
 )
 
 // Requests an agent has in flight at the bridge are bounded (per agent
@@ -19,7 +20,7 @@ import (
 // other.
 const (
 	// CodeTooManyRequests answers a child's request past its agent's bound.
-	CodeTooManyRequests = -32005
+	CodeTooManyRequests = wire.CodeTooManyRequests
 	// maxChildInFlight bounds the requests of one kind one agent has at the bridge.
 	maxChildInFlight = 64
 	// maxChildInFlightBytes bounds their params' bytes (a request larger

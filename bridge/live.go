@@ -2,23 +2,17 @@ package bridge
 
 import (
 	"sort"
+
+	"github.com/acp-bridge/acp-bridge/wire"
 )
 
 // MethodSessionsLive lists the bridge's live sessions (request, editor ->
 // bridge). An editor that re-attaches to a bridge that outlived it
 // (internal/attach) learns from it which of its chats are still alive.
-const MethodSessionsLive = "_acp-bridge/sessions/live"
+const MethodSessionsLive = wire.SessionsLive
 
 // liveSession is one entry of _acp-bridge/sessions/live.
-type liveSession struct {
-	SessionID        string `json:"sessionId"`
-	ChildSessionID   string `json:"childSessionId"`
-	Agent            string `json:"agent"`
-	Mode             string `json:"mode"`
-	Cwd              string `json:"cwd,omitempty"`
-	TurnRunning      bool   `json:"turnRunning"`
-	PendingApprovals int    `json:"pendingApprovals"`
-}
+type liveSession = wire.LiveSession
 
 // liveSessions is the result of _acp-bridge/sessions/live: every session
 // the bridge holds, with whether a turn runs and how many approvals wait.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/acp-bridge/acp-bridge/policy"
 	"github.com/acp-bridge/acp-bridge/settings"
+	"github.com/acp-bridge/acp-bridge/wire"
 )
 
 // managedFloor is the mode a decision uses when the session's mode is one
@@ -18,26 +19,18 @@ func managedFloor(mg *settings.Managed) policy.Mode {
 	return policy.ModeDefault
 }
 
-// managedReport is initialize's _meta["acp-bridge"].managed: the
+// managedOf is initialize's _meta["acp-bridge"].managed: the
 // organisation's hand, for the editor to show as not changeable.
-type managedReport struct {
-	Files            []string                  `json:"files"`
-	Problems         []string                  `json:"problems,omitempty"`
-	DisableBypass    bool                      `json:"disableBypassPermissionsMode,omitempty"`
-	ManagedRulesOnly bool                      `json:"allowManagedPermissionRulesOnly,omitempty"`
-	AllowedAgents    []string                  `json:"allowedAgents,omitempty"`
-	ModeFloor        string                    `json:"modeFloor,omitempty"`
-	Ignored          []settings.IgnoredSetting `json:"ignored,omitempty"`
-	Notes            []string                  `json:"notes,omitempty"`
-}
-
-func managedOf(snap *settings.Snapshot) *managedReport {
+func managedOf(snap *settings.Snapshot) *wire.ManagedReport {
 	mg := snap.Managed
 	if !mg.Active() {
 		return nil
 	}
-	r := &managedReport{Files: mg.Files, DisableBypass: mg.DisableBypass, ManagedRulesOnly: mg.ManagedRulesOnly,
-		AllowedAgents: mg.AllowedAgents, ModeFloor: mg.ModeFloor, Ignored: mg.Ignored, Notes: mg.Notes}
+	r := &wire.ManagedReport{Files: mg.Files, DisableBypass: mg.DisableBypass, ManagedRulesOnly: mg.ManagedRulesOnly,
+		AllowedAgents: mg.AllowedAgents, ModeFloor: mg.ModeFloor, Notes: mg.Notes}
+	for _, ig := range mg.Ignored {
+		r.Ignored = append(r.Ignored, wire.IgnoredSetting{Key: ig.Key, File: ig.File, Line: ig.Line, Reason: ig.Reason, Value: ig.Value})
+	}
 	for _, p := range mg.Problems {
 		r.Problems = append(r.Problems, p.Error())
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/acp-bridge/acp-bridge/policy"
 	"github.com/acp-bridge/acp-bridge/profiles"
 	"github.com/acp-bridge/acp-bridge/settings"
+	"github.com/acp-bridge/acp-bridge/wire"
 )
 
 // modeOptionID is the id of the bridge's mode config option (the id the
@@ -36,14 +37,15 @@ const modeOptionID = "mode"
 // childModeTimeout bounds one set_mode / set_config_option to a child.
 const childModeTimeout = 10 * time.Second
 
-// bridgeModes are the bridge's modes as the editor sees them.
-var bridgeModes = []acp.SessionMode{
-	{ID: string(policy.ModeDefault), Name: "Default", Description: "Ask for every call no rule allows (reads in the workspace are free)"},
-	{ID: string(policy.ModeAcceptEdits), Name: "Accept Edits", Description: "Also allow edits and simple file operations inside the workspace"},
-	{ID: string(policy.ModePlan), Name: "Plan", Description: "Read-only: every call that is not a read is denied"},
-	{ID: string(policy.ModeDontAsk), Name: "Don't Ask", Description: "Whatever would ask is denied"},
-	{ID: string(policy.ModeBypass), Name: "Bypass Permissions", Description: "Allow everything; deny rules and circuit breakers still apply"},
-}
+// bridgeModes are the bridge's modes as the editor sees them (policy.Modes,
+// policy.ModeTexts).
+var bridgeModes = func() []acp.SessionMode {
+	out := make([]acp.SessionMode, len(policy.Modes))
+	for i, m := range policy.Modes {
+		out[i] = acp.SessionMode{ID: string(m), Name: policy.ModeTexts[m].Name, Description: policy.ModeTexts[m].Description}
+	}
+	return out
+}()
 
 func bridgeModeIDs() string {
 	ids := make([]string, len(bridgeModes))
@@ -55,12 +57,7 @@ func bridgeModeIDs() string {
 
 // childModeReport is _meta["acp-bridge"].childMode: whether the child is in
 // an asking mode, which, how the bridge knows, and why not.
-type childModeReport struct {
-	Asking bool   `json:"asking"`
-	Mode   string `json:"mode,omitempty"` // the child's own mode id
-	Via    string `json:"via,omitempty"`  // initial, set_mode, config_option, launch
-	Reason string `json:"reason,omitempty"`
-}
+type childModeReport = wire.ChildModeReport
 
 // childModeState is what the bridge knows of a child's own mode; guarded by
 // session.mu.
@@ -404,7 +401,7 @@ func (b *Bridge) noticeChildMode(s *session, reason string) {
 	_ = b.editor.Notify(context.Background(), acp.MethodSessionUpdate, map[string]any{
 		"sessionId": s.id,
 		"update": map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": text},
-			"_meta": map[string]any{acp.MetaKey: map[string]any{"notice": "childMode", "asking": false, "reason": reason}}},
+			"_meta": map[string]any{acp.MetaKey: wire.NoticeMeta{Notice: wire.NoticeChildMode, Asking: new(bool), Reason: reason}}},
 	})
 }
 

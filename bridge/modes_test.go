@@ -735,7 +735,7 @@ func TestRevokedBypassIsAnnounced(t *testing.T) {
 	if !bypassListed() {
 		t.Fatal("agents/list does not say alpha bypasses")
 	}
-	if err := os.WriteFile(h.cfg, []byte(twoAgents()), 0o600); err != nil {
+	if err := writeConfig(h.cfg, []byte(twoAgents())); err != nil {
 		t.Fatal(err)
 	}
 	wait(t, changed, "settings reload after the bypass was removed")

@@ -172,10 +172,8 @@ func (b *Bridge) checkElicitation(a *agentRT, params json.RawMessage) error {
 			return acp.InvalidParams(method, errors.New("a url elicitation needs a url (a string)"))
 		}
 		call := policy.Call{Tool: "WebFetch", URL: u, Title: "Open " + u, Kind: "fetch"}
-		d := b.decide(s, call)
-		if d.verdict.Decision == policy.Deny {
-			b.record(s, call, d, "", "", "deny", "", string(d.verdict.Source), 0)
-			return acp.Errorf(CodePermissionDenied, "%s refused by acp-bridge: the URL to open: %s", method, d.verdict.Reason)
+		if d, denied := b.flow.Check(b.lifetime, s, call); denied {
+			return acp.Errorf(CodePermissionDenied, "%s refused by acp-bridge: the URL to open: %s", method, d.Verdict.Reason)
 		}
 	}
 	return nil

@@ -1,9 +1,7 @@
 package bridge
 
 import (
-	"encoding/json"
 	"fmt"
-	"runtime/debug"
 	"strings"
 	"sync"
 
@@ -14,23 +12,6 @@ import (
 	"github.com/acp-bridge/acp-bridge/profiles"
 	"github.com/acp-bridge/acp-bridge/settings"
 )
-
-// DecisionRequest is one call to decide.
-type DecisionRequest struct {
-	Agent                 string
-	SessionID             string
-	Call                  policy.Call
-	Mode                  policy.Mode
-	Cwd                   string
-	AdditionalDirectories []string
-	Session               *session
-}
-
-// Decider decides allow, deny or ask for one call. The policy engine is the
-// production Decider; tests may plug in their own.
-type Decider interface {
-	Decide(req DecisionRequest) (policy.Verdict, policy.Env)
-}
 
 // policyDecider evaluates the settings' rules, the runtime grants and the
 // session's grants with the approvals engine. Compiled policies are cached
@@ -67,7 +48,12 @@ func (p *policyDecider) policy(agent string) (*policy.Policy, *settings.Snapshot
 	for _, r := range snap.AgentRules(agent) {
 		rules = append(rules, ruleText(r))
 	}
-	rules = append(rules, runtime...)
+	for _, r := range runtime {
+		if r.List == settings.ListAllow && snap.Managed.ManagedRulesOnly {
+			continue // "Always allow" from a card: not a managed rule
+		}
+		rules = append(rules, r)
+	}
 	pol, errs := policy.Compile(rules)
 	for _, e := range errs {
 		b.log.Warn("bad permission rule: it is ignored and can only make the bridge ask more", zap.String("agent", agent), zap.Error(e))
@@ -88,8 +74,10 @@ func (p *policyDecider) Decide(req DecisionRequest) (policy.Verdict, policy.Env)
 		env.Cwd = env.ProjectRoot
 	}
 	var grants *policy.Policy
-	if req.Session != nil {
-		grants, _ = req.Session.grantPolicy()
+	if req.Session != nil && !snap.Managed.ManagedRulesOnly {
+		// Under allowManagedPermissionRulesOnly a card's session grant is
+		// one more lower allow rule: it does not count.
+		grants = req.Session.Grants()
 	}
 	cfg := snap.Config.Agents[req.Agent]
 	// The agent's bypass holds unless the session was explicitly put in a
@@ -202,100 +190,6 @@ func (b *Bridge) reportRuleProblems(log, notify bool) {
 	if notify && len(problems) > 0 {
 		b.notifyEditor(acp.MethodRulesInvalid, map[string]any{"problems": problems})
 	}
-}
-
-// SourceEngineError is the source of an ask the bridge made because the
-// decision path failed (a panic in the engine or in a Decider, or a verdict
-// that is none of allow, deny, ask): the person decides, never the failure.
-const SourceEngineError policy.Source = "engine-error"
-
-// decideSafely runs the Decider and turns a panic, or a verdict that says
-// neither allow, deny nor ask, into an ask (engineFailed): the call gets a
-// card (never a -32603 with nothing shown).
-func (b *Bridge) decideSafely(s *session, req DecisionRequest) (v policy.Verdict, env policy.Env) {
-	defer func() {
-		if r := recover(); r != nil {
-			v, env = b.engineFailed(s, req, env, fmt.Sprintf("panic: %v", r), debug.Stack())
-		}
-	}()
-	v, env = b.decider.Decide(req)
-	switch v.Decision {
-	case policy.Allow, policy.Deny, policy.Ask:
-	default:
-		v, env = b.engineFailed(s, req, env, fmt.Sprintf("verdict %q is none of allow, deny, ask", v.Decision), nil)
-	}
-	return v, env
-}
-
-// engineFailed is the verdict for a call the decision path could not judge:
-// ask (deny in dontAsk, where nobody is asked), with a reason naming the
-// failure. The failure is logged with the call, and an audit line records
-// it at once (the card's outcome gets its own line).
-func (b *Bridge) engineFailed(s *session, req DecisionRequest, env policy.Env, what string, stack []byte) (policy.Verdict, policy.Env) {
-	callJSON, _ := json.Marshal(req.Call)
-	b.log.Error("the policy engine failed on a call; asking the person instead",
-		zap.String("agent", req.Agent), zap.String("session", req.SessionID), zap.String("tool", req.Call.Tool),
-		zap.ByteString("call", callJSON), zap.String("failure", what), zap.ByteString("stack", stack))
-	v := policy.Verdict{Decision: policy.Ask, Source: SourceEngineError, Specifier: specifierOf(req.Call),
-		Reason: "the policy engine failed on this call (" + what + "); a person must decide"}
-	if req.Mode == policy.ModeDontAsk {
-		v.Decision = policy.Deny
-		v.Reason = "the policy engine failed on this call (" + what + "); dontAsk mode: denied"
-	}
-	if env.Cwd == "" {
-		env = policy.Env{Cwd: req.Cwd, ProjectRoot: b.opts.WorkspaceDir, Home: b.home, AdditionalDirectories: req.AdditionalDirectories}
-	}
-	if s != nil && v.Decision == policy.Ask {
-		// A deny is audited by its caller, as any deny is.
-		b.audit(s, req.Call, decision{verdict: v, mode: req.Mode, env: env}, "", "", string(policy.Ask), "", string(SourceEngineError), "", 0)
-	}
-	return v, env
-}
-
-// specifierOf renders a call like a rule, for a card the engine could not
-// render; it cannot fail.
-func specifierOf(c policy.Call) (spec string) {
-	tool := c.Tool
-	if tool == "" {
-		tool = "unknown"
-	}
-	arg := c.Command
-	if arg == "" && len(c.Paths) > 0 {
-		arg = c.Paths[0]
-	}
-	if arg == "" {
-		return tool
-	}
-	return tool + "(" + arg + ")"
-}
-
-// suggestSafely is policy.SuggestRules, with a panic costing only the
-// suggestions (logged), never the card.
-func (b *Bridge) suggestSafely(call policy.Call, env policy.Env) (out []string) {
-	defer func() {
-		if r := recover(); r != nil {
-			b.log.Error("suggesting rules for a call failed; the card offers none", zap.String("tool", call.Tool),
-				zap.String("failure", fmt.Sprint(r)), zap.ByteString("stack", debug.Stack()))
-			out = nil
-		}
-	}()
-	return policy.SuggestRules(call, env)
-}
-
-// normalizeSafely is profiles.Normalize, with a panic logged and reported
-// as failure (the call is then asked about as an engine failure, never
-// judged as an unknown call, which bypass would allow).
-func (b *Bridge) normalizeSafely(a *agentRT, toolCall json.RawMessage) (call policy.Call, failure string, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			a.log.Error("reading a tool call failed; the person will be asked", zap.ByteString("toolCall", toolCall),
-				zap.String("failure", fmt.Sprint(r)), zap.ByteString("stack", debug.Stack()))
-			call, err = policy.Call{Input: toolCall}, fmt.Errorf("tool call not readable: %v", r)
-			failure = fmt.Sprintf("panic reading the tool call: %v", r)
-		}
-	}()
-	call, err = normalize(a.familyOf(), toolCall)
-	return call, "", err
 }
 
 // normalize and shellJoin are the readers of a child's calls; tests replace

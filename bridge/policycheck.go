@@ -4,35 +4,25 @@ import (
 	"encoding/json"
 	"errors"
 
-	"github.com/sourcegraph/jsonrpc2"
-
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/policy"
 	"github.com/acp-bridge/acp-bridge/settings"
+	"github.com/acp-bridge/acp-bridge/wire"
 )
 
 // MethodPolicyCheck checks one rule with the policy engine, before an editor
 // stores it ("Always allow" / "Always deny" on a card, a rule typed in a
 // rules manager). It only compiles the rule: nothing is stored or applied.
-const MethodPolicyCheck = "_acp-bridge/policy/check"
+const MethodPolicyCheck = wire.PolicyCheck
 
 // CodePersistDeclined is the error an editor answers _acp-bridge/settings/persist
 // with when the person chose not to store the grant anywhere: the bridge then
 // neither writes its own config file nor keeps the runtime copy.
-const CodePersistDeclined = -32042
+const CodePersistDeclined = wire.CodePersistDeclined
 
-type policyCheckParams struct {
-	Rule string `json:"rule"`
-	// List is allow (default), ask or deny.
-	List string `json:"list,omitempty"`
-}
+type policyCheckParams = wire.PolicyCheckParams
 
-type policyCheckResult struct {
-	OK    bool   `json:"ok"`
-	Rule  string `json:"rule"`
-	List  string `json:"list"`
-	Error string `json:"error,omitempty"`
-}
+type policyCheckResult = wire.PolicyCheckResult
 
 // policyCheck answers _acp-bridge/policy/check: {rule, list?} ->
 // {ok, rule, list, error?}. A malformed rule is a result with ok=false and
@@ -65,8 +55,7 @@ func (b *Bridge) policyCheck(params json.RawMessage) (any, error) {
 // persistDeclined reports whether the editor's answer to settings/persist
 // says "do not store this grant anywhere".
 func persistDeclined(err error) bool {
-	var je *jsonrpc2.Error
-	if errors.As(err, &je) && je.Code == CodePersistDeclined {
+	if acp.ErrorCode(err) == CodePersistDeclined {
 		return true
 	}
 	var ae *acp.Error

@@ -8,6 +8,7 @@ import (
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/internal/policycli"
 	"github.com/acp-bridge/acp-bridge/policy"
+	"github.com/acp-bridge/acp-bridge/wire"
 )
 
 // MethodPolicyExplain asks the policy what it would decide for one call of
@@ -16,21 +17,9 @@ import (
 // a read the agent did not ask for): a Read deny rule must keep the file out.
 const MethodPolicyExplain = acp.MethodPolicyExplain
 
-type policyExplainParams struct {
-	Agent string          `json:"agent,omitempty"`
-	Tool  string          `json:"tool"`
-	Input json.RawMessage `json:"input,omitempty"`
-	// Mode defaults to "default": rules decide, not the session's mode.
-	Mode string `json:"mode,omitempty"`
-}
+type policyExplainParams = wire.PolicyExplainParams
 
-type policyExplainResult struct {
-	Decision  string `json:"decision"`
-	Source    string `json:"source"`
-	Rule      string `json:"rule,omitempty"`
-	Reason    string `json:"reason"`
-	Specifier string `json:"specifier"`
-}
+type policyExplainResult = wire.PolicyExplainResult
 
 // policyExplain answers _acp-bridge/policy/explain: {tool, input, agent?,
 // mode?} -> {decision, source, rule?, reason, specifier}, decided by the same

@@ -17,6 +17,7 @@ import (
 	"github.com/acp-bridge/acp-bridge/profiles"
 	"github.com/acp-bridge/acp-bridge/sandbox"
 	"github.com/acp-bridge/acp-bridge/settings"
+	"github.com/acp-bridge/acp-bridge/wire"
 )
 
 // SandboxPlan is how one agent process is confined (docs/sandbox.md).
@@ -38,7 +39,7 @@ type SandboxPlan struct {
 	// AllowDomains are sandbox.allowDomains, for a domains network.
 	AllowDomains []string `json:"allowDomains,omitempty"`
 	// Bound is the Spec the bridge's file service (fs/*) is bounded by
-	// (clientops.go sandboxBound): Spec when confined; otherwise the Spec
+	// (permission.SandboxBoundStage, through agentRT.SandboxPermits): Spec when confined; otherwise the Spec
 	// the agent would run in, computed the same way, so that turning the
 	// sandbox off (or lacking bubblewrap) does not widen what the bridge
 	// itself does for the agent. nil only when it cannot be computed.
@@ -291,16 +292,13 @@ func (a *agentRT) sandboxPlan(snap *settings.Snapshot, family, dir string) (Sand
 // sandboxSummary is what a session's _meta["acp-bridge"].sandbox says: every
 // session of an agent that runs unconfined though a sandbox was asked for
 // carries the warning.
-func (a *agentRT) sandboxSummary() map[string]any {
+func (a *agentRT) sandboxSummary() wire.SessionSandbox {
 	a.mu.Lock()
 	plan := a.sandbox
 	a.mu.Unlock()
-	out := map[string]any{"enabled": plan.Enabled, "confined": plan.Confined}
-	if plan.Mechanism != "" {
-		out["mechanism"] = plan.Mechanism
-	}
+	out := wire.SessionSandbox{Enabled: plan.Enabled, Confined: plan.Confined, Mechanism: plan.Mechanism}
 	if plan.Enabled && !plan.Confined {
-		out["warning"] = "this agent runs WITHOUT the OS sandbox: " + plan.Reason
+		out.Warning = "this agent runs WITHOUT the OS sandbox: " + plan.Reason
 	}
 	return out
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/settings"
+	"github.com/acp-bridge/acp-bridge/wire"
 )
 
 // Grants stored in the bridge's own config files (the user file and the
@@ -19,23 +20,13 @@ import (
 // to its own settings: a grant the bridge stored when the editor could not
 // must never be invisible.
 const (
-	MethodGrantsStored       = "_acp-bridge/grants/stored"
-	MethodGrantsRemoveStored = "_acp-bridge/grants/removeStored"
+	MethodGrantsStored       = wire.GrantsStored
+	MethodGrantsRemoveStored = wire.GrantsRemoveStored
 )
 
-type storedRule struct {
-	List  string `json:"list"`
-	Rule  string `json:"rule"`
-	Agent string `json:"agent,omitempty"`
-	Scope string `json:"scope"`
-	File  string `json:"file"`
-}
+type storedRule = wire.StoredRule
 
-type storedBypass struct {
-	Agent string `json:"agent"`
-	Scope string `json:"scope"`
-	File  string `json:"file"`
-}
+type storedBypass = wire.StoredBypass
 
 // grantsStored answers _acp-bridge/grants/stored: {} -> {rules, bypass,
 // inForce, pending}.
@@ -120,5 +111,5 @@ func (b *Bridge) grantsRemoveStored(params json.RawMessage) (any, error) {
 	}
 	b.dropRuntimeGrant(g)
 	b.log.Info("grant removed from the bridge's config file", zap.String("file", file), zap.String("kind", g.Kind), zap.String("rule", g.Rule), zap.String("agent", g.Agent))
-	return map[string]any{"removed": true, "file": file}, nil
+	return wire.GrantsRemoveStoredResult{Removed: true, File: file}, nil
 }

@@ -5,7 +5,7 @@ import (
 	"regexp"
 
 	"github.com/acp-bridge/acp-bridge/acp"
-	"github.com/acp-bridge/acp-bridge/policy"
+	"github.com/acp-bridge/acp-bridge/wire"
 )
 
 // traceparentRE is a W3C trace context traceparent header value.
@@ -36,19 +36,14 @@ func (s *session) traceparent() string {
 	return ""
 }
 
-// ruleWhere is the settings layer and file of the rule that decided v.
-func ruleWhere(v policy.Verdict) (tier, file string) {
-	if v.Rule == "" || v.RuleOrigin == nil {
-		return "", ""
-	}
-	return v.RuleOrigin.Layer, v.RuleOrigin.File
-}
+// Traceparent implements permission.Session.
+func (s *session) Traceparent() string { return s.traceparent() }
 
 // telemetryStatus is _meta["acp-bridge"].telemetry of initialize:
 // {enabled: false}, or where the decision events go.
-func (b *Bridge) telemetryStatus() map[string]any {
+func (b *Bridge) telemetryStatus() wire.TelemetryStatus {
 	if b.opts.Telemetry == nil {
-		return map[string]any{"enabled": false}
+		return wire.TelemetryStatus{}
 	}
-	return b.opts.Telemetry
+	return *b.opts.Telemetry
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/settings"
+	"github.com/acp-bridge/acp-bridge/wire"
 )
 
 // trustReport is _meta["acp-bridge"].workspaceTrust of initialize and the
@@ -30,6 +31,18 @@ func trustOf(snap *settings.Snapshot) trustReport {
 		r.Ignored = []settings.IgnoredSetting{}
 	}
 	return r
+}
+
+// wire is r as declared on the surface (wire.TrustReport).
+func (r trustReport) wire() wire.TrustReport {
+	out := wire.TrustReport{Trusted: r.Trusted, Ignored: make([]wire.IgnoredSetting, len(r.Ignored))}
+	for i, x := range r.Ignored {
+		out.Ignored[i] = wire.IgnoredSetting{Key: x.Key, File: x.File, Line: x.Line, Reason: x.Reason, Value: x.Value}
+	}
+	if p := r.Pending; p != nil {
+		out.Pending = &wire.PendingApproval{File: p.File, Digest: p.Digest, Approved: p.Approved, Loosens: p.Loosens}
+	}
+	return out
 }
 
 // trustNotice is the chat text that says what of the workspace file is
@@ -122,19 +135,15 @@ func (b *Bridge) noticeTrust(sessionID string) {
 		"update": map[string]any{
 			"sessionUpdate": "agent_message_chunk",
 			"content":       map[string]any{"type": "text", "text": text},
-			"_meta":         map[string]any{acp.MetaKey: map[string]any{"notice": "workspaceTrust"}},
+			"_meta":         map[string]any{acp.MetaKey: wire.NoticeMeta{Notice: wire.NoticeWorkspaceTrust}},
 		},
 	})
 }
 
 // auditStatus is _meta["acp-bridge"].audit of initialize: {enabled, path,
 // error?}.
-func (b *Bridge) auditStatus() map[string]any {
-	st := map[string]any{"enabled": b.opts.Audit != nil && b.opts.AuditError == "", "path": b.opts.AuditPath}
-	if b.opts.AuditError != "" {
-		st["error"] = b.opts.AuditError
-	}
-	return st
+func (b *Bridge) auditStatus() wire.AuditStatus {
+	return wire.AuditStatus{Enabled: b.opts.Audit != nil && b.opts.AuditError == "", Path: b.opts.AuditPath, Error: b.opts.AuditError}
 }
 
 // PrintWorkspaceTrust writes, for `acp-bridge agents`, what of the

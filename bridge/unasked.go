@@ -3,13 +3,6 @@ package bridge
 import (
 	"bytes"
 	"encoding/json"
-	"time"
-
-	"go.uber.org/zap"
-
-	"github.com/acp-bridge/acp-bridge/acp"
-	"github.com/acp-bridge/acp-bridge/internal/audit"
-	"github.com/acp-bridge/acp-bridge/policy"
 )
 
 // What runs unasked is seen (docs/policy.md, "Tool calls that were never
@@ -114,54 +107,7 @@ func (a *agentRT) noteUpdate(s *session, o update) {
 }
 
 // judgeUnasked decides an unasked tool call as if it had been asked, audits
-// it, and acts on a deny.
+// it, and acts on a deny (permission.Flow.Unasked).
 func (b *Bridge) judgeUnasked(s *session, toolCallID string, toolCall json.RawMessage) {
-	call, failure, _ := b.normalizeSafely(s.agent, toolCall)
-	d := b.decideOr(s, call, failure)
-	v := d.verdict
-	if b.opts.Audit != nil {
-		callJSON, _ := json.Marshal(call)
-		tier, file := ruleWhere(v)
-		err := b.opts.Audit.Append(audit.Record{
-			Time: time.Now().UTC(), Agent: s.agent.name, SessionID: s.id, ToolCallID: toolCallID,
-			Call: callJSON, Specifier: v.Specifier, Decision: "unasked", Would: string(v.Decision),
-			Source: string(v.Source), Rule: v.Rule,
-			Reason:  "the agent ran this tool call without asking; the policy would " + verb(v.Decision) + ": " + v.Reason,
-			Sandbox: d.sandbox, RuleTier: tier, RuleFile: file, Traceparent: s.traceparent(),
-		})
-		if err != nil {
-			b.log.Error("audit log write failed", zap.Error(err))
-		}
-	}
-	if v.Decision != policy.Deny {
-		b.log.Info("an agent ran a tool call without asking", zap.String("agent", s.agent.name), zap.String("session", s.id),
-			zap.String("call", v.Specifier), zap.String("would", string(v.Decision)))
-		return
-	}
-	cancel := b.snapshot().Config.Permissions.CancelOnUnaskedDeny
-	b.log.Warn("an agent ran, without asking, a tool call the policy denies", zap.String("agent", s.agent.name),
-		zap.String("session", s.id), zap.String("call", v.Specifier), zap.String("reason", v.Reason), zap.Bool("cancelTurn", cancel))
-	text := "acp-bridge: agent " + s.agent.name + " ran " + v.Specifier + " without asking, and the policy denies it (" + v.Reason + ")."
-	if cancel {
-		text += " The turn is cancelled."
-	}
-	b.notifyEditor(acp.MethodSessionUpdate, map[string]any{
-		"sessionId": s.id,
-		"update": map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": text},
-			"_meta": map[string]any{acp.MetaKey: map[string]any{"notice": "unaskedDenied", "toolCallId": toolCallID,
-				"specifier": v.Specifier, "rule": v.Rule, "reason": v.Reason, "turnCancelled": cancel}}},
-	})
-	if cancel {
-		b.cancelSession(s.id, "the agent ran a denied tool call without asking")
-	}
-}
-
-func verb(d policy.Decision) string {
-	switch d {
-	case policy.Allow:
-		return "allow it"
-	case policy.Deny:
-		return "deny it"
-	}
-	return "ask"
+	b.flow.Unasked(b.lifetime, s, toolCallID, toolCall)
 }

@@ -47,6 +47,10 @@ type adversarialCase struct {
 	// BadRule: the case's rules are expected not to compile (a rule that
 	// can never match is an error, and must still never loosen anything).
 	BadRule bool `json:"badRule"`
+	// Source, when set, is the source the decision must have wherever it is
+	// not a deny (a breaker's ask must read as a breaker's to later stages:
+	// hooks and OPA loosen only the mode's default ask).
+	Source Source `json:"source"`
 }
 
 var adversarialModes = []struct {
@@ -138,6 +142,9 @@ func TestAdversarialCorpus(t *testing.T) {
 						// Stricter than asked for is fine: never allowed is
 						// the property; a deny rule may catch a piece.
 						ok = v.Decision == Ask || v.Decision == Deny
+					}
+					if ok && c.Source != "" && v.Decision == Ask && v.Source != c.Source {
+						ok = false
 					}
 					if !ok {
 						t.Errorf("%s line %d [%s] in %s: got %s (%s: %s), want %s\n call: %s %s%s%s",

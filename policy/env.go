@@ -33,6 +33,8 @@ type envx struct {
 	protected       []string // Env.ProtectedPaths, clean and absolute
 	probes          []probe  // protected locations, computed on demand
 	realProbes      []probe  // where those that are symlinks lead, computed on demand
+	// infos holds the pathInfos infoRef computed, a block at a time.
+	infos []pathInfo
 }
 
 func cleanAbs(p string) string {
@@ -199,8 +201,13 @@ type pathInfo struct {
 // infoRef is info, computed once per ref.
 func (e *envx) infoRef(ref *pathRef) pathInfo {
 	if ref.info == nil {
-		pi := e.info(*ref)
-		ref.info = &pi
+		if len(e.infos) == cap(e.infos) {
+			// a new block (never a grown copy: earlier blocks stay where
+			// the refs point); an envx is not copied once in use.
+			e.infos = make([]pathInfo, 0, 4+2*cap(e.infos))
+		}
+		e.infos = append(e.infos, e.info(*ref))
+		ref.info = &e.infos[len(e.infos)-1]
 	}
 	return *ref.info
 }

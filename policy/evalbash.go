@@ -5,6 +5,7 @@ package policy
 func (ev *evaluator) bash(tool string) Verdict {
 	c := &ev.in.Call
 	an := analyzeShell(c.Command, &ev.env)
+	ev.an = an
 	subs := make([]string, 0, len(an.subs))
 	for i := range an.subs {
 		if k := an.subs[i].kind; k != skGate && k != skProbe {
@@ -219,10 +220,25 @@ type allowAgg struct {
 	rule *rule
 }
 
-var srcRank = map[Source]int{SourceReadOnly: 1, SourceRule: 2, SourceSessionGrant: 3, SourceMode: 4, SourceBypass: 5}
+// srcRank orders the sources that allow, weakest reason last.
+func srcRank(s Source) int {
+	switch s {
+	case SourceReadOnly:
+		return 1
+	case SourceRule:
+		return 2
+	case SourceSessionGrant:
+		return 3
+	case SourceMode:
+		return 4
+	case SourceBypass:
+		return 5
+	}
+	return 0
+}
 
 func (g *allowAgg) add(src Source, r *rule) {
-	if srcRank[src] > srcRank[g.src] {
+	if srcRank(src) > srcRank(g.src) {
 		g.src, g.rule = src, r
 	} else if src == g.src && g.rule == nil {
 		g.rule = r
@@ -269,7 +285,7 @@ func (ev *evaluator) pathRule(set *ruleSet, an *shellAnalysis, either bool) (*ru
 	var best *rule
 	var bestPI pathInfo
 	try := func(tool string, refs []pathRef) {
-		if len(set.byTool[tool]) == 0 {
+		if rs, _ := set.pathRules(tool); len(rs) == 0 {
 			return
 		}
 		for j := range refs {

@@ -52,11 +52,15 @@ const (
 
 type evaluator struct {
 	in     *Input
+	input  Input // what in points to (Evaluate's copy)
 	mode   Mode
 	env    envx
 	pol    *Policy
 	sess   *Policy
 	bypass bool
+	// an is the analysis of the call's own command, kept for Decide
+	// (nil if the call was not read as a shell command).
+	an *shellAnalysis
 }
 
 // Evaluate decides a call. It is pure: the only outside access is through
@@ -66,14 +70,22 @@ type evaluator struct {
 // A panic inside the engine (a bug: some input it does not expect) never
 // escapes: the call asks (denied where the mode never asks), with a
 // reason naming the internal error.
-func Evaluate(in Input) (v Verdict) {
+func Evaluate(in Input) Verdict {
+	v, _ := evaluate(in)
+	return v
+}
+
+// evaluate is Evaluate, also handing back the evaluator (its env and the
+// command's analysis) for Decide; ev is nil when evaluation panicked.
+func evaluate(in Input) (v Verdict, evOut *evaluator) {
 	defer func() {
 		if p := recover(); p != nil {
-			v = internalErrorVerdict(in, p)
+			v, evOut = internalErrorVerdict(in, p), nil
 		}
 	}()
 	in.Env = envFor(in.Call, in.Env)
-	ev := evaluator{in: &in, pol: in.Policy, sess: in.Session, env: newEnvx(in.Env)}
+	ev := &evaluator{input: in, pol: in.Policy, sess: in.Session, env: newEnvx(in.Env)}
+	ev.in = &ev.input // one allocation for both
 	ev.mode = in.Mode
 	if !ev.mode.valid() {
 		ev.mode = ModeDefault
@@ -85,9 +97,9 @@ func Evaluate(in Input) (v Verdict) {
 		ev.pol = &Policy{}
 	}
 	ev.bypass = ev.mode == ModeBypass
-	call := &in.Call
-	if v, over := oversize(in); over {
-		return v
+	call := &ev.in.Call
+	if v, over := oversize(*ev.in); over {
+		return v, ev
 	}
 	tool := canonicalTool(call.Tool)
 	cat := categorize(call)
@@ -113,7 +125,7 @@ func Evaluate(in Input) (v Verdict) {
 	}
 	v = ev.touches(v, cat, tool)
 	v.Specifier = Specifier(in.Call)
-	return v
+	return v, ev
 }
 
 // touches judges a call by what it touches, whatever its tool (docs/policy.md,
@@ -135,6 +147,14 @@ func (ev *evaluator) touches(v Verdict, cat category, tool string) Verdict {
 		write := c.Kind != "read" && c.Kind != "search"
 		if pv := ev.pathCheck(tool, write, true); pv.Decision != "" {
 			v = stricter(v, pv)
+		}
+	}
+	if (c.URL != "" || len(c.URLs) > 0) && cat != catFetch && v.Decision != Deny {
+		// a tool that carries URLs (an MCP fetch, an agent's own tool)
+		// meets the WebFetch deny and ask rules of their hosts.
+		if hv := ev.hostCheck(); hv.Decision != "" {
+			hv.Reason = tool + " reaches " + strconv.Quote(c.URL) + ": " + hv.Reason
+			v = stricter(v, hv)
 		}
 	}
 	if c.Command != "" && cat != catExec && v.Decision != Deny {
@@ -160,10 +180,28 @@ func stricter(a, b Verdict) Verdict {
 		}
 		return 0
 	}
-	if rank(b.Decision) > rank(a.Decision) {
+	switch ra, rb := rank(a.Decision), rank(b.Decision); {
+	case rb > ra:
+		return b
+	case rb == ra && weight(b.Source) > weight(a.Source):
+		// Equal decisions: the one a breaker or a rule made names what
+		// decided (a later stage must not read an ask a breaker made as the
+		// mode's default, which a hook may loosen).
 		return b
 	}
 	return a
+}
+
+// weight orders the sources of equal decisions: a breaker's over a rule's
+// over anything else's.
+func weight(s Source) int {
+	switch s {
+	case SourceBreaker:
+		return 2
+	case SourceRule:
+		return 1
+	}
+	return 0
 }
 
 // envFor is env with the call's own working directory, if it names one:
@@ -377,8 +415,17 @@ func (ev *evaluator) matchPath(set *ruleSet, tool string, pi pathInfo, either bo
 	if pi.unknown || pi.abs == "" {
 		return nil
 	}
+	rules, ix := set.pathRules(tool)
+	if len(rules) >= pathIndexMin {
+		return ix.match(ev, pi, either)
+	}
+	return ev.matchPathIn(rules, pi, either)
+}
+
+// matchPathIn is matchPath over every rule of rules, in order.
+func (ev *evaluator) matchPathIn(rules []*rule, pi pathInfo, either bool) *rule {
 	var best *rule
-	for _, r := range set.byTool[tool] {
+	for _, r := range rules {
 		if best != nil && r.idx > best.idx {
 			break
 		}
@@ -687,6 +734,28 @@ func (ev *evaluator) fetch(tool string) Verdict {
 		return bypassAllow()
 	}
 	return ev.askDefault(SourceDefault, "no rule allows fetching from "+orDash(strings.Join(hosts, ", "))+" ("+string(ev.mode)+" mode)", false)
+}
+
+// hostCheck is the WebFetch deny and ask rules (and a host no parser
+// agrees on, where domain rules exist) for the URLs a call of another tool
+// carries; the zero Verdict when none applies.
+func (ev *evaluator) hostCheck() Verdict {
+	hosts, readable := hostsOf(ev.in.Call.URL)
+	for _, u := range ev.in.Call.URLs {
+		hs, ok := hostsOf(u)
+		readable = readable && ok
+		hosts = append(hosts, hs...)
+	}
+	if r := matchDomain(&ev.pol.deny, hosts, true); r != nil {
+		return ev.denyRule(r, "")
+	}
+	if r := matchDomain(&ev.pol.ask, hosts, true); r != nil {
+		return ev.askRule(r, "", false)
+	}
+	if !readable && ev.pol.guards("WebFetch") {
+		return ev.askDefault(SourceUnknownCall, "cannot check the URL's host with certainty", false)
+	}
+	return Verdict{}
 }
 
 func orDash(s string) string {

@@ -23,21 +23,73 @@ const inWordBlank = '\x01'
 type curWords struct {
 	text  string
 	words []string
+	// split: the words are text split at its blanks (none holds a blank or
+	// is empty), so words is left nil and read back from text when needed.
+	split bool
 }
 
-// enter makes text and ws the current command and returns the function
-// that restores the previous one.
-func (c *curWords) enter(text string, ws []word) func() {
+// enter makes text and ws the current command and returns the previous
+// one, for leave.
+func (c *curWords) enter(text string, ws []word) curWords {
 	prev := *c
-	words := make([]string, len(ws))
+	var words []string
+	split := false
+	if joinedIs(ws, text) {
+		split = true
+		for _, w := range ws {
+			if w.s == "" || strings.IndexByte(w.s, ' ') >= 0 {
+				split = false
+				break
+			}
+		}
+		if !split {
+			words = make([]string, len(ws))
+			for i, w := range ws {
+				words[i] = w.s
+			}
+		}
+	}
+	// else the text is not these words joined: no word reading
+	c.text, c.words, c.split = text, words, split
+	return prev
+}
+
+// words are the sub-command's words when known (nil if not): argv, or
+// its text split at blanks when the reader found them to be that.
+func (sc *subCmd) words() []string {
+	if sc.argv == nil && sc.argvSplit {
+		return strings.Split(sc.text, " ")
+	}
+	return sc.argv
+}
+
+// wordsMatchSub is wordsMatch of sc's words, read only for a rule that
+// needs them.
+func (p *bashPattern) wordsMatchSub(sc *subCmd) bool {
+	if p.wsegs == nil {
+		return true
+	}
+	return p.wordsMatch(sc.words())
+}
+
+// leave restores the command enter replaced.
+func (c *curWords) leave(prev curWords) { *c = prev }
+
+// joinedIs: the values of ws joined by one blank are text.
+func joinedIs(ws []word, text string) bool {
 	for i, w := range ws {
-		words[i] = w.s
+		if i > 0 {
+			if text == "" || text[0] != ' ' {
+				return false
+			}
+			text = text[1:]
+		}
+		if !strings.HasPrefix(text, w.s) {
+			return false
+		}
+		text = text[len(w.s):]
 	}
-	if strings.Join(words, " ") != text {
-		words = nil // the text is not these words joined: no word reading
-	}
-	c.text, c.words = text, words
-	return func() { *c = prev }
+	return text == ""
 }
 
 // wordsMatch: p has no blank inside a word, or argv meets it word for
@@ -63,11 +115,12 @@ func (p *bashPattern) wordsMatch(argv []string) bool {
 // grantLiteral writes a sub-command for an exact Bash rule: word by word
 // when its words are known (a blank inside a word escaped), else its text.
 func grantLiteral(sc *subCmd) string {
-	if sc.argv == nil || strings.Join(sc.argv, " ") != sc.text {
+	argv := sc.words()
+	if argv == nil || strings.Join(argv, " ") != sc.text {
 		return BashLiteral(sc.text)
 	}
-	parts := make([]string, len(sc.argv))
-	for i, w := range sc.argv {
+	parts := make([]string, len(argv))
+	for i, w := range argv {
 		parts[i] = strings.ReplaceAll(BashLiteral(w), `\ `, " ")
 		parts[i] = strings.ReplaceAll(parts[i], " ", `\ `)
 		if w == "" {

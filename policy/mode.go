@@ -91,3 +91,29 @@ func (m Mode) valid() bool {
 	}
 	return false
 }
+
+// ModeText is a mode's name and description as an editor shows them.
+type ModeText struct {
+	Name, Description string
+}
+
+// ModeTexts names and describes each of Modes (the session's availableModes,
+// the mode config option, the editor's mode picker).
+var ModeTexts = map[Mode]ModeText{
+	ModeDefault:     {"Default", "Ask for every call no rule allows (reads in the workspace are free)"},
+	ModeAcceptEdits: {"Accept Edits", "Also allow edits and simple file operations inside the workspace"},
+	ModePlan:        {"Plan", "Read-only: every call that is not a read is denied"},
+	ModeDontAsk:     {"Don't Ask", "Whatever would ask is denied"},
+	ModeBypass:      {"Bypass Permissions", "Allow everything; deny rules and circuit breakers still apply"},
+}
+
+// AtLeastAsStrictAs lists, in Modes order, the modes w is at least as strict as.
+func AtLeastAsStrictAs(w Mode) []Mode {
+	var out []Mode
+	for _, t := range Modes {
+		if AtLeastAsStrict(w, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}

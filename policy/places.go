@@ -161,6 +161,9 @@ var places = func() []Place {
 
 		// Home: the bridge's own settings, agents' settings and state.
 		{Base: InHome, Path: ".config/acp-bridge", What: whatPolicy, Dir: true},
+		// The organisation's OPA bundle, kept for offline starts (docs/org.md):
+		// whoever rewrites it rewrites the organisation's policy.
+		{Base: InHome, Path: ".cache/acp-bridge", What: whatPolicy, Dir: true},
 		{Base: InHome, Path: ".claude", What: "Claude Code's settings", Dir: true, Floor: FloorPolicy},
 		{Base: InHome, Path: ".claude/settings.json", What: "Claude Code's settings", RunsCode: true},
 		{Base: InHome, Path: ".claude/settings.local.json", What: "Claude Code's settings", RunsCode: true},
@@ -212,7 +215,7 @@ var places = func() []Place {
 		"/etc/csh.cshrc", "/etc/csh.login", "/etc/gitconfig", "/etc/sudoers", "/etc/sudoers.d", "/etc/ssh",
 		"/etc/crontab", "/etc/cron.d", "/etc/cron.hourly", "/etc/cron.daily", "/etc/cron.weekly", "/etc/cron.monthly",
 		"/var/spool/cron", "/var/spool/anacron", "/var/spool/at", "/etc/ld.so.preload", "/etc/claude-code", "/etc/gemini-cli", "/etc/codex",
-		"/Library/Application Support/ClaudeCode", "/Library/LaunchAgents", "/Library/LaunchDaemons",
+		"/Library/Application Support/ClaudeCode", "/Library/Application Support/acp-bridge", `C:\ProgramData\acp-bridge`, "/Library/LaunchAgents", "/Library/LaunchDaemons",
 		// last: the rest of /etc (system configuration, systemd units,
 		// package hooks) after the named files above.
 		"/etc"} {

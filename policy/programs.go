@@ -44,6 +44,8 @@ const (
 type progDecl struct {
 	// name: the program, then its subcommand words ("git submodule").
 	name string
+	// sub: the subcommand words of name (set by declare).
+	sub []string
 	// aliases: other program names with the same declaration.
 	aliases []string
 	// valued: options that take a value in the next word (or attached:
@@ -150,6 +152,7 @@ func declare(ds ...*progDecl) {
 			panic(err)
 		}
 		words := strings.Fields(d.name)
+		d.sub = words[1:]
 		for _, n := range append([]string{words[0]}, d.aliases...) {
 			programs[n] = append(programs[n], d)
 			// longest subcommand path first
@@ -238,7 +241,7 @@ func checkDecl(d *progDecl) error {
 func lookupDecl(base string, args []word) (*progDecl, []word) {
 	ds := programs[base]
 	for _, d := range ds {
-		sub := strings.Fields(d.name)[1:]
+		sub := d.sub
 		rest := args
 		ok := true
 		for k, s := range sub {
@@ -275,6 +278,9 @@ func (d *progDecl) scan(args []word) (opts []declOpt, plain []word, cmdAt int, o
 	cmdAt = -1
 	i := 0
 	dashdash := false
+	if len(args) > 1 {
+		plain = make([]word, 0, len(args))
+	}
 	for i < len(args) {
 		w := args[i]
 		if d.run == runAfterDashDash && dashdash {

@@ -129,6 +129,9 @@ func expandOptions(base string, args []word) (out []word, ambiguous string) {
 	if base == "gitsub" {
 		base = "git"
 	}
+	if !mayAbbrev(base, args) {
+		return args, ""
+	}
 	known, name := knownLongs(base, args)
 	goFlags := goFlagPrograms[name]
 	if len(known) == 0 && !goFlags {
@@ -212,6 +215,40 @@ func optionsEnd(base string, args []word) int {
 		return len(args) - len(rest) + at
 	}
 	return len(args)
+}
+
+// mayAbbrev: some argument of base is one expandOptions could rewrite (a
+// long option, or for go any option), so the known options are worth
+// listing. Only go's flag programs read single-dash options.
+func mayAbbrev(base string, args []word) bool {
+	for _, w := range args {
+		if !w.static || !strings.HasPrefix(w.s, "-") {
+			continue
+		}
+		if w.s == "--" {
+			return false
+		}
+		if strings.HasPrefix(w.s, "--") && len(w.s) >= 3 || goFlagBase(base) {
+			return true
+		}
+	}
+	return false
+}
+
+// goFlagBase: base may name one of goFlagPrograms (knownLongs' name is a
+// declaration of base or base and its first plain word).
+func goFlagBase(base string) bool {
+	for n := range goFlagPrograms {
+		if strings.HasPrefix(n, base+" ") {
+			return true
+		}
+	}
+	for _, d := range programs[base] {
+		if goFlagPrograms[d.name] {
+			return true
+		}
+	}
+	return false
 }
 
 // setWord replaces args[i] (copying args into out once) by a static word

@@ -114,6 +114,13 @@ type ruleSet struct {
 	star  []*rule
 	// norm are the Bash rules with a flag-order reading (deny and ask only).
 	norm []*rule
+	// pathIx indexes byTool's rules by their first path segment
+	// (pathindex.go).
+	pathIx map[string]*pathIndex
+	// read and edit are byTool["Read"] and byTool["Edit"], readIx and
+	// editIx their indexes (pathRules).
+	read, edit     []*rule
+	readIx, editIx *pathIndex
 }
 
 func (s *ruleSet) add(r *rule) {
@@ -138,7 +145,34 @@ func (s *ruleSet) add(r *rule) {
 			s.byTool = map[string][]*rule{}
 		}
 		s.byTool[r.tool] = append(s.byTool[r.tool], r)
+		if s.pathIx == nil {
+			s.pathIx = map[string]*pathIndex{}
+		}
+		ix := s.pathIx[r.tool]
+		if ix == nil {
+			ix = &pathIndex{}
+			s.pathIx[r.tool] = ix
+		}
+		ix.add(r)
+		switch r.tool {
+		case "Read":
+			s.read, s.readIx = s.byTool[r.tool], ix
+		case "Edit":
+			s.edit, s.editIx = s.byTool[r.tool], ix
+		}
 	}
+}
+
+// pathRules are byTool[tool] and its index, without a map lookup for the
+// two tools every shell command is checked against.
+func (s *ruleSet) pathRules(tool string) ([]*rule, *pathIndex) {
+	switch tool {
+	case "Read":
+		return s.read, s.readIx
+	case "Edit":
+		return s.edit, s.editIx
+	}
+	return s.byTool[tool], s.pathIx[tool]
 }
 
 // Policy is a compiled rule set. It is immutable once built and safe for

@@ -502,7 +502,7 @@ func matchBashAllow(set *ruleSet, sc *subCmd) *rule {
 	if len(sc.optDanger) == 0 {
 		// the common case; a rule with a blank inside a word must also
 		// meet the words (grant_words.go), else the full search below.
-		if r := matchBash(set, sc.text); r == nil || r.bash.wordsMatch(sc.argv) {
+		if r := matchBash(set, sc.text); r == nil || r.bash.wordsMatchSub(sc) {
 			return r
 		}
 	}
@@ -514,7 +514,7 @@ func matchBashAllow(set *ruleSet, sc *subCmd) *rule {
 		if r.kind == rkAny {
 			return true // Bash: every command, as written
 		}
-		if !r.bash.match(sc.text) || !r.bash.wordsMatch(sc.argv) {
+		if !r.bash.match(sc.text) || !r.bash.wordsMatchSub(sc) {
 			return false
 		}
 		for _, o := range sc.optDanger {

@@ -90,7 +90,10 @@ type subCmd struct {
 	proxies []string
 	// argv: the words of text, quotes removed, when known (grant_words.go):
 	// an allow rule with a blank inside a word matches them word for word.
-	argv []string
+	// argvSplit: they are text split at its blanks (argv left nil); read
+	// them with words().
+	argv      []string
+	argvSplit bool
 }
 
 // shellAnalysis is everything the evaluator needs to know about a command.
@@ -161,6 +164,9 @@ func (a *analyzer) setUncertain(why string) {
 
 // analyzeShell splits cmd into sub-commands with a real shell parser.
 func analyzeShell(cmd string, e *envx) *shellAnalysis {
+	if analysesCounting {
+		analyses++
+	}
 	an := &shellAnalysis{}
 	a := &analyzer{env: e, an: an, cwd: e.cwd, cwdKnown: true}
 	if len(cmd) > maxCommandBytes {

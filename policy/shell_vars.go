@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -785,15 +787,17 @@ func isAllIndex(w *syntax.Word) bool {
 
 // finishVars marks the command uncertain for what the whole command does
 // to variables, once every piece of it has been read.
+// Names are visited in order, so the reason names the same variable every
+// time (a map's order would change it from one call to the next).
 func (a *analyzer) finishVars() {
 	t := &a.vt
-	for name, v := range t.vars {
-		if v.assigned && (shellVarDangerous(name) || v.exported && envDangerous(name)) {
+	for _, name := range sortedKeys(t.vars) {
+		if v := t.vars[name]; v.assigned && (shellVarDangerous(name) || v.exported && envDangerous(name)) {
 			a.setUncertain("the command sets " + name + ", which changes what programs run or where paths point")
 			return
 		}
 	}
-	for name := range t.relied {
+	for _, name := range sortedKeys(t.relied) {
 		if v := t.vars[name]; v != nil && v.unsafe {
 			a.setUncertain("arithmetic evaluates the variable " + name + ", which the command also sets to a value the reader cannot see")
 			return
@@ -803,10 +807,18 @@ func (a *analyzer) finishVars() {
 			return
 		}
 	}
-	for name := range t.ints {
+	for _, name := range sortedKeys(t.ints) {
 		if v := t.vars[name]; v != nil && v.unsafe {
 			a.setUncertain("the integer variable " + name + " is given a value bash evaluates as arithmetic")
 			return
 		}
 	}
+}
+
+// sortedKeys are m's keys in order (nil for an empty map).
+func sortedKeys[V any](m map[string]V) []string {
+	if len(m) == 0 {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(m))
 }

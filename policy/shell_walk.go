@@ -598,8 +598,8 @@ func (a *analyzer) addSub(sc subCmd, ctx walkCtx) {
 		a.setUncertain("the command has too many sub-commands")
 		return
 	}
-	if sc.argv == nil && sc.text == a.cur.text {
-		sc.argv = a.cur.words
+	if sc.argv == nil && !sc.argvSplit && sc.text == a.cur.text {
+		sc.argv, sc.argvSplit = a.cur.words, a.cur.split
 	}
 	a.an.subs = append(a.an.subs, sc)
 }

@@ -41,7 +41,7 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 		return
 	}
 	text := joinWords(ws, a.line)
-	defer a.cur.enter(text, ws)()
+	defer a.cur.leave(a.cur.enter(text, ws))
 	name := ws[0]
 	if !name.static || name.glob || name.brace || name.s == "" {
 		a.setUncertain("the command name `" + name.s + "` is only known at run time")

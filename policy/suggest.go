@@ -117,6 +117,13 @@ var noBroadening = map[string]bool{
 // Paths are suggested absolute (//), since a rule may be stored in a
 // settings layer whose "/" anchor is another directory.
 func SuggestRules(call Call, env Env) []string {
+	e := newEnvx(envFor(call, env))
+	return suggestRules(call, &e, nil)
+}
+
+// suggestRules is SuggestRules in the environment e; an is the analysis of
+// the call's trimmed command when the caller has it (nil: read it here).
+func suggestRules(call Call, e *envx, an *shellAnalysis) []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(r string) {
@@ -126,11 +133,12 @@ func SuggestRules(call Call, env Env) []string {
 		}
 	}
 	tool := canonicalTool(call.Tool)
-	e := newEnvx(envFor(call, env))
 	switch {
-	case tool == "Bash" || (call.Command != "" && categorize(&call) == catExec):
+	case isShellCall(call):
 		cmd := strings.TrimSpace(call.Command)
-		an := analyzeShell(cmd, &e)
+		if an == nil {
+			an = analyzeShell(cmd, e)
+		}
 		var subs []*subCmd
 		for i := range an.subs {
 			sc := &an.subs[i]
@@ -226,16 +234,34 @@ func broaderBash(text string) string {
 // whole call (nil): the person is asked again. Protected files and circuit breakers ask whatever
 // a grant says (the engine checks them first).
 func SessionGrantRules(call Call, env Env) []string {
-	tool := canonicalTool(call.Tool)
-	if !(tool == "Bash" || (call.Command != "" && categorize(&call) == catExec)) {
-		if rules := SuggestRules(call, env); len(rules) > 0 {
-			return rules[:1]
+	e := newEnvx(envFor(call, env))
+	if !isShellCall(call) {
+		return sessionGrantOf(call, &e, nil, suggestRules(call, &e, nil))
+	}
+	return sessionGrantOf(call, &e, nil, nil)
+}
+
+// isShellCall: the call is read as a shell command (Evaluate's bash, the
+// suggestions' and grants' Bash rules).
+func isShellCall(call Call) bool {
+	return canonicalTool(call.Tool) == "Bash" || (call.Command != "" && categorize(&call) == catExec)
+}
+
+// sessionGrantOf is SessionGrantRules in the environment e. For a shell
+// call, an is the analysis of the trimmed command when the caller has it
+// (nil: read it here); for any other call, suggested is SuggestRules'
+// answer (the grant is its first rule).
+func sessionGrantOf(call Call, e *envx, an *shellAnalysis, suggested []string) []string {
+	if !isShellCall(call) {
+		if len(suggested) > 0 {
+			return suggested[:1:1]
 		}
 		return nil
 	}
-	e := newEnvx(envFor(call, env))
 	cmd := strings.TrimSpace(call.Command)
-	an := analyzeShell(cmd, &e)
+	if an == nil {
+		an = analyzeShell(cmd, e)
+	}
 	if an.uncertain != "" {
 		return nil
 	}

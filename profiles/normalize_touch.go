@@ -53,6 +53,7 @@ const (
 // touches is what a rawInput names.
 type touches struct {
 	keyPaths   []string // under a path-like key
+	urls       []string // web URLs, whatever their key (hosts the tool reaches)
 	shapePaths []string // path-shaped strings under other keys
 	commands   []string
 	unread     string
@@ -258,6 +259,9 @@ func readTouches(raw json.RawMessage, execLike bool) touches {
 				walk(e, key, underPath, depth+1)
 			}
 		case string:
+			if isNetURL(x) { // whatever its key: a host the tool may reach
+				t.urls = append(t.urls, x)
+			}
 			switch {
 			case underPath:
 				if p, ok := asPath(x, true); ok {
@@ -390,7 +394,20 @@ func withTouches(c policy.Call, raw json.RawMessage) policy.Call {
 		return c
 	}
 	t := readTouches(raw, execLikeKind(c.Kind))
+	addURLs := func() {
+		if c.Tool == "WebFetch" || c.Tool == "WebSearch" {
+			return
+		}
+		for _, u := range dedupe(t.urls) {
+			if c.URL == "" {
+				c.URL = u
+			} else if u != c.URL {
+				c.URLs = append(c.URLs, u)
+			}
+		}
+	}
 	if pathTools[c.Tool] {
+		addURLs()
 		c.Paths = dedupe(append(c.Paths, t.keyPaths...))
 		if t.unread != "" {
 			c.Unread = t.unread
@@ -399,6 +416,7 @@ func withTouches(c policy.Call, raw json.RawMessage) policy.Call {
 	}
 	// an MCP tool, an agent's own tool, a call no adapter understood
 	c.Paths = dedupe(append(append(c.Paths, t.keyPaths...), t.shapePaths...))
+	addURLs()
 	switch {
 	case c.Command != "":
 	case len(t.commands) == 1:
@@ -418,4 +436,19 @@ func withTouches(c policy.Call, raw json.RawMessage) policy.Call {
 // says nothing of what it does (other, none).
 func execLikeKind(kind string) bool {
 	return kind == "execute" || kind == "other" || kind == ""
+}
+
+// isNetURL: an absolute URL of a network scheme with a host (http, https,
+// ws, wss, ftp): a host the tool reaches.
+func isNetURL(s string) bool {
+	if isWebURL(s) {
+		return true
+	}
+	lower := strings.ToLower(s)
+	for _, scheme := range []string{"ws://", "wss://", "ftp://", "ftps://"} {
+		if strings.HasPrefix(lower, scheme) && len(s) > len(scheme) && !strings.ContainsAny(s, " \t\r\n") {
+			return true
+		}
+	}
+	return false
 }

@@ -28,12 +28,16 @@ stamp "background: scripts/prepare.sh (log: $prep_log)"
 t0=$t0 scripts/prepare.sh >"$prep_log" 2>&1 &
 prep_pid=$!
 
-stamp "go vet"
+stamp "go vet; go mod tidy changes nothing"
 go vet ./...
+scripts/check-tidy.sh
 
 stamp "go test -race: unit, integration, real binary end to end, fault injection"
-# interop/ runs below with its npm side (it needs the TypeScript SDK).
-go test -race -count=1 $(go list ./... | grep -v '/interop/')
+# interop/ runs below with its npm side (it needs the TypeScript SDK). The
+# telemetry tests that need the real OpenTelemetry Collector skip here while
+# prepare.sh is still building it (or when it is missing): the collector
+# stage below runs them, required.
+ACP_BRIDGE_OTELCOL_OPTIONAL=1 go test -race -count=1 $(go list ./... | grep -v '/interop/')
 
 # Bounded fuzzing runs on one core beside the interop stage, which mostly
 # waits on its agents' processes and their fake model APIs.
@@ -48,6 +52,13 @@ if ! wait "$prep_pid"; then
   echo "scripts/prepare.sh failed (log above; the stages below install what is missing again)" >&2
 fi
 sed 's/^/   prepare: /' "$prep_log" | grep -a '== \[' || true
+
+stamp "telemetry: decision events against a real OpenTelemetry Collector"
+# prepare.sh built it; build-otelcol.sh is a no-op then, and builds it if
+# prepare failed. The tests (the sink's and the bridge's, every test named
+# Collector) fail here if the collector is missing.
+otelcol_status=0
+{ scripts/build-otelcol.sh && ACP_BRIDGE_REQUIRE_OTELCOL=1 go test -race -count=1 -timeout 15m ./telemetry/ -run Collector; } || otelcol_status=$?
 
 stamp "interop: acp-go-sdk example agent/client, official TypeScript SDK, ACP JSON schema"
 interop_status=0
@@ -64,6 +75,10 @@ if [ "$fuzz_status" != 0 ]; then
 fi
 if [ "$interop_status" != 0 ]; then
   echo "interop tests failed" >&2
+  exit 1
+fi
+if [ "$otelcol_status" != 0 ]; then
+  echo "telemetry tests against the real OpenTelemetry Collector failed (output above)" >&2
   exit 1
 fi
 

@@ -58,14 +58,17 @@ type Managed struct {
 	DisableBypass bool `json:"disableBypassPermissionsMode,omitempty"`
 	// ManagedRulesOnly: only the managed tier's allow rules count.
 	ManagedRulesOnly bool `json:"allowManagedPermissionRulesOnly,omitempty"`
-	// AllowedAgents, when set, are the agent names, families or commands
-	// (base name or full path) that may start.
+	// AllowedAgents, when set, are the agent commands (full path, or base
+	// name) that may start.
 	AllowedAgents []string `json:"allowedAgents,omitempty"`
 	// ModeFloor is the managed permissions.defaultMode: no session, agent
 	// or layer may use a looser mode.
 	ModeFloor string `json:"modeFloor,omitempty"`
 	// Ignored are the lower layers' settings the tier overrides.
 	Ignored []IgnoredSetting `json:"ignored,omitempty"`
+	// OPA is the organisation's policy engine (a stage after the rules,
+	// docs/org.md "OPA"), nil when the tier names none.
+	OPA *OPAConfig `json:"opa,omitempty"`
 	// Notes are keys of imported vendor files (Claude Code's, Copilot's)
 	// that acp-bridge does not apply, each with its file.
 	Notes []string `json:"notes,omitempty"`
@@ -98,13 +101,14 @@ func (m *Managed) AgentAllowed(a Agent) error {
 	if m.AllowedAgents == nil {
 		return nil
 	}
+	// By the command only: an agent's name and family are the person's
+	// words, and would let any program start under an allowed name.
 	for _, p := range m.AllowedAgents {
-		if p == a.Name || (a.Family != "" && p == a.Family) || p == a.Command ||
-			(!strings.ContainsAny(p, `/\`) && p == filepath.Base(a.Command)) {
+		if p == a.Command || (!strings.ContainsAny(p, `/\`) && p == filepath.Base(a.Command)) {
 			return nil
 		}
 	}
-	return fmt.Errorf("agent %q (%s) is not in the managed settings' allowedAgents %q (%s)",
+	return fmt.Errorf("agent %q's command %s is not in the managed settings' allowedAgents %q (%s)",
 		a.Name, a.Command, m.AllowedAgents, strings.Join(m.Files, ", "))
 }
 
@@ -223,6 +227,12 @@ func (t *managedTier) add(path string, data []byte) {
 		}
 		delete(raw, keyAllowedAgents)
 	}
+	if v, ok := raw[keyOPA]; ok {
+		if c := d.opa([]string{keyOPA}, v); c != nil {
+			t.info.OPA = c
+		}
+		delete(raw, keyOPA)
+	}
 	var copilot string
 	if v, ok := raw[keyCopilotFile]; ok {
 		if p, ok := d.str([]string{keyCopilotFile}, v); ok {
@@ -288,6 +298,9 @@ func (t *managedTier) absorb(o *managedTier) {
 	t.info.Notes = append(t.info.Notes, o.info.Notes...)
 	t.info.DisableBypass = t.info.DisableBypass || o.info.DisableBypass
 	t.info.ManagedRulesOnly = t.info.ManagedRulesOnly || o.info.ManagedRulesOnly
+	if o.info.OPA != nil {
+		t.info.OPA = o.info.OPA
+	}
 	if o.info.AllowedAgents != nil {
 		t.info.AllowedAgents = append(append([]string{}, t.info.AllowedAgents...), o.info.AllowedAgents...)
 	}
@@ -355,6 +368,7 @@ func mergeManaged(a, b *layer) *layer {
 		out.telemetry.headers = b.telemetry.headers
 	}
 	out.rules = append(slices.Clip(a.rules), b.rules...)
+	out.hooks = append(slices.Clip(a.hooks), b.hooks...)
 	out.additionalDirs = append(slices.Clip(a.additionalDirs), b.additionalDirs...)
 	out.sandbox.allowWrite = append(slices.Clip(a.sandbox.allowWrite), b.sandbox.allowWrite...)
 	out.sandbox.allowDomains = append(slices.Clip(a.sandbox.allowDomains), b.sandbox.allowDomains...)
@@ -515,6 +529,14 @@ func applyManaged(c *Config, lower Config, rules []Rule, t *managedTier) []Rule 
 	}
 	if t.writeSet {
 		c.Sandbox.AllowWrite = append([]string(nil), ml.sandbox.allowWrite...)
+		// additionalDirectories are writable trees too (the sandbox binds
+		// them writable): fixed by the same key.
+		for _, d := range c.Permissions.AdditionalDirectories {
+			if !slices.Contains(ml.additionalDirs, d) {
+				ignore("permissions.additionalDirectories", d, "the managed settings fix the writable trees (sandbox.allowWrite)")
+			}
+		}
+		c.Permissions.AdditionalDirectories = append([]string(nil), ml.additionalDirs...)
 	}
 	if t.domainsSet {
 		c.Sandbox.AllowDomains = append([]string(nil), ml.sandbox.allowDomains...)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestManagedPathsPerPlatform(t *testing.T) {
@@ -125,11 +126,15 @@ func TestManagedTierNarrowsEveryLayer(t *testing.T) {
 		{
 			name:    "the sandbox floor: required, network no looser, write lists fixed",
 			managed: "sandbox:\n  enabled: true\n  network: loopback\n  allowWrite: []\n  onUnavailable: refuse\n",
-			user:    "sandbox:\n  enabled: false\n  network: all\n  allowWrite: [/tmp/x]\n  onUnavailable: warn\nagents:\n  demo:\n    sandbox:\n      enabled: false\n      network: all\n      allowWrite: [/tmp/y]\n",
+			user:    "permissions:\n  additionalDirectories: [/tmp/z]\nsandbox:\n  enabled: false\n  network: all\n  allowWrite: [/tmp/x]\n  onUnavailable: warn\nagents:\n  demo:\n    sandbox:\n      enabled: false\n      network: all\n      allowWrite: [/tmp/y]\n",
 			check: func(t *testing.T, s *Snapshot) {
 				sb := s.SandboxFor("demo")
 				if !sb.Enabled || sb.Network != "loopback" || len(sb.AllowWrite) != 0 || sb.OnUnavailable != SandboxRefuse {
 					t.Errorf("demo's sandbox %+v", sb)
+				}
+				// red team 4: additionalDirectories are writable trees too
+				if d := s.Config.Permissions.AdditionalDirectories; len(d) != 0 {
+					t.Errorf("additionalDirectories %q widen the managed writable trees", d)
 				}
 			},
 		},
@@ -199,13 +204,14 @@ func TestManagedDropInsApplyInNameOrder(t *testing.T) {
 }
 
 func TestManagedAllowedAgents(t *testing.T) {
-	m := &Managed{Files: []string{"/etc/acp-bridge/managed-settings.yaml"}, AllowedAgents: []string{"claude", "gemini", "/usr/bin/qwen"}}
+	m := &Managed{Files: []string{"/etc/acp-bridge/managed-settings.yaml"}, AllowedAgents: []string{"claude-code-acp", "gemini", "/usr/bin/qwen"}}
 	for _, c := range []struct {
 		a  Agent
 		ok bool
 	}{
 		{Agent{Name: "claude", Command: "/x/claude-code-acp"}, true},
-		{Agent{Name: "mine", Family: "gemini", Command: "/x/y"}, true},
+		{Agent{Name: "mine", Family: "gemini", Command: "/x/y"}, false}, // a family is the person's word
+		{Agent{Name: "claude-code-acp", Command: "/tmp/evil"}, false},   // and so is a name (red team 4)
 		{Agent{Name: "q", Command: "/usr/bin/qwen"}, true},
 		{Agent{Name: "q2", Command: "/tmp/qwen"}, false},
 		{Agent{Name: "g", Command: "/opt/gemini"}, true},
@@ -422,5 +428,36 @@ func TestCopilotSelectors(t *testing.T) {
 		if _, err := copilotRule(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+func TestManagedOPASection(t *testing.T) {
+	asAdmin(t)
+	for _, c := range []struct{ body, want string }{
+		{"opa:\n  bundleUrl: https://bundles.example/acp.tar.gz\n  signingKeyId: org\n  signingKey: secret\n  query: data.acp.decision\n  pollMinSeconds: 5\n  timeoutMs: 300\n", ""},
+		{"opa:\n  bundleUrl: https://bundles.example/acp.tar.gz\n  query: data.acp.decision\n", "always verified"},
+		{"opa:\n  signingKeyId: org\n  signingKey: s\n  query: data.acp.decision\n", "bundleUrl: required"},
+		{"opa:\n  bundleUrl: file:///b.tar.gz\n  signingKeyId: org\n  signingKey: s\n  query: q\n", "not an http(s) URL"},
+		{"opa:\n  bundleUrl: https://b/x\n  signingKeyId: org\n  signingKey: s\n  query: q\n  verify: false\n", "unknown key"},
+	} {
+		e := newEnv(t)
+		writeFile(t, e.managedFile(), c.body)
+		s := e.mustLoad().Snapshot()
+		if c.want == "" {
+			if len(s.Managed.Problems) > 0 || s.Managed.OPA == nil || s.Managed.OPA.Query != "data.acp.decision" ||
+				s.Managed.OPA.PollMin != 5*time.Second || s.Managed.OPA.Timeout != 300*time.Millisecond {
+				t.Errorf("%q: %+v %s", c.body, s.Managed.OPA, s.Managed.ProblemText())
+			}
+			continue
+		}
+		if !strings.Contains(s.Managed.ProblemText(), c.want) || s.Managed.AgentAllowed(s.Config.Agents["demo"]) == nil {
+			t.Errorf("%q: problems %q, want %q and no agent", c.body, s.Managed.ProblemText(), c.want)
+		}
+	}
+	// Only the managed tier names a policy engine.
+	e := newEnv(t)
+	writeFile(t, e.userFile(), "opa:\n  bundleUrl: https://b/x\n")
+	if _, err := e.load(); err == nil || !strings.Contains(err.Error(), "unknown key") {
+		t.Errorf("opa in the user file: %v", err)
 	}
 }

@@ -63,6 +63,7 @@ func merge(layers []*layer, userConfigDir string) (Config, []Rule, provenance) {
 		}
 		set(&c.Permissions.DefaultMode, l.defaultMode)
 		set(&c.Permissions.CancelOnUnaskedDeny, l.cancelUnasked)
+		set(&c.Permissions.TellAgentDenials, l.tellDenials)
 		set(&timeoutSeconds, l.timeoutSeconds)
 		set(&c.Approvals.TimeoutOutcome, l.timeoutOutcome)
 		set(&c.Audit.Path, l.auditPath)
@@ -98,6 +99,9 @@ func merge(layers []*layer, userConfigDir string) (Config, []Rule, provenance) {
 		}
 		for _, r := range l.rules {
 			rules = append(rules, l.rule(r, ""))
+		}
+		if l.name == LayerUser || l.name == LayerManaged {
+			c.Hooks = append(c.Hooks, l.hooks...)
 		}
 		for _, name := range sortedKeys(l.agents) {
 			al := l.agents[name]

@@ -19,5 +19,17 @@ func (s *Store) PolicyFiles() []string {
 	if s.opts.WorkspaceDir != "" {
 		out = append(out, filepath.Join(s.opts.WorkspaceDir, WorkspaceFileName))
 	}
+	// What a decision hook runs (its program, and every absolute path among
+	// its arguments: a script) runs outside every sandbox with acp-bridge's
+	// rights: a protected place, wherever it lies (docs/org.md).
+	if snap := s.Snapshot(); snap != nil {
+		for _, h := range snap.Config.Hooks {
+			for _, a := range h.Command {
+				if filepath.IsAbs(a) {
+					out = append(out, filepath.Clean(a))
+				}
+			}
+		}
+	}
 	return out
 }

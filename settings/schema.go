@@ -15,8 +15,8 @@ import (
 
 // Known keys at each level of the schema, in documentation order.
 var (
-	topKeys       = []string{"defaultAgent", "agents", "permissions", "approvals", "audit", "log", "maxLineBytes", "startAgentsOnLaunch", "sandbox", "telemetry"}
-	permKeys      = []string{"defaultMode", "allow", "ask", "deny", "additionalDirectories", "cancelOnUnaskedDeny"}
+	topKeys       = []string{"defaultAgent", "agents", "permissions", "approvals", "audit", "log", "maxLineBytes", "startAgentsOnLaunch", "sandbox", "hooks", "telemetry"}
+	permKeys      = []string{"defaultMode", "allow", "ask", "deny", "additionalDirectories", "cancelOnUnaskedDeny", "tellAgentDenials"}
 	agentKeys     = []string{"command", "args", "env", "cwd", "family", "mode", "bypassPermissions", "startOnLaunch", "initTimeoutSeconds", "permissions", "sandbox"}
 	agentPermKeys = []string{"allow", "ask", "deny"}
 	approvalsKeys = []string{"timeoutSeconds", "timeoutOutcome"}
@@ -56,6 +56,7 @@ var (
 		{"permissions.deny", kindStringList},
 		{"permissions.additionalDirectories", kindStringList},
 		{"permissions.cancelOnUnaskedDeny", kindBool},
+		{"permissions.tellAgentDenials", kindBool},
 		{"approvals.timeoutSeconds", kindInt},
 		{"approvals.timeoutOutcome", kindString},
 		{"audit.path", kindString},
@@ -119,6 +120,7 @@ type layer struct {
 	rules          []ruleEntry
 	additionalDirs []string
 	cancelUnasked  *bool
+	tellDenials    *bool
 	timeoutSeconds *int
 	timeoutOutcome *string
 	auditPath      *string
@@ -128,6 +130,7 @@ type layer struct {
 	maxLineBytes   *int
 	startAgents    *bool
 	sandbox        sandboxLayer
+	hooks          []HookConfig
 	telemetry      telemetryLayer
 }
 
@@ -462,6 +465,8 @@ func decodeLayer(l *layer, raw map[string]any, where locator) []*FieldError {
 			}
 		case "sandbox":
 			d.sandbox(&l.sandbox, p, v, sandboxKeys, l.root)
+		case "hooks":
+			d.hooks(l, p, v)
 		}
 	}
 	// Report in file order where lines are known.
@@ -493,6 +498,10 @@ func (d *decoder) permissions(l *layer, p []string, v any) {
 		case "cancelOnUnaskedDeny":
 			if b, ok := d.boolean(kp, x); ok {
 				l.cancelUnasked = &b
+			}
+		case "tellAgentDenials":
+			if b, ok := d.boolean(kp, x); ok {
+				l.tellDenials = &b
 			}
 		}
 	}

@@ -126,6 +126,9 @@ type Config struct {
 	MaxLineBytes        int
 	StartAgentsOnLaunch bool
 	Sandbox             Sandbox
+	// Hooks are the decision hooks, the user file's then the managed
+	// tier's (hooks.go).
+	Hooks []HookConfig
 }
 
 // Sandbox configures the OS sandbox agents run in (docs/sandbox.md).
@@ -204,6 +207,10 @@ func (a Agent) EffectiveMode(global string) string {
 type Permissions struct {
 	// DefaultMode is canonical (aliases are resolved).
 	DefaultMode string
+	// TellAgentDenials: the calls the policy (a rule, a hook, OPA) denied
+	// are named, with their reasons, at the start of the session's next
+	// prompt to the agent. (A reason the person gave with a deny always is.)
+	TellAgentDenials bool
 	// CancelOnUnaskedDeny: a tool call an agent ran without asking that the
 	// policy denies cancels the turn (default true).
 	CancelOnUnaskedDeny bool

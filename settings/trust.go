@@ -101,6 +101,10 @@ func restrictWorkspace(ws *layer, base Config, trusted bool) (*layer, []IgnoredS
 		out.logFile = nil
 		ignore(neverFromWSLog, "log", "file")
 	}
+	if len(ws.hooks) > 0 {
+		out.hooks = nil
+		ignore(neverHooks, "hooks")
+	}
 	if tl := ws.telemetry; tl.enabled != nil || tl.endpoint != nil || tl.protocol != nil || tl.headers != nil || tl.logInput != nil {
 		// A repository must not send the decisions (commands, paths) elsewhere.
 		out.telemetry = telemetryLayer{}

@@ -70,7 +70,7 @@ func TestValidationMessages(t *testing.T) {
 		{"case-only difference", "permissions: {defaultmode: plan}\n",
 			[]string{"F:1: permissions.defaultmode: unknown key (did you mean defaultMode?)"}},
 		{"unknown key, no suggestion", "colour: blue\n",
-			[]string{"F:1: colour: unknown key (valid keys: defaultAgent, agents, permissions, approvals, audit, log, maxLineBytes, startAgentsOnLaunch, sandbox, telemetry)"}},
+			[]string{"F:1: colour: unknown key (valid keys: defaultAgent, agents, permissions, approvals, audit, log, maxLineBytes, startAgentsOnLaunch, sandbox, hooks, telemetry)"}},
 		{"agent permissions take only lists", "agents:\n  demo:\n    permissions: {defaultMode: plan}\n",
 			[]string{"F:3: agents.demo.permissions.defaultMode: unknown key (valid keys: allow, ask, deny)"}},
 		{"every problem at once", "defaultAgent: ghost\npermissions: {defaultMode: yolo}\napprovals: {timeoutSeconds: 0, timeoutOutcome: x}\nlog: {lvl: debug}\n",
@@ -111,7 +111,7 @@ func TestUnknownKeysSample(t *testing.T) {
 		abs + ":5: agents.claude.comand: unknown key (did you mean command?)",
 		abs + ":8: agents.claude.permissions.alow: unknown key (did you mean allow?)",
 		abs + ":10: permissions.defaultmode: unknown key (did you mean defaultMode?)",
-		abs + ":12: colour: unknown key (valid keys: defaultAgent, agents, permissions, approvals, audit, log, maxLineBytes, startAgentsOnLaunch, sandbox, telemetry)",
+		abs + ":12: colour: unknown key (valid keys: defaultAgent, agents, permissions, approvals, audit, log, maxLineBytes, startAgentsOnLaunch, sandbox, hooks, telemetry)",
 		abs + ":4: agents.claude.command: required",
 	}
 	if got := problems(t, err); !slices.Equal(got, want) {

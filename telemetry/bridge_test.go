@@ -16,6 +16,7 @@ import (
 	"github.com/acp-bridge/acp-bridge/internal/audit"
 	"github.com/acp-bridge/acp-bridge/internal/testkit"
 	"github.com/acp-bridge/acp-bridge/settings"
+	"github.com/acp-bridge/acp-bridge/wire"
 )
 
 func TestMain(m *testing.M) {
@@ -58,7 +59,7 @@ func TestBridgeDecisionsReachTheCollector(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	b := bridge.New(bridge.Options{Settings: store, Logger: zap.NewNop(), Version: "test", WorkspaceDir: ws, Audit: Tee(al, sink),
-		Telemetry:   map[string]any{"enabled": true, "endpoint": sink.Endpoint, "protocol": sink.Protocol},
+		Telemetry:   &wire.TelemetryStatus{Enabled: true, Endpoint: sink.Endpoint, Protocol: sink.Protocol},
 		InitTimeout: 5 * time.Second, StopTimeout: 5 * time.Second})
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()

@@ -282,11 +282,11 @@ func TestCollectorDownAndBack(t *testing.T) {
 	}
 }
 
-// TestOTELVariablesAndTheManagedEndpoint: the standard variables choose
+// TestCollectorTakesOTELVariablesAndTheManagedEndpoint: the standard variables choose
 // the endpoint and protocol when the settings do not; when the managed
 // tier requires the events, they go to its endpoint whatever the
 // variables say.
-func TestOTELVariablesAndTheManagedEndpoint(t *testing.T) {
+func TestCollectorTakesOTELVariablesAndTheManagedEndpoint(t *testing.T) {
 	col := newCollector(t)
 	dead := freePort(t) // nothing listens there
 	for _, c := range []struct {

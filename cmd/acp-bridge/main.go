@@ -307,9 +307,11 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		hidden = []string{filepath.Clean(attachDir)}
 	}
+	stages, stopStages := orgStages(ctx, snap, ws, log)
+	defer stopStages()
 	b := bridge.New(bridge.Options{
 		Settings: store, Logger: log, Version: version, WorkspaceDir: ws, Audit: auditor, TraceWire: c.trace,
-		AuditPath: snap.Config.Audit.Path, AuditError: auditErr, HiddenDirs: hidden, Telemetry: telemetryStatus,
+		AuditPath: snap.Config.Audit.Path, AuditError: auditErr, HiddenDirs: hidden, Stages: stages, Telemetry: telemetryStatus,
 	})
 	if attachDir != "" {
 		return serveAttachable(ctx, b, log, attach.Options{Dir: filepath.Clean(attachDir), Grace: attachGrace, BufferBytes: attachBuffer, Logger: log}, stdin, stdout, stderr)

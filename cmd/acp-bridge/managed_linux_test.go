@@ -143,16 +143,17 @@ func TestInvalidManagedFileStartsNoAgentThroughBinary(t *testing.T) {
 
 // allowedAgents: an agent the tier does not list does not start.
 func TestManagedAllowedAgentsThroughBinary(t *testing.T) {
-	prefix := managedNS(t, map[string]string{"managed-settings.yaml": "allowedAgents: [f]\n"})
+	prefix := managedNS(t, map[string]string{"managed-settings.yaml": "allowedAgents: [acp-bridge.test]\n"})
 	home, ws := t.TempDir(), t.TempDir()
-	p := startBinVia(t, prefix, home, ws, "defaultAgent: f\nagents:\n"+testkit.FakeAgentYAML("f")+testkit.FakeAgentYAML("g"))
+	// g is named like an allowed program but runs another one: the command decides.
+	p := startBinVia(t, prefix, home, ws, "defaultAgent: f\nagents:\n"+testkit.FakeAgentYAML("f")+"  acp-bridge-test:\n    command: /bin/true\n")
 	c := ctx(t)
 	initialize(t, c, p, nil)
 	if _, err := p.editor.NewSession(c, ws, "f"); err != nil {
 		t.Fatalf("f is allowed: %v", err)
 	}
-	_, err := p.editor.NewSession(c, ws, "g")
+	_, err := p.editor.NewSession(c, ws, "acp-bridge-test")
 	if err == nil || !strings.Contains(err.Error(), "allowedAgents") {
-		t.Fatalf("g: %v, want a refusal naming allowedAgents", err)
+		t.Fatalf("an agent named like an allowed command: %v, want a refusal naming allowedAgents", err)
 	}
 }

@@ -66,6 +66,11 @@ func sandboxPlanFor(c *common, agent, cwd string, stderr io.Writer) (bridge.Sand
 	if !ok {
 		return bridge.SandboxPlan{}, "", "", fmt.Errorf("unknown agent %q (configured: %s)", agent, strings.Join(snap.AgentNames(), ", "))
 	}
+	if err := snap.Managed.AgentAllowed(cfg); err != nil {
+		// The managed tier's floor is what this sandbox would be computed
+		// from: an invalid tier, or an agent it refuses, computes none.
+		return bridge.SandboxPlan{}, "", "", err
+	}
 	if cwd == "" {
 		cwd = cfg.Cwd
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/acp-bridge/acp-bridge/bridge"
 	"github.com/acp-bridge/acp-bridge/settings"
 	"github.com/acp-bridge/acp-bridge/telemetry"
+	"github.com/acp-bridge/acp-bridge/wire"
 )
 
 // withTelemetry returns the auditor that also hands every record to the
@@ -16,16 +17,16 @@ import (
 // the status initialize reports (nil: off), and a function that flushes
 // and stops the sink. With telemetry off, or when the sink cannot start
 // (logged, and reported), it returns auditor as it is.
-func withTelemetry(cfg settings.Telemetry, auditor bridge.Auditor, version string, log *zap.Logger) (bridge.Auditor, map[string]any, func()) {
+func withTelemetry(cfg settings.Telemetry, auditor bridge.Auditor, version string, log *zap.Logger) (bridge.Auditor, *wire.TelemetryStatus, func()) {
 	if !cfg.Enabled {
 		return auditor, nil, func() {}
 	}
 	sink, err := telemetry.New(context.Background(), telemetry.Config{Telemetry: cfg, Version: version, Logger: log})
 	if err != nil {
 		log.Error("telemetry: decision events are OFF; the audit log still has every decision", zap.Bool("requiredByManagedSettings", cfg.Managed), zap.Error(err))
-		return auditor, map[string]any{"enabled": false, "managed": cfg.Managed, "error": err.Error()}, func() {}
+		return auditor, &wire.TelemetryStatus{Managed: cfg.Managed, Error: err.Error()}, func() {}
 	}
-	status := map[string]any{"enabled": true, "endpoint": sink.Endpoint, "protocol": sink.Protocol, "managed": cfg.Managed, "logInput": cfg.LogInput}
+	status := &wire.TelemetryStatus{Enabled: true, Endpoint: sink.Endpoint, Protocol: sink.Protocol, Managed: cfg.Managed, LogInput: cfg.LogInput}
 	log.Info("telemetry: decision events on", zap.String("endpoint", sink.Endpoint), zap.String("protocol", sink.Protocol), zap.Bool("managed", cfg.Managed))
 	var inner telemetry.Auditor
 	if auditor != nil {

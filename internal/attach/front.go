@@ -20,25 +20,28 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/acp-bridge/acp-bridge/wire"
 )
 
 // Methods and codes of the attach protocol (docs/extension-surface.md, "Re-attaching").
 const (
 	// MethodAttach is the first request on the socket: {token} -> the state.
-	MethodAttach = "_acp-bridge/attach"
+	MethodAttach = wire.Attach
 	// MethodTurnEnded (notification, bridge -> editor): a session/prompt whose
 	// editor went away ended; {sessionId, stopReason?, error?}.
-	MethodTurnEnded = "_acp-bridge/turn/ended"
+	MethodTurnEnded = wire.TurnEnded
 	// methodSessionsLive is asked of the bridge at each attach (bridge.MethodSessionsLive).
-	methodSessionsLive = "_acp-bridge/sessions/live"
+	methodSessionsLive = wire.SessionsLive
 
-	// CodeBadToken: the attach token is wrong (or missing).
-	CodeBadToken = -32001
+	// CodeBadToken: the attach token is wrong (or missing). Not -32001,
+	// which is a refused fs/terminal request (wire.Errors).
+	CodeBadToken = wire.CodeBadToken
 	// CodeAlreadyAttached: another editor is attached; one at a time.
-	CodeAlreadyAttached = -32003
+	CodeAlreadyAttached = wire.CodeAlreadyAttached
 	// CodeTooManyPending answers, to the bridge, a request of its past the
 	// bound on what the front keeps unanswered (Options.PendingRequests, PendingBytes).
-	CodeTooManyPending = -32005
+	CodeTooManyPending = wire.CodeTooManyRequests
 
 	// DefaultGrace is how long a bridge with no editor keeps running.
 	DefaultGrace = 2 * time.Minute
@@ -391,7 +394,7 @@ func (f *Front) fromBridgeLine(line []byte) {
 
 // bridgeNotice prefixes the methods of the bridge's own notifications
 // (agents' extension methods never use it: the bridge does not pass them).
-const bridgeNotice = "_acp-bridge/"
+const bridgeNotice = wire.Prefix
 
 // refuseLocked answers the bridge's request m (of size bytes) with
 // CodeTooManyPending: the front keeps no more. The answer is written off

@@ -40,7 +40,11 @@ type Record struct {
 	// asking), what the policy would have decided: allow, ask or deny.
 	Would  string `json:"would,omitempty"`
 	Source string `json:"source"`
-	Rule   string `json:"rule,omitempty"`
+	// AskedBy is, for a decision a person (or a timeout, a cancel) made on
+	// a card, the source of the verdict that asked: a rule, a breaker, a
+	// hook, hook-no-verdict, the mode's default.
+	AskedBy string `json:"askedBy,omitempty"`
+	Rule    string `json:"rule,omitempty"`
 	// RuleTier and RuleFile say where the deciding rule was read: its
 	// settings layer (managed, user, workspace, editor, agent:<id>,
 	// session, ...) and file, when a rule decided.

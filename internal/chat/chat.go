@@ -17,7 +17,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 
 	"github.com/acp-bridge/acp-bridge/acp"
@@ -147,7 +146,7 @@ func Run(ctx context.Context, opts Options) error {
 	go readLines(opts.In, lines, readerDone)
 
 	if err := c.setup(ctx); err != nil {
-		if errors.Is(err, jsonrpc2.ErrClosed) {
+		if errors.Is(err, acp.ErrClosed) {
 			// The agent left; say how.
 			<-c.conn.Done()
 			return fmt.Errorf("chat: %w: %w", err, ch.gone())

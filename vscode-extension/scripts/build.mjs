@@ -38,7 +38,17 @@ await esbuild.build({
   format: "iife",
   target: "es2022",
 });
+// The rules editor (src/rulesEditor.ts): its own small bundle too.
+await esbuild.build({
+  ...common,
+  entryPoints: ["webview/rules.ts"],
+  outfile: "dist/rules.js",
+  platform: "browser",
+  format: "iife",
+  target: "es2022",
+});
 cpSync(join(root, "webview", "style.css"), join(root, "dist", "webview.css"));
+cpSync(join(root, "webview", "rules.css"), join(root, "dist", "rules.css"));
 cpSync(join(root, "webview", "audit.css"), join(root, "dist", "audit.css"));
 const codicons = join(root, "node_modules", "@vscode", "codicons", "dist");
 for (const f of ["codicon.css", "codicon.ttf"]) cpSync(join(codicons, f), join(root, "dist", "codicons", f));

@@ -42,10 +42,10 @@ export class ApprovalUi {
   }
 
   /** A click on a card: bypass takes a second yes, a rule is checked by the bridge first. */
-  async choose(approvalId: string, optionId: string, rule?: string, scope?: Scope): Promise<void> {
+  async choose(approvalId: string, optionId: string, rule?: string, scope?: Scope, reason?: string): Promise<void> {
     if (optionId === OPT.bypass && !(await this.confirmBypass(approvalId, scope))) return;
     if ((optionId === OPT.allowAlways || optionId === OPT.rejectAlways) && !(await this.ruleIsValid(approvalId, rule, optionId === OPT.allowAlways ? "allow" : "deny"))) return;
-    await this.coordinator.answer(approvalId, optionId, { rule, scope });
+    await this.coordinator.answer(approvalId, optionId, { rule, scope, reason });
   }
 
   /**

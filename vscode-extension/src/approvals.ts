@@ -5,7 +5,7 @@
 // _acp-bridge/approvals/list). Pure; runs on the extension host's thread.
 
 import type { Scope } from "./protocol";
-import { META_KEY, type Obj } from "./wire";
+import { META_KEY, type ApprovalsRespondParams, type Obj } from "./wire";
 
 export type PermissionResponse = {
   outcome: { outcome: "selected"; optionId: string } | { outcome: "cancelled" };
@@ -13,20 +13,22 @@ export type PermissionResponse = {
 };
 
 /** The answer to session/request_permission for one chosen option. */
-export function permissionResponse(optionId: string, rule?: string, scope?: Scope): PermissionResponse {
+export function permissionResponse(optionId: string, rule?: string, scope?: Scope, reason?: string): PermissionResponse {
   const res: PermissionResponse = { outcome: { outcome: "selected", optionId } };
-  const extra: Obj = {};
-  if (rule !== undefined && rule.trim()) extra["rule"] = rule.trim();
-  if (scope) extra["scope"] = scope;
+  const extra: Partial<Record<keyof ApprovalsRespondParams, string>> = {};
+  if (rule !== undefined && rule.trim()) extra.rule = rule.trim();
+  if (scope) extra.scope = scope;
+  if (reason !== undefined && reason.trim()) extra.reason = reason.trim();
   if (Object.keys(extra).length) res._meta = { [META_KEY]: extra };
   return res;
 }
 
 /** Params of _acp-bridge/approvals/respond. */
-export function respondParams(approvalId: string, optionId: string, rule?: string, scope?: Scope): Obj {
-  const p: Obj = { approvalId, optionId };
-  if (rule !== undefined && rule.trim()) p["rule"] = rule.trim();
-  if (scope) p["scope"] = scope;
+export function respondParams(approvalId: string, optionId: string, rule?: string, scope?: Scope, reason?: string): ApprovalsRespondParams {
+  const p: ApprovalsRespondParams = { approvalId, optionId };
+  if (rule !== undefined && rule.trim()) p.rule = rule.trim();
+  if (scope) p.scope = scope;
+  if (reason !== undefined && reason.trim()) p.reason = reason.trim();
   return p;
 }
 
@@ -68,10 +70,10 @@ export class LiveRequests {
   }
 
   /** Answers a live request; false when there is none (answer through approvals/respond instead). */
-  answer(approvalId: string, optionId: string, rule?: string, scope?: Scope): boolean {
+  answer(approvalId: string, optionId: string, rule?: string, scope?: Scope, reason?: string): boolean {
     const done = this.live.get(approvalId);
     if (!done) return false;
-    done(permissionResponse(optionId, rule, scope));
+    done(permissionResponse(optionId, rule, scope, reason));
     return true;
   }
 

@@ -30,7 +30,7 @@ import * as net from "node:net";
 import { BridgeProcess, checkVersion, locateBridge, missingBridgeMessage, RestartBudget, type Candidate } from "./bootstrap";
 import { BridgeConnection, stdioStream, type AttachResult, type ClientHandlers } from "./client";
 import type { BridgeState } from "./protocol";
-import type { BridgeInitMeta } from "./wire";
+import { M, type BridgeInitMeta } from "./wire";
 
 export interface BridgeHostDeps {
   extensionPath: string;
@@ -193,7 +193,7 @@ export class BridgeHost {
     try {
       sock = await connectUnix(rec.socket, 3000);
       conn = BridgeConnection.connect(stdioStream(sock, sock), this.deps.handlers());
-      const result = await withTimeout(conn.attach(rec.token), 10_000, "_acp-bridge/attach");
+      const result = await withTimeout(conn.attach(rec.token), 10_000, M.attach);
       const init = await withTimeout(conn.initialize(this.deps.isTrusted()), 20_000, "initialize");
       if (gen !== this.generation || this.disposed) {
         conn.close();

@@ -29,6 +29,8 @@ export interface ChatsDeps {
   cancelChat(chatId: string): Promise<void>;
   /** The blocks of a prompt with attached context, and the refs the policy refused (promptContext.ts). */
   promptBlocks?(agent: string, text: string, refs: ContextRef[]): Promise<{ blocks: ContentBlock[]; refused: string[] }>;
+  /** Checkpoints before and after each turn (turnCheckpoints.ts); absent = none. */
+  turns?: { before(chatId: string, userItemId: string): Promise<string | undefined>; after(chatId: string, from: string): Promise<void> };
   log(line: string): void;
 }
 
@@ -54,7 +56,12 @@ export class Chats {
    */
   async send(chatId: string, text: string, agent?: string, context?: ContextRef[]): Promise<string | undefined> {
     if (!text.trim()) return undefined;
-    const id = chatId && this.d.store.chat(chatId) ? chatId : this.create(agent);
+    const open = chatId ? this.d.store.chat(chatId) : undefined;
+    if (open?.readOnly) {
+      this.d.store.addNotice(chatId, `This chat is read-only (reopened from history; ${open.agent} cannot resume its session). Start a new chat to go on.`, "warn");
+      return undefined;
+    }
+    const id = open ? chatId : this.create(agent);
     await this.prompt(id, text, context);
     return id;
   }
@@ -113,14 +120,17 @@ export class Chats {
   async prompt(chatId: string, text: string, context?: ContextRef[]): Promise<void> {
     const chat = this.d.store.chat(chatId);
     if (!chat || !text.trim()) return;
-    this.d.store.addUserMessage(chatId, context?.length ? `${text}\n\nAttached: ${context.map((r) => r.label).join(", ")}` : text);
+    const userItem = this.d.store.addUserMessage(chatId, context?.length ? `${text}\n\nAttached: ${context.map((r) => r.label).join(", ")}` : text);
     this.d.store.updateChat(chatId, { busy: true });
     if (chat.title === chat.agent) this.d.store.updateChat(chatId, { title: `${chat.agent}: ${text.slice(0, 24)}` });
     let sessionId: string | undefined;
+    let checkpoint: string | undefined;
     try {
       sessionId = await this.ensureSession(chatId);
       if (!sessionId) return;
       const conn = await this.d.connection();
+      // The workspace as it is before the turn: restorable from the message, and the base of the turn's changes.
+      if (userItem && this.d.turns) checkpoint = await this.d.turns.before(chatId, userItem);
       let blocks: ContentBlock[] | undefined;
       if (context?.length && this.d.promptBlocks) {
         const b = await this.d.promptBlocks(chat.agent, text, context);
@@ -139,8 +149,39 @@ export class Chats {
       if (this.stopping || (sessionId && this.d.store.chat(chatId)?.sessionId !== sessionId)) return;
       this.d.store.addNotice(chatId, `Error: ${(e as Error).message}`, "error");
     } finally {
+      if (checkpoint && this.d.turns) await this.d.turns.after(chatId, checkpoint);
       this.d.store.updateChat(chatId, { busy: false });
     }
+  }
+
+  /**
+   * A chat reopened from history (ChatStore.reopen): resumed with session/load where the
+   * agent offers it, else read-only with a note saying why.
+   */
+  async reopen(chatId: string): Promise<void> {
+    const chat = this.d.store.chat(chatId);
+    if (!chat) return;
+    const why = !chat.childSessionId ? "it has no session to resume" : this.d.canLoad?.(chat.agent) === false ? `${chat.agent} does not offer session/load` : "";
+    if (!why) {
+      try {
+        const conn = await this.d.connection();
+        if (conn.loadSession) {
+          const res = await conn.loadSession(chat.childSessionId!, this.d.cwd(), chat.agent);
+          this.d.store.updateChat(chatId, { sessionId: res.sessionId, childSessionId: res.childSessionId ?? chat.childSessionId, mode: res.mode ?? chat.mode, error: undefined });
+          this.d.store.addNotice(chatId, `Reopened from history and resumed (session/load): ${chat.agent} has this chat's history.`, "info");
+          return;
+        }
+      } catch (e) {
+        this.d.log(`session/load of ${chat.childSessionId} with ${chat.agent} failed: ${(e as Error).message}`);
+        return this.readOnly(chatId, `session/load failed: ${(e as Error).message}`);
+      }
+    }
+    this.readOnly(chatId, why || "the bridge cannot load sessions");
+  }
+
+  private readOnly(chatId: string, why: string): void {
+    this.d.store.updateChat(chatId, { readOnly: true });
+    this.d.store.addNotice(chatId, `Reopened from history, read-only: ${why}, so the agent would not know the messages above. Checkpoints and changes here still work; start a new chat to go on.`, "warn");
   }
 
   /** The mode shows once the bridge accepted it, never on the dropdown's say-so. */

@@ -22,10 +22,16 @@ import {
   str,
   type AgentEntry,
   type ApprovalResolvedWire,
+  type ApprovalsRespondParams,
+  type ApprovalsRespondResult,
   type BridgeNotifications,
   type BridgeRequests,
+  type EditorMethods,
   type BridgeInitMeta,
   type Grant,
+  type InForce,
+  type ManagedReport,
+  type ModeInfo,
   type Obj,
   type PendingApprovalWire,
   type PersistRequest,
@@ -89,6 +95,9 @@ export interface NewSessionResult {
 
 const raw = <T>(p: unknown): T => (p ?? {}) as T;
 
+/** The params of a method the bridge sends us, as generated from its declaration (read defensively all the same). */
+type Params<K extends keyof EditorMethods> = Partial<EditorMethods[K]["params"]>;
+
 /** Web streams over a child's stdin/stdout, framed as NDJSON by the SDK. */
 export function stdioStream(stdin: NodeJS.WritableStream, stdout: NodeJS.ReadableStream): Stream {
   const output = Writable.toWeb(stdin as Writable) as WritableStream<Uint8Array>;
@@ -124,20 +133,20 @@ export class BridgeConnection {
       .onNotification(M.approvalResolved, raw<ApprovalResolvedWire>, ({ params }) => {
         if (params && typeof params.approvalId === "string") h.approvalResolved(params);
       })
-      .onNotification(M.settingsInvalid, raw<Obj>, ({ params }) => {
-        h.settingsInvalid(str(params["error"]) ?? JSON.stringify(params));
+      .onNotification(M.settingsInvalid, raw<Params<typeof M.settingsInvalid>>, ({ params }) => {
+        h.settingsInvalid(str(params.error) ?? JSON.stringify(params));
       })
-      .onNotification(M.rulesInvalid, raw<Obj>, ({ params }) => {
-        const problems = Array.isArray(params["problems"]) ? params["problems"].filter((p): p is string => typeof p === "string") : [];
+      .onNotification(M.rulesInvalid, raw<Params<typeof M.rulesInvalid>>, ({ params }) => {
+        const problems = Array.isArray(params.problems) ? params.problems.filter((p): p is string => typeof p === "string") : [];
         if (problems.length) h.rulesInvalid?.(problems);
       })
       .onNotification(M.workspaceTrust, raw<Obj>, ({ params }) => {
         const t = parseWorkspaceTrust(params);
         if (t) h.workspaceTrust?.(t);
       })
-      .onNotification("_acp-bridge/turn/ended", raw<Obj>, ({ params }) => {
-        const sessionId = str(params["sessionId"]);
-        if (sessionId) h.turnEnded?.({ sessionId, stopReason: str(params["stopReason"]), error: params["error"] });
+      .onNotification(M.turnEnded, raw<Params<typeof M.turnEnded>>, ({ params }) => {
+        const sessionId = str(params.sessionId);
+        if (sessionId) h.turnEnded?.({ sessionId, stopReason: str(params.stopReason), error: params.error });
       })
       .onNotification(M.agentStatus, raw<AgentEntry>, ({ params }) => {
         if (params && typeof params.id === "string") h.agentStatus(params);
@@ -181,10 +190,13 @@ export class BridgeConnection {
     const meta: BridgeInitMeta = {
       version: str(m["version"]),
       defaultAgent: str(m["defaultAgent"]),
-      agents: Array.isArray(m["agents"]) ? (m["agents"].filter(isObj) as BridgeInitMeta["agents"]) : undefined,
-      policyModes: Array.isArray(m["policyModes"]) ? m["policyModes"].filter((x): x is string => typeof x === "string") : undefined,
+      agents: Array.isArray(m["agents"]) ? (m["agents"].filter(isObj) as unknown as BridgeInitMeta["agents"]) : undefined,
+      // The bridge's modes, names and strictness order (its word over the generated table: wire.ts modeTable).
+      modes: Array.isArray(m["modes"]) ? (m["modes"].filter((x) => isObj(x) && typeof x["id"] === "string" && Array.isArray(x["atLeastAsStrictAs"])) as unknown as ModeInfo[]) : undefined,
       workspaceTrust: parseWorkspaceTrust(m["workspaceTrust"]),
     };
+    const managed = parseManaged(m["managed"]);
+    if (managed) meta.managed = managed;
     const att = m["attach"];
     if (isObj(att) && typeof att["socket"] === "string" && typeof att["token"] === "string") {
       meta.attach = { socket: att["socket"], token: att["token"], pid: typeof att["pid"] === "number" ? att["pid"] : undefined, graceSeconds: typeof att["graceSeconds"] === "number" ? att["graceSeconds"] : undefined };
@@ -266,7 +278,7 @@ export class BridgeConnection {
     return Array.isArray(res.approvals) ? (res.approvals.filter(isObj) as unknown as PendingApprovalWire[]) : [];
   }
 
-  respond(params: Obj): Promise<{ approvalId: string; outcome: unknown }> {
+  respond(params: ApprovalsRespondParams): Promise<ApprovalsRespondResult> {
     return this.ext(M.approvalsRespond, params);
   }
 
@@ -284,14 +296,16 @@ export class BridgeConnection {
   /** Rules and bypasses in the bridge's own config files. */
   async storedGrants(): Promise<StoredGrant[]> {
     const res = await this.ext(M.grantsStored, {});
-    const out: StoredGrant[] = [];
-    for (const r of Array.isArray(res.rules) ? res.rules.filter(isObj) : []) {
-      out.push({ kind: "rule", scope: r["scope"] === "workspace" ? "workspace" : "user", file: str(r["file"]) ?? "", agent: str(r["agent"]), list: str(r["list"]), rule: str(r["rule"]) });
-    }
-    for (const b of Array.isArray(res.bypass) ? res.bypass.filter(isObj) : []) {
-      out.push({ kind: "bypass", scope: b["scope"] === "workspace" ? "workspace" : "user", file: str(b["file"]) ?? "", agent: str(b["agent"]) });
-    }
-    return out;
+    return [
+      ...(res.rules ?? []).map((r): StoredGrant => ({ kind: "rule", scope: r.scope === "workspace" ? "workspace" : "user", file: r.file ?? "", agent: r.agent, list: r.list, rule: r.rule })),
+      ...(res.bypass ?? []).map((b): StoredGrant => ({ kind: "bypass", scope: b.scope === "workspace" ? "workspace" : "user", file: b.file ?? "", agent: b.agent })),
+    ];
+  }
+
+  /** Every mode, bypass and rule in force, as the bridge merged them (layers, workspace narrowing, pins, runtime grants). */
+  async inForce(): Promise<InForce[]> {
+    const res = await this.ext(M.grantsStored, {});
+    return Array.isArray(res.inForce) ? res.inForce : [];
   }
 
   removeStoredGrant(g: StoredGrant): Promise<unknown> {
@@ -305,4 +319,20 @@ export class BridgeConnection {
   settingsDidChange(settings: unknown): Promise<void> {
     return this.extNotify(M.settingsDidChange, { settings });
   }
+}
+
+/** _meta["acp-bridge"].managed of initialize: the organisation's managed tier (docs/org.md), shown as not changeable. */
+export function parseManaged(v: unknown): ManagedReport | undefined {
+  if (!isObj(v) || !Array.isArray(v["files"])) return undefined;
+  const strs = (x: unknown): string[] => (Array.isArray(x) ? x.filter((e): e is string => typeof e === "string") : []);
+  return {
+    files: strs(v["files"]),
+    problems: strs(v["problems"]),
+    disableBypassPermissionsMode: v["disableBypassPermissionsMode"] === true,
+    allowManagedPermissionRulesOnly: v["allowManagedPermissionRulesOnly"] === true,
+    allowedAgents: Array.isArray(v["allowedAgents"]) ? strs(v["allowedAgents"]) : undefined,
+    modeFloor: typeof v["modeFloor"] === "string" ? v["modeFloor"] : undefined,
+    ignored: Array.isArray(v["ignored"]) ? (v["ignored"].filter(isObj) as unknown as ManagedReport["ignored"]) : undefined,
+    notes: strs(v["notes"]),
+  };
 }

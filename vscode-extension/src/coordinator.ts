@@ -10,12 +10,12 @@ import { LiveRequests, respondParams, type PermissionResponse } from "./approval
 import type { ChatStore } from "./model";
 import { listEntryToParams } from "./model";
 import type { Scope } from "./protocol";
-import { META_KEY, type ApprovalResolvedWire, type Obj, type PendingApprovalWire } from "./wire";
+import { META_KEY, type ApprovalResolvedWire, type ApprovalsRespondParams, type Obj, type PendingApprovalWire } from "./wire";
 
 export interface CoordinatorDeps {
   store: ChatStore;
   /** _acp-bridge/approvals/respond; rejects with the bridge's error (e.g. "already resolved by timeout"). */
-  respond(params: Obj): Promise<unknown>;
+  respond(params: ApprovalsRespondParams): Promise<unknown>;
   /** _acp-bridge/approvals/list. */
   listApprovals(): Promise<PendingApprovalWire[]>;
   /** session/cancel (a notification). */
@@ -76,19 +76,22 @@ export class ApprovalCoordinator {
    * there is one, else approvals/respond. viaRespond (notifications, other
    * surfaces) always uses approvals/respond. Returns an error message or undefined.
    */
-  async answer(approvalId: string, optionId: string, opts: { rule?: string; scope?: Scope; viaRespond?: boolean } = {}): Promise<string | undefined> {
+  async answer(approvalId: string, optionId: string, opts: { rule?: string; scope?: Scope; reason?: string; viaRespond?: boolean } = {}): Promise<string | undefined> {
     const card = this.d.store.approval(approvalId);
     if (card?.state === "resolved") return "that approval was already answered";
-    const decision = decisionOfKind(card?.options.find((o) => o.optionId === optionId)?.kind);
+    const kind = card?.options.find((o) => o.optionId === optionId)?.kind;
+    const decision = decisionOfKind(kind);
+    // A reason goes only with a deny: it is the person's word to the agent's model.
+    const reason = decision === "deny" && opts.reason?.trim() ? opts.reason.trim() : undefined;
     const done = () => this.d.store.resolveApproval({ approvalId, decision, by: "user", optionId, rule: opts.rule });
-    this.d.store.markAnswering(approvalId, optionId);
+    this.d.store.markAnswering(approvalId, optionId, reason);
     try {
-      if (!opts.viaRespond && this.live.answer(approvalId, optionId, opts.rule, opts.scope)) {
+      if (!opts.viaRespond && this.live.answer(approvalId, optionId, opts.rule, opts.scope, reason)) {
         done();
         return undefined;
       }
       try {
-        await this.d.respond(respondParams(approvalId, optionId, opts.rule, opts.scope));
+        await this.d.respond(respondParams(approvalId, optionId, opts.rule, opts.scope, reason));
       } catch (e) {
         const msg = (e as Error).message;
         this.d.store.approvalError(approvalId, msg);

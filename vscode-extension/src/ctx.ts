@@ -26,21 +26,23 @@ import { bridgeConfigPath } from "./agentHints";
 import { ApprovalUi } from "./approvalUi";
 import { BridgeHost } from "./bridgeHost";
 import { Chats } from "./chats";
+import { CheckpointUi } from "./checkpointUi";
 import type { DiffDocuments } from "./diffEditor";
 import { Lasting } from "./lasting";
 import { ChatStore } from "./model";
 import { PromptContext } from "./promptContext";
+import { agentInstalled } from "./agentPresets";
 import { POLICY_MODES, type AgentSummary, type HostMessage, type WebviewMessage } from "./protocol";
-import { agentMode, buildBridgeSettings, mergeAgents, personValue, planPersist, type RawSettings, type SettingsEdit } from "./settings";
+import { buildBridgeSettings, mergeAgents, personValue, planPersist, type RawSettings, type SettingsEdit } from "./settings";
 import { StatusSurface } from "./status";
 import { WorkspacePins, workspaceValuesDigest, type WorkspaceValues } from "./pins";
 import { readTextFile, vscodeFsHost, writeTextFile } from "./fsOps";
-import type { AgentEntry, PersistRequest } from "./wire";
+import { ERR, type AgentEntry, type PersistRequest } from "./wire";
 
 export const SECTION = "acpBridge";
 
 /** The settings/persist answer that tells the bridge not to store the grant anywhere (bridge/policycheck.go). */
-export const PERSIST_DECLINED = -32042;
+export const PERSIST_DECLINED = ERR.persistDeclined;
 
 export interface ChatSurface {
   post(m: HostMessage): void;
@@ -61,6 +63,8 @@ export class Ctx implements vscode.Disposable {
   /** The diff editor for cards' edits (diffEditor.ts), set by extension.ts. */
   diffs?: DiffDocuments;
   readonly lasting: Lasting;
+  /** Checkpoints, a turn's changes, closed chats' history (checkpointUi.ts). */
+  readonly checkpoints: CheckpointUi;
   /** agentCapabilities of agents that ran (agents/list), for session/load. */
   private agentCaps = new Map<string, unknown>();
   private disposables: vscode.Disposable[] = [];
@@ -110,6 +114,7 @@ export class Ctx implements vscode.Disposable {
       },
       onConnected: async (_conn, init, how) => {
         if (init.workspaceTrust) this.status.workspaceTrust(init.workspaceTrust);
+        if (init.managed) this.status.managed(init.managed);
         if (init.defaultAgent) this.defaultAgent = init.defaultAgent;
         // Chats kept from an earlier window: live sessions carry on, the others expire.
         this.chats.connected(how?.attached ? how.result.sessions : undefined);
@@ -150,7 +155,9 @@ export class Ctx implements vscode.Disposable {
       post: (m) => this.post(m),
       log,
     });
+    this.checkpoints = new CheckpointUi(ext, this.store, () => this.chats, log);
     this.chats = new Chats({
+      turns: this.checkpoints.turns,
       store: this.store,
       connection: () => this.host.connection(),
       connectionNow: () => this.host.connectionNow,
@@ -170,13 +177,17 @@ export class Ctx implements vscode.Disposable {
     });
     this.context = new PromptContext({ connection: () => this.host.connectionNow, log });
     this.disposables.push(
+      this.checkpoints,
       this.output,
       this.status,
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (!e.affectsConfiguration(SECTION)) return;
         if (e.affectsConfiguration(`${SECTION}.bridgePath`)) void this.restart("acpBridge.bridgePath changed");
         // The bridge's state after the change (an agent's bypass revoked or granted) comes back with agents/list.
-        else void this.pushSettings().then(() => this.refreshAgents());
+        else
+          void this.pushSettings()
+            .finally(() => this.settingsPushedEmitter.fire())
+            .then(() => this.refreshAgents());
       }),
       // VS Code only grants trust at run time (revoking reloads the window).
       vscode.workspace.onDidGrantWorkspaceTrust(() => void this.workspaceTrustGranted()),
@@ -217,7 +228,18 @@ export class Ctx implements vscode.Disposable {
         this.store.setActive(m.chatId);
         return;
       case "closeChat":
-        await this.chats.close(m.chatId);
+        // Asks first while a turn runs or a card waits; the chat goes to the history.
+        await this.checkpoints.closeChat(m.chatId);
+        return;
+      case "restoreCheckpoint":
+      case "changeAction":
+        try {
+          if (m.type === "restoreCheckpoint") await this.checkpoints.restore(m.chatId, m.checkpoint);
+          else await this.checkpoints.changeAction(m);
+        } catch (e) {
+          void vscode.window.showErrorMessage(`ACP Bridge: ${(e as Error).message}`);
+          throw e;
+        }
         return;
       case "prompt":
         // No chat open (or it was closed meanwhile): Chats opens one with the picked agent.
@@ -230,7 +252,7 @@ export class Ctx implements vscode.Disposable {
         await this.chats.setMode(m.chatId, m.mode);
         return;
       case "approve":
-        await this.approvals.choose(m.approvalId, m.optionId, m.rule, m.scope);
+        await this.approvals.choose(m.approvalId, m.optionId, m.rule, m.scope, m.reason);
         return;
       case "addContext": {
         const agent = (m.chatId ? this.store.chat(m.chatId)?.agent : undefined) ?? m.agent ?? this.currentAgent ?? this.defaultAgent;
@@ -275,9 +297,18 @@ export class Ctx implements vscode.Disposable {
     return this.host.isConnected;
   }
 
+  private readonly settingsPushedEmitter = new vscode.EventEmitter<void>();
+  /** A change of acpBridge.* settings reached the bridge (or could not: it is not running): what it applies now is its new state. */
+  readonly onSettingsPushed = this.settingsPushedEmitter.event;
+
   /** The live connection, if any (commands that are useless without one). */
   get connectionNow() {
     return this.host.connectionNow;
+  }
+
+  /** The connection, once the bridge runs (started if need be). */
+  connection() {
+    return this.host.connection();
   }
 
   // ---- chats and approvals (commands) ------------------------------------------
@@ -381,7 +412,9 @@ export class Ctx implements vscode.Disposable {
       id,
       name: prev.get(id)?.name ?? id,
       status: prev.get(id)?.status,
-      mode: agentMode(s, id),
+      // The bridge's word (agents/list: the mode a new session starts in, settings merged by the bridge).
+      mode: prev.get(id)?.mode,
+      installed: agentInstalled(a, process.env["PATH"], undefined, this.host.binary?.path),
     }));
     if (this.currentAgent && !s.agents[this.currentAgent]) this.currentAgent = undefined;
     this.post({ type: "agents", agents: this.agents, defaultAgent: this.currentAgent ?? this.defaultAgent });
@@ -393,6 +426,7 @@ export class Ctx implements vscode.Disposable {
     const conn = this.host.connectionNow;
     if (conn) await conn.workspaceTrustChanged(true);
     await this.pushSettings();
+    await this.refreshAgents();
   }
 
   async pushSettings(): Promise<void> {
@@ -495,9 +529,10 @@ export class Ctx implements vscode.Disposable {
     if (cur) {
       cur.status = a.status ?? cur.status;
       if (a.name) cur.name = a.name;
+      if (a.mode) cur.mode = a.mode;
       cur.lastError = a.lastError;
     } else {
-      this.agents.push({ id: a.id, name: a.name ?? a.id, status: a.status, lastError: a.lastError });
+      this.agents.push({ id: a.id, name: a.name ?? a.id, status: a.status, mode: a.mode, lastError: a.lastError });
     }
     if (post) this.post({ type: "agents", agents: this.agents, defaultAgent: this.currentAgent ?? this.defaultAgent });
   }

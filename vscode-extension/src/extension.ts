@@ -3,12 +3,14 @@
 
 import * as os from "node:os";
 import * as vscode from "vscode";
+import { addAgent } from "./addAgent";
 import { AuditView, openRawAuditLog } from "./auditView";
 import { ChatViewProvider, PANEL_VIEW_ID, VIEW_ID } from "./chatView";
 import { Ctx } from "./ctx";
 import { DiffDocuments } from "./diffEditor";
 import { ChatEditorPanel, EDITOR_PANEL_TYPE, Surfaces } from "./surfaces";
 import { confirmRestart } from "./lasting";
+import { RulesEditor } from "./rulesEditor";
 import { MODE_LABELS, POLICY_MODES, type PolicyMode } from "./protocol";
 import { listBypasses, listStoredRules, planRevoke, planRevokeBypass } from "./settings";
 import { defaultAuditPath } from "./text";
@@ -91,10 +93,12 @@ export async function activate(ext: vscode.ExtensionContext): Promise<{ ctx: Ctx
     await c.newChat(typeof agent === "string" ? agent : undefined);
   });
 
+  cmd("acpBridge.addAgent", () => addAgent(c));
+
   cmd("acpBridge.selectAgent", async () => {
     const picks = c.agentList().map((a) => ({
       label: a.id,
-      description: [a.name !== a.id ? a.name : "", a.status ?? "", a.mode ? `mode ${a.mode}` : ""].filter(Boolean).join(" · "),
+      description: [a.installed === false ? "$(warning) not installed" : "", a.name !== a.id ? a.name : "", a.status ?? "", a.mode ? `mode ${a.mode}` : ""].filter(Boolean).join(" · "),
       detail: a.lastError,
     }));
     const pick = await vscode.window.showQuickPick(picks, { title: "ACP Bridge: agent for new chats", placeHolder: "Pick an agent" });
@@ -219,6 +223,18 @@ export async function activate(ext: vscode.ExtensionContext): Promise<{ ctx: Ctx
     } else {
       items.push({ label: "(the bridge is not running)" });
     }
+    // What applies, as the bridge merged it (every layer, the workspace narrowed and pinned, runtime grants): its word, not ours.
+    items.push({ label: "In force (as the bridge applies them)", kind: vscode.QuickPickItemKind.Separator });
+    if (conn) {
+      try {
+        for (const f of await conn.inForce()) {
+          const what = f.kind === "rule" ? `${f.list} ${f.value}` : f.kind === "bypass" ? "bypass permissions" : `mode ${f.value}`;
+          items.push({ label: `$(pass) ${what}`, description: `${f.source}${f.agent ? ` · agent ${f.agent}` : ""}${f.file ? ` · ${f.file}` : ""}` });
+        }
+      } catch (e) {
+        items.push({ label: `(grants/stored failed: ${(e as Error).message})` });
+      }
+    }
     items.push({ label: "", kind: vscode.QuickPickItemKind.Separator });
     items.push({ label: "$(settings-gear) Open acpBridge settings", revoke: async () => void (await vscode.commands.executeCommand("workbench.action.openSettings", "acpBridge")) });
     const pick = await vscode.window.showQuickPick(items, { title: "ACP Bridge: permission rules (pick one to revoke it)", matchOnDescription: true });
@@ -233,6 +249,14 @@ export async function activate(ext: vscode.ExtensionContext): Promise<{ ctx: Ctx
       void vscode.window.showInformationMessage("ACP Bridge: revoked.");
     }
   });
+
+  cmd("acpBridge.showHistory", async () => {
+    const chatId = await c.checkpoints.showHistory();
+    if (chatId) await view.reveal();
+  });
+  const rulesEditor = new RulesEditor(ext.extensionUri, c);
+  ext.subscriptions.push(rulesEditor);
+  cmd("acpBridge.openRulesEditor", () => rulesEditor.open());
 
   cmd("acpBridge.openAuditLog", () => audit.open());
   cmd("acpBridge.openAuditLogRaw", () => openRawAuditLog(auditPath()));

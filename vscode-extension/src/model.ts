@@ -16,7 +16,7 @@ import type {
   ToolCallView,
   ToolContentView,
 } from "./protocol";
-import { decisionWord, describeResolution, OPT } from "./protocol";
+import { decisionWord, denyReasonLine, describeResolution, OPT } from "./protocol";
 import { bridgeMeta, isObj, str, type ApprovalResolvedWire, type Obj } from "./wire";
 
 interface Chat {
@@ -223,11 +223,68 @@ export class ChatStore {
 
   // ---- transcript ----------------------------------------------------------
 
-  addUserMessage(chatId: string, text: string): void {
+  /** A message of the person: a new turn. Returns the item's id. */
+  addUserMessage(chatId: string, text: string): string | undefined {
     const c = this.chats.get(chatId);
-    if (!c) return;
+    if (!c) return undefined;
     c.turn++;
-    this.put(c, { kind: "user", id: this.newId(c, "u"), text });
+    const id = this.newId(c, "u");
+    this.put(c, { kind: "user", id, text });
+    return id;
+  }
+
+  /** The chat's turn count (the turn the last user message started). */
+  turnOf(chatId: string): number {
+    return this.chats.get(chatId)?.turn ?? 0;
+  }
+
+  /** One item of a chat, by id (a copy). */
+  item(chatId: string, itemId: string): ChatItem | undefined {
+    const it = this.chats.get(chatId)?.byId.get(itemId);
+    return it ? structuredCloneItem(it) : undefined;
+  }
+
+  /** Replaces an item's fields (same kind), keeping the item where it is. */
+  patchItem<K extends ChatItem["kind"]>(chatId: string, itemId: string, kind: K, patch: Partial<Extract<ChatItem, { kind: K }>>): void {
+    const c = this.chats.get(chatId);
+    const cur = c?.byId.get(itemId);
+    if (!c || !cur || cur.kind !== kind) return;
+    this.put(c, { ...cur, ...patch } as ChatItem, true);
+  }
+
+  /** Adds a turn's changes or a restore line (items with an id of their own). */
+  addItem(chatId: string, item: Omit<Extract<ChatItem, { kind: "changes" }>, "id"> | Omit<Extract<ChatItem, { kind: "restored" }>, "id">): string | undefined {
+    const c = this.chats.get(chatId);
+    if (!c) return undefined;
+    const id = this.newId(c, item.kind === "changes" ? "c" : "r");
+    this.put(c, { ...item, id } as ChatItem);
+    return id;
+  }
+
+  // ---- history ---------------------------------------------------------------
+
+  /** A chat as history keeps it (history.ts): its info without a live session, its items and tool calls. */
+  entry(chatId: string): PersistedChats["chats"][number] | undefined {
+    const c = this.chats.get(chatId);
+    if (!c) return undefined;
+    const items = c.items.slice(-PERSIST_MAX_ITEMS).map((i) => structuredCloneItem(i));
+    const keep = new Set(items.filter((i) => i.kind === "tool").map((i) => i.id.slice("tool:".length)));
+    const { sessionId: _s, busy: _b, error: _e, ...info } = c.info;
+    return { info: { ...info, busy: false }, items, tools: [...c.tools].filter(([k]) => keep.has(k)), seq: c.seq, turn: c.turn };
+  }
+
+  /** Opens a chat from history under a new id; its cards are closed (their approvals are long gone). */
+  reopen(e: PersistedChats["chats"][number]): string {
+    const chatId = `chat-${this.nextChat++}`;
+    const info: ChatInfo = { ...e.info, chatId, sessionId: undefined, busy: false, error: undefined, readOnly: undefined, external: undefined };
+    const items = e.items.map((i) => (i.kind === "approval" && i.state !== "resolved" ? { ...i, state: "resolved" as const, resolution: { decision: "cancelled", by: "bridge-gone" } } : i));
+    const c: Chat = { info, items, byId: new Map(items.map((i) => [i.id, i])), tools: new Map(e.tools), seq: e.seq, turn: e.turn };
+    this.chats.set(chatId, c);
+    this.order.push(chatId);
+    this.emit({ type: "chat", chat: { ...info } });
+    for (const it of items) this.emit({ type: "item", chatId, item: structuredCloneItem(it) });
+    this.setActive(chatId);
+    return chatId;
   }
 
   addNotice(chatId: string, text: string, level: "info" | "warn" | "error" | "quiet" = "info"): void {
@@ -412,8 +469,8 @@ export class ChatStore {
   }
 
   /** The person clicked an option here: disable the card until the bridge confirms. */
-  markAnswering(approvalId: string, optionId: string): void {
-    this.patchApproval(approvalId, { state: "answering", chosen: optionId, error: undefined });
+  markAnswering(approvalId: string, optionId: string, denyReason?: string): void {
+    this.patchApproval(approvalId, { state: "answering", chosen: optionId, error: undefined, ...(denyReason ? { denyReason } : {}) });
   }
 
   /** Answering failed (e.g. someone else answered first): show why. */
@@ -440,7 +497,8 @@ export class ChatStore {
     const card = c?.byId.get(`approval:${r.approvalId}`);
     const options = card && card.kind === "approval" ? card.options : [];
     // The tool card names what decided, whatever text the agent puts on it.
-    if (c && r.toolCallId) this.setVerdict(c, toolKey(r.sessionId ?? c.info.sessionId, r.toolCallId), describeResolution(resolution, options), r.decision);
+    const said = card && card.kind === "approval" && card.denyReason && r.decision === "deny" ? denyReasonLine(card.denyReason) : "";
+    if (c && r.toolCallId) this.setVerdict(c, toolKey(r.sessionId ?? c.info.sessionId, r.toolCallId), describeResolution(resolution, options) + said, r.decision);
     if (this.approvals.has(r.approvalId)) {
       this.patchApproval(r.approvalId, { state: "resolved", resolution, error: undefined });
       return;
@@ -613,6 +671,10 @@ export function toApprovalMeta(approvalId: string, m: Obj): ApprovalMetaView {
     mode: str(m["mode"]),
     suggestedRules: strs(m["suggestedRules"]),
     expiresAt: str(m["expiresAt"]),
+    breaker: str(m["breaker"]),
+    operation: str(m["operation"]),
+    sandbox: str(m["sandbox"]),
+    rejectEndsTurn: m["rejectEndsTurn"] === true ? true : undefined,
   };
 }
 
@@ -671,3 +733,4 @@ export function listEntryToParams(e: {
   if (e.expiresAt && !meta["expiresAt"]) meta["expiresAt"] = e.expiresAt;
   return { sessionId: e.sessionId, toolCall: e.toolCall, options: e.options, _meta: { "acp-bridge": meta } };
 }
+

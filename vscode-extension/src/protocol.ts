@@ -1,19 +1,16 @@
 // Messages between the extension host and the chat webview. This is the ONE
 // module both sides import (the webview bundle and the host bundle), so a
 // message shape changes in exactly one place. It holds types and tiny pure
-// helpers only: no vscode, no DOM, no node imports.
+// helpers only: no vscode, no DOM, no node imports (wire.gen.ts, generated
+// from the bridge's declarations, has no imports either).
 
-/** The bridge's policy modes (extension-surface.md, initialize _meta). */
-export const POLICY_MODES = ["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"] as const;
-export type PolicyMode = (typeof POLICY_MODES)[number];
+import { MODE_TABLE, POLICY_MODES, type PolicyMode } from "./wire.gen";
 
-export const MODE_LABELS: Record<PolicyMode, string> = {
-  default: "Default (ask)",
-  acceptEdits: "Accept edits",
-  plan: "Plan (read-only)",
-  dontAsk: "Don't ask (deny)",
-  bypassPermissions: "Bypass permissions",
-};
+/** The bridge's policy modes (generated from policy/mode.go; extension-surface.md, initialize _meta). */
+export { POLICY_MODES, type PolicyMode };
+
+/** Each mode's name as the bridge gives it (policy.ModeTexts): one vocabulary. */
+export const MODE_LABELS = Object.fromEntries(POLICY_MODES.map((m) => [m, MODE_TABLE[m].name])) as Record<PolicyMode, string>;
 
 export interface AgentSummary {
   id: string;
@@ -21,6 +18,8 @@ export interface AgentSummary {
   status?: string; // idle | starting | running | crashed | stopped
   mode?: string; // the agent's configured policy mode (new chats start there)
   lastError?: string;
+  /** false: its program is not on PATH here (said in the picker before it is used). */
+  installed?: boolean;
 }
 
 export type BridgeStatus = "starting" | "running" | "restarting" | "failed" | "stopped";
@@ -59,6 +58,19 @@ export interface ChatInfo {
    * agent's mode in the settings (a revoked bypass does not come back from memory).
    */
   modeChosen?: boolean;
+  /**
+   * Reopened from history with an agent that cannot resume it (no session/load): the
+   * transcript is shown, no message can be sent in it (a new chat continues).
+   */
+  readOnly?: boolean;
+}
+
+/** A file a turn changed (from the checkpoint diff), and what the person did with it. */
+export interface FileChangeView {
+  path: string;
+  status: "added" | "modified" | "deleted";
+  /** kept: accepted as is; undone: brought back to the checkpoint; partly: some hunks undone. */
+  state?: "kept" | "undone" | "partly";
 }
 
 export interface DiffView {
@@ -107,6 +119,14 @@ export interface ApprovalMetaView {
   mode?: string;
   suggestedRules?: string[];
   expiresAt?: string;
+  /** The circuit breaker that asks (a protected file, rm -rf ~): no grant can take effect. */
+  breaker?: string;
+  /** fs/* and terminal/create: the method checked. */
+  operation?: string;
+  /** What the OS sandbox will still block if this is allowed. */
+  sandbox?: string;
+  /** The agent's only reject option ends its turn: Deny stops the turn too. */
+  rejectEndsTurn?: boolean;
 }
 
 export interface ApprovalResolution {
@@ -120,7 +140,8 @@ export interface ApprovalResolution {
 export type ApprovalState = "pending" | "answering" | "resolved";
 
 export type ChatItem =
-  | { kind: "user"; id: string; text: string }
+  /** checkpoint: the workspace recorded before this message's turn (checkpoints.ts), restorable from here. */
+  | { kind: "user"; id: string; text: string; checkpoint?: string }
   | { kind: "agent"; id: string; text: string }
   | { kind: "thought"; id: string; text: string }
   | { kind: "tool"; id: string; tool: ToolCallView }
@@ -138,9 +159,15 @@ export type ChatItem =
       /** The optionId the person clicked here, while waiting for the bridge. */
       chosen?: string;
       resolution?: ApprovalResolution;
+      /** The person's own words with a deny ("Deny with a reason…"), sent to the bridge for the agent. */
+      denyReason?: string;
       error?: string;
     }
-  | { kind: "notice"; id: string; text: string; level: "info" | "warn" | "error" | "quiet" };
+  | { kind: "notice"; id: string; text: string; level: "info" | "warn" | "error" | "quiet" }
+  /** What a turn changed in the workspace, by any route: the checkpoint diff from (before) -> to (after). */
+  | { kind: "changes"; id: string; turn: number; from: string; to: string; files: FileChangeView[] }
+  /** A checkpoint was restored; redo restores the workspace as it was just before. */
+  | { kind: "restored"; id: string; text: string; redo: string };
 
 export type ApprovalItem = Extract<ChatItem, { kind: "approval" }>;
 
@@ -184,12 +211,16 @@ export type WebviewMessage =
   | { type: "prompt"; chatId: string; text: string; agent?: string; context?: ContextRef[] }
   | { type: "cancel"; chatId: string }
   | { type: "setMode"; chatId: string; mode: string }
-  | { type: "approve"; approvalId: string; optionId: string; rule?: string; scope?: Scope }
+  | { type: "approve"; approvalId: string; optionId: string; rule?: string; scope?: Scope; reason?: string }
   | { type: "openFile"; path: string; line?: number }
   /** Attach context: a workspace file (quick pick), the editor's selection, or every open editor. */
   | { type: "addContext"; what: "file" | "selection" | "editors"; chatId?: string; agent?: string }
   /** Open a diff in VS Code's diff editor; with approvalId, answerable from its title bar while pending. */
-  | { type: "openDiff"; diff: DiffView; approvalId?: string };
+  | { type: "openDiff"; diff: DiffView; approvalId?: string }
+  /** Restore the workspace to a checkpoint (what it changes is shown first, and asked). */
+  | { type: "restoreCheckpoint"; chatId: string; checkpoint: string }
+  /** On a turn's changes: review (multi-file diff), open one file's diff, keep, undo, or pick hunks to undo; no path = every file. */
+  | { type: "changeAction"; chatId: string; itemId: string; action: "review" | "open" | "keep" | "undo" | "hunks"; path?: string };
 
 /**
  * A file or a selection attached to a prompt. The host turns it into ACP
@@ -297,4 +328,26 @@ export function decisionWord(decision: string): string {
     default:
       return decision;
   }
+}
+
+/** The card's options in the compact layout: the two primary actions, the rest of each side, and what goes last. */
+export function splitCardOptions(options: OptionView[]): {
+  allowOnce?: OptionView;
+  allowMore: OptionView[];
+  denyOnce?: OptionView;
+  denyMore: OptionView[];
+  rest: OptionView[];
+} {
+  const allowOnce = options.find((o) => o.optionId === OPT.allowOnce) ?? options.find((o) => o.kind === "allow_once" && o.optionId !== OPT.bypass);
+  const denyOnce = options.find((o) => o.optionId === OPT.rejectOnce) ?? options.find((o) => o.kind === "reject_once");
+  const allowMore = options.filter((o) => o !== allowOnce && o.optionId !== OPT.bypass && o.kind.startsWith("allow"));
+  const denyMore = options.filter((o) => o !== denyOnce && o.kind.startsWith("reject"));
+  // Bypass last; an option of no known side (the agent's own) beside it.
+  const rest = [...options.filter((o) => o !== allowOnce && o !== denyOnce && !allowMore.includes(o) && !denyMore.includes(o) && o.optionId !== OPT.bypass), ...options.filter((o) => o.optionId === OPT.bypass)];
+  return { allowOnce, allowMore, denyOnce, denyMore, rest };
+}
+
+/** The person's reason with a deny, as the chat records it (outcome line, tool verdict). */
+export function denyReasonLine(reason: string): string {
+  return ` · your reason, sent to the agent: "${reason}"`;
 }

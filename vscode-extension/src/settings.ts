@@ -4,7 +4,7 @@
 // "Manage Permission Rules" command. Pure: the caller reads
 // workspace.getConfiguration("acpBridge").inspect(...) and writes the result.
 
-import { isObj, type PersistRequest } from "./wire";
+import { atLeastAsStrict, isObj, type PersistRequest } from "./wire";
 
 export const RULE_LISTS = ["allow", "ask", "deny"] as const;
 export type RuleList = (typeof RULE_LISTS)[number];
@@ -144,27 +144,13 @@ export function resolveBridgePlaceholder(a: AgentSetting, bridgePath: string | u
 
 // ---- workspace trust (docs/settings.md "Workspace trust") -------------------------
 
-/** modes w may replace, untrusted: w never allows what t asks or denies, never asks what t denies. */
-const STRICTER_OR_EQUAL: Record<string, string[]> = {
-  bypassPermissions: ["bypassPermissions"],
-  acceptEdits: ["acceptEdits", "bypassPermissions"],
-  default: ["default", "acceptEdits", "bypassPermissions"],
-  dontAsk: ["dontAsk", "default", "acceptEdits", "bypassPermissions"],
-  plan: ["plan", "default", "acceptEdits", "bypassPermissions"],
-};
-
-const MODE_ALIASES: Record<string, string> = {
-  auto: "bypassPermissions",
-  autonomous: "bypassPermissions",
-  ask_every_time: "default",
-  auto_accept_read_only: "default",
-  auto_accept_all: "bypassPermissions",
-};
-
-/** Whether mode w is at least as strict as mode t (aliases accepted), as the bridge judges it. */
+/**
+ * Whether mode w is at least as strict as mode t (settings aliases accepted),
+ * as the bridge judges it: the table is the bridge's (wire.gen.ts, generated
+ * from policy/mode.go), not a copy kept here.
+ */
 export function stricterOrEqualMode(w: string, t: string): boolean {
-  const c = (m: string) => MODE_ALIASES[m] ?? m;
-  return STRICTER_OR_EQUAL[c(w)]?.includes(c(t)) ?? false;
+  return atLeastAsStrict(w, t);
 }
 
 /**
@@ -212,13 +198,6 @@ export function buildBridgeSettings(rawIn: RawSettings, bridgePath: string | und
   if (raw.logLevel) out.log = { level: raw.logLevel };
   if (raw.auditPath) out.audit = { path: raw.auditPath };
   return out;
-}
-
-/** The effective policy mode new chats of an agent start in. */
-export function agentMode(s: BridgeSettings, agent: string): string {
-  const a = s.agents[agent];
-  if (a?.bypassPermissions) return "bypassPermissions";
-  return a?.mode || s.permissions.defaultMode || "default";
 }
 
 // ---- writes ------------------------------------------------------------------

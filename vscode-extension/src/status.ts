@@ -3,11 +3,12 @@
 // settings, malformed rules, ignored workspace settings). One per activation.
 
 import * as vscode from "vscode";
-import type { WorkspaceTrustWire } from "./wire";
+import type { ManagedReport, WorkspaceTrustWire } from "./wire";
 
 export class StatusSurface implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
   private lastTrustReport = "";
+  private lastManaged = "";
   /** The workspace file version waiting for the person's approval (the last trust report's). */
   pendingApproval: WorkspaceTrustWire["pending"];
 
@@ -80,6 +81,26 @@ export class StatusSurface implements vscode.Disposable {
   }
 
   /** Logs and, once per distinct report, shows what of the workspace's .acp-bridge.yaml the bridge ignores. */
+  /** The organisation's managed tier (docs/org.md): named in the log, and in a message when it stops every agent. */
+  managed(m: ManagedReport): void {
+    const key = JSON.stringify(m);
+    if (key === this.lastManaged) return;
+    this.lastManaged = key;
+    this.output.appendLine(`managed settings (set by your organisation; not changeable here): ${m.files.join(", ")}`);
+    if (m.disableBypassPermissionsMode) this.output.appendLine("  bypassPermissions is disabled");
+    if (m.allowManagedPermissionRulesOnly) this.output.appendLine("  only the managed allow rules count");
+    if (m.modeFloor) this.output.appendLine(`  no mode looser than ${m.modeFloor}`);
+    if (m.allowedAgents) this.output.appendLine(`  allowed agents: ${m.allowedAgents.join(", ")}`);
+    for (const i of m.ignored ?? []) this.output.appendLine(`  overrides ${i.key}: ${i.reason}`);
+    for (const n of m.notes ?? []) this.output.appendLine(`  note: ${n}`);
+    if (m.problems?.length) {
+      for (const p of m.problems) this.output.appendLine(`  invalid: ${p}`);
+      void vscode.window
+        .showErrorMessage(`Your organisation's managed settings are invalid, so no agent starts: ${m.problems[0]}`, "Show Log")
+        .then((pick) => this.showLogOr(pick));
+    }
+  }
+
   workspaceTrust(t: WorkspaceTrustWire): void {
     const key = JSON.stringify(t);
     if (key === this.lastTrustReport) return;

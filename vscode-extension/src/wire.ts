@@ -1,58 +1,61 @@
 // The bridge's _acp-bridge/* extension surface (docs/extension-surface.md), as
-// the extension sees it. Names and shapes live here and nowhere else on the
-// TypeScript side. No vscode import.
+// the extension sees it. Names, shapes, error codes and the mode table are
+// generated from the bridge's Go declarations (package wire, policy/mode.go)
+// into wire.gen.ts; this file re-exports them under the names the extension
+// uses and holds the few helpers that read untyped JSON. No vscode import.
 
-export const META_KEY = "acp-bridge";
+import type {
+  AgentEntry as AgentEntryGen,
+  ApprovalsRespondParams,
+  ApprovalsRespondResult,
+  CardMeta,
+  ApprovalResolvedParams,
+  AttachHandover,
+  InitializeMeta,
+  ModeInfo,
+  PendingApproval,
+  PendingApprovalEntry,
+  PolicyExplainParams as PolicyExplainParamsGen,
+  PolicyExplainResult as PolicyExplainResultGen,
+  SessionGrant,
+  SettingsPersistParams,
+  TrustReport,
+} from "./wire.gen";
+import { META_KEY, MODE_TABLE, SETTINGS_ALIASES } from "./wire.gen";
 
-export const M = {
-  agentsList: "_acp-bridge/agents/list",
-  approvalsList: "_acp-bridge/approvals/list",
-  approvalsRespond: "_acp-bridge/approvals/respond",
-  grantsList: "_acp-bridge/grants/list",
-  grantsRevoke: "_acp-bridge/grants/revoke",
-  policyCheck: "_acp-bridge/policy/check",
-  policyExplain: "_acp-bridge/policy/explain",
-  grantsStored: "_acp-bridge/grants/stored",
-  grantsRemoveStored: "_acp-bridge/grants/removeStored",
-  settingsDidChange: "_acp-bridge/settings/didChange",
-  settingsPersist: "_acp-bridge/settings/persist",
-  settingsInvalid: "_acp-bridge/settings/invalid",
-  rulesInvalid: "_acp-bridge/rules/invalid",
-  approvalResolved: "_acp-bridge/approval/resolved",
-  agentStatus: "_acp-bridge/agent/status",
-  decision: "_acp-bridge/decision",
-  workspaceDidChangeTrust: "_acp-bridge/workspace/didChangeTrust",
-  workspaceTrust: "_acp-bridge/workspace/trust",
-  workspaceApprove: "_acp-bridge/workspace/approve",
-  attach: "_acp-bridge/attach",
-} as const;
+export { ERR, M, META_KEY, MODE_TABLE, NOTICE, POLICY_MODES, SETTINGS_ALIASES } from "./wire.gen";
+export type { BridgeNotifications, BridgeRequests, CardMeta, EditorMethods, InForce, ManagedReport, ModeInfo, PolicyMode } from "./wire.gen";
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 export type Obj = Record<string, unknown>;
 
-export interface BridgeInitMeta {
-  version?: string;
-  agents?: { id: string; name?: string }[];
-  defaultAgent?: string;
-  policyModes?: string[];
+/** _meta["acp-bridge"] of initialize, as the extension keeps it (the attach handover read and checked). */
+export type BridgeInitMeta = Partial<Pick<InitializeMeta, "version" | "agents" | "defaultAgent" | "modes" | "managed">> & {
   workspaceTrust?: WorkspaceTrustWire;
   /** The bridge outlives this window (--attach-dir): where and how to re-attach. Only on the starting editor's initialize. */
-  attach?: { socket: string; token: string; pid?: number; graceSeconds?: number };
-}
+  attach?: Partial<AttachHandover> & Pick<AttachHandover, "socket" | "token">;
+};
 
-/** _meta["acp-bridge"].workspaceTrust of initialize, and _acp-bridge/workspace/trust (docs/extension-surface.md). */
-export interface WorkspaceTrustWire {
-  trusted: boolean;
-  ignored: { key: string; file: string; line?: number; reason: string }[];
-  /** Trusted, but this version of .acp-bridge.yaml was never approved: it only narrows until it is (docs/settings.md). */
-  pending?: { file: string; digest: string; approved: string; loosens?: string[] };
-}
+/** _meta["acp-bridge"].workspaceTrust of initialize, and _acp-bridge/workspace/trust. */
+export type WorkspaceTrustWire = Omit<TrustReport, "pending"> & { pending?: Omit<PendingApproval, "loosens"> & { loosens?: string[] } };
+// The extension reads what it gets defensively (an older bridge, a test's
+// partial message): the views below keep the generated names and types and
+// require only what the extension cannot do without.
+export type AgentEntry = Partial<AgentEntryGen> & Pick<AgentEntryGen, "id">;
+export type PendingApprovalWire = Pick<PendingApprovalEntry, "approvalId" | "sessionId" | "toolCall" | "options"> &
+  Partial<Pick<PendingApprovalEntry, "agent" | "createdAt" | "expiresAt">> & { meta?: Partial<CardMeta> };
+export type ApprovalResolvedWire = Pick<ApprovalResolvedParams, "approvalId" | "decision" | "by"> & Partial<ApprovalResolvedParams>;
+export type PersistRequest = Omit<SettingsPersistParams, "scope"> & Partial<Pick<SettingsPersistParams, "scope">>;
+export type PolicyExplainParams = PolicyExplainParamsGen;
+export type PolicyExplainResult = PolicyExplainResultGen;
+export type Grant = SessionGrant;
+export type { ApprovalsRespondParams, ApprovalsRespondResult };
 
 /** Reads a workspace trust report, or undefined when v is not one. */
 export function parseWorkspaceTrust(v: unknown): WorkspaceTrustWire | undefined {
   if (!isObj(v) || typeof v["trusted"] !== "boolean") return undefined;
   const ignored = Array.isArray(v["ignored"])
-    ? v["ignored"].filter((i): i is WorkspaceTrustWire["ignored"][number] => isObj(i) && typeof i["key"] === "string" && typeof i["reason"] === "string")
+    ? v["ignored"].filter((i): i is TrustReport["ignored"][number] => isObj(i) && typeof i["key"] === "string" && typeof i["reason"] === "string")
     : [];
   const p = v["pending"];
   const pending =
@@ -68,86 +71,32 @@ export function parseWorkspaceTrust(v: unknown): WorkspaceTrustWire | undefined 
   return pending ? { trusted: v["trusted"], ignored, pending } : { trusted: v["trusted"], ignored };
 }
 
-export interface AgentEntry {
-  id: string;
-  name?: string;
-  command?: string;
-  args?: string[];
-  status?: string;
-  pid?: number;
-  modes?: unknown;
-  /** The agent's agentCapabilities from its initialize answer, once it ran (promptCapabilities, loadSession, ...). */
-  capabilities?: unknown;
-  lastError?: string;
-  restarts?: number;
-  /** The agent runs with bypass permissions now (its settings, or a card's bypass): the bridge's state. */
-  bypassPermissions?: boolean;
-}
-
-export interface PendingApprovalWire {
-  approvalId: string;
-  sessionId: string;
-  agent?: string;
-  toolCall: Obj;
-  options: { optionId: string; name: string; kind: string }[];
-  meta?: Obj;
-  createdAt?: string;
-  expiresAt?: string;
-}
-
-export interface ApprovalResolvedWire {
-  approvalId: string;
-  sessionId?: string;
-  agent?: string;
-  toolCallId?: string;
-  decision: string;
-  /** The option the person chose on the card (only when by is "user"). */
-  optionId?: string;
-  /** The agent's own option the bridge answered the agent with. */
-  agentOptionId?: string;
-  by: string;
-  rule?: string;
-  specifier?: string;
-  reason?: string;
-}
-
-export interface PersistRequest {
-  kind: "rule" | "bypass";
-  scope?: "user" | "workspace";
-  agent?: string;
-  list?: "allow" | "ask" | "deny";
-  rule?: string;
-}
-
-/** A grant in the bridge's own config files (_acp-bridge/grants/stored). */
+/** A grant in the bridge's own config files (_acp-bridge/grants/stored), rules and bypasses in one list. */
 export interface StoredGrant {
   kind: "rule" | "bypass";
   scope: "user" | "workspace";
   file: string;
   agent?: string;
-  list?: string;
+  list?: "allow" | "ask" | "deny";
   rule?: string;
 }
 
-/** _acp-bridge/policy/explain params and result (docs/extension-surface.md). */
-export interface PolicyExplainParams {
-  tool: string;
-  input?: unknown;
-  agent?: string;
-  mode?: string;
-}
-export interface PolicyExplainResult {
-  decision: string; // allow | ask | deny
-  source: string;
-  rule?: string;
-  reason: string;
-  specifier: string;
+/**
+ * The bridge's modes: those it sent at initialize when it did (the running
+ * bridge's word), else the table generated from the same Go declaration.
+ */
+export function modeTable(fromBridge?: ModeInfo[]): ModeInfo[] {
+  return fromBridge?.length ? fromBridge : Object.values(MODE_TABLE);
 }
 
-export interface Grant {
-  sessionId: string;
-  agent?: string;
-  rule: string;
+/**
+ * Whether mode w is at least as strict as mode t, as the bridge judges it
+ * (policy.AtLeastAsStrict): settings aliases are read as settings read them;
+ * an unknown name is never stricter.
+ */
+export function atLeastAsStrict(w: string, t: string, modes: ModeInfo[] = modeTable()): boolean {
+  const c = (m: string): string => SETTINGS_ALIASES[m] ?? m;
+  return modes.find((m) => m.id === c(w))?.atLeastAsStrictAs.includes(c(t)) ?? false;
 }
 
 export function isObj(v: unknown): v is Obj {
@@ -165,29 +114,4 @@ export function bridgeMeta(o: unknown): Obj {
   if (!isObj(meta)) return {};
   const b = meta[META_KEY];
   return isObj(b) ? b : {};
-}
-
-/**
- * The _acp-bridge/* requests the extension sends, by method: params and
- * result as docs/extension-surface.md defines them. BridgeConnection's ext()
- * takes its types from here, so a method is called with its own shapes only.
- */
-export interface BridgeRequests {
-  [M.agentsList]: { params: Record<string, never>; result: { agents?: unknown } };
-  [M.approvalsList]: { params: Record<string, never>; result: { approvals?: unknown } };
-  [M.approvalsRespond]: { params: Obj; result: { approvalId: string; outcome: unknown } };
-  [M.grantsList]: { params: Record<string, never>; result: { grants?: unknown } };
-  [M.grantsRevoke]: { params: { sessionId: string; rule: string }; result: unknown };
-  [M.policyCheck]: { params: { rule: string; list: "allow" | "ask" | "deny" }; result: { ok?: unknown; error?: unknown } };
-  [M.policyExplain]: { params: PolicyExplainParams; result: PolicyExplainResult };
-  [M.attach]: { params: { token: string }; result: Obj };
-  [M.grantsStored]: { params: Record<string, never>; result: { rules?: unknown; bypass?: unknown } };
-  [M.grantsRemoveStored]: { params: { kind: string; scope: string; agent?: string; list?: string; rule?: string }; result: unknown };
-  [M.workspaceApprove]: { params: { digest: string }; result: unknown };
-}
-
-/** The _acp-bridge/* notifications the extension sends. */
-export interface BridgeNotifications {
-  [M.settingsDidChange]: { settings: unknown };
-  [M.workspaceDidChangeTrust]: { trusted: boolean };
 }

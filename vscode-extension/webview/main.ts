@@ -13,10 +13,12 @@ import { IncrementalMarkdown, renderInline } from "./markdown";
 import {
   OPT,
   describeResolution,
+  denyReasonLine,
   MODE_LABELS,
   OPTION_HINTS,
   optionTakesRule,
   optionTakesScope,
+  splitCardOptions,
   type AgentSummary,
   type ApprovalItem,
   type BridgeState,
@@ -214,7 +216,7 @@ function renderChatbar(): void {
   const agents = st.agents.some((a) => a.id === cur) || !cur ? st.agents : [...st.agents, { id: cur, name: cur }];
   agentSelect.replaceChildren(
     ...agents.map((a) =>
-      h("option", { value: a.id, selected: a.id === cur }, `${a.name && a.name !== a.id ? `${a.id} (${a.name})` : a.id}${a.status === "crashed" ? " ⚠" : ""}`),
+      h("option", { value: a.id, selected: a.id === cur }, `${a.name && a.name !== a.id ? `${a.id} (${a.name})` : a.id}${a.status === "crashed" ? " ⚠" : ""}${a.installed === false ? " (not installed)" : ""}`),
     ),
   );
   agentSelect.value = cur;
@@ -238,7 +240,10 @@ function renderChatbar(): void {
   banner.className = `banner ${b.status === "failed" ? "error" : "warn"}`;
   banner.replaceChildren(...msgs.map((m) => h("div", {}, m)));
   stopBtn.hidden = !chat?.busy;
-  sendBtn.disabled = !!chat?.busy;
+  sendBtn.disabled = !!chat?.busy || !!chat?.readOnly;
+  // A chat reopened from history that its agent cannot resume: read-only (its notice says why).
+  input.disabled = !!chat?.readOnly;
+  input.placeholder = chat?.readOnly ? "Read-only: reopened from history; start a new chat to go on" : "Ask the agent… (Enter to send, Shift+Enter for a new line)";
 }
 
 function renderTranscript(): void {
@@ -350,8 +355,34 @@ function paintRestLater(itemId: string): void {
 
 function renderItemInner(item: ChatItem): HTMLElement {
   switch (item.kind) {
-    case "user":
-      return h("div", { class: "msg user" }, h("div", { class: "who" }, icon("account"), " You"), h("div", { class: "text" }, item.text));
+    case "user": {
+      const chatId = st.active;
+      const cp = item.checkpoint;
+      const restore =
+        cp && chatId
+          ? h(
+              "button",
+              { class: "link restore-checkpoint", title: "Restore the workspace's files to how they were before this message (what changes is shown first)", onclick: () => send({ type: "restoreCheckpoint", chatId, checkpoint: cp }) },
+              icon("discard"),
+              " Restore checkpoint",
+            )
+          : null;
+      return h("div", { class: "msg user" }, h("div", { class: "who" }, icon("account"), " You", restore ? " " : "", restore), h("div", { class: "text" }, item.text));
+    }
+    case "changes":
+      return renderChanges(item);
+    case "restored": {
+      const chatId = st.active;
+      return h(
+        "div",
+        { class: "notice info restored" },
+        icon("history"),
+        " ",
+        item.text,
+        " ",
+        chatId ? h("button", { class: "link redo-checkpoint", title: "Bring the files back to how they were just before this restore", onclick: () => send({ type: "restoreCheckpoint", chatId, checkpoint: item.redo }) }, icon("redo"), " Redo") : null,
+      );
+    }
     case "agent": {
       const body = h("div", { class: "markdown" });
       if (paintMarkdown(body, item.text)) paintRestLater(item.id);
@@ -382,6 +413,52 @@ function renderItemInner(item: ChatItem): HTMLElement {
     case "notice":
       return h("div", { class: `notice ${item.level}` }, icon(item.level === "error" ? "error" : item.level === "warn" ? "warning" : item.level === "quiet" ? "shield" : "info"), " ", item.text);
   }
+}
+
+const CHANGE_ICONS: Record<string, string> = { added: "diff-added", modified: "diff-modified", deleted: "diff-removed" };
+const STATE_WORDS: Record<string, string> = { kept: "kept", undone: "undone", partly: "partly undone" };
+
+/** A turn's changes (from the checkpoint diff): review them all, or open, keep, undo each file or some of its hunks. */
+function renderChanges(item: Extract<ChatItem, { kind: "changes" }>): HTMLElement {
+  const chatId = st.active ?? "";
+  const act = (action: "review" | "open" | "keep" | "undo" | "hunks", path?: string) => () => send({ type: "changeAction", chatId, itemId: item.id, action, path });
+  const open = item.files.filter((f) => !f.state).length;
+  return h(
+    "div",
+    { class: "card changes" },
+    h(
+      "div",
+      { class: "card-head" },
+      icon("files"),
+      ` ${item.files.length} file${item.files.length === 1 ? "" : "s"} changed in this turn `,
+      h("button", { class: "link review-changes", title: "Open every change in VS Code's multi-file diff", onclick: act("review") }, icon("diff-multiple"), " Review"),
+      open ? h("button", { class: "link keep-all", title: "Keep every change not yet kept or undone", onclick: act("keep") }, icon("check-all"), " Keep all") : null,
+      open ? h("button", { class: "link undo-all", title: "Undo every change not yet kept or undone (shown and asked first)", onclick: act("undo") }, icon("discard"), " Undo all") : null,
+    ),
+    h(
+      "ul",
+      { class: "change-files" },
+      ...item.files.map((f) =>
+        h(
+          "li",
+          { class: `change-file ${f.status}${f.state ? ` ${f.state}` : ""}`, "data-path": f.path },
+          h("button", { class: "link open-change", title: `Open ${f.path}: before the turn ↔ now`, onclick: act("open", f.path) }, icon(CHANGE_ICONS[f.status] ?? "diff"), ` ${f.path}`),
+          f.state
+            ? h("span", { class: "change-state" }, ` ${STATE_WORDS[f.state] ?? f.state}`)
+            : h(
+                "span",
+                { class: "change-actions" },
+                " ",
+                h("button", { class: "link keep-file", title: `Keep the change to ${f.path}`, onclick: act("keep", f.path) }, icon("check"), " Keep"),
+                " ",
+                h("button", { class: "link undo-file", title: `Undo the change to ${f.path} (back to before the turn)`, onclick: act("undo", f.path) }, icon("discard"), " Undo"),
+                f.status === "modified" ? " " : null,
+                f.status === "modified" ? h("button", { class: "link undo-hunks", title: `Pick which changes of ${f.path} to undo`, onclick: act("hunks", f.path) }, icon("list-selection"), " Hunks…") : null,
+              ),
+        ),
+      ),
+    ),
+  );
 }
 
 const KIND_ICONS: Record<string, string> = {
@@ -494,7 +571,6 @@ function renderApproval(a: ApprovalItem): HTMLElement {
   const tool = m.tool ?? a.tool.kind;
   const agent = m.agent ?? st.chats.get(st.active ?? "")?.chat.agent ?? "The agent";
   const takesRule = a.options.some((o) => optionTakesRule(o.optionId));
-  const takesScope = a.options.some((o) => optionTakesScope(o.optionId));
   const suggested = m.suggestedRules ?? [];
   const ruleValue = ruleEdits.get(a.approvalId) ?? suggested[0] ?? m.specifier ?? "";
   const scope = scopeEdits.get(a.approvalId) ?? "user";
@@ -522,12 +598,35 @@ function renderApproval(a: ApprovalItem): HTMLElement {
     if (m.reason) why.push(inlineMd("span", "", m.reason));
     if (m.matchedRule) why.push(h("span", {}, " · rule ", h("code", {}, m.matchedRule)));
     if (m.mode) why.push(h("span", {}, ` · mode ${m.mode}`));
+    if (m.breaker) why.push(h("span", {}, " · circuit breaker ", h("code", {}, m.breaker)));
+    if (m.operation) why.push(h("span", {}, " · ", h("code", {}, m.operation)));
     if (why.length) card.append(h("div", { class: "why" }, icon("question"), " Why: ", ...why));
+    if (m.sandbox) card.append(h("div", { class: "sandbox-note" }, icon("lock"), ` ${m.sandbox}`));
+    if (m.rejectEndsTurn) card.append(h("div", { class: "reject-ends-turn" }, icon("warning"), " Deny also stops the agent's turn (its only reject option ends it)."));
     if (m.expiresAt) {
       const t = new Date(m.expiresAt);
       if (!isNaN(t.getTime())) card.append(h("div", { class: "expires" }, icon("watch"), ` Expires at ${t.toLocaleTimeString()}`));
     }
-    if (takesRule || takesScope) {
+    const busy = a.state === "answering";
+    const button = (o: (typeof a.options)[number], label = o.name) =>
+      h(
+        "button",
+        {
+          class: `opt ${o.optionId === OPT.bypass ? "danger" : o.kind.startsWith("allow") ? (o.kind === "allow_once" ? "primary" : "allow") : o.kind.startsWith("reject") ? "reject" : "secondary"}${a.chosen === o.optionId ? " chosen" : ""}`,
+          "data-option-id": o.optionId,
+          disabled: busy,
+          "aria-keyshortcuts": o.optionId === OPT.allowOnce ? "A" : o.optionId === OPT.rejectOnce ? "D" : undefined,
+          title: (OPTION_HINTS[o.optionId] ?? `${o.name} (${o.kind.replace("_", " ")}, offered by the agent)`) + (o.optionId === OPT.allowOnce ? " [A]" : o.optionId === OPT.rejectOnce ? " [D]" : ""),
+          onclick: (e: Event) => choose(a, o.optionId, ruleValue, scope, e.currentTarget as HTMLElement),
+        },
+        o.optionId === OPT.bypass ? icon("warning") : null,
+        o.optionId === OPT.bypass ? " " : null,
+        label,
+      );
+    // Compact: two primary actions (Allow once, Deny), each with a dropdown of
+    // its other scopes; bypass and options of no side last, behind "More options…".
+    const groups = splitCardOptions(a.options);
+    const ruleRow = (): HTMLElement => {
       const listId = `sugg-${a.approvalId}`;
       const ruleInput = h("input", {
         class: "rule-input",
@@ -535,7 +634,7 @@ function renderApproval(a: ApprovalItem): HTMLElement {
         value: ruleValue,
         list: listId,
         "aria-label": "Rule to store with Always allow / Always deny",
-        title: "The rule stored by Always allow / Always deny; edit it before clicking",
+        title: "The rule stored by Always allow / Always deny; edit it before choosing",
       });
       ruleInput.addEventListener("input", () => ruleEdits.set(a.approvalId, ruleInput.value));
       const scopeSel = h(
@@ -545,50 +644,127 @@ function renderApproval(a: ApprovalItem): HTMLElement {
         h("option", { value: "workspace", selected: scope === "workspace" }, "Workspace settings"),
       );
       scopeSel.addEventListener("change", () => scopeEdits.set(a.approvalId, scopeSel.value as Scope));
-      card.append(
-        h(
-          "div",
-          { class: "rule-row" },
-          takesRule ? h("label", { class: "rule-label" }, "Rule ", ruleInput) : null,
-          takesRule ? h("datalist", { id: listId }, ...suggested.map((s) => h("option", { value: s }))) : null,
-          h("label", {}, "in ", scopeSel),
-        ),
+      return h(
+        "div",
+        { class: "rule-row" },
+        takesRule ? h("label", { class: "rule-label" }, "Rule ", ruleInput) : null,
+        takesRule ? h("datalist", { id: listId }, ...suggested.map((s) => h("option", { value: s }))) : null,
+        h("label", {}, "in ", scopeSel),
       );
-    }
-    const busy = a.state === "answering";
-    const button = (o: (typeof a.options)[number]) =>
+    };
+    const openMenu = menuOpen.get(a.approvalId);
+    const toggle = (side: "allow" | "deny", label: string) =>
       h(
         "button",
         {
-          class: `opt ${o.optionId === OPT.bypass ? "danger" : o.kind.startsWith("allow") ? (o.kind === "allow_once" ? "primary" : "allow") : o.kind.startsWith("reject") ? "reject" : "secondary"}${a.chosen === o.optionId ? " chosen" : ""}`,
-          "data-option-id": o.optionId,
+          class: `opt split-toggle ${side === "allow" ? "allow" : "reject"}`,
+          "data-menu": side,
+          "aria-haspopup": "true",
+          "aria-expanded": openMenu === side ? "true" : "false",
+          "aria-label": label,
+          title: label,
           disabled: busy,
-          "aria-keyshortcuts": o.optionId === OPT.allowOnce ? "A" : o.optionId === OPT.rejectOnce ? "D" : undefined,
-          title: (OPTION_HINTS[o.optionId] ?? `${o.name} (${o.kind.replace("_", " ")}, offered by the agent)`) + (o.optionId === OPT.allowOnce ? " [A]" : o.optionId === OPT.rejectOnce ? " [D]" : ""),
-          onclick: () => choose(a, o.optionId, ruleValue, scope),
+          onclick: () => {
+            menuOpen.set(a.approvalId, openMenu === side ? undefined : side);
+            rerenderCard(a.approvalId, openMenu === side ? `[data-menu="${side}"]` : side === "deny" ? ".split-menu .reason-input, .split-menu button" : ".split-menu button");
+          },
         },
-        o.optionId === OPT.bypass ? icon("warning") : null,
-        o.optionId === OPT.bypass ? " " : null,
-        o.name,
+        icon("chevron-down"),
       );
+    const row = h("div", { class: "options compact" });
+    if (groups.allowOnce) row.append(h("span", { class: "split" }, button(groups.allowOnce), groups.allowMore.length ? toggle("allow", "More ways to allow: this session, always") : null));
+    if (groups.denyOnce || groups.denyMore.length) {
+      row.append(h("span", { class: "split" }, groups.denyOnce ? button(groups.denyOnce) : null, toggle("deny", "More ways to deny: with a reason, deny and stop, always")));
+    }
+    card.append(row);
+    if (openMenu === "allow" && groups.allowMore.length) {
+      const takesHere = groups.allowMore.some((o) => optionTakesRule(o.optionId) || optionTakesScope(o.optionId));
+      card.append(h("div", { class: "split-menu", role: "group", "aria-label": "More ways to allow" }, h("div", { class: "options" }, ...groups.allowMore.map((o) => button(o))), takesHere ? ruleRow() : null));
+    }
+    if (openMenu === "deny") {
+      const menu = h("div", { class: "split-menu", role: "group", "aria-label": "More ways to deny" });
+      if (groups.denyOnce) {
+        const reasonIn = h("input", {
+          class: "reason-input",
+          type: "text",
+          value: reasonEdits.get(a.approvalId) ?? "",
+          placeholder: "Why (the agent is told)…",
+          "aria-label": "Reason for the agent, sent with Deny",
+        });
+        reasonIn.addEventListener("input", () => reasonEdits.set(a.approvalId, reasonIn.value));
+        const sendReason = () => {
+          const reason = reasonIn.value.trim();
+          if (!reason) {
+            reasonIn.focus();
+            return;
+          }
+          send({ type: "approve", approvalId: a.approvalId, optionId: groups.denyOnce!.optionId, reason });
+        };
+        reasonIn.addEventListener("keydown", (e) => {
+          if (e.key === "Enter") {
+            e.preventDefault();
+            sendReason();
+          }
+        });
+        menu.append(
+          h(
+            "div",
+            { class: "reason-row" },
+            h("label", { class: "rule-label" }, "Deny with a reason… ", reasonIn),
+            h("button", { class: "opt reject deny-reason", disabled: busy, title: "Deny, and tell the agent why (its model sees the text)", onclick: sendReason }, "Deny with reason"),
+          ),
+        );
+      }
+      if (groups.denyMore.length) menu.append(h("div", { class: "options" }, ...groups.denyMore.map((o) => button(o))));
+      if (groups.denyMore.some((o) => optionTakesRule(o.optionId) || optionTakesScope(o.optionId))) menu.append(ruleRow());
+      card.append(menu);
+    }
     // Bypass is the widest grant: it sits last, behind a disclosure, in the
     // danger colours, so it is never the first Shift+Tab stop from the message box.
-    const bypass = a.options.filter((o) => o.optionId === OPT.bypass);
-    card.append(h("div", { class: "options" }, ...a.options.filter((o) => o.optionId !== OPT.bypass).map(button)));
-    if (bypass.length) {
-      card.append(h("details", { class: "more-options" }, h("summary", {}, "More options…"), h("div", { class: "options danger-zone" }, ...bypass.map(button))));
+    if (groups.rest.length) {
+      card.append(h("details", { class: "more-options" }, h("summary", {}, "More options…"), h("div", { class: "options danger-zone" }, ...groups.rest.map((o) => button(o)))));
     }
     if (busy) card.append(h("div", { class: "answering" }, icon("loading", "codicon-modifier-spin"), " Answering…"));
   } else {
     const r = a.resolution!;
-    card.append(h("div", { class: "outcome" }, icon(r.decision === "allow" ? "pass" : r.decision === "deny" ? "circle-slash" : "history"), h("span", { class: "gap-left" }, describeResolution(r, a.options))));
+    card.append(h("div", { class: "outcome" }, icon(r.decision === "allow" ? "pass" : r.decision === "deny" ? "circle-slash" : "history"), h("span", { class: "gap-left" }, describeResolution(r, a.options) + (a.denyReason && r.decision === "deny" ? denyReasonLine(a.denyReason) : ""))));
   }
   if (a.error) card.append(h("div", { class: "card-error", role: "alert" }, icon("warning"), " ", a.error));
   return card;
 }
 
-function choose(a: ApprovalItem, optionId: string, ruleValue: string, scope: Scope): void {
-  const cardEl = transcript.querySelector<HTMLElement>(`[data-approval-id="${CSS.escape(a.approvalId)}"]`);
+/** Which dropdown of a card is open, and the reason typed for "Deny with a reason…", kept across re-renders. */
+const menuOpen = new Map<string, "allow" | "deny" | undefined>();
+const reasonEdits = new Map<string, string>();
+
+/** Paints one card again at once (a dropdown opened or closed) and focuses what sel names in it. */
+function rerenderCard(approvalId: string, sel: string): void {
+  const cv = st.active ? st.chats.get(st.active) : undefined;
+  const item = cv?.items.get(`approval:${approvalId}`);
+  const old = itemEl(`approval:${approvalId}`);
+  if (!item || item.kind !== "approval" || !old) return;
+  const fresh = renderItem(item); // registered as the item's element: the next paint replaces this one
+  old.replaceWith(fresh);
+  fresh.querySelector<HTMLElement>(sel)?.focus();
+}
+
+// Escape in a card's dropdown closes it and gives focus back to its toggle.
+transcript.addEventListener("keydown", (e) => {
+  if (e.key !== "Escape") return;
+  const menu = (e.target as HTMLElement).closest(".split-menu");
+  const cardEl = menu?.closest<HTMLElement>(".card.approval");
+  const id = cardEl?.dataset["approvalId"];
+  if (!id) return;
+  const side = menuOpen.get(id);
+  if (!side) return;
+  e.preventDefault();
+  menuOpen.set(id, undefined);
+  rerenderCard(id, `[data-menu="${side}"]`);
+});
+
+function choose(a: ApprovalItem, optionId: string, ruleValue: string, scope: Scope, from?: HTMLElement): void {
+  // The rule field of the dropdown the button is in (only an open dropdown has one).
+  const cardEl = from?.closest<HTMLElement>(".split-menu") ?? transcript.querySelector<HTMLElement>(`[data-approval-id="${CSS.escape(a.approvalId)}"]`);
   const rule = optionTakesRule(optionId) ? (cardEl?.querySelector<HTMLInputElement>(".rule-input")?.value ?? ruleValue) : undefined;
   const sc = optionTakesScope(optionId) ? ((cardEl?.querySelector<HTMLSelectElement>(".scope-select")?.value as Scope) ?? scope) : undefined;
   send({ type: "approve", approvalId: a.approvalId, optionId, rule, scope: sc });

@@ -23,6 +23,9 @@ func main() {
 	flag.IntVar(&cfg.Runs, "runs", 5, "repetitions of each timed scenario")
 	flag.BoolVar(&cfg.Quick, "quick", false, "small sizes (a smoke run; the numbers mean little)")
 	flag.StringVar(&only, "only", "", "comma-separated scenarios to run (stream, diff, latency, scale, policy, startup, sandbox); default all")
+	flag.StringVar(&cfg.Base, "base", "", "a checkout of a baseline commit: its acp-bridge runs beside the current one in this run (make bench BASE=<commit>)")
+	flag.StringVar(&cfg.BaseLabel, "base-label", "", "how the report names the baseline (default: the -base directory)")
+	flag.IntVar(&cfg.ScaleRuns, "scale-runs", 0, "scale runs (each starts 20 agents and 1,000 sessions; default min(runs, 3))")
 	flag.BoolVar(&keep, "keep", false, "keep the scratch directory (the built binaries, configs, workspaces) and print its path, e.g. for perf report")
 	flag.Func("bridge-env", "KEY=VALUE added to the bridge's environment (repeatable), e.g. GOMAXPROCS=1", func(v string) error {
 		if k, _, ok := strings.Cut(v, "="); !ok || k == "" {

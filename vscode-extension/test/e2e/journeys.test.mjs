@@ -109,6 +109,9 @@ test("Bypass is last, behind More options…, in VS Code's error colours; Shift+
     assert.equal(focused, "SUMMARY:More options…", "the first Shift+Tab stop is the disclosure, not a button that grants");
     await card.locator(".more-options > summary").click();
     await bypass.waitFor();
+    await card.locator('[data-menu="allow"]').click(); // the allow scopes (compact card), for their colour below
+    await card.locator(".more-options > summary").click(); // a card painted again keeps no disclosure open
+    await bypass.waitFor();
     const colours = await f.evaluate(() => {
       const b = document.querySelector('.card.approval.pending button[data-option-id="acp-bridge:bypass"]');
       const a = document.querySelector('.card.approval.pending button[data-option-id="acp-bridge:allow_session"]');
@@ -459,6 +462,7 @@ test("Always allow -> Workspace settings during a turn: VS Code writes .vscode/s
       // A new chat: its session starts while .vscode/settings.json does not exist (the bridge watches it).
       const id = await cardInNewChat("demo");
       const card = f.locator(`.card.approval[data-approval-id="${id}"]`);
+      await card.locator('[data-menu="allow"]').click(); // the compact card's allow scopes
       await card.locator(".scope-select").selectOption("workspace");
       await card.getByRole("button", { name: "Always allow", exact: true }).click();
       await card.locator(".outcome").waitFor({ state: "attached", timeout: 15_000 });

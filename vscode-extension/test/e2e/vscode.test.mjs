@@ -92,6 +92,7 @@ test("Always allow: the rule lands in settings.json and the next identical call 
     await promptAndWait(frame, "only:test");
     const card = allCards(frame).nth(before);
     await card.locator("button.opt").first().waitFor({ timeout: 30_000 });
+    await card.locator('[data-menu="allow"]').click(); // the compact card's allow scopes
     const rule = await card.locator(".rule-input").inputValue();
     assert.match(rule, /^Bash\(.*go test.*\)$/, `suggested rule: ${rule}`);
     await card.getByRole("button", { name: "Always allow", exact: true }).click();
@@ -256,6 +257,7 @@ test("a malformed rule is refused on the card before anything is saved", async (
     await promptAndWait(frame, "only:test");
     const card = allCards(frame).nth(before);
     await card.locator("button.opt").first().waitFor({ timeout: 30_000 });
+    await card.locator('[data-menu="allow"]').click(); // the compact card's allow scopes
     await card.locator(".rule-input").fill("Bash(rm -rf build");
     await card.getByRole("button", { name: "Always allow", exact: true }).click();
     await card.locator(".card-error", { hasText: "not a valid rule" }).waitFor({ timeout: 10_000 });
@@ -281,6 +283,7 @@ test("settings.json cannot be written: an error with a choice, the bridge's file
       await promptAndWait(frame, "only:test");
       const card = allCards(frame).nth(before);
       await card.locator("button.opt").first().waitFor({ timeout: 30_000 });
+      await card.locator('[data-menu="allow"]').click(); // the compact card's allow scopes
       await card.locator(".rule-input").fill(rule);
       await card.getByRole("button", { name: "Always allow", exact: true }).click();
       const dialog = page.locator(".monaco-dialog-box");

@@ -51,7 +51,8 @@ export class Workbench {
     });
     this.page = this.ctx.pages()[0] ?? (await this.ctx.newPage());
     const t0 = Date.now();
-    await this.page.goto(`${this.cs.url}/?folder=${encodeURIComponent(this.cs.ws)}`);
+    // A loaded machine (CI, several suites at once) can take longer than playwright's 30 s default.
+    await this.page.goto(`${this.cs.url}/?folder=${encodeURIComponent(this.cs.ws)}`, { timeout: 120_000 });
     await this.page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
     log(`workbench in ${Date.now() - t0} ms`);
   }

@@ -49,13 +49,17 @@ test("initialize advertises fs read/write and no terminal, sends the workspace t
   const { clientStream, agentStream } = pipePair();
   const initParams: any[] = [];
   const ignored = [{ key: "agents.pwn", file: "/w/.acp-bridge.yaml", line: 3, reason: "runs only in a trusted workspace" }];
+  const modes = [
+    { id: "default", name: "Default", description: "asks", atLeastAsStrictAs: ["default"] },
+    { id: "plan", name: "Plan", description: "reads", atLeastAsStrictAs: ["plan", "default"] },
+  ];
   agent()
     .onRequest("initialize", raw, ({ params }) => {
       initParams.push(params);
       return {
         protocolVersion: 1,
         agentCapabilities: { loadSession: true },
-        _meta: { "acp-bridge": { version: "0.9.0", defaultAgent: "demo", agents: [{ id: "demo", name: "Demo" }], policyModes: ["default", "plan"], workspaceTrust: { trusted: false, ignored } } },
+        _meta: { "acp-bridge": { version: "0.9.0", defaultAgent: "demo", agents: [{ id: "demo", name: "Demo" }], policyModes: ["default", "plan"], modes, workspaceTrust: { trusted: false, ignored } } },
       };
     })
     .connect(agentStream);
@@ -69,7 +73,7 @@ test("initialize advertises fs read/write and no terminal, sends the workspace t
     version: "0.9.0",
     defaultAgent: "demo",
     agents: [{ id: "demo", name: "Demo" }],
-    policyModes: ["default", "plan"],
+    modes,
     workspaceTrust: { trusted: false, ignored },
   });
   await conn.initialize(true);
@@ -277,6 +281,10 @@ test("policy/check, grants/stored, grants/removeStored; a declined persist keeps
     .onRequest("_acp-bridge/grants/stored", raw, () => ({
       rules: [{ list: "allow", rule: "Bash(touch *)", scope: "user", file: "/h/.config/acp-bridge/config.yaml" }],
       bypass: [{ agent: "demo", scope: "workspace", file: "/w/.acp-bridge.yaml" }],
+      inForce: [
+        { kind: "mode", value: "plan", source: "workspace", file: "/w/.acp-bridge.yaml" },
+        { kind: "rule", list: "allow", value: "Bash(npm test)", agent: "demo", source: "session S" },
+      ],
     }))
     .onRequest("_acp-bridge/grants/removeStored", raw, ({ params }) => {
       got["remove"] = params;
@@ -306,6 +314,11 @@ test("policy/check, grants/stored, grants/removeStored; a declined persist keeps
   assert.deepEqual(stored, [
     { kind: "rule", scope: "user", file: "/h/.config/acp-bridge/config.yaml", agent: undefined, list: "allow", rule: "Bash(touch *)" },
     { kind: "bypass", scope: "workspace", file: "/w/.acp-bridge.yaml", agent: "demo" },
+  ]);
+  // What is in force is the bridge's merge, passed on as it is.
+  assert.deepEqual(await conn.inForce(), [
+    { kind: "mode", value: "plan", source: "workspace", file: "/w/.acp-bridge.yaml" },
+    { kind: "rule", list: "allow", value: "Bash(npm test)", agent: "demo", source: "session S" },
   ]);
   await conn.removeStoredGrant(stored[1]);
   assert.deepEqual(got["remove"], { kind: "bypass", scope: "workspace", agent: "demo" });

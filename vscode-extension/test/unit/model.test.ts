@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { autoDecisionLine, ChatStore, commandOf, listEntryToParams, mergeToolCall, PERSIST_MAX_BYTES, PERSIST_MAX_CHATS, PERSIST_MAX_ITEMS } from "../../src/model";
+import { autoDecisionLine, ChatStore, commandOf, listEntryToParams, mergeToolCall, PERSIST_MAX_BYTES, PERSIST_MAX_CHATS, PERSIST_MAX_ITEMS, toApprovalMeta } from "../../src/model";
 import type { ChatItem, HostMessage } from "../../src/protocol";
 import { describeResolution } from "../../src/protocol";
 
@@ -379,4 +379,22 @@ test("the oldest pending card is the one that arrived first, across chats, not o
   const again = new ChatStore(() => {});
   again.restore(store.serialize());
   assert.equal(again.approval("third")?.arrived, store.approval("third")?.arrived);
+});
+
+test("toApprovalMeta carries the card's breaker, operation, sandbox note and rejectEndsTurn (sent by the bridge, shown on the card)", () => {
+  const m = toApprovalMeta("A", {
+    tool: "Edit",
+    specifier: "/w/.env",
+    breaker: "protected file",
+    operation: "fs/write_text_file",
+    sandbox: "the OS sandbox will block this write: /w/.env is read-only in the sandbox (a protected file)",
+    rejectEndsTurn: true,
+  });
+  assert.equal(m.breaker, "protected file");
+  assert.equal(m.operation, "fs/write_text_file");
+  assert.match(m.sandbox ?? "", /OS sandbox will block/);
+  assert.equal(m.rejectEndsTurn, true);
+  const plain = toApprovalMeta("B", { tool: "Bash", rejectEndsTurn: "yes" });
+  assert.equal(plain.rejectEndsTurn, undefined, "only a real true ends the turn on Deny");
+  assert.equal(plain.sandbox, undefined);
 });

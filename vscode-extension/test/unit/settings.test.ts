@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import pkg from "../../package.json";
 import {
-  agentMode,
   buildBridgeSettings,
   personValue,
   listBypasses,
@@ -55,7 +54,7 @@ test("didChange payload: ${bridge} resolved, prefix-free keys, only what the per
   assert.deepEqual(set.audit, { path: "/tmp/a.jsonl" });
 });
 
-test("personValue ignores the default layer; agentMode: bypass, then the agent's mode, then defaultMode", () => {
+test("personValue ignores the default layer; the settings sent carry what the bridge's start mode reads (bridge TestAgentsListStartMode)", () => {
   assert.equal(personValue({ defaultValue: 300 }), undefined);
   assert.equal(personValue({ defaultValue: 300, globalValue: 60, workspaceValue: 30 }), 30);
   const s = buildBridgeSettings(
@@ -65,10 +64,10 @@ test("personValue ignores the default layer; agentMode: bypass, then the agent's
     }),
     "/b",
   );
-  assert.equal(agentMode(s, "claude"), "plan");
-  assert.equal(agentMode(s, "goose"), "bypassPermissions");
-  assert.equal(agentMode(s, "demo"), "acceptEdits");
-  assert.equal(agentMode(buildBridgeSettings(raw(), "/b"), "demo"), "default");
+  assert.equal(s.agents["claude"].mode, "plan");
+  assert.equal(s.agents["goose"].bypassPermissions, true);
+  assert.equal(s.permissions.defaultMode, "acceptEdits");
+  assert.equal(buildBridgeSettings(raw(), "/b").permissions.defaultMode, undefined);
 });
 
 test("didChange payload: unknown defaultAgent falls back to demo; a bad timeout is not sent", () => {
@@ -235,4 +234,7 @@ test("stricterOrEqualMode matches the bridge's table (docs/settings.md)", () => 
   for (const w of modes) for (const t of modes) assert.equal(stricterOrEqualMode(w, t), yes.has(`${w}>${t}`), `${w} over ${t}`);
   assert.equal(stricterOrEqualMode("autonomous", "default"), false);
   assert.equal(stricterOrEqualMode("ask_every_time", "acceptEdits"), true);
+  // "auto" is no alias of bypassPermissions (policy.SettingsAliases): an unknown name is never stricter, nor looser.
+  assert.equal(stricterOrEqualMode("auto", "default"), false);
+  assert.equal(stricterOrEqualMode("default", "auto"), false);
 });

@@ -83,6 +83,8 @@ const state = (items, extra = {}) => ({
 });
 
 const card = (id) => page.locator(`[data-approval-id="${id}"]`);
+/** Buttons of an open compact card: Allow once, its dropdown, Deny, its dropdown, and bypass behind "More options…". */
+const OPEN_BUTTONS = 5;
 
 test("an approval card shows tool, specifier, command, why, and the options in order", async () => {
   await open();
@@ -96,10 +98,17 @@ test("an approval card shows tool, specifier, command, why, and the options in o
   assert.match(why, /no allow rule matches/);
   assert.match(why, /rule Bash\(go \*\)/);
   assert.match(why, /mode default/);
-  // In the bridge's order, except bypass: last, behind "More options…".
-  const bypassLast = [...options.filter((o) => o.optionId !== "acp-bridge:bypass"), options.find((o) => o.optionId === "acp-bridge:bypass")];
-  assert.deepEqual(await c.locator("button.opt").evaluateAll((bs) => bs.map((b) => b.textContent.trim())), bypassLast.map((o) => o.name));
+  // Compact: two primary actions, each with a dropdown; bypass last, behind "More options…".
+  assert.deepEqual(await c.locator(".options.compact button.opt[data-option-id]").evaluateAll((bs) => bs.map((b) => b.textContent.trim())), ["Allow once", "Deny"]);
+  assert.deepEqual(await c.locator(".options.compact .split-toggle").evaluateAll((bs) => bs.map((b) => b.dataset.menu + ":" + b.getAttribute("aria-expanded"))), ["allow:false", "deny:false"]);
+  assert.equal(await c.locator(".rule-input").count(), 0, "no rule field until a dropdown that stores one is open");
+  assert.deepEqual(await c.locator(".more-options button.opt").evaluateAll((bs) => bs.map((b) => b.textContent.trim())), ["Bypass permissions for demo"]);
+  await c.locator('[data-menu="allow"]').click();
+  assert.deepEqual(await c.locator(".split-menu button.opt").evaluateAll((bs) => bs.map((b) => b.textContent.trim())), ["Allow for this session", "Always allow", "Exit plan mode"]);
   assert.equal(await c.locator(".rule-input").inputValue(), "Bash(go test *)", "rule prefilled from suggestedRules[0]");
+  assert.equal(await c.locator('[data-menu="allow"]').getAttribute("aria-expanded"), "true");
+  await c.locator('[data-menu="deny"]').click();
+  assert.deepEqual(await c.locator(".split-menu button.opt").evaluateAll((bs) => bs.map((b) => b.textContent.trim())), ["Deny with reason", "Deny and stop the turn", "Always deny"], "one dropdown open at a time");
   assert.equal(await page.locator(".tab .badge").innerText(), "1");
   await page.screenshot({ path: join(process.env.ARTIFACTS || join(root, "..", "test-artifacts"), "webview-card.png") }).catch(() => {});
   assert.deepEqual(await page.evaluate(() => window.__csp), [], "no CSP violations");
@@ -113,6 +122,7 @@ test("buttons post the right messages; the edited rule and scope go with Always 
   await card("A2").getByRole("button", { name: "Allow once", exact: true }).click();
   assert.deepEqual(await sent(), [{ type: "approve", approvalId: "A2", optionId: "acp-bridge:allow_once" }]);
   await clearSent();
+  await card("A1").locator('[data-menu="allow"]').click();
   await card("A1").locator(".rule-input").fill("Bash(go test ./pkg/...)");
   await card("A1").locator(".scope-select").selectOption("workspace");
   await card("A1").getByRole("button", { name: "Always allow", exact: true }).click();
@@ -120,7 +130,9 @@ test("buttons post the right messages; the edited rule and scope go with Always 
   await clearSent();
   await card("A1").locator(".more-options > summary").click();
   await card("A1").getByRole("button", { name: "Bypass permissions for demo" }).click();
+  await card("A1").locator('[data-menu="deny"]').click();
   await card("A1").getByRole("button", { name: "Deny and stop the turn" }).click();
+  await card("A1").locator('[data-menu="allow"]').click();
   await card("A1").getByRole("button", { name: "Exit plan mode" }).click();
   assert.deepEqual(await sent(), [
     { type: "approve", approvalId: "A1", optionId: "acp-bridge:bypass", scope: "workspace" },
@@ -129,15 +141,42 @@ test("buttons post the right messages; the edited rule and scope go with Always 
   ]);
 });
 
-test("buttons are reachable by keyboard", async () => {
+test("buttons are reachable by keyboard: a dropdown opens with Enter, its first scope gets focus, Escape closes it", async () => {
   await open();
   await post(state([approval("K1")]));
   await card("K1").waitFor();
   await clearSent();
   await card("K1").locator("button.opt").first().focus();
-  await page.keyboard.press("Tab");
+  await page.keyboard.press("Tab"); // the allow dropdown's toggle
+  await page.keyboard.press("Enter");
+  assert.equal(await page.evaluate(() => document.activeElement?.textContent?.trim()), "Allow for this session");
+  await page.keyboard.press("Escape");
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.menu), "allow", "focus back on the toggle");
+  assert.equal(await card("K1").locator(".split-menu").count(), 0);
+  await page.keyboard.press("Enter");
   await page.keyboard.press("Enter");
   assert.deepEqual(await sent(), [{ type: "approve", approvalId: "K1", optionId: "acp-bridge:allow_session" }]);
+});
+
+test("Deny with a reason…: the reason goes with the Deny, by keyboard alone, and the closed card records it", async () => {
+  await open();
+  await post(state([approval("W1")]));
+  await card("W1").waitFor();
+  await clearSent();
+  await card("W1").locator('[data-option-id="acp-bridge:reject_once"]').focus();
+  await page.keyboard.press("Tab");
+  await page.keyboard.press("Enter"); // opens the deny dropdown, focus in the reason field
+  assert.equal(await page.evaluate(() => document.activeElement?.className), "reason-input");
+  await page.keyboard.press("Enter");
+  assert.deepEqual(await sent(), [], "an empty reason sends nothing");
+  await page.keyboard.type("use make test, it sets the tags");
+  assert.deepEqual(await sent(), [], "letters typed in the reason field are text, not keys");
+  await page.keyboard.press("Enter");
+  assert.deepEqual(await sent(), [{ type: "approve", approvalId: "W1", optionId: "acp-bridge:reject_once", reason: "use make test, it sets the tags" }]);
+  await post({ type: "item", chatId: "chat-1", item: approval("W1", { state: "resolved", denyReason: "use make test, it sets the tags", resolution: { decision: "deny", by: "user", optionId: "acp-bridge:reject_once" } }) });
+  await card("W1").locator(".outcome").waitFor();
+  assert.equal(await card("W1").count(), 1, "the card painted again with its dropdown open is the one the resolution replaces: no stale copy");
+  assert.equal(await card("W1").locator(".outcome").innerText(), 'Denied by you (Deny) · your reason, sent to the agent: "use make test, it sets the tags"');
 });
 
 test("cards close when resolved, each on its own, and say how they ended", async () => {
@@ -154,7 +193,7 @@ test("cards close when resolved, each on its own, and say how they ended", async
   assert.equal(await card("R1").locator("button.opt").count(), 0);
   assert.equal(await card("R2").locator(".outcome").innerText(), "Denied: no answer in time (timeout)");
   assert.match(await card("R2").getAttribute("class"), /expired/);
-  assert.equal(await card("R3").locator("button.opt").count(), options.length, "the third is still open");
+  assert.equal(await card("R3").locator("button.opt").count(), OPEN_BUTTONS, "the third is still open");
   assert.equal(await page.locator(".tab .badge").innerText(), "1");
   await post({ type: "item", chatId: "chat-1", item: approval("R3", { state: "resolved", resolution: { decision: "cancelled", by: "cancel" } }) });
   await card("R3").locator(".outcome").waitFor();
@@ -174,7 +213,7 @@ test("after a reload the webview asks again and the cards come back from the sna
   assert.equal(await card("P1").count(), 0, "nothing until the host answers");
   await post(state([approval("P1"), approval("P2")]));
   await card("P2").waitFor();
-  assert.equal(await card("P1").locator("button.opt").count(), options.length);
+  assert.equal(await card("P1").locator("button.opt").count(), OPEN_BUTTONS);
   assert.equal(await page.locator("#composer-input").inputValue(), "half-typed draft", "draft kept in webview state");
 });
 
@@ -270,6 +309,8 @@ test("bypass is safe by default: danger colours, last, behind a disclosure, neve
   assert.equal(await page.evaluate(() => document.activeElement?.tagName + ":" + (document.activeElement?.textContent ?? "").trim()), "SUMMARY:More options…");
   await clearSent();
   await page.keyboard.press("Enter"); // opens the disclosure; still nothing sent
+  await card("B1").locator('[data-menu="allow"]').click(); // the allow scopes, for their colour below
+  await card("B1").locator(".more-options > summary").click();
   assert.deepEqual(await sent(), []);
   assert.equal(await bypass.isVisible(), true);
   // Colours: VS Code's error colours, not the allow green of the other buttons.
@@ -297,14 +338,14 @@ test("keyboard shortcuts answer the focused card: A allows once, D denies; no ke
   await page.keyboard.press("a");
   assert.deepEqual(await sent(), [{ type: "approve", approvalId: "S2", optionId: "acp-bridge:allow_once" }], "A on S2 answers S2 only");
   await clearSent();
-  await card("S1").locator(".scope-select").focus();
-  await page.keyboard.press("Shift+Tab"); // into the card
-  await card("S1").locator("button.opt").nth(3).focus();
+  await card("S1").locator('[data-menu="deny"]').focus();
+  await page.keyboard.press("Shift+Tab"); // to the card's Deny
   await page.keyboard.press("d");
   assert.deepEqual(await sent(), [{ type: "approve", approvalId: "S1", optionId: "acp-bridge:reject_once" }]);
   await clearSent();
   for (const k of ["b", "B", "y", "Y", "p"]) await page.keyboard.press(k);
   assert.deepEqual(await sent(), [], "no key chooses bypass or anything else");
+  await card("S1").locator('[data-menu="allow"]').click();
   await card("S1").locator(".rule-input").fill("");
   await card("S1").locator(".rule-input").type("Bash(add *)");
   assert.deepEqual(await sent(), [], "letters typed in the rule field are text");

@@ -1,4 +1,4 @@
-package approvals
+package permission
 
 import (
 	"context"
@@ -30,7 +30,10 @@ type Resolution struct {
 	// Rule and Scope carry an "Always allow/deny" rule as the person edited it.
 	Rule  string
 	Scope string
-	At    time.Time
+	// Reason is the person's own words with a deny (the card's "Deny with a
+	// reason…"), for the agent's model.
+	Reason string
+	At     time.Time
 }
 
 // Ticket is what the bridge knows of an approval when it opens it.

@@ -1,0 +1,112 @@
+package permission
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/acp-bridge/acp-bridge/acp"
+	"github.com/acp-bridge/acp-bridge/internal/audit"
+	"github.com/acp-bridge/acp-bridge/policy"
+)
+
+// ResolvedNotice is the params of _acp-bridge/approval/resolved.
+type ResolvedNotice struct {
+	ApprovalID string `json:"approvalId"`
+	SessionID  string `json:"sessionId"`
+	Agent      string `json:"agent"`
+	ToolCallID string `json:"toolCallId,omitempty"`
+	Decision   string `json:"decision"` // allow, deny, cancelled
+	// OptionID is the option the person chose on the card (by user only);
+	// AgentOptionID the agent's own option the bridge answered it with.
+	OptionID      string `json:"optionId,omitempty"`
+	AgentOptionID string `json:"agentOptionId,omitempty"`
+	By            string `json:"by"`
+	Rule          string `json:"rule,omitempty"`
+	Specifier     string `json:"specifier"`
+	Reason        string `json:"reason,omitempty"`
+}
+
+// Record logs a decision made without a card: an audit line, and a quiet
+// resolved notice for the chat. Every decision is recorded exactly once,
+// here or in finish (a card's), before the child's answer is queued.
+func (f *Flow) Record(s Session, call policy.Call, d Decision, toolCallID, approvalID, outcome, optionID, by string, latency time.Duration) {
+	if approvalID == "" {
+		approvalID = newID()
+	}
+	f.audit(s, call, d, toolCallID, approvalID, outcome, optionID, by, d.Verdict.Rule, latency)
+	f.Editor.Notify(acp.MethodApprovalResolved, ResolvedNotice{
+		ApprovalID: approvalID, SessionID: s.ID(), Agent: s.Agent().Name(), ToolCallID: toolCallID,
+		Decision: outcome, AgentOptionID: optionID, By: by, Rule: d.Verdict.Rule, Specifier: d.Verdict.Specifier, Reason: d.Verdict.Reason,
+	})
+}
+
+// finish records an approval a person was asked about.
+func (f *Flow) finish(s Session, call policy.Call, d Decision, fwd *Forwarded, res Resolution, outcome, answered string) {
+	by := string(res.By)
+	rule := ""
+	if res.By == policy.SourceUser && (res.OptionID == OptAllowAlways || res.OptionID == OptRejectAlways || res.OptionID == OptAllowSession) {
+		rule = res.Rule
+		if rule == "" && len(fwd.Meta.SuggestedRules) > 0 {
+			rule = fwd.Meta.SuggestedRules[0]
+		}
+		if res.OptionID == OptAllowSession {
+			rule = strings.Join(f.sessionGrantRules(res, call, d), " ")
+		}
+	}
+	f.audit(s, call, d, fwd.Meta.ToolCallID, fwd.Meta.ApprovalID, outcome, answered, by, rule, res.At.Sub(fwd.created))
+	chosen := ""
+	if res.By == policy.SourceUser {
+		chosen = res.OptionID
+	}
+	f.Editor.Notify(acp.MethodApprovalResolved, ResolvedNotice{
+		ApprovalID: fwd.Meta.ApprovalID, SessionID: s.ID(), Agent: s.Agent().Name(), ToolCallID: fwd.Meta.ToolCallID,
+		Decision: outcome, OptionID: chosen, AgentOptionID: answered, By: by, Rule: rule, Specifier: d.Verdict.Specifier, Reason: d.Verdict.Reason,
+	})
+}
+
+// audit is the one builder of a decision's audit record.
+func (f *Flow) audit(s Session, call policy.Call, d Decision, toolCallID, approvalID, outcome, optionID, by, rule string, latency time.Duration) {
+	var tier, file string
+	if rule == d.Verdict.Rule {
+		// The verdict's own rule (not a card's new one): where it was read.
+		tier, file = ruleWhere(d.Verdict)
+	}
+	f.appendAudit(audit.Record{
+		Time: time.Now().UTC(), Agent: s.Agent().Name(), SessionID: s.ID(), ToolCallID: toolCallID, ApprovalID: approvalID,
+		Specifier: d.Verdict.Specifier, Decision: outcome, Source: by, Rule: rule,
+		Reason: d.Verdict.Reason, OptionID: optionID, LatencyMS: float64(latency.Microseconds()) / 1000,
+		Sandbox: d.Sandbox, AskedBy: askedBy(by, d.Verdict),
+		RuleTier: tier, RuleFile: file, OPADecisionID: d.OPADecisionID, Traceparent: s.Traceparent(),
+	}, call)
+}
+
+// ruleWhere is the settings layer and file of the rule that decided v.
+func ruleWhere(v policy.Verdict) (tier, file string) {
+	if v.Rule == "" || v.RuleOrigin == nil {
+		return "", ""
+	}
+	return v.RuleOrigin.Layer, v.RuleOrigin.File
+}
+
+// askedBy is the source of the verdict that put a call before a person,
+// for a decision the verdict did not make itself.
+func askedBy(by string, v policy.Verdict) string {
+	if v.Decision != policy.Ask || by == string(v.Source) {
+		return ""
+	}
+	return string(v.Source)
+}
+
+func (f *Flow) appendAudit(r audit.Record, call policy.Call) {
+	if f.Audit == nil {
+		return
+	}
+	r.Call, _ = json.Marshal(call)
+	if err := f.Audit.Append(r); err != nil {
+		// The decision stands; the failure is reported.
+		f.log().Error("audit log write failed; the decision still applies", zap.Error(err))
+	}
+}

@@ -562,6 +562,8 @@ func (b *Bridge) prompt(ctx context.Context, params json.RawMessage) (any, error
 		return acp.PromptResponse{StopReason: acp.StopCancelled}, nil
 	}
 	t.sent = true
+	withDenials(o, s.denials) // denials.go (s.mu is held)
+	s.denials = nil
 	pending, err := conn.Start(ctx, acp.MethodSessionPrompt, o.Marshal())
 	s.mu.Unlock()
 	s.agent.setActive(s)

@@ -36,6 +36,9 @@ type Session interface {
 	// WithdrawnBy says who ended a request whose context ended: the agent
 	// exited (policy.SourceAgentExit) or withdrew it (policy.SourceCancel).
 	WithdrawnBy() policy.Source
+	// NoteDenial keeps one line for the agent's model: a call that was
+	// denied and why, said at the start of the session's next prompt.
+	NoteDenial(line string)
 }
 
 // Agent is what the package needs of the agent process behind a session:
@@ -108,4 +111,7 @@ type Config struct {
 	TimeoutCancels bool
 	// CancelOnUnaskedDeny: a denied tool call that ran unasked cancels the turn.
 	CancelOnUnaskedDeny bool
+	// TellAgentDenials: what the policy denied is noted for the agent's
+	// model too (a person's own reason always is).
+	TellAgentDenials bool
 }

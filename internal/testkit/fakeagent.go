@@ -72,6 +72,7 @@ func ParseFakeAgentArgs(args []string) FakeAgentOptions {
 //	                     (ids may repeat); reply text lists "ID=optionId|cancelled"
 //	permwithdraw ID [MS] ask, then withdraw the request ($/cancel_request) after MS ms (default 500)
 //	bash CMD             announce tool_call (execute, rawInput {command}) and ask
+//	echoprompt           reply "prompt:" and the whole prompt text received
 //	bare ID              announce tool_call ID then ask with only {toolCallId}
 //	subperm              ask permission under a session id nobody created
 //	read PATH            call fs/read_text_file; reply text "read:<content>" or "read-error:<msg>"
@@ -369,6 +370,9 @@ func (f *fakeAgent) prompt(ctx context.Context, params json.RawMessage) (any, er
 			f.update(s.id, map[string]any{"sessionUpdate": "tool_call", "toolCallId": id, "title": "`" + cmd + "`",
 				"kind": "execute", "status": "pending", "rawInput": map[string]any{"command": cmd}})
 			f.text(s.id, "bash="+f.ask(ctx, s.id, map[string]any{"toolCallId": id, "title": "`" + cmd + "`", "rawInput": map[string]any{"command": cmd}}))
+		case "echoprompt":
+			// the whole prompt as the agent got it (what its model would see)
+			f.text(s.id, "prompt:"+text.String())
 		case "bare":
 			id := fields[1]
 			f.update(s.id, map[string]any{"sessionUpdate": "tool_call", "toolCallId": id, "title": "`rm -rf build`",

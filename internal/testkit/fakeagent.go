@@ -26,11 +26,12 @@ type FakeAgentOptions struct {
 	Modes        string // a mode kit shaped like a real agent's: claude, codex (fakemodes.go)
 	StuckModes   bool   // refuse every mode change
 	ReportLaunch bool   // report the arguments and profile environment at initialize
+	NoList       bool   // initialize offers no sessionCapabilities.list
 }
 
 // ParseFakeAgentArgs reads the fake agent's flags: --hang-init, --exit-init,
 // --garbage, --long-line=N, --name=X, --report=FILE, --new-burst=N,
-// --modes=claude|codex|none, --stuck-modes, --report-launch.
+// --modes=claude|codex|none, --stuck-modes, --report-launch, --no-list.
 func ParseFakeAgentArgs(args []string) FakeAgentOptions {
 	var o FakeAgentOptions
 	for _, a := range args {
@@ -53,6 +54,8 @@ func ParseFakeAgentArgs(args []string) FakeAgentOptions {
 			o.StuckModes = true
 		case a == "--report-launch":
 			o.ReportLaunch = true
+		case a == "--no-list":
+			o.NoList = true
 		case strings.HasPrefix(a, "--name="):
 			o.Name = strings.TrimPrefix(a, "--name=")
 		}
@@ -172,9 +175,13 @@ func (f *fakeAgent) HandleRequest(ctx context.Context, method string, params jso
 			return nil, ctx.Err()
 		}
 		f.reportLaunch() // fakemodes.go
+		sessionCaps := map[string]any{"list": map[string]any{}}
+		if f.o.NoList {
+			sessionCaps = map[string]any{}
+		}
 		return map[string]any{
 			"protocolVersion":   1,
-			"agentCapabilities": map[string]any{"loadSession": true, "sessionCapabilities": map[string]any{"list": map[string]any{}}},
+			"agentCapabilities": map[string]any{"loadSession": true, "sessionCapabilities": sessionCaps},
 			"agentInfo":         map[string]any{"name": f.o.Name, "version": "0.0.1"},
 			"authMethods":       []any{},
 		}, nil

@@ -63,6 +63,7 @@ func newFlow(b *Bridge) *permission.Flow {
 				Timeout:             snap.Config.Approvals.Timeout,
 				TimeoutCancels:      snap.Config.Approvals.TimeoutOutcome == "cancel",
 				CancelOnUnaskedDeny: snap.Config.Permissions.CancelOnUnaskedDeny,
+				TellAgentDenials:    snap.Config.Permissions.TellAgentDenials,
 			}
 		},
 	}

@@ -49,6 +49,9 @@ type session struct {
 	unasked unaskedState
 	// created: protected paths missing at the start, checked after each turn (created.go).
 	created *createdWatch
+	// denials: calls denied since the last prompt, told to the agent's
+	// model at the start of the next one (denials.go). Under mu.
+	denials []string
 }
 
 // turn is one session/prompt in flight.

@@ -40,6 +40,9 @@ type Session interface {
 	// session's latest prompt (or session/new), "" if none: the audit
 	// records (and the OpenTelemetry decision events) carry it.
 	Traceparent() string
+	// NoteDenial keeps one line for the agent's model: a call that was
+	// denied and why, said at the start of the session's next prompt.
+	NoteDenial(line string)
 }
 
 // Agent is what the package needs of the agent process behind a session:
@@ -112,4 +115,7 @@ type Config struct {
 	TimeoutCancels bool
 	// CancelOnUnaskedDeny: a denied tool call that ran unasked cancels the turn.
 	CancelOnUnaskedDeny bool
+	// TellAgentDenials: what the policy denied is noted for the agent's
+	// model too (a person's own reason always is).
+	TellAgentDenials bool
 }

@@ -63,6 +63,7 @@ type fakeSession struct {
 	grants    []string
 	asked     []string
 	cancels   []string
+	denials   []string
 
 	traceparent string
 }
@@ -79,6 +80,11 @@ func (s *fakeSession) AdditionalDirectories() []string { return nil }
 func (s *fakeSession) Grants() *policy.Policy          { return nil }
 func (s *fakeSession) WithdrawnBy() policy.Source      { return policy.SourceCancel }
 func (s *fakeSession) Traceparent() string             { return s.traceparent }
+func (s *fakeSession) NoteDenial(line string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.denials = append(s.denials, line)
+}
 func (s *fakeSession) MergeToolCall(raw json.RawMessage) json.RawMessage {
 	return raw
 }
@@ -670,6 +676,53 @@ func TestUnasked(t *testing.T) {
 			}
 			if len(r.editor.notices) != c.notices || len(r.session.cancels) != c.cancels {
 				t.Fatalf("%d notices, %d cancels; want %d, %d", len(r.editor.notices), len(r.session.cancels), c.notices, c.cancels)
+			}
+		})
+	}
+}
+
+// A deny reaches the agent's model: the person's own reason always, the
+// policy's when TellAgentDenials; nothing for an allow or without either.
+func TestDenialsNotedForTheAgent(t *testing.T) {
+	ask := func(*Request) (policy.Verdict, bool) {
+		return policy.Verdict{Decision: policy.Ask, Source: policy.SourceDefault, Specifier: "Bash(make)", Reason: "no rule"}, true
+	}
+	deny := func(*Request) (policy.Verdict, bool) {
+		return policy.Verdict{Decision: policy.Deny, Source: policy.SourceRule, Specifier: "Bash(make)", Reason: "denied by rule Bash(make)"}, true
+	}
+	for _, c := range []struct {
+		name   string
+		stage  func(*Request) (policy.Verdict, bool)
+		answer *EditorAnswer
+		tell   bool
+		want   string // substring of the one line noted; "" = none
+	}{
+		{"the person's reason", ask, &EditorAnswer{Outcome: acp.OutcomeSelected, OptionID: OptRejectOnce, Reason: "not on Fridays"}, false, "Bash(make) was denied: the person said: not on Fridays"},
+		{"a person's deny without a reason, not told", ask, &EditorAnswer{Outcome: acp.OutcomeSelected, OptionID: OptRejectOnce}, false, ""},
+		{"a person's deny without a reason, told", ask, &EditorAnswer{Outcome: acp.OutcomeSelected, OptionID: OptRejectOnce}, true, "the person denied it"},
+		{"an allow is not noted", ask, &EditorAnswer{Outcome: acp.OutcomeSelected, OptionID: OptAllowOnce, Reason: "x"}, true, ""},
+		{"a rule's deny, told", deny, nil, true, "acp-bridge's policy denied it: denied by rule Bash(make)"},
+		{"a rule's deny, not told", deny, nil, false, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var trace []string
+			r := newRig([]Stage{stageFunc{"s", &trace, c.stage}}, policy.ModeDefault)
+			r.flow.Config = func() Config { return Config{TellAgentDenials: c.tell} }
+			done := run(r, context.Background(), permReq("make"))
+			if c.answer != nil {
+				answerCard(t, r.editor, c.answer)
+			}
+			if out := <-done; out.err != nil {
+				t.Fatal(out.err)
+			}
+			r.session.mu.Lock()
+			got := append([]string(nil), r.session.denials...)
+			r.session.mu.Unlock()
+			switch {
+			case c.want == "" && len(got) != 0:
+				t.Errorf("noted %q, want nothing", got)
+			case c.want != "" && (len(got) != 1 || !strings.Contains(got[0], c.want)):
+				t.Errorf("noted %q, want one line with %q", got, c.want)
 			}
 		})
 	}

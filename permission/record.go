@@ -41,6 +41,21 @@ func (f *Flow) Record(s Session, call policy.Call, d Decision, toolCallID, appro
 		ApprovalID: approvalID, SessionID: s.ID(), Agent: s.Agent().Name(), ToolCallID: toolCallID,
 		Decision: outcome, AgentOptionID: optionID, By: by, Rule: d.Verdict.Rule, Specifier: d.Verdict.Specifier, Reason: d.Verdict.Reason,
 	})
+	if outcome == "deny" && f.Config != nil && f.Config().TellAgentDenials {
+		s.NoteDenial(denialLine(d.Verdict.Specifier, "acp-bridge's policy denied it: "+d.Verdict.Reason))
+	}
+}
+
+// maxDenialText bounds one line noted for the agent's model.
+const maxDenialText = 600
+
+// denialLine is one call denied, and why, in words for the agent's model.
+func denialLine(spec, why string) string {
+	why = strings.Join(strings.Fields(why), " ")
+	if len(why) > maxDenialText {
+		why = why[:maxDenialText] + "…"
+	}
+	return spec + " was denied: " + why
 }
 
 // finish records an approval a person was asked about.
@@ -56,7 +71,18 @@ func (f *Flow) finish(s Session, call policy.Call, d Decision, fwd *Forwarded, r
 			rule = strings.Join(f.sessionGrantRules(res, call, d), " ")
 		}
 	}
-	f.audit(s, call, d, fwd.Meta.ToolCallID, fwd.Meta.ApprovalID, outcome, answered, by, rule, res.At.Sub(fwd.created))
+	if outcome == "deny" && res.By == policy.SourceUser && strings.TrimSpace(res.Reason) != "" {
+		// The person's own words go to the agent's model, always: the card
+		// said so ("Deny with a reason…").
+		s.NoteDenial(denialLine(d.Verdict.Specifier, "the person said: "+res.Reason))
+	} else if outcome == "deny" && f.Config != nil && f.Config().TellAgentDenials {
+		s.NoteDenial(denialLine(d.Verdict.Specifier, "the person denied it ("+d.Verdict.Reason+")"))
+	}
+	d2 := d
+	if strings.TrimSpace(res.Reason) != "" && outcome == "deny" {
+		d2.Verdict.Reason += "; the person said: " + res.Reason
+	}
+	f.audit(s, call, d2, fwd.Meta.ToolCallID, fwd.Meta.ApprovalID, outcome, answered, by, rule, res.At.Sub(fwd.created))
 	chosen := ""
 	if res.By == policy.SourceUser {
 		chosen = res.OptionID

@@ -43,7 +43,9 @@ ACP_BRIDGE_OTELCOL_OPTIONAL=1 go test -race -count=1 $(go list ./... | grep -v '
 # waits on its agents' processes and their fake model APIs.
 fuzz_log="$(mktemp "${TMPDIR:-/tmp}/acp-fuzz.XXXXXX")"
 stamp "background: fuzzing, bounded (${FUZZ_SECONDS:-4}s per target, one worker; log: $fuzz_log)"
-FUZZ_PARALLEL=1 scripts/fuzz.sh "${FUZZ_SECONDS:-4}" >"$fuzz_log" 2>&1 &
+# Then every Go benchmark runs once (-benchtime 1x), so none can break
+# unnoticed (scripts/bench-smoke.sh).
+{ FUZZ_PARALLEL=1 scripts/fuzz.sh "${FUZZ_SECONDS:-4}" && GOMAXPROCS=1 scripts/bench-smoke.sh; } >"$fuzz_log" 2>&1 &
 fuzz_pid=$!
 
 stamp "waiting for the background installs"
@@ -64,13 +66,13 @@ stamp "interop: acp-go-sdk example agent/client, official TypeScript SDK, ACP JS
 interop_status=0
 bash interop/run.sh || interop_status=$?
 
-stamp "waiting for the fuzzing"
+stamp "waiting for the fuzzing and the benchmarks run once"
 fuzz_status=0
 wait "$fuzz_pid" || fuzz_status=$?
-sed -n '/== fuzz summary/,$p' "$fuzz_log"
+sed -n '/== fuzz summary/,$p' "$fuzz_log" | grep -v '^\(goos\|goarch\|pkg\|cpu\):' 
 if [ "$fuzz_status" != 0 ]; then
   cat "$fuzz_log"
-  echo "fuzzing failed (log above)" >&2
+  echo "fuzzing or a benchmark failed (log above)" >&2
   exit 1
 fi
 if [ "$interop_status" != 0 ]; then

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -123,6 +124,68 @@ func TestHookScriptIsAProtectedPlace(t *testing.T) {
 			}
 			if !withHook && string(data) != "touch-home\n" {
 				t.Fatalf("control: the script was not written (%q): the test proves nothing", data)
+			}
+		})
+	}
+}
+
+// Deny with a reason (issue 19 item 8, issue 20 item 4): the person's words,
+// and with permissions.tellAgentDenials the policy's, reach what the agent's
+// model sees: the start of the session's next prompt. Without either, the
+// next prompt is the person's alone.
+func TestDenialsReachTheAgentsNextPrompt(t *testing.T) {
+	for _, c := range []struct {
+		name, cfg, reason string
+		card              bool
+		want              []string // in the agent's next prompt; nil = no note
+	}{
+		{"the person's reason", "", "not on the build machine", true, []string{"[acp-bridge]", "Bash(rm -rf build) was denied: the person said: not on the build machine"}},
+		{"a deny rule, told", "permissions: {deny: [\"Bash(rm *)\"], tellAgentDenials: true}\n", "", false, []string{"Bash(rm -rf build) was denied: acp-bridge's policy denied it", "Bash(rm *)"}},
+		{"a deny rule, not told (the default)", "permissions: {deny: [\"Bash(rm *)\"]}\n", "", false, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := startBin(t, "defaultAgent: f\n"+c.cfg+"agents:\n"+testkit.FakeAgentYAML("f"))
+			ctx, sid := p.open(t)
+			res := make(chan error, 1)
+			go func() { _, err := p.editor.Prompt(ctx, sid, "bash rm -rf build"); res <- err }()
+			if c.card {
+				perm, err := p.editor.NextPermission(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ans := acp.Selected("acp-bridge:reject_once")
+				ans.Meta = json.RawMessage(fmt.Sprintf(`{"acp-bridge":{"reason":%q}}`, c.reason))
+				perm.Answer(ans)
+			}
+			if err := <-res; err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.editor.Prompt(ctx, sid, "echoprompt"); err != nil {
+				t.Fatal(err)
+			}
+			texts := testkit.Texts(p.editor.Messages(), sid)
+			last := texts[len(texts)-1]
+			if !strings.HasPrefix(last, "prompt:") {
+				t.Fatalf("texts %q", texts)
+			}
+			if c.want == nil && strings.Contains(last, "[acp-bridge]") {
+				t.Fatalf("a note was added: %q", last)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(last, w) {
+					t.Errorf("the agent's next prompt %q lacks %q", last, w)
+				}
+			}
+			if !strings.HasSuffix(strings.TrimSpace(last), "echoprompt") {
+				t.Errorf("the person's own prompt is not last: %q", last)
+			}
+			// Told once: a third prompt carries no note.
+			if _, err := p.editor.Prompt(ctx, sid, "echoprompt"); err != nil {
+				t.Fatal(err)
+			}
+			texts = testkit.Texts(p.editor.Messages(), sid)
+			if strings.Contains(texts[len(texts)-1], "[acp-bridge]") {
+				t.Errorf("the note was repeated: %q", texts[len(texts)-1])
 			}
 		})
 	}

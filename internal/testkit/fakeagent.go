@@ -26,11 +26,12 @@ type FakeAgentOptions struct {
 	Modes        string // a mode kit shaped like a real agent's: claude, codex (fakemodes.go)
 	StuckModes   bool   // refuse every mode change
 	ReportLaunch bool   // report the arguments and profile environment at initialize
+	NoList       bool   // initialize offers no sessionCapabilities.list
 }
 
 // ParseFakeAgentArgs reads the fake agent's flags: --hang-init, --exit-init,
 // --garbage, --long-line=N, --name=X, --report=FILE, --new-burst=N,
-// --modes=claude|codex|none, --stuck-modes, --report-launch.
+// --modes=claude|codex|none, --stuck-modes, --report-launch, --no-list.
 func ParseFakeAgentArgs(args []string) FakeAgentOptions {
 	var o FakeAgentOptions
 	for _, a := range args {
@@ -53,6 +54,8 @@ func ParseFakeAgentArgs(args []string) FakeAgentOptions {
 			o.StuckModes = true
 		case a == "--report-launch":
 			o.ReportLaunch = true
+		case a == "--no-list":
+			o.NoList = true
 		case strings.HasPrefix(a, "--name="):
 			o.Name = strings.TrimPrefix(a, "--name=")
 		}
@@ -72,6 +75,7 @@ func ParseFakeAgentArgs(args []string) FakeAgentOptions {
 //	                     (ids may repeat); reply text lists "ID=optionId|cancelled"
 //	permwithdraw ID [MS] ask, then withdraw the request ($/cancel_request) after MS ms (default 500)
 //	bash CMD             announce tool_call (execute, rawInput {command}) and ask
+//	echoprompt           reply "prompt:" and the whole prompt text received
 //	bare ID              announce tool_call ID then ask with only {toolCallId}
 //	subperm              ask permission under a session id nobody created
 //	read PATH            call fs/read_text_file; reply text "read:<content>" or "read-error:<msg>"
@@ -171,9 +175,13 @@ func (f *fakeAgent) HandleRequest(ctx context.Context, method string, params jso
 			return nil, ctx.Err()
 		}
 		f.reportLaunch() // fakemodes.go
+		sessionCaps := map[string]any{"list": map[string]any{}}
+		if f.o.NoList {
+			sessionCaps = map[string]any{}
+		}
 		return map[string]any{
 			"protocolVersion":   1,
-			"agentCapabilities": map[string]any{"loadSession": true, "sessionCapabilities": map[string]any{"list": map[string]any{}}},
+			"agentCapabilities": map[string]any{"loadSession": true, "sessionCapabilities": sessionCaps},
 			"agentInfo":         map[string]any{"name": f.o.Name, "version": "0.0.1"},
 			"authMethods":       []any{},
 		}, nil
@@ -369,6 +377,9 @@ func (f *fakeAgent) prompt(ctx context.Context, params json.RawMessage) (any, er
 			f.update(s.id, map[string]any{"sessionUpdate": "tool_call", "toolCallId": id, "title": "`" + cmd + "`",
 				"kind": "execute", "status": "pending", "rawInput": map[string]any{"command": cmd}})
 			f.text(s.id, "bash="+f.ask(ctx, s.id, map[string]any{"toolCallId": id, "title": "`" + cmd + "`", "rawInput": map[string]any{"command": cmd}}))
+		case "echoprompt":
+			// the whole prompt as the agent got it (what its model would see)
+			f.text(s.id, "prompt:"+text.String())
 		case "bare":
 			id := fields[1]
 			f.update(s.id, map[string]any{"sessionUpdate": "tool_call", "toolCallId": id, "title": "`rm -rf build`",

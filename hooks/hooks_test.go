@@ -43,7 +43,13 @@ func TestCommandHook(t *testing.T) {
 		{"not found", ``, OutcomeNoVerdict, "", "no such file"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			h := Hook{Name: "h", Command: sh(c.script), Timeout: 500 * time.Millisecond}
+			// A generous budget (CI machines are loaded); only the hanging
+			// hook meets a short one.
+			budget := 20 * time.Second
+			if c.name == "hangs" {
+				budget = 300 * time.Millisecond
+			}
+			h := Hook{Name: "h", Command: sh(c.script), Timeout: budget}
 			if c.name == "not found" {
 				h.Command = []string{"/nonexistent/hook"}
 			}
@@ -97,7 +103,11 @@ func TestAuthZENHook(t *testing.T) {
 			}))
 			defer srv.Close()
 			defer close(release)
-			r := Consult(context.Background(), Hook{Name: "pdp", URL: srv.URL + "/access/v1/evaluation", Timeout: 500 * time.Millisecond}, req)
+			budget := 20 * time.Second
+			if c.hang {
+				budget = 300 * time.Millisecond
+			}
+			r := Consult(context.Background(), Hook{Name: "pdp", URL: srv.URL + "/access/v1/evaluation", Timeout: budget}, req)
 			if r.Outcome != c.outcome || r.Decision != c.decision || !strings.Contains(r.Reason, c.reason) {
 				t.Errorf("got %+v, want %s %s %q", r, c.outcome, c.decision, c.reason)
 			}

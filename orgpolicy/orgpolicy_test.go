@@ -124,7 +124,7 @@ func TestRealOPABundlesSignedAndLogged(t *testing.T) {
 	persist := t.TempDir()
 	cfg := Config{BundleURL: hs.URL + "/bundles/acp.tar.gz", PollMin: time.Second, PollMax: time.Second,
 		KeyID: "org", Key: pub, Algorithm: "RS256", Query: "data.acp.decision",
-		DecisionLogURL: hs.URL + "/logs/decisions", PersistDir: persist}
+		DecisionLogURL: hs.URL + "/logs/decisions", PersistDir: persist, Timeout: 20 * time.Second}
 	ctx := context.Background()
 	st, err := Start(ctx, cfg, nil)
 	if err != nil {

@@ -67,7 +67,7 @@ func TestOPADecidesThroughBinary(t *testing.T) {
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	indent := "      " + strings.ReplaceAll(strings.TrimSpace(pub), "\n", "\n      ")
-	managed := fmt.Sprintf("opa:\n  bundleUrl: %s/b/acp.tar.gz\n  pollMinSeconds: 1\n  pollMaxSeconds: 1\n  signingKeyId: org\n  signingKey: |\n%s\n  query: data.acp.decision\n",
+	managed := fmt.Sprintf("opa:\n  bundleUrl: %s/b/acp.tar.gz\n  pollMinSeconds: 1\n  pollMaxSeconds: 1\n  signingKeyId: org\n  signingKey: |\n%s\n  query: data.acp.decision\n  timeoutMs: 20000\n",
 		hs.URL, indent)
 	prefix := managedNS(t, map[string]string{"managed-settings.yaml": managed})
 	home, ws := t.TempDir(), t.TempDir()

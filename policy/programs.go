@@ -150,6 +150,9 @@ type progDecl struct {
 	// gem inst = gem install, composer req = composer require): its
 	// breaker sees the full name (programs_rt4.go).
 	subAbbrev []string
+	// subKnown: other subcommand words (aliases: npm add, npm ll) taken as
+	// they are, never as abbreviations, and not abbreviated to.
+	subKnown []string
 	// stdinNames / stdinWith: under one of these names, or with one of
 	// these options, the program reads its commands from standard input
 	// (ed, ex, m4, vim -e): a here-doc or here-string is read through its

@@ -306,7 +306,7 @@ func init() {
 		// npm -C is --prefix (npm's shorthand); its subcommands resolve by
 		// unambiguous prefix (npm lin = npm link).
 		&progDecl{name: "npm", valued: append([]string{"-C"}, npmValued...), uncertainWith: npmCodeOpts, flags: npmFlags, proxies: []string{"--proxy", "--https-proxy"},
-			installsTo: []string{"--prefix", "-C"}, hostOpts: []string{"--registry"}, urlArgs: "url", subAbbrev: npmCommands,
+			installsTo: []string{"--prefix", "-C"}, hostOpts: []string{"--registry"}, urlArgs: "url", subAbbrev: npmCommands, subKnown: npmAliases,
 			breaker: globalInstall("npm", npmInstallWords, []string{"link", "ln"}, append([]string{"-C"}, npmValued...), true),
 			match: []string{"npm -g i x", "npm --global install x", "npm i --global=true x", "npm --g i x", "npm i -gy x", "npm link",
 				"npm --userconfig ./rc run build", "npm run build --node-options=--require=./e.js", "npm --script-shell ./evil run build",

@@ -13,6 +13,20 @@ import (
 // work tree, options before a subcommand, subcommand abbreviations, and
 // programs that read their commands from standard input.
 
+// probeAssignWords: NAME=VALUE words after env or sudo: each value is
+// probed as probeEnvValues does.
+func (a *analyzer) probeAssignWords(ws []word, ctx walkCtx) {
+	for _, w := range ws {
+		if !w.static || !isAssignWord(w.s) {
+			continue
+		}
+		name, val, _ := strings.Cut(w.s, "=")
+		if !envSafe(name) {
+			a.probe([]word{staticWord("env"), staticWord(val)}, ctx)
+		}
+	}
+}
+
 // probeEnvValues: the value of a variable assigned before a command may be
 // a command the program runs (RSYNC_RSH, RSYNC_CONNECT_PROG, VIMINIT,
 // HGMERGE, GIT_SSH_COMMAND, and whatever variable the next program
@@ -212,7 +226,7 @@ func (d *progDecl) expandSubs(ss []string) []string {
 	}
 	var out []string
 	for i, x := range ss {
-		if x == "" || strings.HasPrefix(x, "-") || containsStr(d.subAbbrev, x) {
+		if x == "" || strings.HasPrefix(x, "-") || containsStr(d.subAbbrev, x) || containsStr(d.subKnown, x) {
 			continue
 		}
 		full := ""
@@ -247,6 +261,13 @@ var npmCommands = []string{"access", "adduser", "audit", "bugs", "cache", "ci", 
 	"outdated", "owner", "pack", "ping", "pkg", "prefix", "profile", "prune", "publish", "query", "rebuild", "repo",
 	"restart", "root", "run", "run-script", "sbom", "search", "set", "shrinkwrap", "star", "stars", "start", "stop",
 	"team", "test", "token", "undeprecate", "uninstall", "unpublish", "unstar", "update", "version", "view", "whoami"}
+
+// npmAliases: npm's command aliases (npm add is install, npm ll is ls):
+// known words, never taken for abbreviations of a longer command.
+var npmAliases = []string{"add", "i", "in", "ins", "inst", "insta", "instal", "isnt", "isnta", "isntal", "isntall", "up", "upgrade",
+	"udpate", "it", "cit", "clean-install", "clean-install-test", "sit", "ln", "un", "unlink", "remove", "rm", "r", "rb", "x", "la",
+	"list", "t", "tst", "v", "info", "show", "view", "s", "se", "find", "c", "conf", "author", "create", "innit", "issues", "home",
+	"ddp", "hlep", "rum", "urn", "runt", "run-script", "verison", "why", "login", "add-user", "whoami", "dist-tags", "optimize"}
 
 // gemCommands: RubyGems' commands (it takes any unambiguous prefix).
 var gemCommands = []string{"build", "cert", "check", "cleanup", "contents", "dependency", "environment", "exec", "fetch",
@@ -415,7 +436,7 @@ func edEscape(s string) (string, bool) {
 // m4Escape: m4's syscmd(CMD) and esyscmd(CMD) run CMD with the shell.
 func m4Escape(s string) (string, bool) {
 	var code []string
-	for _, m := range []string{"esyscmd(", "syscmd("} {
+	for _, m := range []string{"syscmd("} { // esyscmd( too
 		rest := s
 		for {
 			i := strings.Index(rest, m)

@@ -462,6 +462,7 @@ func (a *analyzer) envCmd(ws []word, text string, alts []string, ctx walkCtx) {
 			if !envSafe(name) {
 				kind = skNeedRule
 			}
+			a.probeAssignWords(rest[:1], ctx) // programs_rt4.go
 			rest = rest[1:]
 		}
 		break
@@ -524,6 +525,7 @@ func (a *analyzer) sudoCmd(base string, args []word, text string, alts []string,
 	}
 	for len(rest) > 0 && rest[0].static && isAssignWord(rest[0].s) {
 		a.vt.setEnv(rest[0].s[:strings.IndexByte(rest[0].s, '=')])
+		a.probeAssignWords(rest[:1], ctx) // programs_rt4.go
 		rest = rest[1:]
 	}
 	if len(rest) > 0 {

@@ -45,7 +45,11 @@
 //     its flag reading, with match/noMatch examples checked at load);
 //     programs_rt3.go: bare declarations (a program's global options),
 //     code files from process substitutions, proxy hosts, install places
-//     and global installs (red team 3);
+//     and global installs (red team 3); programs_rt4.go: URL operands and
+//     index options as hosts, places that must stay in the workspace,
+//     subcommands after global options and by abbreviation, variables'
+//     values probed as commands, programs reading commands from standard
+//     input (red team 4);
 //     programs_probe.go: unknown programs' arguments read as possible
 //     commands; programs_abbrev.go: long options by unambiguous prefix;
 //     shell_positional.go, shell_procsubst.go: sh -c's positional

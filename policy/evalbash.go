@@ -56,7 +56,7 @@ func (ev *evaluator) bashDecide(tool string, an *shellAnalysis) Verdict {
 		}
 	}
 	if r, u, _ := ev.fetchRule(&pol.deny, an); r != nil {
-		return ev.denyRule(r, " (curl or wget fetches "+u+")")
+		return ev.denyRule(r, " (the command connects to "+u+")")
 	}
 
 	// 2. circuit breakers; a deny rule met in the arguments of a program
@@ -118,7 +118,7 @@ func (ev *evaluator) bashDecide(tool string, an *shellAnalysis) Verdict {
 		return ev.askRule(r, " (path "+showPath(pi)+")", readOnly)
 	}
 	if r, u, _ := ev.fetchRule(&pol.ask, an); r != nil {
-		return ev.askRule(r, " (curl or wget fetches "+u+")", readOnly)
+		return ev.askRule(r, " (the command connects to "+u+")", readOnly)
 	}
 	// a recursive delete that may reach a file a deny or ask rule protects.
 	for i := range an.subs {
@@ -151,9 +151,9 @@ func (ev *evaluator) bashDecide(tool string, an *shellAnalysis) Verdict {
 	}
 	if why == "" {
 		if _, _, u := ev.fetchRule(&pol.deny, an); u != "" {
-			why = "curl or wget fetches " + u + ", whose host a WebFetch domain rule cannot be checked against"
+			why = "the command connects to " + u + ", whose host a WebFetch domain rule cannot be checked against"
 		} else if _, _, u := ev.fetchRule(&pol.ask, an); u != "" {
-			why = "curl or wget fetches " + u + ", whose host a WebFetch domain rule cannot be checked against"
+			why = "the command connects to " + u + ", whose host a WebFetch domain rule cannot be checked against"
 		}
 	}
 	if why != "" {

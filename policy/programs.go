@@ -132,6 +132,36 @@ type progDecl struct {
 	// installsTo: options whose value is a directory it installs code into
 	// (pip install --target): outside the workspace, a circuit breaker.
 	installsTo []string
+	// hostOpts: options whose value is a URL it fetches from (pip
+	// --index-url, npm --registry): its host meets the WebFetch domain
+	// rules; urlArgs: its plain arguments that are URLs ("url":
+	// scheme://..., VCS+scheme://...; "git": also [user@]host:path) are
+	// hosts it connects to (programs_rt4.go).
+	hostOpts []string
+	urlArgs  string
+	// placeOpts: options whose value is a place it writes that must be
+	// inside the workspace (git init --separate-git-dir, git archive -o):
+	// outside it (or unknown), a circuit breaker; prefixOpts: the same for
+	// a value that is a path prefix (git checkout-index --prefix: the place
+	// is its directory part).
+	placeOpts, prefixOpts []string
+	// subAbbrev: the program's subcommand names; a word that is an
+	// unambiguous prefix of one is that subcommand (npm lin = npm link,
+	// gem inst = gem install, composer req = composer require): its
+	// breaker sees the full name (programs_rt4.go).
+	subAbbrev []string
+	// subKnown: other subcommand words (aliases: npm add, npm ll) taken as
+	// they are, never as abbreviations, and not abbreviated to.
+	subKnown []string
+	// stdinNames / stdinWith: under one of these names, or with one of
+	// these options, the program reads its commands from standard input
+	// (ed, ex, m4, vim -e): a here-doc or here-string is read through its
+	// escape, a pipe is code the reader cannot see (programs_rt4.go).
+	stdinNames, stdinWith []string
+	// hook: what the program's options and plain arguments mean beyond
+	// the fields above (apt-get -o KEY=VALUE, mvn -Dexec.executable, go
+	// env -w NAME=VALUE); it records into sc like the fields do.
+	hook func(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkCtx)
 	// flags: options that take no value, named so that an abbreviation
 	// resolves to them and not to a longer valued name (npm --global is
 	// not --globalconfig; programs_abbrev.go).
@@ -150,6 +180,13 @@ func declare(ds ...*progDecl) {
 	for _, d := range ds {
 		if err := checkDecl(d); err != nil {
 			panic(err)
+		}
+		for _, o := range programs[strings.Fields(d.name)[0]] {
+			if o.name == d.name {
+				// a second declaration of one name would never be read
+				// (lookupDecl takes the first).
+				panic(fmt.Errorf("policy: program %q is declared twice", d.name))
+			}
 		}
 		words := strings.Fields(d.name)
 		d.sub = words[1:]
@@ -177,7 +214,8 @@ func checkDecl(d *progDecl) error {
 	for kind, list := range map[string][]string{"valued": d.valued, "code": d.code, "escapeOpts": d.escapeOpts,
 		"editsWith": d.editsWith, "reads": d.reads, "writes": d.writes, "programs": d.programs, "stdinCode": d.stdinCode, "plainReadsWith": d.plainReadsWith,
 		"targetOpts": d.targetOpts, "editsAllWith": d.editsAllWith, "keepsWith": d.keepsWith,
-		"scriptOpts": d.scriptOpts, "proxies": d.proxies, "installsTo": d.installsTo, "flags": d.flags, "gitConfig": d.gitConfig} {
+		"scriptOpts": d.scriptOpts, "proxies": d.proxies, "installsTo": d.installsTo, "flags": d.flags, "gitConfig": d.gitConfig,
+		"hostOpts": d.hostOpts, "placeOpts": d.placeOpts, "prefixOpts": d.prefixOpts} {
 		for _, o := range list {
 			if !strings.HasPrefix(o, "-") || o == "-" || o == "--" || strings.Contains(o, "=") {
 				return fmt.Errorf("policy: program %q: %s option %q is not an option name", d.name, kind, o)
@@ -194,6 +232,11 @@ func checkDecl(d *progDecl) error {
 		if !containsStr(d.valued, o) {
 			return fmt.Errorf("policy: program %q: %s option %q must be declared valued", d.name, kind, o)
 		}
+	}
+	switch d.urlArgs {
+	case "", "url", "git", "git2":
+	default:
+		return fmt.Errorf("policy: program %q: urlArgs %q is not url, git or git2", d.name, d.urlArgs)
 	}
 	if len(d.escapeOpts) > 0 && d.escape == nil {
 		return fmt.Errorf("policy: program %q: escapeOpts without an escape", d.name)
@@ -219,7 +262,8 @@ func checkDecl(d *progDecl) error {
 	}
 	if len(d.match) == 0 && len(d.forms) == 0 && d.breaker == nil && d.edits == "" && !d.tree && len(d.norm) == 0 && len(d.writes) == 0 && len(d.reads) == 0 && len(d.programs) == 0 &&
 		len(d.targetOpts) == 0 && len(d.editsAllWith) == 0 && d.writesArg == 0 && len(d.nested) == 0 && len(d.uncertainWith) == 0 &&
-		len(d.scriptOpts) == 0 && len(d.proxies) == 0 && len(d.installsTo) == 0 && len(d.uncertainPrefix) == 0 && len(d.gitConfig) == 0 {
+		len(d.scriptOpts) == 0 && len(d.proxies) == 0 && len(d.installsTo) == 0 && len(d.uncertainPrefix) == 0 && len(d.gitConfig) == 0 &&
+		len(d.hostOpts) == 0 && d.urlArgs == "" && len(d.placeOpts) == 0 && len(d.prefixOpts) == 0 && d.hook == nil && len(d.stdinNames) == 0 {
 		return fmt.Errorf("policy: program %q declares nothing to check", d.name)
 	}
 	for o := range d.nested {
@@ -246,8 +290,12 @@ func lookupDecl(base string, args []word) (*progDecl, []word) {
 		ok := true
 		for k, s := range sub {
 			i := 0
-			// the first subcommand word follows the program; later ones may
-			// follow options (git submodule --quiet foreach).
+			if k == 0 {
+				// the first subcommand word may follow the program's global
+				// options (pnpm -r exec, npm --prefix d explore; red team 4).
+				i = subcommandAt(base, rest)
+			}
+			// later ones may follow options (git submodule --quiet foreach).
 			for k > 0 && i < len(rest) && rest[i].static && strings.HasPrefix(rest[i].s, "-") && rest[i].s != "--" {
 				i++
 			}
@@ -389,7 +437,10 @@ func staticWordPath(s string) word {
 // returns true when it recorded the call (the command is then fully
 // handled); false leaves the call to the ordinary reading, and
 // declEffects adds what the declaration knows.
-func (a *analyzer) declared(d *progDecl, base string, args []word, text string, alts []string, ctx walkCtx) bool {
+//
+// full is every argument of the program, with its global options before
+// the subcommand (cargo --config K=V run): the bare declaration reads them.
+func (a *analyzer) declared(d *progDecl, base string, args, full []word, text string, alts []string, ctx walkCtx) bool {
 	if d.run == runNone {
 		return false
 	}
@@ -403,7 +454,7 @@ func (a *analyzer) declared(d *progDecl, base string, args []word, text string, 
 	}
 	a.declOptEffects(d, &sc, opts, ctx)
 	a.declWith(d, &sc, opts)
-	a.bareDeclEffects(d, &sc, base, args, ctx) // programs_rt3.go
+	a.bareDeclEffects(d, &sc, base, full, ctx) // programs_rt3.go
 	a.addSub(sc, ctx)
 	inner := ctx
 	inner.gate = true
@@ -477,6 +528,7 @@ func (a *analyzer) declEffects(sc *subCmd, base string, args []word, ctx walkCtx
 	case len(d.editsWith) == 0 || hasDeclOpt(opts, d.editsWith):
 		a.declEdits(d, sc, plain)
 	}
+	a.declPlainRT4(d, sc, base, opts, plain, ctx) // programs_rt4.go
 	if d.writesArg > 0 && len(plain) >= d.writesArg {
 		sc.readOnly = false
 		ref := a.pathRef(plain[d.writesArg-1])
@@ -503,6 +555,7 @@ func (a *analyzer) declEffects(sc *subCmd, base string, args []word, ctx walkCtx
 		for i, w := range rest {
 			ss[i] = w.s
 		}
+		ss = d.expandSubs(ss) // programs_rt4.go
 		if b := d.breaker(ss); b != "" && sc.breaker == "" {
 			sc.breaker = b
 		}
@@ -563,6 +616,11 @@ func (a *analyzer) declOptEffects(d *progDecl, sc *subCmd, opts []declOpt, ctx w
 		case containsStr(d.installsTo, o.name):
 			sc.readOnly = false
 			a.installTarget(d, sc, o) // programs_rt3.go
+		case containsStr(d.hostOpts, o.name):
+			a.hostOpt(sc, o) // programs_rt4.go
+		case containsStr(d.placeOpts, o.name), containsStr(d.prefixOpts, o.name):
+			sc.readOnly = false
+			a.placeTarget(d, sc, o.name, o.val, containsStr(d.prefixOpts, o.name)) // programs_rt4.go
 		}
 	}
 }

@@ -30,7 +30,14 @@ func init() {
 	)
 	// git pull is declared with the transport options (programs_installs.go), tree included.
 	for _, sub := range []string{"reset", "clean", "stash", "apply", "am", "merge", "cherry-pick", "revert"} {
-		declare(&progDecl{name: "git " + sub, valued: []string{"-m", "--message", "-s", "--strategy", "-X", "--strategy-option", "-e", "--exclude", "--directory"},
-			tree: true, match: []string{"git " + sub}})
+		d := &progDecl{name: "git " + sub, valued: []string{"-m", "--message", "-s", "--strategy", "-X", "--strategy-option", "-e", "--exclude", "--directory"},
+			tree: true, match: []string{"git " + sub}}
+		if sub == "apply" {
+			// --unsafe-paths lets the patch write outside the work tree
+			// (with --directory anywhere): red team 4.
+			d.uncertainWith = []string{"--unsafe-paths"}
+			d.match = append(d.match, "git apply --unsafe-paths --directory=/home/u p.diff")
+		}
+		declare(d)
 	}
 }

@@ -14,6 +14,8 @@ func init() {
 			match: []string{"sqlite3 x.db '.shell rm -rf x'"}, noMatch: []string{"sqlite3 x.db 'select 1'"}},
 		&progDecl{name: "vim", aliases: []string{"vi", "nvim", "ex", "view", "gvim", "vimdiff", "nvi", "evim", "rvim"}, valued: vimValued,
 			escape: vimEscape, escapeOpts: []string{"-c", "--cmd"},
+			// ex and vim -e/-E read Ex commands from standard input.
+			stdinNames: []string{"ex"}, stdinWith: []string{"-e", "-E"},
 			forms: []string{"vim -c '!%s'", "vim -c ':silent !%s' f", "vim '+!%s' f", "nvim --cmd '!%s'"},
 			match: []string{"vim -c '!rm -rf x'"}, noMatch: []string{"vim -c 'set nu' f"}},
 		&progDecl{name: "mapfile", aliases: []string{"readarray"}, valued: []string{"-C", "-c", "-d", "-n", "-O", "-s", "-u"},

@@ -22,29 +22,29 @@ func flagBreaker(reason string, flags ...string) func([]string) string {
 func init() {
 	gitFetchValued := []string{"--upload-pack", "-u", "--depth", "--shallow-since", "--shallow-exclude", "--refmap", "-j", "--jobs", "-o", "--server-option", "--filter", "--negotiation-tip", "--submodule-prefix"}
 	declare(
-		&progDecl{name: "git fetch", valued: gitFetchValued, programs: []string{"--upload-pack"},
+		&progDecl{name: "git fetch", valued: gitFetchValued, programs: []string{"--upload-pack"}, urlArgs: "git",
 			match: []string{"git fetch --upload-pack='rm -rf x' ."}, noMatch: []string{"git fetch origin"}},
 		// The same transport options on the other subcommands that talk to
 		// a remote (red team 3): git runs their value as a program.
 		&progDecl{name: "git pull", valued: append([]string{"--exec", "-m", "--message", "-s", "--strategy", "-X", "--strategy-option", "-e", "--exclude", "--directory", "--gpg-sign"}, gitFetchValued...),
-			programs: []string{"--upload-pack", "--exec"}, tree: true,
+			programs: []string{"--upload-pack", "--exec"}, tree: true, urlArgs: "git",
 			match: []string{"git pull --upload-pack='rm -rf x' .", "git pull"}},
 		&progDecl{name: "git push", valued: []string{"--receive-pack", "--exec", "--repo", "-o", "--push-option", "--force-with-lease", "--signed"},
-			programs: []string{"--receive-pack", "--exec"},
-			match:    []string{"git push --receive-pack='rm -rf x' .", "git push --exec='rm -rf x' ."}, noMatch: []string{"git push origin main"}},
+			programs: []string{"--receive-pack", "--exec"}, urlArgs: "git",
+			match: []string{"git push --receive-pack='rm -rf x' .", "git push --exec='rm -rf x' ."}, noMatch: []string{"git push origin main"}},
 		&progDecl{name: "git send-email", valued: []string{"--sendmail-cmd", "--to-cmd", "--cc-cmd", "--header-cmd", "--smtp-server"},
 			programs: []string{"--sendmail-cmd", "--to-cmd", "--cc-cmd", "--header-cmd"},
 			match:    []string{"git send-email --sendmail-cmd='rm -rf x' a.patch", "git send-email --to-cmd='rm -rf x' a.patch"}},
-		&progDecl{name: "git ls-remote", valued: []string{"--upload-pack", "--exec", "--sort", "-o", "--server-option"}, programs: []string{"--upload-pack", "--exec"},
+		&progDecl{name: "git ls-remote", valued: []string{"--upload-pack", "--exec", "--sort", "-o", "--server-option"}, programs: []string{"--upload-pack", "--exec"}, urlArgs: "git",
 			match: []string{"git ls-remote --upload-pack='rm -rf x' ."}},
 		&progDecl{name: "git clone", valued: []string{"-u", "--upload-pack", "--template", "-o", "--origin", "-b", "--branch", "--depth", "--reference",
 			"--reference-if-able", "--separate-git-dir", "-c", "--config", "--shallow-since", "--shallow-exclude", "-j", "--jobs", "--filter", "--bundle-uri", "--server-option"},
-			programs: []string{"-u", "--upload-pack"}, writesArg: 2, gitConfig: []string{"-c", "--config"},
+			programs: []string{"-u", "--upload-pack"}, writesArg: 2, gitConfig: []string{"-c", "--config"}, urlArgs: "git", placeOpts: []string{"--separate-git-dir"},
 			breaker: flagBreaker("git clone --template copies hooks (code that runs later) into the repository", "--template"),
 			match:   []string{"git clone -u 'rm -rf x' . y", "git clone -c core.sshCommand='rm -rf x' git@a.example:x y"}, noMatch: []string{"git clone https://example.com/x vendor/x"}},
 		&progDecl{name: "git init", valued: []string{"--template", "--separate-git-dir", "-b", "--initial-branch", "--object-format", "--shared"},
-			breaker: flagBreaker("git init --template copies hooks (code that runs later) into the repository", "--template"),
-			match:   []string{"git init --template=./tpl ."}, noMatch: []string{"git init ."}},
+			breaker: flagBreaker("git init --template copies hooks (code that runs later) into the repository", "--template"), placeOpts: []string{"--separate-git-dir"},
+			match: []string{"git init --template=./tpl ."}, noMatch: []string{"git init ."}},
 		&progDecl{name: "git worktree add", valued: []string{"-b", "-B", "--reason"}, writesArg: 1, match: []string{"git worktree add /home/u/.local/bin"}},
 		&progDecl{name: "git bundle create", writesArg: 1, match: []string{"git bundle create ~/.bashrc HEAD"}, noMatch: []string{"git bundle create repo.bundle HEAD"}},
 		&progDecl{name: "git maintenance", breaker: func(args []string) string {
@@ -57,7 +57,8 @@ func init() {
 		}, match: []string{"git maintenance start"}},
 		&progDecl{name: "git read-tree", valued: []string{"--prefix", "--index-output", "--exclude-per-directory"}, editsWith: []string{"-u"}, tree: true,
 			writes: []string{"--index-output"}, match: []string{"git read-tree -u --reset HEAD"}},
-		&progDecl{name: "git checkout-index", valued: []string{"--prefix", "--stage"}, tree: true, edits: "all", match: []string{"git checkout-index -a -f"}},
+		&progDecl{name: "git checkout-index", valued: []string{"--prefix", "--stage"}, tree: true, edits: "all", prefixOpts: []string{"--prefix"},
+			match: []string{"git checkout-index -a -f", "git checkout-index -a -f --prefix=/home/u/"}},
 		&progDecl{name: "git sparse-checkout", tree: true, match: []string{"git sparse-checkout set docs"}},
 		&progDecl{name: "systemd-run", breaker: func(args []string) string {
 			for _, a := range args {

@@ -36,7 +36,7 @@ func hasAnyPrefix(s string, ps []string) bool {
 // dlx/exec, yarn dlx, bunx) read by its program's bare declaration: a code
 // option (npm --node-options, --userconfig, ...) or a configuration key
 // (pnpm --config.KEY) makes the call uncertain, however abbreviated.
-func (a *analyzer) pkgExecOpts(what string, opts []opt) {
+func (a *analyzer) pkgExecOpts(what string, opts []opt, sc *subCmd) {
 	prog := strings.Fields(what)[0]
 	switch prog {
 	case "npx":
@@ -54,6 +54,19 @@ func (a *analyzer) pkgExecOpts(what string, opts []opt) {
 		n, _, _ := strings.Cut(o.name, "=")
 		if n == "-c" || n == "--call" {
 			continue // the code it runs, read by pkgExec
+		}
+		// the proxies and registries of the program's declaration apply to
+		// its runner too (npx --proxy=H, npm exec --registry URL).
+		if containsStr(b.proxies, n) || containsStr(b.hostOpts, n) {
+			var v *word
+			if o.hasVal {
+				v = &o.val
+			}
+			if containsStr(b.proxies, n) {
+				sc.proxies = append(sc.proxies, proxyValue(v))
+			} else {
+				a.hostOpt(sc, declOpt{name: n, val: v})
+			}
 		}
 		if hasAnyPrefix(n, b.uncertainPrefix) {
 			a.setUncertain(what + " " + n + " sets configuration that can run code")
@@ -95,12 +108,16 @@ func (a *analyzer) bareDeclEffects(d *progDecl, sc *subCmd, base string, args []
 	}
 	a.declOptEffects(b, sc, opts, ctx)
 	a.declWith(b, sc, opts)
+	if b.urlArgs != "" {
+		_, plain, _, _ := b.scan(args)
+		a.urlOperands(b, sc, plain) // programs_rt4.go
+	}
 	if b.breaker != nil && sc.breaker == "" {
 		ss := make([]string, len(args))
 		for i, w := range args {
 			ss[i] = w.s
 		}
-		sc.breaker = b.breaker(ss)
+		sc.breaker = b.breaker(b.expandSubs(ss))
 	}
 }
 
@@ -185,9 +202,17 @@ func globalFlag(a, next string) bool {
 		return false
 	}
 	if a[1] != '-' {
+		if n, v, ok := strings.Cut(a, "="); ok && n == "-g" {
+			// -g=true: npm's parser gives the shorthand its value.
+			return v != "false" && v != "0" && v != "no" && v != ""
+		}
 		return strings.ContainsRune(a[1:], 'g') && !strings.ContainsAny(a[1:], "=/.")
 	}
 	name, val, has := strings.Cut(strings.ToLower(a[2:]), "=")
+	if neg, ok := strings.CutPrefix(name, "no-"); ok && neg != "" && strings.HasPrefix("global", neg) {
+		// --no-global=false is --global (nopt negates the value).
+		return has && (val == "false" || val == "0" || val == "no")
+	}
 	if name == "location" || name == "loc" || name == "locatio" {
 		if !has {
 			val = next
@@ -278,20 +303,27 @@ var npmFlags = []string{"--global", "--global-style", "--git-tag-version", "--sh
 func init() {
 	npmValued := append([]string{"--location", "--prefix", "--proxy", "--https-proxy", "--registry", "-w", "--workspace", "--cache"}, npmCodeOpts...)
 	declare(
-		&progDecl{name: "npm", valued: npmValued, uncertainWith: npmCodeOpts, flags: npmFlags, proxies: []string{"--proxy", "--https-proxy"},
-			installsTo: []string{"--prefix"},
-			breaker:    globalInstall("npm", npmInstallWords, []string{"link", "ln"}, npmValued, true),
+		// npm -C is --prefix (npm's shorthand); its subcommands resolve by
+		// unambiguous prefix (npm lin = npm link).
+		&progDecl{name: "npm", valued: append([]string{"-C"}, npmValued...), uncertainWith: npmCodeOpts, flags: npmFlags, proxies: []string{"--proxy", "--https-proxy"},
+			installsTo: []string{"--prefix", "-C"}, hostOpts: []string{"--registry"}, urlArgs: "url", subAbbrev: npmCommands, subKnown: npmAliases,
+			breaker: globalInstall("npm", npmInstallWords, []string{"link", "ln"}, append([]string{"-C"}, npmValued...), true),
 			match: []string{"npm -g i x", "npm --global install x", "npm i --global=true x", "npm --g i x", "npm i -gy x", "npm link",
 				"npm --userconfig ./rc run build", "npm run build --node-options=--require=./e.js", "npm --script-shell ./evil run build",
 				"npm i --prefix ~/.local x", "npm i --location global x"},
 			noMatch: []string{"npm test", "npm i x", "npm run build", "npm i --global=false x", "npm --prefix sub run build"}},
-		&progDecl{name: "pnpm", valued: append([]string{"-C", "--dir", "--filter", "-F"}, npmValued...), uncertainWith: npmCodeOpts, flags: npmFlags,
-			proxies: []string{"--proxy", "--https-proxy"}, uncertainPrefix: []string{"--config."},
-			breaker: globalInstall("pnpm", []string{"add", "i", "install", "update", "up", "upgrade", "link", "ln"}, nil, npmValued, true),
+		&progDecl{name: "pnpm", valued: append([]string{"-C", "--dir", "--filter", "-F", "--filter-prod", "--resume-from", "--workspace-concurrency"}, npmValued...),
+			uncertainWith: npmCodeOpts, flags: append([]string{"-r", "--recursive", "--parallel", "--stream", "--sequential", "--no-bail", "--bail", "--reverse", "-s", "--silent",
+				"--aggregate-output", "--include-workspace-root", "--fail-if-no-match", "--report-summary"}, npmFlags...),
+			proxies: []string{"--proxy", "--https-proxy"}, uncertainPrefix: []string{"--config."}, hostOpts: []string{"--registry"}, urlArgs: "url",
+			// pnpm env use -g installs node globally; pnpm setup writes
+			// PNPM_HOME into the shell's startup file.
+			breaker: globalInstall("pnpm", []string{"add", "i", "install", "update", "up", "upgrade", "link", "ln", "env"}, []string{"setup"}, npmValued, true),
 			match:   []string{"pnpm add -g x", "pnpm i --global x", "pnpm -g add x", "pnpm link --global", "pnpm --config.node-options=--require=./e.js run build"},
 			noMatch: []string{"pnpm add x", "pnpm i", "pnpm run build"}},
-		&progDecl{name: "yarn", valued: []string{"--cwd", "--use-yarnrc", "--global-folder", "--prefix", "--proxy", "--https-proxy", "--modules-folder", "--cache-folder"},
-			uncertainWith: []string{"--use-yarnrc"}, proxies: []string{"--proxy", "--https-proxy"}, installsTo: []string{"--global-folder", "--prefix"},
+		&progDecl{name: "yarn", valued: []string{"--cwd", "--use-yarnrc", "--global-folder", "--prefix", "--proxy", "--https-proxy", "--modules-folder", "--cache-folder", "--registry"},
+			uncertainWith: []string{"--use-yarnrc"}, proxies: []string{"--proxy", "--https-proxy"}, installsTo: []string{"--global-folder", "--prefix", "--modules-folder"},
+			hostOpts: []string{"--registry"}, urlArgs: "url",
 			breaker: globalInstall("yarn", nil, []string{"link"}, []string{"--cwd", "--use-yarnrc", "--global-folder", "--prefix", "--proxy", "--https-proxy"}, true),
 			match:   []string{"yarn link", "yarn --use-yarnrc ./rc install"}, noMatch: []string{"yarn install", "yarn add x"}},
 		&progDecl{name: "yarn global", breaker: func(args []string) string {
@@ -306,10 +338,10 @@ func init() {
 		&progDecl{name: "yarn node", run: runProgram, runProg: "node",
 			forms: []string{"yarn node -e 'require(\"child_process\").execSync(\"%s\")'"},
 			match: []string{"yarn node -e 'require(\"child_process\").execSync(\"rm -rf x\")'"}},
-		&progDecl{name: "bun", valued: []string{"--cwd", "-c", "--config", "--cafile", "--registry"}, uncertainWith: []string{"-c", "--config"},
+		&progDecl{name: "bun", valued: []string{"--cwd", "-c", "--config", "--cafile", "--registry"}, uncertainWith: []string{"-c", "--config"}, hostOpts: []string{"--registry"},
 			breaker: globalInstall("bun", []string{"add", "a", "i", "install", "update", "link"}, nil, []string{"--cwd", "-c", "--config", "--cafile", "--registry"}, true),
 			match:   []string{"bun add -g x", "bun i --global x", "bun link --global"}, noMatch: []string{"bun add x", "bun install"}},
-		&progDecl{name: "gem", breaker: func(args []string) string {
+		&progDecl{name: "gem", subAbbrev: gemCommands, breaker: func(args []string) string {
 			for _, x := range args {
 				switch x {
 				case "install", "i", "update", "pristine":
@@ -330,8 +362,8 @@ func init() {
 		&progDecl{name: "pipx reinstall-all", breaker: always("pipx reinstall-all installs programs into ~/.local/bin (they run later)"), match: []string{"pipx reinstall-all"}},
 		&progDecl{name: "uv tool install", breaker: always("uv tool install puts a program into ~/.local/bin (it runs later)"), match: []string{"uv tool install x"}},
 		&progDecl{name: "uv tool upgrade", breaker: always("uv tool upgrade installs a program into ~/.local/bin (it runs later)"), match: []string{"uv tool upgrade x"}},
-		&progDecl{name: "uv pip install", valued: []string{"-t", "--target", "--prefix", "-r", "--requirement", "-p", "--python"},
-			installsTo: []string{"-t", "--target", "--prefix"}, breaker: flagBreaker("uv pip install writes into a system or user Python (it runs in every Python)", "--system", "--user"),
+		&progDecl{name: "uv pip install", valued: uvPipValued, hostOpts: uvIndexOpts, urlArgs: "url",
+			installsTo: []string{"-t", "--target", "--prefix"}, breaker: uvPipBreaker("uv pip install"),
 			match: []string{"uv pip install --system x", "uv pip install --target ~/.local/lib x"}, noMatch: []string{"uv pip install x"}},
 		&progDecl{name: "deno install", breaker: func(args []string) string {
 			for i, x := range args {
@@ -345,16 +377,14 @@ func init() {
 			}
 			return ""
 		}, match: []string{"deno install -g jsr:@x/y"}, noMatch: []string{"deno install"}},
-		&progDecl{name: "composer global", breaker: func(args []string) string {
-			for _, x := range args {
-				if x == "require" || x == "install" || x == "update" {
-					return "composer global " + x + " installs code outside the workspace (its programs run later)"
-				}
-			}
-			return ""
-		}, match: []string{"composer global require x/y"}},
+		// composer's options may stand before global, and Symfony Console
+		// takes any unambiguous prefix of a command (composer glob req).
+		&progDecl{name: "composer", valued: []string{"-d", "--working-dir"}, subAbbrev: composerCommands, breaker: composerGlobal,
+			match: []string{"composer global require x/y", "composer -n global req x/y"}, noMatch: []string{"composer require x/y", "composer global show"}},
 		&progDecl{name: "dotnet tool install", breaker: flagBreaker("dotnet tool install -g puts a program on the PATH (it runs later)", "-g", "--global", "--tool-path"),
 			match: []string{"dotnet tool install -g x"}, noMatch: []string{"dotnet tool install x"}},
+		&progDecl{name: "dotnet tool update", breaker: flagBreaker("dotnet tool update -g puts a program on the PATH (it runs later)", "-g", "--global", "--tool-path"),
+			match: []string{"dotnet tool update -g x"}, noMatch: []string{"dotnet tool update x"}},
 		// cargo's options before (or after) the subcommand: --config sets a
 		// runner, linker or rustc wrapper; -Z unstable ones.
 		&progDecl{name: "cargo", valued: []string{"--config", "-Z", "-C", "--color", "--manifest-path"}, uncertainWith: []string{"--config", "-Z", "-C"},
@@ -371,8 +401,9 @@ func init() {
 			match:      []string{"sed -f <(echo 'e rm -rf x') f"}, noMatch: []string{"sed -n 1p f", "sed -f script.sed f"}},
 		&progDecl{name: "pip", aliases: []string{"pip3"}, valued: []string{"--proxy", "--cert", "--client-cert", "--cache-dir", "--log", "--timeout",
 			"--retries", "--exists-action", "--trusted-host", "--python", "-r", "--requirement", "-c", "--constraint", "-i", "--index-url",
-			"--extra-index-url", "-t", "--target", "--prefix", "--root", "-e", "--editable", "-d", "--dest"},
+			"--extra-index-url", "-t", "--target", "--prefix", "--root", "-e", "--editable", "-d", "--dest", "-f", "--find-links"},
 			proxies: []string{"--proxy"}, uncertainWith: []string{"--python"},
+			hostOpts: []string{"-i", "--index-url", "--extra-index-url", "-f", "--find-links"}, urlArgs: "url",
 			match:   []string{"pip install --target ~/.local/lib x", "pip install --prefix ~/.local x", "pip3 install --root / x"},
 			noMatch: []string{"pip install x", "pip install --target ./vendor x", "pip install -t vendor -r requirements.txt"}},
 	)

@@ -147,6 +147,9 @@ func (a *analyzer) runsCode(base string, ws []word, text string, alts []string, 
 		return false
 	case "ssh", "scp", "sftp", "slogin":
 		return a.sshCmd(base, args, text, alts, ctx)
+	case "autossh":
+		// autossh passes its arguments to ssh (programs_rt4.go).
+		return a.sshCmd("ssh", autosshArgs(args), text, alts, ctx)
 	case "su", "runuser", "script":
 		opts, _, ok := parseOpts(args, optSpec{short: "cCgGsuwlfIOBEoTt", long: []string{"command", "session-command",
 			"group", "supp-group", "shell", "user", "whitelist-environment", "log-out", "log-in", "log-io", "log-timing", "echo"}})
@@ -162,13 +165,16 @@ func (a *analyzer) runsCode(base string, ws []word, text string, alts []string, 
 	case "npx", "bunx", "pnpx":
 		return a.pkgExec(base, args, text, alts, ctx)
 	case "npm", "pnpm", "yarn", "bun":
-		if len(args) > 0 && args[0].static {
-			switch args[0].s {
+		// the program's global options may stand before the subcommand
+		// (pnpm -r exec, pnpm --filter x exec): they are the runner's.
+		at := subcommandAt(base, args) // programs_rt4.go
+		if at < len(args) && args[at].static {
+			switch args[at].s {
 			case "exec", "x", "dlx":
-				if base == "bun" && args[0].s != "x" {
+				if base == "bun" && args[at].s != "x" {
 					return false
 				}
-				return a.pkgExec(base+" "+args[0].s, args[1:], text, alts, ctx)
+				return a.pkgExec(base+" "+args[at].s, append(args[:at:at], args[at+1:]...), text, alts, ctx)
 			}
 		}
 		// pnpm -c exec 'cmd': shell mode.
@@ -619,13 +625,15 @@ func scpRemote(s string) bool {
 // (a package's program or a local one) is a deny/ask gate and the whole
 // needs an allow rule; -c/--call 'S' is shell code.
 func (a *analyzer) pkgExec(what string, args []word, text string, alts []string, ctx walkCtx) bool {
-	a.addSub(subCmd{text: text, alts: alts, kind: skNeedRule}, ctx)
-	opts, rest, ok := parseOpts(args, optSpec{short: "pc", long: []string{"package", "call", "workspace", "prefix", "registry", "cache"}})
+	sc := subCmd{text: text, alts: alts, kind: skNeedRule}
+	opts, rest, ok := parseOpts(args, pkgExecSpec(what)) // programs_rt4.go
 	if !ok {
+		a.addSub(sc, ctx)
 		a.setUncertain(what + " takes an option known only at run time")
 		return true
 	}
-	a.pkgExecOpts(what, opts) // programs_rt3.go
+	a.pkgExecOpts(what, opts, &sc) // programs_rt3.go
+	a.addSub(sc, ctx)
 	inner := ctx
 	inner.gate = true
 	if code, ok := findOpt(opts, "-c", "--call"); ok {

@@ -55,10 +55,14 @@ var (
 	dangerousEnvPrefix = []string{"LD_", "DYLD_", "GIT_", "BASH_", "BASHOPTS", "NPM_CONFIG_", "YARN_", "PNPM_",
 		"CARGO_", "RUSTUP_", "PYTHON", "PIP_", "PERL", "RUBY", "NODE_", "LESS", "MANPAGER", "MANPATH", "MANOPT", "MANROFFOPT", "SSH_", "JAVA", "_JAVA",
 		"JDK_", "MAVEN_", "GRADLE_", "LUA_", "TCL", "DOCKER_", "XDG_", "SUDO_", "DOTNET_", "COMPOSER_", "CONDA",
-		"VIRTUAL_ENV", "PHP", "R_", "GOPROXY", "GONOSUMDB", "GOPRIVATE", "GOINSECURE", "GOPATH", "GOBIN"}
+		"VIRTUAL_ENV", "PHP", "R_", "GOPROXY", "GONOSUMDB", "GOPRIVATE", "GOINSECURE", "GOPATH", "GOBIN",
+		// red team 4: programs that run a variable's value (rsync's remote
+		// shell and connect program, Mercurial's merge tool and editor,
+		// vim's and ex's startup commands, svn's and cvs's ssh).
+		"RSYNC_", "HG", "VIM", "GVIM", "EXINIT", "NEXINIT", "MYVIMRC", "MYGVIMRC", "SVN_", "CVS_", "EMACS"}
 	dangerousEnvSuffix = []string{"PATH", "_OPTIONS", "_OPTS", "OPT", "_COMMAND", "_CMD", "EDITOR", "PAGER",
 		"ASKPASS", "_PROGRAM", "_PRELOAD", "_WRAPPER", "_HOME", "ROOT", "_DIR", "_HOOK", "_HOOKS", "_SHELL",
-		"_EXEC", "_INIT", "FLAGS"}
+		"_EXEC", "INIT", "FLAGS", "RSH", "_PROG", "MERGE", "EDIT", "RCFILE", "_SSH"}
 )
 
 // envDangerous: passing name to a program can change what it runs.

@@ -468,7 +468,13 @@ func (a *analyzer) fastPath(cmd string) bool {
 		}
 	}
 	words := make([]word, 0, nWords)
-	type part struct{ lo, hi int }
+	// pipe: the part is a side of a pipeline (its ctx.inPipe: a program
+	// reading commands from standard input is fed by another).
+	type part struct {
+		lo, hi int
+		pipe   bool
+	}
+	nextPipe := false
 	var partsBuf [16]part
 	parts := partsBuf[:0]
 	i := 0
@@ -499,7 +505,8 @@ func (a *analyzer) fastPath(cmd string) bool {
 				strings.IndexByte(first, '=') >= 0 {
 				return false
 			}
-			parts = append(parts, part{lo, hi})
+			parts = append(parts, part{lo, hi, nextPipe})
+			nextPipe = false
 		}
 		if i >= len(cmd) {
 			break
@@ -519,6 +526,12 @@ func (a *analyzer) fastPath(cmd string) bool {
 		if op != '\n' {
 			needWord = !(op == ';' || op == '&') || n == 2
 		}
+		if op == '|' && (n == 1 || cmd[i+1] == '&') {
+			if hi > lo {
+				parts[len(parts)-1].pipe = true
+			}
+			nextPipe = true
+		}
 		i += n
 		// a following operator char right away (";;", "&;", "|||") is not for us.
 		if i < len(cmd) && (cmd[i] == ';' || cmd[i] == '&' || cmd[i] == '|') {
@@ -536,7 +549,7 @@ func (a *analyzer) fastPath(cmd string) bool {
 	a.line = cmd
 	a.an.subs = make([]subCmd, 0, len(parts))
 	for _, p := range parts {
-		a.command(words[p.lo:p.hi:p.hi], walkCtx{})
+		a.command(words[p.lo:p.hi:p.hi], walkCtx{inPipe: p.pipe})
 	}
 	return true
 }

@@ -251,6 +251,7 @@ func (a *analyzer) callExpr(c *syntax.CallExpr, ctx walkCtx) {
 		// X=... cmd: the program sees X; an allow rule must name it.
 		full := joinWords(ws, a.line)
 		a.addSub(subCmd{text: a.source(c), alts: []string{full}, kind: skNeedRule}, ctx)
+		a.probeEnvValues(c.Assigns, ctx) // programs_rt4.go
 	}
 	a.command(ws, ctx)
 }

@@ -93,7 +93,7 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 			return
 		}
 	}
-	if d, rest := lookupDecl(base, args); d != nil && a.declared(d, base, rest, text, alts, ctx) {
+	if d, rest := lookupDecl(base, args); d != nil && a.declared(d, base, rest, args, text, alts, ctx) {
 		return
 	}
 	switch base {
@@ -462,6 +462,7 @@ func (a *analyzer) envCmd(ws []word, text string, alts []string, ctx walkCtx) {
 			if !envSafe(name) {
 				kind = skNeedRule
 			}
+			a.probeAssignWords(rest[:1], ctx) // programs_rt4.go
 			rest = rest[1:]
 		}
 		break
@@ -499,8 +500,16 @@ func (a *analyzer) sudoCmd(base string, args []word, text string, alts []string,
 		a.setUncertain(base + " takes an option known only at run time")
 		return
 	}
+	savedCwd, savedKnown := a.cwd, a.cwdKnown
+	defer func() { a.cwd, a.cwdKnown = savedCwd, savedKnown }()
 	for _, o := range opts {
 		switch o.name {
+		case "-D", "--chdir":
+			// sudo -D DIR / run0 -D DIR: the command runs in DIR, as
+			// with env -C and git -C (red team 4, gitallow).
+			if base == "sudo" || base == "run0" {
+				a.cdCmd([]word{o.val})
+			}
 		case "-e", "--edit":
 			if base == "sudo" {
 				a.setUncertain("sudo -e edits files as another user")
@@ -516,6 +525,7 @@ func (a *analyzer) sudoCmd(base string, args []word, text string, alts []string,
 	}
 	for len(rest) > 0 && rest[0].static && isAssignWord(rest[0].s) {
 		a.vt.setEnv(rest[0].s[:strings.IndexByte(rest[0].s, '=')])
+		a.probeAssignWords(rest[:1], ctx) // programs_rt4.go
 		rest = rest[1:]
 	}
 	if len(rest) > 0 {
@@ -655,6 +665,10 @@ func (a *analyzer) gitConfigCode(opt string, val word, ctx walkCtx) {
 	case key == "core.gitproxy":
 		a.setUncertain("git -c core.gitProxy runs a program to connect")
 		return
+	case strings.HasSuffix(key, ".smtpserver") && strings.HasPrefix(strings.TrimSpace(value), "/"):
+		// sendemail.smtpServer naming a path is a sendmail-like program.
+		a.setUncertain("git -c " + key + " names a program git runs to send mail")
+		return
 	case gitCodeKey(key):
 		// "!CMD": git runs CMD with the shell (credential.helper,
 		// alias); otherwise the value is the command.
@@ -679,6 +693,12 @@ func gitProxyConfig(w word) (string, bool) {
 	if key == "http.proxy" || key == "https.proxy" || strings.HasSuffix(key, ".proxy") && (strings.HasPrefix(key, "http.") || strings.HasPrefix(key, "remote.")) {
 		return strings.TrimSpace(value), true
 	}
+	// url.<base>.insteadOf / pushInsteadOf: git rewrites the URLs it is
+	// given to <base>, and connects there (red team 4).
+	if strings.HasPrefix(key, "url.") && (strings.HasSuffix(key, ".insteadof") || strings.HasSuffix(key, ".pushinsteadof")) {
+		base := w.s[len("url."):len(key)]
+		return base[:strings.LastIndexByte(base, '.')], true
+	}
 	return "", false
 }
 
@@ -689,7 +709,8 @@ func gitCodeKey(key string) bool {
 		"sequence.editor", "diff.external", "credential.helper", "gpg.program", "uploadpack.packobjectshook", "web.browser":
 		return true
 	}
-	for _, suffix := range []string{".textconv", ".command", ".driver", ".clean", ".smudge", ".process", ".program", ".helper", ".cmd"} {
+	for _, suffix := range []string{".textconv", ".command", ".driver", ".clean", ".smudge", ".process", ".program", ".helper", ".cmd",
+		".sendmailcmd", ".tocmd", ".cccmd", ".headercmd", ".uploadpack", ".receivepack"} {
 		if strings.HasSuffix(key, suffix) {
 			return true
 		}

@@ -340,8 +340,12 @@ func hostOf(raw string) string {
 // and --url values), and whether one of them is only known at run time.
 func fetchURLs(sc *subCmd) (urls []string, unknown bool) {
 	seen := map[string]bool{}
-	for _, text := range append([]string{sc.text}, sc.alts...) {
-		n, ok := normalizeWords(strings.Split(text, " "))
+	for ti, text := range append([]string{sc.text}, sc.alts...) {
+		ws := strings.Split(text, " ")
+		if ti == 0 && sc.words() != nil {
+			ws = sc.words() // the words, blanks inside them kept
+		}
+		n, ok := normalizeWords(ws)
 		if !ok || n.path != "curl" && n.path != "wget" {
 			continue
 		}

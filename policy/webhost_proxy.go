@@ -19,8 +19,8 @@ import "strings"
 // PIP_PROXY, CARGO_HTTP_PROXY); no_proxy lists hosts not proxied.
 func proxyVar(name string) bool {
 	n := strings.ToLower(name)
-	if n == "proxy" {
-		return true
+	if n == "proxy" || n == "goproxy" {
+		return true // GOPROXY: a list of module proxies (proxyList)
 	}
 	return strings.HasSuffix(n, "_proxy") && !strings.HasSuffix(n, "no_proxy")
 }
@@ -53,8 +53,15 @@ func proxyTargets(sc *subCmd) (targets []string, unknown bool) {
 	for _, p := range sc.proxies {
 		add(p)
 	}
-	for _, text := range append([]string{sc.text}, sc.alts...) {
+	texts := append([]string{sc.text}, sc.alts...)
+	for ti, text := range texts {
 		ws := lexWords(text)
+		if ti == 0 && sc.words() != nil {
+			// the words as the walk read them: text lost the quotes, so
+			// a blank inside a word (wget -e 'NAME<TAB>= VALUE') would
+			// split it (red team 4).
+			ws = sc.words()
+		}
 		// NAME=VALUE words before the command, after env (and its
 		// options), or exported (export, declare -x ...: every later
 		// program sees them): proxy variables.
@@ -76,13 +83,20 @@ func proxyTargets(sc *subCmd) (targets []string, unknown bool) {
 		// meets the rules (stricter than where the program would read it).
 		for _, w := range ws[i:] {
 			if name, val, ok := strings.Cut(w, "="); ok && isAssignWord(w) && proxyVar(name) && !strings.ContainsAny(val, "$`") {
-				add(val)
+				for _, v := range proxyList(val) {
+					add(v)
+				}
 			}
 		}
 		for i < len(ws) && isAssignWord(ws[i]) {
 			name, val, _ := strings.Cut(ws[i], "=")
 			if proxyVar(name) {
-				add(val)
+				for _, v := range proxyList(val) {
+					add(v)
+				}
+				if strings.ContainsAny(val, "$`") {
+					add(val)
+				}
 			}
 			i++
 		}
@@ -124,6 +138,11 @@ func proxyTargets(sc *subCmd) (targets []string, unknown bool) {
 			case "wget":
 				// -e/--execute NAME=VALUE: a wgetrc command.
 				if v, ok := strings.CutPrefix(f, "e="); ok {
+					if name, val, ok := strings.Cut(v, "="); ok && wgetrcProxy(name) {
+						add(strings.TrimSpace(val))
+					}
+				}
+				if v, ok := strings.CutPrefix(f, "--execute="); ok {
 					if name, val, ok := strings.Cut(v, "="); ok && wgetrcProxy(name) {
 						add(strings.TrimSpace(val))
 					}

@@ -144,4 +144,3 @@ func (a *agentRT) offersSession(what string) bool {
 	v, ok := caps.Session[what]
 	return ok && string(v) != "null"
 }
-

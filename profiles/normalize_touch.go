@@ -259,8 +259,11 @@ func readTouches(raw json.RawMessage, execLike bool) touches {
 				walk(e, key, underPath, depth+1)
 			}
 		case string:
-			if isNetURL(x) { // whatever its key: a host the tool may reach
-				t.urls = append(t.urls, x)
+			// whatever its key: a host the tool may reach
+			if u, ok, uncertain := netURL(x); ok {
+				t.urls = append(t.urls, u)
+			} else if uncertain && t.unread == "" {
+				t.unread = fmt.Sprintf("the input holds a URL whose host cannot be read with certainty (%q)", x)
 			}
 			switch {
 			case underPath:
@@ -438,17 +441,34 @@ func execLikeKind(kind string) bool {
 	return kind == "execute" || kind == "other" || kind == ""
 }
 
-// isNetURL: an absolute URL of a network scheme with a host (http, https,
-// ws, wss, ftp): a host the tool reaches.
-func isNetURL(s string) bool {
-	if isWebURL(s) {
-		return true
+// netSchemes are the schemes of a host a tool may reach.
+var netSchemes = []string{"https", "http", "wss", "ws", "ftps", "ftp", "sftp", "ssh", "git", "gopher"}
+
+// netURL reads s as a URL a tool may fetch, the way lenient URL parsers
+// (WHATWG's, Python's) do: blanks around it trimmed, any number of slashes
+// or backslashes after the scheme ("https:evil.com", "https:\\evil.com"),
+// a scheme-relative "//host/x". It returns the URL spelled canonically
+// (scheme://rest) and whether s is one; uncertain is set when s has a
+// network scheme but a blank or control character inside (no two parsers
+// agree where its host ends).
+func netURL(s string) (u string, ok, uncertain bool) {
+	t := strings.TrimSpace(s)
+	lower := strings.ToLower(t)
+	if strings.HasPrefix(t, "//") && len(t) > 2 && t[2] != '/' {
+		t, lower = "https:"+t, "https:"+lower
 	}
-	lower := strings.ToLower(s)
-	for _, scheme := range []string{"ws://", "wss://", "ftp://", "ftps://"} {
-		if strings.HasPrefix(lower, scheme) && len(s) > len(scheme) && !strings.ContainsAny(s, " \t\r\n") {
-			return true
+	for _, sc := range netSchemes {
+		if !strings.HasPrefix(lower, sc+":") {
+			continue
 		}
+		rest := strings.TrimLeft(t[len(sc)+1:], "/\\")
+		if rest == "" {
+			return "", false, false
+		}
+		if strings.IndexFunc(rest, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0 {
+			return "", false, true
+		}
+		return sc + "://" + strings.ReplaceAll(rest, "\\", "/"), true, false
 	}
-	return false
+	return "", false, false
 }

@@ -29,6 +29,17 @@ func TestToolsMeetWebFetchDomainRules(t *testing.T) {
 		{`{"request":{"url":"https://evil.com/x"}}`, policy.Deny},
 		{`{"endpoint":"wss://evil.com/socket"}`, policy.Deny},
 		{`{"target":"https://db.internal.example/"}`, policy.Ask},
+		// red team 5: spellings lenient URL parsers read as evil.com
+		{`{"url":"https:evil.com/x"}`, policy.Deny},
+		{`{"url":"https:/evil.com/x"}`, policy.Deny},
+		{`{"url":"https:///evil.com/x"}`, policy.Deny},
+		{`{"url":"https:\\\\evil.com/x"}`, policy.Deny},
+		{`{"url":" https://evil.com/x"}`, policy.Deny},
+		{`{"url":"https://evil.com/x\n"}`, policy.Deny},
+		{`{"url":"//evil.com/x"}`, policy.Deny},
+		{`{"url":"ssh://evil.com/r"}`, policy.Deny},
+		{`{"url":"git://evil.com/r"}`, policy.Deny},
+		{`{"url":"https://ev\til.com/x"}`, policy.Ask}, // no two parsers agree: asks
 		{`{"url":"https://a.example/docs"}`, policy.Allow}, // control
 	} {
 		for _, kind := range []string{"fetch", "other", "", "read"} {

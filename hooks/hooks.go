@@ -301,6 +301,12 @@ const (
 // default made (no rule, breaker or doubt), and never a deny. No verdict
 // asks (denies where the mode never asks).
 func Combine(v policy.Verdict, r Result, mode policy.Mode) policy.Verdict {
+	return CombineFirm(v, r, mode, false)
+}
+
+// CombineFirm is Combine where firm says the earlier ask is a doubt that
+// holds in every mode (permission.Request.Firm): then it is never loosened.
+func CombineFirm(v policy.Verdict, r Result, mode policy.Mode, firm bool) policy.Verdict {
 	neverAsks := mode == policy.ModeDontAsk || mode == policy.ModePlan
 	if r.Outcome != OutcomeVerdict {
 		if v.Decision == policy.Deny {
@@ -327,7 +333,7 @@ func Combine(v policy.Verdict, r Result, mode policy.Mode) policy.Verdict {
 	// mode's default made. An ask rule (of any tier: a managed one may be
 	// matched beside a lower one that is named instead), a circuit breaker,
 	// a call that could not be read, an engine failure: each stays an ask.
-	if v.Decision == policy.Ask && v.Source == policy.SourceDefault {
+	if v.Decision == policy.Ask && v.Source == policy.SourceDefault && !firm {
 		return hv
 	}
 	return v

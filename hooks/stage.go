@@ -36,7 +36,7 @@ func (s Stage) Decide(ctx context.Context, r *permission.Request) (policy.Verdic
 		}
 		req := Request{Call: r.Call, Agent: r.Session.Agent().Name(), SessionID: r.Session.ID(), Mode: string(r.Mode),
 			Workspace: s.Workspace, Earlier: EarlierOf(v)}
-		v = Combine(v, Consult(ctx, h, req), r.Mode)
+		v = CombineFirm(v, Consult(ctx, h, req), r.Mode, r.Firm)
 	}
 	return v, true
 }

@@ -43,7 +43,7 @@ func (p PermissionStage) Decide(ctx context.Context, r *permission.Request) (pol
 		res = p.OPA.Decide(ctx, Input{Call: r.Call, Agent: r.Session.Agent().Name(), SessionID: r.Session.ID(),
 			Mode: string(r.Mode), Workspace: p.Workspace, Earlier: hooks.EarlierOf(r.Verdict)})
 	}
-	v := hooks.Combine(r.Verdict, res.Result, r.Mode)
+	v := hooks.CombineFirm(r.Verdict, res.Result, r.Mode, r.Firm)
 	switch v.Source {
 	case hooks.SourceHook:
 		v.Source = SourceOPA

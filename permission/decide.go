@@ -36,6 +36,11 @@ type Request struct {
 	// verdict replaced the one so far (orgpolicy.PermissionStage); a later
 	// stage that replaces the verdict clears it.
 	OPADecisionID string
+	// Firm: the policy's ask is not the mode's default but a doubt that
+	// holds in every mode (bypassPermissions included: a command it cannot
+	// check, a host no parser agrees on). A later stage (a hook, OPA) never
+	// loosens a firm ask.
+	Firm bool
 }
 
 // Stage is one step of deciding. Decide returns the stage's verdict and
@@ -83,11 +88,19 @@ func (p PolicyStage) Decide(_ context.Context, r *Request) (policy.Verdict, bool
 	if r.Failure != "" {
 		return r.Verdict, false
 	}
-	v, env := p.Decider.Decide(DecisionRequest{
+	req := DecisionRequest{
 		Agent: r.Session.Agent().Name(), SessionID: r.Session.ID(), Call: r.Call, Mode: r.Mode,
 		Cwd: r.Session.Cwd(), AdditionalDirectories: r.Session.AdditionalDirectories(), Session: r.Session,
-	})
+	}
+	v, env := p.Decider.Decide(req)
 	r.Env = env
+	if v.Decision == policy.Ask && v.Source == policy.SourceDefault {
+		// Would bypassPermissions allow it? If not, the ask is a doubt,
+		// not the mode's default: firm.
+		req.Mode = policy.ModeBypass
+		bv, _ := p.Decider.Decide(req)
+		r.Firm = bv.Decision != policy.Allow
+	}
 	return v, true
 }
 

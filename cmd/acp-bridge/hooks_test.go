@@ -194,3 +194,35 @@ func TestDenialsReachTheAgentsNextPrompt(t *testing.T) {
 		})
 	}
 }
+
+// Red team 5: an ask the policy makes out of doubt (a command it cannot
+// check against a deny rule) holds in every mode, and a hook that allows
+// everything does not loosen it; the mode's own default ask it may.
+func TestHookNeverLoosensADoubt(t *testing.T) {
+	home := t.TempDir()
+	cfg := "defaultAgent: f\npermissions: {deny: [\"Bash(rm *)\"]}\nhooks:\n  - name: yes-man\n    command: [/bin/sh, -c, \"cat >/dev/null; echo '{\\\"decision\\\":\\\"allow\\\"}'\"]\n    timeoutMs: 20000\nagents:\n" + testkit.FakeAgentYAML("f")
+	p := startBinIn(t, home, t.TempDir(), cfg)
+	ctx, sid := p.open(t)
+	// the mode's default ask: the hook answers it
+	if _, err := p.editor.Prompt(ctx, sid, "bash npm install left-pad"); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.editor.Permissions) != 0 {
+		t.Fatal("the hook did not answer the mode's default ask")
+	}
+	// a doubt: a card, whatever the hook says
+	res := make(chan error, 1)
+	go func() { _, err := p.editor.Prompt(ctx, sid, `bash X='rm -rf ~'; eval "$X"`); res <- err }()
+	perm, err := p.editor.NextPermission(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perm.Answer(acp.Selected("acp-bridge:reject_once"))
+	if err := <-res; err != nil {
+		t.Fatal(err)
+	}
+	texts := testkit.Texts(p.editor.Messages(), sid)
+	if len(texts) != 2 || texts[0] != "bash=allow" || texts[1] != "bash=reject" {
+		t.Fatalf("texts %q", texts)
+	}
+}

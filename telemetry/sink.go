@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"strings"
@@ -20,10 +21,15 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	"go.opentelemetry.io/otel/sdk/resource"
 	"go.uber.org/zap"
+	"google.golang.org/grpc"
 
 	"github.com/acp-bridge/acp-bridge/internal/audit"
 	"github.com/acp-bridge/acp-bridge/settings"
 )
+
+// managedExportTimeout bounds one export to the managed tier's collector:
+// OTEL_EXPORTER_OTLP_TIMEOUT, which the person sets, does not apply there.
+const managedExportTimeout = 10 * time.Second
 
 // Protocols the exporter speaks (OTEL_EXPORTER_OTLP_PROTOCOL values).
 const (
@@ -107,6 +113,12 @@ func New(ctx context.Context, cfg Config) (*Sink, error) {
 		if cfg.Headers != nil || cfg.Managed {
 			opts = append(opts, otlploghttp.WithHeaders(headersOrEmpty(cfg.Headers)))
 		}
+		if cfg.Managed {
+			// The organisation's collector: no HTTPS_PROXY of the person's
+			// in between, and no OTEL_*_TIMEOUT that makes every export fail.
+			opts = append(opts, otlploghttp.WithProxy(func(*http.Request) (*url.URL, error) { return nil, nil }),
+				otlploghttp.WithTimeout(managedExportTimeout))
+		}
 		exp, err = otlploghttp.New(ctx, opts...)
 	case ProtocolGRPC:
 		opts := []otlploggrpc.Option{otlploggrpc.WithRetry(otlploggrpc.RetryConfig{
@@ -117,6 +129,10 @@ func New(ctx context.Context, cfg Config) (*Sink, error) {
 		}
 		if cfg.Headers != nil || cfg.Managed {
 			opts = append(opts, otlploggrpc.WithHeaders(headersOrEmpty(cfg.Headers)))
+		}
+		if cfg.Managed {
+			opts = append(opts, otlploggrpc.WithTimeout(managedExportTimeout),
+				otlploggrpc.WithDialOption(grpc.WithNoProxy()))
 		}
 		exp, err = otlploggrpc.New(ctx, opts...)
 	}

@@ -693,6 +693,11 @@ func gitProxyConfig(w word) (string, bool) {
 	if key == "http.proxy" || key == "https.proxy" || strings.HasSuffix(key, ".proxy") && (strings.HasPrefix(key, "http.") || strings.HasPrefix(key, "remote.")) {
 		return strings.TrimSpace(value), true
 	}
+	// remote.<name>.url / pushurl: where git fetches from or pushes to
+	// (red team 5); the value is a URL or an scp-like host:path.
+	if strings.HasPrefix(key, "remote.") && (strings.HasSuffix(key, ".url") || strings.HasSuffix(key, ".pushurl")) {
+		return strings.TrimSpace(value), true
+	}
 	// url.<base>.insteadOf / pushInsteadOf: git rewrites the URLs it is
 	// given to <base>, and connects there (red team 4).
 	if strings.HasPrefix(key, "url.") && (strings.HasSuffix(key, ".insteadof") || strings.HasSuffix(key, ".pushinsteadof")) {

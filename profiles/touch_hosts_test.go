@@ -39,7 +39,7 @@ func TestToolsMeetWebFetchDomainRules(t *testing.T) {
 		{`{"url":"//evil.com/x"}`, policy.Deny},
 		{`{"url":"ssh://evil.com/r"}`, policy.Deny},
 		{`{"url":"git://evil.com/r"}`, policy.Deny},
-		{`{"url":"https://ev\til.com/x"}`, policy.Ask}, // no two parsers agree: asks
+		{`{"url":"https://ev\til.com/x"}`, policy.Ask},     // no two parsers agree: asks
 		{`{"url":"https://a.example/docs"}`, policy.Allow}, // control
 	} {
 		for _, kind := range []string{"fetch", "other", "", "read"} {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/policy"
+	"github.com/acp-bridge/acp-bridge/wire"
 )
 
 // ErrEditorGone is what Asked.Answer wraps when the editor went away.
@@ -70,30 +71,9 @@ func (f *Forwarded) Params() json.RawMessage {
 	return b
 }
 
-// Meta is _meta["acp-bridge"] of a forwarded permission request.
-type Meta struct {
-	ApprovalID     string   `json:"approvalId"`
-	Agent          string   `json:"agent"`
-	SessionID      string   `json:"sessionId"`
-	ToolCallID     string   `json:"toolCallId,omitempty"`
-	Tool           string   `json:"tool"`
-	Specifier      string   `json:"specifier"`
-	Paths          []string `json:"paths,omitempty"`
-	SubCommands    []string `json:"subCommands,omitempty"`
-	MatchedRule    string   `json:"matchedRule,omitempty"`
-	Source         string   `json:"source"`
-	Reason         string   `json:"reason"`
-	Breaker        string   `json:"breaker,omitempty"`
-	Mode           string   `json:"mode"`
-	SuggestedRules []string `json:"suggestedRules,omitempty"`
-	ExpiresAt      string   `json:"expiresAt,omitempty"`
-	Operation      string   `json:"operation,omitempty"` // fs/terminal requests: the method checked
-	// Sandbox says what the OS sandbox will still block if this is allowed.
-	Sandbox string `json:"sandbox,omitempty"`
-	// RejectEndsTurn: the agent's only reject option ends its turn (Codex's
-	// "abort"), so a Deny stops the agent's turn too.
-	RejectEndsTurn bool `json:"rejectEndsTurn,omitempty"`
-}
+// Meta is _meta["acp-bridge"] of a forwarded permission request: the card,
+// declared once in wire (wire.CardMeta).
+type Meta = wire.CardMeta
 
 // ask opens an approval, shows it to the editor and waits for exactly one
 // resolution. It returns the resolution and what was shown.

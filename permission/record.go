@@ -10,24 +10,12 @@ import (
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/internal/audit"
 	"github.com/acp-bridge/acp-bridge/policy"
+	"github.com/acp-bridge/acp-bridge/wire"
 )
 
-// ResolvedNotice is the params of _acp-bridge/approval/resolved.
-type ResolvedNotice struct {
-	ApprovalID string `json:"approvalId"`
-	SessionID  string `json:"sessionId"`
-	Agent      string `json:"agent"`
-	ToolCallID string `json:"toolCallId,omitempty"`
-	Decision   string `json:"decision"` // allow, deny, cancelled
-	// OptionID is the option the person chose on the card (by user only);
-	// AgentOptionID the agent's own option the bridge answered it with.
-	OptionID      string `json:"optionId,omitempty"`
-	AgentOptionID string `json:"agentOptionId,omitempty"`
-	By            string `json:"by"`
-	Rule          string `json:"rule,omitempty"`
-	Specifier     string `json:"specifier"`
-	Reason        string `json:"reason,omitempty"`
-}
+// ResolvedNotice is the params of _acp-bridge/approval/resolved (declared
+// once in wire).
+type ResolvedNotice = wire.ApprovalResolvedParams
 
 // Record logs a decision made without a card: an audit line, and a quiet
 // resolved notice for the chat. Every decision is recorded exactly once,

@@ -5,9 +5,9 @@
 // "Open raw JSON lines" (a button in the view, and a command) opens the file
 // itself.
 
-import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as vscode from "vscode";
+import { panelHtml } from "./panelHtml";
 import { parseAuditLines, splitComplete, type AuditRow } from "./auditRows";
 
 export type AuditHostMessage = { type: "rows"; reset: boolean; rows: AuditRow[]; path: string; missing?: boolean };
@@ -116,22 +116,5 @@ export async function openRawAuditLog(p: string): Promise<void> {
 }
 
 function auditHtml(webview: vscode.Webview, dist: vscode.Uri): string {
-  const nonce = crypto.randomBytes(18).toString("base64");
-  const uri = (p: string) => webview.asWebviewUri(vscode.Uri.joinPath(dist, p)).toString();
-  const csp = ["default-src 'none'", `script-src 'nonce-${nonce}'`, `style-src ${webview.cspSource}`, `font-src ${webview.cspSource}`].join("; ");
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${uri("codicons/codicon.css")}">
-<link rel="stylesheet" href="${uri("audit.css")}">
-<title>ACP Bridge Audit Log</title>
-</head>
-<body>
-<div id="audit" role="application" aria-label="ACP Bridge audit log"></div>
-<script nonce="${nonce}" src="${uri("audit.js")}"></script>
-</body>
-</html>`;
+  return panelHtml(webview, dist, { css: "audit.css", js: "audit.js", title: "ACP Bridge Audit Log", rootId: "audit", label: "ACP Bridge audit log" });
 }

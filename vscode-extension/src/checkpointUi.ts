@@ -189,7 +189,8 @@ export class CheckpointUi implements vscode.TextDocumentContentProvider, vscode.
     }
     const picks = await vscode.window.showQuickPick(
       hs.map((h) => ({ label: `Hunk ${h.index + 1}: ${h.first || "(blank line)"}`, description: `${h.header}  −${h.removed} +${h.added}`, index: h.index })),
-      { title: `Undo which changes of ${f.path}? (turn ${item.turn}; the others are kept)`, canPickMany: true },
+      // ignoreFocusOut: the diff the person opened to decide can take the focus while it loads.
+      { title: `Undo which changes of ${f.path}? (turn ${item.turn}; the others are kept)`, canPickMany: true, ignoreFocusOut: true },
     );
     if (!picks?.length) return;
     cps.write(f.path, undoHunks(f.path, before, now, picks.map((p) => p.index)));

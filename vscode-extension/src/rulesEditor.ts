@@ -8,8 +8,8 @@
 // decides. Listed again once every change of acpBridge.* settings has reached
 // the bridge.
 
-import * as crypto from "node:crypto";
 import * as vscode from "vscode";
+import { panelHtml } from "./panelHtml";
 import type { Ctx } from "./ctx";
 import { buildRuleRows, explainInput, rowView, type RuleRow, type RuleRowView } from "./rulesModel";
 import { listBypasses, listStoredRules, mergeAgents, planPersist, planRevoke, planRevokeBypass, RULE_LISTS, type RuleList } from "./settings";
@@ -185,22 +185,5 @@ export class RulesEditor implements vscode.Disposable {
 }
 
 function rulesHtml(webview: vscode.Webview, dist: vscode.Uri): string {
-  const nonce = crypto.randomBytes(18).toString("base64");
-  const uri = (p: string) => webview.asWebviewUri(vscode.Uri.joinPath(dist, p)).toString();
-  const csp = ["default-src 'none'", `script-src 'nonce-${nonce}'`, `style-src ${webview.cspSource}`, `font-src ${webview.cspSource}`].join("; ");
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${uri("codicons/codicon.css")}">
-<link rel="stylesheet" href="${uri("rules.css")}">
-<title>ACP Bridge Rules</title>
-</head>
-<body>
-<div id="rules" role="application" aria-label="ACP Bridge permission rules"></div>
-<script nonce="${nonce}" src="${uri("rules.js")}"></script>
-</body>
-</html>`;
+  return panelHtml(webview, dist, { css: "rules.css", js: "rules.js", title: "ACP Bridge Rules", rootId: "rules", label: "ACP Bridge permission rules" });
 }

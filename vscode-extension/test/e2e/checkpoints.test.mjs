@@ -80,7 +80,7 @@ test("a turn's changes by the agent's own writes: reviewed, kept or undone per f
     await card.locator('.change-file[data-path="main.go"] .undo-hunks').click();
     const qi = page.locator(".quick-input-widget");
     await qi.locator(".monaco-list-row", { hasText: "Hunk 2" }).waitFor({ timeout: 10_000 });
-    assert.equal(await qi.locator(".monaco-list-row:visible").count(), 2);
+    assert.equal(await wb.until(async () => (await qi.locator(".monaco-list-row:visible").count()) === 2), true, "two hunks offered");
     await qi.locator(".monaco-list-row", { hasText: "Hunk 1" }).click();
     await qi.getByText("1 Selected").waitFor({ timeout: 5_000 });
     await qi.getByRole("button", { name: "OK", exact: true }).click();

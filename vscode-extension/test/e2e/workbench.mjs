@@ -75,11 +75,59 @@ export class Workbench {
     } catch (e) {
       await this.shot(`FAIL-${name}`);
       await this.onFail?.(this.page).catch(() => {});
+      log(`FAILED step ${name}: ${e?.message?.split("\n")[0]}`);
+      log(`what the page showed:\n${await this.pageState().catch((err) => `(unreadable: ${err.message})`)}`);
       log(`code-server output tail:\n${this.cs.output().slice(-4000)}`);
       const bridgeLog = this.bridgeOutput();
       if (bridgeLog) log(`ACP Bridge output:\n${bridgeLog}`);
+      await this.reset().catch((err) => log(`reset after the failure failed: ${err.message}`));
       throw e;
     }
+  }
+
+  /**
+   * What a failed step leaves on screen, as text for the CI log (screenshots
+   * stay on the machine that ran): notifications, dialogs, quick input, and the
+   * chat's tabs, busy state and last transcript lines.
+   */
+  async pageState() {
+    const page = this.page;
+    const texts = async (loc) => (await loc.allInnerTexts().catch(() => [])).map((t) => t.replace(/\s+/g, " ").slice(0, 300));
+    const parts = [
+      `toasts: ${JSON.stringify(await texts(page.locator(".notifications-toasts .notification-toast")))}`,
+      `dialog: ${JSON.stringify(await texts(page.locator(".monaco-dialog-box:visible")))}`,
+      `quick input: ${JSON.stringify(await texts(page.locator(".quick-input-widget:visible")))}`,
+      `editor tabs: ${JSON.stringify(await texts(page.locator(".tabs-container .tab")))}`,
+      `focused: ${await page.evaluate(() => `${document.hasFocus()} ${document.activeElement?.className ?? ""}`).catch(() => "?")}`,
+    ];
+    const f = await this.frameWith("#composer-input", 2000).catch(() => undefined);
+    if (f) {
+      parts.push(`chat tabs: ${JSON.stringify(await texts(f.locator(".tab")))}`);
+      parts.push(`stop button visible: ${await f.locator("#stop-btn").isVisible().catch(() => "?")}`);
+      parts.push(`pending cards: ${await f.locator(".card.approval.pending").count().catch(() => "?")}`);
+      const items = await texts(f.locator(".transcript > *"));
+      parts.push(`transcript (last 12):\n  ${items.slice(-12).join("\n  ")}`);
+    } else parts.push("chat webview: not found");
+    return parts.join("\n");
+  }
+
+  /**
+   * After a failed step: closes what it left open and stops every running turn
+   * (Restart Bridge, "Restart and Stop Them"), so the next test starts from a
+   * quiet bridge instead of failing on this one's leftovers.
+   */
+  async reset() {
+    const page = this.page;
+    for (let i = 0; i < 3; i++) await page.keyboard.press("Escape");
+    const f = await this.frameWith("#composer-input", 2000).catch(() => undefined);
+    const busy = f ? await f.locator("#stop-btn").isVisible().catch(() => false) : false;
+    if (!busy && !(f && (await f.locator(".card.approval.pending").count().catch(() => 0)) > 0)) return;
+    await this.runCommand("ACP Bridge: Restart Bridge");
+    const dialog = page.locator(".monaco-dialog-box");
+    const restart = dialog.getByRole("button", { name: "Restart and Stop Them" });
+    if (await restart.waitFor({ timeout: 5000 }).then(() => true, () => false)) await restart.click();
+    if (f) await this.waitBridgeRunning(f).catch(() => {});
+    log("reset: the bridge was restarted to stop the failed step's turns");
   }
 
   /** The tail of the ACP Bridge Output channel, as the extension host logged it. */

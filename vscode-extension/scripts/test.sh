@@ -36,5 +36,21 @@ stamp "vsix"
 mkdir -p "$ext/.cache"
 vsix="$(VSIX_OUT="$ext/.cache/acp-bridge-test.vsix" bash scripts/vsix.sh | tail -1)"
 stamp "real VS Code (code-server 4.139.1) test with $vsix"
-VSIX="$vsix" node --test --test-concurrency=1 test/e2e/
+# One file at a time (each starts its own code-server, Chromium and bridge).
+# A file that fails is run once more, after its failure and diagnostics are
+# printed in full: a UI journey can lose a race with the workbench (a toast,
+# a focus change) that no product change explains. Both results are printed;
+# the stage fails if the second run fails too, and a flake is named at the end.
+failed=()
+flaky=()
+for f in test/e2e/*.test.mjs; do
+  if VSIX="$vsix" node --test --test-concurrency=1 "$f"; then continue; fi
+  stamp "FAILED: $f; running it once more"
+  if VSIX="$vsix" node --test --test-concurrency=1 "$f"; then flaky+=("$f"); else failed+=("$f"); fi
+done
+for f in "${flaky[@]}"; do stamp "FLAKY: $f failed once and passed when run again (first run's output above)"; done
+if [ "${#failed[@]}" -gt 0 ]; then
+  stamp "real-VS-Code tests failed twice: ${failed[*]}"
+  exit 1
+fi
 stamp "all extension tests passed"

@@ -16,7 +16,7 @@ import { ChatHistory, firstMessage, searchHistory, type HistoryEntry } from "./h
 import type { ChatStore } from "./model";
 import type { ChatItem, FileChangeView, WebviewMessage } from "./protocol";
 import { hunks, undoHunks } from "./review";
-import { TurnCheckpoints } from "./turnCheckpoints";
+import { TurnCheckpoints, checkpointsOf } from "./turnCheckpoints";
 
 export const CHECKPOINT_SCHEME = "acp-bridge-checkpoint";
 const HISTORY_KEY = "acpBridge.history.v1";
@@ -38,6 +38,31 @@ export class CheckpointUi implements vscode.TextDocumentContentProvider, vscode.
     this.turns = new TurnCheckpoints(store, () => this.store0(), log);
     this.history = new ChatHistory({ get: () => ext.workspaceState.get<HistoryEntry[]>(HISTORY_KEY), set: (v) => ext.workspaceState.update(HISTORY_KEY, v) });
     this.subs.push(vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, this));
+    this.log = log;
+    // The shadow repository is pruned a while after the window starts (not on its way up) and after
+    // a chat closes, at most once an hour: checkpoints no open or kept chat refers to are forgotten.
+    const t = setTimeout(() => void this.pruneCheckpoints(), 30_000);
+    this.subs.push({ dispose: () => clearTimeout(t) });
+  }
+
+  private readonly log: (l: string) => void;
+  private lastPrune = 0;
+
+  /** Forgets the checkpoints that no open chat and no chat in the history can restore or diff any more. */
+  async pruneCheckpoints(): Promise<number> {
+    const cps = this.store0();
+    if (!cps || Date.now() - this.lastPrune < 60 * 60_000) return 0;
+    this.lastPrune = Date.now();
+    const open = this.store.chatIds().map((id) => ({ items: this.store.items(id) }));
+    const keep = checkpointsOf([...open, ...this.history.list().map((e) => e.chat)]);
+    try {
+      const n = await cps.prune(keep);
+      if (n) this.log(`checkpoints: forgot ${n} that no chat refers to any more`);
+      return n;
+    } catch (e) {
+      this.log(`checkpoints: pruning failed: ${(e as Error).message}`);
+      return 0;
+    }
   }
 
   /** The checkpoint store of the first workspace folder, in this workspace's extension storage; none without either. */
@@ -223,6 +248,7 @@ export class CheckpointUi implements vscode.TextDocumentContentProvider, vscode.
     const entry = this.store.entry(chatId);
     await this.chats().close(chatId);
     if (entry) await this.history.add(entry);
+    void this.pruneCheckpoints();
   }
 
   async showHistory(): Promise<string | undefined> {

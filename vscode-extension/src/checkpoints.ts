@@ -126,6 +126,32 @@ export class CheckpointStore {
     });
   }
 
+  /**
+   * Forgets every checkpoint not in keep that is older than graceMs (a snapshot
+   * being taken right now is not referenced by a chat yet), then lets git drop
+   * what nothing reaches any more. Returns how many checkpoints were forgotten.
+   * The shadow repository otherwise grows with every turn for as long as the
+   * workspace is used.
+   */
+  prune(keep: ReadonlySet<string>, graceMs = 60 * 60_000, now = Date.now()): Promise<number> {
+    return this.serial(async () => {
+      if (!fs.existsSync(path.join(this.gitDir, "HEAD"))) return 0;
+      const refs = (await this.run(["for-each-ref", "--format=%(objectname) %(committerdate:unix) %(refname)", "refs/checkpoints/"])).toString();
+      const drop: string[] = [];
+      for (const line of refs.split("\n")) {
+        const [oid, when, ref] = line.split(" ");
+        if (!ref || keep.has(oid)) continue;
+        if (now - Number(when) * 1000 < graceMs) continue;
+        drop.push(ref);
+      }
+      if (drop.length) await this.run(["update-ref", "--stdin"], drop.map((r) => `delete ${r}\n`).join(""));
+      // Unreachable objects go now (gc.auto is off in this repository; nothing else collects).
+      await this.run(["reflog", "expire", "--expire=now", "--all"]);
+      await this.run(["gc", "--prune=now", "--quiet"]);
+      return drop.length;
+    });
+  }
+
   /** info/exclude: the base patterns, then every file over the size limit, as an anchored literal path. */
   private async writeExcludes(): Promise<void> {
     const exclude = path.join(this.gitDir, "info", "exclude");

@@ -6,6 +6,7 @@
 
 import type { CheckpointStore } from "./checkpoints";
 import type { ChatStore } from "./model";
+import type { ChatItem } from "./protocol";
 
 export class TurnCheckpoints {
   private warned = false;
@@ -50,4 +51,16 @@ export class TurnCheckpoints {
     this.warned = true;
     this.store.addNotice(chatId, `No checkpoint for this turn: ${(e as Error).message}. Restore and the changes list are not available for it (details in the ACP Bridge output).`, "warn");
   }
+}
+
+/** Every checkpoint a chat can still restore or diff: its messages', its changes' and its redo points. */
+export function checkpointsOf(chats: { items: readonly ChatItem[] }[]): Set<string> {
+  const ids = new Set<string>();
+  for (const c of chats)
+    for (const i of c.items) {
+      if (i.kind === "user" && i.checkpoint) ids.add(i.checkpoint);
+      else if (i.kind === "changes") ids.add(i.from).add(i.to);
+      else if (i.kind === "restored") ids.add(i.redo);
+    }
+  return ids;
 }

@@ -7,6 +7,7 @@ import * as path from "node:path";
 import { test } from "node:test";
 import { CheckpointStore } from "../../src/checkpoints";
 import { hunks, undoHunks } from "../../src/review";
+import { checkpointsOf } from "../../src/turnCheckpoints";
 
 function tmp(): { ws: string; store: CheckpointStore; storage: string; outside: string } {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "acpb-cp-")));
@@ -195,4 +196,44 @@ test("hunks: undoing one keeps the others", () => {
   assert.match(undoneFirst, /CHANGED 26/);
   assert.equal(undoHunks("f.txt", before, now, [0, 1]), before);
   assert.throws(() => undoHunks("f.txt", before, now, [2]), /no hunk 3/);
+});
+
+test("prune forgets the checkpoints no chat refers to (after a grace period) and git drops their content", async () => {
+  const { ws, store, storage } = tmp();
+  const ids: string[] = [];
+  for (const v of ["one", "two", "three"]) {
+    w(ws, "f.txt", `${v} ${"x".repeat(200)}\n`);
+    ids.push(await store.snapshot(v));
+  }
+  const blobOf = (id: string) => git(storage, "--git-dir", storage, "rev-parse", `${id}:f.txt`).trim();
+  const blobs = ids.map(blobOf);
+  const has = (oid: string) => {
+    try {
+      git(storage, "--git-dir", storage, "cat-file", "-e", oid);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  // Within the grace period nothing goes, referred to or not.
+  assert.equal(await store.prune(new Set([ids[1]])), 0);
+  assert.ok(ids.every(has));
+  // Past it, only the one a chat refers to stays, with its content.
+  assert.equal(await store.prune(new Set([ids[1]]), 0), 2);
+  assert.equal(has(ids[1]) && has(blobs[1]), true, "the kept checkpoint and its file");
+  // (The newest file's content stays while the shadow index holds it: it is the workspace's now.)
+  assert.equal(has(ids[0]) || has(blobs[0]) || has(ids[2]), false, "the others are gone from the repository");
+  assert.equal((await store.read(ids[1], "f.txt"))?.toString().startsWith("two "), true);
+  // A new snapshot after a prune works as before.
+  w(ws, "f.txt", "four\n");
+  const four = await store.snapshot("four");
+  assert.deepEqual(await store.changes(ids[1], four), [{ path: "f.txt", status: "modified" }]);
+});
+
+test("checkpointsOf: messages' checkpoints, both ends of a changes item and a restore's redo", () => {
+  const ids = checkpointsOf([
+    { items: [{ kind: "user", id: "u1", text: "a", checkpoint: "c1" }, { kind: "user", id: "u2", text: "b" }] },
+    { items: [{ kind: "changes", id: "x", turn: 1, from: "c2", to: "c3", files: [] }, { kind: "restored", id: "r", text: "", redo: "c4" }, { kind: "agent", id: "a", text: "c5" }] as never },
+  ]);
+  assert.deepEqual([...ids].sort(), ["c1", "c2", "c3", "c4"]);
 });

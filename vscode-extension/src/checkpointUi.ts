@@ -162,7 +162,7 @@ export class CheckpointUi implements vscode.TextDocumentContentProvider, vscode.
     const item = this.store.item(m.chatId, m.itemId);
     if (!item || item.kind !== "changes") return;
     const files = m.path ? item.files.filter((f) => f.path === m.path) : item.files.filter((f) => !f.state);
-    const title = `Turn ${item.turn}: what changed`;
+    const title = item.scope === "chat" ? "This chat: what changed" : `Turn ${item.turn}: what changed`;
     switch (m.action) {
       case "review":
         await vscode.commands.executeCommand("vscode.changes", `${title} (${this.store.chat(m.chatId)?.title ?? ""})`, item.files.map((f) => this.changeTriple(item, f)));
@@ -194,6 +194,29 @@ export class CheckpointUi implements vscode.TextDocumentContentProvider, vscode.
     }
   }
 
+  /**
+   * Everything the chat changed since its first message, by any route: the diff from the checkpoint
+   * before its first turn to the workspace now, as a changes card in the chat (keep or undo each file
+   * or hunk there) and in VS Code's multi-file diff.
+   */
+  async reviewChat(chatId: string): Promise<void> {
+    const first = this.store.items(chatId).find((i) => i.kind === "user" && i.checkpoint);
+    const from = first?.kind === "user" ? first.checkpoint : undefined;
+    if (!from) {
+      void vscode.window.showInformationMessage("ACP Bridge: this chat has no checkpoint yet (no turn ran with checkpoints on).");
+      return;
+    }
+    const cps = this.need();
+    const to = await cps.snapshot(`review of ${chatId}`);
+    const files = await cps.changes(from, to);
+    if (!files.length) {
+      this.store.addNotice(chatId, "No file differs from the workspace as it was before this chat's first message.", "info");
+      return;
+    }
+    const itemId = this.store.addItem(chatId, { kind: "changes", scope: "chat", turn: this.store.turnOf(chatId), from, to, files });
+    if (itemId) await this.changeAction({ type: "changeAction", chatId, itemId, action: "review" });
+  }
+
   private changeTriple(item: ChangesItem, f: FileChangeView): [vscode.Uri, vscode.Uri, vscode.Uri] {
     const onDisk = fs.existsSync(path.join(this.need().workTree, f.path));
     return [this.fileUri(f.path), this.uri(item.from, f.path), onDisk ? this.fileUri(f.path) : this.uri(item.to, f.path)];
@@ -215,7 +238,7 @@ export class CheckpointUi implements vscode.TextDocumentContentProvider, vscode.
     const picks = await vscode.window.showQuickPick(
       hs.map((h) => ({ label: `Hunk ${h.index + 1}: ${h.first || "(blank line)"}`, description: `${h.header}  −${h.removed} +${h.added}`, index: h.index })),
       // ignoreFocusOut: the diff the person opened to decide can take the focus while it loads.
-      { title: `Undo which changes of ${f.path}? (turn ${item.turn}; the others are kept)`, canPickMany: true, ignoreFocusOut: true },
+      { title: `Undo which changes of ${f.path}? (${item.scope === "chat" ? "this chat" : `turn ${item.turn}`}; the others are kept)`, canPickMany: true, ignoreFocusOut: true },
     );
     if (!picks?.length) return;
     cps.write(f.path, undoHunks(f.path, before, now, picks.map((p) => p.index)));

@@ -250,6 +250,16 @@ export async function activate(ext: vscode.ExtensionContext): Promise<{ ctx: Ctx
     }
   });
 
+  cmd("acpBridge.reviewChatChanges", async () => {
+    const chatId = c.store.snapshot().activeChatId;
+    if (!chatId) {
+      void vscode.window.showInformationMessage("ACP Bridge: no chat open.");
+      return;
+    }
+    await view.reveal();
+    await c.checkpoints.reviewChat(chatId);
+  });
+
   cmd("acpBridge.showHistory", async () => {
     const chatId = await c.checkpoints.showHistory();
     if (chatId) await view.reveal();

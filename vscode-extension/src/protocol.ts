@@ -164,8 +164,11 @@ export type ChatItem =
       error?: string;
     }
   | { kind: "notice"; id: string; text: string; level: "info" | "warn" | "error" | "quiet" }
-  /** What a turn changed in the workspace, by any route: the checkpoint diff from (before) -> to (after). */
-  | { kind: "changes"; id: string; turn: number; from: string; to: string; files: FileChangeView[] }
+  /**
+   * What a turn changed in the workspace, by any route: the checkpoint diff from (before) -> to (after).
+   * scope "chat": everything since the chat's first message (ACP Bridge: Review This Chat's Changes).
+   */
+  | { kind: "changes"; id: string; turn: number; from: string; to: string; files: FileChangeView[]; scope?: "chat" }
   /** A checkpoint was restored; redo restores the workspace as it was just before. */
   | { kind: "restored"; id: string; text: string; redo: string };
 

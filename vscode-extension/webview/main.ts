@@ -430,7 +430,7 @@ function renderChanges(item: Extract<ChatItem, { kind: "changes" }>): HTMLElemen
       "div",
       { class: "card-head" },
       icon("files"),
-      ` ${item.files.length} file${item.files.length === 1 ? "" : "s"} changed in this turn `,
+      ` ${item.files.length} file${item.files.length === 1 ? "" : "s"} changed in this ${item.scope === "chat" ? "chat since its first message" : "turn"} `,
       h("button", { class: "link review-changes", title: "Open every change in VS Code's multi-file diff", onclick: act("review") }, icon("diff-multiple"), " Review"),
       open ? h("button", { class: "link keep-all", title: "Keep every change not yet kept or undone", onclick: act("keep") }, icon("check-all"), " Keep all") : null,
       open ? h("button", { class: "link undo-all", title: "Undo every change not yet kept or undone (shown and asked first)", onclick: act("undo") }, icon("discard"), " Undo all") : null,

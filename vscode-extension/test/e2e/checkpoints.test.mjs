@@ -71,6 +71,8 @@ test("a turn's changes by the agent's own writes: reviewed, kept or undone per f
     // The multi-file diff (vscode.changes).
     await card.locator(".review-changes").click();
     await page.locator(".tabs-container .tab", { hasText: "Turn 1: what changed" }).waitFor({ timeout: 15_000 });
+    // The multi-file diff loaded (it takes the focus when it does): the steps below go back to the chat after it.
+    await page.locator(".multiDiffEntry", { hasText: "main.go" }).first().waitFor({ timeout: 20_000 });
     await wb.shot("review");
   });
 
@@ -115,6 +117,24 @@ test("a turn's changes by the agent's own writes: reviewed, kept or undone per f
     await wb.shot("restored");
   });
 
+  await wb.step("chat-changes", async () => {
+    // Everything this chat changed since its first message: main.go (hunk 2 kept, redone) and added.txt;
+    // old.txt's deletion was undone, so it is not listed.
+    await wb.runCommand("ACP Bridge: Review This Chat's Changes");
+    const card = f.locator(".card.changes", { hasText: "changed in this chat since its first message" });
+    await card.waitFor({ timeout: 15_000 });
+    assert.match(await card.locator(".card-head").innerText(), /2 files changed in this chat/);
+    assert.deepEqual((await card.locator(".change-file").evaluateAll((els) => els.map((e) => e.dataset.path))).sort(), ["added.txt", "main.go"]);
+    await page.locator(".tabs-container .tab", { hasText: "This chat: what changed" }).waitFor({ timeout: 15_000 });
+    await page.locator(".multiDiffEntry", { hasText: "added.txt" }).first().waitFor({ timeout: 20_000 });
+    // Undo one file from the chat's card: back to before the chat's first message.
+    await card.locator('.change-file[data-path="added.txt"] .undo-file').click();
+    await card.locator('.change-file[data-path="added.txt"] .change-state', { hasText: "undone" }).waitFor({ timeout: 10_000 });
+    assert.equal(existsSync(join(ws, "added.txt")), false, "added.txt undone on disk");
+    assert.match(read("main.go"), /\/\/ last line changed by the agent\n$/, "main.go untouched");
+    await wb.shot("chat-changes");
+  });
+
   await wb.step("close-asks-and-history", async () => {
     // A second chat with a running turn: closing it asks first; Cancel keeps it.
     await f.locator("#new-chat, button[aria-label='New chat']").first().click();
@@ -148,7 +168,7 @@ test("a turn's changes by the agent's own writes: reviewed, kept or undone per f
     await note.waitFor({ timeout: 15_000 });
     log("reopen note:", await note.innerText());
     assert.equal(await f.locator("#composer-input").isDisabled(), true);
-    assert.equal(await f.locator(".card.changes").count(), 1, "its changes came back with it");
+    assert.equal(await f.locator(".card.changes").count(), 2, "its changes (the turn's and the whole chat's) came back with it");
     await wb.shot("history");
   });
 });

@@ -129,13 +129,22 @@ func wordHosts(w string, blanks bool, add func(string)) {
 
 // hostValued: an option or variable whose name says its value is a place
 // connected to (--index-url=, --registry=, UV_DEFAULT_INDEX=, HF_ENDPOINT=,
-// --@scope:registry=, --repo=, --base=): a value known only at run time
-// may be a denied host.
-func hostValued(name string) bool {
+// --@scope:registry=, --repo=): a value known only at run time may be a
+// denied host.
+// loose: also the looser names (base, from, connect, addr), read so for a
+// network client or a program the policy does not know.
+func hostValued(name string, loose bool) bool {
 	n := strings.ToLower(name)
-	for _, k := range []string{"url", "uri", "registry", "index", "endpoint", "remote", "repo", "host", "server", "mirror", "proxy", "connect", "base", "from"} {
+	for _, k := range []string{"url", "uri", "registry", "index", "endpoint", "remote", "repo", "host", "server", "mirror", "proxy"} {
 		if strings.Contains(n, k) {
 			return true
+		}
+	}
+	if loose {
+		for _, k := range []string{"connect", "base", "from", "addr", "target"} {
+			if strings.Contains(n, k) {
+				return true
+			}
 		}
 	}
 	return false
@@ -171,13 +180,21 @@ func namedHosts(sc *subCmd) (hosts []string, unknown bool) {
 		// client (ssh -o 'ProxyCommand nc H 22', ssh h 'nc H 80') and
 		// may be either to a program it does not know.
 		blanks := netClients[prog] || !knownProgram(prog)
-		for _, w := range ws {
+		unsure := netClients[prog] || !knownProgram(prog)
+		for i, w := range ws {
 			name, _, assign := strings.Cut(strings.TrimLeft(w, "-"), "=")
 			if assign && strings.HasSuffix(strings.ToLower(name), "no_proxy") {
 				continue // NO_PROXY=evil.com: hosts reached without a proxy, not a connection
 			}
-			if strings.ContainsAny(w, "$`") && (netClients[prog] || assign && hostValued(name)) {
-				unknown = true
+			if strings.ContainsAny(w, "$`") {
+				switch {
+				case netClients[prog]:
+					unknown = true
+				case assign && hostValued(name, unsure):
+					unknown = true // --index-url=$I, UV_INDEX_URL=$I
+				case unsure && i > 0 && strings.HasPrefix(ws[i-1], "-") && !strings.Contains(ws[i-1], "=") && hostValued(strings.TrimLeft(ws[i-1], "-"), true):
+					unknown = true // an unknown program's --url "$U"
+				}
 			}
 			// the literal pieces of a word with a variable are read too:
 			// https://evil.com$P still names evil.com.

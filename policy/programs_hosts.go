@@ -100,12 +100,8 @@ func wordHosts(w string, blanks bool, add func(string)) {
 	if _, v, ok := strings.Cut(w, "="); ok && v != "" {
 		readURL(v)
 	}
-	if i := strings.Index(w, "://"); i > 0 {
-		j := i
-		for j > 0 && (isAlnum(w[j-1]) || w[j-1] == '+' || w[j-1] == '-' || w[j-1] == '.') {
-			j--
-		}
-		readURL(w[j:]) // name@https://h/x, --from=git+https://h/x
+	if u := specURL(w); u != w {
+		readURL(u) // name@https://h/x, --from=git+https://h/x
 	}
 	for _, p := range strings.FieldsFunc(w, func(r rune) bool { return !hostRune(r) }) {
 		cands := []string{p}
@@ -150,6 +146,21 @@ func hostValued(name string, loose bool) bool {
 	return false
 }
 
+// specURL: the URL inside a package spec or option word, from its
+// scheme on (x@https://h/x.tgz, x@git+ssh://git@h/x.git, --from=URL):
+// the part npm, pnpm, yarn, bun and uv fetch; w itself when it holds none.
+func specURL(w string) string {
+	i := strings.Index(w, "://")
+	if i <= 0 {
+		return w
+	}
+	j := i
+	for j > 0 && (isAlnum(w[j-1]) || w[j-1] == '+' || w[j-1] == '-' || w[j-1] == '.') {
+		j--
+	}
+	return w[j:]
+}
+
 func isAlnum(b byte) bool {
 	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
@@ -157,7 +168,10 @@ func isAlnum(b byte) bool {
 // namedHosts returns the hosts sc's words name (every spelling of the
 // words the reader kept), and unknown: sc is a network client with a word
 // known only at run time.
-func namedHosts(sc *subCmd) (hosts []string, unknown bool) {
+// quiet: the words of the sub-commands that run a noHostScan program
+// (quietWords): a wrapper's sub-command that ends with them (env echo H,
+// sudo -u x grep H, bash -c 'echo H') is read without them.
+func namedHosts(sc *subCmd, quiet [][]string) (hosts []string, unknown bool) {
 	seen := map[string]bool{}
 	add := func(h string) {
 		if !seen[h] {
@@ -171,6 +185,7 @@ func namedHosts(sc *subCmd) (hosts []string, unknown bool) {
 			ws = sc.words()
 		}
 		prog := subProgram(ws)
+		ws = dropQuiet(ws, quiet)
 		if noHostScan[prog] || sc.kind == skProbe {
 			// a probe re-reads words of a command read here already
 			continue
@@ -179,7 +194,9 @@ func namedHosts(sc *subCmd) (hosts []string, unknown bool) {
 		// commit -m '...'), but a command or a host list to a network
 		// client (ssh -o 'ProxyCommand nc H 22', ssh h 'nc H 80') and
 		// may be either to a program it does not know.
-		blanks := netClients[prog] || !knownProgram(prog)
+		// A wrapper's words (env, sudo, bash -c, timeout ...) are read
+		// again as the command it runs, whose own reading decides.
+		blanks := (netClients[prog] || !knownProgram(prog)) && !hostWrapper(prog)
 		unsure := netClients[prog] || !knownProgram(prog)
 		for i, w := range ws {
 			name, _, assign := strings.Cut(strings.TrimLeft(w, "-"), "=")
@@ -228,4 +245,62 @@ func init() {
 			forms: []string{"uv tool run %s"}, match: []string{"uv tool run rm -rf x"},
 			noMatch: []string{"uv tool run ruff check ."}},
 	)
+}
+
+// quietWords: the words of the sub-commands of subs that run a
+// noHostScan program.
+func quietWords(subs []subCmd) [][]string {
+	var q [][]string
+	for i := range subs {
+		if subs[i].kind == skProbe {
+			continue // a guess at a command in an unknown program's words: it may connect to them
+		}
+		ws := subs[i].words()
+		if ws == nil {
+			ws = lexWords(subs[i].text)
+		}
+		if len(ws) > 0 && noHostScan[subProgram(ws)] {
+			q = append(q, ws)
+		}
+	}
+	return q
+}
+
+// dropQuiet: ws without a tail that is one of quiet's word lists, or a
+// last word that is one of them joined (bash -c 'echo H').
+func dropQuiet(ws []string, quiet [][]string) []string {
+	for _, q := range quiet {
+		if len(q) < len(ws) && slicesEqual(ws[len(ws)-len(q):], q) {
+			return ws[:len(ws)-len(q)]
+		}
+		if len(ws) > 1 && ws[len(ws)-1] == strings.Join(q, " ") {
+			return ws[:len(ws)-1]
+		}
+	}
+	return ws
+}
+
+func slicesEqual(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// hostWrapper: programs that run their arguments as a command the reader
+// reads as a sub-command of its own.
+func hostWrapper(prog string) bool {
+	if prefixWrappers[prog] != nil {
+		return true
+	}
+	switch prog {
+	case "env", "sudo", "doas", "run0", "pkexec", "xargs", "eval", "bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "rbash":
+		return true
+	}
+	return false
 }

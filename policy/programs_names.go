@@ -17,7 +17,7 @@ import "strings"
 // policy knows it (or knows nothing of a shorter name), else the known
 // name before its version (pip3.12 -> pip, gcc-12 -> gcc).
 func canonProgram(base string) string {
-	if base == "" || knownProgram(base) || interpName(base) != "" {
+	if base == "" || knownProgram(base) || interpName(base) != "" || netClients[base] {
 		return base
 	}
 	name := strings.TrimRight(base, "0123456789.")
@@ -25,7 +25,7 @@ func canonProgram(base string) string {
 		return base
 	}
 	for _, n := range []string{name, strings.TrimSuffix(name, "-")} {
-		if n != "" && n != base && (knownProgram(n) || interpName(n) != "") {
+		if n != "" && n != base && (knownProgram(n) || interpName(n) != "" || netClients[n]) {
 			return n
 		}
 	}

@@ -399,6 +399,7 @@ func (ev *evaluator) fetchRule(set *ruleSet, an *shellAnalysis) (r *rule, url, u
 			}
 		}
 	}
+	quiet := quietWords(subs)
 	for i := range subs {
 		urls, unknown := fetchURLs(&subs[i])
 		if unknown && unreadable == "" {
@@ -412,7 +413,7 @@ func (ev *evaluator) fetchRule(set *ruleSet, an *shellAnalysis) (r *rule, url, u
 			meet(hosts, u)
 		}
 		// the hosts its words name, whatever reads them (programs_hosts.go)
-		named, unknown := namedHosts(&subs[i])
+		named, unknown := namedHosts(&subs[i], quiet)
 		if unknown && unreadable == "" {
 			unreadable = subs[i].text
 		}

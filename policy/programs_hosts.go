@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"path"
 	"strings"
 	"unicode"
 )
@@ -171,7 +172,11 @@ func isAlnum(b byte) bool {
 // quiet: the words of the sub-commands that run a noHostScan program
 // (quietWords): a wrapper's sub-command that ends with them (env echo H,
 // sudo -u x grep H, bash -c 'echo H') is read without them.
-func namedHosts(sc *subCmd, quiet [][]string) (hosts []string, unknown bool) {
+// globs: the pieces with a glob character of a network client's or an
+// unknown program's words (nc evil.c?m 80 connects to evil.com when a file
+// of that name is in the directory): globHost asks when one may match a
+// host a rule names.
+func namedHosts(sc *subCmd, quiet [][]string) (hosts, globs []string, unknown bool) {
 	seen := map[string]bool{}
 	add := func(h string) {
 		if !seen[h] {
@@ -215,10 +220,26 @@ func namedHosts(sc *subCmd, quiet [][]string) (hosts []string, unknown bool) {
 			}
 			// the literal pieces of a word with a variable are read too:
 			// https://evil.com$P still names evil.com.
-			wordHosts(w, blanks, add)
+			ws2, ok := expandBraces(w, 64) // protected.go
+			if !ok {
+				ws2 = []string{w}
+				if unsure {
+					unknown = true // more alternatives than the reader expands
+				}
+			}
+			for _, x := range ws2 {
+				wordHosts(x, blanks, add)
+				if unsure && strings.ContainsAny(x, "*?[") {
+					for _, p := range strings.FieldsFunc(x, func(r rune) bool { return !hostRune(r) && !strings.ContainsRune("*?[]", r) }) {
+						if strings.ContainsAny(p, "*?[") {
+							globs = append(globs, strings.ToLower(p))
+						}
+					}
+				}
+			}
 		}
 	}
-	return hosts, unknown
+	return hosts, globs, unknown
 }
 
 // uvProjectValued: the valued options of uv's project commands (uv add,
@@ -303,4 +324,25 @@ func hostWrapper(prog string) bool {
 		return true
 	}
 	return false
+}
+
+// globHost: the first glob of globs that may name the domain of a
+// WebFetch domain rule of rules ("" when none): the files of the
+// directory decide what it becomes.
+func globHost(globs []string, rules []*rule) string {
+	for _, g := range globs {
+		for _, rr := range rules {
+			if rr.kind != rkDomain || rr.domainAny {
+				continue
+			}
+			d := rr.domain
+			if rr.domainWild {
+				d = "x." + d
+			}
+			if ok, err := path.Match(g, d); ok || err != nil {
+				return g
+			}
+		}
+	}
+	return ""
 }

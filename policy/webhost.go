@@ -413,13 +413,20 @@ func (ev *evaluator) fetchRule(set *ruleSet, an *shellAnalysis) (r *rule, url, u
 			meet(hosts, u)
 		}
 		// the hosts its words name, whatever reads them (programs_hosts.go)
-		named, unknown := namedHosts(&subs[i], quiet)
+		named, globs, unknown := namedHosts(&subs[i], quiet)
 		if unknown && unreadable == "" {
 			unreadable = subs[i].text
 		}
 		for _, h := range named {
 			meet([]string{h}, h)
 		}
+		if g := globHost(globs, set.byTool["WebFetch"]); g != "" && unreadable == "" {
+			unreadable = g
+		}
+	}
+	// the values the line assigns to shell variables (H=evil.com; tool $H)
+	for _, v := range an.assigned {
+		wordHosts(v, false, func(h string) { meet([]string{h}, h) })
 	}
 	return r, url, unreadable
 }

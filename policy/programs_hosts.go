@@ -203,6 +203,9 @@ func namedHosts(sc *subCmd, quiet [][]string) (hosts, globs []string, unknown bo
 		// again as the command it runs, whose own reading decides.
 		blanks := (netClients[prog] || !knownProgram(prog)) && !hostWrapper(prog)
 		unsure := netClients[prog] || !knownProgram(prog)
+		if runtimeClient(ws) {
+			unknown = true // echo evil.com | xargs nc: its operands come from the input
+		}
 		for i, w := range ws {
 			name, _, assign := strings.Cut(strings.TrimLeft(w, "-"), "=")
 			if assign && strings.HasSuffix(strings.ToLower(name), "no_proxy") {
@@ -345,4 +348,37 @@ func globHost(globs []string, rules []*rule) string {
 		}
 	}
 	return ""
+}
+
+// runtimeClient: ws runs, through xargs or parallel, a network client or
+// a program the policy does not know: its operands come from standard
+// input, which the reader cannot see (echo evil.com | xargs nc -v; the
+// words of echo are text, the host reaches nc through the pipe).
+func runtimeClient(ws []string) bool {
+	for i, w := range ws {
+		switch baseName(w) {
+		case "xargs":
+			args := make([]word, 0, len(ws)-i-1)
+			for _, x := range ws[i+1:] {
+				args = append(args, staticWord(x))
+			}
+			rest, _, ok := skipXargs(args)
+			if !ok {
+				return true
+			}
+			if len(rest) == 0 {
+				return false // xargs echo
+			}
+			p := canonProgram(baseName(rest[0].s))
+			return netClients[p] || !knownProgram(p) && !hostWrapper(p)
+		case "parallel", "sem":
+			for _, x := range ws[i+1:] {
+				if p := canonProgram(baseName(x)); netClients[p] {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return false
 }

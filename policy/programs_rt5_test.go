@@ -40,7 +40,8 @@ var rt5HostCmds = map[string][]string{
 // rules exist.
 var rt5Unknown = []string{"ssh \"$H\"", "scp x \"$H\":/tmp/", "rsync -a x \"$D\":/tmp/", "nc \"$H\" 80", "socat - \"TCP:$H:80\"",
 	"git push --repo \"$R\" main", "git fetch --bundle-uri \"$B\" origin", "uv add --index \"$I\" x", "UV_INDEX_URL=\"$I\" uv sync",
-	"uvx --index-url \"$I\" ruff", "npm i --@evil:registry=\"$R\" @evil/x", "sometool --url \"$U\"", "sometool --endpoint=\"$E\""}
+	"uvx --index-url \"$I\" ruff", "npm i --@evil:registry=\"$R\" @evil/x", "sometool --url \"$U\"", "sometool --endpoint=\"$E\"",
+	"echo evil.com | xargs nc", "echo evil.com | xargs -I{} nc {} 80", "cat hosts | xargs -n1 sometool", "echo evil.com | parallel nc {} 80"}
 
 // rt5ShellSpellings: the host spelled by the shell itself (quotes, ANSI-C
 // escapes, brace alternatives, a variable the line sets): denied; a glob
@@ -159,7 +160,7 @@ func TestRedTeam5Controls(t *testing.T) {
 		}
 	}
 	cmds = append(cmds, "echo evil.com", "grep -rn evil.com .", "git commit -m 'stop fetching from evil.com'", "printf '%s\\n' evil.com",
-		"no_proxy=evil.com curl https://a.example/", "pip3.12 install x", "sometool *.go", "nc a.example{,} 80",
+		"no_proxy=evil.com curl https://a.example/", "pip3.12 install x", "sometool *.go", "nc a.example{,} 80", "ls | xargs wc -l", "git ls-files | xargs grep foo",
 		"NO_PROXY=evil.com; export NO_PROXY; curl https://a.example/", "uv sync", "uv add requests", "uvx ruff check .")
 	for _, pre := range []string{"%s", "env %s", "nice %s", "timeout 5 %s", "bash -c %q"} {
 		for _, cmd := range cmds {

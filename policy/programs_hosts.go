@@ -24,15 +24,19 @@ import (
 // every mode. Only deny and ask rules read these hosts; nothing is
 // allowed by them, and a piece that is no host is ignored.
 //
-// Left out: a word holding a blank (a command line another program runs
-// is read as a command where the reader knows it runs one; a message such
-// as git commit -m 'move off evil.com' names no host it connects to), and
-// the programs of noHostScan, which print or search their arguments and
+// Left out: a word holding a blank, for a program the policy knows that
+// is not a network client (a command line another program runs is read as
+// a command where the reader knows it runs one; a message such as git
+// commit -m 'move off evil.com' names no host it connects to), and the
+// programs of noHostScan, which print or search their arguments and
 // connect nowhere (echo evil.com, grep -r evil.com .).
 //
 // A network client (netClients) with a word known only at run time
-// (ssh "$HOST", nc $H 80) cannot be checked against those rules: while
-// WebFetch domain rules exist it asks.
+// (ssh "$HOST", nc $H 80), an option or variable named for a URL with
+// such a value, a glob that may become a named host, or a network client
+// fed by xargs cannot be checked against those rules: while WebFetch
+// domain rules exist it asks. The values the line assigns to shell
+// variables are read by fetchRule (H=evil.com; tool $H).
 
 // noHostScan: programs that print, test or search their arguments and
 // connect nowhere: a host in their words is text.
@@ -75,9 +79,10 @@ func subProgram(ws []string) string {
 }
 
 // wordHosts: the normalised hosts word names under any reading: whole as a
-// URL, its value after '=' as one, and each piece between characters that
-// cannot be part of a host (with a short option's letter before it, -Jhost,
-// taken off too).
+// URL, its value after '=' as one, from a scheme inside it on, and each
+// piece between characters that cannot be part of a host (with a short
+// option's letter before it, -Jhost, taken off too). A word with blanks is
+// read word by word when blanks is set, else not at all.
 func wordHosts(w string, blanks bool, add func(string)) {
 	w = strings.TrimSpace(w)
 	if w == "" {
@@ -167,8 +172,10 @@ func isAlnum(b byte) bool {
 }
 
 // namedHosts returns the hosts sc's words name (every spelling of the
-// words the reader kept), and unknown: sc is a network client with a word
-// known only at run time.
+// words the reader kept, brace alternatives expanded), and unknown: a
+// host it connects to is known only at run time (a network client's word
+// with a variable, an option named for a URL with one, xargs feeding a
+// network client).
 // quiet: the words of the sub-commands that run a noHostScan program
 // (quietWords): a wrapper's sub-command that ends with them (env echo H,
 // sudo -u x grep H, bash -c 'echo H') is read without them.

@@ -551,11 +551,7 @@ func (a *analyzer) declEffects(sc *subCmd, base string, args []word, ctx walkCtx
 		}
 	}
 	if d.breaker != nil {
-		ss := make([]string, len(rest))
-		for i, w := range rest {
-			ss[i] = w.s
-		}
-		ss = d.expandSubs(ss) // programs_rt4.go
+		ss := d.expandSubs(wordStrings(rest)) // programs_rt4.go
 		if b := d.breaker(ss); b != "" && sc.breaker == "" {
 			sc.breaker = b
 		}

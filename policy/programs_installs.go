@@ -20,17 +20,17 @@ func flagBreaker(reason string, flags ...string) func([]string) string {
 }
 
 func init() {
-	gitFetchValued := []string{"--upload-pack", "-u", "--depth", "--shallow-since", "--shallow-exclude", "--refmap", "-j", "--jobs", "-o", "--server-option", "--filter", "--negotiation-tip", "--submodule-prefix"}
+	gitFetchValued := []string{"--upload-pack", "-u", "--depth", "--shallow-since", "--shallow-exclude", "--refmap", "-j", "--jobs", "-o", "--server-option", "--filter", "--negotiation-tip", "--submodule-prefix", "--bundle-uri"}
 	declare(
-		&progDecl{name: "git fetch", valued: gitFetchValued, programs: []string{"--upload-pack"}, urlArgs: "git",
+		&progDecl{name: "git fetch", valued: gitFetchValued, programs: []string{"--upload-pack"}, urlArgs: "git", hostOpts: []string{"--bundle-uri"},
 			match: []string{"git fetch --upload-pack='rm -rf x' ."}, noMatch: []string{"git fetch origin"}},
 		// The same transport options on the other subcommands that talk to
 		// a remote (red team 3): git runs their value as a program.
 		&progDecl{name: "git pull", valued: append([]string{"--exec", "-m", "--message", "-s", "--strategy", "-X", "--strategy-option", "-e", "--exclude", "--directory", "--gpg-sign"}, gitFetchValued...),
-			programs: []string{"--upload-pack", "--exec"}, tree: true, urlArgs: "git",
+			programs: []string{"--upload-pack", "--exec"}, tree: true, urlArgs: "git", hostOpts: []string{"--bundle-uri"},
 			match: []string{"git pull --upload-pack='rm -rf x' .", "git pull"}},
 		&progDecl{name: "git push", valued: []string{"--receive-pack", "--exec", "--repo", "-o", "--push-option", "--force-with-lease", "--signed"},
-			programs: []string{"--receive-pack", "--exec"}, urlArgs: "git",
+			programs: []string{"--receive-pack", "--exec"}, urlArgs: "git", hostOpts: []string{"--repo"},
 			match: []string{"git push --receive-pack='rm -rf x' .", "git push --exec='rm -rf x' ."}, noMatch: []string{"git push origin main"}},
 		&progDecl{name: "git send-email", valued: []string{"--sendmail-cmd", "--to-cmd", "--cc-cmd", "--header-cmd", "--smtp-server"},
 			programs: []string{"--sendmail-cmd", "--to-cmd", "--cc-cmd", "--header-cmd"},
@@ -39,7 +39,7 @@ func init() {
 			match: []string{"git ls-remote --upload-pack='rm -rf x' ."}},
 		&progDecl{name: "git clone", valued: []string{"-u", "--upload-pack", "--template", "-o", "--origin", "-b", "--branch", "--depth", "--reference",
 			"--reference-if-able", "--separate-git-dir", "-c", "--config", "--shallow-since", "--shallow-exclude", "-j", "--jobs", "--filter", "--bundle-uri", "--server-option"},
-			programs: []string{"-u", "--upload-pack"}, writesArg: 2, gitConfig: []string{"-c", "--config"}, urlArgs: "git", placeOpts: []string{"--separate-git-dir"},
+			programs: []string{"-u", "--upload-pack"}, hostOpts: []string{"--bundle-uri"}, writesArg: 2, gitConfig: []string{"-c", "--config"}, urlArgs: "git", placeOpts: []string{"--separate-git-dir"},
 			breaker: flagBreaker("git clone --template copies hooks (code that runs later) into the repository", "--template"),
 			match:   []string{"git clone -u 'rm -rf x' . y", "git clone -c core.sshCommand='rm -rf x' git@a.example:x y"}, noMatch: []string{"git clone https://example.com/x vendor/x"}},
 		&progDecl{name: "git init", valued: []string{"--template", "--separate-git-dir", "-b", "--initial-branch", "--object-format", "--shared"},

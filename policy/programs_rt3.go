@@ -37,16 +37,7 @@ func hasAnyPrefix(s string, ps []string) bool {
 // option (npm --node-options, --userconfig, ...) or a configuration key
 // (pnpm --config.KEY) makes the call uncertain, however abbreviated.
 func (a *analyzer) pkgExecOpts(what string, opts []opt, sc *subCmd) {
-	prog := strings.Fields(what)[0]
-	switch prog {
-	case "npx":
-		prog = "npm"
-	case "pnpx":
-		prog = "pnpm"
-	case "bunx":
-		prog = "bun"
-	}
-	b := bareDecl(prog)
+	b := bareDecl(runnerProgram(what))
 	if b == nil {
 		return
 	}
@@ -81,6 +72,30 @@ func (a *analyzer) pkgExecOpts(what string, opts []opt, sc *subCmd) {
 	}
 }
 
+// runnerProgram: the package manager whose declaration a package runner
+// (npx, npm exec, pnpx, pnpm dlx, bunx) reads its options by.
+func runnerProgram(what string) string {
+	prog := strings.Fields(what)[0]
+	switch prog {
+	case "npx":
+		return "npm"
+	case "pnpx":
+		return "pnpm"
+	case "bunx":
+		return "bun"
+	}
+	return prog
+}
+
+// wordStrings: the texts of ws (what a breaker reads).
+func wordStrings(ws []word) []string {
+	ss := make([]string, len(ws))
+	for i, w := range ws {
+		ss[i] = w.s
+	}
+	return ss
+}
+
 // bareDecl is the declaration of the program itself (no subcommand word):
 // its options apply whatever subcommand follows (npm --userconfig F run,
 // cargo --config K=V run, pip --proxy H install).
@@ -113,11 +128,7 @@ func (a *analyzer) bareDeclEffects(d *progDecl, sc *subCmd, base string, args []
 		a.urlOperands(b, sc, plain) // programs_rt4.go
 	}
 	if b.breaker != nil && sc.breaker == "" {
-		ss := make([]string, len(args))
-		for i, w := range args {
-			ss[i] = w.s
-		}
-		sc.breaker = b.breaker(b.expandSubs(ss))
+		sc.breaker = b.breaker(b.expandSubs(wordStrings(args)))
 	}
 }
 
@@ -176,18 +187,7 @@ func (a *analyzer) installTarget(d *progDecl, sc *subCmd, o declOpt) {
 		a.setUncertain(d.name + " " + o.name + " installs into a place relative to an unknown directory")
 		return
 	}
-	abs := canonPath(p, a.cwd, a.env.home)
-	real, unsure := realPath(a.env.fs, p, a.cwd, a.env.home)
-	inside := !unsure && a.env.inWorkspaceLexical(abs)
-	if inside && real != abs && !a.env.inWorkspaceLexical(real) {
-		inside = false
-		for _, r := range a.env.realRootList() {
-			if within(real, r) {
-				inside = true
-			}
-		}
-	}
-	if !inside && sc.breaker == "" {
+	if !a.placeInside(p) && sc.breaker == "" { // programs_rt4.go
 		sc.breaker = d.name + " " + o.name + " installs code outside the workspace (" + o.val.s + "): it runs later, outside the session"
 	}
 }

@@ -128,7 +128,7 @@ func (a *analyzer) urlOperands(d *progDecl, sc *subCmd, plain []word) {
 		}
 		// a requirement "name @ URL ; marker" holds the URL as one token.
 		for _, t := range strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' || r == ';' }) {
-			if v := vcsURL(t); strings.Contains(v, "://") && !strings.HasPrefix(v, "file://") {
+			if v := vcsURL(specURL(t)); strings.Contains(v, "://") && !strings.HasPrefix(v, "file://") {
 				sc.proxies = append(sc.proxies, v)
 			}
 		}
@@ -374,16 +374,7 @@ func uvProjectPython(v string) bool {
 // pnpm's), so that `npx --proxy H pkg` is not read as running H.
 func pkgExecSpec(what string) optSpec {
 	spec := optSpec{short: "pc", long: []string{"package", "call", "workspace", "prefix", "registry", "cache"}}
-	prog := strings.Fields(what)[0]
-	switch prog {
-	case "npx":
-		prog = "npm"
-	case "pnpx":
-		prog = "pnpm"
-	case "bunx":
-		prog = "bun"
-	}
-	if b := bareDecl(prog); b != nil {
+	if b := bareDecl(runnerProgram(what)); b != nil { // programs_rt3.go
 		for _, v := range b.valued {
 			if n, ok := strings.CutPrefix(v, "--"); ok {
 				spec.long = append(spec.long, n)

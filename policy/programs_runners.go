@@ -8,11 +8,11 @@ func init() {
 	rmForms := func(prefix string) []string { return []string{prefix + " %s"} }
 	declare(
 		&progDecl{name: "uv run", valued: []string{"--with", "--python", "-p", "--package", "--directory", "--project",
-			"--env-file", "--extra", "--group", "--index", "--with-requirements", "--with-editable"},
-			run: runAfterOpts, forms: rmForms("uv run"), match: []string{"uv run rm -rf x", "uv run --with a -- rm -rf x"},
+			"--env-file", "--extra", "--group", "--with-requirements", "--with-editable", "-i", "--index-url", "--extra-index-url", "--default-index", "--index", "-f", "--find-links"},
+			hostOpts: []string{"-i", "--index-url", "--extra-index-url", "--default-index", "--index", "-f", "--find-links"}, run: runAfterOpts, forms: rmForms("uv run"), match: []string{"uv run rm -rf x", "uv run --with a -- rm -rf x"},
 			noMatch: []string{"uv run pytest -q"}},
-		&progDecl{name: "uvx", aliases: []string{"pipx"}, valued: []string{"--from", "--with", "--python", "-p", "--spec"},
-			run: runAfterOpts, forms: rmForms("uvx"), match: []string{"uvx rm -rf x"}, noMatch: []string{"uvx ruff check ."}},
+		&progDecl{name: "uvx", aliases: []string{"pipx"}, valued: append([]string{"--from", "--with", "--python", "-p", "--spec"}, uvIndexOpts...),
+			hostOpts: uvIndexOpts, run: runAfterOpts, forms: rmForms("uvx"), match: []string{"uvx rm -rf x"}, noMatch: []string{"uvx ruff check ."}},
 		&progDecl{name: "pipx run", valued: []string{"--spec", "--python", "--pip-args"}, run: runAfterOpts,
 			forms: rmForms("pipx run"), match: []string{"pipx run rm -rf x"}},
 		&progDecl{name: "poetry run", valued: []string{"-C", "--directory", "-P", "--project"}, run: runAfterOpts,

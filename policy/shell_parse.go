@@ -107,6 +107,10 @@ type shellAnalysis struct {
 	// (`https_proxy=h; export https_proxy`, `set -a; https_proxy=h`): hosts
 	// every later program may connect through (webhost_proxy.go).
 	proxies []string
+	// assigned: the static values the line assigns to shell variables
+	// (`H=evil.com; tool $H`): hosts they name meet the WebFetch deny and
+	// ask rules (programs_hosts.go).
+	assigned []string
 }
 
 type word struct {

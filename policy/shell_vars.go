@@ -305,6 +305,11 @@ func nameOperands(name string, args []*syntax.Word) (names []*syntax.Word, sets 
 // names (webhost_proxy.go): a later export, set -a, or the variable being
 // exported already makes every program connect through it.
 func (a *analyzer) proxyAssign(as *syntax.Assign, seen map[string]bool) {
+	if as.Name != nil && as.Value != nil && !strings.HasSuffix(strings.ToLower(as.Name.Value), "no_proxy") {
+		if v, ok := staticLit(as.Value); ok {
+			a.an.assigned = append(a.an.assigned, v) // programs_hosts.go
+		}
+	}
 	if as.Name == nil || !proxyVar(as.Name.Value) || as.Value == nil && as.Naked {
 		return
 	}

@@ -55,6 +55,11 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 		base = path.Base(cmd)
 		alts = append(alts, joinWords(append([]word{{s: base, static: true, off: -1}}, ws[1:]...), ""))
 	}
+	if c := canonProgram(base); c != base {
+		// pip3.12 is pip (programs_names.go)
+		base = c
+		alts = append(alts, joinWords(append([]word{{s: base, static: true, off: -1}}, ws[1:]...), ""))
+	}
 	// a function being defined that calls itself in a pipe or in the
 	// background: a fork bomb.
 	for _, f := range a.fn {

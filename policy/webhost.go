@@ -387,6 +387,19 @@ func (ev *evaluator) fetchRule(set *ruleSet, an *shellAnalysis) (r *rule, url, u
 	if len(an.proxies) > 0 {
 		subs = append(append([]subCmd(nil), subs...), subCmd{text: "(proxy variables the command sets)", proxies: an.proxies})
 	}
+	meet := func(hosts []string, u string) {
+		for _, rr := range set.byTool["WebFetch"] {
+			if rr.kind != rkDomain || rr.domainAny || r != nil && rr.idx > r.idx {
+				continue
+			}
+			for _, h := range hosts {
+				if rr.domainMatches(h) && (r == nil || rr.idx < r.idx) {
+					r, url = rr, u
+				}
+			}
+		}
+	}
+	quiet := quietWords(subs)
 	for i := range subs {
 		urls, unknown := fetchURLs(&subs[i])
 		if unknown && unreadable == "" {
@@ -397,17 +410,23 @@ func (ev *evaluator) fetchRule(set *ruleSet, an *shellAnalysis) (r *rule, url, u
 			if !ok && unreadable == "" {
 				unreadable = u
 			}
-			for _, rr := range set.byTool["WebFetch"] {
-				if rr.kind != rkDomain || rr.domainAny || r != nil && rr.idx > r.idx {
-					continue
-				}
-				for _, h := range hosts {
-					if rr.domainMatches(h) && (r == nil || rr.idx < r.idx) {
-						r, url = rr, u
-					}
-				}
-			}
+			meet(hosts, u)
 		}
+		// the hosts its words name, whatever reads them (programs_hosts.go)
+		named, globs, unknown := namedHosts(&subs[i], quiet)
+		if unknown && unreadable == "" {
+			unreadable = subs[i].text
+		}
+		for _, h := range named {
+			meet([]string{h}, h)
+		}
+		if g := globHost(globs, set.byTool["WebFetch"]); g != "" && unreadable == "" {
+			unreadable = g
+		}
+	}
+	// the values the line assigns to shell variables (H=evil.com; tool $H)
+	for _, v := range an.assigned {
+		wordHosts(v, false, func(h string) { meet([]string{h}, h) })
 	}
 	return r, url, unreadable
 }

@@ -157,3 +157,92 @@ func TestManagedAllowedAgentsThroughBinary(t *testing.T) {
 		t.Fatalf("an agent named like an allowed command: %v, want a refusal naming allowedAgents", err)
 	}
 }
+
+// disableBypassPermissionsMode: the card does not offer "Bypass permissions
+// for <agent>"; an editor that answers with it anyway (on the card, or
+// through approvals/respond) is refused and the call is not allowed; the
+// next call still asks. The control (no managed tier) offers bypass, and
+// choosing it allows that call and the next one without a card.
+func TestManagedDisableBypassDropsCardOptionThroughBinary(t *testing.T) {
+	user := "defaultAgent: f\nagents:\n" + testkit.FakeAgentYAML("f")
+	for _, withManaged := range []bool{false, true} {
+		name := "control-without-managed"
+		var prefix []string
+		if withManaged {
+			name = "managed"
+			prefix = managedNS(t, map[string]string{"managed-settings.yaml": "disableBypassPermissionsMode: true\n"})
+		}
+		t.Run(name, func(t *testing.T) {
+			home, ws := t.TempDir(), t.TempDir()
+			p := startBinVia(t, prefix, home, ws, user)
+			c := ctx(t)
+			m := initialize(t, c, p, nil)
+			if got := slices.Contains(m.PolicyModes, "bypassPermissions"); got == withManaged {
+				t.Fatalf("initialize's modes %q (managed %v)", m.PolicyModes, withManaged)
+			}
+			sid, err := p.editor.NewSession(c, ws, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			prompt := func(text string) chan error {
+				res := make(chan error, 1)
+				go func() { _, err := p.editor.Prompt(c, sid, text); res <- err }()
+				return res
+			}
+			done := prompt("perm p1")
+			card, err := p.editor.NextPermission(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			offered := card.HasOption("acp-bridge:bypass")
+			respondErr := p.editor.Conn.Call(c, "_acp-bridge/approvals/respond",
+				map[string]any{"approvalId": card.Meta.ApprovalID, "optionId": "acp-bridge:bypass"}, nil)
+			if !withManaged {
+				if !offered || respondErr != nil {
+					t.Fatalf("control: bypass offered %v, approvals/respond %v", offered, respondErr)
+				}
+				if err := <-done; err != nil {
+					t.Fatal(err)
+				}
+				if texts := testkit.Texts(p.editor.Messages(), sid); !slices.Contains(texts, "p1=allow") {
+					t.Fatalf("control: agent got %q, want p1=allow", texts)
+				}
+				// The bypass holds: the next call is allowed without a card.
+				if err := <-prompt("perm p2"); err != nil {
+					t.Fatal(err)
+				}
+				if texts := testkit.Texts(p.editor.Messages(), sid); !slices.Contains(texts, "p2=allow") || len(p.editor.Permissions) != 0 {
+					t.Fatalf("control: agent got %q, %d cards pending", texts, len(p.editor.Permissions))
+				}
+				return
+			}
+			if offered {
+				t.Errorf("the card offers bypass under disableBypassPermissionsMode: %+v", card.Options)
+			}
+			if respondErr == nil || !strings.Contains(respondErr.Error(), "managed settings") {
+				t.Errorf("approvals/respond with bypass: %v, want a refusal naming the managed settings", respondErr)
+			}
+			// The editor answers the card itself with the option it was not offered.
+			card.Answer(acp.Selected("acp-bridge:bypass"))
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			if texts := testkit.Texts(p.editor.Messages(), sid); !slices.Contains(texts, "p1=cancelled") {
+				t.Fatalf("agent got %q, want p1=cancelled (never allowed)", texts)
+			}
+			// No bypass was granted: the next call asks again.
+			done = prompt("perm p2")
+			card2, err := p.editor.NextPermission(c)
+			if err != nil {
+				t.Fatalf("the next call did not ask: %v", err)
+			}
+			card2.Answer(acp.Selected("acp-bridge:reject_once"))
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			if texts := testkit.Texts(p.editor.Messages(), sid); !slices.Contains(texts, "p2=reject") {
+				t.Fatalf("agent got %q, want p2=reject", texts)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -242,6 +243,48 @@ func TestManagedDisableBypassDropsCardOptionThroughBinary(t *testing.T) {
 			}
 			if texts := testkit.Texts(p.editor.Messages(), sid); !slices.Contains(texts, "p2=reject") {
 				t.Fatalf("agent got %q, want p2=reject", texts)
+			}
+		})
+	}
+}
+
+// A telemetry sink the managed tier requires that cannot start fails
+// closed: no agent starts, and initialize, session/new and the log say
+// why. The control (the same tier with an endpoint the exporter takes,
+// its collector down) starts the agent: a collector that is down is not a
+// sink that cannot start (the audit log keeps every record meanwhile,
+// telemetry.TestCollectorDownAndBack).
+func TestManagedTelemetryThatCannotStartStartsNoAgentThroughBinary(t *testing.T) {
+	for _, c := range []struct {
+		name, endpoint string
+		starts         bool
+	}{
+		{"control-collector-down", "http://127.0.0.1:1", true},
+		// A URL the settings accept (an IPv6 zone) that the gRPC exporter cannot take.
+		{"exporter-cannot-start", "https://[fe80::1%25eth0]:4317", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			prefix := managedNS(t, map[string]string{"managed-settings.yaml": fmt.Sprintf("telemetry:\n  enabled: true\n  protocol: grpc\n  endpoint: %q\n", c.endpoint)})
+			home, ws := t.TempDir(), t.TempDir()
+			p := startBinVia(t, prefix, home, ws, "defaultAgent: f\nagents:\n"+testkit.FakeAgentYAML("f"))
+			cx := ctx(t)
+			m := initialize(t, cx, p, nil)
+			if !m.Telemetry.Managed || m.Telemetry.Enabled == (m.Telemetry.Error != "") || m.Telemetry.Enabled != c.starts {
+				t.Fatalf("initialize's telemetry %+v", m.Telemetry)
+			}
+			_, err := p.editor.NewSession(cx, ws, "")
+			if c.starts {
+				if err != nil {
+					t.Fatalf("session/new: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), "no agent starts") || !strings.Contains(err.Error(), "telemetry") ||
+				!strings.Contains(err.Error(), "/etc/acp-bridge/managed-settings.yaml") {
+				t.Fatalf("session/new: %v, want a refusal naming the required telemetry and the managed file", err)
+			}
+			if log := p.stderr.String(); !strings.Contains(log, "exporter cannot start: no agent starts") {
+				t.Errorf("the log does not say why:\n%s", log)
 			}
 		})
 	}

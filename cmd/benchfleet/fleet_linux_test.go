@@ -245,6 +245,8 @@ func writeSection(path, md string) error {
 	i, j := strings.Index(s, sectionStart), strings.Index(s, sectionEnd)
 	if i >= 0 && j > i {
 		s = s[:i] + block + s[j+len(sectionEnd):]
+	} else if k := strings.LastIndex(s, "Fault-injection and fuzzing coverage"); k >= 0 {
+		s = s[:k] + block + "\n\n" + s[k:] // where make bench keeps it (bench.KeepFleetSection)
 	} else {
 		s = strings.TrimRight(s, "\n") + "\n\n" + block + "\n"
 	}

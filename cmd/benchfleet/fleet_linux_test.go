@@ -188,6 +188,16 @@ type fleetResult struct {
 	redelivery           time.Duration
 	auditKept            bool
 	procs                int
+	loadStart            string
+}
+
+// loadAverage is the 1-minute load average (/proc/loadavg).
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Fields(string(data))[0]
 }
 
 func (r fleetResult) markdown() string {
@@ -195,8 +205,14 @@ func (r fleetResult) markdown() string {
 	cpu := cpuModel()
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Fleet: %d bridges under one policy\n\n", r.n)
-	fmt.Fprintf(&b, "Measured %s on %s (%s, %d cores, %s) by `make bench-fleet` (%s). ",
-		time.Now().UTC().Format("2006-01-02 15:04 MST"), host, cpu, runtime.NumCPU(), runtime.Version(), strings.Join(os.Args[1:], " "))
+	var set []string
+	flag.Visit(func(f *flag.Flag) {
+		if strings.HasPrefix(f.Name, "fleet.") && f.Name != "fleet.out" {
+			set = append(set, "-"+f.Name+" "+f.Value.String())
+		}
+	})
+	fmt.Fprintf(&b, "Measured %s on %s (%s, %d cores, %s; load average %s at the start, %s at the end: the machine was shared) by `make bench-fleet` (`%s`). ",
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), host, cpu, runtime.NumCPU(), runtime.Version(), r.loadStart, loadAverage(), strings.Join(set, " "))
 	fmt.Fprintf(&b, "%d real acp-bridge processes (each with its fake agent, %d processes in all) on loopback, one managed tier at /etc/acp-bridge (a private mount namespace) naming one OPA bundle server (signed bundles, polled every %s) and one required OpenTelemetry Collector (tools/otelcol, OTLP/HTTP). Starting them, opening a session in each and activating the first bundle took %s.\n\n",
 		r.n, r.procs, r.poll, r.start.Round(100*time.Millisecond))
 	b.WriteString("| What | p50 / p99 |\n|---|---|\n")
@@ -209,8 +225,8 @@ func (r fleetResult) markdown() string {
 	fmt.Fprintf(&b, "| End to end across the fleet, call denied by a built-in rule (OPA not consulted) | %s |\n", r.e2eBuiltin)
 	fmt.Fprintf(&b, "| Decision hook, command (`sh`, JSON in and out) | %s |\n", r.hookCmd)
 	fmt.Fprintf(&b, "| Decision hook, AuthZEN over HTTP on loopback | %s |\n", r.hookAuthZEN)
-	fmt.Fprintf(&b, "\nCollector restart: it was stopped, every bridge made %d decisions (%d in all), and it was started again on the same ports: **%d of %d** of those decision events reached it, the last %s after the restart (the exporter's retry backoff); every bridge's JSONL audit log had every record meanwhile: %v.\n\n",
-		r.outage/r.n, r.outage, r.delivered, r.outage, round(r.redelivery), r.auditKept)
+	fmt.Fprintf(&b, "\nCollector restart: it was stopped, every bridge made %d decisions (%d in all), and it was started again on the same ports: **%d of %d** of those decision events reached it, the last %s after the restart (the exporter's retry backoff); every bridge's JSONL audit log had every record meanwhile: %s.\n\n",
+		r.outage/r.n, r.outage, r.delivered, r.outage, round(r.redelivery), map[bool]string{true: "yes", false: "**no**"}[r.auditKept])
 	b.WriteString("The in-process rows time the same stage the bridges run (orgpolicy.Stage.Decide against the same bundle server) without the process and pipe noise of the end-to-end rows; the end-to-end rows include the fake agent, two JSON-RPC hops and the prompt turn, on a machine the whole fleet shares.\n")
 	return b.String()
 }
@@ -263,7 +279,7 @@ func freePort(tb testing.TB) string {
 }
 
 func runFleet(b *testing.B, n int) fleetResult {
-	res := fleetResult{n: n, poll: "1 s"}
+	res := fleetResult{n: n, poll: "1 s", loadStart: loadAverage()}
 	last := time.Now()
 	var steps []string
 	step := func(name string) {
@@ -319,16 +335,23 @@ func runFleet(b *testing.B, n int) fleetResult {
 	// End to end: a call OPA denies and one a built-in rule denies, interleaved.
 	var e2eOPA, e2eBuiltin []time.Duration
 	for k := 0; k < *fleetE2E; k++ {
-		for _, m := range members {
-			d, err := m.decide("bash ls -la")
-			if err != nil {
-				b.Fatal(err)
+		for j, m := range members {
+			// Which goes first alternates: the first prompt to a bridge
+			// that was idle pays its wake-up.
+			kinds := []struct {
+				prompt string
+				into   *[]time.Duration
+			}{{"bash ls -la", &e2eOPA}, {"bash echo hi", &e2eBuiltin}}
+			if (k+j)%2 == 1 {
+				slices.Reverse(kinds)
 			}
-			e2eOPA = append(e2eOPA, d)
-			if d, err = m.decide("bash echo hi"); err != nil {
-				b.Fatal(err)
+			for _, kd := range kinds {
+				d, err := m.decide(kd.prompt)
+				if err != nil {
+					b.Fatal(err)
+				}
+				*kd.into = append(*kd.into, d)
 			}
-			e2eBuiltin = append(e2eBuiltin, d)
 		}
 	}
 	res.e2eOPA, res.e2eBuiltin = distOf(e2eOPA), distOf(e2eBuiltin)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/internal/testkit"
@@ -185,6 +187,18 @@ func TestManagedDisableBypassDropsCardOptionThroughBinary(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// waitText: the agent's message reached the editor (a
+			// notification may be read after the prompt's answer).
+			waitText := func(want string) {
+				t.Helper()
+				wc, cancel := context.WithTimeout(c, 15*time.Second)
+				defer cancel()
+				if err := p.editor.WaitFor(wc, want, func(ms []testkit.Message) bool {
+					return slices.Contains(testkit.Texts(ms, sid), want)
+				}); err != nil {
+					t.Fatalf("%v; agent got %q", err, testkit.Texts(p.editor.Messages(), sid))
+				}
+			}
 			prompt := func(text string) chan error {
 				res := make(chan error, 1)
 				go func() { _, err := p.editor.Prompt(c, sid, text); res <- err }()
@@ -205,15 +219,14 @@ func TestManagedDisableBypassDropsCardOptionThroughBinary(t *testing.T) {
 				if err := <-done; err != nil {
 					t.Fatal(err)
 				}
-				if texts := testkit.Texts(p.editor.Messages(), sid); !slices.Contains(texts, "p1=allow") {
-					t.Fatalf("control: agent got %q, want p1=allow", texts)
-				}
+				waitText("p1=allow")
 				// The bypass holds: the next call is allowed without a card.
 				if err := <-prompt("perm p2"); err != nil {
 					t.Fatal(err)
 				}
-				if texts := testkit.Texts(p.editor.Messages(), sid); !slices.Contains(texts, "p2=allow") || len(p.editor.Permissions) != 0 {
-					t.Fatalf("control: agent got %q, %d cards pending", texts, len(p.editor.Permissions))
+				waitText("p2=allow")
+				if len(p.editor.Permissions) != 0 {
+					t.Fatalf("control: %d cards after bypass was granted", len(p.editor.Permissions))
 				}
 				return
 			}
@@ -228,9 +241,7 @@ func TestManagedDisableBypassDropsCardOptionThroughBinary(t *testing.T) {
 			if err := <-done; err != nil {
 				t.Fatal(err)
 			}
-			if texts := testkit.Texts(p.editor.Messages(), sid); !slices.Contains(texts, "p1=cancelled") {
-				t.Fatalf("agent got %q, want p1=cancelled (never allowed)", texts)
-			}
+			waitText("p1=cancelled") // never allowed
 			// No bypass was granted: the next call asks again.
 			done = prompt("perm p2")
 			card2, err := p.editor.NextPermission(c)
@@ -241,8 +252,9 @@ func TestManagedDisableBypassDropsCardOptionThroughBinary(t *testing.T) {
 			if err := <-done; err != nil {
 				t.Fatal(err)
 			}
-			if texts := testkit.Texts(p.editor.Messages(), sid); !slices.Contains(texts, "p2=reject") {
-				t.Fatalf("agent got %q, want p2=reject", texts)
+			waitText("p2=reject")
+			if texts := testkit.Texts(p.editor.Messages(), sid); slices.Contains(texts, "p1=allow") || slices.Contains(texts, "p2=allow") {
+				t.Fatalf("agent got %q: a call was allowed", texts)
 			}
 		})
 	}

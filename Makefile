@@ -4,7 +4,7 @@ BIN := bin/acp-bridge
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: build test test-go run chat demo bench bench-smoke bench-webview vsix fuzz clean
+.PHONY: build test test-go run chat demo bench bench-smoke bench-fleet bench-webview vsix fuzz clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/acp-bridge
@@ -40,6 +40,13 @@ endif
 # Every Go benchmark once (-benchtime 1x): none may break unnoticed (CI).
 bench-smoke:
 	./scripts/bench-smoke.sh
+
+# The fleet (issue 18): N=50 acp-bridge processes under one managed tier, one OPA bundle server and one
+# OpenTelemetry Collector (cmd/benchfleet); writes the Fleet section of docs/benchmarks.md. Needs root.
+bench-fleet: build
+	./scripts/build-otelcol.sh
+	ACP_BRIDGE_BIN=$(CURDIR)/$(BIN) $(GO) test ./cmd/benchfleet -run '^$$' -bench Fleet -benchtime 1x -timeout 30m \
+		-fleet.n $(or $(N),50) -fleet.samples 3000 -fleet.e2e 10 -fleet.down 20 -fleet.out $(CURDIR)/docs/benchmarks.md
 
 # The chat webview in headless Chromium (Debian chromium): a 2 MB streamed reply with 300 tool calls,
 # against the previous renderer; rewrites section 7 of docs/benchmarks.md. RUNS=n for more or fewer runs.

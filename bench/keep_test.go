@@ -22,3 +22,18 @@ func TestKeepWebviewSection(t *testing.T) {
 		t.Errorf("at the end: got %q", got)
 	}
 }
+
+// The Fleet section (make bench-fleet) is kept too, after the webview's.
+func TestKeepFleetSection(t *testing.T) {
+	const web = "<!-- bench-webview:start -->\n## 7\n<!-- bench-webview:end -->"
+	const fleet = "<!-- bench-fleet:start -->\n## Fleet\n<!-- bench-fleet:end -->"
+	const fresh = "# Benchmarks\n\nFault-injection and fuzzing coverage: x\n"
+	old := "# old\n\n" + web + "\n\n" + fleet + "\n\nFault-injection and fuzzing coverage: x\n"
+	got := KeepFleetSection(old, KeepWebviewSection(old, fresh))
+	if want := "# Benchmarks\n\n" + web + "\n\n" + fleet + "\n\nFault-injection and fuzzing coverage: x\n"; got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	if got := KeepFleetSection("# old\n", fresh); got != fresh {
+		t.Errorf("no section: got %q", got)
+	}
+}

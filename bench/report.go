@@ -707,12 +707,27 @@ const (
 // markers) put back before the closing pointer to testing.md, or at the end.
 // Without a complete section in old, fresh is returned as it is.
 func KeepWebviewSection(old, fresh string) string {
-	i := strings.Index(old, webviewStart)
-	j := strings.Index(old, webviewEnd)
+	return keepSection(old, fresh, webviewStart, webviewEnd)
+}
+
+// Markers of the section `make bench-fleet` writes (cmd/benchfleet).
+const (
+	fleetStart = "<!-- bench-fleet:start -->"
+	fleetEnd   = "<!-- bench-fleet:end -->"
+)
+
+// KeepFleetSection is KeepWebviewSection for the Fleet section.
+func KeepFleetSection(old, fresh string) string {
+	return keepSection(old, fresh, fleetStart, fleetEnd)
+}
+
+func keepSection(old, fresh, start, end string) string {
+	i := strings.Index(old, start)
+	j := strings.Index(old, end)
 	if i < 0 || j < i {
 		return fresh
 	}
-	block := old[i:j+len(webviewEnd)] + "\n\n"
+	block := old[i:j+len(end)] + "\n\n"
 	if k := strings.LastIndex(fresh, "Fault-injection and fuzzing coverage"); k >= 0 {
 		return fresh[:k] + block + fresh[k:]
 	}

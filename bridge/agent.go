@@ -265,6 +265,9 @@ func (a *agentRT) start(ctx context.Context, gen int) error {
 	if err := snap.Managed.AgentAllowed(cfg); err != nil {
 		return err
 	}
+	if err := a.b.requiredTelemetryDown(snap); err != nil {
+		return err
+	}
 	family := familyOf(a.name, cfg.Family, cfg.Command, cfg.Args)
 	dir := cfg.Cwd
 	if dir == "" {

@@ -19,6 +19,27 @@ func managedFloor(mg *settings.Managed) policy.Mode {
 	return policy.ModeDefault
 }
 
+// requiredTelemetryDown returns why no agent may start when the managed
+// tier requires decision events and this bridge has no sink sending them
+// (the exporter could not be configured or started, or the tier came to
+// require them after the bridge started): nil when none is required or
+// the sink runs. Fails closed: docs/org.md, "The collector".
+func (b *Bridge) requiredTelemetryDown(snap *settings.Snapshot) error {
+	if !snap.Config.Telemetry.Managed {
+		return nil
+	}
+	st := b.opts.Telemetry
+	switch {
+	case st != nil && st.Enabled:
+		return nil
+	case st != nil && st.Error != "":
+		return fmt.Errorf("no agent starts: the managed settings (%s) require decision events (telemetry) and their exporter cannot start: %s",
+			strings.Join(snap.Managed.Files, ", "), st.Error)
+	}
+	return fmt.Errorf("no agent starts: the managed settings (%s) require decision events (telemetry), which this bridge did not start with; restart it",
+		strings.Join(snap.Managed.Files, ", "))
+}
+
 // managedOf is initialize's _meta["acp-bridge"].managed: the
 // organisation's hand, for the editor to show as not changeable.
 func managedOf(snap *settings.Snapshot) *wire.ManagedReport {

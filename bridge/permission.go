@@ -59,12 +59,16 @@ func newFlow(b *Bridge) *permission.Flow {
 		Home:        b.home,
 		Config: func() permission.Config {
 			snap := b.snapshot()
-			return permission.Config{
+			c := permission.Config{
 				Timeout:             snap.Config.Approvals.Timeout,
 				TimeoutCancels:      snap.Config.Approvals.TimeoutOutcome == "cancel",
 				CancelOnUnaskedDeny: snap.Config.Permissions.CancelOnUnaskedDeny,
 				TellAgentDenials:    snap.Config.Permissions.TellAgentDenials,
 			}
+			if err := snap.Managed.ModeAllowed(string(policy.ModeBypass)); err != nil {
+				c.BypassDisabled = err.Error() // the managed tier's (bridge/managed.go)
+			}
+			return c
 		},
 	}
 }

@@ -45,6 +45,10 @@ func (f *Flow) resolveToAnswer(s Session, call policy.Call, d Decision, fwd *For
 	if res.Outcome != acp.OutcomeSelected {
 		return acp.Cancelled(), "cancelled"
 	}
+	if why := f.config().BypassDisabled; why != "" && res.OptionID == OptBypass {
+		f.log().Warn("the editor chose bypass, which is disabled; treated as cancelled", zap.String("why", why))
+		return acp.Cancelled(), "cancelled"
+	}
 	if !fwd.Offers(res.OptionID) {
 		f.log().Warn("the editor chose an option that was not offered; treated as cancelled", zap.String("optionId", res.OptionID))
 		return acp.Cancelled(), "cancelled"

@@ -183,6 +183,9 @@ func (f *Flow) takeEditorAnswer(id string, shown Asked) {
 // one gets an error naming who answered first; an option the card did not
 // offer is refused.
 func (f *Flow) Respond(approvalID, optionID, rule, scope, reason string) error {
+	if why := f.config().BypassDisabled; why != "" && optionID == OptBypass {
+		return acp.Errorf(acp.CodeInvalidParams, "approval %s: %s cannot be chosen: %s", approvalID, OptBypass, why)
+	}
 	if a, ok := f.Broker.Get(approvalID); ok {
 		if fwd, ok := a.Data.(*Forwarded); ok && !fwd.Offers(optionID) {
 			return acp.Errorf(acp.CodeInvalidParams, "approval %s offers no option %q (offered: %s)", approvalID, optionID, fwd.OptionIDs())

@@ -118,4 +118,8 @@ type Config struct {
 	// TellAgentDenials: what the policy denied is noted for the agent's
 	// model too (a person's own reason always is).
 	TellAgentDenials bool
+	// BypassDisabled, when set, says why bypass cannot be granted (the
+	// managed tier): the card does not offer it and an answer choosing it
+	// is refused.
+	BypassDisabled string
 }

@@ -3,6 +3,7 @@ package permission
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"go.uber.org/zap"
@@ -98,6 +99,9 @@ func (f *Flow) RequestPermission(ctx context.Context, s Session, req acp.Request
 
 	// Ask the person.
 	options := Options(a.Name(), call, req.Options, d.Verdict)
+	if f.config().BypassDisabled != "" {
+		options = slices.DeleteFunc(options, func(o acp.PermissionOption) bool { return o.OptionID == OptBypass })
+	}
 	res, fwd, err := f.ask(ctx, s, call, d, merged, toolCallID, options, "")
 	if err != nil {
 		return nil, err

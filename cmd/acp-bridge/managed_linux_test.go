@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/internal/testkit"
@@ -155,5 +158,146 @@ func TestManagedAllowedAgentsThroughBinary(t *testing.T) {
 	_, err := p.editor.NewSession(c, ws, "acp-bridge-test")
 	if err == nil || !strings.Contains(err.Error(), "allowedAgents") {
 		t.Fatalf("an agent named like an allowed command: %v, want a refusal naming allowedAgents", err)
+	}
+}
+
+// disableBypassPermissionsMode: the card does not offer "Bypass permissions
+// for <agent>"; an editor that answers with it anyway (on the card, or
+// through approvals/respond) is refused and the call is not allowed; the
+// next call still asks. The control (no managed tier) offers bypass, and
+// choosing it allows that call and the next one without a card.
+func TestManagedDisableBypassDropsCardOptionThroughBinary(t *testing.T) {
+	user := "defaultAgent: f\nagents:\n" + testkit.FakeAgentYAML("f")
+	for _, withManaged := range []bool{false, true} {
+		name := "control-without-managed"
+		var prefix []string
+		if withManaged {
+			name = "managed"
+			prefix = managedNS(t, map[string]string{"managed-settings.yaml": "disableBypassPermissionsMode: true\n"})
+		}
+		t.Run(name, func(t *testing.T) {
+			home, ws := t.TempDir(), t.TempDir()
+			p := startBinVia(t, prefix, home, ws, user)
+			c := ctx(t)
+			m := initialize(t, c, p, nil)
+			if got := slices.Contains(m.PolicyModes, "bypassPermissions"); got == withManaged {
+				t.Fatalf("initialize's modes %q (managed %v)", m.PolicyModes, withManaged)
+			}
+			sid, err := p.editor.NewSession(c, ws, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			// waitText: the agent's message reached the editor (a
+			// notification may be read after the prompt's answer).
+			waitText := func(want string) {
+				t.Helper()
+				wc, cancel := context.WithTimeout(c, 15*time.Second)
+				defer cancel()
+				if err := p.editor.WaitFor(wc, want, func(ms []testkit.Message) bool {
+					return slices.Contains(testkit.Texts(ms, sid), want)
+				}); err != nil {
+					t.Fatalf("%v; agent got %q", err, testkit.Texts(p.editor.Messages(), sid))
+				}
+			}
+			prompt := func(text string) chan error {
+				res := make(chan error, 1)
+				go func() { _, err := p.editor.Prompt(c, sid, text); res <- err }()
+				return res
+			}
+			done := prompt("perm p1")
+			card, err := p.editor.NextPermission(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			offered := card.HasOption("acp-bridge:bypass")
+			respondErr := p.editor.Conn.Call(c, "_acp-bridge/approvals/respond",
+				map[string]any{"approvalId": card.Meta.ApprovalID, "optionId": "acp-bridge:bypass"}, nil)
+			if !withManaged {
+				if !offered || respondErr != nil {
+					t.Fatalf("control: bypass offered %v, approvals/respond %v", offered, respondErr)
+				}
+				if err := <-done; err != nil {
+					t.Fatal(err)
+				}
+				waitText("p1=allow")
+				// The bypass holds: the next call is allowed without a card.
+				if err := <-prompt("perm p2"); err != nil {
+					t.Fatal(err)
+				}
+				waitText("p2=allow")
+				if len(p.editor.Permissions) != 0 {
+					t.Fatalf("control: %d cards after bypass was granted", len(p.editor.Permissions))
+				}
+				return
+			}
+			if offered {
+				t.Errorf("the card offers bypass under disableBypassPermissionsMode: %+v", card.Options)
+			}
+			if respondErr == nil || !strings.Contains(respondErr.Error(), "managed settings") {
+				t.Errorf("approvals/respond with bypass: %v, want a refusal naming the managed settings", respondErr)
+			}
+			// The editor answers the card itself with the option it was not offered.
+			card.Answer(acp.Selected("acp-bridge:bypass"))
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			waitText("p1=cancelled") // never allowed
+			// No bypass was granted: the next call asks again.
+			done = prompt("perm p2")
+			card2, err := p.editor.NextPermission(c)
+			if err != nil {
+				t.Fatalf("the next call did not ask: %v", err)
+			}
+			card2.Answer(acp.Selected("acp-bridge:reject_once"))
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			waitText("p2=reject")
+			if texts := testkit.Texts(p.editor.Messages(), sid); slices.Contains(texts, "p1=allow") || slices.Contains(texts, "p2=allow") {
+				t.Fatalf("agent got %q: a call was allowed", texts)
+			}
+		})
+	}
+}
+
+// A telemetry sink the managed tier requires that cannot start fails
+// closed: no agent starts, and initialize, session/new and the log say
+// why. The control (the same tier with an endpoint the exporter takes,
+// its collector down) starts the agent: a collector that is down is not a
+// sink that cannot start (the audit log keeps every record meanwhile,
+// telemetry.TestCollectorDownAndBack).
+func TestManagedTelemetryThatCannotStartStartsNoAgentThroughBinary(t *testing.T) {
+	for _, c := range []struct {
+		name, endpoint string
+		starts         bool
+	}{
+		{"control-collector-down", "http://127.0.0.1:1", true},
+		// A URL the settings accept (an IPv6 zone) that the gRPC exporter cannot take.
+		{"exporter-cannot-start", "https://[fe80::1%25eth0]:4317", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			prefix := managedNS(t, map[string]string{"managed-settings.yaml": fmt.Sprintf("telemetry:\n  enabled: true\n  protocol: grpc\n  endpoint: %q\n", c.endpoint)})
+			home, ws := t.TempDir(), t.TempDir()
+			p := startBinVia(t, prefix, home, ws, "defaultAgent: f\nagents:\n"+testkit.FakeAgentYAML("f"))
+			cx := ctx(t)
+			m := initialize(t, cx, p, nil)
+			if !m.Telemetry.Managed || m.Telemetry.Enabled == (m.Telemetry.Error != "") || m.Telemetry.Enabled != c.starts {
+				t.Fatalf("initialize's telemetry %+v", m.Telemetry)
+			}
+			_, err := p.editor.NewSession(cx, ws, "")
+			if c.starts {
+				if err != nil {
+					t.Fatalf("session/new: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), "no agent starts") || !strings.Contains(err.Error(), "telemetry") ||
+				!strings.Contains(err.Error(), "/etc/acp-bridge/managed-settings.yaml") {
+				t.Fatalf("session/new: %v, want a refusal naming the required telemetry and the managed file", err)
+			}
+			if log := p.stderr.String(); !strings.Contains(log, "exporter cannot start: no agent starts") {
+				t.Errorf("the log does not say why:\n%s", log)
+			}
+		})
 	}
 }

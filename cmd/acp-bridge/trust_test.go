@@ -58,6 +58,10 @@ type initMeta struct {
 		Problems      []string `json:"problems"`
 		DisableBypass bool     `json:"disableBypassPermissionsMode"`
 	} `json:"managed"`
+	Telemetry struct {
+		Enabled, Managed bool
+		Error            string
+	} `json:"telemetry"`
 }
 
 // initialize runs initialize with _meta["acp-bridge"] = meta (nil: none).

@@ -22,7 +22,7 @@ import (
 )
 
 // Keys is an RSA key pair in PEM.
-func Keys(t *testing.T) (priv, pub string) {
+func Keys(t testing.TB) (priv, pub string) {
 	t.Helper()
 	k, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
@@ -38,7 +38,7 @@ func Keys(t *testing.T) (priv, pub string) {
 
 // Build compiles and signs a bundle with OPA itself (what `opa build
 // --signing-key` does).
-func Build(t *testing.T, rego, revision, privPEM string) []byte {
+func Build(t testing.TB, rego, revision, privPEM string) []byte {
 	t.Helper()
 	c := compile.New().WithAsBundle(true).WithRevision(revision).
 		WithFS(fstest.MapFS{"acp/policy.rego": &fstest.MapFile{Data: []byte(rego)}}).WithPaths("acp").
@@ -55,7 +55,7 @@ func Build(t *testing.T, rego, revision, privPEM string) []byte {
 
 // Tamper rewrites the policy file inside a signed bundle's archive, byte
 // for byte, keeping its .signatures.json.
-func Tamper(t *testing.T, signed []byte, rego string) []byte {
+func Tamper(t testing.TB, signed []byte, rego string) []byte {
 	t.Helper()
 	zr, err := gzip.NewReader(bytes.NewReader(signed))
 	if err != nil {

@@ -117,6 +117,8 @@ export interface AgentEntry {
   status: string;
   pid?: number;
   capabilities?: unknown;
+  /** Not read by this extension: the extension offers no login yet; other editors use it. */
+  authMethods?: unknown;
   /** Not read by this extension: diagnosis only (acp-bridge agents). */
   agentInfo?: unknown;
   /** Not read by this extension: the child's own modes, for diagnosis; the editor shows the bridge's. */
@@ -427,6 +429,10 @@ export interface SessionMeta {
   childMode: ChildModeReport;
   /** Not read by this extension: the agent list carries the plan; a warning also goes to the chat. */
   sandbox: SessionSandbox;
+  /** Not read by this extension: the extension reads the same from agents/list. */
+  capabilities?: unknown;
+  /** Not read by this extension: the extension does not fork sessions yet. */
+  forkedFrom?: string;
 }
 
 export interface SessionSandbox {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/acp-bridge/acp-bridge/acp"
+	"github.com/acp-bridge/acp-bridge/wire"
 )
 
 // Each agent's own capabilities (issue 20, docs/agents.md "Capabilities per
@@ -143,4 +144,13 @@ func (b *Bridge) bridgeCapabilities() map[string]any {
 			"list": map[string]any{}, "resume": map[string]any{}, "fork": map[string]any{}, "close": map[string]any{},
 		},
 	}
+}
+
+// notPassed is initialize's _meta["acp-bridge"].notPassed: what an agent
+// may offer directly that the bridge does not pass through, and why.
+var notPassed = []wire.NotPassed{
+	{What: "authMethods of type terminal", Reason: "the client would run the agent's own program in a terminal, outside acp-bridge and its OS sandbox; the client's terminal-auth capability is not offered to agents"},
+	{What: "session/delete", Reason: "not routed yet: the bridge does not know which agent owns an id from a merged session/list"},
+	{What: "session/resume, session/fork, session/close of an agent that does not offer them", Reason: "answered -32601 naming the agent; the bridge does not emulate them"},
+	{What: "modes and mode config options that change whether an agent asks, session/request_permission, fs/*, terminal/*", Reason: "the permission surface is acp-bridge's: it decides every permission request in one policy"},
 }

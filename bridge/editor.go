@@ -216,6 +216,7 @@ func (b *Bridge) initialize(params json.RawMessage) (any, error) {
 			Version: b.opts.Version, Agents: agents, DefaultAgent: snap.Config.DefaultAgent, PolicyModes: modes,
 			Modes: modeInfos(snap.Managed), SettingsAliases: settingsAliases(),
 			WorkspaceTrust: trustOf(snap).wire(), Audit: b.auditStatus(), Managed: managedOf(snap), Telemetry: b.telemetryStatus(),
+			NotPassed: notPassed,
 		}},
 	}
 	// After the answer, the editor hears of any bad rule in its settings.

@@ -32,6 +32,15 @@ type InitializeMeta struct {
 	Managed *ManagedReport `json:"managed,omitempty"`
 	// Telemetry says where the OpenTelemetry decision events go (docs/org.md "The collector").
 	Telemetry TelemetryStatus `json:"telemetry" wire:"ignored=not shown yet; 'acp-bridge agents' and the bridge's log say where the events go; kept for other editors"`
+	// NotPassed: what an agent may offer that the bridge does not pass
+	// through, and why (docs/agents.md, "What passes through").
+	NotPassed []NotPassed `json:"notPassed" wire:"ignored=for editors that explain what an agent offers directly but not through the bridge"`
+}
+
+// NotPassed is one entry of InitializeMeta.NotPassed.
+type NotPassed struct {
+	What   string `json:"what"`
+	Reason string `json:"reason"`
 }
 
 // TelemetryStatus is InitializeMeta.Telemetry: {enabled: false}, or where

@@ -306,6 +306,8 @@ export interface InitializeMeta {
   managed?: ManagedReport;
   /** Not read by this extension: not shown yet; 'acp-bridge agents' and the bridge's log say where the events go; kept for other editors. */
   telemetry: TelemetryStatus;
+  /** Not read by this extension: for editors that explain what an agent offers directly but not through the bridge. */
+  notPassed: NotPassed[];
 }
 
 export interface LiveSession {
@@ -335,6 +337,11 @@ export interface ModeInfo {
   name: string;
   description: string;
   atLeastAsStrictAs: string[];
+}
+
+export interface NotPassed {
+  what: string;
+  reason: string;
 }
 
 /** _meta["acp-bridge"] of session/update agent_message_chunk from the bridge itself. */

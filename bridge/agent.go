@@ -37,6 +37,7 @@ type agentInfo struct {
 	Status       string              `json:"status"`
 	Pid          int                 `json:"pid,omitempty"`
 	Capabilities json.RawMessage     `json:"capabilities,omitempty"`
+	AuthMethods  []acp.Object        `json:"authMethods,omitempty"` // auth.go
 	AgentInfo    *acp.Implementation `json:"agentInfo,omitempty"`
 	Modes        json.RawMessage     `json:"modes,omitempty"`
 	LastError    string              `json:"lastError,omitempty"`
@@ -113,6 +114,7 @@ func newAgentRT(b *Bridge, name string) *agentRT {
 func (a *agentRT) info() agentInfo {
 	bypass := a.b.bypassFor(a.name) // before a.mu: it takes b.mu
 	mode := a.b.startMode(a.name)
+	auth := a.authMethods() // takes a.mu
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	in := agentInfo{ID: a.name, Name: a.name, Command: a.command, Args: a.args, Status: a.status,
@@ -137,6 +139,7 @@ func (a *agentRT) info() agentInfo {
 		in.Capabilities = a.init.AgentCapabilities
 	}
 	in.AgentInfo = a.init.AgentInfo
+	in.AuthMethods = auth
 	return in
 }
 

@@ -121,11 +121,13 @@ func (h *editorHandler) HandleRequest(ctx context.Context, method string, params
 	case acp.MethodInitialize:
 		return b.initialize(params)
 	case acp.MethodAuthenticate:
-		return b.forwardAuthenticate(ctx, params)
+		return b.authenticate(ctx, params) // auth.go
 	case acp.MethodSessionNew:
 		return b.newSession(ctx, params)
-	case acp.MethodSessionLoad:
-		return b.loadSession(ctx, params)
+	case acp.MethodSessionLoad, acp.MethodSessionResume:
+		return b.reopenSession(ctx, method, params)
+	case acp.MethodSessionFork:
+		return b.forkSession(ctx, params) // sessionops.go
 	case acp.MethodSessionList:
 		return b.listSessions(ctx, params)
 	case acp.MethodSessionPrompt:
@@ -135,7 +137,7 @@ func (h *editorHandler) HandleRequest(ctx context.Context, method string, params
 	case acp.MethodSessionSetConfigOpt:
 		return b.setConfigOption(ctx, params)
 	case acp.MethodSessionClose:
-		return b.forwardSession(ctx, method, params)
+		return b.closeSession(ctx, params) // sessionops.go
 	case acp.MethodAgentsList:
 		return b.agentsList(), nil
 	case acp.MethodApprovalsList:
@@ -206,21 +208,15 @@ func (b *Bridge) initialize(params json.RawMessage) (any, error) {
 		}
 	}
 	res := map[string]any{
-		"protocolVersion": acp.ProtocolVersion,
-		"agentCapabilities": map[string]any{
-			"loadSession":        true,
-			"promptCapabilities": map[string]bool{"image": true, "audio": false, "embeddedContext": true},
-			"mcpCapabilities":    map[string]bool{"http": true, "sse": false},
-			"sessionCapabilities": map[string]any{
-				"list": map[string]any{},
-			},
-		},
-		"authMethods": []any{},
-		"agentInfo":   acp.Implementation{Name: "acp-bridge", Title: "ACP Bridge", Version: b.opts.Version},
+		"protocolVersion":   acp.ProtocolVersion,
+		"agentCapabilities": b.bridgeCapabilities(), // capabilities.go
+		"authMethods":       b.allAuthMethods(),     // auth.go
+		"agentInfo":         acp.Implementation{Name: "acp-bridge", Title: "ACP Bridge", Version: b.opts.Version},
 		"_meta": map[string]any{acp.MetaKey: wire.InitializeMeta{
 			Version: b.opts.Version, Agents: agents, DefaultAgent: snap.Config.DefaultAgent, PolicyModes: modes,
 			Modes: modeInfos(snap.Managed), SettingsAliases: settingsAliases(),
 			WorkspaceTrust: trustOf(snap).wire(), Audit: b.auditStatus(), Managed: managedOf(snap), Telemetry: b.telemetryStatus(),
+			NotPassed: notPassed,
 		}},
 	}
 	// After the answer, the editor hears of any bad rule in its settings.
@@ -336,6 +332,9 @@ func (b *Bridge) newSession(ctx context.Context, params json.RawMessage) (any, e
 	if err != nil {
 		return nil, err
 	}
+	if err := a.checkMCPServers(acp.MethodSessionNew, o); err != nil {
+		return nil, err
+	}
 	stripBridgeMeta(o)
 	a.beginOpening()
 	defer a.endOpening(context.WithoutCancel(ctx))
@@ -367,7 +366,8 @@ func (b *Bridge) newSession(ctx context.Context, params json.RawMessage) (any, e
 	report := b.settleChildMode(ctx, s, conn, ro)
 	b.showBridgeModes(ro, s)
 	ro.Set("sessionId", s.id)
-	acp.SetBridgeMeta(ro, wire.SessionMeta{Agent: a.name, Mode: string(b.effectiveMode(s)), ChildMode: report, Sandbox: a.sandboxSummary(), ChildSessionID: s.childID})
+	acp.SetBridgeMeta(ro, wire.SessionMeta{Agent: a.name, Mode: string(b.effectiveMode(s)), ChildMode: report, Sandbox: a.sandboxSummary(),
+		ChildSessionID: s.childID, Capabilities: a.ownCapabilities()})
 	// Updates the agent sent right after its answer go out right after ours.
 	return acp.AfterReply{Result: ro.Marshal(), Then: func() {
 		b.noticeTrust(s.id)
@@ -385,20 +385,22 @@ func (b *Bridge) addSession(s *session) {
 	s.agent.addSession(s)
 }
 
-func (b *Bridge) loadSession(ctx context.Context, params json.RawMessage) (any, error) {
+// reopenSession serves session/load and session/resume (resume: load
+// without the replay, sent only to an agent that offers it).
+func (b *Bridge) reopenSession(ctx context.Context, method string, params json.RawMessage) (any, error) {
 	o, err := acp.ParseObject(params)
 	if err != nil {
-		return nil, acp.InvalidParams(acp.MethodSessionLoad, err)
+		return nil, acp.InvalidParams(method, err)
 	}
 	id := o.String("sessionId")
 	if id == "" {
-		return nil, acp.InvalidParams(acp.MethodSessionLoad, errors.New("sessionId is required"))
+		return nil, acp.InvalidParams(method, errors.New("sessionId is required"))
 	}
-	cwd, err := pathParam(acp.MethodSessionLoad, o, "cwd", true)
+	cwd, err := pathParam(method, o, "cwd", true)
 	if err != nil {
 		return nil, err
 	}
-	addDirs, err := pathListParam(acp.MethodSessionLoad, o, "additionalDirectories")
+	addDirs, err := pathListParam(method, o, "additionalDirectories")
 	if err != nil {
 		return nil, err
 	}
@@ -419,6 +421,14 @@ func (b *Bridge) loadSession(ctx context.Context, params json.RawMessage) (any, 
 	if err != nil {
 		return nil, err
 	}
+	if method == acp.MethodSessionResume {
+		if err := requireSessionOp(a, "resume"); err != nil {
+			return nil, err
+		}
+	}
+	if err := a.checkMCPServers(method, o); err != nil {
+		return nil, err
+	}
 	childID := id
 	if s != nil {
 		childID = s.childID
@@ -437,10 +447,10 @@ func (b *Bridge) loadSession(ctx context.Context, params json.RawMessage) (any, 
 	stripBridgeMeta(o)
 	o.Set("sessionId", childID)
 	var res json.RawMessage
-	if err := conn.Call(ctx, acp.MethodSessionLoad, o.Marshal(), &res); err != nil {
-		return nil, a.callError(acp.MethodSessionLoad, err)
+	if err := conn.Call(ctx, method, o.Marshal(), &res); err != nil {
+		return nil, a.callError(method, err)
 	}
-	if res, err = a.cleanResult(acp.MethodSessionLoad, res); err != nil {
+	if res, err = a.cleanResult(method, res); err != nil {
 		return nil, err
 	}
 	ro, err := acp.ParseObject(res)
@@ -449,37 +459,12 @@ func (b *Bridge) loadSession(ctx context.Context, params json.RawMessage) (any, 
 	}
 	report := b.settleChildMode(ctx, ns, conn, ro)
 	b.showBridgeModes(ro, ns)
-	acp.SetBridgeMeta(ro, wire.SessionMeta{Agent: a.name, Mode: string(b.effectiveMode(ns)), ChildMode: report, Sandbox: a.sandboxSummary()})
+	acp.SetBridgeMeta(ro, wire.SessionMeta{Agent: a.name, Mode: string(b.effectiveMode(ns)), ChildMode: report, Sandbox: a.sandboxSummary(),
+		Capabilities: a.ownCapabilities()})
 	if !report.Asking {
 		return acp.AfterReply{Result: ro.Marshal(), Then: func() { b.noticeChildMode(ns, report.Reason) }}, nil
 	}
 	return ro.Marshal(), nil
-}
-
-// callPicked sends a request that names no session to the agent picked by
-// _meta["acp-bridge"].agent (default: defaultAgent), without our _meta key.
-func (b *Bridge) callPicked(ctx context.Context, method string, params json.RawMessage) (*agentRT, json.RawMessage, error) {
-	o, err := acp.ParseObject(params)
-	if err != nil {
-		return nil, nil, acp.InvalidParams(method, err)
-	}
-	a, _, err := b.pickAgent(o)
-	if err != nil {
-		return nil, nil, err
-	}
-	conn, _, err := a.ensure(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	stripBridgeMeta(o)
-	var res json.RawMessage
-	if err := conn.Call(ctx, method, o.Marshal(), &res); err != nil {
-		return nil, nil, a.callError(method, err)
-	}
-	if res, err = a.cleanResult(method, res); err != nil {
-		return nil, nil, err
-	}
-	return a, res, nil
 }
 
 // routed parses params with a bridge sessionId, rewrites it to the child's
@@ -521,6 +506,10 @@ func (b *Bridge) prompt(ctx context.Context, params json.RawMessage) (any, error
 		s.endTurn(t)
 		return nil, acp.InvalidParams(acp.MethodSessionPrompt, errors.New("prompt is required"))
 	}
+	if err := s.agent.checkPrompt(o["prompt"]); err != nil { // capabilities.go
+		s.endTurn(t)
+		return nil, err
+	}
 	s.setTrace(o)
 	s.mu.Lock()
 	if t.cancelled {
@@ -558,33 +547,6 @@ func (b *Bridge) prompt(ctx context.Context, params json.RawMessage) (any, error
 		}
 	}
 	return res, nil
-}
-
-func (b *Bridge) forwardSession(ctx context.Context, method string, params json.RawMessage) (any, error) {
-	s, conn, o, err := b.routed(ctx, method, params)
-	if err != nil {
-		return nil, err
-	}
-	var res json.RawMessage
-	if err := conn.Call(ctx, method, o.Marshal(), &res); err != nil {
-		return nil, s.agent.callError(method, err)
-	}
-	if res, err = s.agent.cleanResult(method, res); err != nil {
-		return nil, err
-	}
-	if method == acp.MethodSessionClose {
-		b.cancelSession(s.id, "session/close")
-		b.mu.Lock()
-		delete(b.sessions, s.id)
-		b.mu.Unlock()
-		s.agent.removeSession(s)
-	}
-	return res, nil
-}
-
-func (b *Bridge) forwardAuthenticate(ctx context.Context, params json.RawMessage) (any, error) {
-	_, res, err := b.callPicked(ctx, acp.MethodAuthenticate, params)
-	return res, err
 }
 
 // effectiveMode is the policy mode in force for a session now.

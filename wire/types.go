@@ -32,6 +32,15 @@ type InitializeMeta struct {
 	Managed *ManagedReport `json:"managed,omitempty"`
 	// Telemetry says where the OpenTelemetry decision events go (docs/org.md "The collector").
 	Telemetry TelemetryStatus `json:"telemetry" wire:"ignored=not shown yet; 'acp-bridge agents' and the bridge's log say where the events go; kept for other editors"`
+	// NotPassed: what an agent may offer that the bridge does not pass
+	// through, and why (docs/agents.md, "What passes through").
+	NotPassed []NotPassed `json:"notPassed" wire:"ignored=for editors that explain what an agent offers directly but not through the bridge"`
+}
+
+// NotPassed is one entry of InitializeMeta.NotPassed.
+type NotPassed struct {
+	What   string `json:"what"`
+	Reason string `json:"reason"`
 }
 
 // TelemetryStatus is InitializeMeta.Telemetry: {enabled: false}, or where
@@ -255,6 +264,12 @@ type SessionMeta struct {
 	ChildSessionID string          `json:"childSessionId,omitempty"`
 	ChildMode      ChildModeReport `json:"childMode" wire:"ignored=the bridge also says it in the chat (notice childMode)"`
 	Sandbox        SessionSandbox  `json:"sandbox" wire:"ignored=the agent list carries the plan; a warning also goes to the chat"`
+	// Capabilities are the session's agent's own agentCapabilities (its
+	// promptCapabilities, mcpCapabilities, sessionCapabilities), as it
+	// answered initialize.
+	Capabilities json.RawMessage `json:"capabilities,omitempty" wire:"ignored=the extension reads the same from agents/list"`
+	// ForkedFrom is the bridge session a session/fork answer was forked from.
+	ForkedFrom string `json:"forkedFrom,omitempty" wire:"ignored=the extension does not fork sessions yet"`
 }
 
 // ChildModeReport says whether the child is known to ask.
@@ -324,12 +339,15 @@ type AgentEntry struct {
 	Status       string          `json:"status"`
 	Pid          int             `json:"pid,omitempty"`
 	Capabilities json.RawMessage `json:"capabilities,omitempty"`
-	AgentInfo    json.RawMessage `json:"agentInfo,omitempty" wire:"ignored=diagnosis only (acp-bridge agents)"`
-	Modes        json.RawMessage `json:"modes,omitempty" wire:"ignored=the child's own modes, for diagnosis; the editor shows the bridge's"`
-	LastError    string          `json:"lastError,omitempty"`
-	Restarts     int             `json:"restarts"`
-	Family       string          `json:"family" wire:"ignored=diagnosis only (acp-bridge agents)"`
-	Sandbox      json.RawMessage `json:"sandbox,omitempty" wire:"ignored=diagnosis only (acp-bridge agents); the warning reaches the chat"`
+	// AuthMethods are the agent's own auth methods, ids "<agent>/<its id>"
+	// (docs/agents.md "Logins"); present once the agent answered initialize.
+	AuthMethods json.RawMessage `json:"authMethods,omitempty" wire:"ignored=the extension offers no login yet; other editors use it"`
+	AgentInfo   json.RawMessage `json:"agentInfo,omitempty" wire:"ignored=diagnosis only (acp-bridge agents)"`
+	Modes       json.RawMessage `json:"modes,omitempty" wire:"ignored=the child's own modes, for diagnosis; the editor shows the bridge's"`
+	LastError   string          `json:"lastError,omitempty"`
+	Restarts    int             `json:"restarts"`
+	Family      string          `json:"family" wire:"ignored=diagnosis only (acp-bridge agents)"`
+	Sandbox     json.RawMessage `json:"sandbox,omitempty" wire:"ignored=diagnosis only (acp-bridge agents); the warning reaches the chat"`
 	// BypassPermissions: the agent runs with bypass permissions now.
 	BypassPermissions bool `json:"bypassPermissions"`
 	// Mode is the mode a new session of this agent starts in, as the bridge

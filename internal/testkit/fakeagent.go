@@ -27,11 +27,14 @@ type FakeAgentOptions struct {
 	StuckModes   bool   // refuse every mode change
 	ReportLaunch bool   // report the arguments and profile environment at initialize
 	NoList       bool   // initialize offers no sessionCapabilities.list
+	NoSessionOps bool   // initialize offers no sessionCapabilities.resume, fork, close
+	Audio        bool   // promptCapabilities.audio and mcpCapabilities.sse (Gemini-like)
 }
 
 // ParseFakeAgentArgs reads the fake agent's flags: --hang-init, --exit-init,
 // --garbage, --long-line=N, --name=X, --report=FILE, --new-burst=N,
-// --modes=claude|codex|none, --stuck-modes, --report-launch, --no-list.
+// --modes=claude|codex|none, --stuck-modes, --report-launch, --no-list,
+// --no-session-ops, --audio.
 func ParseFakeAgentArgs(args []string) FakeAgentOptions {
 	var o FakeAgentOptions
 	for _, a := range args {
@@ -56,6 +59,10 @@ func ParseFakeAgentArgs(args []string) FakeAgentOptions {
 			o.ReportLaunch = true
 		case a == "--no-list":
 			o.NoList = true
+		case a == "--no-session-ops":
+			o.NoSessionOps = true
+		case a == "--audio":
+			o.Audio = true
 		case strings.HasPrefix(a, "--name="):
 			o.Name = strings.TrimPrefix(a, "--name=")
 		}
@@ -88,6 +95,8 @@ func ParseFakeAgentArgs(args []string) FakeAgentOptions {
 //	run CMD              run CMD (sh -c, in the session's cwd): asks first in an
 //	                     asking mode, runs it unasked in any other (fakemodes.go)
 //	selfmode ID          switch the agent's own mode and announce it
+//	auth?                reply "auth=<methodId>" (the last authenticate), or "auth=none"
+//	blocks?              reply "blocks=" and the type of every prompt block received
 //
 // and the fault-injection commands of faultcmds.go (garbage, split,
 // longline, unknownreq, spawn, flood). With --report=PATH every permission
@@ -134,6 +143,7 @@ type fakeAgent struct {
 	n        int
 	sessions map[string]*fakeSession
 	notes    []string // extension notifications received ("_fake/...")
+	authed   string   // the methodId of the last authenticate
 }
 
 type fakeSession struct {
@@ -179,12 +189,39 @@ func (f *fakeAgent) HandleRequest(ctx context.Context, method string, params jso
 		if f.o.NoList {
 			sessionCaps = map[string]any{}
 		}
+		if !f.o.NoSessionOps {
+			for _, k := range []string{"resume", "fork", "close"} {
+				sessionCaps[k] = map[string]any{}
+			}
+		}
 		return map[string]any{
-			"protocolVersion":   1,
-			"agentCapabilities": map[string]any{"loadSession": true, "sessionCapabilities": sessionCaps},
-			"agentInfo":         map[string]any{"name": f.o.Name, "version": "0.0.1"},
-			"authMethods":       []any{},
+			"protocolVersion": 1,
+			"agentCapabilities": map[string]any{"loadSession": true, "sessionCapabilities": sessionCaps,
+				"promptCapabilities": map[string]bool{"image": true, "audio": f.o.Audio, "embeddedContext": true},
+				"mcpCapabilities":    map[string]bool{"http": true, "sse": f.o.Audio}},
+			"agentInfo": map[string]any{"name": f.o.Name, "version": "0.0.1"},
+			// "login" the agent does itself; "tui" a client would run
+			// (the bridge does not pass terminal methods).
+			"authMethods": []any{
+				map[string]any{"id": "login", "name": "Log in to " + f.o.Name, "description": "the fake's own login"},
+				map[string]any{"id": "tui", "name": "Log in in a terminal", "type": "terminal", "args": []string{"--login"}},
+			},
 		}, nil
+	case acp.MethodAuthenticate:
+		var p struct {
+			MethodID string `json:"methodId"`
+		}
+		_ = json.Unmarshal(params, &p)
+		if p.MethodID != "login" {
+			return nil, acp.Errorf(acp.CodeInvalidParams, "unknown auth method %q", p.MethodID)
+		}
+		f.mu.Lock()
+		f.authed = p.MethodID
+		f.mu.Unlock()
+		f.report("auth", p.MethodID)
+		return map[string]any{}, nil
+	case acp.MethodSessionResume, acp.MethodSessionFork, acp.MethodSessionClose:
+		return f.sessionOp(method, params)
 	case acp.MethodSessionNew:
 		var np struct {
 			Cwd string `json:"cwd"`
@@ -303,6 +340,7 @@ func (f *fakeAgent) prompt(ctx context.Context, params json.RawMessage) (any, er
 	var p struct {
 		SessionID string `json:"sessionId"`
 		Prompt    []struct {
+			Type string `json:"type"`
 			Text string `json:"text"`
 		} `json:"prompt"`
 	}
@@ -377,6 +415,20 @@ func (f *fakeAgent) prompt(ctx context.Context, params json.RawMessage) (any, er
 			f.update(s.id, map[string]any{"sessionUpdate": "tool_call", "toolCallId": id, "title": "`" + cmd + "`",
 				"kind": "execute", "status": "pending", "rawInput": map[string]any{"command": cmd}})
 			f.text(s.id, "bash="+f.ask(ctx, s.id, map[string]any{"toolCallId": id, "title": "`" + cmd + "`", "rawInput": map[string]any{"command": cmd}}))
+		case "blocks?":
+			var types []string
+			for _, b := range p.Prompt {
+				types = append(types, b.Type)
+			}
+			f.text(s.id, "blocks="+strings.Join(types, ","))
+		case "auth?":
+			f.mu.Lock()
+			a := f.authed
+			f.mu.Unlock()
+			if a == "" {
+				a = "none"
+			}
+			f.text(s.id, "auth="+a)
 		case "echoprompt":
 			// the whole prompt as the agent got it (what its model would see)
 			f.text(s.id, "prompt:"+text.String())
@@ -453,4 +505,53 @@ func (f *fakeAgent) prompt(ctx context.Context, params json.RawMessage) (any, er
 		}
 	}
 	return acp.PromptResponse{StopReason: stop}, nil
+}
+
+// sessionOp serves session/resume (like load, without a replay), session/fork
+// (a new session "<name>-fork-N" with the source's mode and model) and
+// session/close (the session is forgotten; a turn in it is cancelled).
+// Each is reported as "<method>=<sessionId>".
+func (f *fakeAgent) sessionOp(method string, params json.RawMessage) (any, error) {
+	var p struct {
+		SessionID string `json:"sessionId"`
+		Cwd       string `json:"cwd"`
+	}
+	_ = json.Unmarshal(params, &p)
+	f.mu.Lock()
+	s := f.sessions[p.SessionID]
+	var out *fakeSession
+	switch method {
+	case acp.MethodSessionResume:
+		if s == nil {
+			s = &fakeSession{id: p.SessionID, cancel: make(chan struct{}), mode: f.kit().initial, model: "m1", cwd: p.Cwd}
+			f.sessions[p.SessionID] = s
+		}
+		out = s
+	case acp.MethodSessionFork:
+		if s != nil {
+			f.n++
+			out = &fakeSession{id: fmt.Sprintf("%s-fork-%d", f.o.Name, f.n), cancel: make(chan struct{}), mode: s.mode, model: s.model, cwd: p.Cwd}
+			f.sessions[out.id] = out
+		}
+	case acp.MethodSessionClose:
+		if s != nil {
+			delete(f.sessions, p.SessionID)
+			s.once.Do(func() { close(s.cancel) })
+		}
+	}
+	f.mu.Unlock()
+	if s == nil {
+		return nil, acp.Errorf(acp.CodeResourceNotFound, "unknown session %s", p.SessionID)
+	}
+	f.report(method, p.SessionID)
+	switch method {
+	case acp.MethodSessionFork:
+		return f.sessionResult(out, map[string]any{"sessionId": out.id}), nil
+	case acp.MethodSessionResume:
+		if f.o.Modes == "" {
+			return map[string]any{}, nil
+		}
+		return f.sessionResult(out, map[string]any{}), nil
+	}
+	return map[string]any{}, nil
 }

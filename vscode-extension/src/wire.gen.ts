@@ -117,6 +117,8 @@ export interface AgentEntry {
   status: string;
   pid?: number;
   capabilities?: unknown;
+  /** Not read by this extension: the extension offers no login yet; other editors use it. */
+  authMethods?: unknown;
   /** Not read by this extension: diagnosis only (acp-bridge agents). */
   agentInfo?: unknown;
   /** Not read by this extension: the child's own modes, for diagnosis; the editor shows the bridge's. */
@@ -304,6 +306,8 @@ export interface InitializeMeta {
   managed?: ManagedReport;
   /** Not read by this extension: not shown yet; 'acp-bridge agents' and the bridge's log say where the events go; kept for other editors. */
   telemetry: TelemetryStatus;
+  /** Not read by this extension: for editors that explain what an agent offers directly but not through the bridge. */
+  notPassed: NotPassed[];
 }
 
 export interface LiveSession {
@@ -333,6 +337,11 @@ export interface ModeInfo {
   name: string;
   description: string;
   atLeastAsStrictAs: string[];
+}
+
+export interface NotPassed {
+  what: string;
+  reason: string;
 }
 
 /** _meta["acp-bridge"] of session/update agent_message_chunk from the bridge itself. */
@@ -427,6 +436,10 @@ export interface SessionMeta {
   childMode: ChildModeReport;
   /** Not read by this extension: the agent list carries the plan; a warning also goes to the chat. */
   sandbox: SessionSandbox;
+  /** Not read by this extension: the extension reads the same from agents/list. */
+  capabilities?: unknown;
+  /** Not read by this extension: the extension does not fork sessions yet. */
+  forkedFrom?: string;
 }
 
 export interface SessionSandbox {

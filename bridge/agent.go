@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"sync"
@@ -254,9 +255,44 @@ func (a *agentRT) ensure(ctx context.Context) (*acp.Conn, int, error) {
 	}
 }
 
+// sandboxSetupAttempts bounds the starts of one agent whose sandbox could not
+// be set up because the host changed under it (sandboxSetupRace).
+const sandboxSetupAttempts = 3
+
 // start spawns the process and runs initialize. Called with no lock held,
-// by the one caller that set a.starting.
+// by the one caller that set a.starting. A sandbox whose setup lost a race
+// with the host (a socket it masks vanished between the scan and bwrap's
+// mounts) is computed and started again: the agent never ran, and the new
+// plan masks what is there now.
 func (a *agentRT) start(ctx context.Context, gen int) error {
+	for attempt := 1; ; attempt++ {
+		err := a.startOnce(ctx, gen)
+		if err == nil || attempt == sandboxSetupAttempts || !sandboxSetupRace(err) || ctx.Err() != nil {
+			return err
+		}
+		a.log.Warn("the sandbox's setup lost a race with the host (a path it masks changed); starting the agent again",
+			zap.Int("attempt", attempt), zap.Error(err))
+	}
+}
+
+// sandboxSetupRace reports whether err is bubblewrap failing to create the
+// mount point of a mask before the agent ran: "Can't create file at P" when
+// the host socket P vanished after the plan was computed.
+func sandboxSetupRace(err error) bool {
+	var xe *agents.ExitError
+	if !errors.As(err, &xe) {
+		return false
+	}
+	for _, l := range xe.StderrTail {
+		if strings.HasPrefix(l, "bwrap: Can't create file at ") {
+			return true
+		}
+	}
+	return false
+}
+
+// startOnce is one start: the sandbox plan, the process, initialize.
+func (a *agentRT) startOnce(ctx context.Context, gen int) error {
 	snap := a.b.snapshot()
 	cfg, ok := snap.Config.Agents[a.name]
 	if !ok {
@@ -367,7 +403,7 @@ func (a *agentRT) start(ctx context.Context, gen int) error {
 		}
 		select {
 		case <-proc.Done():
-			err = fmt.Errorf("initialize: agent exited: %v", proc.ExitErr())
+			err = fmt.Errorf("initialize: agent exited: %w", proc.ExitErr())
 		default:
 			if errors.Is(err, context.DeadlineExceeded) {
 				err = fmt.Errorf("initialize: no answer within %s (agents.%s.initTimeoutSeconds)", initTimeout, a.name)

@@ -164,9 +164,7 @@ func (a *analyzer) setUncertain(why string) {
 
 // analyzeShell splits cmd into sub-commands with a real shell parser.
 func analyzeShell(cmd string, e *envx) *shellAnalysis {
-	if analysesCounting {
-		analyses++
-	}
+	analyses.Add(1)
 	an := &shellAnalysis{}
 	a := &analyzer{env: e, an: an, cwd: e.cwd, cwdKnown: true}
 	if len(cmd) > maxCommandBytes {

@@ -56,17 +56,17 @@ const (
 )
 
 type evaluator struct {
-	in     *Input
-	input  Input // what in points to (Evaluate's copy)
-	mode   Mode
+	in    *Input
+	input Input // what in points to (Evaluate's copy)
+	mode  Mode
 	// env is the environment the call is judged in: envStore, or, for
 	// Decide's second look under bypassPermissions, the first look's
 	// (the analysis' path refs point into it).
 	env      *envx
 	envStore envx
 	pol      *Policy
-	sess   *Policy
-	bypass bool
+	sess     *Policy
+	bypass   bool
 	// an is the analysis of the call's own command, kept for Decide
 	// (nil if the call was not read as a shell command). Set before
 	// evaluation (Decide's second look), it is used instead of reading

@@ -545,7 +545,9 @@ func (a *analyzer) fastPath(cmd string) bool {
 		return false
 	}
 	a.line = cmd
-	a.an.subs = make([]subCmd, 0, len(parts))
+	// room for the parts and a few probes (programs_probe.go) without
+	// growing: a subCmd is large, and a grown copy is most of the cost.
+	a.an.subs = make([]subCmd, 0, len(parts)+len(parts)/4)
 	for _, p := range parts {
 		a.command(words[p.lo:p.hi:p.hi], walkCtx{inPipe: p.pipe})
 	}

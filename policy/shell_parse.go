@@ -123,9 +123,12 @@ type word struct {
 
 // analyzer walks one command line. Not safe for concurrent use; one per Evaluate.
 type analyzer struct {
-	env  *envx
-	an   *shellAnalysis
-	line string // the source being walked (fast path: offsets of words)
+	// subSlab holds the sub-commands being classified (newSub), a block
+	// at a time: one allocation per analysis, not one per command.
+	subSlab []subCmd
+	env     *envx
+	an      *shellAnalysis
+	line    string // the source being walked (fast path: offsets of words)
 	// cwd is the effective working directory; cwdKnown false after a cd
 	// whose target cannot be known.
 	cwd      string
@@ -160,6 +163,16 @@ func (a *analyzer) setUncertain(why string) {
 	if a.an.uncertain == "" {
 		a.an.uncertain = why
 	}
+}
+
+// newSub is a zeroed sub-command to classify (command): taken from a block
+// (never a grown copy, so an earlier one stays where it is; none is reused).
+func (a *analyzer) newSub() *subCmd {
+	if len(a.subSlab) == cap(a.subSlab) {
+		a.subSlab = make([]subCmd, 0, 1+2*cap(a.subSlab))
+	}
+	a.subSlab = a.subSlab[:len(a.subSlab)+1]
+	return &a.subSlab[len(a.subSlab)-1]
 }
 
 // analyzeShell splits cmd into sub-commands with a real shell parser.
@@ -548,6 +561,7 @@ func (a *analyzer) fastPath(cmd string) bool {
 	// room for the parts and a few probes (programs_probe.go) without
 	// growing: a subCmd is large, and a grown copy is most of the cost.
 	a.an.subs = make([]subCmd, 0, len(parts)+len(parts)/4)
+	a.subSlab = make([]subCmd, 0, len(parts)+len(parts)/4)
 	for _, p := range parts {
 		a.command(words[p.lo:p.hi:p.hi], walkCtx{inPipe: p.pipe})
 	}

@@ -126,6 +126,9 @@ type analyzer struct {
 	// subSlab holds the sub-commands being classified (newSub), a block
 	// at a time: one allocation per analysis, not one per command.
 	subSlab []subCmd
+	// refSlab is where newRefs carves the argument reads of the
+	// sub-commands from: one allocation for many commands.
+	refSlab []pathRef
 	env     *envx
 	an      *shellAnalysis
 	line    string // the source being walked (fast path: offsets of words)
@@ -173,6 +176,19 @@ func (a *analyzer) newSub() *subCmd {
 	}
 	a.subSlab = a.subSlab[:len(a.subSlab)+1]
 	return &a.subSlab[len(a.subSlab)-1]
+}
+
+// newRefs is an empty slice with room for n path refs, carved from a block
+// shared by the analysis (an append past n gets its own array, as any
+// append does; the regions carved never overlap).
+func (a *analyzer) newRefs(n int) []pathRef {
+	l := len(a.refSlab)
+	if cap(a.refSlab)-l < n {
+		a.refSlab = make([]pathRef, 0, max(n, 8))
+		l = 0
+	}
+	a.refSlab = a.refSlab[:l+n]
+	return a.refSlab[l:l:l+n]
 }
 
 // analyzeShell splits cmd into sub-commands with a real shell parser.
@@ -562,6 +578,7 @@ func (a *analyzer) fastPath(cmd string) bool {
 	// growing: a subCmd is large, and a grown copy is most of the cost.
 	a.an.subs = make([]subCmd, 0, len(parts)+len(parts)/4)
 	a.subSlab = make([]subCmd, 0, len(parts)+len(parts)/4)
+	a.refSlab = make([]pathRef, 0, len(words)) // at most one argument read per word, mostly
 	for _, p := range parts {
 		a.command(words[p.lo:p.hi:p.hi], walkCtx{inPipe: p.pipe})
 	}

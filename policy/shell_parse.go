@@ -188,7 +188,7 @@ func (a *analyzer) newRefs(n int) []pathRef {
 		l = 0
 	}
 	a.refSlab = a.refSlab[:l+n]
-	return a.refSlab[l:l:l+n]
+	return a.refSlab[l : l : l+n]
 }
 
 // analyzeShell splits cmd into sub-commands with a real shell parser.

@@ -62,7 +62,23 @@ func (p *policyDecider) policy(agent string) (*policy.Policy, *settings.Snapshot
 	return pol, snap
 }
 
+// Decide implements permission.Decider.
 func (p *policyDecider) Decide(req DecisionRequest) (policy.Verdict, policy.Env) {
+	in := p.input(req)
+	return policy.Evaluate(in), in.Env
+}
+
+// Answer implements permission.Answerer: the verdict, the firmness of a
+// default ask, the card's suggestions and the session grant from one
+// reading of the call (policy.Decide).
+func (p *policyDecider) Answer(req DecisionRequest) (policy.Answer, policy.Env) {
+	in := p.input(req)
+	return policy.Decide(in), in.Env
+}
+
+// input is what the engine judges req with: the agent's compiled rules,
+// the session's grants, the mode and bypass the managed tier leaves.
+func (p *policyDecider) input(req DecisionRequest) policy.Input {
 	pol, snap := p.policy(req.Agent)
 	env := policy.Env{
 		Cwd: req.Cwd, ProjectRoot: p.b.opts.WorkspaceDir, Home: p.b.home,
@@ -89,16 +105,20 @@ func (p *policyDecider) Decide(req DecisionRequest) (policy.Verdict, policy.Env)
 	// The managed tier (docs/org.md) holds here, where every decision is
 	// made, whatever mode or bypass reached the request.
 	mode := req.Mode
+	// A default ask is firm when bypassPermissions would not allow it
+	// either, or, where the managed tier forbids bypassPermissions, the
+	// mode a request in bypassPermissions falls to.
+	firmMode := policy.ModeBypass
 	if snap.Managed.ModeAllowed(string(policy.ModeBypass)) != nil {
 		bypass = false
+		firmMode = managedFloor(snap.Managed)
 	}
 	if snap.Managed.ModeAllowed(string(mode)) != nil {
 		mode = managedFloor(snap.Managed)
 	}
-	v := policy.Evaluate(policy.Input{
-		Call: req.Call, Mode: mode, Env: env, Policy: pol, Session: grants, AgentBypass: bypass,
-	})
-	return v, env
+	return policy.Input{
+		Call: req.Call, Mode: mode, Env: env, Policy: pol, Session: grants, AgentBypass: bypass, FirmMode: firmMode,
+	}
 }
 
 // policyFiles are the settings' files and directories (the engine

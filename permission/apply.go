@@ -129,6 +129,9 @@ func (f *Flow) sessionGrantRules(res Resolution, call policy.Call, d Decision) [
 	if res.Rule != "" {
 		return []string{res.Rule}
 	}
+	if d.Rules != nil {
+		return d.Rules.SessionGrant // read with the verdict (policy.Decide)
+	}
 	return policy.SessionGrantRules(call, d.Env)
 }
 

@@ -90,7 +90,7 @@ func (f *Flow) ask(ctx context.Context, s Session, call policy.Call, d Decision,
 		ApprovalID: id, Agent: a.Name(), SessionID: s.ID(), ToolCallID: toolCallID,
 		Tool: call.Tool, Specifier: d.Verdict.Specifier, Paths: call.Paths, SubCommands: d.Verdict.SubCommands,
 		MatchedRule: d.Verdict.Rule, Source: string(d.Verdict.Source), Reason: d.Verdict.Reason, Breaker: d.Verdict.Breaker,
-		Mode: string(d.Mode), SuggestedRules: f.suggest(call, d.Env), Operation: operation,
+		Mode: string(d.Mode), SuggestedRules: f.suggestFor(call, d), Operation: operation,
 		Sandbox: d.Sandbox,
 	}
 	if a.RejectAborts() && operation == "" {

@@ -41,6 +41,21 @@ type Request struct {
 	// check, a host no parser agrees on). A later stage (a hook, OPA) never
 	// loosens a firm ask.
 	Firm bool
+	// Rules are the rules the policy read with its verdict (the card's
+	// suggestions, the session grant); nil when the Decider answers only a
+	// verdict or the policy was not consulted.
+	Rules *Rules
+}
+
+// Rules are what the policy stage read for a card from the same reading of
+// the call as its verdict (policy.Decide): the rules an "Always allow" /
+// "Always deny" suggests, the rules an "Allow for this session" grants when
+// the person does not edit the rule, and why reading them failed (a bug:
+// both are then nil and the card offers none).
+type Rules struct {
+	Suggested    []string
+	SessionGrant []string
+	Failure      string
 }
 
 // Stage is one step of deciding. Decide returns the stage's verdict and
@@ -73,6 +88,17 @@ type Decider interface {
 	Decide(req DecisionRequest) (policy.Verdict, policy.Env)
 }
 
+// Answerer is a Decider that answers everything a card needs from one
+// reading of the call (policy.Decide): the verdict, whether a default ask
+// is firm, the suggested rules and the session grant. The policy stage
+// prefers it; a plain Decider is asked a second time, under
+// bypassPermissions, to tell a firm ask, and the suggestions and the grant
+// are read again when a card needs them.
+type Answerer interface {
+	Decider
+	Answer(req DecisionRequest) (policy.Answer, policy.Env)
+}
+
 // PolicyStage is the policy engine: rules (settings layers, runtime
 // "always" grants, the session's grants), modes, bypass, circuit breakers
 // and protected files, all in one policy.Evaluate (grants are weighed
@@ -91,6 +117,13 @@ func (p PolicyStage) Decide(_ context.Context, r *Request) (policy.Verdict, bool
 	req := DecisionRequest{
 		Agent: r.Session.Agent().Name(), SessionID: r.Session.ID(), Call: r.Call, Mode: r.Mode,
 		Cwd: r.Session.Cwd(), AdditionalDirectories: r.Session.AdditionalDirectories(), Session: r.Session,
+	}
+	if a, ok := p.Decider.(Answerer); ok {
+		ans, env := a.Answer(req)
+		r.Env = env
+		r.Firm = ans.Verdict.Decision == policy.Ask && ans.Verdict.Source == policy.SourceDefault && ans.Firm
+		r.Rules = &Rules{Suggested: ans.Suggested, SessionGrant: ans.SessionGrant, Failure: ans.SuggestFailure}
+		return ans.Verdict, true
 	}
 	v, env := p.Decider.Decide(req)
 	r.Env = env
@@ -151,6 +184,9 @@ type Decision struct {
 	Sandbox string
 	// OPADecisionID is OPA's decision id when the OPA stage decided.
 	OPADecisionID string
+	// Rules are the policy stage's rules for the card, read with its
+	// verdict (nil: read them when needed).
+	Rules *Rules
 }
 
 // SourceEngineError is the source of an ask made because the decision path
@@ -190,7 +226,7 @@ func (f *Flow) decide(ctx context.Context, proto *Request) Decision {
 
 func (f *Flow) decideOnce(ctx context.Context, r *Request) Decision {
 	r.Mode = r.Session.Mode()
-	r.Verdict, r.Env, r.OPADecisionID = policy.Verdict{}, policy.Env{}, ""
+	r.Verdict, r.Env, r.OPADecisionID, r.Firm, r.Rules = policy.Verdict{}, policy.Env{}, "", false, nil
 	if r.Failure != "" {
 		r.Verdict = f.engineFailed(r, r.Failure, nil)
 	}
@@ -211,7 +247,7 @@ func (f *Flow) decideOnce(ctx context.Context, r *Request) Decision {
 		// No stage had a say: nobody decided, so a person does.
 		r.Verdict = f.engineFailed(r, "no stage decided", nil)
 	}
-	return Decision{Verdict: r.Verdict, Mode: r.Mode, Env: r.Env, OPADecisionID: r.OPADecisionID,
+	return Decision{Verdict: r.Verdict, Mode: r.Mode, Env: r.Env, OPADecisionID: r.OPADecisionID, Rules: r.Rules,
 		Sandbox: r.Session.Agent().SandboxNote(r.Call, r.Env.Cwd, strings.HasPrefix(r.Operation, "fs/"))}
 }
 
@@ -273,6 +309,20 @@ func specifierOf(c policy.Call) string {
 		return tool
 	}
 	return tool + "(" + arg + ")"
+}
+
+// suggestFor is the card's suggested rules for call decided as d: the
+// Suggest hook when set, else what the policy stage read with its verdict,
+// else policy.SuggestRules.
+func (f *Flow) suggestFor(call policy.Call, d Decision) []string {
+	if f.Suggest == nil && d.Rules != nil {
+		if d.Rules.Failure != "" {
+			f.log().Error("suggesting rules for a call failed; the card offers none", zap.String("tool", call.Tool),
+				zap.String("failure", d.Rules.Failure))
+		}
+		return d.Rules.Suggested
+	}
+	return f.suggest(call, d.Env)
 }
 
 // suggest is the Suggest hook (policy.SuggestRules by default), with a

@@ -16,8 +16,10 @@
 //   - decide: the Stages run in order behind one interface (Stage), each
 //     seeing the verdict so far: PolicyStage (the policy engine: rules of
 //     every settings layer, runtime "always" grants, the session's grants,
-//     modes, bypass, circuit breakers and protected files, one
-//     policy.Evaluate), then SandboxBoundStage (an fs/* outside the agent's
+//     modes, bypass, circuit breakers and protected files: one
+//     policy.Decide through an Answerer, which also gives whether a default
+//     ask is firm, the card's suggested rules and the session grant, from
+//     one reading of the call), then SandboxBoundStage (an fs/* outside the agent's
 //     own sandbox becomes a breaker's card, or a deny where nobody is asked).
 //     A stage that panics or answers nonsense leaves an engine-error ask (a
 //     deny in dontAsk). A decision made while the settings changed

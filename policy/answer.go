@@ -2,13 +2,14 @@ package policy
 
 import (
 	"fmt"
-	"strings"
+	"sync/atomic"
 )
 
 // Answer is everything the policy says about one call, from one reading of
 // it: the verdict, the rules an "Always allow" / "Always deny" would
-// suggest (SuggestRules) and the rules an "Allow for this session" grants
-// when the person does not edit the rule (SessionGrantRules).
+// suggest (SuggestRules), the rules an "Allow for this session" grants
+// when the person does not edit the rule (SessionGrantRules), and whether
+// an ask is firm.
 type Answer struct {
 	Verdict Verdict
 	// Suggested is SuggestRules' answer for the call.
@@ -18,18 +19,38 @@ type Answer struct {
 	// SuggestFailure is set when reading the suggestions and the grant
 	// panicked (a bug): both are then nil, the verdict stands.
 	SuggestFailure string
+	// Firm is set on a default ask (Verdict.Source is SourceDefault) that
+	// is not only the mode's default: the same call under Input.FirmMode
+	// (bypassPermissions unless set) would not be allowed either, so it is
+	// a doubt that holds in every mode (a command the engine cannot check,
+	// a host no parser agrees on). It equals Evaluate(in) with Mode
+	// FirmMode and AgentBypass false answering anything but allow. A later
+	// stage (a hook, OPA) never loosens a firm ask.
+	Firm bool
 }
 
-// Decide is Evaluate, SuggestRules and SessionGrantRules in one: a shell
-// command is parsed and analysed once, and the three answers are read from
-// that analysis. Each part equals what its own function returns for the
-// same call and environment (TestDecideEqualsSeparateAnswers holds this
-// over the adversarial and benign corpora). A panic in the verdict becomes
-// Evaluate's ask; a panic in the suggestions costs only the suggestions and
-// the grant (SuggestFailure names it).
+// Decide is Evaluate, SuggestRules and SessionGrantRules in one, with the
+// firmness of a default ask: a shell command is parsed and analysed once,
+// and every answer is read from that analysis. Each part equals what its
+// own function returns for the same call and environment
+// (TestDecideEqualsSeparateAnswers holds this over the adversarial and
+// benign corpora). A panic in the verdict becomes Evaluate's ask; a panic
+// in the suggestions costs only the suggestions and the grant
+// (SuggestFailure names it).
 func Decide(in Input) (a Answer) {
 	v, ev := evaluate(in)
 	a.Verdict = v
+	if ev != nil && v.Decision == Ask && v.Source == SourceDefault {
+		// Would the firm mode (bypassPermissions) allow it? The second
+		// look reuses the first's environment and analysis.
+		fin := in
+		fin.Mode, fin.AgentBypass = in.FirmMode, false
+		if fin.Mode == "" {
+			fin.Mode = ModeBypass
+		}
+		fv, _ := evaluateAgain(fin, ev)
+		a.Firm = fv.Decision != Allow
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			a.Suggested, a.SessionGrant = nil, nil
@@ -39,27 +60,23 @@ func Decide(in Input) (a Answer) {
 	var e *envx
 	var an *shellAnalysis
 	if ev != nil {
-		e = &ev.env
-		// Evaluate reads the command as given, the suggestions its trimmed
-		// form: the analysis is shared only when the two are one text.
-		if ev.an != nil && strings.TrimSpace(in.Call.Command) == in.Call.Command {
-			an = ev.an
-		}
+		e, an = ev.env, ev.an
 	} else {
 		x := newEnvx(envFor(in.Call, in.Env))
 		e = &x
 	}
 	if an == nil && isShellCall(in.Call) {
-		an = analyzeShell(strings.TrimSpace(in.Call.Command), e)
+		an = analyzeShell(in.Call.Command, e)
 	}
 	a.Suggested = suggestRules(in.Call, e, an)
 	a.SessionGrant = sessionGrantOf(in.Call, e, an, a.Suggested)
 	return a
 }
 
-// analyses counts analyzeShell's calls while analysesCounting is set (a
-// test's switch: Decide reads a command once).
-var (
-	analyses         int
-	analysesCounting bool
-)
+// analyses counts analyzeShell's calls (ShellAnalyses).
+var analyses atomic.Int64
+
+// ShellAnalyses is how many shell commands the engine has parsed and
+// analysed since the process started: a test reads it before and after a
+// request to see that the request read its command once.
+func ShellAnalyses() int64 { return analyses.Load() }

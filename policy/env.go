@@ -222,8 +222,13 @@ func (e *envx) info(ref pathRef) pathInfo {
 	if ref.unknown && !ref.under {
 		return pi
 	}
-	pi.abs = canonPath(ref.raw, cwd, e.home)
-	pi.real, pi.unsure = realPath(e.fs, ref.raw, cwd, e.home)
+	raw := absPath(ref.raw, cwd, e.home) // once for both (canonPath, realPath)
+	pi.abs = path.Clean(raw)
+	if e.fs == nil {
+		pi.real = pi.abs // realPath without a file system
+	} else {
+		pi.real, pi.unsure = realPathAbs(e.fs, raw)
+	}
 	return pi
 }
 

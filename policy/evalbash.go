@@ -4,8 +4,11 @@ package policy
 // touches. tool is "Bash" or the agent's own execute tool.
 func (ev *evaluator) bash(tool string) Verdict {
 	c := &ev.in.Call
-	an := analyzeShell(c.Command, &ev.env)
-	ev.an = an
+	an := ev.an
+	if an == nil {
+		an = analyzeShell(c.Command, ev.env)
+		ev.an = an
+	}
 	subs := make([]string, 0, len(an.subs))
 	for i := range an.subs {
 		if k := an.subs[i].kind; k != skGate && k != skProbe {

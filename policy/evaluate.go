@@ -21,6 +21,11 @@ type Input struct {
 	// default and acceptEdits into bypassPermissions (plan and dontAsk,
 	// which are stricter, stay).
 	AgentBypass bool
+	// FirmMode is the mode Decide tells a firm ask from the mode's default
+	// under (Answer.Firm): bypassPermissions when empty; a caller whose
+	// managed tier forbids bypassPermissions names the mode it falls to.
+	// Evaluate ignores it.
+	FirmMode Mode
 }
 
 // Verdict is the decision on one call and why.
@@ -51,15 +56,21 @@ const (
 )
 
 type evaluator struct {
-	in     *Input
-	input  Input // what in points to (Evaluate's copy)
-	mode   Mode
-	env    envx
-	pol    *Policy
-	sess   *Policy
-	bypass bool
+	in    *Input
+	input Input // what in points to (Evaluate's copy)
+	mode  Mode
+	// env is the environment the call is judged in: envStore, or, for
+	// Decide's second look under bypassPermissions, the first look's
+	// (the analysis' path refs point into it).
+	env      *envx
+	envStore envx
+	pol      *Policy
+	sess     *Policy
+	bypass   bool
 	// an is the analysis of the call's own command, kept for Decide
-	// (nil if the call was not read as a shell command).
+	// (nil if the call was not read as a shell command). Set before
+	// evaluation (Decide's second look), it is used instead of reading
+	// the command again.
 	an *shellAnalysis
 }
 
@@ -78,13 +89,28 @@ func Evaluate(in Input) Verdict {
 // evaluate is Evaluate, also handing back the evaluator (its env and the
 // command's analysis) for Decide; ev is nil when evaluation panicked.
 func evaluate(in Input) (v Verdict, evOut *evaluator) {
+	return evaluateAgain(in, nil)
+}
+
+// evaluateAgain is evaluate reusing the environment and the command's
+// analysis of an earlier evaluation of the same call in the same
+// environment (prev; nil: read everything afresh). Only the mode, the
+// agent's bypass and the rules may differ: the analysis depends on the
+// call and the environment alone.
+func evaluateAgain(in Input, prev *evaluator) (v Verdict, evOut *evaluator) {
 	defer func() {
 		if p := recover(); p != nil {
 			v, evOut = internalErrorVerdict(in, p), nil
 		}
 	}()
 	in.Env = envFor(in.Call, in.Env)
-	ev := &evaluator{input: in, pol: in.Policy, sess: in.Session, env: newEnvx(in.Env)}
+	ev := &evaluator{input: in, pol: in.Policy, sess: in.Session}
+	if prev != nil {
+		ev.env, ev.an = prev.env, prev.an
+	} else {
+		ev.envStore = newEnvx(in.Env)
+		ev.env = &ev.envStore
+	}
 	ev.in = &ev.input // one allocation for both
 	ev.mode = in.Mode
 	if !ev.mode.valid() {
@@ -456,7 +482,7 @@ func (ev *evaluator) pathMatches(p *pathPattern, pi pathInfo, either bool) bool 
 			return true
 		}
 	}
-	base := p.base(&ev.env)
+	base := p.base(ev.env)
 	lex := p.matchAt(pi.abs, base)
 	if pi.real == pi.abs {
 		return lex
@@ -499,7 +525,7 @@ func (ev *evaluator) mayReachUnder(set *ruleSet, tool string, pi pathInfo, skipH
 		if r.kind != rkPath {
 			continue
 		}
-		base := r.path.base(&ev.env)
+		base := r.path.base(ev.env)
 		if base == "" {
 			continue
 		}
@@ -910,7 +936,7 @@ func (ev *evaluator) pathCheck(tool string, write, vetoOnly bool) Verdict {
 		if write {
 			what = "writing"
 		}
-		return ev.askDefault(SourceDefault, what+" outside the workspace ("+outside(&ev.env, infos)+")", !write)
+		return ev.askDefault(SourceDefault, what+" outside the workspace ("+outside(ev.env, infos)+")", !write)
 	}
 	return ev.askDefault(SourceDefault, "no rule allows editing "+strings.Join(c.Paths, ", ")+" ("+string(ev.mode)+" mode)", false)
 }

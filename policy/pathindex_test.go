@@ -54,7 +54,7 @@ func TestPathIndexEqualsLinear(t *testing.T) {
 		for _, fsUsed := range []FS{nil, fsys} {
 			for _, cwd := range []string{"/w/proj", "/w/proj/src", "/home/u"} {
 				e := newEnvx(Env{Cwd: cwd, ProjectRoot: "/w/proj", Home: "/home/u", FS: fsUsed})
-				ev := &evaluator{env: e, pol: pol}
+				ev := &evaluator{env: &e, pol: pol}
 				for _, ref := range paths {
 					ref.cwd = cwd
 					pi := ev.env.info(ref)

@@ -97,7 +97,12 @@ func isLoop(err error) bool {
 // ~/.ssh/x, not ./.ssh/x. unsure is set when a link loops (or the chain is
 // too long): the real path cannot be known.
 func realPath(fs FS, raw, cwd, home string) (real string, unsure bool) {
-	raw = absPath(raw, cwd, home) // not cleaned: links resolve before the .. after them
+	return realPathAbs(fs, absPath(raw, cwd, home))
+}
+
+// realPathAbs is realPath of raw made absolute (absPath), not cleaned:
+// links resolve before the .. after them.
+func realPathAbs(fs FS, raw string) (real string, unsure bool) {
 	if fs == nil {
 		return path.Clean(raw), false
 	}

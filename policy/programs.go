@@ -175,6 +175,10 @@ type progDecl struct {
 // of one program share the name).
 var programs = map[string][]*progDecl{}
 
+// bareDecls maps a program name to its bare declaration (no subcommand
+// word), the first declared (bareDecl); kept by declare.
+var bareDecls = map[string]*progDecl{}
+
 // declare adds declarations; called from the init of programs_*.go.
 func declare(ds ...*progDecl) {
 	for _, d := range ds {
@@ -191,6 +195,9 @@ func declare(ds ...*progDecl) {
 		words := strings.Fields(d.name)
 		d.sub = words[1:]
 		for _, n := range append([]string{words[0]}, d.aliases...) {
+			if _, ok := bareDecls[n]; !ok && len(words) == 1 {
+				bareDecls[n] = d
+			}
 			programs[n] = append(programs[n], d)
 			// longest subcommand path first
 			sort.SliceStable(programs[n], func(i, j int) bool {
@@ -284,6 +291,7 @@ func checkDecl(d *progDecl) error {
 // It returns the declaration and the arguments after the subcommand.
 func lookupDecl(base string, args []word) (*progDecl, []word) {
 	ds := programs[base]
+	first := -1 // subcommandAt(base, args), the same for every declaration
 	for _, d := range ds {
 		sub := d.sub
 		rest := args
@@ -293,7 +301,10 @@ func lookupDecl(base string, args []word) (*progDecl, []word) {
 			if k == 0 {
 				// the first subcommand word may follow the program's global
 				// options (pnpm -r exec, npm --prefix d explore; red team 4).
-				i = subcommandAt(base, rest)
+				if first < 0 {
+					first = subcommandAt(base, args)
+				}
+				i = first
 			}
 			// later ones may follow options (git submodule --quiet foreach).
 			for k > 0 && i < len(rest) && rest[i].static && strings.HasPrefix(rest[i].s, "-") && rest[i].s != "--" {

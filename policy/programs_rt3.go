@@ -100,12 +100,7 @@ func wordStrings(ws []word) []string {
 // its options apply whatever subcommand follows (npm --userconfig F run,
 // cargo --config K=V run, pip --proxy H install).
 func bareDecl(base string) *progDecl {
-	for _, d := range programs[base] {
-		if !strings.Contains(d.name, " ") && (d.name == base || containsStr(d.aliases, base)) {
-			return d
-		}
-	}
-	return nil
+	return bareDecls[base] // the first bare one in programs[base], kept by declare
 }
 
 // bareDeclEffects adds, to the reading of a subcommand's declaration d,

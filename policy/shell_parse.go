@@ -127,9 +127,15 @@ type word struct {
 
 // analyzer walks one command line. Not safe for concurrent use; one per Evaluate.
 type analyzer struct {
-	env  *envx
-	an   *shellAnalysis
-	line string // the source being walked (fast path: offsets of words)
+	// subSlab holds the sub-commands being classified (newSub), a block
+	// at a time: one allocation per analysis, not one per command.
+	subSlab []subCmd
+	// refSlab is where newRefs carves the argument reads of the
+	// sub-commands from: one allocation for many commands.
+	refSlab []pathRef
+	env     *envx
+	an      *shellAnalysis
+	line    string // the source being walked (fast path: offsets of words)
 	// cwd is the effective working directory; cwdKnown false after a cd
 	// whose target cannot be known.
 	cwd      string
@@ -166,11 +172,32 @@ func (a *analyzer) setUncertain(why string) {
 	}
 }
 
+// newSub is a zeroed sub-command to classify (command): taken from a block
+// (never a grown copy, so an earlier one stays where it is; none is reused).
+func (a *analyzer) newSub() *subCmd {
+	if len(a.subSlab) == cap(a.subSlab) {
+		a.subSlab = make([]subCmd, 0, 1+2*cap(a.subSlab))
+	}
+	a.subSlab = a.subSlab[:len(a.subSlab)+1]
+	return &a.subSlab[len(a.subSlab)-1]
+}
+
+// newRefs is an empty slice with room for n path refs, carved from a block
+// shared by the analysis (an append past n gets its own array, as any
+// append does; the regions carved never overlap).
+func (a *analyzer) newRefs(n int) []pathRef {
+	l := len(a.refSlab)
+	if cap(a.refSlab)-l < n {
+		a.refSlab = make([]pathRef, 0, max(n, 8))
+		l = 0
+	}
+	a.refSlab = a.refSlab[:l+n]
+	return a.refSlab[l : l : l+n]
+}
+
 // analyzeShell splits cmd into sub-commands with a real shell parser.
 func analyzeShell(cmd string, e *envx) *shellAnalysis {
-	if analysesCounting {
-		analyses++
-	}
+	analyses.Add(1)
 	an := &shellAnalysis{}
 	a := &analyzer{env: e, an: an, cwd: e.cwd, cwdKnown: true}
 	if len(cmd) > maxCommandBytes {
@@ -551,7 +578,11 @@ func (a *analyzer) fastPath(cmd string) bool {
 		return false
 	}
 	a.line = cmd
-	a.an.subs = make([]subCmd, 0, len(parts))
+	// room for the parts and a few probes (programs_probe.go) without
+	// growing: a subCmd is large, and a grown copy is most of the cost.
+	a.an.subs = make([]subCmd, 0, len(parts)+len(parts)/4)
+	a.subSlab = make([]subCmd, 0, len(parts)+len(parts)/4)
+	a.refSlab = make([]pathRef, 0, len(words)) // at most one argument read per word, mostly
 	for _, p := range parts {
 		a.command(words[p.lo:p.hi:p.hi], walkCtx{inPipe: p.pipe})
 	}

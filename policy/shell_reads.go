@@ -45,8 +45,8 @@ const maxGroupedFlags = 8
 // skip says which options take a value that is never a file (git -m).
 func (a *analyzer) argReadsOf(sc *subCmd, args []word, skip func(string) bool) {
 	afterDD, skipNext := false, false
-	if sc.argReads == nil && len(args) > 1 {
-		sc.argReads = make([]pathRef, 0, min(len(args), maxArgReads))
+	if sc.argReads == nil && len(args) > 0 {
+		sc.argReads = a.newRefs(min(len(args), maxArgReads))
 	}
 	for _, w := range args {
 		if len(sc.argReads) >= maxArgReads {

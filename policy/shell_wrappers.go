@@ -213,12 +213,13 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 		}
 		return
 	}
-	sc := subCmd{text: text, alts: alts}
-	a.classify(&sc, base, args, ctx)
+	sc := a.newSub()
+	sc.text, sc.alts = text, alts
+	a.classify(sc, base, args, ctx)
 	if ctx.runtimeArgs != "" && destructiveCmds[base] && sc.breaker == "" {
 		sc.breaker = base + " on targets supplied at run time (by " + ctx.runtimeArgs + ")"
 	}
-	a.addSub(sc, ctx)
+	a.addSub(*sc, ctx)
 	if !knownProgram(base) && sc.breaker == "" {
 		a.probe(ws, ctx)
 	}

@@ -122,7 +122,10 @@ func SuggestRules(call Call, env Env) []string {
 }
 
 // suggestRules is SuggestRules in the environment e; an is the analysis of
-// the call's trimmed command when the caller has it (nil: read it here).
+// the call's command as given (what Evaluate read: blanks around a command
+// can matter to the shell, e.g. a trailing backslash-newline) when the
+// caller has it (nil: read it here). Only the whole-command rule of a call
+// with no sub-command to name is written from the trimmed text.
 func suggestRules(call Call, e *envx, an *shellAnalysis) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -137,7 +140,7 @@ func suggestRules(call Call, e *envx, an *shellAnalysis) []string {
 	case isShellCall(call):
 		cmd := strings.TrimSpace(call.Command)
 		if an == nil {
-			an = analyzeShell(cmd, e)
+			an = analyzeShell(call.Command, e)
 		}
 		var subs []*subCmd
 		for i := range an.subs {
@@ -248,8 +251,8 @@ func isShellCall(call Call) bool {
 }
 
 // sessionGrantOf is SessionGrantRules in the environment e. For a shell
-// call, an is the analysis of the trimmed command when the caller has it
-// (nil: read it here); for any other call, suggested is SuggestRules'
+// call, an is the analysis of the command when the caller has it
+// (nil: read it here; the command as given, as Evaluate reads it); for any other call, suggested is SuggestRules'
 // answer (the grant is its first rule).
 func sessionGrantOf(call Call, e *envx, an *shellAnalysis, suggested []string) []string {
 	if !isShellCall(call) {
@@ -260,7 +263,7 @@ func sessionGrantOf(call Call, e *envx, an *shellAnalysis, suggested []string) [
 	}
 	cmd := strings.TrimSpace(call.Command)
 	if an == nil {
-		an = analyzeShell(cmd, e)
+		an = analyzeShell(call.Command, e)
 	}
 	if an.uncertain != "" {
 		return nil

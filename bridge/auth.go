@@ -18,7 +18,8 @@ import (
 // authenticate (ACP type "agent", the default) pass: a "terminal" method
 // asks the client to run the agent's program in a terminal, which here
 // would be outside the bridge and its sandbox, and other types are not
-// known to the bridge.
+// known to the bridge. Of a method that passes, only id, name, description
+// and type reach the editor: no _meta of the agent's.
 
 // authMethodMeta is _meta["acp-bridge"] of a namespaced auth method.
 type authMethodMeta struct {
@@ -51,7 +52,16 @@ func (a *agentRT) authMethods() []acp.Object {
 		if m == nil || id == "" || !agentAuthType(m) {
 			continue
 		}
-		c := cloneObject(m)
+		// Only the fields ACP defines for an agent login pass, and _meta only
+		// as the bridge's own: an agent's _meta (Zed's "terminal-auth"
+		// {command, args}, or any other) could have the editor run a program
+		// on the host, outside the sandbox (red team 6).
+		c := acp.Object{}
+		for _, k := range []string{"name", "description", "type"} {
+			if v, ok := m[k]; ok {
+				c[k] = v
+			}
+		}
 		c.Set("id", a.name+"/"+id)
 		acp.SetBridgeMeta(c, authMethodMeta{Agent: a.name, MethodID: id})
 		out = append(out, c)

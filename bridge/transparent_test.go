@@ -52,6 +52,9 @@ type authMethod struct {
 	Name string `json:"name"`
 	Meta struct {
 		Bridge authMethodMeta `json:"acp-bridge"`
+		// the agent's own _meta never passes (Zed's terminal-auth runs a
+		// program on the host)
+		TerminalAuth json.RawMessage `json:"terminal-auth"`
 	} `json:"_meta"`
 }
 
@@ -81,7 +84,7 @@ func TestAuthMethodsAreNamespacedAndRouted(t *testing.T) {
 	// (not started); its terminal method is not passed.
 	got := initialize()
 	if len(got) != 1 || got[0].ID != "alpha/login" || got[0].Name != "Log in to alpha" ||
-		got[0].Meta.Bridge != (authMethodMeta{Agent: "alpha", MethodID: "login"}) {
+		got[0].Meta.Bridge != (authMethodMeta{Agent: "alpha", MethodID: "login"}) || got[0].Meta.TerminalAuth != nil {
 		t.Fatalf("initialize authMethods %+v, want alpha/login naming alpha", got)
 	}
 	var list struct {

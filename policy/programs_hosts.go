@@ -4,6 +4,8 @@ import (
 	"path"
 	"strings"
 	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Red team 5 (docs/policy.md, "Red team 5: hosts named anywhere in a
@@ -53,6 +55,9 @@ var netClients = map[string]bool{
 	"nc": true, "ncat": true, "netcat": true, "socat": true, "telnet": true, "ftp": true, "lftp": true, "tftp": true,
 	"aria2c": true, "http": true, "https": true, "xh": true, "xhs": true, "httpie": true, "curlie": true,
 	"hg": true, "svn": true, "sshfs": true, "rclone": true,
+	// distributions' names of the same clients, and other clients of the same protocols
+	"nc.openbsd": true, "nc.traditional": true, "netcat.openbsd": true, "netcat.traditional": true, "ncat.nmap": true,
+	"dbclient": true, "plink": true, "pscp": true, "psftp": true, "mosh-client": true, "openssl": true, "gnutls-cli": true,
 }
 
 // hostRune: r may be part of a host name as some program reads it
@@ -85,6 +90,14 @@ func subProgram(ws []string) string {
 // read word by word when blanks is set, else not at all.
 func wordHosts(w string, blanks bool, add func(string)) {
 	w = strings.TrimSpace(w)
+	if !isASCII(w) {
+		// compatibility forms read as resolvers read them: U+2024 ONE DOT
+		// LEADER and U+FE52 SMALL FULL STOP are '.', full-width letters are
+		// letters (Python's idna codec applies NFKC before IDNA)
+		if n := norm.NFKC.String(w); n != w {
+			wordHosts(n, blanks, add)
+		}
+	}
 	if w == "" {
 		return
 	}
@@ -197,9 +210,29 @@ func namedHosts(sc *subCmd, quiet [][]string) (hosts, globs []string, unknown bo
 			ws = sc.words()
 		}
 		prog := subProgram(ws)
-		ws = dropQuiet(ws, quiet)
-		if noHostScan[prog] || sc.kind == skProbe {
-			// a probe re-reads words of a command read here already
+		if hostWrapper(prog) {
+			// env echo H, bash -c 'echo H': the wrapped text program's words;
+			// never a network client's (echo H; ssh -l echo H).
+			ws = dropQuiet(ws, quiet)
+		}
+		if sc.kind == skProbe {
+			continue // a probe re-reads words of a command read here already
+		}
+		progAt := len(ws)
+		for i, w := range ws {
+			if !isAssignWord(w) {
+				progAt = i
+				break
+			}
+		}
+		if textProgram(ws) {
+			// a text program's words are text; the assignments before it
+			// are not (MANPAGER='nc H 80' man ls: a command man runs)
+			for _, w := range ws[:progAt] {
+				if _, v, ok := strings.Cut(w, "="); ok && !noProxyAssign(w[:strings.IndexByte(w, '=')], true) {
+					wordHosts(v, true, add)
+				}
+			}
 			continue
 		}
 		// a word with blanks is text to a program the policy knows (git
@@ -208,14 +241,17 @@ func namedHosts(sc *subCmd, quiet [][]string) (hosts, globs []string, unknown bo
 		// may be either to a program it does not know.
 		// A wrapper's words (env, sudo, bash -c, timeout ...) are read
 		// again as the command it runs, whose own reading decides.
-		blanks := (netClients[prog] || !knownProgram(prog)) && !hostWrapper(prog)
-		unsure := netClients[prog] || !knownProgram(prog)
+		// a name that only looks like a known program (./true1, ./echo2:
+		// programs_names.go) is read as one the policy does not know
+		known := knownProgram(prog) && progTrusted(ws)
+		blanks := (netClients[prog] || !known) && !hostWrapper(prog)
+		unsure := netClients[prog] || !known
 		if runtimeClient(ws) {
 			unknown = true // echo evil.com | xargs nc: its operands come from the input
 		}
 		for i, w := range ws {
 			name, _, assign := strings.Cut(strings.TrimLeft(w, "-"), "=")
-			if assign && strings.HasSuffix(strings.ToLower(name), "no_proxy") {
+			if assign && noProxyAssign(name, i < progAt || assignsVars[prog]) {
 				continue // NO_PROXY=evil.com: hosts reached without a proxy, not a connection
 			}
 			if strings.ContainsAny(w, "$`") {
@@ -230,12 +266,10 @@ func namedHosts(sc *subCmd, quiet [][]string) (hosts, globs []string, unknown bo
 			}
 			// the literal pieces of a word with a variable are read too:
 			// https://evil.com$P still names evil.com.
-			ws2, ok := expandBraces(w, 64) // protected.go
+			ws2, ok := expandBraces(w, 1024) // protected.go; more alternatives than a path has, each may be a host
 			if !ok {
 				ws2 = []string{w}
-				if unsure {
-					unknown = true // more alternatives than the reader expands
-				}
+				unknown = true // more alternatives than the reader expands: any may be a named host
 			}
 			for _, x := range ws2 {
 				wordHosts(x, blanks, add)
@@ -290,7 +324,7 @@ func quietWords(subs []subCmd) [][]string {
 		if ws == nil {
 			ws = lexWords(subs[i].text)
 		}
-		if len(ws) > 0 && noHostScan[subProgram(ws)] {
+		if len(ws) > 0 && textProgram(ws) {
 			q = append(q, ws)
 		}
 	}
@@ -388,4 +422,34 @@ func runtimeClient(ws []string) bool {
 		}
 	}
 	return false
+}
+
+// assignsVars: programs whose NAME=VALUE words set variables (export
+// no_proxy=H), not operands.
+var assignsVars = map[string]bool{"export": true, "env": true, "declare": true, "typeset": true, "local": true, "readonly": true, "set": true}
+
+// noProxyAssign: name=VALUE sets a no_proxy variable (a list of hosts
+// reached without a proxy, not a connection): only as an assignment
+// (before the program, or to export/env) and only when name is a plain
+// variable name; ?no_proxy= in a URL and no_proxy=@H to ssh are not.
+func noProxyAssign(name string, assignment bool) bool {
+	if !assignment || name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c == '_' || isAlnum(c)) {
+			return false
+		}
+	}
+	return strings.HasSuffix(strings.ToLower(name), "no_proxy")
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }

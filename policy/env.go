@@ -324,7 +324,7 @@ func (e *envx) writeBreakerAt(p string, recursive, probes bool) string {
 	}
 	if recursive {
 		if n := e.protectedName(p); n != "" {
-			return "recursive delete of " + n
+			return "recursive write or delete of " + n
 		}
 		if probes {
 			if n := e.probeUnder(p); n != "" {

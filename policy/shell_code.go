@@ -529,23 +529,43 @@ func jumpHosts(w word) []string {
 	return hs
 }
 
+// sshValued: the options of each program that take a value (OpenSSH's
+// manuals): scp's -p preserves times and -P names the port, where ssh's -p
+// names the port; reading scp with ssh's options took its source as -p's
+// value and missed its destination (scp -p h:/x ~/.bashrc).
+var sshValued = map[string]string{
+	"ssh":    "BbcDEeFIiJLlmOopQRSWw",
+	"slogin": "BbcDEeFIiJLlmOopQRSWw",
+	"scp":    "cDFiJloPSX",
+	"sftp":   "BbcDFiJloPRSsX",
+}
+
 // sshCmd: ssh [opts] host [command...]: the command is shell code (run by
 // the remote shell). Options that run local programs (ProxyCommand,
 // LocalCommand, -F config, scp -S) are uncertain.
 func (a *analyzer) sshCmd(base string, args []word, text string, alts []string, ctx walkCtx) bool {
-	opts, rest, ok := parseOpts(args, optSpec{short: "BbcDEeFIiJLlmOopQRSWwP"})
+	opts, rest, ok := parseOpts(args, optSpec{short: sshValued[base]})
 	sc := subCmd{text: text, alts: alts}
+	if base == "scp" && (!ok || len(rest) < 2) {
+		// scp copies SRC... to DST: fewer operands than that is a reading
+		// of its options scp does not share
+		a.setUncertain("scp's operands cannot be told from its options")
+	}
 	if base == "scp" && ok && len(rest) >= 2 {
 		// scp SRC... DST: a local destination (no host: before its first
-		// slash) is written, whatever the sources are; local sources are
-		// read.
+		// slash) is written, whatever the sources are, and under it a
+		// whole tree with -r; local sources are read.
+		recursive := false
+		for _, o := range opts {
+			recursive = recursive || o.name == "-r" || len(o.name) > 2 && o.name[1] != '-' && strings.ContainsRune(o.name[1:], 'r')
+		}
 		for i, w := range rest {
 			local := !w.static || !scpRemote(w.s)
 			switch {
 			case !local:
 			case i == len(rest)-1:
 				ref := a.pathRef(w)
-				ref.recursive = true
+				ref.recursive = recursive
 				sc.writes = append(sc.writes, ref)
 			default:
 				sc.reads = append(sc.reads, a.pathRef(w))

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -284,7 +287,17 @@ func sandboxSetupRace(err error) bool {
 		return false
 	}
 	for _, l := range xe.StderrTail {
-		if strings.HasPrefix(l, "bwrap: Can't create file at ") {
+		// bwrap: Can't create file at P: Read-only file system. The agent
+		// writes to the same stderr and could print such a line: it must
+		// name an absolute path that is gone now (a vanished socket), and
+		// the retries are bounded (sandboxSetupAttempts), so a spoof buys
+		// at most two more starts of a process that exits anyway.
+		rest, ok := strings.CutPrefix(l, "bwrap: Can't create file at ")
+		if !ok {
+			continue
+		}
+		p, _, _ := strings.Cut(rest, ": ")
+		if _, err := os.Lstat(p); filepath.IsAbs(p) && errors.Is(err, fs.ErrNotExist) {
 			return true
 		}
 	}

@@ -442,10 +442,39 @@ func (ev *evaluator) matchPath(set *ruleSet, tool string, pi pathInfo, either bo
 		return nil
 	}
 	rules, ix := set.pathRules(tool)
-	if len(rules) >= pathIndexMin {
-		return ix.match(ev, pi, either)
+	match := func(pi pathInfo) *rule {
+		if len(rules) >= pathIndexMin {
+			return ix.match(ev, pi, either)
+		}
+		return ev.matchPathIn(rules, pi, either)
 	}
-	return ev.matchPathIn(rules, pi, either)
+	r := match(pi)
+	if r == nil && either {
+		// a deny or ask rule written in lower case also meets the path in
+		// any case (.ENV, .Env for .env): on a case-insensitive file system
+		// (macOS's and Windows' default) it is the same file. Folded below
+		// the workspace root or home, as rules are written for them.
+		if f, ok := ev.env.caseFolded(pi); ok {
+			r = match(f)
+		}
+	}
+	return r
+}
+
+// caseFolded: pi with its path below the workspace root (or home, or /)
+// in lower case; ok false when that changes nothing.
+func (e *envx) caseFolded(pi pathInfo) (pathInfo, bool) {
+	fold := func(p string) string {
+		for _, root := range []string{e.root, e.home} {
+			if root != "" && strings.HasPrefix(p, root+"/") {
+				return root + "/" + strings.ToLower(p[len(root)+1:])
+			}
+		}
+		return strings.ToLower(p)
+	}
+	f := pi
+	f.abs, f.real = fold(pi.abs), fold(pi.real)
+	return f, f.abs != pi.abs || f.real != pi.real
 }
 
 // matchPathIn is matchPath over every rule of rules, in order.

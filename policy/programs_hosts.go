@@ -210,7 +210,8 @@ func namedHosts(sc *subCmd, quiet [][]string) (hosts, globs []string, unknown bo
 			ws = sc.words()
 		}
 		prog := subProgram(ws)
-		if hostWrapper(prog) {
+		trusted := progTrusted(ws)
+		if hostWrapper(prog) && trusted {
 			// env echo H, bash -c 'echo H': the wrapped text program's words;
 			// never a network client's (echo H; ssh -l echo H).
 			ws = dropQuiet(ws, quiet)
@@ -243,15 +244,15 @@ func namedHosts(sc *subCmd, quiet [][]string) (hosts, globs []string, unknown bo
 		// again as the command it runs, whose own reading decides.
 		// a name that only looks like a known program (./true1, ./echo2:
 		// programs_names.go) is read as one the policy does not know
-		known := knownProgram(prog) && progTrusted(ws)
-		blanks := (netClients[prog] || !known) && !hostWrapper(prog)
+		known := knownProgram(prog) && trusted
+		blanks := (netClients[prog] || !known) && !(hostWrapper(prog) && trusted)
 		unsure := netClients[prog] || !known
 		if runtimeClient(ws) {
 			unknown = true // echo evil.com | xargs nc: its operands come from the input
 		}
 		for i, w := range ws {
 			name, _, assign := strings.Cut(strings.TrimLeft(w, "-"), "=")
-			if assign && noProxyAssign(name, i < progAt || assignsVars[prog]) {
+			if assign && noProxyAssign(name, i < progAt || assignsVars[prog] && trusted) {
 				continue // NO_PROXY=evil.com: hosts reached without a proxy, not a connection
 			}
 			if strings.ContainsAny(w, "$`") {

@@ -20,19 +20,66 @@ import (
 // policy knows it (or knows nothing of a shorter name), else the known
 // name before its version (pip3.12 -> pip, gcc-12 -> gcc).
 func canonProgram(base string) string {
-	if base == "" || knownProgram(base) || interpName(base) != "" || netClients[base] {
+	if base == "" || isKnownName(base) {
 		return base
 	}
-	name := strings.TrimRight(base, "0123456789.")
-	if name == base || len(base)-len(name) < 1 || !isDigitByte(base[len(name)]) {
-		return base
+	if c := canonOnce(base); c != "" {
+		return c
 	}
-	for _, n := range []string{name, strings.TrimSuffix(name, "-")} {
-		if n != "" && n != base && (knownProgram(n) || interpName(n) != "" || netClients[n]) {
-			return n
+	// RM, Git: on a case-insensitive file system (macOS's default) the
+	// same program
+	if low := strings.ToLower(base); low != base {
+		if isKnownName(low) {
+			return low
+		}
+		if c := canonOnce(low); c != "" {
+			return c
 		}
 	}
 	return base
+}
+
+func isKnownName(n string) bool {
+	return n != "" && (knownProgram(n) || interpName(n) != "" || netClients[n])
+}
+
+// programAliases: other names distributions give a known program.
+var programAliases = map[string]string{"nodejs": "node", "python": "python", "pip-python": "pip"}
+
+// canonOnce: the known program base names, or "": a version after it
+// (pip3.12, gcc-12, go1.22rc1, python3.12d, pip3.13t, pip-3.12), a
+// target triplet before it (x86_64-linux-gnu-gcc-12), GNU's g prefix on BSD
+// and macOS (gfind, gsed, gawk, gmake), a distribution's alias (nodejs).
+func canonOnce(base string) string {
+	if a, ok := programAliases[base]; ok && a != base {
+		return a
+	}
+	name := strings.TrimRight(base, "0123456789.")
+	if name != base && isDigitByte(base[len(name)]) {
+		for _, n := range []string{name, strings.TrimSuffix(name, "-")} {
+			if n != base && isKnownName(n) {
+				return n
+			}
+		}
+	}
+	// the name before its first digit, whatever follows (rc1, d, t)
+	if i := strings.IndexFunc(base, func(r rune) bool { return r >= '0' && r <= '9' }); i > 0 {
+		if n := strings.TrimRight(base[:i], "-_."); n != base && isKnownName(n) {
+			return n
+		}
+	}
+	if parts := strings.SplitN(base, "-", 4); len(parts) == 4 && parts[0] != "" && parts[3] != "" {
+		if isKnownName(parts[3]) {
+			return parts[3]
+		}
+		if c := canonOnce(parts[3]); c != "" {
+			return c
+		}
+	}
+	if len(base) > 2 && base[0] == 'g' && isKnownName(base[1:]) {
+		return base[1:]
+	}
+	return ""
 }
 
 func isDigitByte(b byte) bool { return b >= '0' && b <= '9' }
@@ -72,6 +119,17 @@ func nameTrusted(cmd string) bool {
 // gcc. Rules written for pip3 meet pip3.12 as rules for pip do.
 func versionedNames(base, canon string) []string {
 	var out []string
+	// the known name with its major version (pip-3.12 -> pip3, go1.22rc1 -> go1)
+	if i := strings.Index(strings.ToLower(base), canon); i >= 0 {
+		rest := strings.TrimLeft(base[i+len(canon):], "-_.")
+		j := 0
+		for j < len(rest) && isDigitByte(rest[j]) {
+			j++
+		}
+		if j > 0 {
+			out = append(out, canon+rest[:j])
+		}
+	}
 	n := base
 	for {
 		t := strings.TrimRight(n, "0123456789")
@@ -111,4 +169,58 @@ func progTrusted(ws []string) bool {
 		return nameTrusted(w) && canonProgram(b) == b
 	}
 	return true
+}
+
+// nameVariants: the other names base may stand for, for deny and ask rules
+// only (a rule naming any of them meets the call; nothing is allowed by
+// them): its versions stripped one by one and with the major version kept
+// (pip-3.12: pip-3, pip3, pip), the name before its first digit
+// (python3.12d: python3, python), a target triplet's program
+// (x86_64-linux-gnu-gcc-12: gcc-12, gcc), GNU's g prefix (gsed: sed), a
+// distribution's alias or interpreter name (nodejs: node), lower case (RM:
+// rm). Bounded: at most 12.
+func nameVariants(base string) []string {
+	seen := map[string]bool{base: true}
+	var out []string
+	var add func(n string, depth int)
+	add = func(n string, depth int) {
+		if n == "" || seen[n] || len(out) >= 12 || depth > 3 {
+			return
+		}
+		seen[n] = true
+		out = append(out, n)
+		expandName(n, depth+1, add)
+	}
+	expandName(base, 0, add)
+	return out
+}
+
+func expandName(n string, depth int, add func(string, int)) {
+	if low := strings.ToLower(n); low != n {
+		add(low, depth)
+	}
+	if a, ok := programAliases[n]; ok {
+		add(a, depth)
+	}
+	if in := interpName(n); in != "" && in != n {
+		add(in, depth)
+	}
+	if i := strings.IndexFunc(n, func(r rune) bool { return r >= '0' && r <= '9' }); i > 0 {
+		name := strings.TrimRight(n[:i], "-_.")
+		j := i
+		for j < len(n) && isDigitByte(n[j]) {
+			j++
+		}
+		add(name+n[i:j], depth) // pip-3.12 -> pip3
+		add(name, depth)
+		if t := strings.TrimRight(n, "0123456789."); t != n {
+			add(strings.TrimRight(t, "-_."), depth) // pip3.12 -> pip
+		}
+	}
+	if parts := strings.SplitN(n, "-", 4); len(parts) == 4 && parts[0] != "" && parts[3] != "" {
+		add(parts[3], depth)
+	}
+	if len(n) > 2 && n[0] == 'g' && isKnownName(n[1:]) {
+		add(n[1:], depth)
+	}
 }

@@ -75,3 +75,32 @@ func sprintfName(f, n string) string {
 	}
 	return string(out)
 }
+
+// Red team 7: the same for the wrappers and builtins the reader handles in
+// code of its own: a path runs the file, never the builtin or the installed
+// wrapper. Control: the bare name with a read-only command is allowed.
+func TestLookalikeWrappersAreNeverReadOnly(t *testing.T) {
+	for _, n := range []string{"env", "xargs", "nohup", "nice", "timeout 5", "stdbuf -o0", "time", "exec", "command", "builtin", "noglob", "busybox", "cd /tmp &&", "pushd /tmp &&", "eval", "trap", "sudo"} {
+		name, rest, _ := cutWord(n)
+		for _, pre := range []string{"./", "scripts/", "/tmp/x/", "usr/bin/", "././"} {
+			cmd := pre + name + rest + " echo hi"
+			for _, mode := range []Mode{ModeDefault, ModePlan} {
+				if v := rt5Eval(t, cmd, nil, nil, mode, false); v.Decision == Allow {
+					t.Errorf("%q in %s: allowed (%s: %s); a file named like %s is not %s", cmd, mode, v.Source, v.Reason, name, name)
+				}
+			}
+		}
+	}
+	if v := rt5Eval(t, "env echo hi", nil, nil, ModePlan, false); v.Decision != Allow {
+		t.Errorf("control: env echo hi in plan: got %s (%s), want allow", v.Decision, v.Reason)
+	}
+}
+
+func cutWord(s string) (first, rest string, ok bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == ' ' {
+			return s[:i], s[i:], true
+		}
+	}
+	return s, "", false
+}

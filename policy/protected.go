@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"strconv"
 	"strings"
 )
 
@@ -379,6 +380,11 @@ func firstBrace(w string) (pre string, alts []string, post string, ok bool) {
 				depth--
 				if depth == 0 {
 					if parts == nil {
+						// {a..e}, {1..10}, {01..10..2}: bash's sequence
+						// expressions
+						if seq, ok := braceSequence(w[start:j]); ok {
+							return w[:i], seq, w[j+1:], true
+						}
 						j = len(w)
 						break
 					}
@@ -394,4 +400,70 @@ func firstBrace(w string) (pre string, alts []string, post string, ok bool) {
 		}
 	}
 	return "", nil, "", false
+}
+
+// braceSequence expands the body of a bash sequence expression (x..y or
+// x..y..step, x and y both integers or both single letters); more than
+// 4096 items is not a sequence the reader expands (ok false).
+func braceSequence(body string) ([]string, bool) {
+	f := strings.Split(body, "..")
+	if len(f) != 2 && len(f) != 3 {
+		return nil, false
+	}
+	step := 1
+	if len(f) == 3 {
+		n, err := strconv.Atoi(f[2])
+		if err != nil {
+			return nil, false
+		}
+		if n < 0 {
+			n = -n
+		}
+		if n != 0 {
+			step = n
+		}
+	}
+	letter := func(x string) bool {
+		return len(x) == 1 && (x[0] >= 'a' && x[0] <= 'z' || x[0] >= 'A' && x[0] <= 'Z')
+	}
+	var out []string
+	emit := func(from, to int, str func(int) string) bool {
+		dir := step
+		if to < from {
+			dir = -step
+		}
+		for v := from; dir > 0 && v <= to || dir < 0 && v >= to; v += dir {
+			if len(out) >= 4096 {
+				return false
+			}
+			out = append(out, str(v))
+		}
+		return true
+	}
+	if letter(f[0]) && letter(f[1]) {
+		return out, emit(int(f[0][0]), int(f[1][0]), func(v int) string { return string(rune(v)) })
+	}
+	a, errA := strconv.Atoi(f[0])
+	b, errB := strconv.Atoi(f[1])
+	if errA != nil || errB != nil {
+		return nil, false
+	}
+	width := 0
+	for _, x := range f[:2] {
+		t := strings.TrimPrefix(x, "-")
+		if len(t) > 1 && t[0] == '0' && len(x) > width {
+			width = len(x)
+		}
+	}
+	return out, emit(a, b, func(v int) string {
+		n := strconv.Itoa(v)
+		for len(n) < width {
+			if v < 0 {
+				n = "-0" + n[1:]
+			} else {
+				n = "0" + n
+			}
+		}
+		return n
+	})
 }

@@ -56,25 +56,22 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 		alts = append(alts, joinWords(append([]word{{s: base, static: true, off: -1}}, ws[1:]...), ""))
 	}
 	untrusted := !nameTrusted(cmd)
-	if c := canonProgram(base); c == base && c != "" && isDigitByte(c[len(c)-1]) {
-		// an interpreter's versioned name the policy reads as itself
-		// (python3.12): rules for python3 and python meet it too
-		if short := strings.TrimRight(base, "0123456789.-"); short != "" && short != base {
-			for _, n := range versionedNames(base, short) {
-				alts = append(alts, joinWords(append([]word{{s: n, static: true, off: -1}}, ws[1:]...), ""))
-			}
-		}
-	} else if c != base {
-		// pip3.12 is pip (programs_names.go), and meets rules for pip3 too
-		for _, n := range versionedNames(base, c) {
-			alts = append(alts, joinWords(append([]word{{s: n, static: true, off: -1}}, ws[1:]...), ""))
-		}
+	// every name the program may also go by meets deny and ask rules
+	// (pip-3.12 meets rules for pip3 and pip, nodejs for node, RM for rm,
+	// x86_64-linux-gnu-gcc-12 for gcc): programs_names.go
+	for _, n := range nameVariants(base) {
+		alts = append(alts, joinWords(append([]word{{s: n, static: true, off: -1}}, ws[1:]...), ""))
+	}
+	if c := canonProgram(base); c != base {
+		// pip3.12 is read as pip
 		base = c
 		untrusted = true
 	}
-	if untrusted && knownProgram(base) {
-		// ./scripts/date1, ./ls: the known program's checks apply, and it
-		// is also a program the policy does not know (programs_names.go).
+	if untrusted {
+		// ./scripts/date1, ./ls, ./nohup, ./cd: the known program's (or
+		// wrapper's, or builtin's) reading applies, and it is also a
+		// program the policy does not know (programs_names.go): a path runs
+		// the file, never a builtin or the installed wrapper.
 		a.addSub(subCmd{text: text, alts: alts}, ctx)
 	}
 	// a function being defined that calls itself in a pipe or in the

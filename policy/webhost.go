@@ -433,13 +433,16 @@ func (ev *evaluator) fetchRule(set *ruleSet, an *shellAnalysis) (r *rule, url, u
 			if !ok {
 				continue
 			}
-			if strings.ContainsAny(h, "$`*?[{") {
+			hs, ok := expandBraces(h, 1024)
+			if !ok || strings.ContainsAny(h, "$`*?[") {
 				if unreadable == "" {
 					unreadable = p.raw
 				}
 				continue
 			}
-			wordHosts(h, false, func(n string) { meet([]string{n}, p.raw) })
+			for _, x := range hs {
+				wordHosts(x, false, func(n string) { meet([]string{n}, p.raw) })
+			}
 		}
 	}
 	// the values the line assigns to shell variables (H=evil.com; tool $H)

@@ -465,12 +465,17 @@ func (ev *evaluator) matchPath(set *ruleSet, tool string, pi pathInfo, either bo
 // in lower case; ok false when that changes nothing.
 func (e *envx) caseFolded(pi pathInfo) (pathInfo, bool) {
 	fold := func(p string) string {
-		for _, root := range []string{e.root, e.home} {
-			if root != "" && strings.HasPrefix(p, root+"/") {
-				return root + "/" + strings.ToLower(p[len(root)+1:])
+		from := 0
+		for _, root := range [2]string{e.root, e.home} {
+			if root != "" && len(p) > len(root) && p[len(root)] == '/' && strings.HasPrefix(p, root) {
+				from = len(root) + 1
+				break
 			}
 		}
-		return strings.ToLower(p)
+		if l := strings.ToLower(p[from:]); l != p[from:] {
+			return p[:from] + l
+		}
+		return p // nothing to fold: no allocation
 	}
 	f := pi
 	f.abs, f.real = fold(pi.abs), fold(pi.real)

@@ -180,6 +180,9 @@ func progTrusted(ws []string) bool {
 // distribution's alias or interpreter name (nodejs: node), lower case (RM:
 // rm). Bounded: at most 12.
 func nameVariants(base string) []string {
+	if plainName(base) {
+		return nil // the common case, without allocating
+	}
 	seen := map[string]bool{base: true}
 	var out []string
 	var add func(n string, depth int)
@@ -223,4 +226,31 @@ func expandName(n string, depth int, add func(string, int)) {
 	if len(n) > 2 && n[0] == 'g' && isKnownName(n[1:]) {
 		add(n[1:], depth)
 	}
+}
+
+// plainName: base has no other name nameVariants would find: lower-case
+// letters and at most two '-' (no triplet), no digit, no alias, no
+// interpreter name of its own, no g prefix before a known name.
+func plainName(base string) bool {
+	dashes := 0
+	for i := 0; i < len(base); i++ {
+		c := base[i]
+		switch {
+		case c >= 'a' && c <= 'z', c == '_', c == '.':
+		case c == '-':
+			dashes++
+		default:
+			return false
+		}
+	}
+	if dashes >= 3 {
+		return false
+	}
+	if _, ok := programAliases[base]; ok {
+		return false
+	}
+	if in := interpName(base); in != "" && in != base {
+		return false
+	}
+	return !(len(base) > 2 && base[0] == 'g' && isKnownName(base[1:]))
 }

@@ -814,20 +814,8 @@ function markDirty(chatId: string, itemId: string, full: boolean): void {
 /** Milliseconds of painting per frame; what is left waits for the next frame, so a burst never makes one long task. */
 const FRAME_BUDGET_MS = 8;
 
-/**
- * Set when a frame added items at the bottom or the view followed the stream: the next frame scrolls to
- * the bottom first thing, reading the layout the browser computed to paint this one. Scrolling at the
- * end of the frame that wrote would force that layout in the middle of the task (17-48 ms on a long
- * transcript, measured in `make bench-webview`); one frame later it is free.
- */
-let stickPending = false;
-
 function flushStreaming(): void {
   frameQueued = false;
-  if (stickPending) {
-    stickPending = false;
-    transcript.scrollTop = transcript.scrollHeight;
-  }
   if (!dirty.size) return;
   const start = performance.now();
   const atBottom = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 40;
@@ -859,11 +847,11 @@ function flushStreaming(): void {
       added = true;
     }
   }
-  if (atBottom || added) stickPending = true;
-  if ((dirty.size || stickPending) && !frameQueued) {
+  if (dirty.size && !frameQueued) {
     frameQueued = true;
     requestAnimationFrame(flushStreaming);
   }
+  if (atBottom || added) transcript.scrollTop = transcript.scrollHeight;
   // Count of frames that painted, read by the webview tests (a paint per frame, not per message).
   (window as unknown as { __renders?: number }).__renders = ((window as unknown as { __renders?: number }).__renders ?? 0) + 1;
 }

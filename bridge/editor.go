@@ -388,24 +388,9 @@ func (b *Bridge) addSession(s *session) {
 // reopenSession serves session/load and session/resume (resume: load
 // without the replay, sent only to an agent that offers it).
 func (b *Bridge) reopenSession(ctx context.Context, method string, params json.RawMessage) (any, error) {
-	o, err := acp.ParseObject(params)
-	if err != nil {
-		return nil, acp.InvalidParams(method, err)
-	}
-	id := o.String("sessionId")
-	if id == "" {
-		return nil, acp.InvalidParams(method, errors.New("sessionId is required"))
-	}
-	cwd, err := pathParam(method, o, "cwd", true)
+	o, id, cwd, addDirs, err := sessionRefParams(method, params)
 	if err != nil {
 		return nil, err
-	}
-	addDirs, err := pathListParam(method, o, "additionalDirectories")
-	if err != nil {
-		return nil, err
-	}
-	if _, ok := o["mcpServers"]; !ok {
-		o.Set("mcpServers", []any{})
 	}
 	s, lookupErr := b.session(id)
 	var a *agentRT

@@ -32,24 +32,9 @@ func requireSessionOp(a *agentRT, what string) error {
 
 func (b *Bridge) forkSession(ctx context.Context, params json.RawMessage) (any, error) {
 	method := acp.MethodSessionFork
-	o, err := acp.ParseObject(params)
-	if err != nil {
-		return nil, acp.InvalidParams(method, err)
-	}
-	id := o.String("sessionId")
-	if id == "" {
-		return nil, acp.InvalidParams(method, errors.New("sessionId is required"))
-	}
-	cwd, err := pathParam(method, o, "cwd", true)
+	o, id, cwd, addDirs, err := sessionRefParams(method, params)
 	if err != nil {
 		return nil, err
-	}
-	addDirs, err := pathListParam(method, o, "additionalDirectories")
-	if err != nil {
-		return nil, err
-	}
-	if _, ok := o["mcpServers"]; !ok {
-		o.Set("mcpServers", []any{})
 	}
 	src, err := b.session(id)
 	if err != nil {
@@ -142,4 +127,28 @@ func (b *Bridge) forgetSession(s *session) {
 	}
 	b.mu.Unlock()
 	s.agent.removeSession(s)
+}
+
+// sessionRefParams reads the params every call on an existing session
+// shares (session/load, resume, fork): the object, its sessionId, cwd and
+// additionalDirectories checked as paths, and mcpServers defaulted to [].
+func sessionRefParams(method string, params json.RawMessage) (o acp.Object, id, cwd string, addDirs []string, err error) {
+	o, err = acp.ParseObject(params)
+	if err != nil {
+		return nil, "", "", nil, acp.InvalidParams(method, err)
+	}
+	id = o.String("sessionId")
+	if id == "" {
+		return nil, "", "", nil, acp.InvalidParams(method, errors.New("sessionId is required"))
+	}
+	if cwd, err = pathParam(method, o, "cwd", true); err != nil {
+		return nil, "", "", nil, err
+	}
+	if addDirs, err = pathListParam(method, o, "additionalDirectories"); err != nil {
+		return nil, "", "", nil, err
+	}
+	if _, ok := o["mcpServers"]; !ok {
+		o.Set("mcpServers", []any{})
+	}
+	return o, id, cwd, addDirs, nil
 }

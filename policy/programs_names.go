@@ -44,7 +44,7 @@ func isKnownName(n string) bool {
 }
 
 // programAliases: other names distributions give a known program.
-var programAliases = map[string]string{"nodejs": "node", "python": "python", "pip-python": "pip"}
+var programAliases = map[string]string{"nodejs": "node", "pip-python": "pip"}
 
 // canonOnce: the known program base names, or "": a version after it
 // (pip3.12, gcc-12, go1.22rc1, python3.12d, pip3.13t, pip-3.12), a

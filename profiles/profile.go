@@ -52,8 +52,11 @@ type Profile struct {
 	LaunchEnv map[string]string
 
 	// RejectAborts: the agent offers no reject option that lets its turn go
-	// on; its only one (Codex's "abort") ends the turn. Cards and the audit
-	// say so.
+	// on; its only one ends the turn (measured with the real agents offline,
+	// docs/agents.md "Denials the agent's model learns": Codex's "abort",
+	// Qwen Code's "cancel", OpenCode's "reject"). Cards and the audit say
+	// so, and permissions.continueAfterDeny sends such an agent a follow-up
+	// prompt (bridge/followup.go).
 	RejectAborts bool
 	// Quirks are notes for docs/agents.md and logs.
 	Quirks []string
@@ -212,7 +215,11 @@ var profiles = []*Profile{
 		BypassModes:  []string{"auto-edit", "auto", "yolo"},
 		LaunchFlags:  []LaunchFlag{{Name: "--approval-mode", Value: "default", TakesValue: true}},
 		DropFlags:    approvalModeFlags,
-		Quirks:       []string{"may start in `auto` (an LLM classifier) from its settings; --approval-mode default starts it asking"},
+		RejectAborts: true,
+		Quirks: []string{
+			"may start in `auto` (an LLM classifier) from its settings; --approval-mode default starts it asking",
+			"its only reject option, `cancel`, ends the turn (Gemini CLI's goes on)",
+		},
 	},
 	{
 		Name: "gemini", Family: FamilyGemini,
@@ -236,9 +243,13 @@ var profiles = []*Profile{
 	},
 	{
 		Name: "opencode", Family: FamilyOpenCode,
-		AskingModes: []string{}, // its modes (build, plan) are agents, not approval modes
-		LaunchEnv:   map[string]string{"OPENCODE_PERMISSION": openCodeAsk},
-		Quirks:      []string{"asks only where its permission config says ask; the bridge sets OPENCODE_PERMISSION"},
+		AskingModes:  []string{}, // its modes (build, plan) are agents, not approval modes
+		LaunchEnv:    map[string]string{"OPENCODE_PERMISSION": openCodeAsk},
+		RejectAborts: true,
+		Quirks: []string{
+			"asks only where its permission config says ask; the bridge sets OPENCODE_PERMISSION",
+			"its only reject option, `reject`, ends the turn (its ACP adapter passes no feedback)",
+		},
 	},
 	{
 		Name: "goose", Family: FamilyGoose,

@@ -103,6 +103,12 @@ func TestProfileModes(t *testing.T) {
 			}
 		}
 	}
+	// RejectAborts as measured (docs/agents.md, "Denials the agent's model learns").
+	for name, want := range map[string]bool{"codex": true, "qwen": true, "opencode": true, "claude": false, "gemini": false} {
+		if got := ProfileByName(name).RejectAborts; got != want {
+			t.Errorf("%s: RejectAborts = %v, want %v (measured)", name, got, want)
+		}
+	}
 	if !ProfileByName("claude").Forwardable("plan") || !ProfileByName("codex").RejectAborts || ProfileByName("claude").RejectAborts {
 		t.Error("claude plan forwardable, codex reject aborts")
 	}

@@ -64,6 +64,7 @@ func merge(layers []*layer, userConfigDir string) (Config, []Rule, provenance) {
 		set(&c.Permissions.DefaultMode, l.defaultMode)
 		set(&c.Permissions.CancelOnUnaskedDeny, l.cancelUnasked)
 		set(&c.Permissions.TellAgentDenials, l.tellDenials)
+		set(&c.Permissions.ContinueAfterDeny, l.continueDeny)
 		set(&timeoutSeconds, l.timeoutSeconds)
 		set(&c.Approvals.TimeoutOutcome, l.timeoutOutcome)
 		set(&c.Audit.Path, l.auditPath)

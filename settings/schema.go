@@ -16,7 +16,7 @@ import (
 // Known keys at each level of the schema, in documentation order.
 var (
 	topKeys       = []string{"defaultAgent", "agents", "permissions", "approvals", "audit", "log", "maxLineBytes", "startAgentsOnLaunch", "sandbox", "hooks", "telemetry"}
-	permKeys      = []string{"defaultMode", "allow", "ask", "deny", "additionalDirectories", "cancelOnUnaskedDeny", "tellAgentDenials"}
+	permKeys      = []string{"defaultMode", "allow", "ask", "deny", "additionalDirectories", "cancelOnUnaskedDeny", "tellAgentDenials", "continueAfterDeny"}
 	agentKeys     = []string{"command", "args", "env", "cwd", "family", "mode", "bypassPermissions", "startOnLaunch", "initTimeoutSeconds", "permissions", "sandbox"}
 	agentPermKeys = []string{"allow", "ask", "deny"}
 	approvalsKeys = []string{"timeoutSeconds", "timeoutOutcome"}
@@ -57,6 +57,7 @@ var (
 		{"permissions.additionalDirectories", kindStringList},
 		{"permissions.cancelOnUnaskedDeny", kindBool},
 		{"permissions.tellAgentDenials", kindBool},
+		{"permissions.continueAfterDeny", kindBool},
 		{"approvals.timeoutSeconds", kindInt},
 		{"approvals.timeoutOutcome", kindString},
 		{"audit.path", kindString},
@@ -121,6 +122,7 @@ type layer struct {
 	additionalDirs []string
 	cancelUnasked  *bool
 	tellDenials    *bool
+	continueDeny   *bool
 	timeoutSeconds *int
 	timeoutOutcome *string
 	auditPath      *string
@@ -502,6 +504,10 @@ func (d *decoder) permissions(l *layer, p []string, v any) {
 		case "tellAgentDenials":
 			if b, ok := d.boolean(kp, x); ok {
 				l.tellDenials = &b
+			}
+		case "continueAfterDeny":
+			if b, ok := d.boolean(kp, x); ok {
+				l.continueDeny = &b
 			}
 		}
 	}

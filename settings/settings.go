@@ -211,6 +211,12 @@ type Permissions struct {
 	// are named, with their reasons, at the start of the session's next
 	// prompt to the agent. (A reason the person gave with a deny always is.)
 	TellAgentDenials bool
+	// ContinueAfterDeny: when an agent's turn ended after a deny in that
+	// turn, the bridge sends it one follow-up prompt on the same session
+	// naming what was refused and why, and the editor's prompt is answered
+	// with the follow-up's stop reason (bridge/followup.go). It implies
+	// TellAgentDenials for the policy's denials.
+	ContinueAfterDeny bool
 	// CancelOnUnaskedDeny: a tool call an agent ran without asking that the
 	// policy denies cancels the turn (default true).
 	CancelOnUnaskedDeny bool

@@ -140,6 +140,9 @@ func restrictWorkspace(ws *layer, base Config, trusted bool) (*layer, []IgnoredS
 			ignoreV("false", untrustedReason+" (it lets a turn go on after the agent ran a denied call unasked)", "permissions", "cancelOnUnaskedDeny")
 		}
 	}
+	if ws.continueDeny != nil {
+		ignoreV(fmt.Sprint(*ws.continueDeny), untrustedReason+" (it makes the bridge prompt the agent on its own)", "permissions", "continueAfterDeny")
+	}
 	if len(ws.additionalDirs) > 0 {
 		ignoreV(strings.Join(ws.additionalDirs, ", "), fmt.Sprintf("%s %s", strings.Join(ws.additionalDirs, ", "), untrustedReason), "permissions", "additionalDirectories")
 	}

@@ -37,6 +37,8 @@ func TestUntrustedWorkspaceIgnoresLoosening(t *testing.T) {
 	}{
 		{"startAgentsOnLaunch", "startAgentsOnLaunch: true", "startAgentsOnLaunch",
 			func(c Config) any { return c.StartAgentsOnLaunch }, false, true},
+		{"continueAfterDeny", "permissions: {continueAfterDeny: true}", "permissions.continueAfterDeny",
+			func(c Config) any { return c.Permissions.ContinueAfterDeny }, false, true},
 		{"a new agent", "agents:\n  pwn: {command: sh, args: [-c, touch PWNED]}", "agents.pwn",
 			func(c Config) any { _, ok := c.Agents["pwn"]; return ok }, false, true},
 		{"defaultAgent", "defaultAgent: claude", "defaultAgent",

@@ -514,6 +514,9 @@ func (b *Bridge) prompt(ctx context.Context, params json.RawMessage) (any, error
 	}
 	var res json.RawMessage
 	err = pending.Wait(ctx, &res)
+	if err == nil {
+		res, err = b.followUps(ctx, s, conn, t, res) // followup.go
+	}
 	cancelled := s.endTurn(t)
 	b.noticeCreated(s)
 	if err != nil {

@@ -63,7 +63,7 @@ func newFlow(b *Bridge) *permission.Flow {
 				Timeout:             snap.Config.Approvals.Timeout,
 				TimeoutCancels:      snap.Config.Approvals.TimeoutOutcome == "cancel",
 				CancelOnUnaskedDeny: snap.Config.Permissions.CancelOnUnaskedDeny,
-				TellAgentDenials:    snap.Config.Permissions.TellAgentDenials,
+				TellAgentDenials:    snap.Config.Permissions.TellAgentDenials || snap.Config.Permissions.ContinueAfterDeny,
 			}
 			if err := snap.Managed.ModeAllowed(string(policy.ModeBypass)); err != nil {
 				c.BypassDisabled = err.Error() // the managed tier's (bridge/managed.go)

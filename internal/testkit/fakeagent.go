@@ -29,12 +29,17 @@ type FakeAgentOptions struct {
 	NoList       bool   // initialize offers no sessionCapabilities.list
 	NoSessionOps bool   // initialize offers no sessionCapabilities.resume, fork, close
 	Audio        bool   // promptCapabilities.audio and mcpCapabilities.sse (Gemini-like)
+	// FollowUp: what the agent does with a prompt that starts with the
+	// bridge's denial block ("[acp-bridge] ..."): it always reports it as
+	// a text "followup:<prompt>", then "" or "echo" ends the turn, "wait"
+	// waits for a cancel, "retry" runs `bash rm -rf build` again.
+	FollowUp string
 }
 
 // ParseFakeAgentArgs reads the fake agent's flags: --hang-init, --exit-init,
 // --garbage, --long-line=N, --name=X, --report=FILE, --new-burst=N,
 // --modes=claude|codex|none, --stuck-modes, --report-launch, --no-list,
-// --no-session-ops, --audio.
+// --no-session-ops, --audio, --followup=echo|wait|retry.
 func ParseFakeAgentArgs(args []string) FakeAgentOptions {
 	var o FakeAgentOptions
 	for _, a := range args {
@@ -63,6 +68,8 @@ func ParseFakeAgentArgs(args []string) FakeAgentOptions {
 			o.NoSessionOps = true
 		case a == "--audio":
 			o.Audio = true
+		case strings.HasPrefix(a, "--followup="):
+			o.FollowUp = strings.TrimPrefix(a, "--followup=")
 		case strings.HasPrefix(a, "--name="):
 			o.Name = strings.TrimPrefix(a, "--name=")
 		}
@@ -365,6 +372,15 @@ func (f *fakeAgent) prompt(ctx context.Context, params json.RawMessage) (any, er
 		text.WriteString("\n")
 	}
 	f.reportPrompt(text.String()) // faultcmds.go
+	if strings.HasPrefix(text.String(), "[acp-bridge]") {
+		f.text(s.id, "followup:"+text.String())
+		switch f.o.FollowUp {
+		case "wait":
+			text.WriteString("wait\n")
+		case "retry":
+			text.WriteString("bash rm -rf build\n")
+		}
+	}
 	stop := acp.StopEndTurn
 	for _, line := range strings.Split(text.String(), "\n") {
 		fields := strings.Fields(line)

@@ -32,6 +32,18 @@ const DEFS = only?.length ? ALL.filter((d) => only.includes(d.name)) : ALL;
 
 export const REASON = "not on the build machine, use the scratch dir";
 
+// What was measured (docs/agents.md, "What each agent's reject does"), per
+// agent: whether the turn went on after the reject (and "cancelled") and the
+// stop reason; the tool result text the model saw, when it went on. A change
+// in an agent fails here.
+const MEASURED = {
+  claude: { wentOn: true, stopReason: "end_turn", result: /User refused permission to run tool/, cancelResult: /Tool use aborted/ },
+  gemini: { wentOn: true, stopReason: "end_turn", result: /was canceled by the user/, cancelResult: /was canceled by the user/ },
+  qwen: { wentOn: false, stopReason: "end_turn" },
+  codex: { wentOn: false, stopReason: "cancelled" },
+  opencode: { wentOn: false, stopReason: "end_turn" },
+};
+
 /** The tool result the fake received in bodies (from index from) for cell, as text. */
 function resultsSeen(api, from) {
   return api.bodies.slice(from);
@@ -100,6 +112,15 @@ for (const def of DEFS) {
     // The floor: nothing refused happened.
     const denied = run.audit.filter((r) => r.agent === def.name && r.decision === "deny");
     assert.ok(denied.length >= 2, `want the rule deny and the person's deny in the audit: ${JSON.stringify(run.audit)}`);
+    const want = MEASURED[def.name];
+    for (const way of ["rule", "reason", "cancel"]) {
+      const m = measured[way];
+      assert.equal(m.wentOn, want.wentOn, `${way}: the turn ${m.wentOn ? "went on" : "ended"}, measured before: ${want.wentOn ? "went on" : "ended"}`);
+      assert.equal(m.stopReason, want.stopReason, `${way}: stop reason`);
+      if (want.wentOn) assert.match(m.toolResult, way === "cancel" ? want.cancelResult : want.result, `${way}: the tool result the model saw`);
+      // The agent's own words carry neither the rule nor the person's reason.
+      if (m.toolResult) assert.equal(m.toolResult.includes(REASON) || m.toolResult.includes("Bash(rm *)"), false, `${way}: ${m.toolResult}`);
+    }
     for (const way of ["rule", "reason"]) {
       assert.equal(measured[way].blockInNextPrompt, true, `${way}: the denial block did not reach the model in the next prompt: ${JSON.stringify(measured)}`);
       assert.equal(measured[way].reasonInNextPrompt, true, `${way}: the reason did not reach the model in the next prompt: ${JSON.stringify(measured)}`);

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"go.uber.org/zap"
 
@@ -56,6 +57,12 @@ func (b *Bridge) followUps(ctx context.Context, s *session, conn *acp.Conn, t *t
 		}
 		lines := s.denials
 		s.denials = nil
+		// The person sees what the agent's model is told, before the
+		// follow-up's own updates (both queued in order, under s.mu).
+		b.notifyEditor(acp.MethodSessionUpdate, map[string]any{
+			"sessionId": s.id,
+			"update":    map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": followUpNotice(s.agent.name, lines)}},
+		})
 		params := followUpPrompt(s.childID, lines)
 		pending, err := conn.Start(ctx, acp.MethodSessionPrompt, params)
 		s.mu.Unlock()
@@ -71,6 +78,13 @@ func (b *Bridge) followUps(ctx context.Context, s *session, conn *acp.Conn, t *t
 		res = next // prompt cleans the last answer (cleanResult)
 	}
 	return res, nil
+}
+
+// followUpNotice is the chat message that says a follow-up was sent, and
+// what it tells the agent.
+func followUpNotice(agent string, lines []string) string {
+	return "acp-bridge: " + agent + "'s turn ended when these calls were refused; acp-bridge tells it why and lets it go on (permissions.continueAfterDeny):\n- " +
+		strings.Join(lines, "\n- ") + "\n"
 }
 
 // followUpPrompt is the params of a follow-up session/prompt to the child:

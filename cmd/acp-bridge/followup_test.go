@@ -101,8 +101,12 @@ func TestContinueAfterDenyFollowUp(t *testing.T) {
 			if c.followUps == 0 {
 				return
 			}
-			if denied, first := indexOf(texts, "bash=reject"), indexOf(texts, followUpMark); denied < 0 || first < denied {
-				t.Errorf("the follow-up's updates do not come after the denied turn's: %q", texts)
+			denied, notice, first := indexOf(texts, "bash=reject"), indexOf(texts, "acp-bridge: f's turn ended"), indexOf(texts, followUpMark)
+			if denied < 0 || notice < denied || first < notice {
+				t.Errorf("want the denied turn's updates, the bridge's notice, then the follow-up's: %q", texts)
+			}
+			if notice >= 0 && !strings.Contains(texts[notice], c.want[0]) {
+				t.Errorf("the notice %q does not show what the agent is told (%q)", texts[notice], c.want[0])
 			}
 			for _, w := range c.want {
 				if !strings.Contains(got[0], w) {

@@ -81,6 +81,7 @@ for (const def of DEFS) {
           assert.equal(s.reasonInTurn, true, `${way}: the reason did not reach the model in the turn: ${JSON.stringify(s)}`);
           assert.equal(s.stopReason, "end_turn", `${way}: the editor's turn did not end with the follow-up's end_turn: ${JSON.stringify(s)}`);
           assert.ok(s.text.includes(FINAL), `${way}: the editor did not see the model's answer to the follow-up: ${JSON.stringify(s)}`);
+          assert.ok(s.text.includes(`acp-bridge: ${def.name}'s turn ended`) && s.text.includes(why), `${way}: the chat does not show what the agent was told: ${JSON.stringify(s)}`);
         } else {
           // The agent went on by itself: the call's tool result reached the model in the turn.
           assert.equal(s.toolResult, true, `${way}: the turn did not go on after the reject: ${JSON.stringify(s)}`);

@@ -94,6 +94,10 @@ type agentRT struct {
 	sandbox    SandboxPlan       // how the current process is confined
 	prepared   *sandbox.Prepared // its sandbox files (nil when unconfined)
 	sandboxDir string            // the working directory it was computed for
+	// codexHome is the current Codex process's private CODEX_HOME
+	// (codexhome.go; "" for other agents and unconfined Codex): writable
+	// in its sandbox.
+	codexHome string
 
 	// fwdMu serialises forwarding this agent's updates with registering
 	// new sessions (see updates.go); it guards opening, held, openedCh and
@@ -333,14 +337,48 @@ func (a *agentRT) startOnce(ctx context.Context, gen int) error {
 	if len(changes) > 0 {
 		a.log.Info("agent launched to ask", zap.String("profile", prof.Name), zap.Strings("changes", changes))
 	}
+	// Codex inside the sandbox gets a private CODEX_HOME (codexhome.go):
+	// made before the plan, which binds it writable, and dropped again if
+	// the plan does not confine it.
+	var cxHome *codexHome
+	if prof.Name == "codex" && snap.SandboxFor(a.name).Enabled {
+		if person := personCodexHome(env, agentHome(cfg, a.b.home)); person != "" {
+			h, err := prepareCodexHome(person)
+			if err != nil {
+				return fmt.Errorf("start agent %s: %w", a.name, err)
+			}
+			cxHome = h
+		}
+	}
+	a.mu.Lock()
+	a.codexHome = ""
+	if cxHome != nil {
+		a.codexHome = cxHome.Dir
+	}
+	a.mu.Unlock()
 	plan, err := a.sandboxPlan(snap, prof.Name, dir) // state directories by profile (qwen reads tool calls as gemini does)
+	if err == nil && cxHome != nil && !plan.Confined {
+		cxHome.Remove()
+		cxHome = nil
+		a.mu.Lock()
+		a.codexHome = ""
+		a.mu.Unlock()
+		plan, err = a.sandboxPlan(snap, prof.Name, dir)
+	}
 	if err != nil {
+		cxHome.Remove()
 		return err
+	}
+	if cxHome != nil {
+		env, args = codexConfined(env, args, cxHome)
+		a.log.Info("agent codex runs with a private CODEX_HOME inside the OS sandbox",
+			zap.String("codexHome", cxHome.Dir), zap.String("from", cxHome.Person))
 	}
 	spec, prep, err := wrapSpec(plan, agents.Spec{
 		Name: a.name, Command: cfg.Command, Args: args, Env: env, Dir: dir,
 	}, a.log)
 	if err != nil {
+		cxHome.Remove()
 		return err
 	}
 	if plan.Enabled && !plan.Confined {
@@ -351,10 +389,17 @@ func (a *agentRT) startOnce(ctx context.Context, gen int) error {
 		if prep != nil {
 			prep.Cleanup()
 		}
+		cxHome.Remove()
 		return err
 	}
-	if prep != nil {
-		go func() { <-proc.Done(); prep.Cleanup() }()
+	if prep != nil || cxHome != nil {
+		go func() {
+			<-proc.Done()
+			if prep != nil {
+				prep.Cleanup()
+			}
+			cxHome.Remove()
+		}()
 	}
 	a.mu.Lock()
 	a.sandbox, a.prepared, a.sandboxDir = plan, prep, dir

@@ -369,6 +369,14 @@ func (a *agentRT) startOnce(ctx context.Context, gen int) error {
 		cxHome.Remove()
 		return err
 	}
+	if plan.Confined {
+		// A sandbox of the agent's own that cannot start inside the
+		// bridge's is turned off there (Codex's; docs/agents.md).
+		var confined []string
+		if args, confined = prof.Confine(cfg.Command, args, fromLaunch); len(confined) > 0 {
+			a.log.Info("agent launched inside the OS sandbox without its own", zap.String("profile", prof.Name), zap.Strings("changes", confined))
+		}
+	}
 	if cxHome != nil {
 		env, args = codexConfined(env, args, cxHome)
 		a.log.Info("agent codex runs with a private CODEX_HOME inside the OS sandbox",

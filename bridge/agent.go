@@ -563,7 +563,7 @@ func (a *agentRT) watch(proc *agents.Process, conn *acp.Conn, gen int) {
 // SIGTERM, SIGKILL), bounded by ctx.
 func (a *agentRT) stop(ctx context.Context) {
 	a.mu.Lock()
-	proc, stdin, conn := a.proc, a.stdin, a.conn
+	proc, stdin, conn, cxHome := a.proc, a.stdin, a.conn, a.codexHome
 	a.stopping = true
 	a.mu.Unlock()
 	if proc == nil {
@@ -586,6 +586,15 @@ func (a *agentRT) stop(ctx context.Context) {
 	}
 	if err := proc.Stop(ctx); err != nil {
 		a.log.Warn("stopping agent", zap.Error(err))
+	}
+	if cxHome != "" {
+		select {
+		case <-proc.Done():
+			// Removed here too, not only by the goroutine that waits for
+			// the exit: the bridge may exit right after its agents stop.
+			(&codexHome{Dir: cxHome}).Remove()
+		default: // still running: that goroutine removes it
+		}
 	}
 }
 

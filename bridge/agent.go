@@ -94,6 +94,10 @@ type agentRT struct {
 	sandbox    SandboxPlan       // how the current process is confined
 	prepared   *sandbox.Prepared // its sandbox files (nil when unconfined)
 	sandboxDir string            // the working directory it was computed for
+	// codexHome is the current Codex process's private CODEX_HOME
+	// (codexhome.go; "" for other agents and unconfined Codex): writable
+	// in its sandbox.
+	codexHome string
 
 	// fwdMu serialises forwarding this agent's updates with registering
 	// new sessions (see updates.go); it guards opening, held, openedCh and
@@ -333,14 +337,56 @@ func (a *agentRT) startOnce(ctx context.Context, gen int) error {
 	if len(changes) > 0 {
 		a.log.Info("agent launched to ask", zap.String("profile", prof.Name), zap.Strings("changes", changes))
 	}
+	// Codex inside the sandbox gets a private CODEX_HOME (codexhome.go):
+	// made before the plan, which binds it writable, and dropped again if
+	// the plan does not confine it.
+	var cxHome *codexHome
+	if prof.Name == "codex" && snap.SandboxFor(a.name).Enabled {
+		if person := personCodexHome(env, agentHome(cfg, a.b.home)); person != "" {
+			h, err := prepareCodexHome(person)
+			if err != nil {
+				return fmt.Errorf("start agent %s: %w", a.name, err)
+			}
+			cxHome = h
+		}
+	}
+	a.mu.Lock()
+	a.codexHome = ""
+	if cxHome != nil {
+		a.codexHome = cxHome.Dir
+	}
+	a.mu.Unlock()
 	plan, err := a.sandboxPlan(snap, prof.Name, dir) // state directories by profile (qwen reads tool calls as gemini does)
+	if err == nil && cxHome != nil && !plan.Confined {
+		cxHome.Remove()
+		cxHome = nil
+		a.mu.Lock()
+		a.codexHome = ""
+		a.mu.Unlock()
+		plan, err = a.sandboxPlan(snap, prof.Name, dir)
+	}
 	if err != nil {
+		cxHome.Remove()
 		return err
+	}
+	if plan.Confined {
+		// A sandbox of the agent's own that cannot start inside the
+		// bridge's is turned off there (Codex's; docs/agents.md).
+		var confined []string
+		if args, confined = prof.Confine(cfg.Command, args, fromLaunch); len(confined) > 0 {
+			a.log.Info("agent launched inside the OS sandbox without its own", zap.String("profile", prof.Name), zap.Strings("changes", confined))
+		}
+	}
+	if cxHome != nil {
+		env, args = codexConfined(env, args, cxHome)
+		a.log.Info("agent codex runs with a private CODEX_HOME inside the OS sandbox",
+			zap.String("codexHome", cxHome.Dir), zap.String("from", cxHome.Person))
 	}
 	spec, prep, err := wrapSpec(plan, agents.Spec{
 		Name: a.name, Command: cfg.Command, Args: args, Env: env, Dir: dir,
 	}, a.log)
 	if err != nil {
+		cxHome.Remove()
 		return err
 	}
 	if plan.Enabled && !plan.Confined {
@@ -351,10 +397,17 @@ func (a *agentRT) startOnce(ctx context.Context, gen int) error {
 		if prep != nil {
 			prep.Cleanup()
 		}
+		cxHome.Remove()
 		return err
 	}
-	if prep != nil {
-		go func() { <-proc.Done(); prep.Cleanup() }()
+	if prep != nil || cxHome != nil {
+		go func() {
+			<-proc.Done()
+			if prep != nil {
+				prep.Cleanup()
+			}
+			cxHome.Remove()
+		}()
 	}
 	a.mu.Lock()
 	a.sandbox, a.prepared, a.sandboxDir = plan, prep, dir
@@ -510,7 +563,7 @@ func (a *agentRT) watch(proc *agents.Process, conn *acp.Conn, gen int) {
 // SIGTERM, SIGKILL), bounded by ctx.
 func (a *agentRT) stop(ctx context.Context) {
 	a.mu.Lock()
-	proc, stdin, conn := a.proc, a.stdin, a.conn
+	proc, stdin, conn, cxHome := a.proc, a.stdin, a.conn, a.codexHome
 	a.stopping = true
 	a.mu.Unlock()
 	if proc == nil {
@@ -533,6 +586,15 @@ func (a *agentRT) stop(ctx context.Context) {
 	}
 	if err := proc.Stop(ctx); err != nil {
 		a.log.Warn("stopping agent", zap.Error(err))
+	}
+	if cxHome != "" {
+		select {
+		case <-proc.Done():
+			// Removed here too, not only by the goroutine that waits for
+			// the exit: the bridge may exit right after its agents stop.
+			(&codexHome{Dir: cxHome}).Remove()
+		default: // still running: that goroutine removes it
+		}
 	}
 }
 

@@ -299,35 +299,34 @@ func TestEditorModeChangesNeverStopTheChildAsking(t *testing.T) {
 	}
 }
 
-// Codex's `auto` is its ordinary asking preset: an editor picking it gets
-// the child's mode, never the bridge's bypass. Its full-access is refused.
-func TestCodexAutoIsNotBypass(t *testing.T) {
+// Codex's `auto` applies workspace patches without asking (measured with
+// the real codex-acp, docs/agents.md): a Codex child that starts in auto is
+// moved to read-only, and an editor picking auto or full-access is refused;
+// the bridge's mode is unchanged.
+func TestCodexAutoIsKeptFromIt(t *testing.T) {
 	yaml, report := modesAgent(t, "codex", "codex", "--modes=codex")
 	h := start(t, "defaultAgent: codex\nagents:\n"+yaml)
 	h.init(false)
 	ctx := tctx(t)
 	res := h.newSession("codex")
-	if want := (childModeReport{Asking: true, Mode: "auto", Via: "initial"}); res.Meta["acp-bridge"].ChildMode != want {
-		t.Fatalf("childMode = %+v, want %+v", res.Meta["acp-bridge"].ChildMode, want)
+	if cm := res.Meta["acp-bridge"].ChildMode; !cm.Asking || cm.Mode != "read-only" {
+		t.Fatalf("childMode = %+v, want asking in read-only", cm)
 	}
 	if res.Modes.CurrentModeID != "default" {
 		t.Fatalf("editor mode %q", res.Modes.CurrentModeID)
 	}
-	if err := h.editor.Conn.Call(ctx, acp.MethodSessionSetMode, map[string]string{"sessionId": res.SessionID, "modeId": "auto"}, nil); err != nil {
-		t.Fatalf("set_mode auto: %v", err)
+	for _, id := range []string{"auto", "full-access"} {
+		err := h.editor.Conn.Call(ctx, acp.MethodSessionSetMode, map[string]string{"sessionId": res.SessionID, "modeId": id}, nil)
+		var ae *acp.Error
+		if !errors.As(err, &ae) || ae.Code != acp.CodeInvalidParams || !strings.Contains(ae.Message, `"`+id+`" is agent codex's own`) {
+			t.Fatalf("set_mode %s: %v", id, err)
+		}
 	}
 	if got := h.mode(res.SessionID); got != policy.ModeDefault {
 		t.Fatalf("editor's auto on a Codex child put the bridge in %s", got)
 	}
-	err := h.editor.Conn.Call(ctx, acp.MethodSessionSetMode, map[string]string{"sessionId": res.SessionID, "modeId": "full-access"}, nil)
-	var ae *acp.Error
-	if !errors.As(err, &ae) || ae.Code != acp.CodeInvalidParams || !strings.Contains(ae.Message, `"full-access" is agent codex's own`) {
-		t.Fatalf("set_mode full-access: %v", err)
-	}
-	for _, m := range recordedModes(t, report, h.childID(res.SessionID)) {
-		if m != "auto" {
-			t.Fatalf("child put in %q", m)
-		}
+	if got := recordedModes(t, report, h.childID(res.SessionID)); !slices.Equal(got, []string{"read-only"}) {
+		t.Fatalf("child modes = %q, want only read-only", got)
 	}
 }
 
@@ -620,7 +619,8 @@ func TestLaunchMakesModelessAgentsAsk(t *testing.T) {
 }
 
 // The put-back also works through session/set_mode (a child with no mode
-// config option): Codex switching itself to full-access goes back to auto.
+// config option): Codex switching itself to full-access goes back to
+// read-only.
 func TestChildSwitchingItselfIsPutBackBySetMode(t *testing.T) {
 	yaml, report := modesAgent(t, "codex", "codex", "--modes=codex")
 	h := start(t, "defaultAgent: codex\nagents:\n"+yaml)
@@ -629,7 +629,7 @@ func TestChildSwitchingItselfIsPutBackBySetMode(t *testing.T) {
 	if _, err := h.editor.Prompt(tctx(t), res.SessionID, "selfmode full-access"); err != nil {
 		t.Fatal(err)
 	}
-	if got := waitChildMode(t, report, h.childID(res.SessionID), "auto"); !slices.Equal(got, []string{"full-access (by itself)", "auto"}) {
+	if got := waitChildMode(t, report, h.childID(res.SessionID), "read-only"); !slices.Equal(got, []string{"read-only", "full-access (by itself)", "read-only"}) {
 		t.Fatalf("child modes = %q", got)
 	}
 }

@@ -62,6 +62,9 @@ type SandboxInputs struct {
 	// Hidden are directories the agent must not see at all (the attach
 	// socket directory, Options.HiddenDirs).
 	Hidden []string
+	// Private are directories the bridge made for this process alone
+	// (Codex's private CODEX_HOME, codexhome.go): writable inside.
+	Private []string
 }
 
 // ErrSandboxRefused is wrapped by PlanSandbox's error when the sandbox is
@@ -138,7 +141,7 @@ func computeSpec(in SandboxInputs, allowWrite []string, network sandbox.Network)
 	return sandbox.Compute(sandbox.Options{
 		Workspace:  workspace,
 		Home:       in.Home,
-		StateDirs:  append(sandbox.StateDirs(in.Family, in.Home), sandbox.RunnerDirs(in.Command, in.Home)...),
+		StateDirs:  append(append(sandbox.StateDirs(in.Family, in.Home), sandbox.RunnerDirs(in.Command, in.Home)...), in.Private...),
 		AllowWrite: allowWrite,
 		Protected:  in.PolicyFiles,
 		Network:    network,
@@ -278,14 +281,19 @@ func (a *agentRT) sandboxPlan(snap *settings.Snapshot, family, dir string) (Sand
 	} else {
 		pol, _ = AgentPolicy(snap, a.name)
 	}
-	var files []string
+	var files, private []string
+	a.mu.Lock()
+	if a.codexHome != "" {
+		private = []string{a.codexHome}
+	}
+	a.mu.Unlock()
 	if a.b.store != nil {
 		files = append(a.b.store.PolicyFiles(), snapshotPolicyFiles(snap)...)
 	}
 	return PlanSandbox(SandboxInputs{
 		Snapshot: snap, Policy: pol, Agent: a.name, Family: family, Command: snap.Config.Agents[a.name].Command,
 		Workspace: a.b.opts.WorkspaceDir, Dir: dir, Home: agentHome(snap.Config.Agents[a.name], a.b.home), PolicyFiles: files,
-		Hidden: a.b.opts.HiddenDirs,
+		Hidden: a.b.opts.HiddenDirs, Private: private,
 	})
 }
 

@@ -4,8 +4,10 @@
 // A Profile (profile.go, one table row per agent: Claude, Gemini CLI, Qwen
 // Code, Codex, OpenCode, Goose, Kimi, and a safe generic one) names the
 // agent's asking mode ids, the ids an editor may still pick (plan), its
-// bypass-like ids, the launch flags and environment that make it ask, and
-// whether its only reject option ends the turn. DetectProfile picks it from
+// bypass-like ids, the launch flags and environment that make it ask, the
+// flags that turn off a sandbox of its own inside the bridge's OS sandbox
+// (ConfinedFlags, Confine: Codex's cannot start there), and whether its
+// only reject option ends the turn. DetectProfile picks it from
 // the agent's command, else its configured family, else its name; the
 // bridge keeps every child in its asking mode with it (docs/agents.md).
 //

@@ -50,6 +50,12 @@ type Profile struct {
 	// LaunchEnv is set in the agent's environment (over the configured and
 	// inherited values) so that it asks.
 	LaunchEnv map[string]string
+	// ConfinedFlags are appended, like LaunchFlags and only when they are,
+	// when the bridge's OS sandbox confines the agent: they turn off a
+	// sandbox of the agent's own that cannot start inside the bridge's
+	// (Codex's bubblewrap needs a user namespace the bridge's sandbox does
+	// not give). Without the bridge's sandbox the agent keeps its own.
+	ConfinedFlags []LaunchFlag
 
 	// RejectAborts: the agent offers no reject option that lets its turn go
 	// on; its only one ends the turn (measured with the real agents offline,
@@ -68,6 +74,10 @@ type LaunchFlag struct {
 	Name       string
 	Value      string
 	TakesValue bool
+	// Key: the flag's value is key=value (Codex's -c/--config, one setting
+	// each) and this flag sets Key: a configured flag of that name is the
+	// same flag only when its value sets the same key.
+	Key string
 }
 
 // IsAsking reports whether id is one of the agent's asking modes.
@@ -113,15 +123,41 @@ func (p *Profile) Launch(command string, args []string, env map[string]string, f
 		drop = append(append(drop, p.DropFlags...), p.LaunchFlags...)
 		launch = p.LaunchFlags
 	}
+	outArgs, changes = p.setFlags(command, args, drop, launch)
+	outEnv = make(map[string]string, len(env)+len(p.LaunchEnv))
+	for k, v := range env {
+		outEnv[k] = v
+	}
+	for k, v := range p.LaunchEnv {
+		if old, ok := env[k]; ok && old != v {
+			changes = append(changes, "environment "+k+" overridden (was "+old+")")
+		} else {
+			changes = append(changes, "environment "+k+"="+v)
+		}
+		outEnv[k] = v
+	}
+	return outArgs, outEnv, changes
+}
+
+// Confine returns the arguments to start the agent with inside the
+// bridge's OS sandbox: args (Launch's) with ConfinedFlags set, when flags
+// is set (as for Launch). changes says what was added or removed.
+func (p *Profile) Confine(command string, args []string, flags bool) (outArgs []string, changes []string) {
+	if !flags || len(p.ConfinedFlags) == 0 {
+		return append([]string(nil), args...), nil
+	}
+	return p.setFlags(command, args, p.ConfinedFlags, p.ConfinedFlags)
+}
+
+// setFlags removes the flags drop names from the agent's own arguments and
+// appends launch.
+func (p *Profile) setFlags(command string, args []string, drop, launch []LaunchFlag) (outArgs []string, changes []string) {
 	own := p.ownArgs(command, args)
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		if f, ok := matchFlag(drop, a); ok && i >= own {
-			removed := a
-			if f.TakesValue && !strings.Contains(a, "=") && i+1 < len(args) {
-				i++
-				removed += " " + args[i]
-			}
+		if _, n, ok := matchFlag(drop, args[i:]); ok && i >= own {
+			removed := strings.Join(args[i:i+n], " ")
+			i += n - 1
 			if !slices.ContainsFunc(launch, func(l LaunchFlag) bool { return l.render() == removed }) {
 				changes = append(changes, "removed argument "+removed)
 			}
@@ -136,19 +172,7 @@ func (p *Profile) Launch(command string, args []string, env map[string]string, f
 		}
 		changes = append(changes, "argument "+f.render())
 	}
-	outEnv = make(map[string]string, len(env)+len(p.LaunchEnv))
-	for k, v := range env {
-		outEnv[k] = v
-	}
-	for k, v := range p.LaunchEnv {
-		if old, ok := env[k]; ok && old != v {
-			changes = append(changes, "environment "+k+" overridden (was "+old+")")
-		} else {
-			changes = append(changes, "environment "+k+"="+v)
-		}
-		outEnv[k] = v
-	}
-	return outArgs, outEnv, changes
+	return outArgs, changes
 }
 
 // ownArgs is the index of the first argument that goes to the agent
@@ -176,14 +200,40 @@ func (f LaunchFlag) render() string {
 	return f.Name + " " + f.Value
 }
 
-// matchFlag finds the flag a is (a flag "--x", or "--x=value").
-func matchFlag(flags []LaunchFlag, a string) (LaunchFlag, bool) {
+// matchFlag finds the flag args[0] is (a flag "--x", "--x value",
+// "--x=value", or for a one-letter flag "-xvalue") and how many arguments
+// it takes (1 or 2).
+func matchFlag(flags []LaunchFlag, args []string) (LaunchFlag, int, bool) {
+	a := args[0]
 	for _, f := range flags {
-		if a == f.Name || (f.TakesValue && strings.HasPrefix(a, f.Name+"=")) {
-			return f, true
+		n, value := 0, ""
+		switch {
+		case a == f.Name && f.TakesValue && len(args) > 1:
+			n, value = 2, args[1]
+		case a == f.Name:
+			n = 1
+		case f.TakesValue && strings.HasPrefix(a, f.Name+"="):
+			n, value = 1, a[len(f.Name)+1:]
+		case f.TakesValue && f.Key != "" && len(f.Name) == 2 && f.Name[0] == '-' && f.Name[1] != '-' && strings.HasPrefix(a, f.Name):
+			n, value = 1, a[len(f.Name):]
+		default:
+			continue
 		}
+		if f.Key != "" {
+			k, _, _ := strings.Cut(value, "=")
+			if strings.TrimSpace(k) != f.Key {
+				continue
+			}
+		}
+		return f, n, true
 	}
-	return LaunchFlag{}, false
+	return LaunchFlag{}, 0, false
+}
+
+// codexSetting is Codex's -c key=value flag and its long form --config
+// (codex-acp's only command-line options), both setting key.
+func codexSetting(key, value string) []LaunchFlag {
+	return []LaunchFlag{{Name: "-c", Value: key + "=" + value, TakesValue: true, Key: key}, {Name: "--config", TakesValue: true, Key: key}}
 }
 
 // approvalModeFlags are the Gemini CLI / Qwen Code flags that set the
@@ -231,13 +281,27 @@ var profiles = []*Profile{
 		Quirks:       []string{"the approval mode also comes from settings.json; the launch flag wins over it"},
 	},
 	{
+		// Measured with codex-acp 0.16.0 offline (docs/agents.md, Codex):
+		// in `auto` it applies workspace patches and runs commands inside
+		// its own sandbox without asking, so `auto` is kept from it. The
+		// launch flag sets its approval policy `untrusted`: it asks for
+		// every patch and every command it does not know to be read-only
+		// (curl included), whatever its sandbox; no preset matches that
+		// policy, so it offers no modes (or `read-only` for a project its
+		// config marks untrusted). Inside the bridge's sandbox its own
+		// sandbox cannot start (bwrap: setting up uid map), so it runs with
+		// sandbox_mode danger-full-access there, the bridge's sandbox being
+		// the floor.
 		Name: "codex", Family: FamilyCodex,
-		AskingModes:  []string{"auto", "read-only"},
-		ForwardModes: []string{"read-only"},
-		BypassModes:  []string{"full-access"},
-		RejectAborts: true,
+		AskingModes:   []string{"read-only"},
+		BypassModes:   []string{"auto", "full-access"},
+		LaunchFlags:   codexSetting("approval_policy", `"untrusted"`)[:1],
+		DropFlags:     codexSetting("approval_policy", ""),
+		ConfinedFlags: codexSetting("sandbox_mode", `"danger-full-access"`)[:1],
+		RejectAborts:  true,
 		Quirks: []string{
-			"`auto` is its ordinary preset: it runs commands inside its own sandbox without asking and asks for anything beyond",
+			"`auto` applies workspace patches without asking: kept from it; launched with approval_policy untrusted, it asks for every edit and every command not known to be read-only",
+			"inside the bridge's OS sandbox its own sandbox cannot start: it runs with sandbox_mode danger-full-access there",
 			"its only reject option, `abort`, ends the turn",
 		},
 	},

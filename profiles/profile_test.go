@@ -83,7 +83,8 @@ func TestProfileModes(t *testing.T) {
 			[]string{"default"}, []string{"auto", "acceptEdits", "bypassPermissions", "dontAsk"}},
 		{"gemini", []string{"default", "autoEdit", "yolo", "plan"}, "default", []string{"default"}, []string{"autoEdit", "yolo"}},
 		{"qwen", []string{"plan", "default", "auto-edit", "auto", "yolo"}, "default", []string{"default"}, []string{"auto-edit", "auto", "yolo"}},
-		{"codex", []string{"read-only", "auto", "full-access"}, "auto", []string{"auto", "read-only"}, []string{"full-access"}},
+		// codex's auto applies patches unasked (measured): kept from it.
+		{"codex", []string{"read-only", "auto", "full-access"}, "read-only", []string{"read-only"}, []string{"auto", "full-access"}},
 		{"goose", []string{"auto", "approve", "smart_approve", "chat"}, "approve", []string{"approve"}, []string{"auto", "smart_approve"}},
 		{"generic", []string{"code", "ask"}, "ask", []string{"default", "ask"}, []string{"code", "yolo", "bypassPermissions", "auto"}},
 		{"generic", []string{"code", "architect"}, "", nil, []string{"code", "architect"}},
@@ -115,7 +116,8 @@ func TestProfileModes(t *testing.T) {
 }
 
 func TestLaunch(t *testing.T) {
-	gemini, qwen, opencode, goose := ProfileByName("gemini"), ProfileByName("qwen"), ProfileByName("opencode"), ProfileByName("goose")
+	gemini, qwen, opencode, goose, codex := ProfileByName("gemini"), ProfileByName("qwen"), ProfileByName("opencode"), ProfileByName("goose"), ProfileByName("codex")
+	const untrusted = `approval_policy="untrusted"`
 	for _, tc := range []struct {
 		p       *Profile
 		command string
@@ -145,6 +147,16 @@ func TestLaunch(t *testing.T) {
 			"removed argument -y|argument --approval-mode default"},
 		{qwen, "node", []string{"--yolo", "/opt/qwen-code/cli.js", "--approval-mode", "yolo"}, nil, true, []string{"--yolo", "/opt/qwen-code/cli.js", "--approval-mode", "default"}, map[string]string{},
 			"removed argument --approval-mode yolo|argument --approval-mode default"},
+		// codex: its approval policy is set, a configured one (any form of
+		// -c/--config approval_policy) removed; other settings stay.
+		{codex, "codex-acp", nil, nil, true, []string{"-c", untrusted}, map[string]string{}, "argument -c " + untrusted},
+		{codex, "codex-acp", []string{"-c", `model="m"`, "-c", `approval_policy="never"`, "--config", "approval_policy = never", "--config=approval_policy=on-request", "-capproval_policy=never", "-c", untrusted},
+			nil, true, []string{"-c", `model="m"`, "-c", untrusted}, map[string]string{},
+			`removed argument -c approval_policy="never"|removed argument --config approval_policy = never|removed argument --config=approval_policy=on-request|removed argument -capproval_policy=never|argument -c ` + untrusted},
+		{codex, "npx", []string{"-y", "@zed-industries/codex-acp", "-c", "approval_policy=never"}, nil, true,
+			[]string{"-y", "@zed-industries/codex-acp", "-c", untrusted}, map[string]string{}, "removed argument -c approval_policy=never|argument -c " + untrusted},
+		// recognised by its family only (a wrapper): nothing touched.
+		{codex, "my-wrapper", []string{"-c", "approval_policy=never"}, nil, false, []string{"-c", "approval_policy=never"}, map[string]string{}, ""},
 	} {
 		args, env, changes := tc.p.Launch(tc.command, tc.args, tc.env, tc.flags)
 		if !slices.Equal(args, tc.want) {
@@ -172,5 +184,34 @@ func TestLaunch(t *testing.T) {
 	}
 	if !goose.AsksAtLaunch(false) || gemini.AsksAtLaunch(false) || !gemini.AsksAtLaunch(true) || ProfileByName("claude").AsksAtLaunch(true) {
 		t.Error("AsksAtLaunch")
+	}
+}
+
+func TestConfine(t *testing.T) {
+	codex, gemini := ProfileByName("codex"), ProfileByName("gemini")
+	const off = `sandbox_mode="danger-full-access"`
+	for _, tc := range []struct {
+		p       *Profile
+		command string
+		args    []string
+		flags   bool
+		want    []string
+		changes string
+	}{
+		{codex, "codex-acp", []string{"-c", "x=1"}, true, []string{"-c", "x=1", "-c", off}, "argument -c " + off},
+		{codex, "codex-acp", []string{"-c", `sandbox_mode="workspace-write"`, "-c", "x=1"}, true, []string{"-c", "x=1", "-c", off},
+			`removed argument -c sandbox_mode="workspace-write"|argument -c ` + off},
+		// a wrapper: no flags, the agent keeps its own sandbox.
+		{codex, "wrapper", []string{"-c", "x=1"}, false, []string{"-c", "x=1"}, ""},
+		// no confined flags: nothing changes.
+		{gemini, "gemini", []string{"--acp"}, true, []string{"--acp"}, ""},
+	} {
+		args, changes := tc.p.Confine(tc.command, tc.args, tc.flags)
+		if !slices.Equal(args, tc.want) {
+			t.Errorf("%s.Confine(%q) = %q, want %q", tc.p.Name, tc.args, args, tc.want)
+		}
+		if got := strings.Join(changes, "|"); got != tc.changes {
+			t.Errorf("%s.Confine(%q) changes = %q, want %q", tc.p.Name, tc.args, got, tc.changes)
+		}
 	}
 }

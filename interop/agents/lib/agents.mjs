@@ -227,29 +227,40 @@ export const codex = {
   version: cx.version,
   startFake: startFakeOpenAIResponses,
   skip: () => cannotRun(join(binDir, "codex-acp"), ["--help"]),
-  // Codex's sandbox starts read-only here, so a model that must write asks
-  // to run outside it, as Codex's own instructions tell it to: this is the
-  // call that makes Codex ask for approval.
-  shell: (command) => ({
-    name: "exec_command",
-    args: { cmd: command, sandbox_permissions: "require_escalated", justification: "Do you want to run the command the test scripted?" },
-  }),
+  // The bridge launches Codex with approval_policy "untrusted" (its
+  // profile, docs/agents.md): it asks for every command it does not know
+  // to be read-only, so the model just runs the command. (A call asking to
+  // leave Codex's sandbox, sandbox_permissions: require_escalated, is
+  // refused by Codex itself under that policy without a tool call: "you
+  // cannot ask for escalated permissions if the approval policy is
+  // UnlessTrusted"; Codex's instructions for that policy tell the model
+  // not to.)
+  shell: (command) => ({ name: "exec_command", args: { cmd: command } }),
   // Codex has no file tools of its own here: reads, writes and fetches are
-  // shell commands. A read stays inside its sandbox (no escalation, as a
-  // model reading a file does); a write or a fetch asks to leave it.
+  // shell commands. A read (cat) is one Codex knows to be read-only: it
+  // runs unasked and is reported as a tool call; a write or a fetch asks.
   shellWrite: true,
   read: (file) => ({ name: "exec_command", args: { cmd: `cat ${file}` } }),
-  childBypassModes: ["full-access"],
-  // The measured matrix: every deny ends the turn (abort). `cat .env` is
-  // run unasked inside Codex's own sandbox, which does not always start
-  // inside the bridge's: then Codex reports no tool call and the command
-  // never runs (its output, measured: "bwrap: setting up uid map: Operation
-  // not permitted"), "none"; when it reports the call, the bridge audits it
-  // (would deny, the turn cancelled) and the OS sandbox masks .env. Either
-  // way the secret never reaches the model (checked on every run).
+  // An edit: Codex takes an apply_patch heredoc run through exec_command as
+  // its patch (the fake's model gets no freeform apply_patch tool) and asks
+  // for it as an edit.
+  write: (file, content) => ({
+    name: "exec_command",
+    args: { cmd: `apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: ${file}\n${content.replace(/\n$/, "").split("\n").map((l) => "+" + l).join("\n")}\n*** End Patch\nEOF` },
+  }),
+  // auto applies workspace patches unasked (measured): kept from it.
+  childBypassModes: ["auto", "full-access"],
+  // Under approval_policy untrusted no preset matches: Codex offers no
+  // session modes, and the bridge refuses its mode ids as unknown.
+  offersNoModes: true,
+  // The measured matrix: every deny ends the turn (abort). `cat .env` runs
+  // unasked and is reported (its own sandbox is off inside the bridge's,
+  // so it no longer fails silently): the bridge audits it (would deny,
+  // the turn cancelled) and the OS sandbox masks .env, so the secret never
+  // reaches the model (checked on every run).
   matrixExpect: {
     "*-rm": "deny:rule",
-    "*-env": ["unasked:deny", "none"],
+    "*-env": "unasked:deny",
     "*-hook": "card*1 deny:breaker+user",
     "plan-hook": "deny:breaker",
     "dontAsk-hook": "deny:breaker",

@@ -180,6 +180,38 @@ func (a *agentRT) releaseTerminals(terminals map[string]string) {
 	}()
 }
 
+// releaseSessionTerminals releases, in the editor, the terminals the agent
+// created in bridge session sid and has not released, once the session is
+// closed or deleted (nobody may use them any more: their ids are forgotten
+// first, so a late terminal/output from the agent is refused). Each is
+// awaited (bounded), so the close's answer comes after the editor ended
+// them; a failure is logged.
+func (a *agentRT) releaseSessionTerminals(ctx context.Context, sid, why string) {
+	a.mu.Lock()
+	var ids []string
+	for id, owner := range a.terminals {
+		if owner == sid {
+			ids = append(ids, id)
+			delete(a.terminals, id)
+		}
+	}
+	a.mu.Unlock()
+	if len(ids) == 0 || a.b.editor == nil {
+		return
+	}
+	for _, id := range ids {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		err := a.b.editor.Call(rctx, acp.MethodTerminalRelease, map[string]string{"sessionId": sid, "terminalId": id}, nil)
+		cancel()
+		if err != nil {
+			a.log.Warn("releasing a terminal of an ended session failed", zap.String("session", sid), zap.String("terminalId", id),
+				zap.String("why", why), zap.Error(err))
+			continue
+		}
+		a.log.Info("terminal of an ended session released", zap.String("session", sid), zap.String("terminalId", id), zap.String("why", why))
+	}
+}
+
 // forwardToEditor passes terminal/output, wait_for_exit, kill and release
 // to the editor under the bridge's session id.
 func (b *Bridge) forwardToEditor(ctx context.Context, a *agentRT, method string, params json.RawMessage) (any, error) {

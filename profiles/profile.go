@@ -280,7 +280,7 @@ var profiles = []*Profile{
 		PlanMode:    "plan",
 		LaunchEnv:   map[string]string{"OPENCODE_PERMISSION": openCodeAsk},
 		Quirks: []string{"asks only where its permission config says ask; the bridge sets OPENCODE_PERMISSION",
-			"its session modes are its agents (build, plan): the editor picks them in the bridge's `agent` config option"},
+			"its session modes are its agents (build, plan): the editor picks them in the config option `acp-bridge/agent`"},
 	},
 	{
 		Name: "goose", Family: FamilyGoose,

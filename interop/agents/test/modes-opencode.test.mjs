@@ -4,9 +4,11 @@
 // bridge's modes stay its own. Offline against the fake Chat Completions
 // API, inside the bridge's OS sandbox. The agent picked is the one whose
 // instructions reach the model API: OpenCode's plan agent tells the model
-// it is planning; its build agent does not.
+// it is planning; its build agent does not. In the plan agent OpenCode
+// still asks: its shell call reaches the editor as a card, and the file it
+// would make is not made.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -23,7 +25,8 @@ test(`${opencode.package}@${opencode.version}: its build and plan agents pass th
   const root = mkdtempSync(join(tmpdir(), "acp-interop-modes-opencode-"));
   const dirs = { home: join(root, "bridge-home"), agentHome: join(root, "agent-home"), workspace: join(root, "workspace") };
   for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
-  const api = await opencode.startFake({ finalText: "Noted." });
+  const made = join(dirs.workspace, "made-in-plan.txt");
+  const api = await opencode.startFake({ finalText: "Noted.", cells: { planshell: opencode.shell(`touch ${made}`) } });
   const configFile = join(dirs.home, "config.yaml");
   const agent = { initTimeoutSeconds: 120, ...opencode.agentConfig({ apiUrl: api.url, agentHome: dirs.agentHome, workspace: dirs.workspace }) };
   writeFileSync(configFile, JSON.stringify({ defaultAgent: opencode.name, agents: { [opencode.name]: agent } }, null, 2) + "\n");
@@ -31,8 +34,12 @@ test(`${opencode.package}@${opencode.version}: its build and plan agents pass th
     name: "opencode-modes", prefix: "agents", home: dirs.home, workspace: dirs.workspace, env: isolatedEnv(dirs.home),
     args: ["--config", configFile, "--workspace", dirs.workspace, "--log-level", "debug"],
   });
+  const asked = [];
   const app = acp.client({ name: "acp-bridge-interop-modes" })
-    .onRequest(acp.methods.client.session.requestPermission, () => ({ outcome: { outcome: "cancelled" } }))
+    .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+      asked.push(params);
+      return { outcome: { outcome: "cancelled" } };
+    })
     .onNotification("*", () => {});
   /** One turn; the request bodies it sent to the model API (title requests aside, all of them). */
   const turn = async (conn, sessionId, text) => {
@@ -59,8 +66,11 @@ test(`${opencode.package}@${opencode.version}: its build and plan agents pass th
 
       const set = await conn.request("session/set_config_option", { sessionId: s.sessionId, configId: optionID, value: "plan" });
       assert.equal(agentOption(set.configOptions)?.currentValue, "plan");
-      const planned = await turn(conn, s.sessionId, "Say hello again.");
+      const planned = await turn(conn, s.sessionId, "[[cell:planshell]] Run the command.");
       assert.ok(planned.some((b) => planMarker.test(b)), `OpenCode's plan agent never reached the model API:\n${planned.join("\n").slice(0, 3000)}`);
+      assert.ok(asked.some((p) => p.sessionId === s.sessionId && JSON.stringify(p.toolCall).includes("made-in-plan")),
+        `OpenCode's plan agent ran its shell call without asking: cards ${JSON.stringify(asked).slice(0, 2000)}`);
+      assert.equal(existsSync(made), false, "the shell call refused in the plan agent made its file");
 
       // The bridge's plan given at session/new reaches OpenCode's plan agent too.
       const p = await conn.request(acp.methods.agent.session.new, { cwd: dirs.workspace, mcpServers: [], _meta: { "acp-bridge": { mode: "plan" } } });

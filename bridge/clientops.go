@@ -139,11 +139,16 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 // same agent under another session, naming one gets -32602 "unknown
 // terminal" and the editor never sees the request.
 
-// ownTerminal records a terminal id the editor gave a.
+// ownTerminal records a terminal id the editor gave a. A session that
+// ended while the editor was creating it (endSession forgets the session
+// before it releases its terminals) has the terminal released at once.
 func (a *agentRT) ownTerminal(id, sessionID string) {
 	a.mu.Lock()
 	a.terminals[id] = sessionID
 	a.mu.Unlock()
+	if _, err := a.b.session(sessionID); err != nil {
+		go a.releaseSessionTerminals(a.b.lifetime, sessionID, "created after its session ended")
+	}
 }
 
 // terminalSession is the bridge session terminal id belongs to, if a owns it.

@@ -230,13 +230,17 @@ func (b *Bridge) sessionOwner(method, id, named string) (s *session, a *agentRT,
 		"session %q was listed by more than one agent (%s): name its agent in _meta[%q].agent", id, strings.Join(names, ", "), acp.MetaKey))
 }
 
-// endSession ends a closed or deleted session at the bridge: the terminals
-// its agent created in it are released in the editor (their processes end,
-// as the editor's terminal/release ends them), then the bridge forgets it.
+// endSession ends a closed or deleted session at the bridge: the bridge
+// forgets it, then the terminals its agent created in it are released in
+// the editor (their processes end, as the editor's terminal/release ends
+// them).
 // Approvals it still had were resolved by cancelSession.
+//
+// Forgotten first: a terminal/create of the session the editor answers
+// after this (ownTerminal) finds the session gone and is released at once.
 func (b *Bridge) endSession(ctx context.Context, s *session, why string) {
-	s.agent.releaseSessionTerminals(ctx, s.id, why)
 	b.forgetSession(s)
+	s.agent.releaseSessionTerminals(ctx, s.id, why)
 }
 
 // forgetSession drops a closed session from the bridge's maps.

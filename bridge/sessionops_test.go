@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -252,4 +253,32 @@ func TestSessionEndReleasesItsTerminals(t *testing.T) {
 		t.Fatalf("delete: %v", err)
 	}
 	waitGone(t, "the deleted session's terminal", "sleep", marks["delete"])
+}
+
+// An own id two agents' session/list both named is not guessed: the
+// delete asks for the agent, and with it reaches only that one.
+func TestSessionDeleteOfAnIDTwoAgentsListed(t *testing.T) {
+	alpha, reportA := reportingAgent(t, "alpha", "--history=1")
+	// gamma's fake calls itself alpha: its stored session is "alpha-old-1" too.
+	gamma, reportG := reportingAgent(t, "gamma", "--name=alpha", "--history=1")
+	h := start(t, "defaultAgent: alpha\nagents:\n"+alpha+gamma)
+	h.init(false)
+	h.session("alpha")
+	h.session("gamma")
+	h.listedIDs()
+	err := h.editor.Conn.Call(tctx(t), acp.MethodSessionDelete, map[string]any{"sessionId": "alpha-old-1"}, nil)
+	wantCode(t, "delete of an id two agents listed", err, acp.CodeInvalidParams, "more than one agent (alpha, gamma)", "_meta")
+	if err := h.editor.Conn.Call(tctx(t), acp.MethodSessionDelete, map[string]any{"sessionId": "alpha-old-1",
+		"_meta": map[string]any{"acp-bridge": map[string]string{"agent": "gamma"}}}, nil); err != nil {
+		t.Fatalf("delete naming gamma: %v", err)
+	}
+	for report, want := range map[string]bool{reportA: false, reportG: true} {
+		data, err := os.ReadFile(report)
+		if err != nil && !errors.Is(err, os.ErrNotExist) { // an agent that reported nothing wrote no file
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(data), "session/delete=alpha-old-1"); got != want {
+			t.Fatalf("%s: delete reached it %v, want %v (%q)", report, got, want, data)
+		}
+	}
 }

@@ -482,9 +482,7 @@ func (b *Bridge) followBridgeMode(ctx context.Context, s *session, conn *acp.Con
 	s.mu.Lock()
 	switch {
 	case m == policy.ModePlan && prof.PlanMode != "" && target == prof.PlanMode:
-		if s.child.beforePlan == "" {
-			s.child.beforePlan = st.current
-		}
+		s.child.beforePlan = st.current
 	default:
 		s.child.beforePlan = ""
 	}

@@ -18,6 +18,7 @@ const (
 	MethodSessionResume       = "session/resume"
 	MethodSessionList         = "session/list"
 	MethodSessionClose        = "session/close"
+	MethodSessionDelete       = "session/delete"
 	MethodSessionFork         = "session/fork" // unstable ACP
 	MethodSessionPrompt       = "session/prompt"
 	MethodSessionCancel       = "session/cancel" // notification

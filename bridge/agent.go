@@ -90,7 +90,10 @@ type agentRT struct {
 	// terminal/create calls, with the bridge session each belongs to; only
 	// those may be used by its terminal/output, wait_for_exit, kill and
 	// release (clientops.go). Forgotten on release and when the process ends.
-	terminals  map[string]string
+	terminals map[string]string
+	// listed are the agent's own session ids its session/list answers
+	// named (bounded, sessionlist.go): session/delete finds an id's agent.
+	listed     map[string]struct{}
 	sandbox    SandboxPlan       // how the current process is confined
 	prepared   *sandbox.Prepared // its sandbox files (nil when unconfined)
 	sandboxDir string            // the working directory it was computed for

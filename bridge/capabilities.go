@@ -141,7 +141,7 @@ func (b *Bridge) bridgeCapabilities() map[string]any {
 		"promptCapabilities": prompt,
 		"mcpCapabilities":    mcp,
 		"sessionCapabilities": map[string]any{
-			"list": map[string]any{}, "resume": map[string]any{}, "fork": map[string]any{}, "close": map[string]any{},
+			"list": map[string]any{}, "resume": map[string]any{}, "fork": map[string]any{}, "close": map[string]any{}, "delete": map[string]any{},
 		},
 	}
 }
@@ -150,7 +150,7 @@ func (b *Bridge) bridgeCapabilities() map[string]any {
 // may offer directly that the bridge does not pass through, and why.
 var notPassed = []wire.NotPassed{
 	{What: "authMethods of type terminal", Reason: "the client would run the agent's own program in a terminal, outside acp-bridge and its OS sandbox; the client's terminal-auth capability is not offered to agents"},
-	{What: "session/delete", Reason: "not routed yet: the bridge does not know which agent owns an id from a merged session/list"},
-	{What: "session/resume, session/fork, session/close of an agent that does not offer them", Reason: "answered -32601 naming the agent; the bridge does not emulate them"},
+	{What: "session/resume, session/fork, session/close, session/delete of an agent that does not offer them", Reason: "answered -32601 naming the agent; the bridge does not emulate them"},
+	{What: "session/delete of an id no agent is known to own", Reason: "answered -32602: an id that is neither a bridge session nor listed by exactly one agent's session/list needs _meta[\"acp-bridge\"].agent, since a delete sent to a guessed agent would succeed having deleted nothing, or delete another agent's session"},
 	{What: "modes and mode config options that change whether an agent asks, session/request_permission, fs/*, terminal/*", Reason: "the permission surface is acp-bridge's: it decides every permission request in one policy"},
 }

@@ -139,11 +139,16 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 // same agent under another session, naming one gets -32602 "unknown
 // terminal" and the editor never sees the request.
 
-// ownTerminal records a terminal id the editor gave a.
+// ownTerminal records a terminal id the editor gave a. A session that
+// ended while the editor was creating it (endSession forgets the session
+// before it releases its terminals) has the terminal released at once.
 func (a *agentRT) ownTerminal(id, sessionID string) {
 	a.mu.Lock()
 	a.terminals[id] = sessionID
 	a.mu.Unlock()
+	if _, err := a.b.session(sessionID); err != nil {
+		go a.releaseSessionTerminals(a.b.lifetime, sessionID, "created after its session ended")
+	}
 }
 
 // terminalSession is the bridge session terminal id belongs to, if a owns it.
@@ -178,6 +183,38 @@ func (a *agentRT) releaseTerminals(terminals map[string]string) {
 			}
 		}
 	}()
+}
+
+// releaseSessionTerminals releases, in the editor, the terminals the agent
+// created in bridge session sid and has not released, once the session is
+// closed or deleted (nobody may use them any more: their ids are forgotten
+// first, so a late terminal/output from the agent is refused). Each is
+// awaited (bounded), so the close's answer comes after the editor ended
+// them; a failure is logged.
+func (a *agentRT) releaseSessionTerminals(ctx context.Context, sid, why string) {
+	a.mu.Lock()
+	var ids []string
+	for id, owner := range a.terminals {
+		if owner == sid {
+			ids = append(ids, id)
+			delete(a.terminals, id)
+		}
+	}
+	a.mu.Unlock()
+	if len(ids) == 0 || a.b.editor == nil {
+		return
+	}
+	for _, id := range ids {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		err := a.b.editor.Call(rctx, acp.MethodTerminalRelease, map[string]string{"sessionId": sid, "terminalId": id}, nil)
+		cancel()
+		if err != nil {
+			a.log.Warn("releasing a terminal of an ended session failed", zap.String("session", sid), zap.String("terminalId", id),
+				zap.String("why", why), zap.Error(err))
+			continue
+		}
+		a.log.Info("terminal of an ended session released", zap.String("session", sid), zap.String("terminalId", id), zap.String("why", why))
+	}
 }
 
 // forwardToEditor passes terminal/output, wait_for_exit, kill and release

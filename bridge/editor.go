@@ -138,6 +138,8 @@ func (h *editorHandler) HandleRequest(ctx context.Context, method string, params
 		return b.setConfigOption(ctx, params)
 	case acp.MethodSessionClose:
 		return b.closeSession(ctx, params) // sessionops.go
+	case acp.MethodSessionDelete:
+		return b.deleteSession(ctx, params) // sessionops.go
 	case acp.MethodAgentsList:
 		return b.agentsList(), nil
 	case acp.MethodApprovalsList:

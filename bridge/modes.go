@@ -34,6 +34,12 @@ import (
 // ACP spec's example gives its mode selector).
 const modeOptionID = "mode"
 
+// agentOptionID is the id of the config option that shows an agent's own
+// selector modes (profiles.Profile.SelectModes: OpenCode's build and plan
+// agents), next to the bridge's mode option. A child option of this id is
+// never shown.
+const agentOptionID = "acp-bridge/agent"
+
 // childModeTimeout bounds one set_mode / set_config_option to a child.
 const childModeTimeout = 10 * time.Second
 
@@ -66,8 +72,12 @@ type childModeState struct {
 	current string   // its mode as last known
 	optID   string   // its config option of category mode; "" = session/set_mode
 	options []json.RawMessage
-	hasOpts bool // the child answers with configOptions
+	hasOpts bool              // the child answers with configOptions
+	names   map[string]string // the child's mode names by id
 	report  childModeReport
+	// beforePlan is the child's mode before the bridge's plan mode put it
+	// in its profile's PlanMode; leaving plan puts it back there.
+	beforePlan string
 	// restoring: a put-back is in flight (one switch may show in several
 	// updates: current_mode_update, config_option_update).
 	restoring bool
@@ -76,6 +86,7 @@ type childModeState struct {
 // childModes is what one session result says of the child's mode.
 type childModes struct {
 	offered, optValues []string
+	names              map[string]string
 	current            string
 	optID              string
 	options            []json.RawMessage
@@ -122,8 +133,10 @@ func readChildModes(o acp.Object) childModes {
 		var st acp.SessionModeState
 		if json.Unmarshal(raw, &st) == nil {
 			cm.current = st.CurrentModeID
+			cm.names = map[string]string{}
 			for _, m := range st.AvailableModes {
 				cm.offered = append(cm.offered, m.ID)
+				cm.names[m.ID] = m.Name
 			}
 		}
 	}
@@ -185,6 +198,9 @@ func editorConfigOptions(child []json.RawMessage, childOptID string, m policy.Mo
 	for _, r := range child {
 		var c configOption
 		_ = json.Unmarshal(r, &c)
+		if c.ID == agentOptionID {
+			continue // only the bridge's is shown
+		}
 		if c.Category == "mode" || (childOptID != "" && c.ID == childOptID) || c.ID == modeOptionID {
 			if !placed {
 				out = append(out, bridgeModeOption(m, avail))
@@ -208,11 +224,67 @@ func (b *Bridge) showBridgeModes(ro acp.Object, s *session) {
 	ro.Set("modes", bridgeModeState(m, avail))
 	s.mu.Lock()
 	s.shown = m
-	hasOpts, opts, optID := s.child.hasOpts, s.child.options, s.child.optID
 	s.mu.Unlock()
-	if hasOpts {
-		ro.Set("configOptions", editorConfigOptions(opts, optID, m, avail))
+	if opts, ok := b.editorOptions(s); ok {
+		ro.Set("configOptions", opts)
 	}
+}
+
+// editorOptions are the config options the editor is shown for a session:
+// the child's, with the bridge's mode option in place of the child's mode
+// option, and the agent option (agentOption) after them. ok is false when
+// there are none to show (a child without config options nor selector
+// modes: its session result carries none).
+func (b *Bridge) editorOptions(s *session) (opts []json.RawMessage, ok bool) {
+	st := s.childState()
+	agent, hasAgent := agentOption(s)
+	if !st.hasOpts && !hasAgent {
+		return nil, false
+	}
+	opts = editorConfigOptions(st.options, st.optID, b.effectiveMode(s), availableModes(b.snapshot().Managed))
+	if hasAgent {
+		opts = append(opts, agent)
+	}
+	return opts, true
+}
+
+// selectModes are the child's offered modes its profile names as selector
+// modes, in the child's order.
+func selectModes(prof *profiles.Profile, st childModeState) []string {
+	var out []string
+	for _, m := range st.offered {
+		if prof.Selects(m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// agentOption is the config option of the agent's own selector modes
+// (OpenCode's build and plan agents), when its profile names some it
+// offers: a select whose values go to the child's own mode, category
+// "_agent" (a custom ACP category). Its current value is the child's mode.
+func agentOption(s *session) (json.RawMessage, bool) {
+	prof, _ := s.agent.profileOf()
+	st := s.childState()
+	sel := selectModes(prof, st)
+	if len(sel) == 0 {
+		return nil, false
+	}
+	opts := make([]map[string]string, len(sel))
+	for i, m := range sel {
+		name := st.names[m]
+		if name == "" {
+			name = m
+		}
+		opts[i] = map[string]string{"value": m, "name": name}
+	}
+	raw, _ := json.Marshal(map[string]any{
+		"id": agentOptionID, "name": "Agent",
+		"description": "agent " + s.agent.name + "'s own agents: they choose what it does, not what it may do (acp-bridge's mode decides every permission request)",
+		"category":    "_agent", "type": "select", "currentValue": st.current, "options": opts,
+	})
+	return raw, true
 }
 
 // rememberChildModes records what a session result said of the child.
@@ -227,6 +299,9 @@ func (s *session) rememberChildModes(cm childModes) {
 	}
 	if cm.optID != "" {
 		s.child.optID = cm.optID
+	}
+	if len(cm.names) > 0 {
+		s.child.names = cm.names
 	}
 	if cm.hasOpts {
 		s.child.hasOpts, s.child.options = true, cm.options
@@ -285,6 +360,16 @@ func (b *Bridge) settleChildMode(ctx context.Context, s *session, conn *acp.Conn
 		r = childModeReport{Asking: true, Mode: target, Via: via}
 		b.log.Info("child put in its asking mode", zap.String("agent", s.agent.name), zap.String("session", s.id),
 			zap.String("from", st.current), zap.String("to", target), zap.String("via", via))
+	}
+	if r.Asking {
+		// The bridge's mode given at the start (session/new's
+		// _meta["acp-bridge"].mode, the agent's or the settings' mode, a
+		// fork's source) reaches the child's own mode that goes with it
+		// (plan), as a later session/set_mode does.
+		if err := b.followBridgeMode(ctx, s, conn, b.effectiveMode(s)); err != nil {
+			r.Reason = strings.TrimPrefix(r.Reason+"; ", "; ") + err.Error()
+			b.log.Warn("child did not follow the bridge's mode", zap.String("agent", s.agent.name), zap.String("session", s.id), zap.Error(err))
+		}
 	}
 	s.setChildReport(r)
 	if !r.Asking {
@@ -361,7 +446,17 @@ func (b *Bridge) setChildMode(ctx context.Context, s *session, conn *acp.Conn, i
 // childTarget is the child mode that goes with bridge mode m: m itself when
 // the profile lets it through and the child offers it (plan), else the
 // child's asking mode ("" if it offers none).
+//
+// A profile's PlanMode (OpenCode's plan agent) is the target of the
+// bridge's plan; leaving plan takes the child back to the mode the bridge's
+// plan took it from (beforePlan), when that one may still be kept.
 func childTarget(prof *profiles.Profile, st childModeState, m policy.Mode) string {
+	if m == policy.ModePlan && prof.PlanMode != "" && slices.Contains(st.offered, prof.PlanMode) {
+		return prof.PlanMode
+	}
+	if m != policy.ModePlan && st.beforePlan != "" && st.current == prof.PlanMode && prof.KeepsAsking(st.beforePlan) {
+		return st.beforePlan
+	}
 	if prof.Forwardable(string(m)) && slices.Contains(st.offered, string(m)) {
 		return string(m)
 	}
@@ -371,16 +466,29 @@ func childTarget(prof *profiles.Profile, st childModeState, m policy.Mode) strin
 	return prof.PickAsking(st.offered)
 }
 
-// syncChild moves the child to target if it is elsewhere; a failure is
-// reported (log, audit, chat), never hidden.
-func (b *Bridge) syncChild(ctx context.Context, s *session, conn *acp.Conn, target string) {
+// followBridgeMode moves the child to the mode that goes with bridge mode
+// m (childTarget), remembering where the bridge's plan took it from. The
+// error says why it did not follow (the child keeps asking where it is).
+func (b *Bridge) followBridgeMode(ctx context.Context, s *session, conn *acp.Conn, m policy.Mode) error {
+	prof, _ := s.agent.profileOf()
 	st := s.childState()
+	target := childTarget(prof, st, m)
 	if target == "" || target == st.current || !slices.Contains(st.offered, target) {
-		return
+		return nil
 	}
 	if _, err := b.setChildMode(ctx, s, conn, target); err != nil {
-		b.childNotAsking(s, fmt.Sprintf("setting the agent's mode %q failed: %v", target, err))
+		return fmt.Errorf("setting the agent's mode %q for acp-bridge's %s failed: %w", target, m, err)
 	}
+	s.mu.Lock()
+	switch {
+	case m == policy.ModePlan && prof.PlanMode != "" && target == prof.PlanMode:
+		s.child.beforePlan = st.current
+	default:
+		s.child.beforePlan = ""
+	}
+	s.mu.Unlock()
+	b.log.Info("child followed the bridge's mode", zap.String("session", s.id), zap.String("mode", string(m)), zap.String("childMode", target))
+	return nil
 }
 
 // childNotAsking records that a running session's child may not ask any
@@ -454,20 +562,14 @@ func (b *Bridge) applyEditorMode(ctx context.Context, s *session, id string) err
 		s.setMode(m)
 		b.log.Info("session mode set", zap.String("session", s.id), zap.String("mode", string(m)))
 		if conn := s.agent.connFor(s.gen); conn != nil {
-			b.syncChild(ctx, s, conn, childTarget(prof, st, m))
+			if err := b.followBridgeMode(ctx, s, conn, m); err != nil {
+				b.childNotAsking(s, err.Error())
+			}
 		}
 		return nil
 	}
-	if prof.Forwardable(id) && slices.Contains(st.offered, id) {
-		conn, err := s.agent.sessionConn(ctx, s)
-		if err != nil {
-			return err
-		}
-		if _, err := b.setChildMode(ctx, s, conn, id); err != nil {
-			return acp.Errorf(acp.CodeInternalError, "agent %s refused its mode %q: %v", s.agent.name, id, err)
-		}
-		b.log.Info("child mode set (asks at least as much)", zap.String("session", s.id), zap.String("childMode", id))
-		return nil
+	if prof.KeepsAsking(id) && slices.Contains(st.offered, id) {
+		return b.setChildOwnMode(ctx, s, id)
 	}
 	msg := fmt.Sprintf("unknown mode %q: acp-bridge's modes are %s", id, bridgeModeIDs())
 	if slices.Contains(st.offered, id) {
@@ -475,6 +577,26 @@ func (b *Bridge) applyEditorMode(ctx context.Context, s *session, id string) err
 			id, s.agent.name, bridgeModeIDs())
 	}
 	return acp.Errorf(acp.CodeInvalidParams, "%s", msg)
+}
+
+// setChildOwnMode sets a mode of the child's own that its profile lets
+// through (an asking mode, a stricter one, a selector mode such as
+// OpenCode's build and plan agents); the bridge's mode is unchanged. A
+// person's pick of a selector mode ends any plan-mode memory: leaving the
+// bridge's plan later leaves the child where the person put it.
+func (b *Bridge) setChildOwnMode(ctx context.Context, s *session, id string) error {
+	conn, err := s.agent.sessionConn(ctx, s)
+	if err != nil {
+		return err
+	}
+	if _, err := b.setChildMode(ctx, s, conn, id); err != nil {
+		return acp.Errorf(acp.CodeInternalError, "agent %s refused its mode %q: %v", s.agent.name, id, err)
+	}
+	s.mu.Lock()
+	s.child.beforePlan = ""
+	s.mu.Unlock()
+	b.log.Info("child's own mode set (it keeps asking)", zap.String("session", s.id), zap.String("childMode", id))
+	return nil
 }
 
 // setConfigOption serves the editor's session/set_config_option: the mode
@@ -498,6 +620,19 @@ func (b *Bridge) setConfigOption(ctx context.Context, params json.RawMessage) (a
 		return nil, err
 	}
 	st := s.childState()
+	if p.ConfigID == agentOptionID {
+		prof, _ := s.agent.profileOf()
+		var v string
+		sel := selectModes(prof, st)
+		if json.Unmarshal(p.Value, &v) != nil || !slices.Contains(sel, v) {
+			return nil, acp.InvalidParams(acp.MethodSessionSetConfigOpt, fmt.Errorf("the %q option takes one of agent %s's own agents (%s)", p.ConfigID, s.agent.name, strings.Join(sel, ", ")))
+		}
+		if err := b.setChildOwnMode(ctx, s, v); err != nil {
+			return nil, err
+		}
+		opts, _ := b.editorOptions(s)
+		return map[string]any{"configOptions": opts}, nil
+	}
 	if p.ConfigID == modeOptionID || (st.optID != "" && p.ConfigID == st.optID) {
 		var v string
 		if json.Unmarshal(p.Value, &v) != nil || v == "" {
@@ -506,8 +641,8 @@ func (b *Bridge) setConfigOption(ctx context.Context, params json.RawMessage) (a
 		if err := b.applyEditorMode(ctx, s, v); err != nil {
 			return nil, err
 		}
-		st = s.childState()
-		return map[string]any{"configOptions": editorConfigOptions(st.options, st.optID, b.effectiveMode(s), availableModes(b.snapshot().Managed))}, nil
+		opts, _ := b.editorOptions(s)
+		return map[string]any{"configOptions": opts}, nil
 	}
 	_, conn, o, err := b.routed(ctx, acp.MethodSessionSetConfigOpt, params)
 	if err != nil {
@@ -529,8 +664,8 @@ func (b *Bridge) setConfigOption(ctx context.Context, params json.RawMessage) (a
 		cm.offered = nil
 		s.rememberChildModes(cm)
 		b.checkChildMode(s, cm.current, "its answer to session/set_config_option")
-		st = s.childState()
-		ro.Set("configOptions", editorConfigOptions(st.options, st.optID, b.effectiveMode(s), availableModes(b.snapshot().Managed)))
+		opts, _ := b.editorOptions(s)
+		ro.Set("configOptions", opts)
 	}
 	return ro.Marshal(), nil
 }
@@ -562,6 +697,13 @@ func (a *agentRT) modeUpdate(s *session, known bool, o update) (update, bool) {
 		s.child.current = id
 		s.mu.Unlock()
 		b.checkChildMode(s, id, "current_mode_update")
+		prof, _ := s.agent.profileOf()
+		if prof.Selects(id) {
+			// The child's own agent changed: the editor's agent option says so.
+			if opts, ok := b.editorOptions(s); ok {
+				return configOptionUpdate(o.childID, opts)
+			}
+		}
 		return o, false // the editor's mode is the bridge's, unchanged
 	case "config_option_update":
 		cm := readChildModes(body)
@@ -573,8 +715,8 @@ func (a *agentRT) modeUpdate(s *session, known bool, o update) (update, bool) {
 		if cm.optID != "" {
 			b.checkChildMode(s, cm.current, "config_option_update")
 		}
-		st := s.childState()
-		body.Set("configOptions", editorConfigOptions(st.options, st.optID, b.effectiveMode(s), availableModes(b.snapshot().Managed)))
+		opts, _ := b.editorOptions(s)
+		body.Set("configOptions", opts)
 		params, err := acp.ParseObject(o.params)
 		if err != nil {
 			return o, false
@@ -585,19 +727,27 @@ func (a *agentRT) modeUpdate(s *session, known bool, o update) (update, bool) {
 	return o, true
 }
 
+// configOptionUpdate is a config_option_update of a child session with
+// the options the editor is shown.
+func configOptionUpdate(childID string, opts []json.RawMessage) (update, bool) {
+	body, _ := json.Marshal(map[string]any{"sessionUpdate": "config_option_update", "configOptions": opts})
+	params, _ := json.Marshal(map[string]any{"sessionId": childID, "update": json.RawMessage(body)})
+	return update{params: params, childID: childID, kind: "config_option_update", body: body}, true
+}
+
 // checkChildMode reacts to the child being in mode id: a mode that does not
 // ask (the agent switched itself) is logged, audited and undone.
 func (b *Bridge) checkChildMode(s *session, id, seen string) {
 	prof, _ := s.agent.profileOf()
 	s.mu.Lock()
-	if id == "" || prof.Forwardable(id) || len(s.child.offered) == 0 || s.child.restoring {
+	if id == "" || prof.KeepsAsking(id) || len(s.child.offered) == 0 || s.child.restoring {
 		s.mu.Unlock()
 		return // an asking mode, modes not known yet (settleChildMode decides), or being put back
 	}
 	s.child.restoring = true
 	offered := slices.Clone(s.child.offered)
 	s.mu.Unlock()
-	target := prof.PickAsking(offered)
+	target := prof.RestoreTarget(offered)
 	reason := fmt.Sprintf("agent %s switched itself to its mode %q (seen in %s), in which it may act without asking", s.agent.name, id, seen)
 	b.log.Warn("child left its asking mode; putting it back", zap.String("session", s.id), zap.String("childMode", id), zap.String("to", target))
 	b.auditMode(s, "child-mode-restored", reason+"; set back to "+target)

@@ -104,8 +104,11 @@ func (b *Bridge) listOf(ctx context.Context, a *agentRT, o acp.Object) ([]acp.Ob
 		if so == nil {
 			continue
 		}
-		if id := a.bridgeIDFor(so.String("sessionId")); id != "" {
+		own := so.String("sessionId")
+		if id := a.bridgeIDFor(own); id != "" {
 			so.Set("sessionId", id)
+		} else if own != "" {
+			a.noteListed(own) // session/delete finds its agent
 		}
 		// Unknown ids pass as they are: session/load accepts them as the agent's own.
 		acp.SetBridgeMeta(so, map[string]any{"agent": a.name})
@@ -143,4 +146,34 @@ func (a *agentRT) offersSession(what string) bool {
 	}
 	v, ok := caps.Session[what]
 	return ok && string(v) != "null"
+}
+
+// maxListed bounds the own session ids remembered per agent (an agent
+// listing without end cannot grow the bridge's memory): past it, the
+// oldest listing is forgotten and a delete of such an id names its agent.
+const maxListed = 4096
+
+// noteListed remembers that the agent's session/list named its own id.
+func (a *agentRT) noteListed(id string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.listed == nil || len(a.listed) >= maxListed {
+		a.listed = map[string]struct{}{}
+	}
+	a.listed[id] = struct{}{}
+}
+
+// wasListed reports whether the agent's session/list named id.
+func (a *agentRT) wasListed(id string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	_, ok := a.listed[id]
+	return ok
+}
+
+// forgetListed drops a deleted id.
+func (a *agentRT) forgetListed(id string) {
+	a.mu.Lock()
+	delete(a.listed, id)
+	a.mu.Unlock()
 }

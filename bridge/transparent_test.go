@@ -217,7 +217,7 @@ func TestPromptAndMCPCapabilitiesPerAgent(t *testing.T) {
 	if err := json.Unmarshal(raw, &ini); err != nil {
 		t.Fatal(err)
 	}
-	if !ini.Caps.Prompt["audio"] || !ini.Caps.MCP["sse"] || !ini.Caps.Prompt["image"] || len(ini.Caps.Session) != 4 {
+	if !ini.Caps.Prompt["audio"] || !ini.Caps.MCP["sse"] || !ini.Caps.Prompt["image"] || len(ini.Caps.Session) != 5 {
 		t.Fatalf("initialize capabilities %+v", ini.Caps)
 	}
 }

@@ -36,9 +36,23 @@ type Profile struct {
 	// (plan, read-only). Every other mode id is kept from the child.
 	ForwardModes []string
 	// BypassModes are the agent's mode ids in which it runs tools without
-	// asking (for logs and docs; any id not in AskingModes or ForwardModes
-	// is treated the same).
+	// asking (for logs and docs; any id not in AskingModes, ForwardModes or
+	// SelectModes is treated the same).
 	BypassModes []string
+	// SelectModes are the agent's own mode ids that choose something other
+	// than whether it asks (an agent, a persona: OpenCode's build and plan),
+	// for a profile whose asking is set at launch (LaunchEnv, LaunchFlags),
+	// not by a mode. They pass through: the editor sees them as the agent's
+	// own selector (a config option next to the bridge's mode), picks among
+	// them, and the child switching among them by itself is left alone.
+	// Only the ids named here: any other mode of the agent (OpenCode's
+	// custom agents may carry their own permissions) is kept from it.
+	SelectModes []string
+	// PlanMode is the agent's own mode that the bridge's plan mode puts it
+	// in, when it is not already one of ForwardModes (which the bridge's
+	// plan reaches by the same id): OpenCode's plan agent. Leaving the
+	// bridge's plan takes the child back to the mode it was in before.
+	PlanMode string
 
 	// LaunchFlags are appended to the agent's arguments (replacing the same
 	// flag the configuration gave) so that it starts asking. Only flags the
@@ -87,6 +101,28 @@ func (p *Profile) IsAsking(id string) bool { return slices.Contains(p.AskingMode
 // an asking mode or a stricter one the profile names.
 func (p *Profile) Forwardable(id string) bool {
 	return p.IsAsking(id) || slices.Contains(p.ForwardModes, id)
+}
+
+// Selects reports whether id is one of the agent's own selector modes.
+func (p *Profile) Selects(id string) bool { return slices.Contains(p.SelectModes, id) }
+
+// KeepsAsking reports whether the child may be in mode id: an asking mode,
+// a stricter one, or a selector mode of an agent launched to ask.
+func (p *Profile) KeepsAsking(id string) bool { return p.Forwardable(id) || p.Selects(id) }
+
+// RestoreTarget is the mode to put a child back in that left the modes it
+// may be in: its first asking mode offered, else (an agent whose asking is
+// set at launch) its first selector mode offered, else "".
+func (p *Profile) RestoreTarget(offered []string) string {
+	if m := p.PickAsking(offered); m != "" {
+		return m
+	}
+	for _, m := range p.SelectModes {
+		if slices.Contains(offered, m) {
+			return m
+		}
+	}
+	return ""
 }
 
 // PickAsking returns the asking mode to set on an agent that offers the
@@ -307,12 +343,18 @@ var profiles = []*Profile{
 	},
 	{
 		Name: "opencode", Family: FamilyOpenCode,
-		AskingModes:  []string{}, // its modes (build, plan) are agents, not approval modes
+		AskingModes: []string{}, // its modes (build, plan) are agents, not approval modes
+		// Its built-in agents: build (the ordinary one) and plan (a planning
+		// agent). Both ask as OPENCODE_PERMISSION says; custom agents from
+		// its config (which may allow everything) are not in this list.
+		SelectModes:  []string{"build", "plan"},
+		PlanMode:     "plan",
 		LaunchEnv:    map[string]string{"OPENCODE_PERMISSION": openCodeAsk},
 		RejectAborts: true,
 		Quirks: []string{
 			"asks only where its permission config says ask; the bridge sets OPENCODE_PERMISSION",
 			"its only reject option, `reject`, ends the turn (its ACP adapter passes no feedback)",
+			"its session modes are its agents (build, plan): the editor picks them in the config option `acp-bridge/agent`",
 		},
 	},
 	{

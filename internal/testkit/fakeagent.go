@@ -27,7 +27,8 @@ type FakeAgentOptions struct {
 	StuckModes   bool   // refuse every mode change
 	ReportLaunch bool   // report the arguments and profile environment at initialize
 	NoList       bool   // initialize offers no sessionCapabilities.list
-	NoSessionOps bool   // initialize offers no sessionCapabilities.resume, fork, close
+	NoSessionOps bool   // initialize offers no sessionCapabilities.resume, fork, close, delete
+	History      int    // this many stored sessions "<name>-old-i" exist at start (listed, deletable)
 	Audio        bool   // promptCapabilities.audio and mcpCapabilities.sse (Gemini-like)
 	// FollowUp: what the agent does with a prompt that starts with the
 	// bridge's denial block ("[acp-bridge] ..."): it always reports it as
@@ -39,7 +40,7 @@ type FakeAgentOptions struct {
 // ParseFakeAgentArgs reads the fake agent's flags: --hang-init, --exit-init,
 // --garbage, --long-line=N, --name=X, --report=FILE, --new-burst=N,
 // --modes=claude|codex|none, --stuck-modes, --report-launch, --no-list,
-// --no-session-ops, --audio, --followup=echo|wait|retry.
+// --no-session-ops, --audio, --followup=echo|wait|retry, --history=N.
 func ParseFakeAgentArgs(args []string) FakeAgentOptions {
 	var o FakeAgentOptions
 	for _, a := range args {
@@ -54,6 +55,8 @@ func ParseFakeAgentArgs(args []string) FakeAgentOptions {
 			o.LongLine, _ = strconv.Atoi(strings.TrimPrefix(a, "--long-line="))
 		case strings.HasPrefix(a, "--new-burst="):
 			o.NewBurst, _ = strconv.Atoi(strings.TrimPrefix(a, "--new-burst="))
+		case strings.HasPrefix(a, "--history="):
+			o.History, _ = strconv.Atoi(strings.TrimPrefix(a, "--history="))
 		case strings.HasPrefix(a, "--report="):
 			o.Report = strings.TrimPrefix(a, "--report=")
 		case strings.HasPrefix(a, "--modes="):
@@ -128,6 +131,10 @@ func ServeFakeAgent(in io.Reader, out io.Writer, o FakeAgentOptions) error {
 		out.Write(line)
 	}
 	f := &fakeAgent{o: o, sessions: map[string]*fakeSession{}, raw: &lockedWriter{w: out}}
+	for i := 1; i <= o.History; i++ {
+		id := fmt.Sprintf("%s-old-%d", o.Name, i)
+		f.sessions[id] = &fakeSession{id: id, cancel: make(chan struct{}), mode: f.kit().initial, model: "m1"}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	gate := make(chan struct{})
@@ -197,7 +204,7 @@ func (f *fakeAgent) HandleRequest(ctx context.Context, method string, params jso
 			sessionCaps = map[string]any{}
 		}
 		if !f.o.NoSessionOps {
-			for _, k := range []string{"resume", "fork", "close"} {
+			for _, k := range []string{"resume", "fork", "close", "delete"} {
 				sessionCaps[k] = map[string]any{}
 			}
 		}
@@ -229,7 +236,7 @@ func (f *fakeAgent) HandleRequest(ctx context.Context, method string, params jso
 		f.mu.Unlock()
 		f.report("auth", p.MethodID)
 		return map[string]any{}, nil
-	case acp.MethodSessionResume, acp.MethodSessionFork, acp.MethodSessionClose:
+	case acp.MethodSessionResume, acp.MethodSessionFork, acp.MethodSessionClose, acp.MethodSessionDelete:
 		return f.sessionOp(method, params)
 	case acp.MethodSessionNew:
 		var np struct {
@@ -527,8 +534,9 @@ func (f *fakeAgent) prompt(ctx context.Context, params json.RawMessage) (any, er
 
 // sessionOp serves session/resume (like load, without a replay), session/fork
 // (a new session "<name>-fork-N" with the source's mode and model) and
-// session/close (the session is forgotten; a turn in it is cancelled).
-// Each is reported as "<method>=<sessionId>".
+// session/close and session/delete (the session is forgotten, so no longer
+// listed; a turn in it is cancelled; a delete of an unknown id succeeds, as
+// ACP says). Each is reported as "<method>=<sessionId>".
 func (f *fakeAgent) sessionOp(method string, params json.RawMessage) (any, error) {
 	var p struct {
 		SessionID string `json:"sessionId"`
@@ -551,13 +559,17 @@ func (f *fakeAgent) sessionOp(method string, params json.RawMessage) (any, error
 			out = &fakeSession{id: fmt.Sprintf("%s-fork-%d", f.o.Name, f.n), cancel: make(chan struct{}), mode: s.mode, model: s.model, cwd: p.Cwd}
 			f.sessions[out.id] = out
 		}
-	case acp.MethodSessionClose:
+	case acp.MethodSessionClose, acp.MethodSessionDelete:
 		if s != nil {
 			delete(f.sessions, p.SessionID)
 			s.once.Do(func() { close(s.cancel) })
 		}
 	}
 	f.mu.Unlock()
+	if s == nil && method == acp.MethodSessionDelete {
+		f.report(method, p.SessionID+" (unknown)")
+		return map[string]any{}, nil
+	}
 	if s == nil {
 		return nil, acp.Errorf(acp.CodeResourceNotFound, "unknown session %s", p.SessionID)
 	}

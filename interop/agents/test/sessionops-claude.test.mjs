@@ -1,4 +1,4 @@
-// session/fork, session/close and session/resume through the bridge
+// session/fork, session/close, session/resume and session/delete through the bridge
 // (docs/agents.md, "What passes through"), with the real Claude Agent ACP
 // adapter, which offers all three, offline against the fake Messages API,
 // inside the bridge's OS sandbox. A fork is a new bridge session of Claude
@@ -16,7 +16,7 @@ import { runBridge } from "../../ts/lib/bridge.mjs";
 import { initialize, isolatedEnv } from "../lib/harness.mjs";
 import { claude } from "../lib/agents.mjs";
 
-test(`${claude.package}@${claude.version}: session/fork, close and resume through the bridge`, { timeout: 300_000 }, async () => {
+test(`${claude.package}@${claude.version}: session/fork, close, resume and delete through the bridge`, { timeout: 300_000 }, async () => {
   const root = mkdtempSync(join(tmpdir(), "acp-interop-sessionops-"));
   const dirs = { home: join(root, "bridge-home"), agentHome: join(root, "agent-home"), workspace: join(root, "workspace") };
   for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
@@ -65,6 +65,23 @@ test(`${claude.package}@${claude.version}: session/fork, close and resume throug
       const resumed = await turn(conn, childId, "Which word, again?");
       assert.ok(resumed.some((b) => b.includes(word)), "the resumed session's request to the model API does not carry its first turn");
       console.log(`fork ${fork.sessionId} (child ${fm.childSessionId}) and resumed ${childId} both remembered ${word}`);
+
+      // session/delete: the fork's own id, as the merged session/list names
+      // it, reaches Claude (no agent named: the list said whose it is); the
+      // next list no longer has it, and the other sessions stay.
+      assert.ok(caps.delete, `Claude offers session/delete: ${JSON.stringify(caps)}`);
+      const listed = async () => (await conn.request("session/list", {})).sessions ?? [];
+      const before = await listed();
+      const forkEntry = before.find((e) => e.sessionId === fork.sessionId);
+      assert.ok(forkEntry, `the fork is listed: ${JSON.stringify(before.map((e) => e.sessionId))}`);
+      assert.equal(forkEntry._meta?.["acp-bridge"]?.agent, claude.name);
+      assert.ok(before.some((e) => e.sessionId === childId), "the resumed session is listed");
+      await conn.request("session/delete", { sessionId: fork.sessionId });
+      const after = await listed();
+      assert.ok(!after.some((e) => e.sessionId === fork.sessionId), `the deleted fork is still listed: ${JSON.stringify(after.map((e) => e.sessionId))}`);
+      assert.ok(after.some((e) => e.sessionId === childId), "the delete took the resumed session too");
+      await assert.rejects(conn.request(acp.methods.agent.session.prompt, { sessionId: fork.sessionId, prompt: [{ type: "text", text: "hi" }] }),
+        (err) => err.code === -32002, "a prompt to the deleted session");
     });
   } catch (err) {
     console.error(`acp-bridge stderr (last 4000 chars):\n${bridge.stderr().slice(-4000)}`);

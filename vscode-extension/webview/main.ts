@@ -813,6 +813,15 @@ function markDirty(chatId: string, itemId: string, full: boolean): void {
 
 /** Milliseconds of painting per frame; what is left waits for the next frame, so a burst never makes one long task. */
 const FRAME_BUDGET_MS = 8;
+/**
+ * At most this many items painted per frame. The script budget above does not see
+ * the style, layout and paint of what a frame inserted, which cost 3-5 times the
+ * script: measured with the 300-tool-call workload (`make bench-webview`; CPU time
+ * of the page's main-thread tasks), frames of 4 or more items reached 35-57 ms of
+ * CPU, frames of at most 3 stayed under 25 ms, and the stream ends on screen about
+ * as early (docs/benchmarks.md, section 7).
+ */
+const FRAME_ITEMS = 3;
 
 function flushStreaming(): void {
   frameQueued = false;
@@ -821,12 +830,14 @@ function flushStreaming(): void {
   const atBottom = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 40;
   let added = false;
   // A copy: what is marked dirty while painting (the rest of a long message) waits for the next frame.
+  let painted = 0;
   for (const [itemId, d] of [...dirty]) {
-    if (performance.now() - start > FRAME_BUDGET_MS) break;
+    if (performance.now() - start > FRAME_BUDGET_MS || painted >= FRAME_ITEMS) break;
     dirty.delete(itemId);
     if (d.chatId !== st.active) continue;
     const item = st.chats.get(d.chatId)?.items.get(itemId);
     if (!item) continue;
+    painted++;
     const old = itemEl(itemId);
     const body = old?.querySelector<HTMLElement>(".markdown");
     if (old && !d.full && body && liveMd.has(body) && (item.kind === "agent" || item.kind === "thought")) {

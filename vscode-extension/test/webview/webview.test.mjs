@@ -467,3 +467,31 @@ test("a long message that arrives at once is painted over several frames, a boun
   assert.ok(growth.length >= 8, `painted over ${growth.length} frames`);
   assert.ok(Math.max(...growth) <= 30_000, `at most a step per frame: ${Math.max(...growth)} characters`);
 });
+
+test("a burst of new items is painted a few per frame, every one of them, in order", async () => {
+  await open();
+  await post(state([{ kind: "agent", id: "a0", text: "Start" }]));
+  await page.locator(".msg.agent").waitFor();
+  const n = 40;
+  await page.evaluate((n) => {
+    window.__counts = [];
+    const tick = () => {
+      window.__counts.push(document.querySelectorAll("[data-tool-call-id]").length);
+      if (window.__counts.at(-1) < n) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+    for (let i = 0; i < n; i++) {
+      const tool = { toolCallId: `t${i}`, title: `step ${i}`, kind: "execute", status: "completed", locations: [], content: [{ type: "text", text: `output ${i}` }] };
+      window.postMessage({ type: "item", chatId: "chat-1", item: { kind: "tool", id: `tool:t${i}`, tool } }, "*");
+    }
+  }, n);
+  await page.waitForFunction((n) => document.querySelectorAll("[data-tool-call-id]").length === n, n);
+  const counts = await page.evaluate(() => window.__counts);
+  const steps = counts.slice(1).map((c, i) => c - counts[i]);
+  // FRAME_ITEMS (webview/main.ts): the style and layout of what a frame inserts is outside its script budget.
+  assert.ok(Math.max(...steps) <= 3, `at most 3 items per frame, got steps ${steps.join(",")}`);
+  const grew = steps.filter((x) => x > 0).length;
+  assert.ok(counts.at(-1) >= n - 3 && grew >= Math.ceil((counts.at(-1) - counts[0]) / 3), `painted over several frames: ${counts.join(",")}`);
+  const titles = await page.locator("[data-tool-call-id] .tool-title").allInnerTexts();
+  assert.deepEqual(titles, Array.from({ length: n }, (_, i) => `step ${i}`));
+});

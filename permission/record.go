@@ -2,8 +2,11 @@ package permission
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"go.uber.org/zap"
 
@@ -37,13 +40,71 @@ func (f *Flow) Record(s Session, call policy.Call, d Decision, toolCallID, appro
 // maxDenialText bounds one line noted for the agent's model.
 const maxDenialText = 600
 
+// maxDenialSpec bounds the call's specifier in a line noted for the model.
+const maxDenialSpec = 200
+
 // denialLine is one call denied, and why, in words for the agent's model.
+// The specifier is the agent's own text (a command it wrote): one that
+// could read as more than a call (a line break, a control character, the
+// words this line and the denial block are made of, or a long one) is
+// quoted and cut, so that no agent text reads as another denial line or
+// as the person's words (red team 8).
 func denialLine(spec, why string) string {
 	why = strings.Join(strings.Fields(why), " ")
 	if len(why) > maxDenialText {
-		why = why[:maxDenialText] + "…"
+		why = cutUTF8(why, maxDenialText) + "…"
 	}
-	return spec + " was denied: " + why
+	return quoteSpec(spec) + " was denied: " + why
+}
+
+// quoteSpec is spec as it goes into a denial line: as it is when it is
+// plain, else Go-quoted (escapes for every control character) and cut.
+func quoteSpec(spec string) string {
+	plain := len(spec) <= maxDenialSpec && utf8.ValidString(spec)
+	for _, r := range spec {
+		if !plain {
+			break
+		}
+		plain = unicode.IsPrint(r)
+	}
+	low := strings.ToLower(spec)
+	for _, w := range []string{"was denied", "person", "acp-bridge", "refused"} {
+		if strings.Contains(low, w) {
+			plain = false
+		}
+	}
+	if plain {
+		return spec
+	}
+	if len(spec) > maxDenialSpec {
+		spec = cutUTF8(spec, maxDenialSpec) + "…"
+	}
+	return strconv.Quote(spec)
+}
+
+// cutUTF8 is s cut to at most n bytes, never inside a character.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// deniedBy says who denied a call that went to a card, for the model: the
+// person only when the person answered (a timeout, a cancel or a bridge
+// shutdown is nobody's deny).
+func deniedBy(by policy.Source, reason string) string {
+	switch by {
+	case policy.SourceUser:
+		return "the person denied it (" + reason + ")"
+	case policy.SourceTimeout:
+		return "nobody answered in time, so acp-bridge denied it (" + reason + ")"
+	default:
+		return "acp-bridge denied it (" + string(by) + "; " + reason + ")"
+	}
 }
 
 // finish records an approval a person was asked about.
@@ -64,7 +125,7 @@ func (f *Flow) finish(s Session, call policy.Call, d Decision, fwd *Forwarded, r
 		// said so ("Deny with a reason…").
 		s.NoteDenial(denialLine(d.Verdict.Specifier, "the person said: "+res.Reason))
 	} else if outcome == "deny" && f.Config != nil && f.Config().TellAgentDenials {
-		s.NoteDenial(denialLine(d.Verdict.Specifier, "the person denied it ("+d.Verdict.Reason+")"))
+		s.NoteDenial(denialLine(d.Verdict.Specifier, deniedBy(res.By, d.Verdict.Reason)))
 	}
 	d2 := d
 	if strings.TrimSpace(res.Reason) != "" && outcome == "deny" {

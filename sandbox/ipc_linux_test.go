@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acp-bridge/acp-bridge/policy"
 )
 
 // connectScript tries each Unix socket address (a path, or @name for an
@@ -216,5 +218,46 @@ func TestClaudeStateIsACopy(t *testing.T) {
 	c.Run()
 	if b, _ := os.ReadFile(filepath.Join(h2, ".claude.json")); !strings.Contains(string(b), "evil") {
 		t.Errorf("unsandboxed, the write did not land: %s", b)
+	}
+}
+
+// A state file a Read deny rule names is not copied: the bridge never puts
+// a readable copy of what the policy makes unreadable where the agent (or
+// another agent's sandbox, which sees the host's temp directory) reads it.
+// Control: without the rule the copy is made and reads as the original.
+func TestStateCopyHonoursReadDeny(t *testing.T) {
+	requireMechanism(t)
+	home, ws := placeTree(t)
+	real := filepath.Join(home, ".claude.json")
+	secret := `{"mcpServers":{"gh":{"env":{"GITHUB_TOKEN":"ghp_SECRET_rt8"}}}}`
+	if err := os.WriteFile(real, []byte(secret), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		rules []policy.RuleText
+		copy  bool
+	}{
+		{"denied", []policy.RuleText{{List: "deny", Text: "Read(~/.claude.json)"}}, false},
+		{"control", nil, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := Compute(Options{Workspace: []string{ws}, Home: home, StateDirs: StateDirs("claude", home), Policy: mustCompile(t, c.rules...),
+				Env: policy.Env{Cwd: ws, ProjectRoot: ws, Home: home}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			copied := false
+			for _, cp := range s.Copies {
+				copied = copied || cp == real
+			}
+			if copied != c.copy {
+				t.Fatalf("Copies = %v, want copied %v", s.Copies, c.copy)
+			}
+			out, _ := runIn(t, s, ws, home, `cat "$HOME/.claude.json"; grep -rl ghp_SECRET_rt8 "$TMPDIR/.." 2>/dev/null; true`)
+			if strings.Contains(out, "ghp_SECRET_rt8") != c.copy {
+				t.Errorf("inside, the secret was read: %v, want %v:\n%s", strings.Contains(out, "ghp_SECRET_rt8"), c.copy, out)
+			}
+		})
 	}
 }

@@ -261,7 +261,18 @@ func Compute(o Options) (Spec, error) {
 		}
 		s.Blocked = append(s.Blocked, b)
 	}
-	s.Copies = sortedKeys(ps.copies)
+	// A copy is the bridge reading a file outside the sandbox and putting
+	// it where the agent reads and writes: never one a Read deny rule makes
+	// unreadable (red team 8: the copy was readable where the original was
+	// not). Such a file stays masked, so the agent's state there is lost
+	// for the run, as a Read deny on it asks.
+	for _, c := range sortedKeys(ps.copies) {
+		if _, isMasked := masked[c]; isMasked || maskedAbove(c, masked) {
+			s.Notes = append(s.Notes, "not copied for the agent, a Read deny rule names it: "+c)
+			continue
+		}
+		s.Copies = append(s.Copies, c)
+	}
 	s.EnvKeep = dedupe(append([]string(nil), o.EnvKeep...))
 	getenv := o.Getenv
 	if getenv == nil {

@@ -66,6 +66,12 @@ func TestPreparePrivateHome(t *testing.T) {
 			if !strings.HasPrefix(filepath.Base(h.Dir), privateHomePrefix+tc.prof.Name+"-home-") || h.Person != person || h.Env != ph.Env {
 				t.Errorf("private home %+v", h)
 			}
+			for _, l := range tc.links {
+				target, err := os.Readlink(filepath.Join(h.Dir, l))
+				if err != nil || target != filepath.Join(person, l) {
+					t.Errorf("%s: link to %q (%v), want %q", l, target, err, filepath.Join(person, l))
+				}
+			}
 			cfg := filepath.Join(h.Dir, copied)
 			got, err := os.ReadFile(cfg)
 			if tc.want == "" {
@@ -81,7 +87,8 @@ func TestPreparePrivateHome(t *testing.T) {
 				}
 				// Rewriting the copy as Qwen does (a temp file renamed
 				// over it, the old one renamed to a backup first) leaves
-				// the person's file as it was.
+				// the person's file as it was, and a leftover backup's link
+				// is replaced, not written through (checked below).
 				tmp := cfg + ".tmp"
 				if err := os.WriteFile(tmp, []byte("approval_policy = \"never\"\n"), 0o600); err != nil {
 					t.Fatal(err)
@@ -94,12 +101,6 @@ func TestPreparePrivateHome(t *testing.T) {
 				}
 				if p, _ := os.ReadFile(filepath.Join(person, copied)); string(p) != tc.want {
 					t.Errorf("person's %s is %q after the copy was rewritten", copied, p)
-				}
-			}
-			for _, l := range tc.links {
-				target, err := os.Readlink(filepath.Join(h.Dir, l))
-				if err != nil || target != filepath.Join(person, l) {
-					t.Errorf("%s: link to %q (%v), want %q", l, target, err, filepath.Join(person, l))
 				}
 			}
 			env, _ := privateHomeConfined(map[string]string{ph.Env: "/configured", "HOME": "/h"}, nil, h)

@@ -340,13 +340,14 @@ func (a *agentRT) startOnce(ctx context.Context, gen int) error {
 	if len(changes) > 0 {
 		a.log.Info("agent launched to ask", zap.String("profile", prof.Name), zap.Strings("changes", changes))
 	}
-	// Codex inside the sandbox gets a private CODEX_HOME (codexhome.go):
-	// made before the plan, which binds it writable, and dropped again if
-	// the plan does not confine it.
+	// An agent whose profile declares a private state home (Codex's
+	// CODEX_HOME, Qwen Code's QWEN_HOME) gets one inside the sandbox
+	// (codexhome.go): made before the plan, which binds it writable, and
+	// dropped again if the plan does not confine it.
 	var cxHome *codexHome
-	if prof.Name == "codex" && snap.SandboxFor(a.name).Enabled {
-		if person := personCodexHome(env, agentHome(cfg, a.b.home)); person != "" {
-			h, err := prepareCodexHome(person)
+	if ph := prof.PrivateHome; ph != nil && snap.SandboxFor(a.name).Enabled {
+		if person := personHome(ph, env, agentHome(cfg, a.b.home)); person != "" {
+			h, err := preparePrivateHome(ph, prof.Name, person)
 			if err != nil {
 				return fmt.Errorf("start agent %s: %w", a.name, err)
 			}
@@ -381,9 +382,9 @@ func (a *agentRT) startOnce(ctx context.Context, gen int) error {
 		}
 	}
 	if cxHome != nil {
-		env, args = codexConfined(env, args, cxHome)
-		a.log.Info("agent codex runs with a private CODEX_HOME inside the OS sandbox",
-			zap.String("codexHome", cxHome.Dir), zap.String("from", cxHome.Person))
+		env, args = privateHomeConfined(env, args, cxHome)
+		a.log.Info("agent runs with a private state home inside the OS sandbox", zap.String("profile", prof.Name),
+			zap.String("env", cxHome.Env), zap.String("dir", cxHome.Dir), zap.String("from", cxHome.Person))
 	}
 	spec, prep, err := wrapSpec(plan, agents.Spec{
 		Name: a.name, Command: cfg.Command, Args: args, Env: env, Dir: dir,

@@ -1,20 +1,26 @@
 package bridge
 
-// Codex's private CODEX_HOME inside the OS sandbox (docs/agents.md, Codex;
-// docs/sandbox.md, "Codex's private CODEX_HOME").
+// An agent's private state home inside the OS sandbox (docs/agents.md,
+// Codex and Qwen Code; docs/sandbox.md, "Codex's private CODEX_HOME" and
+// "Qwen Code's private QWEN_HOME"). The profile declares it
+// (profiles.PrivateHome).
 //
 // codex-acp writes CODEX_HOME/config.toml when an editor picks its `auto`
-// or `full-access` preset (it records the project as trusted there). The
-// person's config.toml runs code later outside any sandbox (MCP servers,
-// notify programs, the approval policy Codex starts with), so the sandbox
-// keeps it read-only (policy.Places), and the preset switch failed with
-// -32603. When the bridge's sandbox confines Codex, Codex runs with a
-// CODEX_HOME of its own instead: a private directory the bridge makes for
-// that process, writable inside its sandbox, holding a copy of the
-// person's config.toml and a symbolic link to every other entry of the
-// person's CODEX_HOME (sessions, auth, logs: what Codex writes there it
+// or `full-access` preset (it records the project as trusted there); Qwen
+// Code writes QWEN_HOME/settings.json when an editor picks a model
+// (session/set_model), by renaming the file to settings.json.orig and a
+// new one into its place. Both files run code later outside any sandbox
+// (MCP servers, notify programs, hooks, the approval mode the agent starts
+// with), so the sandbox keeps them read-only (policy.Places), and the
+// switch failed (-32603; EBUSY for the rename). A private copy bound over
+// the file itself would not do for Qwen: a mount point cannot be renamed.
+// When the bridge's sandbox confines such an agent, it runs with a state
+// directory of its own instead: a private directory the bridge makes for
+// that process, writable inside its sandbox, holding a copy of each of the
+// profile's Copies and a symbolic link to every other entry of the
+// person's directory (sessions, auth, logs: what the agent writes there it
 // wrote before, in the same state directory the sandbox already leaves
-// writable). Nothing written to the copy reaches the person's file; the
+// writable). Nothing written to a copy reaches the person's file; the
 // directory is removed when the process has exited.
 
 import (
@@ -23,71 +29,70 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+
+	"github.com/acp-bridge/acp-bridge/profiles"
 )
 
-// codexPrivatePrefix names the private CODEX_HOME directories in the temp
-// directory.
-const codexPrivatePrefix = "acp-bridge-codex-home-"
+// privateHomePrefix names the private state directories in the temp
+// directory: privateHomePrefix + profile + "-home-".
+const privateHomePrefix = "acp-bridge-"
 
-// codexConfigFile is the file Codex rewrites and the bridge copies.
-const codexConfigFile = "config.toml"
+// codexPrivatePrefix names Codex's private CODEX_HOME directories.
+const codexPrivatePrefix = privateHomePrefix + "codex-home-"
 
-// codexMadeDirs are made in the person's CODEX_HOME (when missing) before
-// they are linked, so that what Codex keeps there across processes (its
-// session rollouts, which session/load and session/resume read) outlives
-// the private directory.
-var codexMadeDirs = []string{"sessions", "archived_sessions"}
-
-// personCodexHome is the CODEX_HOME Codex would use without the bridge:
-// the agent's configured environment, else the bridge's, else
-// home/.codex.
-func personCodexHome(env map[string]string, home string) string {
-	if h := env["CODEX_HOME"]; filepath.IsAbs(h) {
+// personHome is the state directory the agent would use without the
+// bridge: ph.Env in the agent's configured environment, else in the
+// bridge's, else home/ph.Dir ("" when none is known).
+func personHome(ph *profiles.PrivateHome, env map[string]string, home string) string {
+	if h := env[ph.Env]; filepath.IsAbs(h) {
 		return filepath.Clean(h)
 	}
-	if h := os.Getenv("CODEX_HOME"); filepath.IsAbs(h) {
+	if h := os.Getenv(ph.Env); filepath.IsAbs(h) {
 		return filepath.Clean(h)
 	}
 	if home == "" {
 		return ""
 	}
-	return filepath.Join(home, ".codex")
+	return filepath.Join(home, ph.Dir)
 }
 
-// codexHome is one process's private CODEX_HOME.
+// codexHome is one process's private state directory (Codex's CODEX_HOME
+// first, hence the name; any profile's PrivateHome).
 type codexHome struct {
-	Dir    string // the private directory (CODEX_HOME inside the sandbox)
-	Person string // the person's CODEX_HOME it was made from
+	Dir    string // the private directory (Env's value inside the sandbox)
+	Person string // the person's directory it was made from
+	Env    string // the variable that names it to the agent
 }
 
-// prepareCodexHome makes a private CODEX_HOME from the person's: a copy
-// of config.toml (mode 0600) and a symbolic link to each other entry. A
-// person's CODEX_HOME that does not exist yet gives a private one with no
-// config (Codex then makes its own defaults, in the private directory).
-func prepareCodexHome(person string) (*codexHome, error) {
+// preparePrivateHome makes a private state directory from the person's:
+// a copy (mode 0600) of each of ph.Copies that exists and a symbolic link
+// to each other entry. A person's directory that does not exist yet gives
+// an empty private one (the agent then makes its own defaults there).
+func preparePrivateHome(ph *profiles.PrivateHome, profile, person string) (*codexHome, error) {
 	if !filepath.IsAbs(person) {
-		return nil, fmt.Errorf("codex home %q: not an absolute path", person)
+		return nil, fmt.Errorf("%s home %q: not an absolute path", profile, person)
 	}
-	dir, err := os.MkdirTemp("", codexPrivatePrefix)
+	dir, err := os.MkdirTemp("", privateHomePrefix+profile+"-home-")
 	if err != nil {
-		return nil, fmt.Errorf("private codex home: %w", err)
+		return nil, fmt.Errorf("private %s home: %w", profile, err)
 	}
-	h := &codexHome{Dir: dir, Person: person}
-	if err := h.fill(); err != nil {
+	h := &codexHome{Dir: dir, Person: person, Env: ph.Env}
+	if err := h.fill(ph); err != nil {
 		h.Remove()
-		return nil, fmt.Errorf("private codex home from %s: %w", person, err)
+		return nil, fmt.Errorf("private %s home from %s: %w", profile, person, err)
 	}
 	return h, nil
 }
 
-func (h *codexHome) fill() error {
+func (h *codexHome) fill(ph *profiles.PrivateHome) error {
 	if fi, err := os.Stat(h.Person); err != nil || !fi.IsDir() {
 		if err == nil || errors.Is(err, fs.ErrNotExist) {
-			return nil // nothing to copy or link: Codex starts from its defaults
+			return nil // nothing to copy or link: the agent starts from its defaults
 		}
 		return err
 	}
-	for _, d := range codexMadeDirs {
+	for _, d := range ph.Made {
 		if err := os.Mkdir(filepath.Join(h.Person, d), 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 			return err
 		}
@@ -98,21 +103,33 @@ func (h *codexHome) fill() error {
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if name == codexConfigFile {
+		if slices.Contains(ph.Copies, name) {
 			continue
 		}
 		if err := os.Symlink(filepath.Join(h.Person, name), filepath.Join(h.Dir, name)); err != nil {
 			return err
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(h.Person, codexConfigFile))
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil
-	case err != nil:
-		return err
+	for _, name := range ph.Copies {
+		src := filepath.Join(h.Person, name)
+		fi, err := os.Stat(src) // a dotfiles manager's link: its target's content
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			return err
+		case !fi.Mode().IsRegular():
+			continue // not a file: neither copied nor linked
+		}
+		data, err := os.ReadFile(src)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(h.Dir, name), data, 0o600); err != nil {
+			return err
+		}
 	}
-	return os.WriteFile(filepath.Join(h.Dir, codexConfigFile), data, 0o600)
+	return nil
 }
 
 // Remove deletes the private directory (its links, not what they point
@@ -124,14 +141,14 @@ func (h *codexHome) Remove() {
 	os.RemoveAll(h.Dir)
 }
 
-// codexConfined is Codex's environment and arguments inside the bridge's
-// sandbox: CODEX_HOME is the private directory (over a configured value).
-// The inputs are not modified.
-func codexConfined(env map[string]string, args []string, h *codexHome) (map[string]string, []string) {
+// privateHomeConfined is the agent's environment and arguments inside the
+// bridge's sandbox: h.Env names the private directory (over a configured
+// value). The inputs are not modified.
+func privateHomeConfined(env map[string]string, args []string, h *codexHome) (map[string]string, []string) {
 	out := make(map[string]string, len(env)+1)
 	for k, v := range env {
 		out[k] = v
 	}
-	out["CODEX_HOME"] = h.Dir
+	out[h.Env] = h.Dir
 	return out, append([]string(nil), args...)
 }

@@ -5,24 +5,40 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/acp-bridge/acp-bridge/profiles"
 )
 
-func TestPrepareCodexHome(t *testing.T) {
+func TestPreparePrivateHome(t *testing.T) {
+	codex, qwen := profiles.ProfileByName("codex"), profiles.ProfileByName("qwen")
 	tests := []struct {
-		name       string
-		files      map[string]string // relative to the person's CODEX_HOME
-		noPerson   bool
-		wantConfig string // "" = no config.toml in the private home
-		wantLinks  []string
+		name     string
+		prof     *profiles.Profile
+		files    map[string]string // relative to the person's directory
+		noPerson bool
+		linkCopy bool   // the copied file is a symbolic link to one elsewhere
+		want     string // the copied file's content; "" = none in the private home
+		links    []string
 	}{
-		{name: "config and auth", files: map[string]string{"config.toml": "model = \"m\"\n", "auth.json": "{}"},
-			wantConfig: "model = \"m\"\n", wantLinks: []string{"auth.json", "sessions", "archived_sessions"}},
-		{name: "no config", files: map[string]string{"history.jsonl": ""}, wantLinks: []string{"history.jsonl", "sessions"}},
-		{name: "no person home", noPerson: true},
+		{name: "codex config and auth", prof: codex, files: map[string]string{"config.toml": "model = \"m\"\n", "auth.json": "{}"},
+			want: "model = \"m\"\n", links: []string{"auth.json", "sessions", "archived_sessions"}},
+		{name: "codex no config", prof: codex, files: map[string]string{"history.jsonl": ""}, links: []string{"history.jsonl", "sessions"}},
+		{name: "codex no person home", prof: codex, noPerson: true},
+		{name: "qwen settings, oauth, leftover backup", prof: qwen,
+			files: map[string]string{"settings.json": `{"model":{"name":"a"}}`, "oauth_creds.json": "{}", "settings.json.orig": "old", "commands/x.md": "c"},
+			want:  `{"model":{"name":"a"}}`, links: []string{"oauth_creds.json", "settings.json.orig", "commands", "projects", "tmp"}},
+		{name: "qwen settings is a dotfiles link", prof: qwen, linkCopy: true, files: map[string]string{"memory.md": "m"},
+			want: `{"linked":true}`, links: []string{"memory.md", "projects"}},
+		{name: "qwen no person home", prof: qwen, noPerson: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			person := filepath.Join(t.TempDir(), ".codex")
+			ph := tc.prof.PrivateHome
+			if ph == nil || len(ph.Copies) != 1 {
+				t.Fatalf("profile %s declares no private home with one copy: %+v", tc.prof.Name, ph)
+			}
+			copied := ph.Copies[0]
+			person := filepath.Join(t.TempDir(), ph.Dir)
 			if !tc.noPerson {
 				for rel, c := range tc.files {
 					p := filepath.Join(person, rel)
@@ -33,47 +49,70 @@ func TestPrepareCodexHome(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
+				if tc.linkCopy {
+					target := filepath.Join(t.TempDir(), "dotfiles-"+copied)
+					if err := os.WriteFile(target, []byte(tc.want), 0o600); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.Symlink(target, filepath.Join(person, copied)); err != nil {
+						t.Fatal(err)
+					}
+				}
 			}
-			h, err := prepareCodexHome(person)
+			h, err := preparePrivateHome(ph, tc.prof.Name, person)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !strings.HasPrefix(filepath.Base(h.Dir), codexPrivatePrefix) || h.Person != person {
-				t.Errorf("codexHome %+v", h)
+			if !strings.HasPrefix(filepath.Base(h.Dir), privateHomePrefix+tc.prof.Name+"-home-") || h.Person != person || h.Env != ph.Env {
+				t.Errorf("private home %+v", h)
 			}
-			cfg := filepath.Join(h.Dir, codexConfigFile)
-			got, err := os.ReadFile(cfg)
-			if tc.wantConfig == "" {
-				if !os.IsNotExist(err) {
-					t.Errorf("private config.toml exists (%q, %v), want none", got, err)
-				}
-			} else {
-				if string(got) != tc.wantConfig {
-					t.Errorf("private config.toml %q, want %q", got, tc.wantConfig)
-				}
-				if fi, err := os.Lstat(cfg); err != nil || !fi.Mode().IsRegular() {
-					t.Errorf("private config.toml is not a regular file (a copy): %v %v", fi, err)
-				}
-				// Writing the copy leaves the person's file as it was.
-				if err := os.WriteFile(cfg, []byte("approval_policy = \"never\"\n"), 0o600); err != nil {
-					t.Fatal(err)
-				}
-				if p, _ := os.ReadFile(filepath.Join(person, codexConfigFile)); string(p) != tc.wantConfig {
-					t.Errorf("person's config.toml is %q after the copy was written", p)
-				}
-			}
-			for _, l := range tc.wantLinks {
+			for _, l := range tc.links {
 				target, err := os.Readlink(filepath.Join(h.Dir, l))
 				if err != nil || target != filepath.Join(person, l) {
 					t.Errorf("%s: link to %q (%v), want %q", l, target, err, filepath.Join(person, l))
 				}
+			}
+			cfg := filepath.Join(h.Dir, copied)
+			got, err := os.ReadFile(cfg)
+			if tc.want == "" {
+				if !os.IsNotExist(err) {
+					t.Errorf("private %s exists (%q, %v), want none", copied, got, err)
+				}
+			} else {
+				if string(got) != tc.want {
+					t.Errorf("private %s %q, want %q", copied, got, tc.want)
+				}
+				if fi, err := os.Lstat(cfg); err != nil || !fi.Mode().IsRegular() {
+					t.Errorf("private %s is not a regular file (a copy): %v %v", copied, fi, err)
+				}
+				// Rewriting the copy as Qwen does (a temp file renamed
+				// over it, the old one renamed to a backup first) leaves
+				// the person's file as it was, and a leftover backup's link
+				// is replaced, not written through (checked below).
+				tmp := cfg + ".tmp"
+				if err := os.WriteFile(tmp, []byte("approval_policy = \"never\"\n"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Rename(cfg, cfg+".orig"); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Rename(tmp, cfg); err != nil {
+					t.Fatal(err)
+				}
+				if p, _ := os.ReadFile(filepath.Join(person, copied)); string(p) != tc.want {
+					t.Errorf("person's %s is %q after the copy was rewritten", copied, p)
+				}
+			}
+			env, _ := privateHomeConfined(map[string]string{ph.Env: "/configured", "HOME": "/h"}, nil, h)
+			if env[ph.Env] != h.Dir || env["HOME"] != "/h" {
+				t.Errorf("confined environment %v", env)
 			}
 			h.Remove()
 			if _, err := os.Lstat(h.Dir); !os.IsNotExist(err) {
 				t.Errorf("private home still there after Remove: %v", err)
 			}
 			for rel, c := range tc.files {
-				if rel == codexConfigFile {
+				if rel == copied {
 					continue
 				}
 				if got, err := os.ReadFile(filepath.Join(person, rel)); err != nil || string(got) != c {
@@ -82,21 +121,29 @@ func TestPrepareCodexHome(t *testing.T) {
 			}
 		})
 	}
-	if _, err := prepareCodexHome("relative/.codex"); err == nil {
-		t.Error("a relative codex home was accepted")
+	if _, err := preparePrivateHome(codex.PrivateHome, "codex", "relative/.codex"); err == nil {
+		t.Error("a relative home was accepted")
 	}
 }
 
-func TestPersonCodexHome(t *testing.T) {
-	t.Setenv("CODEX_HOME", "")
-	if got := personCodexHome(map[string]string{"CODEX_HOME": "/x/cx"}, "/h"); got != "/x/cx" {
-		t.Errorf("configured: %q", got)
-	}
-	if got := personCodexHome(map[string]string{"CODEX_HOME": "rel"}, "/h"); got != "/h/.codex" {
-		t.Errorf("relative configured value: %q, want the home's", got)
-	}
-	t.Setenv("CODEX_HOME", "/env/cx")
-	if got := personCodexHome(nil, "/h"); got != "/env/cx" {
-		t.Errorf("inherited: %q", got)
+func TestPersonHome(t *testing.T) {
+	for _, name := range []string{"codex", "qwen"} {
+		ph := profiles.ProfileByName(name).PrivateHome
+		t.Run(name, func(t *testing.T) {
+			t.Setenv(ph.Env, "")
+			if got := personHome(ph, map[string]string{ph.Env: "/x/cx"}, "/h"); got != "/x/cx" {
+				t.Errorf("configured: %q", got)
+			}
+			if got := personHome(ph, map[string]string{ph.Env: "rel"}, "/h"); got != "/h/"+ph.Dir {
+				t.Errorf("relative configured value: %q, want the home's", got)
+			}
+			if got := personHome(ph, nil, ""); got != "" {
+				t.Errorf("no home: %q", got)
+			}
+			t.Setenv(ph.Env, "/env/cx")
+			if got := personHome(ph, nil, "/h"); got != "/env/cx" {
+				t.Errorf("inherited: %q", got)
+			}
+		})
 	}
 }

@@ -270,6 +270,11 @@ func categorize(c *Call) category {
 		return catFetch
 	case "WebSearch":
 		return catExternal
+	case "AskUserQuestion":
+		// Claude Code's question to the person (answered through the
+		// editor's elicitation): it reads and writes nothing, so plan and
+		// dontAsk do not refuse it; a rule naming it still decides.
+		return catThink
 	}
 	if strings.HasPrefix(c.Tool, "mcp__") {
 		return catExternal

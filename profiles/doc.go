@@ -6,7 +6,9 @@
 // agent's asking mode ids, the ids an editor may still pick (plan), its
 // bypass-like ids, the launch flags and environment that make it ask, the
 // flags that turn off a sandbox of its own inside the bridge's OS sandbox
-// (ConfinedFlags, Confine: Codex's cannot start there), and whether its
+// (ConfinedFlags, Confine: Codex's cannot start there), the state
+// directory it gets a private one of inside that sandbox (PrivateHome:
+// Codex's CODEX_HOME, Qwen Code's QWEN_HOME), and whether its
 // only reject option ends the turn. DetectProfile picks it from
 // the agent's command, else its configured family, else its name; the
 // bridge keeps every child in its asking mode with it (docs/agents.md).

@@ -1,6 +1,7 @@
 package profiles
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/acp-bridge/acp-bridge/policy"
@@ -27,6 +28,8 @@ var claudeTools = map[string]extractor{
 	"WebFetch":     claudeWebFetch,
 	"WebSearch":    claudeWebSearch,
 	"ExitPlanMode": claudeExitPlanMode,
+	// A question to the person: the policy reads it as thinking.
+	"AskUserQuestion": claudeAskUserQuestion,
 }
 
 // claudeACPTools are the tools claude-code-acp swaps to mcp__acp__<name>
@@ -172,6 +175,21 @@ func claudeWebSearch(tc *toolCall) (policy.Call, bool) {
 		return policy.Call{}, false
 	}
 	return policy.Call{Tool: "WebSearch", Query: q}, true
+}
+
+// claudeAskUserQuestion is the AskUserQuestion tool only in its exact
+// shape (sdk-tools.d.ts AskUserQuestionInput: questions, a non-empty
+// array, and what the answer adds): anything else under that name is not
+// understood, and the policy asks.
+func claudeAskUserQuestion(tc *toolCall) (policy.Call, bool) {
+	if !tc.inputKeysWithin([]string{"questions"}, []string{"answers", "annotations", "metadata"}) {
+		return policy.Call{}, false
+	}
+	var qs []json.RawMessage
+	if json.Unmarshal(tc.input["questions"], &qs) != nil || len(qs) == 0 {
+		return policy.Call{}, false
+	}
+	return policy.Call{Tool: "AskUserQuestion"}, true
 }
 
 func claudeExitPlanMode(*toolCall) (policy.Call, bool) {

@@ -70,6 +70,11 @@ type Profile struct {
 	// (Codex's bubblewrap needs a user namespace the bridge's sandbox does
 	// not give). Without the bridge's sandbox the agent keeps its own.
 	ConfinedFlags []LaunchFlag
+	// PrivateHome: when the bridge's OS sandbox confines the agent, it runs
+	// with a state directory of its own instead of the person's (Codex's
+	// CODEX_HOME, Qwen Code's QWEN_HOME): the files it rewrites and the
+	// sandbox keeps read-only are private copies there (bridge/codexhome.go).
+	PrivateHome *PrivateHome
 
 	// RejectAborts: the agent offers no reject option that lets its turn go
 	// on; its only one ends the turn (measured with the real agents offline,
@@ -80,6 +85,24 @@ type Profile struct {
 	RejectAborts bool
 	// Quirks are notes for docs/agents.md and logs.
 	Quirks []string
+}
+
+// PrivateHome is an agent's state directory that the bridge replaces,
+// inside its OS sandbox, by a private one made for each process: Copies
+// are copied into it (the agent rewrites them, by rename too, while the
+// person's own stay read-only places), every other entry of the person's
+// directory is a symbolic link to it, and Made are made in the person's
+// directory first (when missing) so that what the agent keeps across
+// processes (its sessions) outlives the private one.
+type PrivateHome struct {
+	// Env is the variable that names the directory to the agent.
+	Env string
+	// Dir is where it is without Env: relative to the agent's home.
+	Dir string
+	// Copies are the entries copied rather than linked (file names).
+	Copies []string
+	// Made are directories made in the person's directory before linking.
+	Made []string
 }
 
 // LaunchFlag is one command-line flag. Value "" is a flag without a value;
@@ -302,6 +325,13 @@ var profiles = []*Profile{
 		LaunchFlags:  []LaunchFlag{{Name: "--approval-mode", Value: "default", TakesValue: true}},
 		DropFlags:    approvalModeFlags,
 		RejectAborts: true,
+		// session/set_model persists the model picked into
+		// QWEN_HOME/settings.json by renaming it to settings.json.orig and
+		// a new file into its place (writeWithBackupSync, Qwen Code
+		// 0.24.4); a bind-mounted copy cannot be renamed (EBUSY), so the
+		// copy lives in a private QWEN_HOME. Its sessions (projects/) and
+		// temp files (tmp/) stay the person's.
+		PrivateHome: &PrivateHome{Env: "QWEN_HOME", Dir: ".qwen", Copies: []string{"settings.json"}, Made: []string{"projects", "tmp"}},
 		Quirks: []string{
 			"may start in `auto` (an LLM classifier) from its settings; --approval-mode default starts it asking",
 			"its only reject option, `cancel`, ends the turn (Gemini CLI's goes on)",
@@ -335,6 +365,8 @@ var profiles = []*Profile{
 		DropFlags:     codexSetting("approval_policy", ""),
 		ConfinedFlags: codexSetting("sandbox_mode", `"danger-full-access"`)[:1],
 		RejectAborts:  true,
+		// Its presets are persisted into CODEX_HOME/config.toml.
+		PrivateHome: &PrivateHome{Env: "CODEX_HOME", Dir: ".codex", Copies: []string{"config.toml"}, Made: []string{"sessions", "archived_sessions"}},
 		Quirks: []string{
 			"`auto` applies workspace patches without asking: kept from it; launched with approval_policy untrusted, it asks for every edit and every command not known to be read-only",
 			"inside the bridge's OS sandbox its own sandbox cannot start: it runs with sandbox_mode danger-full-access there",

@@ -92,7 +92,8 @@ type Prepared struct {
 	// same agent (terminals) run in the same sandbox with Command.
 	MaskFile, TmpDir string
 	// Created are the mount points of Spec.Blocked that Prepare created
-	// on the host; Cleanup removes each that is still empty.
+	// on the host; Cleanup removes each that is still as made and that no
+	// other live sandbox binds (sweep.go).
 	Created []Path
 	files   bwrapFiles
 	// init is the in-sandbox init put before argv (RunInit): its program,

@@ -114,6 +114,11 @@ func placeName(name string) bool {
 			continue
 		}
 		for _, seg := range strings.Split(pl.Path, "/") {
+			if seg == "*" {
+				// matches any name; a glob only expands to what
+				// exists, so a placeholder is never made there.
+				continue
+			}
 			if ok, _ := path.Match(seg, name); ok {
 				return true
 			}

@@ -258,6 +258,39 @@ func Prepare(s Spec, dir string, argv []string, netOpts *NetOptions) (Prepared, 
 			made = append(made, ph)
 		}
 	}
+	// A read-only place that is another live sandbox's placeholder (an
+	// .envrc it made, found existing by Compute) has this sandbox's mount
+	// on it too: recorded, adopted or borrowed as above, so that its maker
+	// does not remove it from under that mount.
+	if len(s.ReadOnly) > 0 {
+		if uses == nil {
+			uses = liveUses(tmp)
+		}
+		n := len(records)
+		for _, p := range s.ReadOnly {
+			byMaker, ok := uses[p]
+			if !ok {
+				continue
+			}
+			fi, err := os.Lstat(p)
+			if err != nil {
+				continue
+			}
+			ph := placeholder{Path: p, Dir: fi.IsDir(), Borrowed: !byMaker}
+			if !ph.Dir {
+				ph.Content = blockedContent(p)
+			}
+			records = append(records, ph)
+			if !ph.Borrowed {
+				made = append(made, ph)
+			}
+		}
+		if len(records) > n {
+			if err := writeManifest(tmp, records); err != nil {
+				return fail(err)
+			}
+		}
+	}
 	for i, c := range s.Copies {
 		data, err := os.ReadFile(c)
 		if err != nil {

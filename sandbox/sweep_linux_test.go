@@ -340,95 +340,113 @@ func TestSharedPlaceholderHeld(t *testing.T) {
 	if m := Probe(); !m.Available {
 		t.Skipf("no sandbox: %s", m.Problem)
 	}
-	for _, naive := range []bool{false, true} {
-		name := "held"
-		if naive {
-			name = "control: removed under the other sandbox"
-		}
-		t.Run(name, func(t *testing.T) {
-			t.Setenv("TMPDIR", t.TempDir())
-			ws := t.TempDir()
-			vscode := filepath.Join(ws, ".vscode")
-			spec := Spec{Writable: []string{ws}, Network: NetworkAll, Blocked: []Path{{Path: vscode, Dir: true}}}
-			first, err := Prepare(spec, ws, []string{"true"}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(first.Created) != 1 {
-				t.Fatalf("the first sandbox made %d placeholders, want 1", len(first.Created))
-			}
-			fifo, ready := filepath.Join(ws, "go"), filepath.Join(ws, "ready")
-			for _, f := range []string{fifo, ready} {
-				if err := unix.Mkfifo(f, 0o600); err != nil {
-					t.Fatal(err)
-				}
-			}
-			second, err := Prepare(spec, ws, []string{"/bin/sh", "-c",
-				"echo up > ready; read x < go; mkdir -p .vscode 2>/dev/null; echo evil > .vscode/tasks.json"}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cmd := exec.Command(second.Path, second.Args...)
-			var out strings.Builder
-			cmd.Stdout, cmd.Stderr = &out, &out
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			up := make(chan error, 1)
-			go func() { _, err := os.ReadFile(ready); up <- err }()
-			select {
-			case err := <-up:
-				if err != nil {
-					t.Fatal(err)
-				}
-			case err := <-done:
-				t.Fatalf("the sandboxed command ended before it was up: %v\n%s", err, out.String())
-			}
+	places := []struct {
+		name, place string
+		dir         bool
+		attack      string // run in the second sandbox once the first ended
+		target      string // what the attack writes
+	}{
+		{"dir blocked whole", ".vscode", true, "mkdir -p .vscode 2>/dev/null; echo evil > .vscode/tasks.json", ".vscode/tasks.json"},
+		{"file kept read-only", ".envrc", false, "echo evil > .envrc", ".envrc"},
+	}
+	for _, pl := range places {
+		for _, naive := range []bool{false, true} {
+			name := pl.name + ": held"
 			if naive {
-				if err := os.Remove(vscode); err != nil {
-					t.Fatalf("control: removing the shared placeholder: %v", err)
-				}
+				name = pl.name + ": control: removed under the other sandbox"
 			}
-			first.Cleanup()
-			wrote := make(chan error, 1)
-			go func() {
-				f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-				if err == nil {
-					_, err = f.WriteString("go\n")
-					f.Close()
-				}
-				wrote <- err
-			}()
-			select {
-			case err := <-wrote:
-				if err != nil {
-					t.Fatal(err)
-				}
-				<-done
-			case err := <-done:
-				t.Fatalf("the sandboxed command ended before it was told to go: %v\n%s", err, out.String())
-			}
-			_, err = os.Stat(filepath.Join(vscode, "tasks.json"))
-			created := err == nil
-			if naive && !created {
-				t.Errorf("control: the agent could not create .vscode/tasks.json once the placeholder was removed: the test proves nothing\n%s", out.String())
-			}
-			if !naive {
-				if created {
-					t.Errorf("the agent created .vscode/tasks.json after the other sandbox's Cleanup\n%s", out.String())
-				}
-				if _, err := os.Lstat(vscode); err != nil {
-					t.Errorf("the first Cleanup removed the placeholder the second holds: %v", err)
-				}
-			}
-			second.Cleanup()
-			if !naive {
-				if _, err := os.Lstat(vscode); err == nil {
-					t.Errorf("the placeholder is still there after the last sandbox using it ended")
-				}
-			}
-		})
+			t.Run(name, func(t *testing.T) { sharedPlaceholder(t, pl.place, pl.dir, pl.attack, pl.target, naive) })
+		}
+	}
+}
+
+// sharedPlaceholder runs one case of TestSharedPlaceholderHeld.
+func sharedPlaceholder(t *testing.T, place string, dir bool, attack, target string, naive bool) {
+	t.Setenv("TMPDIR", t.TempDir())
+	ws := t.TempDir()
+	vscode := filepath.Join(ws, place)
+	spec := Spec{Writable: []string{ws}, Network: NetworkAll, Blocked: []Path{{Path: vscode, Dir: dir}}}
+	first, err := Prepare(spec, ws, []string{"true"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Created) != 1 {
+		t.Fatalf("the first sandbox made %d placeholders, want 1", len(first.Created))
+	}
+	fifo, ready := filepath.Join(ws, "go"), filepath.Join(ws, "ready")
+	for _, f := range []string{fifo, ready} {
+		if err := unix.Mkfifo(f, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !dir {
+		// what Compute gives the second: an existing file place
+		// is kept read-only, not blocked
+		spec = Spec{Writable: []string{ws}, Network: NetworkAll, ReadOnly: []string{vscode}}
+	}
+	second, err := Prepare(spec, ws, []string{"/bin/sh", "-c", "echo up > ready; read x < go; " + attack}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(second.Path, second.Args...)
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	up := make(chan error, 1)
+	go func() { _, err := os.ReadFile(ready); up <- err }()
+	select {
+	case err := <-up:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case err := <-done:
+		t.Fatalf("the sandboxed command ended before it was up: %v\n%s", err, out.String())
+	}
+	if naive {
+		if err := os.Remove(vscode); err != nil {
+			t.Fatalf("control: removing the shared placeholder: %v", err)
+		}
+	}
+	first.Cleanup()
+	wrote := make(chan error, 1)
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err == nil {
+			_, err = f.WriteString("go\n")
+			f.Close()
+		}
+		wrote <- err
+	}()
+	select {
+	case err := <-wrote:
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-done
+	case err := <-done:
+		t.Fatalf("the sandboxed command ended before it was told to go: %v\n%s", err, out.String())
+	}
+	got, _ := os.ReadFile(filepath.Join(ws, target))
+	created := strings.Contains(string(got), "evil")
+	if naive && !created {
+		t.Errorf("control: the agent could not write %s once the placeholder was removed: the test proves nothing\n%s", target, out.String())
+	}
+	if !naive {
+		if created {
+			t.Errorf("the agent wrote %s after the other sandbox's Cleanup\n%s", target, out.String())
+		}
+		if _, err := os.Lstat(vscode); err != nil {
+			t.Errorf("the first Cleanup removed the placeholder the second holds: %v", err)
+		}
+	}
+	second.Cleanup()
+	if !naive {
+		if _, err := os.Lstat(vscode); err == nil {
+			t.Errorf("the placeholder is still there after the last sandbox using it ended")
+		}
 	}
 }

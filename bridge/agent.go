@@ -405,7 +405,12 @@ func (a *agentRT) startOnce(ctx context.Context, gen int) error {
 		return err
 	}
 	if prep != nil || cxHome != nil {
+		// Counted, so that shutdown waits for it (bounded): a bridge that
+		// exits right after its agents stop still removes their sandbox
+		// files and placeholders.
+		a.b.cleanups.add()
 		go func() {
+			defer a.b.cleanups.done()
 			<-proc.Done()
 			if prep != nil {
 				prep.Cleanup()

@@ -15,6 +15,7 @@ import (
 	"github.com/acp-bridge/acp-bridge/internal/audit"
 	"github.com/acp-bridge/acp-bridge/permission"
 	"github.com/acp-bridge/acp-bridge/policy"
+	"github.com/acp-bridge/acp-bridge/sandbox"
 	"github.com/acp-bridge/acp-bridge/settings"
 	"github.com/acp-bridge/acp-bridge/wire"
 )
@@ -92,6 +93,8 @@ type Bridge struct {
 	// for a person's grant, with the number of such persists in flight (created.go).
 	ownWrites   map[string]int
 	initialized bool // the editor has its initialize answer
+	// cleanups: the agents' sandbox cleanups under way (shutdown waits).
+	cleanups pending
 	// trustSent is the last _acp-bridge/workspace/trust sent (JSON),
 	// trustLogged the last one logged.
 	trustSent, trustLogged string
@@ -143,6 +146,13 @@ func (b *Bridge) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	life, endLife := context.WithCancel(context.WithoutCancel(ctx))
 	defer endLife()
 	b.lifetime = life
+	sweepOnce.Do(func() {
+		// Before any sandbox is computed: what bridges killed before
+		// they could clean up left (sandbox.Sweep).
+		if n := sandbox.Sweep(); n > 0 {
+			b.log.Info("removed the sandbox directories of bridges that are gone", zap.Int("count", n))
+		}
+	})
 	snap := b.snapshot()
 	// Writes to the editor are queued and written in batches by one
 	// goroutine, so a child's read loop never waits on write(2); the bound
@@ -225,6 +235,69 @@ func (b *Bridge) shutdown(reason policy.Source) {
 		}()
 	}
 	wg.Wait()
+	// The agents' sandbox cleanups (private directory, placeholders in the
+	// workspace) run once each process is gone: waited for here, within
+	// the stop timeout (and at least cleanupGrace after the stops, since a
+	// process killed at the deadline still needs its cleanup).
+	grace := time.NewTimer(cleanupGrace)
+	defer grace.Stop()
+	select {
+	case <-b.cleanups.wait():
+		return
+	case <-ctx.Done():
+	}
+	select {
+	case <-b.cleanups.wait():
+	case <-grace.C:
+		b.log.Warn("sandbox cleanups still running at exit: the next bridge's sweep removes what they leave")
+	}
+}
+
+// sweepOnce: the sweep runs at the first Serve of the process.
+var sweepOnce sync.Once
+
+// cleanupGrace is the least shutdown waits for the sandbox cleanups after
+// stopping the agents.
+const cleanupGrace = 2 * time.Second
+
+// pending counts goroutines shutdown waits for (the agents' sandbox
+// cleanups). Unlike a sync.WaitGroup, more may be added while a wait is
+// under way (an agent starting during shutdown).
+type pending struct {
+	mu   sync.Mutex
+	n    int
+	zero chan struct{} // closed when n drops to 0
+}
+
+func (p *pending) add() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.n == 0 {
+		p.zero = make(chan struct{})
+	}
+	p.n++
+}
+
+func (p *pending) done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n--
+	if p.n == 0 {
+		close(p.zero)
+	}
+}
+
+// wait returns a channel closed once none is pending (now, or when the
+// last one pending now is done).
+func (p *pending) wait() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.n == 0 {
+		c := make(chan struct{})
+		close(c)
+		return c
+	}
+	return p.zero
 }
 
 // startAgentsOnLaunch starts the agents marked to start with the bridge

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -91,7 +92,8 @@ type Prepared struct {
 	// same agent (terminals) run in the same sandbox with Command.
 	MaskFile, TmpDir string
 	// Created are the mount points of Spec.Blocked that Prepare created
-	// on the host; Cleanup removes each that is still empty.
+	// on the host; Cleanup removes each that is still as made and that no
+	// other live sandbox binds (sweep.go).
 	Created []Path
 	files   bwrapFiles
 	// init is the in-sandbox init put before argv (RunInit): its program,
@@ -159,15 +161,19 @@ func Prepare(s Spec, dir string, argv []string, netOpts *NetOptions) (Prepared, 
 	if err != nil {
 		return Prepared{}, fmt.Errorf("sandbox: %w", err)
 	}
-	var created []Path
-	removeCreated := func() {
-		for i := len(created) - 1; i >= 0; i-- {
-			removeIfUnchanged(created[i])
-		}
+	// The lock says the directory's owner lives (sweep.go): taken first,
+	// so that no Sweep ever finds this directory without its owner.
+	lock, err := lockPrivate(tmp)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return Prepared{}, err
 	}
+	var made []placeholder
+	removeCreated := func() { removeUnused(made, tmp) }
 	fail := func(err error) (Prepared, error) {
 		removeCreated()
 		os.RemoveAll(tmp)
+		lock.Close()
 		return Prepared{}, err
 	}
 	f := bwrapFiles{mask: filepath.Join(tmp, "masked"), empty: filepath.Join(tmp, "empty"), emptyDir: filepath.Join(tmp, "emptydir"),
@@ -188,27 +194,102 @@ func Prepare(s Spec, dir string, argv []string, netOpts *NetOptions) (Prepared, 
 		return fail(fmt.Errorf("sandbox: temp directory: %w", err))
 	}
 	// The mount points of blocked places: made here, so that exactly what
-	// the bridge made is removed again (while still empty) by Cleanup.
+	// the bridge made is removed again (while still as made) by Cleanup,
+	// or by the Sweep of a later bridge if this one dies first: each is
+	// recorded in the manifest before it is made.
+	var created []Path
+	var records []placeholder // the manifest: made, adopted and borrowed
+	var uses map[string]bool  // liveUses, read at the first place that exists
 	blocked := append([]Path(nil), s.Blocked...)
 	sort.Slice(blocked, func(i, j int) bool { return depth(blocked[i].Path) < depth(blocked[j].Path) })
 	for _, b := range blocked {
-		if _, err := os.Lstat(b.Path); err == nil {
-			continue
+		rp, err := resolvedPlace(b.Path)
+		if err != nil {
+			return fail(err)
 		}
-		if b.Dir {
-			err = os.Mkdir(b.Path, 0o755)
+		ph := placeholder{Path: rp, Dir: b.Dir}
+		if !b.Dir {
+			ph.Content = b.Content
+		}
+		exists := false
+		if _, err := os.Lstat(b.Path); err == nil {
+			exists = true
 		} else {
-			err = os.WriteFile(b.Path, []byte(b.Content), 0o644)
-			if _, ok := f.content[b.Content]; !ok && err == nil {
+			if _, ok := f.content[b.Content]; !ok && !b.Dir {
 				src := filepath.Join(tmp, "content-"+strconv.Itoa(len(f.content)))
-				err = os.WriteFile(src, []byte(b.Content), 0o444)
+				if err := os.WriteFile(src, []byte(b.Content), 0o444); err != nil {
+					return fail(fmt.Errorf("sandbox: content of the protected place %s: %w", b.Path, err))
+				}
 				f.content[b.Content] = src
 			}
+			if err := writeManifest(tmp, append(records, ph)); err != nil {
+				return fail(err)
+			}
+			if b.Dir {
+				err = os.Mkdir(b.Path, 0o755)
+			} else {
+				err = createFile(b.Path, b.Content)
+			}
+			switch {
+			case errors.Is(err, fs.ErrExist):
+				exists = true // made since the Lstat above
+			case err != nil:
+				return fail(fmt.Errorf("sandbox: mount point of the protected place %s: %w", b.Path, err))
+			default:
+				created = append(created, b)
+			}
 		}
-		if err != nil {
-			return fail(fmt.Errorf("sandbox: mount point of the protected place %s: %w", b.Path, err))
+		if exists {
+			// Not made here: another live sandbox's placeholder is
+			// adopted (the last of its users removes it); anything else
+			// is borrowed (never removed by this sandbox). Either way it
+			// is recorded, so that no one removes it from under this
+			// sandbox's mount while it lives (liveUses).
+			if uses == nil {
+				uses = liveUses(tmp)
+			}
+			ph.Borrowed = !uses[rp]
+			if err := writeManifest(tmp, append(records, ph)); err != nil {
+				return fail(err)
+			}
 		}
-		created = append(created, b)
+		records = append(records, ph)
+		if !ph.Borrowed {
+			made = append(made, ph)
+		}
+	}
+	// A read-only place that is another live sandbox's placeholder (an
+	// .envrc it made, found existing by Compute) has this sandbox's mount
+	// on it too: recorded, adopted or borrowed as above, so that its maker
+	// does not remove it from under that mount.
+	if len(s.ReadOnly) > 0 {
+		if uses == nil {
+			uses = liveUses(tmp)
+		}
+		n := len(records)
+		for _, p := range s.ReadOnly {
+			byMaker, ok := uses[p]
+			if !ok {
+				continue
+			}
+			fi, err := os.Lstat(p)
+			if err != nil {
+				continue
+			}
+			ph := placeholder{Path: p, Dir: fi.IsDir(), Borrowed: !byMaker}
+			if !ph.Dir {
+				ph.Content = blockedContent(p)
+			}
+			records = append(records, ph)
+			if !ph.Borrowed {
+				made = append(made, ph)
+			}
+		}
+		if len(records) > n {
+			if err := writeManifest(tmp, records); err != nil {
+				return fail(err)
+			}
+		}
 	}
 	for i, c := range s.Copies {
 		data, err := os.ReadFile(c)
@@ -222,7 +303,7 @@ func Prepare(s Spec, dir string, argv []string, netOpts *NetOptions) (Prepared, 
 		f.copies[c] = cp
 	}
 	p := Prepared{Path: m.Path, MaskFile: f.mask, TmpDir: f.tmp, Created: created, files: f,
-		Cleanup: func() { removeCreated(); os.RemoveAll(tmp) }}
+		Cleanup: func() { removeCreated(); os.RemoveAll(tmp); lock.Close() }}
 	scope := "required"
 	if s.Network != NetworkAll {
 		scope = "optional" // a network namespace closes abstract sockets
@@ -240,29 +321,25 @@ func Prepare(s Spec, dir string, argv []string, netOpts *NetOptions) (Prepared, 
 		px := &Proxy{Allow: netOpts.Allow, Denied: netOpts.Denied}
 		go func() { _ = px.Serve(ln) }()
 		p.init = append(p.init, "--proxy-socket", sock)
-		p.Cleanup = func() { px.Close(); removeCreated(); os.RemoveAll(tmp) }
+		p.Cleanup = func() { px.Close(); removeCreated(); os.RemoveAll(tmp); lock.Close() }
 	}
 	full := p.Command(s, dir, argv)
 	p.Args = full[1:]
 	return p, nil
 }
 
-// removeIfUnchanged removes a mount point Prepare made if it is as Prepare
-// made it: an empty directory, or a file with the content it was given.
-func removeIfUnchanged(b Path) {
-	fi, err := os.Lstat(b.Path)
+// createFile makes the placeholder file p holding content; it fails if p
+// exists (fs.ErrExist) rather than truncating what is there.
+func createFile(p, content string) error {
+	fh, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return
+		return err
 	}
-	if fi.IsDir() {
-		_ = os.Remove(b.Path) // a non-empty directory stays
-		return
+	_, err = fh.WriteString(content)
+	if cerr := fh.Close(); err == nil {
+		err = cerr
 	}
-	if fi.Mode().IsRegular() && fi.Size() == int64(len(b.Content)) {
-		if data, err := os.ReadFile(b.Path); err == nil && string(data) == b.Content {
-			_ = os.Remove(b.Path)
-		}
-	}
+	return err
 }
 
 // isFileName: a writable entry that names a file, not a directory, going by

@@ -17,11 +17,16 @@
 //     capability dropped.
 //   - seatbelt.go: on macOS, the Spec becomes a sandbox-exec (Seatbelt)
 //     profile. Built and unit-tested here; not run.
-//   - check.go: which mechanism this machine offers (Probe).
+//   - check.go: which mechanism this machine offers (Probe); Prepare and
+//     its Cleanup.
+//   - sweep.go, sweep_linux.go: the private directory's life: its owner
+//     lock and placeholders manifest, the placeholders live sandboxes
+//     share, and Sweep, which removes what dead bridges left.
 //   - profiles.go: each agent family's own state directories.
 //
 // The package does no logging and keeps no state across calls except
-// Probe's cached answer (guarded by a sync.Once). Compute reads the file
+// Probe's cached answer (guarded by a sync.Once) and, on disk, the private
+// directories Prepare makes (each locked by its process while it lives). Compute reads the file
 // system (stat, directory walks bounded by Options.MaxEntries) on the
 // caller's goroutine.
 package sandbox

@@ -373,6 +373,11 @@ func (a *agentRT) startOnce(ctx context.Context, gen int) error {
 		cxHome.Remove()
 		return err
 	}
+	if cxHome != nil && plan.Spec != nil {
+		if emptied := cxHome.honourMasks(prof.PrivateHome, plan.Spec.Masked); len(emptied) > 0 {
+			a.log.Info("a Read deny rule names the agent's state file: its private copy is empty", zap.Strings("files", emptied))
+		}
+	}
 	if plan.Confined {
 		// A sandbox of the agent's own that cannot start inside the
 		// bridge's is turned off there (Codex's; docs/agents.md).

@@ -30,8 +30,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/acp-bridge/acp-bridge/profiles"
+	"github.com/acp-bridge/acp-bridge/sandbox"
 )
 
 // privateHomePrefix names the private state directories in the temp
@@ -83,6 +85,42 @@ func preparePrivateHome(ph *profiles.PrivateHome, profile, person string) (*code
 		return nil, fmt.Errorf("private %s home from %s: %w", profile, person, err)
 	}
 	return h, nil
+}
+
+// honourMasks empties each copy in the private home whose original a
+// Read deny rule makes unreadable inside the sandbox (masked, or under a
+// masked directory): the bridge, which reads the original outside the
+// sandbox, never puts a readable copy of it where the agent, or another
+// agent's sandbox that sees the host's temp directory, can read it (red
+// team 8). A JSON copy becomes "{}", any other an empty file: the agent
+// starts from its defaults, as it would with the original unreadable.
+func (h *codexHome) honourMasks(ph *profiles.PrivateHome, masked []sandbox.Path) []string {
+	if h == nil || ph == nil {
+		return nil
+	}
+	var emptied []string
+	for _, name := range ph.Copies {
+		orig := filepath.Join(h.Person, name)
+		hit := false
+		for _, m := range masked {
+			if m.Path == orig || (m.Dir && strings.HasPrefix(orig, m.Path+string(filepath.Separator))) {
+				hit = true
+			}
+		}
+		cp := filepath.Join(h.Dir, name)
+		if _, err := os.Lstat(cp); !hit || err != nil {
+			continue
+		}
+		empty := []byte{}
+		if strings.HasSuffix(name, ".json") {
+			empty = []byte("{}\n")
+		}
+		if err := os.WriteFile(cp, empty, 0o600); err != nil {
+			os.Remove(cp)
+		}
+		emptied = append(emptied, orig)
+	}
+	return emptied
 }
 
 func (h *codexHome) fill(ph *profiles.PrivateHome) error {

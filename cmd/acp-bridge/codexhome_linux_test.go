@@ -132,3 +132,47 @@ exec "$0" demo-agent`
 		}
 	}
 }
+
+// A Read deny rule on the person's state file holds for the private copy
+// the bridge makes (red team 8: the copy in the host's temp directory held
+// the person's token where the original was unreadable). The agent reads
+// its private copy and the person's file; with the rule neither shows the
+// secret; the control (no rule) reads it through the private copy.
+func TestPrivateHomeHonoursReadDeny(t *testing.T) {
+	requireSandbox(t)
+	for _, tc := range []struct{ name, env, dir, file, content string }{
+		{"codex", "CODEX_HOME", ".codex", "config.toml", "[mcp_servers.gh]\nenv = { GITHUB_TOKEN = \"ghp_SECRET_rt8\" }\n"},
+		{"qwen", "QWEN_HOME", ".qwen", "settings.json", `{"env": {"GITHUB_TOKEN": "ghp_SECRET_rt8"}}`},
+	} {
+		for _, denied := range []bool{true, false} {
+			name := tc.name + "/denied"
+			if !denied {
+				name = tc.name + "/control: no rule"
+			}
+			t.Run(name, func(t *testing.T) {
+				home, ws := t.TempDir(), t.TempDir()
+				personFile := filepath.Join(home, tc.dir, tc.file)
+				if err := os.MkdirAll(filepath.Dir(personFile), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(personFile, []byte(tc.content), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				script := `echo "home=$` + tc.env + `" > seen; cat "$` + tc.env + `/` + tc.file + `" >> seen 2>&1; cat "$HOME/` + tc.dir + `/` + tc.file + `" >> seen 2>&1; exec "$0" demo-agent`
+				cfg := "defaultAgent: " + tc.name + "\nagents:\n  " + tc.name + ": {command: sh, args: [\"-c\", " + strconvQuote(script) + ", \"" + binPath + "\"]}\n"
+				if denied {
+					cfg += "permissions: {deny: [\"Read(~/" + tc.dir + "/" + tc.file + ")\"]}\n"
+				}
+				p := startBinIn(t, home, ws, cfg)
+				p.open(t)
+				seen, _ := os.ReadFile(filepath.Join(ws, "seen"))
+				if !strings.Contains(string(seen), "acp-bridge-"+tc.name+"-home-") {
+					t.Fatalf("the agent was not given its private home: %q", seen)
+				}
+				if got := strings.Contains(string(seen), "ghp_SECRET_rt8"); got == denied {
+					t.Errorf("the secret was read inside the sandbox: %v, want %v:\n%s", got, !denied, seen)
+				}
+			})
+		}
+	}
+}

@@ -391,6 +391,25 @@ func (a *agentRT) startOnce(ctx context.Context, gen int) error {
 		a.log.Info("agent runs with a private state home inside the OS sandbox", zap.String("profile", prof.Name),
 			zap.String("env", cxHome.Env), zap.String("dir", cxHome.Dir), zap.String("from", cxHome.Person))
 	}
+	if prof.Name == "codex" && fromLaunch {
+		// Codex's config profiles get the launch's settings too
+		// (codexprofiles.go).
+		var profChanges []string
+		cfgPath := ""
+		if ph := prof.PrivateHome; ph != nil {
+			if h := personHome(ph, env, agentHome(cfg, a.b.home)); h != "" {
+				cfgPath = filepath.Join(h, "config.toml")
+			}
+		}
+		args, profChanges, err = codexProfiles(cfgPath, args, codexSandboxMode(prof, plan.Confined))
+		if err != nil {
+			cxHome.Remove()
+			return fmt.Errorf("start agent %s: %w", a.name, err)
+		}
+		if len(profChanges) > 0 {
+			a.log.Info("codex profiles launched to ask", zap.Strings("changes", profChanges))
+		}
+	}
 	spec, prep, err := wrapSpec(plan, agents.Spec{
 		Name: a.name, Command: cfg.Command, Args: args, Env: env, Dir: dir,
 	}, a.log)

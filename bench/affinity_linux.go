@@ -75,9 +75,11 @@ func (p Pinning) start(cpu int, start func() error) error {
 }
 
 // apply pins the running agent (a bridged agent inherited the bridge's
-// CPU) and this process, the client, which also runs with GOMAXPROCS 1
-// meanwhile, as a client started on one CPU would. restore undoes both.
-func (p Pinning) apply(agentPID int) (restore func(), err error) {
+// CPU; in the OS sandbox it is the last of a chain of processes, all of
+// them pinned: AgentChain) and this process, the client, which also runs
+// with GOMAXPROCS 1 meanwhile, as a client started on one CPU would.
+// restore undoes both.
+func (p Pinning) apply(agentPIDs ...int) (restore func(), err error) {
 	var old, agent, rest unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &old); err != nil {
 		return nil, fmt.Errorf("affinity: %w", err)
@@ -89,8 +91,10 @@ func (p Pinning) apply(agentPID int) (restore func(), err error) {
 		_ = pinTasks(os.Getpid(), &old)
 		runtime.GOMAXPROCS(procs)
 	}
-	if err := pinTasks(agentPID, &agent); err != nil {
-		return restore, err
+	for _, pid := range agentPIDs {
+		if err := pinTasks(pid, &agent); err != nil {
+			return restore, err
+		}
 	}
 	return restore, pinTasks(os.Getpid(), &rest)
 }

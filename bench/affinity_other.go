@@ -16,6 +16,6 @@ func (p Pinning) start(cpu int, start func() error) error {
 	return errors.New("pinning is implemented on Linux only")
 }
 
-func (p Pinning) apply(agentPID int) (func(), error) {
+func (p Pinning) apply(agentPIDs ...int) (func(), error) {
 	return func() {}, errors.New("pinning is implemented on Linux only")
 }

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/acp-bridge/acp-bridge/bridge"
+	"github.com/acp-bridge/acp-bridge/internal/audit"
 	"github.com/acp-bridge/acp-bridge/settings"
 )
 
@@ -31,10 +32,16 @@ func inProcessBridge(tb testing.TB, agentBin string, configure func(*Client)) (*
 	if err != nil {
 		tb.Fatal(err)
 	}
+	// The audit log the binary writes (cmd/acp-bridge): an approval is
+	// recorded before its answer.
+	al, err := audit.Open(env.Audit, 0, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	b := bridge.New(bridge.Options{Settings: store, Logger: zap.NewNop(), Version: "bench", WorkspaceDir: env.Workspace()})
+	b := bridge.New(bridge.Options{Settings: store, Logger: zap.NewNop(), Version: "bench", WorkspaceDir: env.Workspace(), Audit: al, AuditPath: env.Audit})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -55,6 +62,7 @@ func inProcessBridge(tb testing.TB, agentBin string, configure func(*Client)) (*
 			tb.Errorf("bridge did not stop")
 		}
 		store.Close()
+		_ = al.Close()
 	})
 	tctx, tcancel := context.WithTimeout(context.Background(), time.Minute)
 	defer tcancel()

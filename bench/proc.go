@@ -319,14 +319,21 @@ type procStats struct {
 	Switches Switches
 }
 
-// readStats reads pid's procStats; pid 0 (no such process in this mode)
-// and anything unreadable read as zero.
-func readStats(pid int) procStats {
+// readStats reads the procStats of pids, summed (an agent in the OS
+// sandbox is a chain of processes: AgentChain); pid 0 (no such process in
+// this mode) and anything unreadable read as zero.
+func readStats(pids ...int) procStats {
 	var s procStats
-	if pid != 0 {
-		s.CPU, _ = ReadCPU(pid)
-		s.Calls, _ = ReadSyscalls(pid)
-		s.Switches, _ = ReadSwitches(pid)
+	for _, pid := range pids {
+		if pid == 0 {
+			continue
+		}
+		cpu, _ := ReadCPU(pid)
+		calls, _ := ReadSyscalls(pid)
+		sw, _ := ReadSwitches(pid)
+		s.CPU = CPUTime{s.CPU.User + cpu.User, s.CPU.System + cpu.System, s.CPU.MinorFaults + cpu.MinorFaults}
+		s.Calls = Syscalls{s.Calls.Reads + calls.Reads, s.Calls.Writes + calls.Writes}
+		s.Switches = Switches{s.Switches.Voluntary + sw.Voluntary, s.Switches.Involuntary + sw.Involuntary}
 	}
 	return s
 }
@@ -342,6 +349,25 @@ func SelfCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// AgentChain is the chain of processes below a bridge that runs one agent,
+// the agent last: the agent alone when the bridge started it directly;
+// with the OS sandbox, bubblewrap, its init in the PID namespace and the
+// sandbox's init before it (each with exactly one child). nil when pid does
+// not have exactly one child. Pinning and CPU accounting must cover the
+// whole chain: the processes in front of the agent were forked before any
+// pinning, and the agent is none of them.
+func AgentChain(pid int) []int {
+	var chain []int
+	for {
+		kids := ChildPIDs(pid)
+		if len(kids) != 1 {
+			return chain
+		}
+		pid = kids[0]
+		chain = append(chain, pid)
+	}
 }
 
 // ChildPIDs lists the direct children of pid (of any of its threads).

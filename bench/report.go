@@ -608,20 +608,20 @@ shared and noisy: nothing here is asserted by a test, the aims below are read, n
 // docs/testing.md).
 const notes = `## Where the time goes
 
-Profiles of the forwarding path (` + "`go test -run '^$' -bench 'InProcess' -cpuprofile cpu.out ./bench/`" + `, a bridge in
+Profiles of the forwarding path (` + "`" + `go test -run '^$' -bench 'InProcess' -cpuprofile cpu.out ./bench/` + "`" + `, a bridge in
 the test process, its client and the bench agent's pipes included) show what each step bought, per forwarded
 message in process:
 
 | step | 100 B chunk | 64 KiB diff | approval round trip |
 |---|---|---|---|
-| first measured: jsonrpc2 decodes params into ` + "`interface{}`" + ` and encodes them ~4 more times | 78 µs | 6.9 ms | |
+| first measured: jsonrpc2 decodes params into ` + "`" + `interface{}` + "`" + ` and encodes them ~4 more times | 78 µs | 6.9 ms | |
 | notifications bypass jsonrpc2; raw params written as they are | 22 µs | 3.0 ms | |
 | each line validated once, then scanned; session id spliced in; batched, bounded editor queue | 5.6 µs | 0.95 ms | 510 µs |
-| ` + "`internal/jsonscan`" + `: a validator 3–6× faster than ` + "`json.Valid`" + ` (fuzzed to agree with it); one scan per update; tool-call cache read with the scanner and bounded in bytes | 3.4 µs | 0.31 ms | |
+| ` + "`" + `internal/jsonscan` + "`" + `: a validator 3–6× faster than ` + "`" + `json.Valid` + "`" + ` (fuzzed to agree with it); one scan per update; tool-call cache read with the scanner and bounded in bytes | 3.4 µs | 0.31 ms | |
 | lines go into the queue in parts (one copy), double-buffered; method and kind names read without allocating | 2.3 µs | 0.28 ms | |
 | requests and responses skip jsonrpc2's JSON too; the approval's goroutine takes the editor's answer itself; fewer failing symlink walks | | | 375 µs |
-| pipes grown to 1 MiB (` + "`internal/pipesize`" + `); one pass per line (` + "`jsonscan.Scan`" + ` validates and records members three levels deep, handed to the bridge as ` + "`acp.SessionUpdate`" + `); no per-update allocation but the params copy; tool-call members cached from that pass; slimming reads each item once | 1.6 µs | 0.22 ms | 370 µs |
-| a child's read loop writes its batch of updates to the editor itself, just before its next read(2), as much as the non-blocking pipe takes at once (` + "`QueueWriter.Flush`" + `), instead of waking the writer goroutine; the editor's stdin and stdout served from Go's poller. In process the editor's end is an ` + "`io.Pipe`" + `, which cannot be written without waiting, so there the read loop only wakes the writer goroutine later: see the bridge's writes per message and context switches above instead | 1.8–2.3 µs | 0.23 ms | 390–415 µs |
+| pipes grown to 1 MiB (` + "`" + `internal/pipesize` + "`" + `); one pass per line (` + "`" + `jsonscan.Scan` + "`" + ` validates and records members three levels deep, handed to the bridge as ` + "`" + `acp.SessionUpdate` + "`" + `); no per-update allocation but the params copy; tool-call members cached from that pass; slimming reads each item once | 1.6 µs | 0.22 ms | 370 µs |
+| a child's read loop writes its batch of updates to the editor itself, just before its next read(2), as much as the non-blocking pipe takes at once (` + "`" + `QueueWriter.Flush` + "`" + `), instead of waking the writer goroutine; the editor's stdin and stdout served from Go's poller. In process the editor's end is an ` + "`" + `io.Pipe` + "`" + `, which cannot be written without waiting, so there the read loop only wakes the writer goroutine later: see the bridge's writes per message and context switches above instead | 1.8–2.3 µs | 0.23 ms | 390–415 µs |
 
 - **Streaming.** The bridge now does, per line: one UTF-8 pass, one pass that validates the JSON and
   records where the members of the message, its params and the update sit, one copy of the params
@@ -645,17 +645,17 @@ message in process:
   about 145 to 115–125 µs and the unpinned diff ratio stayed at 0.79 and 0.83 in two 5-run measurements.
   Of the bridge's CPU per diff, 40–50% is system time, the one more pipe hop the bridged path has (a
   read(2) and a write(2) of 64 KiB, the pipe pages allocated and freed, the wake-ups); most of the rest is
-  validation (about 2.9 GB/s on this text; see ` + "`BenchmarkValid`" + ` in internal/jsonscan) and two copies.
+  validation (about 2.9 GB/s on this text; see ` + "`" + `BenchmarkValid` + "`" + ` in internal/jsonscan) and two copies.
 - **Measured and not kept.** Each of these was tried on this machine and reverted:
   writing each line from the child's read loop when the editor queue is idle (saves a wake-up but ends
   batching: chunks fell to 0.29 of direct; what is kept writes once per read(2), before the next);
-  ` + "`GOMAXPROCS=1`" + ` in the bridge (` + "`acp-bench -bridge-env GOMAXPROCS=1`" + `): bridge CPU per chunk 1.6–1.7 → 1.2–1.4 µs
+  ` + "`" + `GOMAXPROCS=1` + "`" + ` in the bridge (` + "`" + `acp-bench -bridge-env GOMAXPROCS=1` + "`" + `): bridge CPU per chunk 1.6–1.7 → 1.2–1.4 µs
   and per diff 145–160 → 125–130 µs, but unpinned ratios stayed within the noise (chunks 0.83 and 0.91, diffs
   0.87 and 0.80 in two 5-run measurements), and a prompt's round trip was 60–100 µs slower at p50 (an
   approval's, once stdin was in the poller, was not); pinned runs start the bridge on one CPU, where Go
   chooses GOMAXPROCS 1 by itself; a 32-byte unrolled string loop and a
-  ` + "`bytes.IndexByte`" + `-driven string validator (faster on text with rare escapes, 1.3–1.7× slower on code,
-  whose ` + "`\\n`, `\\t`, `\\\"`" + ` escapes come every few bytes); ` + "`GOGC=off`" + ` (slower: fresh pages
+  ` + "`" + `bytes.IndexByte` + "`" + `-driven string validator (faster on text with rare escapes, 1.3–1.7× slower on code,
+  whose ` + "`" + `\n` + "`" + `, ` + "`" + `\t` + "`" + `, ` + "`" + `\"` + "`" + ` escapes come every few bytes); ` + "`" + `GOGC=off` + "`" + ` (slower: fresh pages
   fault in); lending a session/update's params to the bridge straight from the read buffer instead of
   copying them (no allocation per chunk, a copy only when an update is kept): in-process chunk throughput
   was 3–6% lower in four alternating runs, so the copy stays; a pause of about 100 µs (nanosleep: Go's
@@ -663,30 +663,54 @@ message in process:
   that a dense stream is read in larger batches: three alternating pairs of full runs gave chunks 0.74/0.70,
   0.75/0.78, 0.83/0.86 and diffs 0.79/0.81, 0.79/0.75, 0.86/0.79 (without/with), no difference beyond the
   run-to-run spread of identical code.
-- **Memory while streaming diffs.** ` + "`ToolCallCache`" + ` keeps at most 1,024 calls in flight and 8 MiB per
+- **Memory while streaming diffs.** ` + "`" + `ToolCallCache` + "`" + ` keeps at most 1,024 calls in flight and 8 MiB per
   session; older entries are slimmed to what normalisation reads (diff paths, not texts), then dropped.
   2,000 distinct 64 KiB diffs once put VmHWM at 156 MiB; now about 32 MiB.
 - **Approvals.** What is left per approval is policy evaluation (the shell parse, symlink resolution of
-  each path: ` + "`lstat`" + ` calls), the forwarded request and its answer (one marshal, one decode each way), the
+  each path: ` + "`" + `lstat` + "`" + ` calls), the forwarded request and its answer (one marshal, one decode each way), the
   audit line and the resolved notice, and four hand-offs between goroutines and processes (agent → bridge
   → editor → bridge → agent) on 2 shared cores.
 - **Pending approvals** cost what "Per pending approval" in section 3 says: the request's goroutine (its stack grew
   while decoding and evaluating and stays grown while it waits) and the heap of the forwarded request,
   card metadata and timer. Since the approval's own goroutine takes the editor's answer there is one
   goroutine per pending approval, not two. This matters only at thousands of open cards.
-- **2026-11-26, after the figures fell** (profiles of ` + "`BenchmarkEvaluate*`" + `, ` + "`BenchmarkInProcessApproval`" + ` and
-  ` + "`BenchmarkInProcessBridge`" + ` on a machine shared with other work; ratios against 756c8e8 are in "Against
-  the baseline" when the report was made with ` + "`make bench BASE=756c8e8`" + `). The policy's time had gone
+- **2026-11-26, after the figures fell** (profiles of ` + "`" + `BenchmarkEvaluate*` + "`" + `, ` + "`" + `BenchmarkInProcessApproval` + "`" + ` and
+  ` + "`" + `BenchmarkInProcessBridge` + "`" + ` on a machine shared with other work; ratios against 756c8e8 are in "Against
+  the baseline" when the report was made with ` + "`" + `make bench BASE=756c8e8` + "`" + `). The policy's time had gone
   into checks added since: every argument of a command is read as a possible file and met by the Read
   deny and ask rules (each rule's glob tried for each argument), long options listed and sorted for every
   command, a subcommand's declaration split into words at every lookup, a sub-command's words joined
-  again to compare; ` + "`policy.Evaluate`" + ` went from 28 to 16 allocations for the simple call and from 281 to 58
-  for the ten-part one (path rules indexed by a literal segment, ` + "`policy/pathindex.go`" + `; the rest in
+  again to compare; ` + "`" + `policy.Evaluate` + "`" + ` went from 28 to 16 allocations for the simple call and from 281 to 58
+  for the ten-part one (path rules indexed by a literal segment, ` + "`" + `policy/pathindex.go` + "`" + `; the rest in
   docs/policy.md, "One reading per call"), about 40% of its CPU time before (CPU time of runs alternating with the tree before), still above 756c8e8's.
-  An approval also reads the command twice (` + "`Evaluate`" + `, then ` + "`SuggestRules`" + ` for the card):
-  ` + "`policy.Decide`" + ` gives both from one reading, and the bridge is not yet moved to it. Each agent start
-  scans /run, /tmp, /var/tmp and /dev/shm six levels deep for sockets (` + "`sandbox.hostIPC`" + `): half the
+  An approval no longer reads the command more than once: the permission flow's policy stage takes the
+  verdict, the firmness of a default ask, the card's suggestions and the session grant from one
+  ` + "`" + `policy.Decide` + "`" + ` (docs/policy.md, "One reading per call"; it read it three to five times: ` + "`" + `Evaluate` + "`" + `, a
+  second ` + "`" + `Evaluate` + "`" + ` under bypassPermissions for a default ask, ` + "`" + `SuggestRules` + "`" + ` for the card and
+  ` + "`" + `SessionGrantRules` + "`" + ` twice on "Allow for this session"). The policy figures of that day are in
+  "Policy evaluation, same run" below. Each agent start
+  scans /run, /tmp, /var/tmp and /dev/shm six levels deep for sockets (` + "`" + `sandbox.hostIPC` + "`" + `): half the
   CPU of an in-process streaming benchmark's setup on a machine whose /tmp holds other work's trees.
+- **2026-11-26, the approval round trip and the pinned rows** (` + "`" + `perf record -g` + "`" + ` of the real binary through 1,000
+  approvals, ` + "`" + `strace -c` + "`" + `, bridge CPU from ` + "`" + `/proc` + "`" + `, alternating the binaries before and after on the same script).
+  An approval's 4.3 ms was not a wait but CPU in the policy's check of a write against the protected places that
+  are symlinks (` + "`" + `realProbeList` + "`" + `, policy/env.go): for each of about 150 protected places (under the workspace root,
+  the working directory and home, the system's, the settings files) it resolved the real path with
+  ` + "`" + `filepath.EvalSymlinks` + "`" + `, one ` + "`" + `lstat` + "`" + ` per component, 500–600 ` + "`" + `lstat` + "`" + ` calls per decision (the shared prefixes,
+  /tmp, home, the workspace, hundreds of times), and it built that list of places (the breakers run over each) at
+  every decision; a system call costs several µs on this VM. Now the bridge hands the engine a file system that
+  remembers each ` + "`" + `lstat` + "`" + ` and each parent directory's resolution for one decision only (` + "`" + `bridge/callfs.go` + "`" + `, sealed
+  when the decision is made: an Env kept for a card's session grant reads the disk again; nothing is remembered
+  from one call to the next, so a link made between two calls is seen by the second), and the list of places,
+  which depends on the root, the working directory, home and the protected files alone, is kept per environment
+  (` + "`" + `policy/protected.go` + "`" + `). Bridge CPU per approval 5.3–7.4 ms → 1.9–2.5 ms, ` + "`" + `lstat` + "`" + ` calls 168k → 41k for start-up
+  and 1,000 approvals. What is left is one ` + "`" + `lstat` + "`" + ` per protected place per decision (any of them may have become a
+  link since the last call), about 150; 756c8e8 had no such check. The pinned rows were wrong: in the OS sandbox
+  the agent is not the bridge's child (bubblewrap and its init stand between), and the harness pinned the
+  bridge's one child (bubblewrap, asleep), leaving the agent on the bridge's and the client's CPU (cores busy
+  0.48 of 2) and counting no agent CPU; it now pins and counts the whole chain (` + "`" + `bench.AgentChain` + "`" + `). Not profiled
+  yet: the diffs (0.32–0.39 of direct against 0.63 for 756c8e8 in the run above) and the part of the gap the
+  sandboxed agent itself accounts for.
 
 `
 

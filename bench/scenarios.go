@@ -153,33 +153,29 @@ func (r *Runner) Stream(ctx context.Context, mode Mode, script string, n int, pi
 		return StreamResult{}, err
 	}
 	defer t.close()
-	agentPID, bridgePID := t.proc.Pid(), 0
+	agentPIDs, bridgePID := []int{t.proc.Pid()}, 0
 	if mode == Bridged {
 		bridgePID = t.proc.Pid()
-		if kids := ChildPIDs(bridgePID); len(kids) == 1 {
-			agentPID = kids[0]
-		} else {
-			agentPID = 0
-		}
+		agentPIDs = AgentChain(bridgePID)
 	}
 	if pin != nil {
-		if agentPID == 0 {
+		if len(agentPIDs) == 0 {
 			return StreamResult{}, fmt.Errorf("pinning: the agent's pid is unknown")
 		}
-		restore, err := pin.apply(agentPID)
+		restore, err := pin.apply(agentPIDs...)
 		defer restore()
 		if err != nil {
 			return StreamResult{}, err
 		}
 	}
-	a0, b0, c0 := readStats(agentPID), readStats(bridgePID), SelfCPU()
+	a0, b0, c0 := readStats(agentPIDs...), readStats(bridgePID), SelfCPU()
 	start := time.Now()
 	stop, err := t.proc.Client.Prompt(ctx, t.sid, script)
 	elapsed := time.Since(start)
 	if err != nil {
 		return StreamResult{}, t.fail(err)
 	}
-	agent, bridge, client := readStats(agentPID).sub(a0), readStats(bridgePID).sub(b0), SelfCPU()-c0
+	agent, bridge, client := readStats(agentPIDs...).sub(a0), readStats(bridgePID).sub(b0), SelfCPU()-c0
 	// OnUpdate runs on the read loop before the answer is dispatched, so
 	// got and bytes are final here.
 	res := StreamResult{Msgs: got, Bytes: bytes, Elapsed: elapsed,
@@ -510,13 +506,15 @@ func (r *Runner) Scale(ctx context.Context, agents, sessions, updates, approvals
 	return res, nil
 }
 
-// childrenRSS sums VmRSS of the direct children of pid (of any of its threads).
+// childrenRSS sums VmRSS of the descendants of pid (an agent in the OS
+// sandbox is the last of a chain of processes: AgentChain).
 func childrenRSS(pid int) int64 {
 	var sum int64
 	for _, child := range ChildPIDs(pid) {
 		if m, err := ReadMemory(child); err == nil {
 			sum += m.RSS
 		}
+		sum += childrenRSS(child)
 	}
 	return sum
 }

@@ -64,7 +64,8 @@ func (p *policyDecider) policy(agent string) (*policy.Policy, *settings.Snapshot
 
 // Decide implements permission.Decider.
 func (p *policyDecider) Decide(req DecisionRequest) (policy.Verdict, policy.Env) {
-	in := p.input(req)
+	in, fs := p.input(req)
+	defer fs.seal()
 	return policy.Evaluate(in), in.Env
 }
 
@@ -72,18 +73,22 @@ func (p *policyDecider) Decide(req DecisionRequest) (policy.Verdict, policy.Env)
 // default ask, the card's suggestions and the session grant from one
 // reading of the call (policy.Decide).
 func (p *policyDecider) Answer(req DecisionRequest) (policy.Answer, policy.Env) {
-	in := p.input(req)
+	in, fs := p.input(req)
+	defer fs.seal()
 	return policy.Decide(in), in.Env
 }
 
 // input is what the engine judges req with: the agent's compiled rules,
-// the session's grants, the mode and bypass the managed tier leaves.
-func (p *policyDecider) input(req DecisionRequest) policy.Input {
+// the session's grants, the mode and bypass the managed tier leaves. Its
+// file system remembers what it read until the caller seals it, when the
+// decision is made (callFS).
+func (p *policyDecider) input(req DecisionRequest) (policy.Input, *callFS) {
 	pol, snap := p.policy(req.Agent)
+	fs := newCallFS()
 	env := policy.Env{
 		Cwd: req.Cwd, ProjectRoot: p.b.opts.WorkspaceDir, Home: p.b.home,
 		AdditionalDirectories: append(append([]string(nil), snap.Config.Permissions.AdditionalDirectories...), req.AdditionalDirectories...),
-		FS:                    policy.OSFS{},
+		FS:                    fs,
 		ProtectedPaths:        p.b.policyFiles(),
 	}
 	if env.Cwd == "" {
@@ -118,7 +123,7 @@ func (p *policyDecider) input(req DecisionRequest) policy.Input {
 	}
 	return policy.Input{
 		Call: req.Call, Mode: mode, Env: env, Policy: pol, Session: grants, AgentBypass: bypass, FirmMode: firmMode,
-	}
+	}, fs
 }
 
 // policyFiles are the settings' files and directories (the engine

@@ -4,6 +4,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Protected files: the files the policy itself lives in, and the files that
@@ -165,11 +166,70 @@ type probe struct {
 // probeList is every concrete protected location of this Env (under the
 // workspace root, the working directory and home, the absolute ones, and
 // Env.ProtectedPaths): where a recursive operation or a glob is checked
-// against the rules. Computed once per evaluation.
+// against the rules. It depends on those paths alone (no file system is
+// read), so the lists of the last environments are kept (probeCache):
+// building one runs the breakers over about 150 places. The list is
+// shared: callers only read it.
 func (e *envx) probeList() []probe {
 	if e.probes != nil {
 		return e.probes
 	}
+	key := probeKey(e)
+	if out, ok := probeCache.get(key); ok {
+		e.probes = out
+		return out
+	}
+	out := e.buildProbeList()
+	probeCache.put(key, out)
+	e.probes = out
+	return out
+}
+
+// probeCache holds the probe lists of up to maxProbeLists environments
+// (the bridge decides for a few workspaces and homes at a time); when it
+// is full it starts again empty.
+var probeCache = probeLists{m: map[string][]probe{}}
+
+const maxProbeLists = 64
+
+type probeLists struct {
+	mu sync.Mutex
+	m  map[string][]probe
+}
+
+func (c *probeLists) get(key string) ([]probe, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out, ok := c.m[key]
+	return out, ok
+}
+
+func (c *probeLists) put(key string, out []probe) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= maxProbeLists {
+		clear(c.m)
+	}
+	c.m[key] = out
+}
+
+// probeKey is what probeList depends on: the workspace root, the working
+// directory, home and the protected paths.
+func probeKey(e *envx) string {
+	var b strings.Builder
+	for _, s := range []string{e.root, e.cwd, e.home} {
+		b.WriteString(s)
+		b.WriteByte(0)
+	}
+	for _, s := range e.protected {
+		b.WriteString(s)
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+// buildProbeList computes probeList.
+func (e *envx) buildProbeList() []probe {
 	var out []probe
 	add := func(p string) {
 		if p == "" {
@@ -216,7 +276,6 @@ func (e *envx) probeList() []probe {
 	if out == nil {
 		out = []probe{}
 	}
-	e.probes = out
 	return out
 }
 

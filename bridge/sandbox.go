@@ -138,7 +138,12 @@ func computeSpec(in SandboxInputs, allowWrite []string, network sandbox.Network)
 		}
 	}
 	workspace = append(workspace, in.Snapshot.Config.Permissions.AdditionalDirectories...)
+	// Every agent's config places, in every agent's sandbox (agent A must
+	// not write what agent B reads at its next start), and Codex's private
+	// CODEX_HOME's (docs/sandbox.md, "Agents' config places").
+	places := profiles.AllConfigPlaces()
 	return sandbox.Compute(sandbox.Options{
+		Places:     places,
 		Workspace:  workspace,
 		Home:       in.Home,
 		StateDirs:  append(append(sandbox.StateDirs(in.Family, in.Home), sandbox.RunnerDirs(in.Command, in.Home)...), in.Private...),

@@ -16,6 +16,8 @@ package profiles
 import (
 	"slices"
 	"strings"
+
+	"github.com/acp-bridge/acp-bridge/policy"
 )
 
 // Profile is what the bridge knows of one agent family's modes and launch.
@@ -83,6 +85,16 @@ type Profile struct {
 	// so, and permissions.continueAfterDeny sends such an agent a follow-up
 	// prompt (bridge/followup.go).
 	RejectAborts bool
+	// ConfigPlaces are the places in the agent's config home (relative to
+	// the home directory) that carry code or policy the agent reads at its
+	// next start (or next session) without a turn: rules that let commands
+	// run unasked, an environment file, global instructions, agents,
+	// plugins, custom tools. The OS sandbox keeps every profile's config
+	// places read-only (directories whole, so nothing can be created,
+	// renamed or replaced inside) in every agent's sandbox, not only this
+	// agent's, and keeps a missing one from being created
+	// (docs/sandbox.md, "Agents' config places").
+	ConfigPlaces []ConfigPlace
 	// Quirks are notes for docs/agents.md and logs.
 	Quirks []string
 }
@@ -103,6 +115,34 @@ type PrivateHome struct {
 	Copies []string
 	// Made are directories made in the person's directory before linking.
 	Made []string
+}
+
+// ConfigPlace is one place in an agent's config home.
+type ConfigPlace struct {
+	// Path is slash-separated, relative to the home directory.
+	Path string
+	// Dir: a directory (a missing one is blocked as an empty read-only
+	// directory, else as an empty read-only file).
+	Dir bool
+	// What says what the agent reads there.
+	What string
+}
+
+// AllConfigPlaces are the config places of every profile, as protected
+// places relative to the home directory (policy.InHome) that run code.
+func AllConfigPlaces() []policy.Place {
+	var out []policy.Place
+	for _, p := range Profiles() {
+		for _, c := range p.ConfigPlaces {
+			out = append(out, c.Place())
+		}
+	}
+	return out
+}
+
+// Place is c as a protected place relative to the home directory.
+func (c ConfigPlace) Place() policy.Place {
+	return policy.Place{Base: policy.InHome, Path: c.Path, What: c.What, RunsCode: true, Dir: c.Dir}
 }
 
 // LaunchFlag is one command-line flag. Value "" is a flag without a value;
@@ -367,6 +407,20 @@ var profiles = []*Profile{
 		RejectAborts:  true,
 		// Its presets are persisted into CODEX_HOME/config.toml.
 		PrivateHome: &PrivateHome{Env: "CODEX_HOME", Dir: ".codex", Copies: []string{"config.toml"}, Made: []string{"sessions", "archived_sessions"}},
+		// Read from CODEX_HOME (~/.codex) at start or at each new session:
+		// execpolicy rules (an allow rule runs a command without asking
+		// the bridge), the .env loaded into its environment, the global
+		// instructions, skills and custom prompts. config.toml is a
+		// protected place of the table (policy.Places).
+		ConfigPlaces: []ConfigPlace{
+			{Path: ".codex/rules", Dir: true, What: "Codex's exec-policy rules (an allow rule runs a command unasked)"},
+			{Path: ".codex/.env", What: "Codex's environment file (loaded at start)"},
+			{Path: ".codex/AGENTS.md", What: "Codex's global instructions"},
+			{Path: ".codex/AGENTS.override.md", What: "Codex's global instructions"},
+			{Path: ".codex/skills", Dir: true, What: "Codex's skills"},
+			{Path: ".codex/prompts", Dir: true, What: "Codex's custom prompts"},
+			{Path: ".agents/skills", Dir: true, What: "Codex's user skills"},
+		},
 		Quirks: []string{
 			"`auto` applies workspace patches without asking: kept from it; launched with approval_policy untrusted, it asks for every edit and every command not known to be read-only",
 			"inside the bridge's OS sandbox its own sandbox cannot start: it runs with sandbox_mode danger-full-access there",
@@ -383,6 +437,12 @@ var profiles = []*Profile{
 		PlanMode:     "plan",
 		LaunchEnv:    map[string]string{"OPENCODE_PERMISSION": openCodeAsk},
 		RejectAborts: true,
+		// Read from ~/.config/opencode at start: agents (one may redefine
+		// build with permission allow), plugins and custom tools (code it
+		// runs), commands, modes, skills, global instructions, in the
+		// singular and plural spellings it accepts. Its config files are
+		// protected places of the table (policy.Places).
+		ConfigPlaces: openCodeConfigPlaces(),
 		Quirks: []string{
 			"asks only where its permission config says ask; the bridge sets OPENCODE_PERMISSION",
 			"its only reject option, `reject`, ends the turn (its ACP adapter passes no feedback)",
@@ -493,4 +553,24 @@ func profileMatching(ss []string) *Profile {
 		}
 	}
 	return nil
+}
+
+// openCodeConfigPlaces are OpenCode's directories of agents, plugins,
+// tools, commands, modes and skills (both spellings) and its global
+// instructions.
+func openCodeConfigPlaces() []ConfigPlace {
+	out := []ConfigPlace{{Path: ".config/opencode/AGENTS.md", What: "OpenCode's global instructions"}}
+	for _, d := range []struct{ name, what string }{
+		{"agent", "OpenCode's agents (their permissions)"},
+		{"plugin", "OpenCode's plugins (code run at start)"},
+		{"tool", "OpenCode's custom tools (code)"},
+		{"command", "OpenCode's commands"},
+		{"mode", "OpenCode's modes (their permissions)"},
+		{"skill", "OpenCode's skills"},
+	} {
+		for _, n := range []string{d.name, d.name + "s"} {
+			out = append(out, ConfigPlace{Path: ".config/opencode/" + n, Dir: true, What: d.what})
+		}
+	}
+	return out
 }

@@ -1,9 +1,12 @@
 package profiles
 
 import (
+	"path"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/acp-bridge/acp-bridge/policy"
 )
 
 func TestDetectProfile(t *testing.T) {
@@ -212,6 +215,33 @@ func TestConfine(t *testing.T) {
 		}
 		if got := strings.Join(changes, "|"); got != tc.changes {
 			t.Errorf("%s.Confine(%q) changes = %q, want %q", tc.p.Name, tc.args, got, tc.changes)
+		}
+	}
+}
+
+// Every config place is a clean path relative to the home, and the places
+// the red team wrote (Codex's rules and .env, OpenCode's agents and
+// plugins) are among them, as places that run code.
+func TestConfigPlaces(t *testing.T) {
+	all := map[string]bool{}
+	for _, pl := range AllConfigPlaces() {
+		if pl.Base != policy.InHome || !pl.RunsCode || pl.Path == "" || pl.Path != path.Clean(pl.Path) ||
+			strings.HasPrefix(pl.Path, "/") || strings.HasPrefix(pl.Path, "..") {
+			t.Errorf("config place %+v: want a clean home-relative path that runs code", pl)
+		}
+		all[pl.Path] = pl.Dir
+	}
+	for _, tc := range []struct {
+		path string
+		dir  bool
+	}{
+		{".codex/rules", true}, {".codex/.env", false}, {".codex/AGENTS.md", false}, {".codex/skills", true},
+		{".codex/prompts", true}, {".config/opencode/agent", true}, {".config/opencode/agents", true},
+		{".config/opencode/plugin", true}, {".config/opencode/plugins", true}, {".config/opencode/tool", true},
+		{".config/opencode/command", true}, {".config/opencode/mode", true},
+	} {
+		if dir, ok := all[tc.path]; !ok || dir != tc.dir {
+			t.Errorf("%s: declared %v (dir %v), want dir %v", tc.path, ok, dir, tc.dir)
 		}
 	}
 }

@@ -144,7 +144,7 @@ func expand(base, rel string) []string {
 }
 
 // computePlaces fills ps from the table for these writable trees.
-func computePlaces(ps *placeSet, home string, protected []string, max int) {
+func computePlaces(ps *placeSet, home string, protected []string, extra []policy.Place, max int) {
 	table := policy.Places()
 	if ps.rebound == nil {
 		ps.rebound = map[string]bool{}
@@ -289,6 +289,17 @@ func computePlaces(ps *placeSet, home string, protected []string, max int) {
 	for _, pl := range table {
 		if pl.Base == policy.InSystem {
 			ps.protect(pl.Path, pl)
+		}
+	}
+	for _, pl := range extra {
+		pl.Floor, pl.Git, pl.Holds = policy.FloorReadOnly, false, false
+		switch {
+		case pl.Base == policy.InHome && home != "" && !filepath.IsAbs(pl.Path):
+			for _, p := range expand(home, pl.Path) {
+				ps.protect(p, pl)
+			}
+		case pl.Base == policy.InSystem && filepath.IsAbs(pl.Path):
+			ps.protect(filepath.Clean(pl.Path), pl)
 		}
 	}
 	for _, p := range protected {

@@ -65,6 +65,11 @@ type Options struct {
 	// Protected are policy files the bridge knows by absolute path (its user
 	// config file and directory): read-only even where writes are allowed.
 	Protected []string
+	// Places are more protected places beside the table (policy.Places):
+	// InHome relative to Home, InSystem absolute. The bridge gives every
+	// agent profile's config places (profiles.AllConfigPlaces) and those
+	// of a private CODEX_HOME. Floor and Git are ignored (read-only).
+	Places []policy.Place
 	// Network is what the agent may reach.
 	Network Network
 	// Policy and Env give the Read and Edit deny rules: paths they deny are
@@ -165,7 +170,7 @@ func Compute(o Options) (Spec, error) {
 		wsRoots[filepath.Clean(w)] = true
 	}
 	ps := &placeSet{writable: s.Writable, workspace: wsRoots, ro: map[string]bool{}, pinned: map[string]bool{}, blocked: map[string]bool{}, copies: map[string]bool{}}
-	computePlaces(ps, o.Home, o.Protected, max)
+	computePlaces(ps, o.Home, o.Protected, o.Places, max)
 	s.Notes = append(s.Notes, ps.notes...)
 	ro := ps.ro
 	addRO := func(p string) {

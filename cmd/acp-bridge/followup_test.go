@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -68,13 +69,7 @@ func TestContinueAfterDenyFollowUp(t *testing.T) {
 			}
 			p := startBinIn(t, t.TempDir(), ws, "defaultAgent: f\n"+c.cfg+"agents:\n"+testkit.FakeAgentYAML("f")+"    family: "+c.family+"\n")
 			ctx, sid := p.open(t)
-			res := make(chan error, 1)
-			var stop string
-			go func() {
-				var err error
-				stop, err = p.editor.Prompt(ctx, sid, "bash rm -rf build")
-				res <- err
-			}()
+			res := promptAsync(ctx, p, sid, "bash rm -rf build")
 			if c.reason != "" {
 				perm, err := p.editor.NextPermission(ctx)
 				if err != nil {
@@ -84,7 +79,9 @@ func TestContinueAfterDenyFollowUp(t *testing.T) {
 				ans.Meta = json.RawMessage(fmt.Sprintf(`{"acp-bridge":{"reason":%q}}`, c.reason))
 				perm.Answer(ans)
 			}
-			if err := <-res; err != nil {
+			out := <-res
+			stop, err := out.stop, out.err
+			if err != nil {
 				t.Fatal(err)
 			}
 			if stop != acp.StopEndTurn {
@@ -179,13 +176,7 @@ func TestContinueAfterDenyCancel(t *testing.T) {
 		testkit.FakeAgentYAML("f", "--followup=wait") + "    family: opencode\n"
 	p := startBin(t, cfg)
 	ctx, sid := p.open(t)
-	res := make(chan error, 1)
-	var stop string
-	go func() {
-		var err error
-		stop, err = p.editor.Prompt(ctx, sid, "bash rm -rf build")
-		res <- err
-	}()
+	res := promptAsync(ctx, p, sid, "bash rm -rf build")
 	if err := p.editor.WaitFor(ctx, "the follow-up waiting", func(m []testkit.Message) bool {
 		texts := testkit.Texts(m, sid)
 		return len(followUps(texts)) == 1 && texts[len(texts)-1] == "waiting"
@@ -195,7 +186,9 @@ func TestContinueAfterDenyCancel(t *testing.T) {
 	if err := p.editor.Conn.Notify(ctx, acp.MethodSessionCancel, map[string]string{"sessionId": sid}); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-res; err != nil {
+	out := <-res
+	stop, err := out.stop, out.err
+	if err != nil {
 		t.Fatal(err)
 	}
 	if stop != acp.StopCancelled {
@@ -204,4 +197,21 @@ func TestContinueAfterDenyCancel(t *testing.T) {
 	if n := len(followUps(testkit.Texts(p.editor.Messages(), sid))); n != 1 {
 		t.Errorf("%d follow-ups after the cancel, want 1", n)
 	}
+}
+
+// promptResult is a session/prompt's answer, from promptAsync.
+type promptResult struct {
+	stop string
+	err  error
+}
+
+// promptAsync sends session/prompt without waiting; its answer arrives on
+// the channel returned (buffered: the sender never blocks).
+func promptAsync(ctx context.Context, p *proc, sid, text string) <-chan promptResult {
+	res := make(chan promptResult, 1)
+	go func() {
+		stop, err := p.editor.Prompt(ctx, sid, text)
+		res <- promptResult{stop, err}
+	}()
+	return res
 }

@@ -37,7 +37,7 @@ stamp "go test -race: unit, integration, real binary end to end, fault injection
 # telemetry tests that need the real OpenTelemetry Collector skip here while
 # prepare.sh is still building it (or when it is missing): the collector
 # stage below runs them, required.
-ACP_BRIDGE_OTELCOL_OPTIONAL=1 go test -race -count=1 $(go list ./... | grep -v '/interop/')
+ACP_BRIDGE_OTELCOL_OPTIONAL=1 go test -race -count=1 -timeout 30m $(go list ./... | grep -v '/interop/')
 
 # Bounded fuzzing runs on one core beside the interop stage, which mostly
 # waits on its agents' processes and their fake model APIs.

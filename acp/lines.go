@@ -40,37 +40,43 @@ func (m *Message) IsRequest() bool      { return m.Method != "" && m.ID != nil }
 func (m *Message) IsNotification() bool { return m.Method != "" && m.ID == nil }
 func (m *Message) IsResponse() bool     { return m.Method == "" }
 
-// Line is m as one JSON-RPC 2.0 line (with its newline), in the member
-// order the engine writes.
+// Line is m as one JSON-RPC 2.0 line (with its newline), with the members
+// in the order the engine writes them.
 func (m *Message) Line() []byte {
 	var b bytes.Buffer
 	b.Grow(len(m.Params) + len(m.Result) + len(m.Error) + len(m.Method) + 64)
-	if m.ID != nil {
+	switch {
+	case m.IsResponse():
 		b.Write(respHead)
 		b.Write(m.ID)
-		b.WriteString(`,"jsonrpc":"2.0"`)
-	} else {
-		b.WriteString(`{"jsonrpc":"2.0"`)
-	}
-	if m.Method != "" {
-		q, ok := quoteMethod(m.Method)
-		if !ok {
-			q = []byte(`""`)
+		if m.Error != nil {
+			b.Write(respError)
+			b.Write(m.Error)
+		} else {
+			b.Write(respResult)
+			if m.Result != nil {
+				b.Write(m.Result)
+			} else {
+				b.WriteString("null")
+			}
 		}
-		b.WriteString(`,"method":`)
-		b.Write(q)
+		b.Write(respTail)
+		return b.Bytes()
+	case m.IsRequest():
+		b.Write(reqHead)
+		b.Write(m.ID)
+		b.Write(reqMethod)
+	default:
+		b.Write(notifHead)
 	}
+	q, ok := quoteMethod(m.Method)
+	if !ok {
+		q = []byte(`""`)
+	}
+	b.Write(q)
 	if m.Params != nil {
 		b.Write(notifParams)
 		b.Write(m.Params)
-	}
-	if m.Result != nil {
-		b.Write(respResult)
-		b.Write(m.Result)
-	}
-	if m.Error != nil {
-		b.Write(respError)
-		b.Write(m.Error)
 	}
 	b.Write(msgTail)
 	return b.Bytes()
@@ -166,25 +172,79 @@ type resultPresence struct{ present bool }
 
 func (r *resultPresence) UnmarshalJSON([]byte) error { r.present = true; return nil }
 
-func (a *anyLine) UnmarshalJSON(data []byte) error {
-	if len(data) > 0 && data[0] == '[' {
-		return errors.New("jsonrpc2: batches are not supported")
+// msg is named as jsonrpc2's probe is, so a type error reads the same
+// ("... Go struct field msg.method of type string").
+type msg struct {
+	ID     any             `json:"id"`
+	Method *string         `json:"method"`
+	Result *resultPresence `json:"result"`
+	Error  any             `json:"error"`
+}
+
+// probe classifies one message as jsonrpc2's anyMessage does, with the
+// same error texts.
+func probe(data []byte) (isReq, isResp bool, err error) {
+	switch data[0] {
+	case '{', 'n':
+	case '"':
+		return false, false, errors.New("json: cannot unmarshal string into Go value of type jsonrpc2.msg")
+	case 't', 'f':
+		return false, false, errors.New("json: cannot unmarshal bool into Go value of type jsonrpc2.msg")
+	case '[':
+		return false, false, errors.New("json: cannot unmarshal array into Go value of type jsonrpc2.msg")
+	default:
+		return false, false, errors.New("json: cannot unmarshal number into Go value of type jsonrpc2.msg")
 	}
-	var probe struct {
-		ID     any             `json:"id"`
-		Method *string         `json:"method"`
-		Result *resultPresence `json:"result"`
-		Error  any             `json:"error"`
-	}
-	probe.Result = &resultPresence{}
-	if err := json.Unmarshal(data, &probe); err != nil {
-		return err
+	p := msg{Result: &resultPresence{}}
+	if err := json.Unmarshal(data, &p); err != nil {
+		return false, false, err
 	}
 	// "result": null leaves the pointer nil; absent leaves it unset.
-	hasResult := probe.Result == nil || probe.Result.present
-	isReq, isResp := probe.Method != nil, hasResult || probe.Error != nil
+	hasResult := p.Result == nil || p.Result.present
+	isReq, isResp = p.Method != nil, hasResult || p.Error != nil
 	if isReq == isResp {
-		return errors.New("jsonrpc2: unable to determine message type (request or response)")
+		return false, false, errors.New("jsonrpc2: unable to determine message type (request or response)")
+	}
+	return isReq, isResp, nil
+}
+
+func (a *anyLine) UnmarshalJSON(data []byte) error {
+	if len(data) > 0 && data[0] == '[' {
+		// jsonrpc2 checks a batch, then fails to decode it as one message.
+		var batch []json.RawMessage
+		if err := json.Unmarshal(data, &batch); err != nil {
+			return err
+		}
+		if len(batch) == 0 {
+			return errors.New("jsonrpc2: invalid empty batch")
+		}
+		var anyReq, anyResp bool
+		for _, e := range batch {
+			isReq, isResp, err := probe(e)
+			if err != nil {
+				return err
+			}
+			if (isReq && anyResp) || (isResp && anyReq) {
+				return errors.New("jsonrpc2: batch message type mismatch (must be all requests or all responses)")
+			}
+			anyReq, anyResp = isReq, isResp
+		}
+		if anyReq {
+			var r jsonrpc2.Request
+			if err := json.Unmarshal(data, &r); err != nil {
+				return err
+			}
+		} else {
+			var r jsonrpc2.Response
+			if err := json.Unmarshal(data, &r); err != nil {
+				return err
+			}
+		}
+		return errors.New("jsonrpc2: batches are not supported")
+	}
+	isReq, _, err := probe(data)
+	if err != nil {
+		return err
 	}
 	if isReq {
 		var r jsonrpc2.Request

@@ -1,0 +1,90 @@
+package attach
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/acp-bridge/acp-bridge/acp"
+)
+
+// An attached editor's lines are read with the engine's bound and answers
+// (acp.LineReader): an over-long request gets -32600 to its own id and the
+// connection goes on; an over-long answer to a request of the bridge's
+// fails that request at the bridge (-32603) and frees its room; a line with
+// an id and no method is refused (-32600), never taken for an answer; a
+// line with case-variant member names is read as jsonrpc2 reads it. The control for each is a well-formed line of the same
+// kind, relayed.
+func TestEditorLinesReadByTheEngine(t *testing.T) {
+	f, fb, stdin := newFront(t, Options{Token: "tok", MaxLineBytes: 4096})
+	_ = stdin.Close()
+	detached(t, f)
+	fb.send(permissionRequest(30))
+	fb.send(permissionRequest(31))
+	flushed(t, f, fb)
+	a := attachTo(t, f, "tok")
+	if a.err != nil {
+		t.Fatalf("attach: %s", a.err)
+	}
+	for _, id := range []string{"30", "31"} {
+		if l := a.next(t); !strings.Contains(l, `"id":`+id+`,`) {
+			t.Fatalf("re-sent %.80s, want request %s", l, id)
+		}
+	}
+	pad := strings.Repeat("x", 5000)
+	errOf := func(line string) (id string, code int64) {
+		t.Helper()
+		var m struct {
+			ID    json.RawMessage `json:"id"`
+			Error struct {
+				Code int64 `json:"code"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		return string(m.ID), m.Error.Code
+	}
+
+	// An over-long request: answered by the front, never relayed.
+	fmt.Fprintf(a.conn, `{"jsonrpc":"2.0","id":"big","method":"_x/long","params":{"pad":%q}}`+"\n", pad)
+	if id, code := errOf(a.next(t)); id != `"big"` || code != acp.CodeInvalidRequest {
+		t.Fatalf("over-long request answered to %s with %d, want \"big\" and %d", id, code, acp.CodeInvalidRequest)
+	}
+	// A line with an id and no method: an invalid request, not an answer to 31.
+	fmt.Fprintln(a.conn, `{"jsonrpc":"2.0","id":31,"params":{}}`)
+	if id, code := errOf(a.next(t)); id != "31" || code != acp.CodeInvalidRequest {
+		t.Fatalf("id without method answered to %s with %d, want 31 and %d", id, code, acp.CodeInvalidRequest)
+	}
+	// An over-long answer to 30: the bridge's request fails.
+	fmt.Fprintf(a.conn, `{"jsonrpc":"2.0","id":30,"result":{"pad":%q}}`+"\n", pad)
+	got := fb.waitGot(func(m map[string]json.RawMessage) bool { return string(m["id"]) == "30" })
+	var e struct {
+		Code    int64  `json:"code"`
+		Message string `json:"message"`
+	}
+	if err := json.Unmarshal(got["error"], &e); err != nil || e.Code != acp.CodeInternalError || !strings.Contains(e.Message, "maxLineBytes") {
+		t.Fatalf("the bridge got %s for request 30, want error %d naming the bound", got["error"], acp.CodeInternalError)
+	}
+	// Case-variant names, read as jsonrpc2 reads them: "ID" is not the id
+	// (a notification, no id invented), "METHOD" is no method (refused).
+	fmt.Fprintln(a.conn, `{"jsonrpc":"2.0","ID":"v-1","METHOD":"_x/variant","params":{}}`)
+	if id, code := errOf(a.next(t)); id != "null" || code != acp.CodeInvalidRequest {
+		t.Fatalf("METHOD answered to %s with %d, want null and %d", id, code, acp.CodeInvalidRequest)
+	}
+	fmt.Fprintln(a.conn, `{"jsonrpc":"2.0","ID":"v-2","method":"_x/variant","params":{}}`)
+	fwd := fb.waitGot(func(m map[string]json.RawMessage) bool { return string(m["method"]) == `"_x/variant"` })
+	if _, hasID := fwd["id"]; hasID {
+		t.Fatalf("the variant line reached the bridge with id %s, want a notification as jsonrpc2 reads it", fwd["id"])
+	}
+	// The control: a plain answer to 31 is relayed; nothing is left pending.
+	fmt.Fprintln(a.conn, `{"jsonrpc":"2.0","id":31,"result":{}}`)
+	fb.waitGot(func(m map[string]json.RawMessage) bool { return string(m["id"]) == "31" && len(m["result"]) > 0 })
+	f.mu.Lock()
+	left := len(f.pending)
+	f.mu.Unlock()
+	if left != 0 {
+		t.Fatalf("%d requests still pending after both were answered", left)
+	}
+}

@@ -3,8 +3,11 @@ package attach
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acp-bridge/acp-bridge/acp"
 )
@@ -86,5 +89,55 @@ func TestEditorLinesReadByTheEngine(t *testing.T) {
 	f.mu.Unlock()
 	if left != 0 {
 		t.Fatalf("%d requests still pending after both were answered", left)
+	}
+}
+
+// Before the attach, a socket client's first line that is no message gets
+// the engine's answer and the connection closes; no editor is attached and
+// the bridge hears nothing of it. The control: the attach after it works.
+func TestSocketBadFirstLineAnsweredAndClosed(t *testing.T) {
+	for _, tc := range []struct{ name, line string }{
+		{"not JSON", "not json"},
+		{"over the first line's bound", `{"jsonrpc":"2.0","id":1,"method":"_acp-bridge/attach","params":{"token":"` + strings.Repeat("t", maxAttachLine) + `"}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, fb, stdin := newFront(t, Options{Token: "tok"})
+			_ = stdin.Close()
+			detached(t, f)
+			conn, err := net.Dial("unix", f.SocketPath())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+			fmt.Fprintln(conn, tc.line)
+			all, err := io.ReadAll(conn)
+			if err != nil {
+				t.Fatalf("the connection was not closed: %v", err)
+			}
+			var m struct {
+				Error struct {
+					Code int64 `json:"code"`
+				} `json:"error"`
+			}
+			if json.Unmarshal(all, &m) != nil || m.Error.Code == 0 || strings.Count(string(all), "\n") != 1 {
+				t.Fatalf("answer %q, want one error line", all)
+			}
+			f.mu.Lock()
+			cur := f.cur
+			f.mu.Unlock()
+			if cur != nil {
+				t.Fatal("a client attached without the attach request")
+			}
+			fb.mu.Lock()
+			n := len(fb.got)
+			fb.mu.Unlock()
+			if n != 0 {
+				t.Fatalf("the bridge heard %d messages of it", n)
+			}
+			if a := attachTo(t, f, "tok"); a.err != nil {
+				t.Fatalf("attach after it: %s", a.err)
+			}
+		})
 	}
 }

@@ -70,7 +70,16 @@ func (f *Front) handshake(conn *net.UnixConn) {
 		f.detach(c)
 		return
 	}
-	<-q.Done() // the refusal written (or the connection failed); the queue closed conn
+	// Refused, timed out or gone before attaching: the refusal (if any) goes
+	// out, then the queue closes conn.
+	_ = q.Close()
+	t := time.NewTimer(10 * time.Second)
+	defer t.Stop()
+	select {
+	case <-q.Done():
+	case <-t.C:
+		q.Abort()
+	}
 }
 
 // attach answers the first message m of a socket client c: the state and

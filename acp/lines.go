@@ -24,7 +24,8 @@ const (
 // Message is one JSON-RPC message as the engine read it, for a relay that
 // passes messages on rather than handling them (internal/attach). Exactly
 // one of three shapes: a request (Method and ID), a notification (Method,
-// no ID) or a response (ID, and Result or Error). The raw members are
+// no ID) or a response (ID, and Result or Error); a method read as ""
+// still makes a request or a notification. The raw members are
 // copies, valid JSON; ID is the id as the engine reads it (a number or a
 // string; "null" only for a response to a line whose id was unreadable).
 type Message struct {
@@ -33,12 +34,16 @@ type Message struct {
 	Params json.RawMessage // nil if absent
 	Result json.RawMessage // responses: nil if absent
 	Error  json.RawMessage // responses: the error object; nil if absent
+
+	// emptyMethod: a request or notification whose method is "" (which a
+	// Conn passes to its handler like any other method).
+	emptyMethod bool
 }
 
 // IsRequest, IsNotification and IsResponse tell the three shapes apart.
-func (m *Message) IsRequest() bool      { return m.Method != "" && m.ID != nil }
-func (m *Message) IsNotification() bool { return m.Method != "" && m.ID == nil }
-func (m *Message) IsResponse() bool     { return m.Method == "" }
+func (m *Message) IsRequest() bool      { return !m.IsResponse() && m.ID != nil }
+func (m *Message) IsNotification() bool { return !m.IsResponse() && m.ID == nil }
+func (m *Message) IsResponse() bool     { return m.Method == "" && !m.emptyMethod }
 
 // Line is m as one JSON-RPC 2.0 line (with its newline), with the members
 // in the order the engine writes them.
@@ -251,10 +256,7 @@ func (a *anyLine) UnmarshalJSON(data []byte) error {
 		if err := json.Unmarshal(data, &r); err != nil {
 			return err
 		}
-		if r.Method == "" {
-			return errors.New("empty method")
-		}
-		a.msg = Message{Method: r.Method}
+		a.msg = Message{Method: r.Method, emptyMethod: r.Method == ""}
 		if r.Params != nil {
 			a.msg.Params = append(json.RawMessage(nil), *r.Params...)
 		}

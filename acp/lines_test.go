@@ -86,7 +86,6 @@ func sortedLines(s string) []string {
 // batches). The relay here answers each request it reads with true, as
 // the Conn's handler does, so the two outputs must be equal.
 func TestLineReaderReadsAsTheConnDoes(t *testing.T) {
-	const max = 4096
 	lines := []string{
 		`this is not json`,
 		`{"jsonrpc":"2.0","id":3,"method":"x"`,
@@ -122,72 +121,91 @@ func TestLineReaderReadsAsTheConnDoes(t *testing.T) {
 		`{"jsonrpc":"2.0","id":14,"method":"session/new","method":"session/load","params":{}}`,
 		`{"jsonrpc":"2.0","id":"a\"b","method":"x","params":[1,2.50,"\u00e9"]}`,
 		`{"jsonrpc":"2.0","id":-3,"method":"x"}`,
+		`{"jsonrpc":"2.0","method":""}`,
+		`{"jsonrpc":"2.0","id":4,"method":"","params":{}}`,
 		`{"jsonrpc":"2.0","method":"n\u0031","params":{"a":1}}`,
 		`{"jsonrpc":"2.0","id":15,"method":"x","params":{"s":"caf` + "\xe9" + `"}}`,
 	}
 	for i, line := range lines {
-		t.Run(fmt.Sprint(i), func(t *testing.T) {
-			input := line + "\n" + `{"jsonrpc":"2.0","method":"next"}` + "\n"
-			opts := func(drops *int) StreamOptions {
-				return StreamOptions{MaxLineBytes: max, ReplyToBadLines: true, OnDrop: func(StreamEvent) { *drops++ }}
-			}
+		t.Run(fmt.Sprint(i), func(t *testing.T) { sameReading(t, line) })
+	}
+}
 
-			// The bridge's way: a Conn.
-			var connOut lockedBuffer
-			var connDrops int
-			inR, inW := io.Pipe()
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			rec := &recorder{next: make(chan struct{})}
-			c := NewConn(ctx, NewStream(inR, &connOut, inR, opts(&connDrops)), rec, ConnOptions{})
-			defer c.Close()
-			go func() { _, _ = io.WriteString(inW, input) }()
-			select {
-			case <-rec.next:
-			case <-time.After(10 * time.Second):
-				t.Fatal("the conn never read the next line")
-			}
-			wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
-			defer wcancel()
-			if err := c.WaitHandlers(wctx); err != nil {
-				t.Fatal(err)
-			}
+// FuzzLineReaderReadsAsTheConnDoes: any line, the same reading and answers.
+func FuzzLineReaderReadsAsTheConnDoes(f *testing.F) {
+	for _, l := range []string{`{"jsonrpc":"2.0","id":1,"method":"x","params":{}}`, `{"ID":1,"method":"x"}`, `[{"method":"a"}]`, `{"id":"a","result":1}`, `nope`} {
+		f.Add(l)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		if strings.ContainsAny(line, "\n\r") || strings.Contains(line, `"next"`) || strings.Contains(line, "cancel_request") {
+			t.Skip()
+		}
+		sameReading(t, line)
+	})
+}
 
-			// The relay's way: a LineReader.
-			var lrOut lockedBuffer
-			var lrDrops int
-			var lrGot []string
-			lr := NewLineReader(strings.NewReader(input), &lrOut, opts(&lrDrops))
-			err := lr.Run(func(m Message) {
-				switch {
-				case m.Method == "next":
-				case m.IsRequest():
-					lrGot = append(lrGot, "request "+m.Method+" "+compact(m.Params))
-					ans := Message{ID: m.ID, Result: json.RawMessage("true")}
-					_, _ = lrOut.Write(ans.Line())
-				case m.IsNotification():
-					lrGot = append(lrGot, "notification "+m.Method+" "+compact(m.Params))
-				default:
-					lrGot = append(lrGot, "response "+string(m.ID))
-				}
-			})
-			if err != io.EOF {
-				t.Fatalf("Run: %v, want io.EOF", err)
-			}
+// sameReading runs line through a Conn and a LineReader, as above.
+func sameReading(t *testing.T, line string) {
+	t.Helper()
+	const max = 4096
+	input := line + "\n" + `{"jsonrpc":"2.0","method":"next"}` + "\n"
+	opts := func(drops *int) StreamOptions {
+		return StreamOptions{MaxLineBytes: max, ReplyToBadLines: true, OnDrop: func(StreamEvent) { *drops++ }}
+	}
 
-			rec.mu.Lock()
-			connGot := append([]string(nil), rec.got...)
-			rec.mu.Unlock()
-			if fmt.Sprint(lrGot) != fmt.Sprint(connGot) {
-				t.Errorf("line %.80q\nrelay read %q\nconn read  %q", line, lrGot, connGot)
-			}
-			if a, b := sortedLines(lrOut.String()), sortedLines(connOut.String()); fmt.Sprint(a) != fmt.Sprint(b) {
-				t.Errorf("line %.80q\nrelay wrote %q\nconn wrote  %q", line, a, b)
-			}
-			if lrDrops != connDrops {
-				t.Errorf("line %.80q: relay dropped %d lines, conn %d", line, lrDrops, connDrops)
-			}
-		})
+	// The bridge's way: a Conn.
+	var connOut lockedBuffer
+	var connDrops int
+	inR, inW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rec := &recorder{next: make(chan struct{})}
+	c := NewConn(ctx, NewStream(inR, &connOut, inR, opts(&connDrops)), rec, ConnOptions{})
+	defer c.Close()
+	go func() { _, _ = io.WriteString(inW, input) }()
+	select {
+	case <-rec.next:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the conn never read the next line")
+	}
+	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer wcancel()
+	if err := c.WaitHandlers(wctx); err != nil {
+		t.Fatal(err)
+	}
+
+	// The relay's way: a LineReader.
+	var lrOut lockedBuffer
+	var lrDrops int
+	var lrGot []string
+	lr := NewLineReader(strings.NewReader(input), &lrOut, opts(&lrDrops))
+	err := lr.Run(func(m Message) {
+		switch {
+		case m.Method == "next":
+		case m.IsRequest():
+			lrGot = append(lrGot, "request "+m.Method+" "+compact(m.Params))
+			ans := Message{ID: m.ID, Result: json.RawMessage("true")}
+			_, _ = lrOut.Write(ans.Line())
+		case m.IsNotification():
+			lrGot = append(lrGot, "notification "+m.Method+" "+compact(m.Params))
+		default: // a response to an id nobody asked: the Conn ignores it
+		}
+	})
+	if err != io.EOF {
+		t.Fatalf("Run: %v, want io.EOF", err)
+	}
+
+	rec.mu.Lock()
+	connGot := append([]string(nil), rec.got...)
+	rec.mu.Unlock()
+	if fmt.Sprint(lrGot) != fmt.Sprint(connGot) {
+		t.Errorf("line %.80q\nrelay read %q\nconn read  %q", line, lrGot, connGot)
+	}
+	if a, b := sortedLines(lrOut.String()), sortedLines(connOut.String()); fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Errorf("line %.80q\nrelay wrote %q\nconn wrote  %q", line, a, b)
+	}
+	if lrDrops != connDrops {
+		t.Errorf("line %.80q: relay dropped %d lines, conn %d", line, lrDrops, connDrops)
 	}
 }
 

@@ -296,3 +296,15 @@ func (l *LineReader) SetMaxLineBytes(n int) {
 	}
 	l.s.opts.MaxLineBytes = n
 }
+
+// CanonicalID is a JSON-RPC id as the engine reads and writes it (the form
+// Message.ID has), e.g. to match a $/cancel_request's requestId against
+// the ids of requests read before; ok is false when raw is no id.
+func CanonicalID(raw json.RawMessage) (json.RawMessage, bool) {
+	var id jsonrpc2.ID
+	if len(raw) == 0 || json.Unmarshal(raw, &id) != nil {
+		return nil, false
+	}
+	out, err := id.MarshalJSON()
+	return out, err == nil
+}

@@ -29,8 +29,9 @@
 //     shuts down as "editor-gone" (every approval resolved and audited).
 //
 // Requests of the editors are renumbered on the way to the bridge (ids of
-// two editors never collide); the bridge's own ids go to the editor as they
-// are. The front holds one mutex; what goes to the editor is queued under
+// two editors never collide), and an editor's $/cancel_request is renamed
+// to the front's id (one naming no request of that editor's is dropped);
+// the bridge's own ids go to the editor as they are. The front holds one mutex; what goes to the editor is queued under
 // it, so the order of what the bridge said is the order the editor hears.
 //
 // One engine: the front reads and writes only through package acp. Lines

@@ -94,6 +94,16 @@ func (f *Front) fromClient(c *client, m acp.Message) {
 		m.ID = json.RawMessage(strconv.FormatInt(n, 10))
 		f.mu.Unlock()
 		f.writeBridge(m.Line())
+	case m.Method == acp.MethodCancelRequest:
+		// The editor names its own id: the bridge knows the request by ours.
+		n, ok := f.ourIDLocked(c, m.Params)
+		f.mu.Unlock()
+		if !ok {
+			f.log.Debug("cancel of no request of this editor's dropped", zap.ByteString("params", m.Params))
+			return
+		}
+		m.Params = json.RawMessage(`{"requestId":` + strconv.FormatInt(n, 10) + `}`)
+		f.writeBridge(m.Line())
 	case m.IsNotification():
 		f.mu.Unlock()
 		f.writeBridge(m.Line())
@@ -114,4 +124,25 @@ func (f *Front) fromClient(c *client, m acp.Message) {
 			f.log.Debug("answer to no pending request dropped", zap.String("id", key))
 		}
 	}
+}
+
+// ourIDLocked finds the id the bridge knows c's request by, from the
+// params of c's $/cancel_request.
+func (f *Front) ourIDLocked(c *client, params json.RawMessage) (int64, bool) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return 0, false
+	}
+	id, ok := acp.CanonicalID(p.RequestID)
+	if !ok {
+		return 0, false
+	}
+	for n, req := range f.inflight {
+		if req.c == c && string(req.id) == string(id) {
+			return n, true
+		}
+	}
+	return 0, false
 }

@@ -141,3 +141,39 @@ func TestSocketBadFirstLineAnsweredAndClosed(t *testing.T) {
 		})
 	}
 }
+
+// An editor cancels its request by its own id; the bridge knows it by the
+// front's: the cancel reaches the bridge naming the front's id. A cancel
+// naming no request of this editor's (here the id the front gave the
+// first request, which the editor never saw) is not passed on: it could
+// cancel another request at the bridge.
+func TestCancelRequestRenumbered(t *testing.T) {
+	f, fb, stdin := newFront(t, Options{Token: "tok"})
+	_ = stdin.Close()
+	detached(t, f)
+	a := attachTo(t, f, "tok")
+	if a.err != nil {
+		t.Fatalf("attach: %s", a.err)
+	}
+	fmt.Fprintln(a.conn, `{"jsonrpc":"2.0","id":"p-9","method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}`)
+	got := fb.waitGot(func(m map[string]json.RawMessage) bool { return string(m["method"]) == `"session/prompt"` })
+	ours := string(got["id"])
+	if ours == `"p-9"` {
+		t.Fatal("the editor's id reached the bridge as it was")
+	}
+	fmt.Fprintf(a.conn, `{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":%s}}`+"\n", ours)
+	fmt.Fprintln(a.conn, `{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":"p-9"}}`)
+	fmt.Fprintln(a.conn, `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}`)
+	fb.waitGot(func(m map[string]json.RawMessage) bool { return string(m["method"]) == `"session/cancel"` })
+	var cancels []string
+	fb.mu.Lock()
+	for _, m := range fb.got {
+		if string(m["method"]) == `"$/cancel_request"` {
+			cancels = append(cancels, string(m["params"]))
+		}
+	}
+	fb.mu.Unlock()
+	if want := `{"requestId":` + ours + `}`; len(cancels) != 1 || cancels[0] != want {
+		t.Fatalf("cancels at the bridge %q, want only %s", cancels, want)
+	}
+}

@@ -278,7 +278,18 @@ func (f *Front) Close() {
 	f.mu.Unlock()
 	_ = f.ln.Close()
 	_ = os.Remove(f.sockPath)
+	// What is queued for the bridge goes first, then its input ends; a
+	// bridge that stopped reading gets its input closed all the same.
 	_ = f.toBridge.Close()
+	go func() {
+		t := time.NewTimer(5 * time.Second)
+		defer t.Stop()
+		select {
+		case <-f.toBridge.Done():
+		case <-t.C:
+			f.toBridge.Abort()
+		}
+	}()
 	if cur != nil {
 		cur.stop()
 	}

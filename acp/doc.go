@@ -39,4 +39,11 @@
 // unknown fields, unknown sessionUpdate variants and _meta survive intact,
 // except _meta["acp-bridge"] where the bridge strips a child's copy
 // (StripMetaKey).
+//
+// A relay that passes messages on rather than handling them (the re-attach
+// front, internal/attach) uses the same engine without a Conn
+// (lines.go): LineReader reads with NewStream's framing, bound, validation
+// and answers to bad lines, and reads what the fast reader declines as
+// jsonrpc2 would; Message.Line and ErrorLine write in the engine's member
+// order.
 package acp

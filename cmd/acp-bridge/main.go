@@ -314,7 +314,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		AuditPath: snap.Config.Audit.Path, AuditError: auditErr, HiddenDirs: hidden, Stages: stages, Telemetry: telemetryStatus,
 	})
 	if attachDir != "" {
-		return serveAttachable(ctx, b, log, attach.Options{Dir: filepath.Clean(attachDir), Grace: attachGrace, BufferBytes: attachBuffer, Logger: log}, stdin, stdout, stderr)
+		return serveAttachable(ctx, b, log, attach.Options{Dir: filepath.Clean(attachDir), Grace: attachGrace, BufferBytes: attachBuffer, MaxLineBytes: snap.Config.MaxLineBytes, Logger: log}, stdin, stdout, stderr)
 	}
 	log.Info("acp-bridge serving on stdio", zap.String("version", version), zap.String("workspace", ws), zap.Strings("config", snap.Sources))
 	in, out, closeStdio, err := editorStdio(log, stdin, stdout)

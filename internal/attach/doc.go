@@ -29,7 +29,24 @@
 //     shuts down as "editor-gone" (every approval resolved and audited).
 //
 // Requests of the editors are renumbered on the way to the bridge (ids of
-// two editors never collide); the bridge's own ids go to the editor as they
-// are. The front holds one mutex; writes to the editor happen under it, so
-// the order of what the bridge said is the order the editor hears.
+// two editors never collide), and an editor's $/cancel_request is renamed
+// to the front's id (one naming no request of that editor's is dropped);
+// the bridge's own ids go to the editor as they are. The front holds one mutex; what goes to the editor is queued under
+// it, so the order of what the bridge said is the order the editor hears.
+//
+// One engine: the front reads and writes only through package acp. Lines
+// of the bridge and of the editors are read by acp.LineReader (the
+// framing, bound and validation of acp.NewStream: an editor's bad or
+// over-long line gets the answer the bridge's own stdio gives it, with
+// Options.MaxLineBytes as the bound); lines are built by acp.Message.Line
+// and acp.ErrorLine and written through acp.QueueWriter (one queue to the
+// bridge, one per editor, bounded: a slow reader slows the writer). The
+// error codes are acp's (declared in wire/errors.go).
+//
+// Files: front.go (the Front, its options and lifetime), bridge_side.go
+// (the bridge's messages: routing, ids restored, requests kept and
+// bounded), editor_side.go (an editor's messages: renumbering, answers),
+// detached.go (what is kept while no editor is attached), socket.go (the
+// socket: the handshake, the attach answer, the front's own calls),
+// sock.go and peer_*.go (the socket's directory and peer checks).
 package attach

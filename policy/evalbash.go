@@ -6,7 +6,7 @@ func (ev *evaluator) bash(tool string) Verdict {
 	c := &ev.in.Call
 	an := ev.an
 	if an == nil {
-		an = analyzeShell(c.Command, ev.env)
+		an = analyzeShellIn(c.Command, ev.env, ev.ar)
 		ev.an = an
 	}
 	subs := make([]string, 0, len(an.subs))

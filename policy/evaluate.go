@@ -72,6 +72,8 @@ type evaluator struct {
 	// evaluation (Decide's second look), it is used instead of reading
 	// the command again.
 	an *shellAnalysis
+	// ar: the memory of the reading, when pooled (arena.go).
+	ar *arena
 }
 
 // Evaluate decides a call. It is pure: the only outside access is through
@@ -82,7 +84,9 @@ type evaluator struct {
 // escapes: the call asks (denied where the mode never asks), with a
 // reason naming the internal error.
 func Evaluate(in Input) Verdict {
-	v, _ := evaluate(in)
+	ar := getArena()
+	v, _ := evaluateIn(in, nil, ar)
+	ar.release()
 	return v
 }
 
@@ -98,17 +102,32 @@ func evaluate(in Input) (v Verdict, evOut *evaluator) {
 // agent's bypass and the rules may differ: the analysis depends on the
 // call and the environment alone.
 func evaluateAgain(in Input, prev *evaluator) (v Verdict, evOut *evaluator) {
+	return evaluateIn(in, prev, nil)
+}
+
+// evaluateIn is evaluateAgain taking the memory of its reading from ar
+// (nil: the heap); what it hands back lives until ar is released.
+func evaluateIn(in Input, prev *evaluator, ar *arena) (v Verdict, evOut *evaluator) {
 	defer func() {
 		if p := recover(); p != nil {
 			v, evOut = internalErrorVerdict(in, p), nil
 		}
 	}()
 	in.Env = envFor(in.Call, in.Env)
-	ev := &evaluator{input: in, pol: in.Policy, sess: in.Session}
+	var ev *evaluator
+	if ar != nil && prev == nil {
+		ev = &ar.ev
+		*ev = evaluator{input: in, pol: in.Policy, sess: in.Session, ar: ar}
+	} else {
+		ev = &evaluator{input: in, pol: in.Policy, sess: in.Session, ar: ar}
+	}
 	if prev != nil {
 		ev.env, ev.an = prev.env, prev.an
 	} else {
 		ev.envStore = newEnvx(in.Env)
+		if ar != nil {
+			ev.envStore.infos = ar.infos[:0] // filled by infoRef, a block at a time
+		}
 		ev.env = &ev.envStore
 	}
 	ev.in = &ev.input // one allocation for both

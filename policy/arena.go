@@ -1,0 +1,104 @@
+package policy
+
+import "sync"
+
+// arena holds the memory one evaluation's reading of a shell command is
+// made of (the analysis, its analyzer, the sub-command and path blocks, the
+// words of the fast path, the path facts), so that Evaluate and Decide,
+// which drop the analysis when they return, hand it to the next call
+// instead of to the garbage collector: most of a compound command's
+// allocation, and the collection it causes, was these blocks.
+//
+// An arena is used by one evaluation at a time and released only when
+// nothing of that evaluation can still be reached by the caller (the
+// verdict and the answers hold strings and slices of their own, never a
+// part of these blocks). Released memory is zeroed, so a block handed out
+// again reads as freshly allocated: nothing of one call's reading can leak
+// into another's (TestArenaReuseIsClean).
+type arena struct {
+	ev    evaluator
+	an    shellAnalysis
+	a     analyzer
+	subs  []subCmd // shellAnalysis.subs
+	slab  []subCmd // analyzer.subSlab
+	refs  []pathRef
+	words []word
+	infos []pathInfo
+	plain []word // progDecl.scan's plain words, carved per call
+	// folds: the case-folded forms of the paths met so far (caseFolded).
+	folds []foldMemo
+	used  bool
+}
+
+type foldMemo struct{ in, out string }
+
+// arenaMax bounds what a released arena keeps: a huge command's blocks go
+// to the collector rather than stay pinned in the pool.
+const arenaMax = 256
+
+var arenaPool = sync.Pool{New: func() any { return new(arena) }}
+
+func getArena() *arena {
+	ar := arenaPool.Get().(*arena)
+	ar.used = true
+	return ar
+}
+
+// release zeroes what the evaluation used (reset) and returns the arena to
+// the pool.
+func (ar *arena) release() {
+	if ar == nil || !ar.used {
+		return
+	}
+	ar.reset()
+	arenaPool.Put(ar)
+}
+
+// reset zeroes what the evaluation used, taking back the blocks the
+// reading ended with (grown ones included), and keeps them for the next.
+func (ar *arena) reset() {
+	keep := func(n int) bool { return n <= arenaMax }
+	// take back the blocks the analysis ended with (grown ones included)
+	if ar.a.an == &ar.an {
+		ar.subs = ar.an.subs
+		ar.slab = ar.a.subSlab
+		ar.refs = ar.a.refSlab
+	}
+	if ar.ev.ar == ar {
+		ar.infos = ar.ev.envStore.infos
+	}
+	clear(ar.subs[:cap(ar.subs)])
+	clear(ar.slab[:cap(ar.slab)])
+	clear(ar.refs[:cap(ar.refs)])
+	clear(ar.words[:cap(ar.words)])
+	clear(ar.infos[:cap(ar.infos)])
+	clear(ar.plain[:cap(ar.plain)])
+	clear(ar.folds[:cap(ar.folds)])
+	ar.an = shellAnalysis{}
+	ar.a = analyzer{}
+	ar.ev = evaluator{}
+	if !keep(cap(ar.subs)) {
+		ar.subs = nil
+	}
+	if !keep(cap(ar.slab)) {
+		ar.slab = nil
+	}
+	if !keep(cap(ar.refs)) {
+		ar.refs = nil
+	}
+	if !keep(cap(ar.words)) {
+		ar.words = nil
+	}
+	if !keep(cap(ar.infos)) {
+		ar.infos = nil
+	}
+	if !keep(cap(ar.plain)) {
+		ar.plain = nil
+	}
+	if !keep(cap(ar.folds)) {
+		ar.folds = nil
+	}
+	ar.subs, ar.slab, ar.refs, ar.words = ar.subs[:0], ar.slab[:0], ar.refs[:0], ar.words[:0]
+	ar.infos, ar.plain, ar.folds = ar.infos[:0], ar.plain[:0], ar.folds[:0]
+	ar.used = false
+}

@@ -30,7 +30,11 @@ type arena struct {
 	used  bool
 }
 
-type foldMemo struct{ in, out string }
+// foldMemo: a path's lexical and real forms and their case-folded ones.
+type foldMemo struct {
+	abs, real, fabs, freal string
+	changed                bool
+}
 
 // arenaMax bounds what a released arena keeps: a huge command's blocks go
 // to the collector rather than stay pinned in the pool.

@@ -478,7 +478,7 @@ func (ev *evaluator) matchPath(set *ruleSet, tool string, pi pathInfo, either bo
 		// any case (.ENV, .Env for .env): on a case-insensitive file system
 		// (macOS's and Windows' default) it is the same file. Folded below
 		// the workspace root or home, as rules are written for them.
-		if f, ok := ev.env.caseFolded(pi); ok {
+		if f, ok := ev.caseFolded(pi); ok {
 			r = match(f)
 		}
 	}
@@ -504,6 +504,31 @@ func (e *envx) caseFolded(pi pathInfo) (pathInfo, bool) {
 	f := pi
 	f.abs, f.real = fold(pi.abs), fold(pi.real)
 	return f, f.abs != pi.abs || f.real != pi.real
+}
+
+// caseFolded is env.caseFolded, remembered for the evaluation when its
+// memory is pooled: the same path meets the deny and the ask rules, Read
+// and Edit, each wanting its folded form.
+func (ev *evaluator) caseFolded(pi pathInfo) (pathInfo, bool) {
+	ar := ev.ar
+	if ar == nil {
+		return ev.env.caseFolded(pi)
+	}
+	for i := range ar.folds {
+		if m := &ar.folds[i]; m.abs == pi.abs && m.real == pi.real {
+			if !m.changed {
+				return pi, false
+			}
+			f := pi
+			f.abs, f.real = m.fabs, m.freal
+			return f, true
+		}
+	}
+	f, ok := ev.env.caseFolded(pi)
+	if len(ar.folds) < arenaMax {
+		ar.folds = append(ar.folds, foldMemo{abs: pi.abs, real: pi.real, fabs: f.abs, freal: f.real, changed: ok})
+	}
+	return f, ok
 }
 
 // matchPathIn is matchPath over every rule of rules, in order.

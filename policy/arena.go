@@ -24,7 +24,8 @@ type arena struct {
 	refs  []pathRef
 	words []word
 	infos []pathInfo
-	plain []word // progDecl.scan's plain words, carved per call
+	plain []word   // progDecl.scan's plain words, carved per call (wordBuf)
+	strs  []string // the arguments as strings, carved per call (wordStrings)
 	// folds: the case-folded forms of the paths met so far (caseFolded).
 	folds []foldMemo
 	used  bool
@@ -77,6 +78,7 @@ func (ar *arena) reset() {
 	clear(ar.words[:cap(ar.words)])
 	clear(ar.infos[:cap(ar.infos)])
 	clear(ar.plain[:cap(ar.plain)])
+	clear(ar.strs[:cap(ar.strs)])
 	clear(ar.folds[:cap(ar.folds)])
 	ar.an = shellAnalysis{}
 	ar.a = analyzer{}
@@ -99,10 +101,54 @@ func (ar *arena) reset() {
 	if !keep(cap(ar.plain)) {
 		ar.plain = nil
 	}
+	if !keep(cap(ar.strs)) {
+		ar.strs = nil
+	}
 	if !keep(cap(ar.folds)) {
 		ar.folds = nil
 	}
 	ar.subs, ar.slab, ar.refs, ar.words = ar.subs[:0], ar.slab[:0], ar.refs[:0], ar.words[:0]
-	ar.infos, ar.plain, ar.folds = ar.infos[:0], ar.plain[:0], ar.folds[:0]
+	ar.infos, ar.plain, ar.strs, ar.folds = ar.infos[:0], ar.plain[:0], ar.strs[:0], ar.folds[:0]
 	ar.used = false
+}
+
+// wordBuf is an empty slice with room for n words: carved from the arena's
+// block when there is one (its cap is n, so an append past n gets an array
+// of its own and never writes into another's region), else made as
+// progDecl.scan makes it.
+func (a *analyzer) wordBuf(n int) []word {
+	if a.ar == nil {
+		if n > 1 {
+			return make([]word, 0, n)
+		}
+		return nil
+	}
+	b := &a.ar.plain
+	l := len(*b)
+	if cap(*b)-l < n {
+		*b = make([]word, 0, max(n, 32))
+		l = 0
+	}
+	*b = (*b)[:l+n]
+	return (*b)[l : l : l+n]
+}
+
+// wordStrings is the words' values, carved like wordBuf.
+func (a *analyzer) wordStrings(ws []word) []string {
+	if a.ar == nil {
+		return wordStrings(ws)
+	}
+	b := &a.ar.strs
+	l := len(*b)
+	n := len(ws)
+	if cap(*b)-l < n {
+		*b = make([]string, 0, max(n, 32))
+		l = 0
+	}
+	*b = (*b)[:l+n]
+	ss := (*b)[l : l+n : l+n]
+	for i, w := range ws {
+		ss[i] = w.s
+	}
+	return ss
 }

@@ -466,6 +466,9 @@ func (ev *evaluator) matchPath(set *ruleSet, tool string, pi pathInfo, either bo
 		return nil
 	}
 	rules, ix := set.pathRules(tool)
+	if len(rules) == 0 {
+		return nil // nothing to meet, folded or not
+	}
 	match := func(pi pathInfo) *rule {
 		if len(rules) >= pathIndexMin {
 			return ix.match(ev, pi, either)
@@ -510,6 +513,9 @@ func (e *envx) caseFolded(pi pathInfo) (pathInfo, bool) {
 // memory is pooled: the same path meets the deny and the ask rules, Read
 // and Edit, each wanting its folded form.
 func (ev *evaluator) caseFolded(pi pathInfo) (pathInfo, bool) {
+	if !foldable(pi.abs) && !foldable(pi.real) {
+		return pi, false // no upper-case letter: folding changes nothing
+	}
 	ar := ev.ar
 	if ar == nil {
 		return ev.env.caseFolded(pi)
@@ -529,6 +535,17 @@ func (ev *evaluator) caseFolded(pi pathInfo) (pathInfo, bool) {
 		ar.folds = append(ar.folds, foldMemo{abs: pi.abs, real: pi.real, fabs: f.abs, freal: f.real, changed: ok})
 	}
 	return f, ok
+}
+
+// foldable: strings.ToLower could change p (an ASCII upper-case letter or
+// any byte past ASCII).
+func foldable(p string) bool {
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c >= 'A' && c <= 'Z' || c >= 0x80 {
+			return true
+		}
+	}
+	return false
 }
 
 // matchPathIn is matchPath over every rule of rules, in order.

@@ -333,13 +333,25 @@ type declOpt struct {
 // values) and the plain words, stopping at the command when it runs one.
 // cmdAt is where the command starts in args (-1 if none).
 func (d *progDecl) scan(args []word) (opts []declOpt, plain []word, cmdAt int, ok bool) {
+	if len(args) > 1 {
+		plain = make([]word, 0, len(args))
+	}
+	return d.scanInto(args, plain)
+}
+
+// scanDecl is d.scan with the plain words carved from the analysis' block
+// (wordBuf) instead of a slice of their own.
+func (a *analyzer) scanDecl(d *progDecl, args []word) (opts []declOpt, plain []word, cmdAt int, ok bool) {
+	return d.scanInto(args, a.wordBuf(len(args)))
+}
+
+// scanInto is scan appending the plain words to plain (empty, with room).
+func (d *progDecl) scanInto(args []word, buf []word) (opts []declOpt, plain []word, cmdAt int, ok bool) {
+	plain = buf
 	ok = true
 	cmdAt = -1
 	i := 0
 	dashdash := false
-	if len(args) > 1 {
-		plain = make([]word, 0, len(args))
-	}
 	for i < len(args) {
 		w := args[i]
 		if d.run == runAfterDashDash && dashdash {
@@ -455,7 +467,7 @@ func (a *analyzer) declared(d *progDecl, base string, args, full []word, text st
 	if d.run == runNone {
 		return false
 	}
-	opts, _, at, ok := d.scan(args)
+	opts, _, at, ok := a.scanDecl(d, args)
 	if !ok {
 		a.setUncertain(d.name + " takes an option known only at run time")
 	}
@@ -498,7 +510,7 @@ func (a *analyzer) declEffects(sc *subCmd, base string, args []word, ctx walkCtx
 	if d == nil || d.run != runNone {
 		return
 	}
-	opts, plain, _, ok := d.scan(rest)
+	opts, plain, _, ok := a.scanDecl(d, rest)
 	if !ok {
 		a.setUncertain(d.name + " takes an option known only at run time")
 	}
@@ -562,7 +574,7 @@ func (a *analyzer) declEffects(sc *subCmd, base string, args []word, ctx walkCtx
 		}
 	}
 	if d.breaker != nil {
-		ss := d.expandSubs(wordStrings(rest)) // programs_rt4.go
+		ss := d.expandSubs(a.wordStrings(rest)) // programs_rt4.go
 		if b := d.breaker(ss); b != "" && sc.breaker == "" {
 			sc.breaker = b
 		}

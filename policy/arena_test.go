@@ -99,3 +99,27 @@ func TestArenaReleaseZeroes(t *testing.T) {
 		t.Fatal("the evaluator, analyzer or analysis kept state after release")
 	}
 }
+
+// TestAllowReasonWrittenAtCompile: the reason of a command allowed by a
+// rule, written when the rule is compiled, names the rule and where it
+// comes from, as it did when it was written at each allow; a rule made
+// without Compile still gets it.
+func TestAllowReasonWrittenAtCompile(t *testing.T) {
+	o := Origin{Layer: "workspace", Root: "/w/p", File: "/w/p/.acp-bridge.yaml"}
+	pol, errs := Compile([]RuleText{{List: "allow", Text: "Bash(npm run *)", Origin: o}})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	want := "allowed: every sub-command is allowed (rule Bash(npm run *) from " + o.String() + ")"
+	for _, cmd := range []string{"npm run build", "npm run 'build' && npm run test"} {
+		v := Evaluate(Input{Call: Call{Tool: "Bash", Command: cmd}, Env: benchEnv, Policy: pol})
+		if v.Decision != Allow || v.Reason != want || v.RuleOrigin == nil || *v.RuleOrigin != o {
+			t.Errorf("%q: %s %q (origin %v), want allow %q", cmd, v.Decision, v.Reason, v.RuleOrigin, want)
+		}
+	}
+	r := &rule{text: "Bash(x)", origin: o}
+	g := allowAgg{src: SourceRule, rule: r}
+	if got := g.verdict().Reason; got != "allowed: every sub-command is allowed (rule Bash(x) from "+o.String()+")" {
+		t.Errorf("a rule without a compiled reason: %q", got)
+	}
+}

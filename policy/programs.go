@@ -153,6 +153,10 @@ type progDecl struct {
 	// subKnown: other subcommand words (aliases: npm add, npm ll) taken as
 	// they are, never as abbreviations, and not abbreviated to.
 	subKnown []string
+	// subSorted and subSet index subAbbrev and subKnown (indexSubs, at
+	// declare): the words sorted, and both lists as a set.
+	subSorted []string
+	subSet    map[string]bool
 	// stdinNames / stdinWith: under one of these names, or with one of
 	// these options, the program reads its commands from standard input
 	// (ed, ex, m4, vim -e): a here-doc or here-string is read through its
@@ -185,6 +189,7 @@ func declare(ds ...*progDecl) {
 		if err := checkDecl(d); err != nil {
 			panic(err)
 		}
+		d.indexSubs()
 		for _, o := range programs[strings.Fields(d.name)[0]] {
 			if o.name == d.name {
 				// a second declaration of one name would never be read

@@ -505,7 +505,10 @@ func (e *envx) caseFolded(pi pathInfo) (pathInfo, bool) {
 		return p // nothing to fold: no allocation
 	}
 	f := pi
-	f.abs, f.real = fold(pi.abs), fold(pi.real)
+	f.abs = fold(pi.abs)
+	if f.real = f.abs; pi.real != pi.abs {
+		f.real = fold(pi.real)
+	}
 	return f, f.abs != pi.abs || f.real != pi.real
 }
 

@@ -417,7 +417,7 @@ func (d *progDecl) scanInto(args []word, buf []word) (opts []declOpt, plain []wo
 					continue
 				}
 				for j := 1; j < len(s); j++ {
-					o := "-" + string(s[j])
+					o := shortOptName(s[j])
 					if containsStr(d.valued, o) {
 						if j+1 < len(s) {
 							vw := staticWordPath(s[j+1:])

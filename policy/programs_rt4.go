@@ -128,7 +128,7 @@ func (a *analyzer) urlOperands(d *progDecl, sc *subCmd, plain []word) {
 			continue
 		}
 		// a requirement "name @ URL ; marker" holds the URL as one token.
-		for _, t := range strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' || r == ';' }) {
+		for t := range strings.FieldsFuncSeq(s, func(r rune) bool { return r == ' ' || r == '\t' || r == ';' }) {
 			if v := vcsURL(specURL(t)); strings.Contains(v, "://") && !strings.HasPrefix(v, "file://") {
 				sc.proxies = append(sc.proxies, v)
 			}

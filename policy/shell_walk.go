@@ -551,6 +551,23 @@ func isHex(c byte) bool {
 
 // joinWords joins the values of ws with single spaces. When the words are a
 // single-spaced run of line, the result is a slice of line (no allocation).
+// joinNamed is joinWords of the word name followed by args, with no line
+// (the words joined by one space), without building that word list.
+func joinNamed(name string, args []word) string {
+	n := len(name) + len(args)
+	for _, w := range args {
+		n += len(w.s)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(name)
+	for _, w := range args {
+		b.WriteByte(' ')
+		b.WriteString(w.s)
+	}
+	return b.String()
+}
+
 func joinWords(ws []word, line string) string {
 	if len(ws) == 0 {
 		return ""

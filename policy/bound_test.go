@@ -339,3 +339,36 @@ func TestWildSegsFastEqualsCounted(t *testing.T) {
 		t.Fatalf("%d of %d match: the set does not tell the two apart", matches, n)
 	}
 }
+
+// TestBashNeedFilterSound: the byte filter never turns away a text its
+// pattern matches (every pattern x text of a generated set, boundary and
+// wildcard forms included), and does turn some away.
+func TestBashNeedFilterSound(t *testing.T) {
+	specs := []string{"*secret0*", "npm run *", "git * --force*", "*", "a*b*c", "ls *", "tool5 sub*", "*.env", "x\\ y *", "*é*"}
+	texts := []string{"", "npm run build", "cat secret0", "my secret0 x", "git push origin --force", "abc", "a b c", "ls -la", "lsof",
+		"tool5 sub7 x", "cat .env", "x y z", "café", "sec ret0", "secret"}
+	matched, turned := 0, 0
+	for _, spec := range specs {
+		p, err := compileBashPattern(spec)
+		if err != nil {
+			t.Fatalf("%q: %v", spec, err)
+		}
+		for _, text := range texts {
+			var have byteSet
+			have.addString(text)
+			m := p.match(text)
+			if m && !p.mayMatch(&have) {
+				t.Fatalf("%q matches %q but the filter turns it away", spec, text)
+			}
+			if m {
+				matched++
+			}
+			if !p.mayMatch(&have) {
+				turned++
+			}
+		}
+	}
+	if matched == 0 || turned == 0 {
+		t.Fatalf("matched %d, turned away %d: the set does not test the filter", matched, turned)
+	}
+}

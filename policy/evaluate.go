@@ -438,11 +438,15 @@ func matchBash(set *ruleSet, text string) *rule {
 			break
 		}
 	}
+	var have byteSet
+	if len(set.bashWild) > 0 {
+		have.addString(text)
+	}
 	for _, r := range set.bashWild {
 		if best != nil && r.idx > best.idx {
 			break
 		}
-		if r.kind == rkAny || r.bash.match(text) {
+		if r.kind == rkAny || r.bash.mayMatch(&have) && r.bash.match(text) {
 			best = first(best, r)
 			break
 		}

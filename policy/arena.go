@@ -72,11 +72,14 @@ func (ar *arena) reset() {
 	if ar.ev.ar == ar {
 		ar.infos = ar.ev.envStore.infos
 	}
-	clear(ar.subs[:cap(ar.subs)])
-	clear(ar.slab[:cap(ar.slab)])
-	clear(ar.refs[:cap(ar.refs)])
+	// These four blocks only ever grow at their end (append, or a region
+	// carved by moving the end first), so what was written is [:len]; the
+	// rest is as zero as when made or last cleared.
+	clear(ar.subs)
+	clear(ar.slab)
+	clear(ar.refs)
 	clear(ar.words[:cap(ar.words)])
-	clear(ar.infos[:cap(ar.infos)])
+	clear(ar.infos)
 	clear(ar.plain[:cap(ar.plain)])
 	clear(ar.strs[:cap(ar.strs)])
 	clear(ar.folds[:cap(ar.folds)])

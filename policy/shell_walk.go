@@ -129,6 +129,9 @@ func (a *analyzer) mergeCwd(cwd string, known bool) {
 // walkSubst visits every command substitution, process substitution and
 // nested statement inside n.
 func (a *analyzer) walkSubst(n syntax.Node, ctx walkCtx) {
+	if w, ok := n.(*syntax.Word); ok && w != nil && literalWord(w) {
+		return // nothing inside to run: the walk would find nothing
+	}
 	if isNilNode(n) {
 		return
 	}
@@ -146,6 +149,26 @@ func (a *analyzer) walkSubst(n syntax.Node, ctx walkCtx) {
 		}
 		return true
 	})
+}
+
+// literalWord: w is made of literal text only (plain, single-quoted, or
+// double-quoted with no expansion inside), so it holds no statement, command
+// or process substitution for walkSubst to find.
+func literalWord(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit, *syntax.SglQuoted:
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if _, ok := q.(*syntax.Lit); !ok {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // isNilNode: n is nil or a typed nil pointer (an Assign's missing Value

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -121,5 +122,44 @@ func TestAllowReasonWrittenAtCompile(t *testing.T) {
 	g := allowAgg{src: SourceRule, rule: r}
 	if got := g.verdict().Reason; got != "allowed: every sub-command is allowed (rule Bash(x) from "+o.String()+")" {
 		t.Errorf("a rule without a compiled reason: %q", got)
+	}
+}
+
+// TestArenaConcurrent: calls judged at once from several goroutines (the
+// pool hands arenas between them) get the verdicts fresh memory gives;
+// under -race, any sharing of an arena between two live calls is a report.
+func TestArenaConcurrent(t *testing.T) {
+	ins := arenaInputs(t)
+	if len(ins) > 600 { // every class of both corpora is in the first 600
+		ins = ins[:600]
+	}
+	want := make([]Verdict, len(ins))
+	for i, in := range ins {
+		want[i], _ = evaluateIn(in, nil, nil)
+	}
+	const workers = 4
+	errs := make(chan string, workers)
+	for w := 0; w < workers; w++ {
+		go func(w int) {
+			for k := range ins {
+				i := (k*7 + w*131) % len(ins)
+				var got Verdict
+				if k%2 == 0 {
+					got = Evaluate(ins[i])
+				} else {
+					got = Decide(ins[i]).Verdict
+				}
+				if !reflect.DeepEqual(got, want[i]) {
+					errs <- fmt.Sprintf("worker %d, input %d (%+v): got %+v, want %+v", w, i, ins[i].Call, got, want[i])
+					return
+				}
+			}
+			errs <- ""
+		}(w)
+	}
+	for w := 0; w < workers; w++ {
+		if e := <-errs; e != "" {
+			t.Fatal(e)
+		}
 	}
 }

@@ -38,7 +38,11 @@ type Answer struct {
 // in the suggestions costs only the suggestions and the grant
 // (SuggestFailure names it).
 func Decide(in Input) (a Answer) {
-	v, ev := evaluate(in)
+	// The reading's memory goes back to the pool when Decide returns: the
+	// answer is made of strings and slices of its own.
+	ar := getArena()
+	defer ar.release()
+	v, ev := evaluateIn(in, nil, ar)
 	a.Verdict = v
 	if ev != nil && v.Decision == Ask && v.Source == SourceDefault {
 		// Would the firm mode (bypassPermissions) allow it? The second

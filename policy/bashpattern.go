@@ -27,6 +27,31 @@ type bashPattern struct {
 	// wildcards; an allow rule then also matches the command's words
 	// (grant_words.go). nil otherwise.
 	wsegs []string
+	// need: every byte of segs (a text the pattern matches holds each
+	// piece, so each of these bytes): a text missing one is turned away
+	// before matching (mayMatch). Zero (nothing needed) for a pattern
+	// built without compileBash's help.
+	need byteSet
+}
+
+// byteSet is a set of bytes.
+type byteSet [4]uint64
+
+func (s *byteSet) addString(t string) {
+	for i := 0; i < len(t); i++ {
+		s[t[i]>>6] |= 1 << (t[i] & 63)
+	}
+}
+
+// covers: every byte of o is in s.
+func (s *byteSet) covers(o *byteSet) bool {
+	return o[0]&^s[0] == 0 && o[1]&^s[1] == 0 && o[2]&^s[2] == 0 && o[3]&^s[3] == 0
+}
+
+// mayMatch: a text whose bytes are have may match p's segs (false: it
+// cannot).
+func (p *bashPattern) mayMatch(have *byteSet) bool {
+	return have.covers(&p.need)
 }
 
 // trimBlanks trims blanks around a pattern, keeping a trailing blank that
@@ -72,6 +97,9 @@ func compileBashPattern(spec string) (bashPattern, error) {
 	}
 	p.glob = g
 	p.segs = strings.Split(g, string(wild))
+	for _, seg := range p.segs {
+		p.need.addString(seg)
+	}
 	if wg, err := normalizePatternEnc(s, inWordBlank); err == nil && wg != g {
 		p.wsegs = strings.Split(wg, string(wild))
 	}

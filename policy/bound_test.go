@@ -305,3 +305,70 @@ func BenchmarkWorstCaseMatch(b *testing.B) {
 		}
 	})
 }
+
+// TestWildSegsFastEqualsCounted: the uncounted matcher (the library's
+// searches) answers as the counted one for every pattern and text of a
+// generated set: wildcards anywhere, repeated and overlapping pieces, the
+// stop byte inside, before and after the last piece, and empty pieces.
+func TestWildSegsFastEqualsCounted(t *testing.T) {
+	pieces := []string{"", "a", "ab", "ba", "aa", " ", "a ", " a", "secret", "x y"}
+	texts := []string{"", "a", "aa", "ab", "aba", "ab ab", "a b a", "secret", "my secret x", "x y z", "aaaa b", " ", "abab ba"}
+	n, matches := 0, 0
+	for _, p1 := range pieces {
+		for _, p2 := range pieces {
+			for _, p3 := range pieces {
+				for _, segs := range [][]string{{p1}, {p1, p2}, {p1, p2, p3}, {p1, p3, p2, p1}} {
+					for _, text := range texts {
+						for _, stop := range []byte{0, ' '} {
+							steps := 0
+							want := wildSegs(segs, text, stop, &steps)
+							if got := wildSegs(segs, text, stop, nil); got != want {
+								t.Fatalf("wildSegs(%q, %q, %q): uncounted %v, counted %v", segs, text, stop, got, want)
+							}
+							n++
+							if want {
+								matches++
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if matches == 0 || matches == n {
+		t.Fatalf("%d of %d match: the set does not tell the two apart", matches, n)
+	}
+}
+
+// TestBashNeedFilterSound: the byte filter never turns away a text its
+// pattern matches (every pattern x text of a generated set, boundary and
+// wildcard forms included), and does turn some away.
+func TestBashNeedFilterSound(t *testing.T) {
+	specs := []string{"*secret0*", "npm run *", "git * --force*", "*", "a*b*c", "ls *", "tool5 sub*", "*.env", "x\\ y *", "*é*"}
+	texts := []string{"", "npm run build", "cat secret0", "my secret0 x", "git push origin --force", "abc", "a b c", "ls -la", "lsof",
+		"tool5 sub7 x", "cat .env", "x y z", "café", "sec ret0", "secret"}
+	matched, turned := 0, 0
+	for _, spec := range specs {
+		p, err := compileBashPattern(spec)
+		if err != nil {
+			t.Fatalf("%q: %v", spec, err)
+		}
+		for _, text := range texts {
+			var have byteSet
+			have.addString(text)
+			m := p.match(text)
+			if m && !p.mayMatch(&have) {
+				t.Fatalf("%q matches %q but the filter turns it away", spec, text)
+			}
+			if m {
+				matched++
+			}
+			if !p.mayMatch(&have) {
+				turned++
+			}
+		}
+	}
+	if matched == 0 || turned == 0 {
+		t.Fatalf("matched %d, turned away %d: the set does not test the filter", matched, turned)
+	}
+}

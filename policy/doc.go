@@ -67,5 +67,8 @@
 // resolution through the FS interface in Env (OSFS in production, MapFS in
 // tests and `acp-bridge policy eval`). Evaluate may be called from any
 // goroutine; each call works on its own data (a sync.Pool of shell parsers
-// is shared). It imports no protocol code and no viper.
+// is shared, and so is one of zeroed arenas, arena.go: the memory a call's
+// reading is made of, handed back when Evaluate or Decide returns; and a
+// bounded memo of program names' canonical forms, programs_names.go). It
+// imports no protocol code and no viper.
 package policy

@@ -6,7 +6,7 @@ func (ev *evaluator) bash(tool string) Verdict {
 	c := &ev.in.Call
 	an := ev.an
 	if an == nil {
-		an = analyzeShell(c.Command, ev.env)
+		an = analyzeShellIn(c.Command, ev.env, ev.ar)
 		ev.an = an
 	}
 	subs := make([]string, 0, len(an.subs))
@@ -252,8 +252,11 @@ func (g *allowAgg) verdict() Verdict {
 	switch g.src {
 	case SourceRule, SourceSessionGrant:
 		o := g.rule.origin
-		v := Verdict{Decision: Allow, Source: g.src, Rule: g.rule.text, RuleOrigin: &o,
-			Reason: "allowed: every sub-command is allowed (rule " + g.rule.text + " from " + g.rule.origin.String() + ")"}
+		reason := g.rule.allowReason
+		if reason == "" {
+			reason = bashAllowReason(g.rule)
+		}
+		v := Verdict{Decision: Allow, Source: g.src, Rule: g.rule.text, RuleOrigin: &o, Reason: reason}
 		if g.src == SourceSessionGrant {
 			v.Reason = "allowed for this session by " + g.rule.text
 		}
@@ -264,6 +267,11 @@ func (g *allowAgg) verdict() Verdict {
 		return bypassAllow()
 	}
 	return Verdict{Decision: Allow, Source: SourceReadOnly, Reason: "every sub-command is read-only and stays in the workspace"}
+}
+
+// bashAllowReason is the reason of a command allowed by r.
+func bashAllowReason(r *rule) string {
+	return "allowed: every sub-command is allowed (rule " + r.text + " from " + r.origin.String() + ")"
 }
 
 func firstNonRO(an *shellAnalysis) string {

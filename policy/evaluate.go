@@ -72,6 +72,8 @@ type evaluator struct {
 	// evaluation (Decide's second look), it is used instead of reading
 	// the command again.
 	an *shellAnalysis
+	// ar: the memory of the reading, when pooled (arena.go).
+	ar *arena
 }
 
 // Evaluate decides a call. It is pure: the only outside access is through
@@ -82,7 +84,9 @@ type evaluator struct {
 // escapes: the call asks (denied where the mode never asks), with a
 // reason naming the internal error.
 func Evaluate(in Input) Verdict {
-	v, _ := evaluate(in)
+	ar := getArena()
+	v, _ := evaluateIn(in, nil, ar)
+	ar.release()
 	return v
 }
 
@@ -98,17 +102,32 @@ func evaluate(in Input) (v Verdict, evOut *evaluator) {
 // agent's bypass and the rules may differ: the analysis depends on the
 // call and the environment alone.
 func evaluateAgain(in Input, prev *evaluator) (v Verdict, evOut *evaluator) {
+	return evaluateIn(in, prev, nil)
+}
+
+// evaluateIn is evaluateAgain taking the memory of its reading from ar
+// (nil: the heap); what it hands back lives until ar is released.
+func evaluateIn(in Input, prev *evaluator, ar *arena) (v Verdict, evOut *evaluator) {
 	defer func() {
 		if p := recover(); p != nil {
 			v, evOut = internalErrorVerdict(in, p), nil
 		}
 	}()
 	in.Env = envFor(in.Call, in.Env)
-	ev := &evaluator{input: in, pol: in.Policy, sess: in.Session}
+	var ev *evaluator
+	if ar != nil && prev == nil {
+		ev = &ar.ev
+		*ev = evaluator{input: in, pol: in.Policy, sess: in.Session, ar: ar}
+	} else {
+		ev = &evaluator{input: in, pol: in.Policy, sess: in.Session, ar: ar}
+	}
 	if prev != nil {
 		ev.env, ev.an = prev.env, prev.an
 	} else {
 		ev.envStore = newEnvx(in.Env)
+		if ar != nil {
+			ev.envStore.infos = ar.infos[:0] // filled by infoRef, a block at a time
+		}
 		ev.env = &ev.envStore
 	}
 	ev.in = &ev.input // one allocation for both
@@ -419,11 +438,15 @@ func matchBash(set *ruleSet, text string) *rule {
 			break
 		}
 	}
+	var have byteSet
+	if len(set.bashWild) > 0 {
+		have.addString(text)
+	}
 	for _, r := range set.bashWild {
 		if best != nil && r.idx > best.idx {
 			break
 		}
-		if r.kind == rkAny || r.bash.match(text) {
+		if r.kind == rkAny || r.bash.mayMatch(&have) && r.bash.match(text) {
 			best = first(best, r)
 			break
 		}
@@ -447,6 +470,9 @@ func (ev *evaluator) matchPath(set *ruleSet, tool string, pi pathInfo, either bo
 		return nil
 	}
 	rules, ix := set.pathRules(tool)
+	if len(rules) == 0 {
+		return nil // nothing to meet, folded or not
+	}
 	match := func(pi pathInfo) *rule {
 		if len(rules) >= pathIndexMin {
 			return ix.match(ev, pi, either)
@@ -459,7 +485,7 @@ func (ev *evaluator) matchPath(set *ruleSet, tool string, pi pathInfo, either bo
 		// any case (.ENV, .Env for .env): on a case-insensitive file system
 		// (macOS's and Windows' default) it is the same file. Folded below
 		// the workspace root or home, as rules are written for them.
-		if f, ok := ev.env.caseFolded(pi); ok {
+		if f, ok := ev.caseFolded(pi); ok {
 			r = match(f)
 		}
 	}
@@ -483,8 +509,50 @@ func (e *envx) caseFolded(pi pathInfo) (pathInfo, bool) {
 		return p // nothing to fold: no allocation
 	}
 	f := pi
-	f.abs, f.real = fold(pi.abs), fold(pi.real)
+	f.abs = fold(pi.abs)
+	if f.real = f.abs; pi.real != pi.abs {
+		f.real = fold(pi.real)
+	}
 	return f, f.abs != pi.abs || f.real != pi.real
+}
+
+// caseFolded is env.caseFolded, remembered for the evaluation when its
+// memory is pooled: the same path meets the deny and the ask rules, Read
+// and Edit, each wanting its folded form.
+func (ev *evaluator) caseFolded(pi pathInfo) (pathInfo, bool) {
+	if !foldable(pi.abs) && !foldable(pi.real) {
+		return pi, false // no upper-case letter: folding changes nothing
+	}
+	ar := ev.ar
+	if ar == nil {
+		return ev.env.caseFolded(pi)
+	}
+	for i := range ar.folds {
+		if m := &ar.folds[i]; m.abs == pi.abs && m.real == pi.real {
+			if !m.changed {
+				return pi, false
+			}
+			f := pi
+			f.abs, f.real = m.fabs, m.freal
+			return f, true
+		}
+	}
+	f, ok := ev.env.caseFolded(pi)
+	if len(ar.folds) < arenaMax {
+		ar.folds = append(ar.folds, foldMemo{abs: pi.abs, real: pi.real, fabs: f.abs, freal: f.real, changed: ok})
+	}
+	return f, ok
+}
+
+// foldable: strings.ToLower could change p (an ASCII upper-case letter or
+// any byte past ASCII).
+func foldable(p string) bool {
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c >= 'A' && c <= 'Z' || c >= 0x80 {
+			return true
+		}
+	}
+	return false
 }
 
 // matchPathIn is matchPath over every rule of rules, in order.

@@ -23,6 +23,20 @@ type pathIndex struct {
 	bySeg  map[string][]*rule
 	always []*rule
 	n      int
+	// lens and firsts filter a component before the map is asked: the
+	// lengths (bit min(len, 63)) and the first bytes of the segments filed.
+	// A component whose length or first byte no segment has cannot be a
+	// key (most components of most paths), and costs no hash.
+	lens   uint64
+	firsts [4]uint64
+}
+
+// mayHave: seg could be a key of bySeg (never false for one that is).
+func (ix *pathIndex) mayHave(seg string) bool {
+	if seg == "" {
+		return false // literalSeg never files ""
+	}
+	return ix.lens&(1<<min(len(seg), 63)) != 0 && ix.firsts[seg[0]>>6]&(1<<(seg[0]&63)) != 0
 }
 
 // pathIndexMin: below this many rules the plain loop is as fast.
@@ -53,6 +67,8 @@ func (ix *pathIndex) add(r *rule) {
 		ix.bySeg = map[string][]*rule{}
 	}
 	ix.bySeg[seg] = append(ix.bySeg[seg], r)
+	ix.lens |= 1 << min(len(seg), 63)
+	ix.firsts[seg[0]>>6] |= 1 << (seg[0] & 63)
 }
 
 // match is matchPath over the candidates: the matching rule that comes
@@ -83,12 +99,18 @@ func (ix *pathIndex) match(ev *evaluator, pi pathInfo, either bool) *rule {
 		return false
 	}
 	for p := range strings.SplitSeq(pi.abs, "/") {
+		if !ix.mayHave(p) {
+			continue
+		}
 		if rs := ix.bySeg[p]; rs != nil {
 			try(rs)
 		}
 	}
 	if pi.real != pi.abs {
 		for p := range strings.SplitSeq(pi.real, "/") {
+			if !ix.mayHave(p) {
+				continue
+			}
 			if rs := ix.bySeg[p]; rs != nil && !seen(p, pi.abs) {
 				try(rs)
 			}

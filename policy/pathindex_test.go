@@ -78,3 +78,40 @@ func ruleName(r *rule) string {
 	}
 	return fmt.Sprintf("%s (#%d)", r.text, r.idx)
 }
+
+// TestPathIndexFilter: the length and first-byte filter never turns away a
+// segment that is filed (every key passes, whatever its length or first
+// byte, 63 bytes and longer included), and turns away components whose
+// length or first byte no key has, so the map is asked less.
+func TestPathIndexFilter(t *testing.T) {
+	long := "x" + fmt.Sprintf("%070d", 7) // 71 bytes: bit 63
+	keys := []string{"dir7", "node_modules", ".ssh", "Z", "\xffz", long, "é"}
+	ix := &pathIndex{}
+	for _, k := range keys {
+		ix.add(&rule{kind: rkPath, path: pathPattern{glob: "**/" + k + "/**"}})
+	}
+	if len(ix.bySeg) != len(keys) {
+		t.Fatalf("filed %d segments, want %d: %v", len(ix.bySeg), len(keys), ix.bySeg)
+	}
+	for k := range ix.bySeg {
+		if !ix.mayHave(k) {
+			t.Errorf("filed segment %q turned away", k)
+		}
+	}
+	for _, tc := range []struct {
+		seg  string
+		want bool
+	}{
+		{"", false},             // never a key
+		{"w", false},            // no key of length 1 starts with w
+		{"README.md", false},    // length 9: no key
+		{"dirX", true},          // length 4 and first byte d: the map decides
+		{"y" + long[1:], false}, // length of a key, first byte of none
+		{"Y", false},
+		{"Z", true},
+	} {
+		if got := ix.mayHave(tc.seg); got != tc.want {
+			t.Errorf("mayHave(%q) = %v, want %v", tc.seg, got, tc.want)
+		}
+	}
+}

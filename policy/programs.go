@@ -153,6 +153,10 @@ type progDecl struct {
 	// subKnown: other subcommand words (aliases: npm add, npm ll) taken as
 	// they are, never as abbreviations, and not abbreviated to.
 	subKnown []string
+	// subSorted and subSet index subAbbrev and subKnown (indexSubs, at
+	// declare): the words sorted, and both lists as a set.
+	subSorted []string
+	subSet    map[string]bool
 	// stdinNames / stdinWith: under one of these names, or with one of
 	// these options, the program reads its commands from standard input
 	// (ed, ex, m4, vim -e): a here-doc or here-string is read through its
@@ -185,6 +189,7 @@ func declare(ds ...*progDecl) {
 		if err := checkDecl(d); err != nil {
 			panic(err)
 		}
+		d.indexSubs()
 		for _, o := range programs[strings.Fields(d.name)[0]] {
 			if o.name == d.name {
 				// a second declaration of one name would never be read
@@ -333,13 +338,25 @@ type declOpt struct {
 // values) and the plain words, stopping at the command when it runs one.
 // cmdAt is where the command starts in args (-1 if none).
 func (d *progDecl) scan(args []word) (opts []declOpt, plain []word, cmdAt int, ok bool) {
+	if len(args) > 1 {
+		plain = make([]word, 0, len(args))
+	}
+	return d.scanInto(args, plain)
+}
+
+// scanDecl is d.scan with the plain words carved from the analysis' block
+// (wordBuf) instead of a slice of their own.
+func (a *analyzer) scanDecl(d *progDecl, args []word) (opts []declOpt, plain []word, cmdAt int, ok bool) {
+	return d.scanInto(args, a.wordBuf(len(args)))
+}
+
+// scanInto is scan appending the plain words to plain (empty, with room).
+func (d *progDecl) scanInto(args []word, buf []word) (opts []declOpt, plain []word, cmdAt int, ok bool) {
+	plain = buf
 	ok = true
 	cmdAt = -1
 	i := 0
 	dashdash := false
-	if len(args) > 1 {
-		plain = make([]word, 0, len(args))
-	}
 	for i < len(args) {
 		w := args[i]
 		if d.run == runAfterDashDash && dashdash {
@@ -400,7 +417,7 @@ func (d *progDecl) scan(args []word) (opts []declOpt, plain []word, cmdAt int, o
 					continue
 				}
 				for j := 1; j < len(s); j++ {
-					o := "-" + string(s[j])
+					o := shortOptName(s[j])
 					if containsStr(d.valued, o) {
 						if j+1 < len(s) {
 							vw := staticWordPath(s[j+1:])
@@ -455,7 +472,7 @@ func (a *analyzer) declared(d *progDecl, base string, args, full []word, text st
 	if d.run == runNone {
 		return false
 	}
-	opts, _, at, ok := d.scan(args)
+	opts, _, at, ok := a.scanDecl(d, args)
 	if !ok {
 		a.setUncertain(d.name + " takes an option known only at run time")
 	}
@@ -498,7 +515,7 @@ func (a *analyzer) declEffects(sc *subCmd, base string, args []word, ctx walkCtx
 	if d == nil || d.run != runNone {
 		return
 	}
-	opts, plain, _, ok := d.scan(rest)
+	opts, plain, _, ok := a.scanDecl(d, rest)
 	if !ok {
 		a.setUncertain(d.name + " takes an option known only at run time")
 	}
@@ -562,7 +579,7 @@ func (a *analyzer) declEffects(sc *subCmd, base string, args []word, ctx walkCtx
 		}
 	}
 	if d.breaker != nil {
-		ss := d.expandSubs(wordStrings(rest)) // programs_rt4.go
+		ss := d.expandSubs(a.wordStrings(rest)) // programs_rt4.go
 		if b := d.breaker(ss); b != "" && sc.breaker == "" {
 			sc.breaker = b
 		}

@@ -3,6 +3,7 @@ package policy
 import (
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Abbreviated long options (docs/policy.md, "Deny rules wherever a program
@@ -238,6 +239,33 @@ func mayAbbrev(base string, args []word) bool {
 // goFlagBase: base may name one of goFlagPrograms (knownLongs' name is a
 // declaration of base or base and its first plain word).
 func goFlagBase(base string) bool {
+	return goFlagBases()[base]
+}
+
+// goFlagBases is every base goFlagBaseOf says yes to: the tables it reads
+// are fixed once the package is initialised, so it is computed once, at
+// the first call (TestGoFlagBasesEqualsScan).
+var goFlagBases = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for n := range goFlagPrograms {
+		for i := 0; i < len(n); i++ {
+			if n[i] == ' ' {
+				m[n[:i]] = true // n has the prefix n[:i] + " "
+			}
+		}
+	}
+	for base, ds := range programs {
+		for _, d := range ds {
+			if goFlagPrograms[d.name] {
+				m[base] = true
+			}
+		}
+	}
+	return m
+})
+
+// goFlagBaseOf is goFlagBase computed from the tables.
+func goFlagBaseOf(base string) bool {
 	for n := range goFlagPrograms {
 		if strings.HasPrefix(n, base+" ") {
 			return true

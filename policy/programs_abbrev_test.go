@@ -53,3 +53,26 @@ func TestExpandOptions(t *testing.T) {
 		})
 	}
 }
+
+// TestGoFlagBasesEqualsScan: the set computed once answers as the scan of
+// the tables, for every program name, every prefix of a go subcommand,
+// names with blanks, and names no table has.
+func TestGoFlagBasesEqualsScan(t *testing.T) {
+	names := []string{"", "go", "go ", "go test", "gofmt", "g", "tool501", "go tool", "npm"}
+	for n := range programs {
+		names = append(names, n)
+	}
+	yes := 0
+	for _, n := range names {
+		got, want := goFlagBase(n), goFlagBaseOf(n)
+		if got != want {
+			t.Errorf("goFlagBase(%q) = %v, scan says %v", n, got, want)
+		}
+		if want {
+			yes++
+		}
+	}
+	if yes == 0 || yes == len(names) {
+		t.Fatalf("%d of %d names are go flag bases: the set does not tell them apart", yes, len(names))
+	}
+}

@@ -2,7 +2,9 @@ package policy
 
 import (
 	"path"
+	"slices"
 	"strings"
+	"sync"
 )
 
 // Versioned program names (docs/policy.md, "Red team 5: hosts named
@@ -20,6 +22,14 @@ import (
 // policy knows it (or knows nothing of a shorter name), else the known
 // name before its version (pip3.12 -> pip, gcc-12 -> gcc).
 func canonProgram(base string) string {
+	if base == "" {
+		return base
+	}
+	return memoName(base).canon
+}
+
+// canonProgramOf is canonProgram computed (canonProgram remembers it).
+func canonProgramOf(base string) string {
 	if base == "" || isKnownName(base) {
 		return base
 	}
@@ -179,7 +189,17 @@ func progTrusted(ws []string) bool {
 // (x86_64-linux-gnu-gcc-12: gcc-12, gcc), GNU's g prefix (gsed: sed), a
 // distribution's alias or interpreter name (nodejs: node), lower case (RM:
 // rm). Bounded: at most 12.
+//
+// The slice is shared (remembered per name): callers only read it.
 func nameVariants(base string) []string {
+	if plainName(base) {
+		return nil // the common case, without allocating
+	}
+	return memoName(base).variants
+}
+
+// nameVariantsOf is nameVariants computed (nameVariants remembers it).
+func nameVariantsOf(base string) []string {
 	if plainName(base) {
 		return nil // the common case, without allocating
 	}
@@ -253,4 +273,51 @@ func plainName(base string) bool {
 		return false
 	}
 	return !(len(base) > 2 && base[0] == 'g' && isKnownName(base[1:]))
+}
+
+// nameFacts are what canonProgram and nameVariants answer for one name:
+// both depend on the name and the program tables alone, which are fixed
+// once the package is initialised, and both cost dozens of table lookups
+// for a name no table knows (tool501, pip-3.12). They are remembered for
+// up to nameMemoMax names, the first ones met; a name past that is
+// computed at each call, as before (a flood of invented names costs time,
+// never a wrong answer).
+type nameFacts struct {
+	canon    string
+	variants []string
+}
+
+const nameMemoMax = 4096
+
+var nameMemo struct {
+	sync.RWMutex
+	m map[string]nameFacts
+}
+
+func memoName(base string) nameFacts {
+	nameMemo.RLock()
+	f, ok := nameMemo.m[base]
+	nameMemo.RUnlock()
+	if ok {
+		return f
+	}
+	f = nameFacts{canon: canonProgramOf(base), variants: slices.Clip(nameVariantsOf(base))}
+	// kept names are copies: a part of a command's text would keep the
+	// whole command alive.
+	kept := nameFacts{canon: strings.Clone(f.canon), variants: make([]string, len(f.variants))}
+	for i, v := range f.variants {
+		kept.variants[i] = strings.Clone(v)
+	}
+	if len(f.variants) == 0 {
+		kept.variants = nil
+	}
+	nameMemo.Lock()
+	if nameMemo.m == nil {
+		nameMemo.m = make(map[string]nameFacts)
+	}
+	if len(nameMemo.m) < nameMemoMax {
+		nameMemo.m[strings.Clone(base)] = kept
+	}
+	nameMemo.Unlock()
+	return f
 }

@@ -1,7 +1,10 @@
 package policy
 
 import (
+	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -103,4 +106,57 @@ func cutWord(s string) (first, rest string, ok bool) {
 		}
 	}
 	return s, "", false
+}
+
+// TestNameMemoEqualsComputed: the remembered canonical name and name
+// variants equal what is computed, for every declared and table-known
+// program, their versioned, upper-case, prefixed and suffixed forms, on the
+// first call (computed and kept) and the next (from the memo); past
+// nameMemoMax names the answers stay right and the memo stops growing.
+func TestNameMemoEqualsComputed(t *testing.T) {
+	var names []string
+	for n := range programs {
+		names = append(names, n)
+	}
+	for n := range readOnlyCmds {
+		names = append(names, n)
+	}
+	for n := range netClients {
+		names = append(names, n)
+	}
+	base := len(names)
+	for _, n := range names[:base] {
+		names = append(names, n+"3.12", strings.ToUpper(n), "x86_64-linux-gnu-"+n+"-12", "g"+n, n+"-3.12", n+"1.22rc1")
+	}
+	names = append(names, "tool501", "pip-3.12", "nodejs", "RM", "Git", "python3.12d", "", "a-b-c-d", "--", "-")
+	check := func(n string) {
+		t.Helper()
+		if got, want := canonProgram(n), canonProgramOf(n); got != want {
+			t.Fatalf("canonProgram(%q) = %q, computed %q", n, got, want)
+		}
+		got, want := nameVariants(n), nameVariantsOf(n)
+		if !slices.Equal(got, want) {
+			t.Fatalf("nameVariants(%q) = %q, computed %q", n, got, want)
+		}
+	}
+	for round := 0; round < 2; round++ {
+		for _, n := range names {
+			check(n)
+		}
+	}
+	if len(names) < 1000 {
+		t.Fatalf("only %d names: the tables did not load", len(names))
+	}
+	for i := 0; i < nameMemoMax+100; i++ {
+		check(fmt.Sprintf("junk%d-x-y-z", i))
+	}
+	nameMemo.RLock()
+	n := len(nameMemo.m)
+	nameMemo.RUnlock()
+	if n > nameMemoMax {
+		t.Fatalf("the memo holds %d names, more than %d", n, nameMemoMax)
+	}
+	for _, n := range names {
+		check(n)
+	}
 }

@@ -112,18 +112,18 @@ func (a *analyzer) bareDeclEffects(d *progDecl, sc *subCmd, base string, args []
 	if b == nil || b == d || b.run != runNone {
 		return
 	}
-	opts, _, _, ok := b.scan(args)
+	opts, _, _, ok := a.scanDecl(b, args)
 	if !ok {
 		a.setUncertain(b.name + " takes an option known only at run time")
 	}
 	a.declOptEffects(b, sc, opts, ctx)
 	a.declWith(b, sc, opts)
 	if b.urlArgs != "" {
-		_, plain, _, _ := b.scan(args)
+		_, plain, _, _ := a.scanDecl(b, args)
 		a.urlOperands(b, sc, plain) // programs_rt4.go
 	}
 	if b.breaker != nil && sc.breaker == "" {
-		sc.breaker = b.breaker(b.expandSubs(wordStrings(args)))
+		sc.breaker = b.breaker(b.expandSubs(a.wordStrings(args)))
 	}
 }
 

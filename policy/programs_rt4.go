@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -127,7 +128,7 @@ func (a *analyzer) urlOperands(d *progDecl, sc *subCmd, plain []word) {
 			continue
 		}
 		// a requirement "name @ URL ; marker" holds the URL as one token.
-		for _, t := range strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' || r == ';' }) {
+		for t := range strings.FieldsFuncSeq(s, func(r rune) bool { return r == ' ' || r == '\t' || r == ';' }) {
 			if v := vcsURL(specURL(t)); strings.Contains(v, "://") && !strings.HasPrefix(v, "file://") {
 				sc.proxies = append(sc.proxies, v)
 			}
@@ -226,18 +227,20 @@ func (d *progDecl) expandSubs(ss []string) []string {
 	}
 	var out []string
 	for i, x := range ss {
-		if x == "" || strings.HasPrefix(x, "-") || containsStr(d.subAbbrev, x) || containsStr(d.subKnown, x) {
+		if x == "" || strings.HasPrefix(x, "-") {
 			continue
 		}
-		full := ""
-		for _, c := range d.subAbbrev {
-			if strings.HasPrefix(c, x) {
-				if full != "" {
-					full = ""
-					break
-				}
-				full = c
+		var full string
+		if d.subSet != nil {
+			if d.subSet[x] {
+				continue
 			}
+			full = d.uniqueSubPrefixed(x)
+		} else {
+			if containsStr(d.subAbbrev, x) || containsStr(d.subKnown, x) {
+				continue
+			}
+			full = uniquePrefixed(d.subAbbrev, x)
 		}
 		if full == "" {
 			continue
@@ -619,4 +622,47 @@ func init() {
 			match: []string{"mvn exec:exec -Dexec.executable=rm -Dexec.args='-rf x'"}, noMatch: []string{"mvn -DskipTests package"}},
 		&progDecl{name: "go env", hook: goEnvHook, match: []string{"go env -w GOFLAGS=-toolexec=rm"}, noMatch: []string{"go env GOPATH", "go env -w CGO_ENABLED=0"}},
 	)
+}
+
+// uniquePrefixed is the one word of list that starts with x, "" when none
+// or more than one does.
+func uniquePrefixed(list []string, x string) string {
+	full := ""
+	for _, c := range list {
+		if strings.HasPrefix(c, x) {
+			if full != "" {
+				return ""
+			}
+			full = c
+		}
+	}
+	return full
+}
+
+// uniqueSubPrefixed is uniquePrefixed(d.subAbbrev, x) over the sorted
+// words: those starting with x stand together from x's place on.
+func (d *progDecl) uniqueSubPrefixed(x string) string {
+	i, _ := slices.BinarySearch(d.subSorted, x)
+	if i >= len(d.subSorted) || !strings.HasPrefix(d.subSorted[i], x) {
+		return ""
+	}
+	if i+1 < len(d.subSorted) && strings.HasPrefix(d.subSorted[i+1], x) {
+		return "" // two (a word listed twice counts twice, as in the list)
+	}
+	return d.subSorted[i]
+}
+
+// indexSubs builds subSorted and subSet from subAbbrev and subKnown.
+func (d *progDecl) indexSubs() {
+	if len(d.subAbbrev) == 0 {
+		return
+	}
+	d.subSorted = slices.Sorted(slices.Values(d.subAbbrev))
+	d.subSet = make(map[string]bool, len(d.subAbbrev)+len(d.subKnown))
+	for _, w := range d.subAbbrev {
+		d.subSet[w] = true
+	}
+	for _, w := range d.subKnown {
+		d.subSet[w] = true
+	}
 }

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -298,5 +299,44 @@ func TestRedTeam4Controls(t *testing.T) {
 				t.Errorf("%q in %s: got %s (%s), want allow", cmd, mode, v.Decision, v.Reason)
 			}
 		}
+	}
+}
+
+// TestExpandSubsIndexEqualsLinear: the indexed subcommand lookup (a set and
+// a sorted list, built at declare) expands the same words as the scan of
+// the lists, for every declaration with a subcommand list and every prefix
+// of each of its words (unique, ambiguous, exact, an alias), and words no
+// list has.
+func TestExpandSubsIndexEqualsLinear(t *testing.T) {
+	seen := 0
+	for _, ds := range programs {
+		for _, d := range ds {
+			if len(d.subAbbrev) == 0 {
+				continue
+			}
+			if d.subSet == nil {
+				t.Fatalf("%s: declared without its subcommand index", d.name)
+			}
+			seen++
+			linear := *d
+			linear.subSet, linear.subSorted = nil, nil
+			var words []string
+			for _, w := range append(append([]string{}, d.subAbbrev...), d.subKnown...) {
+				for i := 1; i <= len(w); i++ {
+					words = append(words, w[:i])
+				}
+			}
+			words = append(words, "", "-x", "zzz", "build", "ru", "i")
+			for _, w := range words {
+				in := []string{w, "arg"}
+				got, want := d.expandSubs(in), linear.expandSubs(in)
+				if !slices.Equal(got, want) {
+					t.Fatalf("%s: expandSubs(%q) = %q indexed, %q by the lists", d.name, in, got, want)
+				}
+			}
+		}
+	}
+	if seen < 3 {
+		t.Fatalf("only %d declarations with a subcommand list", seen)
 	}
 }

@@ -97,6 +97,10 @@ type rule struct {
 	// poison is the compile error of a rejected deny/ask rule kept so that
 	// its tool asks rather than the rule vanishing.
 	poison error
+	// allowReason is the verdict's reason when this allow rule is the one
+	// that allowed a command (allowAgg.verdict): written once at compile
+	// time instead of at every allow.
+	allowReason string
 }
 
 // ruleSet is one list (deny, ask or allow), indexed for fast lookup.
@@ -350,6 +354,7 @@ func Compile(rules []RuleText) (*Policy, []RuleError) {
 		case Ask:
 			p.ask.add(r)
 		default:
+			r.allowReason = bashAllowReason(r)
 			p.allow.add(r)
 		}
 		if r.list != Allow {

@@ -24,6 +24,18 @@ import (
 // values attached or in the next word) and long names (--name=value or
 // --name value). f gets each option with its value (nil when it takes
 // none); it returns the positional arguments.
+// shortOptNames: "-" + string(c) for every byte c (the rune c, as Go
+// converts a byte), written once instead of at each grouped flag.
+var shortOptNames = func() (t [256]string) {
+	for i := range t {
+		t[i] = "-" + string(rune(byte(i)))
+	}
+	return t
+}()
+
+// shortOptName is "-" + string(c).
+func shortOptName(c byte) string { return shortOptNames[c] }
+
 func optScan(args []word, valued string, longValued map[string]bool, f func(opt string, val *word)) []word {
 	var pos []word
 	afterDD := false
@@ -62,7 +74,7 @@ func optScan(args []word, valued string, longValued map[string]bool, f func(opt 
 		for j := 1; j < len(s); j++ {
 			c := s[j]
 			if strings.IndexByte(valued, c) < 0 {
-				f("-"+string(c), nil)
+				f(shortOptName(c), nil)
 				continue
 			}
 			if j+1 < len(s) {

@@ -146,6 +146,8 @@ type analyzer struct {
 	probes   int      // probes read (programs_probe.go)
 	// cur: the words of the command being read (grant_words.go).
 	cur curWords
+	// ar: where the blocks come from when the caller pooled them (arena.go).
+	ar *arena
 }
 
 type walkCtx struct {
@@ -197,9 +199,24 @@ func (a *analyzer) newRefs(n int) []pathRef {
 
 // analyzeShell splits cmd into sub-commands with a real shell parser.
 func analyzeShell(cmd string, e *envx) *shellAnalysis {
+	return analyzeShellIn(cmd, e, nil)
+}
+
+// analyzeShellIn is analyzeShell taking its memory from ar (nil: from the
+// heap); the analysis lives until ar is released.
+func analyzeShellIn(cmd string, e *envx, ar *arena) *shellAnalysis {
 	analyses.Add(1)
-	an := &shellAnalysis{}
-	a := &analyzer{env: e, an: an, cwd: e.cwd, cwdKnown: true}
+	var an *shellAnalysis
+	var a *analyzer
+	if ar != nil && ar.a.an == nil {
+		an, a = &ar.an, &ar.a
+		*a = analyzer{env: e, an: an, cwd: e.cwd, cwdKnown: true, ar: ar,
+			subSlab: ar.slab[:0], refSlab: ar.refs[:0]}
+		an.subs = ar.subs[:0]
+	} else {
+		an = &shellAnalysis{}
+		a = &analyzer{env: e, an: an, cwd: e.cwd, cwdKnown: true}
+	}
 	if len(cmd) > maxCommandBytes {
 		a.setUncertain("the command is longer than 64 KiB")
 		a.naiveSplit(cmd)
@@ -498,7 +515,15 @@ func (a *analyzer) fastPath(cmd string) bool {
 			nWords++
 		}
 	}
-	words := make([]word, 0, nWords)
+	var words []word
+	if a.ar != nil && cap(a.ar.words) >= nWords {
+		words = a.ar.words[:0]
+	} else {
+		words = make([]word, 0, nWords)
+		if a.ar != nil {
+			a.ar.words = words
+		}
+	}
 	// pipe: the part is a side of a pipeline (its ctx.inPipe: a program
 	// reading commands from standard input is fed by another).
 	type part struct {
@@ -580,9 +605,16 @@ func (a *analyzer) fastPath(cmd string) bool {
 	a.line = cmd
 	// room for the parts and a few probes (programs_probe.go) without
 	// growing: a subCmd is large, and a grown copy is most of the cost.
-	a.an.subs = make([]subCmd, 0, len(parts)+len(parts)/4)
-	a.subSlab = make([]subCmd, 0, len(parts)+len(parts)/4)
-	a.refSlab = make([]pathRef, 0, len(words)) // at most one argument read per word, mostly
+	nSubs := len(parts) + len(parts)/4
+	if cap(a.an.subs) < nSubs {
+		a.an.subs = make([]subCmd, 0, nSubs)
+	}
+	if cap(a.subSlab) < nSubs {
+		a.subSlab = make([]subCmd, 0, nSubs)
+	}
+	if cap(a.refSlab) < len(words) {
+		a.refSlab = make([]pathRef, 0, len(words)) // at most one argument read per word, mostly
+	}
 	for _, p := range parts {
 		a.command(words[p.lo:p.hi:p.hi], walkCtx{inPipe: p.pipe})
 	}

@@ -129,6 +129,9 @@ func (a *analyzer) mergeCwd(cwd string, known bool) {
 // walkSubst visits every command substitution, process substitution and
 // nested statement inside n.
 func (a *analyzer) walkSubst(n syntax.Node, ctx walkCtx) {
+	if w, ok := n.(*syntax.Word); ok && w != nil && literalWord(w) {
+		return // nothing inside to run: the walk would find nothing
+	}
 	if isNilNode(n) {
 		return
 	}
@@ -146,6 +149,26 @@ func (a *analyzer) walkSubst(n syntax.Node, ctx walkCtx) {
 		}
 		return true
 	})
+}
+
+// literalWord: w is made of literal text only (plain, single-quoted, or
+// double-quoted with no expansion inside), so it holds no statement, command
+// or process substitution for walkSubst to find.
+func literalWord(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit, *syntax.SglQuoted:
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if _, ok := q.(*syntax.Lit); !ok {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // isNilNode: n is nil or a typed nil pointer (an Assign's missing Value
@@ -551,6 +574,23 @@ func isHex(c byte) bool {
 
 // joinWords joins the values of ws with single spaces. When the words are a
 // single-spaced run of line, the result is a slice of line (no allocation).
+// joinNamed is joinWords of the word name followed by args, with no line
+// (the words joined by one space), without building that word list.
+func joinNamed(name string, args []word) string {
+	n := len(name) + len(args)
+	for _, w := range args {
+		n += len(w.s)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(name)
+	for _, w := range args {
+		b.WriteByte(' ')
+		b.WriteString(w.s)
+	}
+	return b.String()
+}
+
 func joinWords(ws []word, line string) string {
 	if len(ws) == 0 {
 		return ""

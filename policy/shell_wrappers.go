@@ -53,14 +53,14 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 	var alts []string
 	if strings.IndexByte(cmd, '/') >= 0 {
 		base = path.Base(cmd)
-		alts = append(alts, joinWords(append([]word{{s: base, static: true, off: -1}}, ws[1:]...), ""))
+		alts = append(alts, joinNamed(base, ws[1:]))
 	}
 	untrusted := !nameTrusted(cmd)
 	// every name the program may also go by meets deny and ask rules
 	// (pip-3.12 meets rules for pip3 and pip, nodejs for node, RM for rm,
 	// x86_64-linux-gnu-gcc-12 for gcc): programs_names.go
 	for _, n := range nameVariants(base) {
-		alts = append(alts, joinWords(append([]word{{s: n, static: true, off: -1}}, ws[1:]...), ""))
+		alts = append(alts, joinNamed(n, ws[1:]))
 	}
 	if c := canonProgram(base); c != base {
 		// pip3.12 is read as pip

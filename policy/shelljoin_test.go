@@ -107,3 +107,26 @@ func FuzzShellJoin(f *testing.F) {
 		}
 	})
 }
+
+// TestJoinNamedEqualsJoinWords: joinNamed is joinWords of the name word
+// and the arguments (no line), for no, one and several arguments, empty
+// ones and ones with blanks; shortOptName is "-" + string(c) for every byte.
+func TestJoinNamedEqualsJoinWords(t *testing.T) {
+	for _, args := range [][]string{nil, {"x"}, {"", "a b", "-la"}, {"sub7", "x", "y z", ""}} {
+		var ws []word
+		for i, s := range args {
+			ws = append(ws, word{s: s, static: true, off: 10 + i})
+		}
+		for _, name := range []string{"tool5", "", "pip3"} {
+			want := joinWords(append([]word{{s: name, static: true, off: -1}}, ws...), "")
+			if got := joinNamed(name, ws); got != want {
+				t.Errorf("joinNamed(%q, %q) = %q, want %q", name, args, got, want)
+			}
+		}
+	}
+	for c := 0; c < 256; c++ {
+		if got, want := shortOptName(byte(c)), "-"+string(rune(byte(c))); got != want {
+			t.Fatalf("shortOptName(%d) = %q, want %q", c, got, want)
+		}
+	}
+}

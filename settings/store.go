@@ -44,10 +44,10 @@ type Store struct {
 	// mu serialises every change (reload, ApplyEditor, Persist, RemoveRule)
 	// and guards the last valid layers below and watched.
 	mu        sync.Mutex
-	user      *layer // nil: no user file
-	workspace *layer // nil: no workspace file
+	user      *layer    // nil: no user file
+	workspace *layer    // nil: no workspace file
 	editor    editorSet // the editor's layers (zero: no editor settings)
-	trusted   bool   // the workspace is trusted (Options.WorkspaceTrusted, SetWorkspaceTrusted)
+	trusted   bool      // the workspace is trusted (Options.WorkspaceTrusted, SetWorkspaceTrusted)
 	// approved are the pinned workspace files (approval.go); nil until read.
 	approved map[string]approvalRecord
 	watched  map[string]bool

@@ -28,9 +28,9 @@ import (
 //     (pinned): only what narrows, as an untrusted workspace file;
 //   - trusted and pinned: what a trusted workspace file may set.
 //
-// Of the editor's defaults only agents (the presets) and defaultAgent count:
-// every other default is the bridge's own (a default the person did not set
-// must not hide the bridge's config files).
+// Of the editor's defaults only agents (the presets) count: every other
+// default is the bridge's own (a default the person did not set must not
+// hide the bridge's config files).
 
 // EditorValue is one key's value in each of the editor's layers (VS Code's
 // WorkspaceConfiguration.inspect()); a nil value is not set in that layer.
@@ -253,7 +253,7 @@ func decodeEditorLayers(values map[string]EditorValue, root, executable string) 
 			if len(raw) == 0 {
 				continue
 			}
-			if i == 0 && k != "agents" && k != "defaultAgent" {
+			if i == 0 && k != "agents" {
 				continue // the bridge's own defaults decide
 			}
 			var x any

@@ -162,6 +162,8 @@ func (h *editorHandler) HandleRequest(ctx context.Context, method string, params
 		return b.liveSessions(), nil
 	case acp.MethodWorkspaceApprove:
 		return b.workspaceApprove(params)
+	case wire.SettingsLayers:
+		return b.settingsLayers(params) // settingslayers.go
 	case acp.MethodSessionSetModel:
 		return b.forwardExtension(ctx, method, params)
 	default:

@@ -208,7 +208,7 @@ func (s *Store) approvalLocked(file, digest string, loosens func() []string) (ok
 
 // loosensFunc is what the workspace layer ws loosens against the other
 // layers (user, env, editor): the untrusted reading's omissions.
-func (s *Store) loosensFunc(ws, user, env, editor *layer) func() []string {
+func (s *Store) loosensFunc(ws, user, env *layer, editor editorSet) func() []string {
 	return func() []string {
 		_, ignored := restrictWorkspace(ws, s.baseConfig(user, env, editor), false)
 		return loosenings(ignored)

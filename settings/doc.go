@@ -32,6 +32,15 @@
 // reported in Snapshot.WorkspaceTrust.Pending. The pins are read and written
 // under Store.mu.
 //
+// The editor's layers (editorlayers.go): VS Code sends its own layers of
+// acpBridge.* as they are (Store.ApplyEditorLayers); the package merges
+// them after the other layers, cuts its workspace and folder layers down
+// with restrictWorkspace (agents and audit.path never come from them), and
+// decides their pin from the digest it computes (DigestEditorValues,
+// EditorPinState) and the approved one the editor keeps: the extension
+// computes none of it. Store.ApplyEditor takes one merged object instead
+// (other editors), applied as the editor's user layer.
+//
 // Safety: a file or editor payload with any problem is refused whole. At
 // Load that is an error; later (a file edited on disk, ApplyEditor) the
 // previous valid settings stay and the problem is reported, so a bad edit

@@ -103,6 +103,9 @@ type Snapshot struct {
 	// WorkspaceTrust says whether the workspace was trusted and what of the
 	// workspace file was left out.
 	WorkspaceTrust WorkspaceTrust
+	// EditorIgnored lists what of the editor's workspace layers does not
+	// apply (editorlayers.go), in key order.
+	EditorIgnored []IgnoredSetting
 	// InForce lists every mode, bypass and rule in force with its source
 	// (inforce.go).
 	InForce []InForce

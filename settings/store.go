@@ -44,10 +44,10 @@ type Store struct {
 	// mu serialises every change (reload, ApplyEditor, Persist, RemoveRule)
 	// and guards the last valid layers below and watched.
 	mu        sync.Mutex
-	user      *layer // nil: no user file
-	workspace *layer // nil: no workspace file
-	editor    *layer // nil: no editor settings
-	trusted   bool   // the workspace is trusted (Options.WorkspaceTrusted, SetWorkspaceTrusted)
+	user      *layer    // nil: no user file
+	workspace *layer    // nil: no workspace file
+	editor    editorSet // the editor's layers (zero: no editor settings)
+	trusted   bool      // the workspace is trusted (Options.WorkspaceTrusted, SetWorkspaceTrusted)
 	// approved are the pinned workspace files (approval.go); nil until read.
 	approved map[string]approvalRecord
 	watched  map[string]bool
@@ -103,7 +103,7 @@ func Load(opts Options) (*Store, error) {
 	}
 	user, ws, fileProblems := s.readFiles()
 	problems = append(fileProblems, problems...)
-	snap, mergedProblems := s.build(user, ws, env, nil, problems)
+	snap, mergedProblems := s.build(user, ws, env, editorSet{}, problems)
 	problems = append(problems, mergedProblems...)
 	if len(problems) > 0 {
 		return nil, asError(problems)
@@ -208,11 +208,13 @@ func (s *Store) ApplyEditor(raw json.RawMessage) error {
 	l, problems := editorLayer(raw, s.opts.WorkspaceDir)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	snap, merged := s.build(s.user, s.workspace, s.env, l, problems)
+	// One object, merged by the editor: it applies as the user's layer.
+	set := editorSet{user: l}
+	snap, merged := s.build(s.user, s.workspace, s.env, set, problems)
 	if err := asError(append(problems, merged...)); err != nil {
 		return err
 	}
-	s.editor = l
+	s.editor = set
 	s.commitLocked(snap)
 	return nil
 }
@@ -291,7 +293,7 @@ func expandDotted(m map[string]any, src string) (map[string]any, []*FieldError) 
 // The workspace layer is cut down first (restrictWorkspace): untrusted, it
 // may only narrow; trusted or not, it never sets the audit path or the log
 // file. s.mu held (or, in Load, not yet shared).
-func (s *Store) build(user, ws, env, editor *layer, known []*FieldError) (*Snapshot, []*FieldError) {
+func (s *Store) build(user, ws, env *layer, editor editorSet, known []*FieldError) (*Snapshot, []*FieldError) {
 	trusted := s.trusted
 	var pending *PendingApproval
 	if trusted && s.opts.WorkspaceDir != "" {
@@ -304,7 +306,8 @@ func (s *Store) build(user, ws, env, editor *layer, known []*FieldError) (*Snaps
 			trusted = false // this version of the file was never approved: it may only narrow
 		}
 	}
-	ws, ignored := restrictWorkspace(ws, s.baseConfig(user, env, editor), trusted)
+	base := s.baseConfig(user, env, editor)
+	ws, ignored := restrictWorkspace(ws, base, trusted)
 	if pending != nil {
 		why := changedReason
 		if pending.Approved == DigestNone {
@@ -320,7 +323,8 @@ func (s *Store) build(user, ws, env, editor *layer, known []*FieldError) (*Snaps
 			}
 		}
 	}
-	layers := []*layer{s.defaults, user, ws, env, editor}
+	edLayers, edIgnored := editorEffective(editor, base, []*layer{s.defaults, user, ws, env}, s.opts.UserConfigDir)
+	layers := append([]*layer{s.defaults, user, ws, env}, edLayers...)
 	mt := s.managed
 	if mt == nil {
 		mt = &managedTier{}
@@ -371,7 +375,7 @@ func (s *Store) build(user, ws, env, editor *layer, known []*FieldError) (*Snaps
 		}
 		problems = append(problems, fe)
 	}
-	snap := &Snapshot{Config: cfg, Rules: rules, WorkspaceTrust: WorkspaceTrust{Trusted: s.trusted, Ignored: ignored, Pending: pending},
+	snap := &Snapshot{Config: cfg, Rules: rules, WorkspaceTrust: WorkspaceTrust{Trusted: s.trusted, Ignored: ignored, Pending: pending}, EditorIgnored: edIgnored,
 		InForce: inForce(layers, rules, cfg), RuleWarnings: ruleWarnings(cfg, rules), Managed: &info}
 	for _, l := range []*layer{user, ws} {
 		if l != nil {

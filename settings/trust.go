@@ -253,8 +253,8 @@ func sortIgnored(in []IgnoredSetting) []IgnoredSetting {
 
 // baseConfig merges every layer but the workspace one: what the settings
 // say without the workspace file, against which "stricter" is judged.
-func (s *Store) baseConfig(user, env, editor *layer) Config {
-	c, _, _ := merge([]*layer{s.defaults, user, env, editor}, s.opts.UserConfigDir)
+func (s *Store) baseConfig(user, env *layer, editor editorSet) Config {
+	c, _, _ := merge(append([]*layer{s.defaults, user, env}, editor.trustedLayers()...), s.opts.UserConfigDir)
 	return c
 }
 

@@ -24,6 +24,7 @@ const (
 	SessionsLive            = Prefix + "sessions/live"
 	SettingsDidChange       = Prefix + "settings/didChange"
 	SettingsInvalid         = Prefix + "settings/invalid"
+	SettingsLayers          = Prefix + "settings/layers"
 	SettingsPersist         = Prefix + "settings/persist"
 	TurnEnded               = Prefix + "turn/ended"
 	WorkspaceApprove        = Prefix + "workspace/approve"
@@ -70,6 +71,7 @@ var Methods = []Method{
 	{AgentsList, "agentsList", EditorToBridge, Request, "", "AgentsListResult", "the configured agents and their state"},
 	{AgentStatus, "agentStatus", BridgeToEditor, Notification, "AgentEntry", "", "one entry of agents/list, whenever it changes"},
 	{SettingsDidChange, "settingsDidChange", EditorToBridge, Notification, "SettingsDidChangeParams", "", "the editor's settings layer"},
+	{SettingsLayers, "settingsLayers", EditorToBridge, Request, "SettingsLayersParams", "SettingsLayersResult", "the editor's raw settings layers, trust and approved pin; the bridge merges, narrows and pins them"},
 	{SettingsInvalid, "settingsInvalid", BridgeToEditor, Notification, "SettingsInvalidParams", "", "settings refused as a whole"},
 	{RulesInvalid, "rulesInvalid", BridgeToEditor, Notification, "RulesInvalidParams", "", "malformed rules"},
 	{SettingsPersist, "settingsPersist", BridgeToEditor, Request, "SettingsPersistParams", "SettingsPersistResult", "store a grant in the editor's settings"},

@@ -367,6 +367,59 @@ type SettingsDidChangeParams struct {
 	Settings json.RawMessage `json:"settings"`
 }
 
+// SettingsLayersParams are the editor's own layers of its acpBridge.*
+// settings, as the editor reads them, for the bridge to merge, cut down
+// (workspace trust) and pin (docs/settings.md "VS Code").
+type SettingsLayersParams struct {
+	// Values: each key (without the "acpBridge." prefix) in each layer.
+	Values map[string]EditorValue `json:"values"`
+	// Trusted is the editor's workspace trust (VS Code's isTrusted).
+	Trusted bool `json:"trusted"`
+	// Approved is the digest of the workspace values the person approved,
+	// as the editor keeps it where no agent can write ("" when none yet).
+	Approved string `json:"approved,omitempty"`
+	// Preview: answer what these values would give, apply nothing.
+	Preview bool `json:"preview,omitempty"`
+}
+
+// EditorValue is one key in each of the editor's layers (VS Code's
+// WorkspaceConfiguration.inspect()); absent: not set there.
+type EditorValue struct {
+	DefaultValue         json.RawMessage `json:"defaultValue,omitempty"`
+	GlobalValue          json.RawMessage `json:"globalValue,omitempty"`
+	WorkspaceValue       json.RawMessage `json:"workspaceValue,omitempty"`
+	WorkspaceFolderValue json.RawMessage `json:"workspaceFolderValue,omitempty"`
+}
+
+// SettingsLayersResult is what the editor's layers give: the pin state of
+// the workspace's own values and the agents in force.
+type SettingsLayersResult struct {
+	// Digest of the workspace's own values now: what the person approves.
+	Digest string `json:"digest"`
+	// Pinned: the workspace's values apply as a trusted workspace's.
+	Pinned bool `json:"pinned"`
+	// Approved is the approved digest when the workspace is trusted but
+	// its values are not that version ("none": never approved).
+	Approved string `json:"approved,omitempty"`
+	// Pin is a digest to store as approved now (a trusted workspace first
+	// seen without values).
+	Pin string `json:"pin,omitempty"`
+	// DefaultAgent and Agents are the merged settings' (every layer).
+	DefaultAgent string                     `json:"defaultAgent"`
+	Agents       map[string]ConfiguredAgent `json:"agents"`
+	// Ignored: what of the editor's workspace layers does not apply, one
+	// "source: key: reason" each.
+	Ignored []string `json:"ignored"`
+}
+
+// ConfiguredAgent is an agent of the merged settings.
+type ConfiguredAgent struct {
+	Command           string   `json:"command"`
+	Args              []string `json:"args"`
+	BypassPermissions bool     `json:"bypassPermissions"`
+	Mode              string   `json:"mode"`
+}
+
 // SettingsInvalidParams: every bad key, one per line.
 type SettingsInvalidParams struct {
 	Error string `json:"error"`
@@ -524,7 +577,7 @@ var Payloads = []Payload{
 	p[ApprovalsListResult](""), p[ApprovalsRespondParams](""), p[ApprovalsRespondResult](""),
 	p[ApprovalResolvedParams](""), p[AttachParams](""), p[AttachResult](""), p[TurnEndedParams](""),
 	p[SessionsLiveResult](""), p[AgentsListResult](""), p[AgentEntry](""),
-	p[SettingsDidChangeParams](""), p[SettingsInvalidParams](""), p[RulesInvalidParams](""),
+	p[SettingsDidChangeParams](""), p[SettingsLayersParams](""), p[SettingsLayersResult](""), p[SettingsInvalidParams](""), p[RulesInvalidParams](""),
 	p[SettingsPersistParams](""), p[SettingsPersistResult](""),
 	p[PolicyCheckParams](""), p[PolicyCheckResult](""), p[PolicyExplainParams](""), p[PolicyExplainResult](""),
 	p[GrantsStoredResult](""), p[GrantsRemoveStoredParams](""), p[GrantsRemoveStoredResult](""),

@@ -8,7 +8,6 @@
 import * as vscode from "vscode";
 import { AGENT_PRESETS, agentIdProblem, findOnPath, planAddAgent, splitCommandLine, type AgentPreset } from "./agentPresets";
 import type { Ctx } from "./ctx";
-import { mergeAgents } from "./settings";
 
 type Pick = vscode.QuickPickItem & { preset?: AgentPreset; custom?: true };
 
@@ -22,7 +21,7 @@ export function installInTerminal(p: AgentPreset): vscode.Terminal {
 
 export async function addAgent(c: Ctx): Promise<string | undefined> {
   const raw = c.readRawSettings();
-  const existing = mergeAgents(raw.agents);
+  const existing = c.configuredAgents();
   const pathEnv = process.env["PATH"];
   const items: Pick[] = AGENT_PRESETS.map((p) => {
     const found = findOnPath(p.command, pathEnv);

@@ -41,6 +41,7 @@ import {
   type WorkspaceTrustWire,
   parseWorkspaceTrust,
 } from "./wire";
+import type { SettingsLayersParams, SettingsLayersResult } from "./wire.gen";
 
 export const CLIENT_INFO = { name: "acp-bridge-vscode", title: "ACP Bridge for VS Code", version: "0.1.0" };
 
@@ -318,6 +319,11 @@ export class BridgeConnection {
 
   settingsDidChange(settings: unknown): Promise<void> {
     return this.extNotify(M.settingsDidChange, { settings });
+  }
+
+  /** VS Code's raw layers of the acpBridge.* settings: the bridge merges, narrows and pins them (preview: applies nothing). */
+  settingsLayers(p: SettingsLayersParams): Promise<SettingsLayersResult> {
+    return this.ext(M.settingsLayers, p);
   }
 }
 

@@ -33,11 +33,12 @@ import { ChatStore } from "./model";
 import { PromptContext } from "./promptContext";
 import { agentInstalled } from "./agentPresets";
 import { POLICY_MODES, type AgentSummary, type HostMessage, type WebviewMessage } from "./protocol";
-import { buildBridgeSettings, mergeAgents, personValue, planPersist, type RawSettings, type SettingsEdit } from "./settings";
+import { editorValues, planPersist, withWorkspaceValue, type RawSettings, type SettingsEdit } from "./settings";
 import { StatusSurface } from "./status";
-import { WorkspacePins, workspaceValuesDigest, type WorkspaceValues } from "./pins";
+import { WorkspacePins } from "./pins";
 import { readTextFile, vscodeFsHost, writeTextFile } from "./fsOps";
 import { ERR, type AgentEntry, type PersistRequest } from "./wire";
+import type { ConfiguredAgent, EditorValue, SettingsLayersResult } from "./wire.gen";
 
 export const SECTION = "acpBridge";
 
@@ -73,8 +74,10 @@ export class Ctx implements vscode.Disposable {
   /** Agent the next "New Chat" uses (the picker / Select Agent). */
   currentAgent?: string;
   surface?: ChatSurface;
-  /** The pinned version of this workspace's own acpBridge.* values (pins.ts). */
+  /** The approved version of this workspace's own acpBridge.* values (pins.ts). */
   private readonly pins: WorkspacePins;
+  /** The bridge's last answer to _acp-bridge/settings/layers: the agents in force and the pin state of the workspace's values. */
+  private layers?: SettingsLayersResult;
   /** The workspace's acpBridge.* values when they are not the approved version (then they only narrow). */
   pendingValues?: { digest: string; approved: string };
 
@@ -330,90 +333,78 @@ export class Ctx implements vscode.Disposable {
 
   // ---- settings --------------------------------------------------------------------
 
-  /** This workspace's own values of the acpBridge settings that can change the policy (what pins.ts pins). */
-  private workspaceValues(): WorkspaceValues {
+  /** VS Code's layers of the acpBridge.* keys the bridge reads, as they are: the bridge merges, narrows and pins them. */
+  private editorValues(): Record<string, EditorValue> {
     const cfg = vscode.workspace.getConfiguration(SECTION);
-    const v = (k: string): [unknown, unknown] => {
-      const x = cfg.inspect(k);
-      return [x?.workspaceValue, x?.workspaceFolderValue];
-    };
-    return {
-      permissions: v("permissions"),
-      defaultAgent: v("defaultAgent"),
-      "approvals.timeoutSeconds": v("approvals.timeoutSeconds"),
-      "approvals.timeoutOutcome": v("approvals.timeoutOutcome"),
-      logLevel: v("logLevel"),
-    };
+    return editorValues((k) => cfg.inspect(k));
+  }
+
+  /** Sends VS Code's layers, its trust and the approved digest; preview: the bridge only answers. Undefined without a bridge. */
+  private async sendLayers(values: Record<string, EditorValue>, preview: boolean): Promise<SettingsLayersResult | undefined> {
+    const conn = this.host.connectionNow;
+    if (!conn) return undefined;
+    return conn.settingsLayers({ values, trusted: vscode.workspace.isTrusted, approved: this.pins.approved(), preview });
   }
 
   /**
-   * Whether the workspace's own acpBridge.* values apply as a trusted
-   * workspace's: VS Code trusts the workspace and the values are the version
-   * pinned when it was first trusted (or approved since). Otherwise they only
-   * narrow, and the person is told once per version.
+   * Whether the bridge applies the workspace's own acpBridge.* values as a
+   * trusted workspace's (VS Code trusts the workspace and the values are the
+   * approved version): its last answer. Otherwise they only narrow.
    */
   settingsTrusted(): boolean {
-    if (!vscode.workspace.isTrusted) return false;
-    const digest = workspaceValuesDigest(this.workspaceValues());
-    const c = this.pins.check(digest);
-    if (c.ok) {
+    return !!this.layers?.pinned;
+  }
+
+  /** Keeps the bridge's answer: stores a pin it asks for, and tells the person once per version of values that wait for approval. */
+  private async noteLayers(res: SettingsLayersResult): Promise<void> {
+    const before = this.layers;
+    this.layers = res;
+    if (res.pin) await this.pins.approve(res.pin);
+    if (res.ignored.join("\n") !== (before?.ignored ?? []).join("\n")) for (const line of res.ignored) this.output.appendLine(`not applied: ${line}`);
+    if (res.pinned || !vscode.workspace.isTrusted) {
       this.pendingValues = undefined;
-      return true;
+      return;
     }
-    const first = this.pendingValues?.digest !== digest;
-    this.pendingValues = { digest, approved: c.approved ?? "" };
+    const first = this.pendingValues?.digest !== res.digest;
+    this.pendingValues = { digest: res.digest, approved: res.approved ?? "" };
     if (first) {
-      this.output.appendLine(`this workspace's acpBridge.* settings are not the approved version (${digest}, approved ${c.approved}): they only narrow until approved`);
-      this.status.workspaceValuesPending(digest);
+      this.output.appendLine(`this workspace's acpBridge.* settings are not the approved version (${res.digest}, approved ${res.approved}): they only narrow until approved`);
+      this.status.workspaceValuesPending(res.digest);
     }
-    return false;
   }
 
   /** The person approved this version of the workspace's acpBridge.* values; a version changed since is refused. */
   async approveWorkspaceValues(digest: string): Promise<void> {
-    const now = workspaceValuesDigest(this.workspaceValues());
-    if (now !== digest) throw new Error(`this workspace's acpBridge.* settings changed since they were shown (now ${now}): review them again`);
+    const now = await this.sendLayers(this.editorValues(), true);
+    if (!now) throw new Error("the bridge is not running");
+    if (now.digest !== digest) throw new Error(`this workspace's acpBridge.* settings changed since they were shown (now ${now.digest}): review them again`);
     await this.pins.approve(digest);
     this.pendingValues = undefined;
     this.output.appendLine(`this workspace's acpBridge.* settings approved (${digest})`);
     await this.pushSettings();
   }
 
-  /** trusted: settingsTrusted(), passed in by a caller that needs it too (it is computed once per read). */
-  readRawSettings(trusted = this.settingsTrusted()): RawSettings {
+  /** The values stored in each layer (what settings edits start from) and the user's audit path (machine-scoped). */
+  readRawSettings(): RawSettings & { auditPath?: string } {
     const cfg = vscode.workspace.getConfiguration(SECTION);
     const i = <T>(k: string) => {
       const x = cfg.inspect<T>(k);
       return { defaultValue: x?.defaultValue, globalValue: x?.globalValue, workspaceValue: x?.workspaceValue, workspaceFolderValue: x?.workspaceFolderValue };
     };
-    return {
-      agents: i("agents"),
-      permissions: i("permissions"),
-      defaultAgent: cfg.get<string>("defaultAgent"),
-      // Restricted settings: an untrusted workspace's values do not count.
-      timeoutSeconds: trusted ? personValue(i<number>("approvals.timeoutSeconds")) : i<number>("approvals.timeoutSeconds").globalValue,
-      timeoutOutcome: trusted ? personValue(i<string>("approvals.timeoutOutcome")) : i<string>("approvals.timeoutOutcome").globalValue,
-      logLevel: personValue(i<string>("logLevel")),
-      // Machine scope: only the user's value, never a workspace's.
-      auditPath: i<string>("audit.path").globalValue || undefined,
-    };
-  }
-
-  bridgeSettings() {
-    const trusted = this.settingsTrusted();
-    return buildBridgeSettings(this.readRawSettings(trusted), this.host.binary?.path, trusted);
+    return { agents: i("agents"), permissions: i("permissions"), auditPath: i<string>("audit.path").globalValue || undefined };
   }
 
   private refreshAgentsFromSettings(): void {
-    const s = this.bridgeSettings();
+    const s = this.layers;
+    if (!s) return; // the bridge has not answered yet: it is the one that merges the agents
     this.defaultAgent = s.defaultAgent;
     const prev = new Map(this.agents.map((a) => [a.id, a]));
     this.agents = Object.entries(s.agents).map(([id, a]) => ({
       id,
       name: prev.get(id)?.name ?? id,
       status: prev.get(id)?.status,
-      // The bridge's word (agents/list: the mode a new session starts in, settings merged by the bridge).
-      mode: prev.get(id)?.mode,
+      // The bridge's word (the mode a new session starts in; agents/list updates it).
+      mode: a.mode || prev.get(id)?.mode,
       installed: agentInstalled(a, process.env["PATH"], undefined, this.host.binary?.path),
     }));
     if (this.currentAgent && !s.agents[this.currentAgent]) this.currentAgent = undefined;
@@ -429,30 +420,47 @@ export class Ctx implements vscode.Disposable {
     await this.refreshAgents();
   }
 
+  /** Sends VS Code's layers to the bridge and keeps its answer. A refused payload is reported by the bridge (settings/invalid); the previous settings stay. */
   async pushSettings(): Promise<void> {
+    let res: SettingsLayersResult | undefined;
+    try {
+      res = await this.sendLayers(this.editorValues(), false);
+    } catch (e) {
+      this.output.appendLine(`settings not applied: ${(e as Error).message}`);
+      return;
+    }
+    if (!res) return;
+    await this.noteLayers(res);
     this.refreshAgentsFromSettings();
-    const conn = this.host.connectionNow;
-    if (!conn) return;
-    const settings = this.bridgeSettings();
-    await conn.settingsDidChange(settings);
-    this.output.appendLine(`settings sent: agents ${Object.keys(settings.agents).join(", ")}; default ${settings.defaultAgent}`);
+    this.output.appendLine(`settings sent: agents ${Object.keys(res.agents).join(", ")}; default ${res.defaultAgent}`);
   }
 
   async applyEdit(edit: SettingsEdit): Promise<void> {
     if (edit.scope === "workspace" && !vscode.workspace.workspaceFolders?.length) throw new Error("no workspace folder is open to store a workspace setting");
     const target = edit.scope === "workspace" ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
     // The person's own grant keeps approved workspace values approved: pin the
-    // values it writes before the write (the change event re-checks them), and
-    // put the old pin back if the write fails. A grant into values that wait
-    // for approval approves nothing.
-    const values = this.workspaceValues();
-    const before = workspaceValuesDigest(values);
-    const repin = edit.scope === "workspace" && edit.key in values && vscode.workspace.isTrusted && this.pins.check(before).ok;
-    if (repin) await this.pins.approve(workspaceValuesDigest({ ...values, [edit.key]: [edit.value, values[edit.key][1]] }));
+    // values it writes (their digest is the bridge's) before the write (the
+    // change event re-checks them), and put the old pin back if the write
+    // fails. A grant into values that wait for approval approves nothing.
+    const before = this.pins.approved();
+    let repin = false;
+    if (edit.scope === "workspace" && vscode.workspace.isTrusted) {
+      try {
+        const values = this.editorValues();
+        const now = await this.sendLayers(values, true);
+        const next = now?.pinned ? await this.sendLayers(withWorkspaceValue(values, edit.key, edit.value), true) : undefined;
+        if (next && next.digest !== now?.digest) {
+          await this.pins.approve(next.digest);
+          repin = true;
+        }
+      } catch (e) {
+        this.output.appendLine(`the edit's values could not be pinned (they wait for approval): ${(e as Error).message}`);
+      }
+    }
     try {
       await vscode.workspace.getConfiguration(SECTION).update(edit.key, edit.value, target);
     } catch (e) {
-      if (repin) await this.pins.approve(before);
+      if (repin && before) await this.pins.approve(before);
       throw e;
     }
   }
@@ -468,8 +476,7 @@ export class Ctx implements vscode.Disposable {
     const file = bridgeConfigPath(scope, process.env, os.homedir(), vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
     let edit: SettingsEdit;
     try {
-      const trusted = this.settingsTrusted();
-      edit = planPersist(req, this.readRawSettings(trusted), trusted);
+      edit = planPersist(req, this.readRawSettings(), this.settingsTrusted());
     } catch (e) {
       // By design (workspace trust): the bridge stores it in its own file. Say so.
       this.output.appendLine(`not in VS Code settings: ${what}: ${(e as Error).message}; the bridge stores it in ${file}`);
@@ -565,7 +572,8 @@ export class Ctx implements vscode.Disposable {
     for (const d of this.disposables) d.dispose();
   }
 
-  configuredAgents() {
-    return mergeAgents(this.readRawSettings().agents);
+  /** The agents in force, as the bridge merged every layer (its last answer). */
+  configuredAgents(): Record<string, ConfiguredAgent> {
+    return this.layers?.agents ?? {};
   }
 }

@@ -12,7 +12,7 @@ import * as vscode from "vscode";
 import { panelHtml } from "./panelHtml";
 import type { Ctx } from "./ctx";
 import { buildRuleRows, explainInput, rowView, type RuleRow, type RuleRowView } from "./rulesModel";
-import { listBypasses, listStoredRules, mergeAgents, planPersist, planRevoke, planRevokeBypass, RULE_LISTS, type RuleList } from "./settings";
+import { listBypasses, listStoredRules, planPersist, planRevoke, planRevokeBypass, RULE_LISTS, type RuleList } from "./settings";
 import type { PolicyExplainResult } from "./wire";
 
 export type RulesHostMessage =
@@ -84,7 +84,7 @@ export class RulesEditor implements vscode.Disposable {
     }
     const rows = buildRuleRows(inForce, listStoredRules(raw), listBypasses(raw), bridgeFile);
     this.rows = new Map(rows.map((r) => [r.id, r]));
-    this.post({ type: "rows", rows: rows.map(rowView), agents: Object.keys(mergeAgents(raw.agents)), bridge: !!conn && !error, error });
+    this.post({ type: "rows", rows: rows.map(rowView), agents: Object.keys(this.c.configuredAgents()), bridge: !!conn && !error, error });
   }
 
   private async onMessage(m: RulesWebviewMessage): Promise<void> {

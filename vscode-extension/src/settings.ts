@@ -1,10 +1,14 @@
-// acpBridge.* settings as the bridge wants them: the payload of
-// _acp-bridge/settings/didChange, built from VS Code's configuration layers;
-// and the settings edits that serve _acp-bridge/settings/persist and the
-// "Manage Permission Rules" command. Pure: the caller reads
-// workspace.getConfiguration("acpBridge").inspect(...) and writes the result.
+// acpBridge.* settings: what the extension reads of VS Code's configuration
+// layers for the bridge, and the settings edits that serve
+// _acp-bridge/settings/persist and the "Manage Permission Rules" command.
+// The bridge merges the layers, cuts an untrusted or unapproved workspace's
+// values down and computes their pin (settings/editorlayers.go,
+// _acp-bridge/settings/layers): none of that is computed here. Pure: the
+// caller reads workspace.getConfiguration("acpBridge").inspect(...) and
+// writes the result.
 
-import { atLeastAsStrict, isObj, type PersistRequest } from "./wire";
+import { isObj, type PersistRequest } from "./wire";
+import type { EditorValue } from "./wire.gen";
 
 export const RULE_LISTS = ["allow", "ask", "deny"] as const;
 export type RuleList = (typeof RULE_LISTS)[number];
@@ -40,163 +44,41 @@ export interface Layers<T> {
 
 export type AgentsSetting = Record<string, AgentSetting | null>;
 
+/** The layers the settings edits start from (one scope's stored value, never a merge). */
 export interface RawSettings {
   agents: Layers<AgentsSetting>;
   permissions: Layers<PermissionsSetting>;
-  defaultAgent?: string;
-  /** The values below are undefined unless the person set them (user or workspace): the bridge's own config then decides. */
-  timeoutSeconds?: number;
-  timeoutOutcome?: string;
-  logLevel?: string;
-  auditPath?: string;
 }
 
-/** The `settings` object of _acp-bridge/settings/didChange (docs/settings.md, prefix removed). */
-export interface BridgeSettings {
-  agents: Record<string, AgentSetting>;
-  defaultAgent: string;
-  permissions: Required<Pick<PermissionsSetting, "allow" | "ask" | "deny" | "additionalDirectories">> & { defaultMode?: string };
-  approvals?: { timeoutSeconds?: number; timeoutOutcome?: string };
-  log?: { level: string };
-  audit?: { path: string };
+/**
+ * The acpBridge.* keys the bridge reads (docs/settings.md "VS Code"), as VS
+ * Code names them: every layer of each goes to _acp-bridge/settings/layers.
+ */
+export const BRIDGE_KEYS = ["agents", "permissions", "defaultAgent", "approvals.timeoutSeconds", "approvals.timeoutOutcome", "logLevel", "audit.path"] as const;
+
+/** The `values` of _acp-bridge/settings/layers: each key's layers as inspect() gives them, unset layers left out. */
+export function editorValues(inspect: (key: string) => Layers<unknown> | undefined): Record<string, EditorValue> {
+  const out: Record<string, EditorValue> = {};
+  for (const k of BRIDGE_KEYS) {
+    const x = inspect(k);
+    const v: EditorValue = {};
+    if (x?.defaultValue !== undefined) v.defaultValue = x.defaultValue;
+    if (x?.globalValue !== undefined) v.globalValue = x.globalValue;
+    if (x?.workspaceValue !== undefined) v.workspaceValue = x.workspaceValue;
+    if (x?.workspaceFolderValue !== undefined) v.workspaceFolderValue = x.workspaceFolderValue;
+    out[k] = v;
+  }
+  return out;
 }
 
-/** The heaviest value the person set (workspace folder, workspace, user), ignoring the default. */
-export function personValue<T>(l: Layers<T> | undefined): T | undefined {
-  if (!l) return undefined;
-  return l.workspaceFolderValue ?? l.workspaceValue ?? l.globalValue;
-}
-
-export const BRIDGE_PLACEHOLDER = "${bridge}";
-
-function layersInOrder<T>(l: Layers<T>): (T | undefined)[] {
-  return [l.defaultValue, l.globalValue, l.workspaceValue, l.workspaceFolderValue];
+/** values with one key's workspace value replaced: what a settings edit is about to write (its pin is computed before the write). */
+export function withWorkspaceValue(values: Record<string, EditorValue>, key: string, value: unknown): Record<string, EditorValue> {
+  return { ...values, [key]: { ...(values[key] ?? {}), workspaceValue: value } };
 }
 
 function union(...lists: (string[] | undefined)[]): string[] {
   const out: string[] = [];
   for (const l of lists) for (const x of l ?? []) if (typeof x === "string" && !out.includes(x)) out.push(x);
-  return out;
-}
-
-function mergeAgent(base: AgentSetting | undefined, over: AgentSetting): AgentSetting {
-  const out: AgentSetting = { ...(base ?? {}) };
-  for (const [k, v] of Object.entries(over)) {
-    if (v === undefined) continue;
-    if (k === "env" && isObj(v)) out.env = { ...(out.env ?? {}), ...(v as Record<string, string>) };
-    else if (k === "permissions" && isObj(v)) {
-      const p = v as RuleLists;
-      const b = out.permissions ?? {};
-      out.permissions = { allow: union(b.allow, p.allow), ask: union(b.ask, p.ask), deny: union(b.deny, p.deny) };
-    } else (out as Record<string, unknown>)[k] = v;
-  }
-  return out;
-}
-
-/**
- * Merges the agents of every layer (lightest first). An agent's fields
- * override, its env merges, its permission lists union; a null entry in a
- * heavier layer removes the agent.
- */
-export function mergeAgents(l: Layers<AgentsSetting>): Record<string, AgentSetting> {
-  const out: Record<string, AgentSetting> = {};
-  for (const layer of layersInOrder(l)) {
-    if (!isObj(layer)) continue;
-    for (const [id, a] of Object.entries(layer)) {
-      if (a === null) delete out[id];
-      else if (isObj(a)) out[id] = mergeAgent(out[id], a as AgentSetting);
-    }
-  }
-  return out;
-}
-
-/**
- * Lists union across layers (a deny anywhere stays a deny); defaultMode from
- * the heaviest layer the person set, and absent when only the default has it,
- * so the bridge's own config decides.
- */
-export function mergePermissions(l: Layers<PermissionsSetting>): BridgeSettings["permissions"] {
-  const ls = layersInOrder(l).filter(isObj) as PermissionsSetting[];
-  let defaultMode: string | undefined;
-  for (const p of [l.globalValue, l.workspaceValue, l.workspaceFolderValue]) {
-    if (isObj(p) && typeof p.defaultMode === "string" && p.defaultMode) defaultMode = p.defaultMode;
-  }
-  const out: BridgeSettings["permissions"] = {
-    allow: union(...ls.map((p) => p.allow)),
-    ask: union(...ls.map((p) => p.ask)),
-    deny: union(...ls.map((p) => p.deny)),
-    additionalDirectories: union(...ls.map((p) => p.additionalDirectories)),
-  };
-  if (defaultMode) out.defaultMode = defaultMode;
-  return out;
-}
-
-/** Replaces "${bridge}" in an agent's command and args with the bridge binary's path. */
-export function resolveBridgePlaceholder(a: AgentSetting, bridgePath: string | undefined): AgentSetting {
-  if (!bridgePath) return a;
-  const sub = (s: string) => s.split(BRIDGE_PLACEHOLDER).join(bridgePath);
-  return {
-    ...a,
-    command: typeof a.command === "string" ? sub(a.command) : a.command,
-    args: Array.isArray(a.args) ? a.args.map((x) => (typeof x === "string" ? sub(x) : x)) : a.args,
-  };
-}
-
-// ---- workspace trust (docs/settings.md "Workspace trust") -------------------------
-
-/**
- * Whether mode w is at least as strict as mode t (settings aliases accepted),
- * as the bridge judges it: the table is the bridge's (wire.gen.ts, generated
- * from policy/mode.go), not a copy kept here.
- */
-export function stricterOrEqualMode(w: string, t: string): boolean {
-  return atLeastAsStrict(w, t);
-}
-
-/**
- * Cuts the workspace layers (workspace, workspace folder: what a repository's
- * .vscode/settings.json holds) down to what they may set. acpBridge.agents is
- * machine-scoped: a workspace value never counts, trusted or not (agent
- * commands). Untrusted, acpBridge.permissions from the workspace keeps only
- * deny and ask rules and a stricter-or-equal defaultMode.
- */
-export function restrictWorkspaceLayers(raw: RawSettings, trusted: boolean): RawSettings {
-  const agents: Layers<AgentsSetting> = { defaultValue: raw.agents.defaultValue, globalValue: raw.agents.globalValue };
-  if (trusted) return { ...raw, agents };
-  const p = raw.permissions;
-  const trustedMode = [p.globalValue?.defaultMode, p.defaultValue?.defaultMode].find((m) => typeof m === "string" && m) ?? "default";
-  const narrow = (v: PermissionsSetting | undefined): PermissionsSetting | undefined => {
-    if (!isObj(v)) return undefined;
-    const l = v as PermissionsSetting;
-    const out: PermissionsSetting = { deny: l.deny, ask: l.ask };
-    if (typeof l.defaultMode === "string" && stricterOrEqualMode(l.defaultMode, trustedMode)) out.defaultMode = l.defaultMode;
-    return out;
-  };
-  return {
-    ...raw,
-    agents,
-    permissions: { defaultValue: p.defaultValue, globalValue: p.globalValue, workspaceValue: narrow(p.workspaceValue), workspaceFolderValue: narrow(p.workspaceFolderValue) },
-  };
-}
-
-/**
- * The `settings` object of _acp-bridge/settings/didChange. trusted is
- * vscode.workspace.isTrusted: untrusted, the workspace's own acpBridge.*
- * values may only narrow (restrictWorkspaceLayers).
- */
-export function buildBridgeSettings(rawIn: RawSettings, bridgePath: string | undefined, trusted = false): BridgeSettings {
-  const raw = restrictWorkspaceLayers(rawIn, trusted);
-  const agents: Record<string, AgentSetting> = {};
-  for (const [id, a] of Object.entries(mergeAgents(raw.agents))) agents[id] = resolveBridgePlaceholder(a, bridgePath);
-  const ids = Object.keys(agents);
-  const defaultAgent = raw.defaultAgent && agents[raw.defaultAgent] ? raw.defaultAgent : ids.includes("demo") ? "demo" : (ids[0] ?? "");
-  const out: BridgeSettings = { agents, defaultAgent, permissions: mergePermissions(raw.permissions) };
-  const approvals: NonNullable<BridgeSettings["approvals"]> = {};
-  if (typeof raw.timeoutSeconds === "number" && raw.timeoutSeconds > 0) approvals.timeoutSeconds = Math.floor(raw.timeoutSeconds);
-  if (raw.timeoutOutcome) approvals.timeoutOutcome = raw.timeoutOutcome;
-  if (Object.keys(approvals).length) out.approvals = approvals;
-  if (raw.logLevel) out.log = { level: raw.logLevel };
-  if (raw.auditPath) out.audit = { path: raw.auditPath };
   return out;
 }
 
@@ -223,9 +105,10 @@ function clone<T>(v: T): T {
  * The edit that serves one _acp-bridge/settings/persist request. It starts from
  * the value stored in that scope only (never the merged value), so nothing from
  * another layer is copied into it. Throws on a request it cannot honour
- * (trusted is vscode.workspace.isTrusted).
+ * (trusted: the bridge applies the workspace's values as a trusted
+ * workspace's, _acp-bridge/settings/layers `pinned`).
  */
-export function planPersist(req: PersistRequest, raw: Pick<RawSettings, "agents" | "permissions">, trusted = false): SettingsEdit {
+export function planPersist(req: PersistRequest, raw: RawSettings, trusted = false): SettingsEdit {
   const scope: SettingsScope = req.scope === "workspace" ? "workspace" : "user";
   // An untrusted workspace's allow rules are ignored: storing one there would
   // drop the grant at the next settings push.

@@ -24,6 +24,8 @@ export const M = {
   agentStatus: "_acp-bridge/agent/status",
   /** editor -> bridge notification: the editor's settings layer. */
   settingsDidChange: "_acp-bridge/settings/didChange",
+  /** editor -> bridge request: the editor's raw settings layers, trust and approved pin; the bridge merges, narrows and pins them. */
+  settingsLayers: "_acp-bridge/settings/layers",
   /** bridge -> editor notification: settings refused as a whole. */
   settingsInvalid: "_acp-bridge/settings/invalid",
   /** bridge -> editor notification: malformed rules. */
@@ -231,6 +233,20 @@ export interface ChildModeReport {
   mode?: string;
   via?: string;
   reason?: string;
+}
+
+export interface ConfiguredAgent {
+  command: string;
+  args: string[];
+  bypassPermissions: boolean;
+  mode: string;
+}
+
+export interface EditorValue {
+  defaultValue?: unknown;
+  globalValue?: unknown;
+  workspaceValue?: unknown;
+  workspaceFolderValue?: unknown;
 }
 
 export interface GrantsListResult {
@@ -461,6 +477,23 @@ export interface SettingsInvalidParams {
   error: string;
 }
 
+export interface SettingsLayersParams {
+  values: Record<string, EditorValue>;
+  trusted: boolean;
+  approved?: string;
+  preview?: boolean;
+}
+
+export interface SettingsLayersResult {
+  digest: string;
+  pinned: boolean;
+  approved?: string;
+  pin?: string;
+  defaultAgent: string;
+  agents: Record<string, ConfiguredAgent>;
+  ignored: string[];
+}
+
 export interface SettingsPersistParams {
   kind: "rule" | "bypass";
   scope: "user" | "workspace";
@@ -523,6 +556,7 @@ export interface BridgeRequests {
   [M.attach]: { params: AttachParams; result: AttachResult };
   [M.sessionsLive]: { params: Record<string, never>; result: SessionsLiveResult };
   [M.agentsList]: { params: Record<string, never>; result: AgentsListResult };
+  [M.settingsLayers]: { params: SettingsLayersParams; result: SettingsLayersResult };
   [M.policyCheck]: { params: PolicyCheckParams; result: PolicyCheckResult };
   [M.policyExplain]: { params: PolicyExplainParams; result: PolicyExplainResult };
   [M.grantsStored]: { params: Record<string, never>; result: GrantsStoredResult };

@@ -1,20 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import pkg from "../../package.json";
-import {
-  buildBridgeSettings,
-  personValue,
-  listBypasses,
-  listStoredRules,
-  mergeAgents,
-  mergePermissions,
-  planPersist,
-  planRevoke,
-  planRevokeBypass,
-  restrictWorkspaceLayers,
-  stricterOrEqualMode,
-  type RawSettings,
-} from "../../src/settings";
+import { BRIDGE_KEYS, editorValues, listBypasses, listStoredRules, planPersist, planRevoke, planRevokeBypass, withWorkspaceValue, type RawSettings } from "../../src/settings";
+import { atLeastAsStrict } from "../../src/wire";
 
 const contributed = (pkg as any).contributes.configuration.properties;
 const defaults = contributed["acpBridge.agents"].default;
@@ -23,7 +11,6 @@ function raw(over: Partial<RawSettings> = {}): RawSettings {
   return {
     agents: { defaultValue: defaults },
     permissions: { defaultValue: contributed["acpBridge.permissions"].default },
-    defaultAgent: "demo",
     ...over,
   };
 }
@@ -40,74 +27,26 @@ test("package.json presets: demo runs the bridge itself, the others their ACP co
   assert.deepEqual(agentSchema.properties.mode.enum, ["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]);
 });
 
-test("didChange payload: ${bridge} resolved, prefix-free keys, only what the person set besides agents", () => {
-  const s = buildBridgeSettings(raw(), "/opt/acp-bridge");
-  assert.deepEqual(s.agents["demo"], { command: "/opt/acp-bridge", args: ["demo-agent"] });
-  assert.equal(s.defaultAgent, "demo");
-  assert.deepEqual(s.permissions, { allow: [], ask: [], deny: [], additionalDirectories: [] }, "no defaultMode unless set");
-  assert.deepEqual(Object.keys(s).sort(), ["agents", "defaultAgent", "permissions"]);
-  // Without a known binary the placeholder is left for the bridge to refuse, never guessed.
-  assert.equal(buildBridgeSettings(raw(), undefined).agents["demo"].command, "${bridge}");
-  const set = buildBridgeSettings(raw({ timeoutSeconds: 60, timeoutOutcome: "cancel", logLevel: "debug", auditPath: "/tmp/a.jsonl" }), "/b");
-  assert.deepEqual(set.approvals, { timeoutSeconds: 60, timeoutOutcome: "cancel" });
-  assert.deepEqual(set.log, { level: "debug" }, "acpBridge.logLevel is the bridge's log.level");
-  assert.deepEqual(set.audit, { path: "/tmp/a.jsonl" });
-});
-
-test("personValue ignores the default layer; the settings sent carry what the bridge's start mode reads (bridge TestAgentsListStartMode)", () => {
-  assert.equal(personValue({ defaultValue: 300 }), undefined);
-  assert.equal(personValue({ defaultValue: 300, globalValue: 60, workspaceValue: 30 }), 30);
-  const s = buildBridgeSettings(
-    raw({
-      agents: { defaultValue: defaults, globalValue: { claude: { mode: "plan" }, goose: { bypassPermissions: true, mode: "plan" } } },
-      permissions: { defaultValue: {}, globalValue: { defaultMode: "acceptEdits" } },
-    }),
-    "/b",
-  );
-  assert.equal(s.agents["claude"].mode, "plan");
-  assert.equal(s.agents["goose"].bypassPermissions, true);
-  assert.equal(s.permissions.defaultMode, "acceptEdits");
-  assert.equal(buildBridgeSettings(raw(), "/b").permissions.defaultMode, undefined);
-});
-
-test("didChange payload: unknown defaultAgent falls back to demo; a bad timeout is not sent", () => {
-  const s = buildBridgeSettings(raw({ defaultAgent: "nope", timeoutSeconds: -4 }), "/b");
-  assert.equal(s.defaultAgent, "demo");
-  assert.equal(s.approvals, undefined);
-});
-
-test("agents merge across layers: fields override, env merges, rule lists union, null removes", () => {
-  const merged = mergeAgents({
-    defaultValue: { demo: { command: "${bridge}", args: ["demo-agent"] }, goose: { command: "goose", args: ["acp"] } },
-    globalValue: { demo: { env: { A: "1" }, permissions: { allow: ["Bash(ls *)"] } }, goose: null },
-    workspaceValue: { demo: { mode: "plan", env: { B: "2" }, permissions: { allow: ["Bash(go test *)"], deny: ["Read(.env)"] } }, mine: { command: "x" } },
+// Merging, workspace narrowing and pins are the bridge's (settings/editorlayers_test.go holds the former cases of this file).
+test("settings/layers values: every key the bridge reads, each layer as inspect() gives it, unset layers left out", () => {
+  const seen: string[] = [];
+  const v = editorValues((k) => {
+    seen.push(k);
+    if (k === "permissions") return { defaultValue: { allow: [] }, globalValue: { deny: ["Read(.env)"] }, workspaceValue: undefined, workspaceFolderValue: { ask: ["WebFetch"] } };
+    if (k === "logLevel") return { defaultValue: "info" };
+    return undefined;
   });
-  assert.deepEqual(merged, {
-    demo: {
-      command: "${bridge}",
-      args: ["demo-agent"],
-      env: { A: "1", B: "2" },
-      mode: "plan",
-      permissions: { allow: ["Bash(ls *)", "Bash(go test *)"], ask: [], deny: ["Read(.env)"] },
-    },
-    mine: { command: "x" },
-  });
-});
-
-test("permissions merge: lists union (a deny anywhere stays), defaultMode from the heaviest layer the person set", () => {
-  const p = mergePermissions({
-    defaultValue: { defaultMode: "default", allow: [], deny: [] },
-    globalValue: { defaultMode: "acceptEdits", allow: ["Bash(npm run *)"], deny: ["Read(.env*)"] },
-    workspaceValue: { allow: ["Bash(npm run *)", "Edit(src/**)"], additionalDirectories: ["/tmp/x"] },
-    workspaceFolderValue: { defaultMode: "plan", ask: ["Bash(git push *)"] },
-  });
-  assert.deepEqual(p, {
-    defaultMode: "plan",
-    allow: ["Bash(npm run *)", "Edit(src/**)"],
-    ask: ["Bash(git push *)"],
-    deny: ["Read(.env*)"],
-    additionalDirectories: ["/tmp/x"],
-  });
+  assert.deepEqual(seen, [...BRIDGE_KEYS]);
+  assert.deepEqual(BRIDGE_KEYS, ["agents", "permissions", "defaultAgent", "approvals.timeoutSeconds", "approvals.timeoutOutcome", "logLevel", "audit.path"]);
+  assert.deepEqual(v["permissions"], { defaultValue: { allow: [] }, globalValue: { deny: ["Read(.env)"] }, workspaceFolderValue: { ask: ["WebFetch"] } });
+  assert.ok(!("workspaceValue" in v["permissions"]!), "an unset layer is not sent (JSON drops it anyway)");
+  assert.deepEqual(v["logLevel"], { defaultValue: "info" });
+  assert.deepEqual(v["agents"], {});
+  const next = withWorkspaceValue(v, "permissions", { allow: ["Bash(ls)"] });
+  assert.deepEqual(next["permissions"], { defaultValue: { allow: [] }, globalValue: { deny: ["Read(.env)"] }, workspaceValue: { allow: ["Bash(ls)"] }, workspaceFolderValue: { ask: ["WebFetch"] } });
+  assert.equal((v["permissions"] as Record<string, unknown>)["workspaceValue"], undefined, "the values read are not changed");
+  // Every key sent is contributed by package.json, so VS Code can hold it.
+  for (const k of BRIDGE_KEYS) assert.ok(contributed[`acpBridge.${k}`], k);
 });
 
 test("persist -> settings target and value", () => {
@@ -197,32 +136,8 @@ test("package.json: limited support of untrusted workspaces; agent commands and 
   }
 });
 
-test("untrusted workspace settings: only deny/ask and a stricter mode; workspace agents never", () => {
-  const r = raw({
-    agents: { defaultValue: defaults, globalValue: { claude: { mode: "acceptEdits" } }, workspaceValue: { pwn: { command: "sh", args: ["-c", "touch PWNED"] }, claude: { bypassPermissions: true } } },
-    permissions: {
-      defaultValue: contributed["acpBridge.permissions"].default,
-      globalValue: { defaultMode: "acceptEdits", allow: ["Bash(ls *)"] },
-      workspaceValue: { allow: ["Bash"], deny: ["Bash(curl *)"], additionalDirectories: ["/"], defaultMode: "bypassPermissions" },
-      workspaceFolderValue: { ask: ["WebFetch"], defaultMode: "plan" },
-    },
-  });
-  const s = buildBridgeSettings(r, "/b", false);
-  assert.equal(s.agents["pwn"], undefined, "a workspace agent is never sent");
-  assert.equal(s.agents["claude"].bypassPermissions, undefined);
-  assert.deepEqual(s.permissions, { defaultMode: "plan", allow: ["Bash(ls *)"], ask: ["WebFetch"], deny: ["Bash(curl *)"], additionalDirectories: [] });
-  // A looser workspace mode is dropped.
-  const loose = restrictWorkspaceLayers(raw({ permissions: { globalValue: { defaultMode: "default" }, workspaceValue: { defaultMode: "auto" } } }), false);
-  assert.deepEqual(loose.permissions.workspaceValue, { deny: undefined, ask: undefined });
-  // Trusted: the workspace's permissions count in full, its agents still never.
-  const t = buildBridgeSettings(r, "/b", true);
-  assert.equal(t.agents["pwn"], undefined);
-  assert.deepEqual(t.permissions.allow, ["Bash(ls *)", "Bash"]);
-  assert.equal(t.permissions.defaultMode, "plan");
-  assert.deepEqual(t.permissions.additionalDirectories, ["/"]);
-});
-
-test("stricterOrEqualMode matches the bridge's table (docs/settings.md)", () => {
+test("atLeastAsStrict (wire.gen.ts) matches the bridge's table (docs/settings.md)", () => {
+  const stricterOrEqualMode = atLeastAsStrict;
   const modes = ["bypassPermissions", "acceptEdits", "default", "dontAsk", "plan"];
   const yes = new Set([
     "bypassPermissions>bypassPermissions",

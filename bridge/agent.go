@@ -327,6 +327,9 @@ func (a *agentRT) startOnce(ctx context.Context, gen int) error {
 	if err := a.b.requiredTelemetryDown(snap); err != nil {
 		return err
 	}
+	if err := a.b.edSet.blocked(); err != nil {
+		return err
+	}
 	family := familyOf(a.name, cfg.Family, cfg.Command, cfg.Args)
 	dir := cfg.Cwd
 	if dir == "" {

@@ -71,6 +71,7 @@ type Bridge struct {
 	decider Decider
 	store   *settings.Store
 	home    string
+	edSet   editorSettings // editorsettings.go
 
 	editor     *acp.Conn       // set in Serve before any handler runs
 	lifetime   context.Context // Serve's context; the children's lifetime

@@ -67,9 +67,11 @@ func (h *editorHandler) HandleNotification(ctx context.Context, method string, p
 			return
 		}
 		if err := b.store.ApplyEditor(p.Settings); err != nil {
+			b.edSet.refuse(err)
 			b.reportSettingsError(err)
 			return
 		}
+		b.edSet.ok()
 		b.settingsChanged()
 		b.log.Info("editor settings applied")
 	case acp.MethodWorkspaceDidChangeTrust:

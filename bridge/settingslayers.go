@@ -36,11 +36,13 @@ func (b *Bridge) settingsLayers(params json.RawMessage) (any, error) {
 	got, err := b.store.ApplyEditorLayers(in, p.Preview)
 	if err != nil {
 		if !p.Preview {
+			b.edSet.refuse(err)
 			b.reportSettingsError(err)
 		}
 		return nil, acp.InvalidParams(wire.SettingsLayers, err)
 	}
 	if !p.Preview {
+		b.edSet.ok()
 		b.settingsChanged()
 		b.log.Info("editor settings layers applied", zap.String("digest", got.Digest), zap.Bool("pinned", got.Pinned), zap.Int("ignored", len(got.Ignored)))
 	}

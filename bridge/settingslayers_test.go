@@ -95,3 +95,54 @@ func TestSettingsLayersNarrowUntilPinned(t *testing.T) {
 		t.Fatal("a refused update changed the settings")
 	}
 }
+
+// Refused editor settings with none in force yet start no agent: the
+// person's deny rules from the editor are not lost to a typo next to them.
+// Once a payload applies, agents start; a later refused payload keeps the
+// applied one in force and agents keep starting.
+func TestRefusedEditorSettingsStartNoAgent(t *testing.T) {
+	for _, method := range []string{"layers", "didChange"} {
+		t.Run(method, func(t *testing.T) {
+			h := start(t, twoAgents())
+			h.init(false)
+			ctx := tctx(t)
+			send := func(perms string) error {
+				t.Helper()
+				if method == "layers" {
+					params := map[string]any{"values": json.RawMessage(`{"permissions":{"globalValue":` + perms + `}}`), "trusted": false, "approved": ""}
+					var res wire.SettingsLayersResult
+					return h.editor.Conn.Call(ctx, wire.SettingsLayers, params, &res)
+				}
+				if err := h.editor.Conn.Notify(ctx, acp.MethodSettingsDidChange, map[string]any{"settings": map[string]json.RawMessage{"permissions": json.RawMessage(perms)}}); err != nil {
+					t.Fatal(err)
+				}
+				h.sync(t)
+				return nil
+			}
+			bad := `{"deny":["Bash(touch *)"],"denny":["Bash(rm *)"]}`
+			err := send(bad)
+			if method == "layers" && (err == nil || !strings.Contains(err.Error(), "denny")) {
+				t.Fatalf("a payload with an unknown key: %v, want an error naming it", err)
+			}
+			if _, err := h.editor.NewSession(ctx, h.ws, "alpha"); err == nil || !strings.Contains(err.Error(), "no agent starts") || !strings.Contains(err.Error(), "denny") {
+				t.Fatalf("session/new with the editor's settings refused: %v, want no agent started, naming the key", err)
+			}
+			if err := send(`{"deny":["Bash(touch *)"]}`); err != nil {
+				t.Fatal(err)
+			}
+			h.session("alpha")
+			// A later typo keeps the applied settings (and their deny) in force.
+			if err := send(bad); method == "layers" && err == nil {
+				t.Fatal("a later bad payload was accepted")
+			}
+			h.session("beta")
+			var res policyExplainResult
+			if err := h.editor.Conn.Call(ctx, MethodPolicyExplain, json.RawMessage(`{"tool":"Bash","input":{"command":"touch x"},"agent":"alpha"}`), &res); err != nil {
+				t.Fatal(err)
+			}
+			if res.Decision != "deny" {
+				t.Fatalf("the applied editor deny rule is not in force after a refused payload: %s", res.Decision)
+			}
+		})
+	}
+}

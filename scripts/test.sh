@@ -55,6 +55,14 @@ if ! wait "$prep_pid"; then
 fi
 sed 's/^/   prepare: /' "$prep_log" | grep -a '== \[' || true
 
+# The extension's type check, unit and webview tests (headless Chromium) run
+# beside the collector and interop stages: they are short, and none of them
+# measures time. The real-VS-Code journeys, which wait on a UI, run after.
+ext_log="$(mktemp "${TMPDIR:-/tmp}/acp-ext-unit.XXXXXX")"
+stamp "background: VS Code extension: type check, unit, webview in headless Chromium (log: $ext_log)"
+SKIP_E2E=1 bash vscode-extension/scripts/test.sh >"$ext_log" 2>&1 &
+ext_pid=$!
+
 stamp "telemetry: decision events against a real OpenTelemetry Collector"
 # prepare.sh built it; build-otelcol.sh is a no-op then, and builds it if
 # prepare failed. The tests (the sink's and the bridge's, every test named
@@ -84,7 +92,17 @@ if [ "$otelcol_status" != 0 ]; then
   exit 1
 fi
 
-stamp "VS Code extension: unit, webview in headless Chromium, real VS Code (code-server)"
-bash vscode-extension/scripts/test.sh
+stamp "waiting for the extension's type check, unit and webview tests"
+ext_status=0
+wait "$ext_pid" || ext_status=$?
+grep -a '== \[\|^# \(tests\|pass\|fail\)' "$ext_log" | sed 's/^/   extension: /' || true
+if [ "$ext_status" != 0 ]; then
+  cat "$ext_log"
+  echo "the extension's type check, unit or webview tests failed (log above)" >&2
+  exit 1
+fi
+
+stamp "VS Code extension: real VS Code (code-server)"
+E2E_ONLY=1 bash vscode-extension/scripts/test.sh
 
 stamp "all tests passed"

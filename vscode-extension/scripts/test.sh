@@ -5,7 +5,8 @@
 #   and code-server 4.139.1 under e2e/ (npm ci, kept in their node_modules).
 # Then: type check, unit tests, webview tests in headless Chromium, the .vsix
 # (with the Go binary), and the real-VS-Code test against the real acp-bridge.
-# Exits non-zero on any failure. SKIP_E2E=1 skips the real-VS-Code part.
+# Exits non-zero on any failure. SKIP_E2E=1 skips the real-VS-Code part;
+# E2E_ONLY=1 runs only it (scripts/test.sh runs the two halves apart).
 set -euo pipefail
 ext="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ext"
@@ -16,15 +17,20 @@ t0=$(date +%s)
 apt_ensure npm chromium
 npm_ci "$ext"
 
-stamp "typecheck"
-npx --no-install tsc -p tsconfig.json
-stamp "unit tests"
-node scripts/build.mjs --tests
-node --test out/unit/
-stamp "webview tests (headless Chromium)"
-node scripts/build.mjs
-mkdir -p "$ext/../test-artifacts"
-node --test test/webview/
+if [ "${E2E_ONLY:-}" != "1" ]; then
+  stamp "typecheck"
+  npx --no-install tsc -p tsconfig.json
+  stamp "unit tests"
+  node scripts/build.mjs --tests
+  node --test out/unit/
+  stamp "webview tests (headless Chromium)"
+  node scripts/build.mjs
+  mkdir -p "$ext/../test-artifacts"
+  node --test test/webview/
+else
+  stamp "E2E_ONLY=1: typecheck, unit and webview tests skipped (run before, SKIP_E2E=1)"
+  node scripts/build.mjs
+fi
 
 if [ "${SKIP_E2E:-}" = "1" ]; then
   stamp "SKIP_E2E=1: real-VS-Code test skipped"

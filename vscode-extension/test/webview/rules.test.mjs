@@ -65,7 +65,8 @@ test("add, edit, remove and test post what they should, by keyboard", async () =
   await page.locator("#add-rule").press("Enter");
   assert.deepEqual(await sent(), [{ type: "add", list: "ask", rule: "Bash(git push *)", scope: "workspace", agent: "helper" }]);
   await post({ type: "done", op: "add", ok: false, message: '"Bash(git push *" is not a valid rule: unclosed' });
-  assert.match(await page.locator("#add-result").getAttribute("class"), /error/);
+  // postMessage is delivered later: wait for the result to be marked (fails after 5 s if it never is).
+  await page.locator("#add-result.error").waitFor({ timeout: 5000 });
   await clearSent();
   // Edit: the rule becomes a field; Enter saves, Escape cancels.
   await row("r2").getByRole("button", { name: "Edit Bash(rm *)" }).click();

@@ -225,6 +225,9 @@ type editorSet struct {
 	// softDefaultAgent: a defaultAgent naming no configured agent is left
 	// out rather than refused (the editor's layers: its preset "demo").
 	softDefaultAgent bool
+	// invalid: the workspace or folder layer that did not decode, ignored
+	// as a whole (a repository's value never refuses the person's layers).
+	invalid []IgnoredSetting
 }
 
 // trustedLayers are the editor layers no workspace controls.
@@ -234,11 +237,16 @@ func (e editorSet) trustedLayers() []*layer { return []*layer{e.def, e.user} }
 var editorLayerSources = [4]string{"editor default settings", "editor user settings", "editor workspace settings", "editor workspace folder settings"}
 
 // decodeEditorLayers turns the editor's values into its four layers. Every
-// layer is decoded (a workspace layer's agents too: a broken value is an
-// error wherever it is) and any problem refuses them all.
+// layer is decoded (a workspace layer's agents too). A problem in the
+// default or user layer, or an unknown key, refuses them all; a problem in
+// the workspace or folder layer (what a repository's .vscode/settings.json
+// holds) makes that layer ignored as a whole and reported in invalid, so
+// that a repository can neither switch the person's own layers off nor
+// have half of its values applied.
 func decodeEditorLayers(values map[string]EditorValue, root, executable string) (editorSet, []*FieldError) {
 	var maps [4]map[string]any
 	var problems []*FieldError
+	var layerProblems [4][]*FieldError
 	for i := range maps {
 		maps[i] = map[string]any{}
 	}
@@ -258,7 +266,7 @@ func decodeEditorLayers(values map[string]EditorValue, root, executable string) 
 			}
 			var x any
 			if err := json.Unmarshal(raw, &x); err != nil {
-				problems = append(problems, &FieldError{Source: editorLayerSources[i], Key: key, Msg: fmt.Sprintf("not JSON: %v", err)})
+				layerProblems[i] = append(layerProblems[i], &FieldError{Source: editorLayerSources[i], Key: key, Msg: fmt.Sprintf("not JSON: %v", err)})
 				continue
 			}
 			if x == nil {
@@ -267,19 +275,23 @@ func decodeEditorLayers(values map[string]EditorValue, root, executable string) 
 			maps[i][key] = x
 		}
 	}
-	// An agent set to null in a heavier layer removes it from the lighter
-	// ones (a preset the person does not want).
+	// An agent set to null in the user layer removes the default's (a
+	// preset the person does not want). A workspace or folder layer's
+	// agents are never read (machine-scoped), so its null removes nothing:
+	// it is reported as ignored like any of its agents.
 	for i := 1; i < 4; i++ {
 		agents, _ := maps[i]["agents"].(map[string]any)
 		for name, a := range agents {
 			if a != nil {
 				continue
 			}
+			if i >= 2 {
+				agents[name] = map[string]any{}
+				continue
+			}
 			delete(agents, name)
-			for j := 0; j < i; j++ {
-				if lighter, ok := maps[j]["agents"].(map[string]any); ok {
-					delete(lighter, name)
-				}
+			if lighter, ok := maps[0]["agents"].(map[string]any); ok {
+				delete(lighter, name)
 			}
 		}
 	}
@@ -295,8 +307,23 @@ func decodeEditorLayers(values map[string]EditorValue, root, executable string) 
 		problems = append(problems, ps...)
 		where := func([]string) (string, int) { return src, 0 }
 		l := &layer{name: LayerEditor, root: root, source: src, where: where}
-		problems = append(problems, decodeLayer(l, m, where)...)
+		layerProblems[i] = append(layerProblems[i], ps...)
+		layerProblems[i] = append(layerProblems[i], decodeLayer(l, m, where)...)
 		*dst[i] = l
+	}
+	for i, ps := range layerProblems {
+		if len(ps) == 0 {
+			continue
+		}
+		if i < 2 {
+			problems = append(problems, ps...)
+			continue
+		}
+		*dst[i] = nil
+		for _, p := range ps {
+			out.invalid = append(out.invalid, IgnoredSetting{Key: p.Key, File: editorLayerSources[i],
+				Reason: "invalid (" + p.Msg + "): every value of this layer is ignored until it is fixed; the user's settings apply"})
+		}
 	}
 	return out, problems
 }
@@ -386,7 +413,7 @@ func editorEffective(e editorSet, base Config, others []*layer, userConfigDir st
 			out[i] = &cp
 		}
 	}
-	return out, append(ig1, ig2...)
+	return out, append(append(slices.Clip(e.invalid), ig1...), ig2...)
 }
 
 // EditorApplied is the answer to ApplyEditorLayers.

@@ -316,10 +316,8 @@ func TestEditorLayersInvalidAndPreview(t *testing.T) {
 		values map[string]EditorValue
 		want   string
 	}{
-		{"bad mode in the folder", with(t, map[string]EditorValue{"permissions": ev(t, nil, obj{"allow": []string{"Read"}}, nil, obj{"defaultMode": "yolo"})}), "editor workspace folder settings: permissions.defaultMode"},
 		{"unknown permissions key", with(t, map[string]EditorValue{"permissions": ev(t, nil, obj{"allowed": []string{"Bash"}}, nil, nil)}), "editor user settings: permissions.allowed"},
 		{"bad timeout", with(t, map[string]EditorValue{"approvals.timeoutSeconds": ev(t, nil, -4, nil, nil)}), "editor user settings: approvals.timeoutSeconds"},
-		{"bad agent in the workspace", with(t, map[string]EditorValue{"agents": ev(t, nil, nil, obj{"x": obj{"command": 3}}, nil)}), "editor workspace settings: agents.x.command"},
 		{"unknown key", map[string]EditorValue{"bridgePath": ev(t, nil, "/x", nil, nil)}, "bridgePath: unknown key"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -506,5 +504,55 @@ func TestEditorWorkspaceNeverWidensUnlessPinned(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A repository's invalid value (the workspace or folder layer) is ignored
+// with its whole layer and reported; it never refuses the person's own
+// layers (red team 9: a bad logLevel in .vscode/settings.json switched the
+// user's mode and deny rules off), and an agent it sets to null removes
+// nothing of the user's.
+func TestEditorWorkspaceLayerInvalidIsIgnored(t *testing.T) {
+	user := obj{"defaultMode": "plan", "deny": []string{"Bash(curl *)", "Read(~/.ssh/**)"}}
+	userAgent := obj{"claude": obj{"command": "claude-code-acp", "mode": "plan", "permissions": obj{"deny": []string{"Read(.env)"}}}}
+	for _, tc := range []struct {
+		name    string
+		values  map[string]EditorValue
+		trusted bool
+		key     string // named in Ignored
+	}{
+		{"bad logLevel in the workspace", map[string]EditorValue{"permissions": ev(t, nil, user, nil, nil), "logLevel": ev(t, nil, nil, obj{"x": 1}, nil)}, false, "log.level"},
+		{"bad mode in the folder", map[string]EditorValue{"permissions": ev(t, nil, user, nil, obj{"allow": []string{"Bash"}, "defaultMode": "yolo"})}, true, "permissions.defaultMode"},
+		{"bad agent in the workspace", map[string]EditorValue{"permissions": ev(t, nil, user, nil, nil), "agents": ev(t, nil, userAgent, obj{"x": obj{"command": 3}}, nil)}, true, "agents.x.command"},
+		{"workspace agent set to null", map[string]EditorValue{"permissions": ev(t, nil, user, nil, nil), "agents": ev(t, nil, userAgent, obj{"claude": nil}, nil)}, true, "agents.claude"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			s := e.mustLoad()
+			got, err := s.ApplyEditorLayers(EditorLayers{Values: tc.values, Trusted: tc.trusted}, false)
+			if err != nil {
+				t.Fatalf("a workspace layer's value refused the payload: %v", err)
+			}
+			snap := s.Snapshot()
+			if snap.Config.Permissions.DefaultMode != "plan" || !hasRule(snap.Rules, ListDeny, "Bash(curl *)") || !hasRule(snap.Rules, ListDeny, "Read(~/.ssh/**)") {
+				t.Fatalf("the user's layer is not in force: mode %q rules %v", snap.Config.Permissions.DefaultMode, ruleTexts(snap.Rules))
+			}
+			if hasRule(snap.Rules, ListAllow, "Bash") {
+				t.Fatalf("the invalid layer's allow rule applies: %v", ruleTexts(snap.Rules))
+			}
+			if _, ok := tc.values["agents"]; ok {
+				a, ok := snap.Config.Agents["claude"]
+				if !ok || a.Mode != "plan" || !hasRule(a.Rules, ListDeny, "Read(.env)") {
+					t.Fatalf("the user's agent lost its narrowing: %+v", a)
+				}
+			}
+			named := false
+			for _, ig := range got.Ignored {
+				named = named || strings.HasPrefix(ig.Key, tc.key)
+			}
+			if !named {
+				t.Fatalf("ignored %+v does not name %s", got.Ignored, tc.key)
+			}
+		})
 	}
 }

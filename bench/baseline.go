@@ -26,6 +26,7 @@ func baselineRunner(ctx context.Context, c Config, cur Binaries) (*Runner, error
 		return nil, err
 	}
 	bin := cur
+	bin.NoSandbox = false // its config as it always was
 	bin.Bridge = filepath.Join(dir, "acp-bridge")
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin.Bridge, "./cmd/acp-bridge")
 	cmd.Dir = c.Base
@@ -130,6 +131,11 @@ func (r *Report) baselineMarkdown() string {
 	w("The baseline's bridge (built from %s) ran in this same run, alternating with the current one and with the direct runs, behind the same agent binary and client. "+
 		"The machine may be shared: compare the ratios within this run, never a figure here with one from another run. "+
 		"A ratio *current / baseline* under 1 is faster (or smaller) now for times and memory, over 1 better now for throughput.\n\n", label)
+	if r.Config.NoSandbox {
+		w("The current bridge ran its agent **without the OS sandbox** in this run (`-sandbox=false`, `sandbox.enabled: false`), as a bridge built before the sandbox (756c8e8) runs it: like with like. The sandbox's own cost is what a run without that flag adds.\n\n")
+	} else {
+		w("The current bridge ran its agent in the OS sandbox (bubblewrap, Landlock, seccomp); a baseline built before the sandbox (756c8e8) runs it unconfined, so the agent's side of the gap includes the sandbox (`-sandbox=false` compares like with like).\n\n")
+	}
 	if r.Load[0] != "" {
 		w("Load average (1, 5, 15 min) at the start of the run: %s; at the end: %s, on %d CPUs.\n\n", r.Load[0], r.Load[1], r.Machine.CPUs)
 	}

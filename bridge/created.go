@@ -1,12 +1,16 @@
 package bridge
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
+	"unicode/utf8"
 
 	"go.uber.org/zap"
 
@@ -43,8 +47,9 @@ func (w *createdWatch) appeared(skip func(string) bool) []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var now, still []string
-	for _, p := range w.missing {
-		if _, err := os.Lstat(p); err == nil && (skip == nil || !skip(p)) {
+	exist := existing(w.missing)
+	for i, p := range w.missing {
+		if exist[i] && (skip == nil || !skip(p)) {
 			now = append(now, p)
 		} else {
 			still = append(still, p)
@@ -52,6 +57,89 @@ func (w *createdWatch) appeared(skip func(string) bool) []string {
 	}
 	w.missing = still
 	return now
+}
+
+// existing reports, for each path, what os.Lstat would: whether it
+// exists. It runs after every turn, on the way to the prompt's answer, over
+// about 40 paths in a handful of directories, so it reads each directory
+// holding two or more of them once instead of walking every path: a
+// directory that cannot be reached (ENOENT, ENOTDIR) holds none of them, as
+// lstat would find; a name the listing holds is confirmed with lstat (that
+// path appeared: rare); a name it does not hold is missing unless the
+// listing has a name a case-insensitive or normalising file system could
+// take for it (equal under case folding, or not ASCII), when lstat decides.
+// Any other failure to read the directory falls back to lstat for each path.
+func existing(paths []string) []bool {
+	out := make([]bool, len(paths))
+	lstat := func(i int) {
+		_, err := os.Lstat(paths[i])
+		out[i] = err == nil
+	}
+	byDir := map[string][]int{}
+	var dirs []string
+	for i, p := range paths {
+		d := filepath.Dir(p)
+		if _, ok := byDir[d]; !ok {
+			dirs = append(dirs, d)
+		}
+		byDir[d] = append(byDir[d], i)
+	}
+	for _, d := range dirs {
+		idx := byDir[d]
+		if len(idx) == 1 {
+			lstat(idx[0])
+			continue
+		}
+		names, err := dirNames(d)
+		switch {
+		case err == nil:
+		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+			continue // nothing below d can be found: all missing
+		default:
+			for _, i := range idx {
+				lstat(i)
+			}
+			continue
+		}
+		for _, i := range idx {
+			base := filepath.Base(paths[i])
+			if names.exact[base] || names.odd || names.folded[strings.ToLower(base)] {
+				lstat(i)
+			}
+		}
+	}
+	return out
+}
+
+// dirListing is what existing needs of a directory's names.
+type dirListing struct {
+	exact  map[string]bool
+	folded map[string]bool // lower-cased ASCII names
+	odd    bool            // some name is not ASCII: any lookup may alias it
+}
+
+func dirNames(dir string) (dirListing, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return dirListing{}, err
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		return dirListing{}, err
+	}
+	l := dirListing{exact: make(map[string]bool, len(names)), folded: make(map[string]bool, len(names))}
+	for _, n := range names {
+		l.exact[n] = true
+		for j := 0; j < len(n); j++ {
+			if n[j] >= utf8.RuneSelf {
+				l.odd = true
+				break
+			}
+		}
+		l.folded[strings.ToLower(n)] = true
+	}
+	return l, nil
 }
 
 // watching reports whether p is watched (it was missing at the start and has

@@ -61,19 +61,21 @@ func (w *createdWatch) appeared(skip func(string) bool) []string {
 
 // existing reports, for each path, what os.Lstat would: whether it
 // exists. It runs after every turn, on the way to the prompt's answer, over
-// about 40 paths in a handful of directories, so it reads each directory
-// holding two or more of them once instead of walking every path: a
-// directory that cannot be reached (ENOENT, ENOTDIR) holds none of them, as
-// lstat would find; a name the listing holds is confirmed with lstat (that
-// path appeared: rare); a name it does not hold is missing unless the
-// listing has a name a case-insensitive or normalising file system could
-// take for it (equal under case folding, or not ASCII), when lstat decides.
-// Any other failure to read the directory falls back to lstat for each path.
+// about 40 paths in a handful of directories, where a system call costs
+// several µs, so it reads each directory holding several of them once
+// instead of walking every path, shallowest first: a directory its parent's
+// listing does not name, or that cannot be reached (ENOENT, ENOTDIR), holds
+// none of them, as lstat would find; a name a listing holds is confirmed
+// with lstat (that path appeared: rare); a name it does not hold is missing
+// unless the listing has a name a case-insensitive or normalising file
+// system could take for it (equal under ASCII case folding, or not ASCII),
+// when lstat decides. Any other failure to read a directory falls back to
+// lstat for each path in it.
 func existing(paths []string) []bool {
 	out := make([]bool, len(paths))
-	lstat := func(i int) {
-		_, err := os.Lstat(paths[i])
-		out[i] = err == nil
+	lstat := func(p string) bool {
+		_, err := os.Lstat(p)
+		return err == nil
 	}
 	byDir := map[string][]int{}
 	var dirs []string
@@ -84,27 +86,37 @@ func existing(paths []string) []bool {
 		}
 		byDir[d] = append(byDir[d], i)
 	}
+	// shallowest first, so that a directory's parent is read before it
+	slices.SortStableFunc(dirs, func(a, b string) int { return len(a) - len(b) })
+	listed := map[string]*dirListing{} // nil: unreachable
 	for _, d := range dirs {
 		idx := byDir[d]
+		if pl, ok := listed[filepath.Dir(d)]; ok && filepath.Dir(d) != d {
+			if pl == nil || !pl.mayHold(filepath.Base(d)) {
+				listed[d] = nil // its parent is unreachable or does not name it
+				continue
+			}
+		}
 		if len(idx) == 1 {
-			lstat(idx[0])
+			out[idx[0]] = lstat(paths[idx[0]])
 			continue
 		}
-		names, err := dirNames(d)
+		l, err := readListing(d)
 		switch {
 		case err == nil:
+			listed[d] = &l
 		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
-			continue // nothing below d can be found: all missing
+			listed[d] = nil
+			continue
 		default:
 			for _, i := range idx {
-				lstat(i)
+				out[i] = lstat(paths[i])
 			}
 			continue
 		}
 		for _, i := range idx {
-			base := filepath.Base(paths[i])
-			if names.exact[base] || names.odd || names.folded[strings.ToLower(base)] {
-				lstat(i)
+			if l.mayHold(filepath.Base(paths[i])) {
+				out[i] = lstat(paths[i])
 			}
 		}
 	}
@@ -113,24 +125,25 @@ func existing(paths []string) []bool {
 
 // dirListing is what existing needs of a directory's names.
 type dirListing struct {
-	exact  map[string]bool
-	folded map[string]bool // lower-cased ASCII names
+	folded map[string]bool // the names, ASCII lower-cased
 	odd    bool            // some name is not ASCII: any lookup may alias it
 }
 
-func dirNames(dir string) (dirListing, error) {
-	f, err := os.Open(dir)
+// mayHold says whether a lookup of name in the directory could find an
+// entry: the name is listed, in some case, or a non-ASCII name might alias
+// it.
+func (l *dirListing) mayHold(name string) bool {
+	return l.odd || l.folded[strings.ToLower(name)]
+}
+
+func readListing(dir string) (dirListing, error) {
+	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return dirListing{}, err
 	}
-	defer f.Close()
-	names, err := f.Readdirnames(-1)
-	if err != nil {
-		return dirListing{}, err
-	}
-	l := dirListing{exact: make(map[string]bool, len(names)), folded: make(map[string]bool, len(names))}
-	for _, n := range names {
-		l.exact[n] = true
+	l := dirListing{folded: make(map[string]bool, len(ents))}
+	for _, e := range ents {
+		n := e.Name()
 		for j := 0; j < len(n); j++ {
 			if n[j] >= utf8.RuneSelf {
 				l.odd = true

@@ -190,7 +190,8 @@ func TestExistingAgreesWithLstat(t *testing.T) {
 		"dangling/a", "dangling/b",
 		"none/a", "none/b",
 		"sub/a", "sub/b",
-		"single",
+		"single", "file", "LINK", // the root is read too: its listing decides for d, u, link, none, ...
+		"none/deeper/a", "none/deeper/b",
 	} {
 		paths = append(paths, filepath.Join(root, filepath.FromSlash(rel)))
 	}

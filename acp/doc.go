@@ -38,7 +38,8 @@
 // Everything the bridge does not interpret travels as json.RawMessage, so
 // unknown fields, unknown sessionUpdate variants and _meta survive intact,
 // except _meta["acp-bridge"] where the bridge strips a child's copy
-// (StripMetaKey).
+// (StripMetaKey; a session/update whose one read found no member named
+// _meta in any spelling, SessionUpdate.NoMeta, has none to strip).
 //
 // A relay that passes messages on rather than handling them (the re-attach
 // front, internal/attach) uses the same engine without a Conn

@@ -17,6 +17,9 @@ import (
 // so that key is removed, at any depth, before the editor sees the message;
 // every other key of `_meta` passes as it is, and so does every other byte.
 
+// metaMember is the member whose object StripMetaKey looks into.
+const metaMember = "_meta"
+
 // maxStripDepth bounds the nesting StripMetaKey walks (encoding/json's own
 // bound); a deeper value is refused, never forwarded unread.
 const maxStripDepth = 10000
@@ -211,7 +214,7 @@ func (s *stripper) object(i, depth int, isMeta bool) (int, bool) {
 			end = jsonscan.SkipValue(s.b, s.space(i+1))
 			ok = end > 0
 		} else {
-			end, ok = s.value(i+1, depth, name == "_meta")
+			end, ok = s.value(i+1, depth, name == metaMember)
 		}
 		if !ok {
 			return 0, false

@@ -89,17 +89,22 @@ func TestStripMetaKeyTooDeep(t *testing.T) {
 }
 
 func FuzzStripMetaKey(f *testing.F) {
-	for _, s := range []string{`{"_meta":{"acp-bridge":1,"a":2}}`, `{"_meta":{"a":{"_meta":{"acp\u002dbridge":[1]}}}}`, `[1,"\u0061",{}]`, `{"_meta":{}}`} {
+	for _, s := range []string{`{"sessionId":"s","update":{"x":[{"\u005fmeta":{"acp-bridge":1}}]}}`, `{"_meta":{"acp-bridge":1,"a":2}}`, `{"_meta":{"a":{"_meta":{"acp\u002dbridge":[1]}}}}`, `[1,"\u0061",{}]`, `{"_meta":{}}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		if !json.Valid([]byte(in)) {
 			return
 		}
-		if _, _, err := StripMetaKey([]byte(in), MetaKey); errors.Is(err, ErrTooDeep) {
+		_, changed, err := StripMetaKey([]byte(in), MetaKey)
+		if errors.Is(err, ErrTooDeep) {
 			return
 		}
 		checkStrip(t, in)
+		// What lets the bridge skip StripMetaKey must never hide a change.
+		if u, ok := ScanSessionUpdate([]byte(in)); ok && u.NoMeta && changed {
+			t.Fatalf("ScanSessionUpdate(%q) says NoMeta, yet StripMetaKey changed it", in)
+		}
 	})
 }
 

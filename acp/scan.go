@@ -30,6 +30,11 @@ type SessionUpdate struct {
 	// tool-call kinds only, when the scan could read every name plainly
 	// and none repeats; nil otherwise (read Update instead).
 	Members map[string]json.RawMessage
+	// NoMeta is set when the pass that read Params found no member named
+	// "_meta", in any spelling, anywhere in them (jsonscan.ScanNamed):
+	// StripMetaKey has nothing to remove, and need not read them again.
+	// Unset (the zero value) says nothing: check.
+	NoMeta bool
 
 	idStart, idEnd int // span of the sessionId value in Params
 }
@@ -40,11 +45,13 @@ type SessionUpdate struct {
 // one string sessionId and at most one update (escaped or repeated names
 // included); the caller then uses encoding/json.
 func ScanSessionUpdate(params []byte) (u SessionUpdate, ok bool) {
-	fs, valid := jsonscan.Scan(params, 2, nil)
+	fs, valid, named := jsonscan.ScanNamed(params, 2, nil, metaMember)
 	if !valid || len(params) == 0 {
 		return SessionUpdate{}, false
 	}
-	return sessionUpdateFrom(params, fs, -1, 0, "")
+	u, ok = sessionUpdateFrom(params, fs, -1, 0, "")
+	u.NoMeta = ok && !named
+	return u, ok
 }
 
 // sessionUpdateFrom reads a SessionUpdate out of fields Scan recorded:

@@ -163,3 +163,40 @@ func TestSessionIDReuseNeverMisreads(t *testing.T) {
 		}
 	}
 }
+
+// TestNoMeta: the line reader and ScanSessionUpdate say NoMeta only when
+// no member anywhere in the params is named _meta in any spelling (the
+// bridge then skips StripMetaKey), and a line whose member outside params
+// is named so is treated the same way (asked about the whole line).
+func TestNoMeta(t *testing.T) {
+	for _, tc := range []struct {
+		params string
+		noMeta bool
+	}{
+		{`{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"_meta \"_meta\":{}"}}}`, true},
+		{`{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"t","content":[{"type":"diff","path":"/a","newText":"x\n\"y\""}]}}`, true},
+		{`{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"t","_meta":{"claudeCode":{}}}}`, false},
+		{`{"sessionId":"s","_meta":{"acp-bridge":1},"update":{"sessionUpdate":"plan"}}`, false},
+		{`{"sessionId":"s","update":{"sessionUpdate":"plan","entries":[{"a":{"b":{"c":[{"_meta":{"acp-bridge":1}}]}}}]}}`, false},
+		{`{"sessionId":"s","update":{"sessionUpdate":"plan","entries":[{"\u005fmeta":{"acp-bridge":1}}]}}`, false},
+		{`{"sessionId":"s","update":{"sessionUpdate":"plan","entries":[{"x\"y":1}]}}`, false}, // any escaped name: read it
+	} {
+		u, ok := ScanSessionUpdate([]byte(tc.params))
+		if !ok || u.NoMeta != tc.noMeta {
+			t.Errorf("ScanSessionUpdate(%s): ok %v NoMeta %v, want NoMeta %v", tc.params, ok, u.NoMeta, tc.noMeta)
+		}
+		m, ok := plainMessage([]byte(`{"jsonrpc":"2.0","method":"session/update","params":` + tc.params + `}`))
+		if !ok || !m.scanned || m.update.NoMeta != tc.noMeta {
+			t.Errorf("line reader on %s: ok %v scanned %v NoMeta %v, want NoMeta %v", tc.params, ok, m.scanned, m.update.NoMeta, tc.noMeta)
+		}
+		if _, changed, err := StripMetaKey([]byte(tc.params), MetaKey); tc.noMeta && (changed || err != nil) {
+			t.Errorf("NoMeta, yet StripMetaKey(%s) changed %v err %v", tc.params, changed, err)
+		}
+	}
+	// A _meta outside the params (a member of the message itself) is not
+	// in what is forwarded, but the answer is for the whole line: no.
+	m, ok := plainMessage([]byte(`{"jsonrpc":"2.0","_meta":{},"method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"plan"}}}`))
+	if !ok || !m.scanned || m.update.NoMeta {
+		t.Errorf("a line with _meta outside its params: ok %v scanned %v NoMeta %v", ok, m.scanned, m.update.NoMeta)
+	}
+}

@@ -301,15 +301,16 @@ type lineReader struct {
 // does not). Anything else (batches, odd ids, invalid UTF-8, which jsonrpc2
 // repairs) is left to jsonrpc2. The raw members are copies.
 //
-// One pass (jsonscan.Scan) validates the line and finds its members, those
-// of its params and those of a session/update's update. m is overwritten;
+// One pass (jsonscan.ScanNamed) validates the line and finds its members, those
+// of its params and those of a session/update's update, and whether any
+// member anywhere is named "_meta" (SessionUpdate.NoMeta). m is overwritten;
 // it is meaningful only when read reports true.
 func (r *lineReader) read(line []byte, m *plainMsg) bool {
 	*m = plainMsg{}
 	if len(line) == 0 || line[0] != '{' || !utf8.Valid(line) {
 		return false
 	}
-	fs, valid := jsonscan.Scan(line, 3, r.fields[:0])
+	fs, valid, named := jsonscan.ScanNamed(line, 3, r.fields[:0], metaMember)
 	r.fields = fs
 	if !valid {
 		return false
@@ -383,6 +384,7 @@ func (r *lineReader) read(line []byte, m *plainMsg) bool {
 				m.update, m.scanned = sessionUpdateFrom(m.params, fs, paramsField, base, r.sessionID)
 				if m.scanned {
 					r.sessionID = m.update.SessionID
+					m.update.NoMeta = !named // the whole line was asked, params included
 				}
 			}
 		}

@@ -25,14 +25,23 @@ func baselineRunner(ctx context.Context, c Config, cur Binaries) (*Runner, error
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	bin := cur
-	bin.Bridge = filepath.Join(dir, "acp-bridge")
+	bin := baselineBinaries(cur, dir)
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin.Bridge, "./cmd/acp-bridge")
 	cmd.Dir = c.Base
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("go build ./cmd/acp-bridge in the baseline %s: %w\n%s", c.Base, err, out)
 	}
 	return &Runner{Bin: bin, Dir: dir}, nil
+}
+
+// baselineBinaries are the baseline's: its own bridge in dir, the current
+// agent, and its config as it always was (no NoSandbox: an older bridge may
+// not know the key, and ran unconfined anyway).
+func baselineBinaries(cur Binaries, dir string) Binaries {
+	bin := cur
+	bin.NoSandbox = false
+	bin.Bridge = filepath.Join(dir, "acp-bridge")
+	return bin
 }
 
 // policyBenchPkg is the package under root whose tests hold
@@ -130,6 +139,11 @@ func (r *Report) baselineMarkdown() string {
 	w("The baseline's bridge (built from %s) ran in this same run, alternating with the current one and with the direct runs, behind the same agent binary and client. "+
 		"The machine may be shared: compare the ratios within this run, never a figure here with one from another run. "+
 		"A ratio *current / baseline* under 1 is faster (or smaller) now for times and memory, over 1 better now for throughput.\n\n", label)
+	if r.Config.NoSandbox {
+		w("The current bridge ran its agent **without the OS sandbox** in this run (`-sandbox=false`, `sandbox.enabled: false`), as a bridge built before the sandbox (756c8e8) runs it: like with like. The sandbox's own cost is what a run without that flag adds.\n\n")
+	} else {
+		w("The current bridge ran its agent in the OS sandbox (bubblewrap's namespaces, Landlock scoping in its init); a baseline built before the sandbox (756c8e8) runs it unconfined, so the agent's side of the gap includes the sandbox (`-sandbox=false` compares like with like).\n\n")
+	}
 	if r.Load[0] != "" {
 		w("Load average (1, 5, 15 min) at the start of the run: %s; at the end: %s, on %d CPUs.\n\n", r.Load[0], r.Load[1], r.Machine.CPUs)
 	}

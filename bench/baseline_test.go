@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acp-bridge/acp-bridge/settings"
 )
 
 // TestBaselineMarkdown: the comparison section takes each ratio per run
@@ -36,6 +38,8 @@ func TestBaselineMarkdown(t *testing.T) {
 		"| approval round trip | 300 | 600 | 300 | 600 |",
 		"| BenchmarkEvaluateSimple | 3000 | 2000 | 1.50 | 10 | 8 |",
 		"at the start of the run: 1.00, 2.00, 3.00; at the end: 4.00, 5.00, 6.00",
+		"ran its agent in the OS sandbox", // and says how to compare like with like
+		"`-sandbox=false` compares like with like",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("missing %q in:\n%s", want, md)
@@ -74,5 +78,33 @@ func TestPolicyBenchPkg(t *testing.T) {
 func TestPolicyBenchPkgOfThisTree(t *testing.T) {
 	if got, err := policyBenchPkg(".."); err != nil || got != "./policy/" {
 		t.Errorf("got %q, %v; want ./policy/", got, err)
+	}
+}
+
+// TestNoSandboxConfig: -sandbox=false turns the OS sandbox off in the
+// current bridge's config (read by the settings the bridge reads) and
+// never in the baseline's, whose older config may not know the key.
+func TestNoSandboxConfig(t *testing.T) {
+	for _, tc := range []struct {
+		noSandbox bool
+		enabled   bool
+	}{{false, true}, {true, false}} {
+		dir := t.TempDir()
+		env, err := NewEnv(dir, Binaries{Agent: "/bin/true", NoSandbox: tc.noSandbox}, []string{"bench"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		store, err := settings.Load(settings.Options{ConfigFile: env.Config, UserConfigDir: dir, WorkspaceDir: env.Workspace(), Environ: []string{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := store.Snapshot().Config.Sandbox.Enabled
+		store.Close()
+		if got != tc.enabled {
+			t.Errorf("NoSandbox %v: sandbox.enabled %v, want %v", tc.noSandbox, got, tc.enabled)
+		}
+	}
+	if b := baselineBinaries(Binaries{Bridge: "cur", Agent: "agent", NoSandbox: true}, "/x"); b.NoSandbox || b.Bridge != filepath.Join("/x", "acp-bridge") || b.Agent != "agent" {
+		t.Errorf("baseline binaries %+v: want its own bridge, the same agent, its config unchanged", b)
 	}
 }

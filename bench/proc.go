@@ -24,6 +24,9 @@ type Binaries struct {
 	// BridgeEnv is added to the bridge's environment (acp-bench
 	// -bridge-env), e.g. GOMAXPROCS=1 for an experiment.
 	BridgeEnv []string
+	// NoSandbox adds sandbox.enabled: false to the bridge's config
+	// (Config.NoSandbox).
+	NoSandbox bool
 }
 
 // Build compiles acp-bridge and bench-agent into dir with plain `go build`
@@ -182,7 +185,11 @@ type Env struct {
 func NewEnv(dir string, bin Binaries, agents []string) (Env, error) {
 	e := Env{Dir: dir, Config: filepath.Join(dir, "config.yaml"), Audit: filepath.Join(dir, "audit.jsonl")}
 	var b strings.Builder
-	fmt.Fprintf(&b, "defaultAgent: %s\napprovals: {timeoutSeconds: 3600}\naudit: {path: %q}\nlog: {level: warn}\nagents:\n", agents[0], e.Audit)
+	fmt.Fprintf(&b, "defaultAgent: %s\napprovals: {timeoutSeconds: 3600}\naudit: {path: %q}\nlog: {level: warn}\n", agents[0], e.Audit)
+	if bin.NoSandbox {
+		b.WriteString("sandbox: {enabled: false}\n")
+	}
+	b.WriteString("agents:\n")
 	for _, a := range agents {
 		fmt.Fprintf(&b, "  %s: {command: %q}\n", a, bin.Agent)
 	}

@@ -25,8 +25,13 @@ type Config struct {
 	Quick       bool   // small sizes
 	Only        map[string]bool
 	CommandLine string
-	BridgeEnv   []string  // KEY=VALUE added to the bridge's environment
-	Log         io.Writer // progress; nil = discard
+	BridgeEnv   []string // KEY=VALUE added to the bridge's environment
+	// NoSandbox runs the current bridge's agents unconfined
+	// (sandbox.enabled: false; acp-bench -sandbox=false): a bridge built
+	// before the OS sandbox (756c8e8) runs its agent unconfined, and this
+	// compares like with like. The baseline's config is never changed.
+	NoSandbox bool
+	Log       io.Writer // progress; nil = discard
 	// Base is a checkout of a baseline commit whose bridge runs beside
 	// the current one (baseline.go); "" for none. BaseLabel names it.
 	Base, BaseLabel string
@@ -135,6 +140,7 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		return nil, err
 	}
 	bin.BridgeEnv = c.BridgeEnv
+	bin.NoSandbox = c.NoSandbox
 	r := &Runner{Bin: bin, Dir: c.Dir}
 	modes := []Mode{Direct, Bridged}
 	// runner and mode of a run: the baseline is a bridged run of its own
@@ -361,7 +367,9 @@ func (r *Report) eachStreamRuns(f func(name string, m Mode, runs []StreamResult)
 		if !ok {
 			continue
 		}
-		for _, m := range []Mode{Direct, Bridged} {
+		// the baseline's rows too (when it ran): its bridge's CPU per
+		// message beside the current one's, from the same run
+		for _, m := range []Mode{Direct, Bridged, Baseline} {
 			var runs []StreamResult
 			for _, x := range byMode[m] {
 				if x.Msgs > 0 && x.Elapsed > 0 {

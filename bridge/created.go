@@ -1,12 +1,16 @@
 package bridge
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
+	"unicode/utf8"
 
 	"go.uber.org/zap"
 
@@ -43,8 +47,9 @@ func (w *createdWatch) appeared(skip func(string) bool) []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var now, still []string
-	for _, p := range w.missing {
-		if _, err := os.Lstat(p); err == nil && (skip == nil || !skip(p)) {
+	exist := existing(w.missing)
+	for i, p := range w.missing {
+		if exist[i] && (skip == nil || !skip(p)) {
 			now = append(now, p)
 		} else {
 			still = append(still, p)
@@ -52,6 +57,102 @@ func (w *createdWatch) appeared(skip func(string) bool) []string {
 	}
 	w.missing = still
 	return now
+}
+
+// existing reports, for each path, what os.Lstat would: whether it
+// exists. It runs after every turn, on the way to the prompt's answer, over
+// about 40 paths in a handful of directories, where a system call costs
+// several µs, so it reads each directory holding several of them once
+// instead of walking every path, shallowest first: a directory its parent's
+// listing does not name, or that cannot be reached (ENOENT, ENOTDIR), holds
+// none of them, as lstat would find; a name a listing holds is confirmed
+// with lstat (that path appeared: rare); a name it does not hold is missing
+// unless the listing has a name a case-insensitive or normalising file
+// system could take for it (equal under ASCII case folding, or not ASCII),
+// when lstat decides. Any other failure to read a directory falls back to
+// lstat for each path in it.
+func existing(paths []string) []bool {
+	out := make([]bool, len(paths))
+	lstat := func(p string) bool {
+		_, err := os.Lstat(p)
+		return err == nil
+	}
+	byDir := map[string][]int{}
+	var dirs []string
+	for i, p := range paths {
+		d := filepath.Dir(p)
+		if _, ok := byDir[d]; !ok {
+			dirs = append(dirs, d)
+		}
+		byDir[d] = append(byDir[d], i)
+	}
+	// shallowest first, so that a directory's parent is read before it
+	slices.SortStableFunc(dirs, func(a, b string) int { return len(a) - len(b) })
+	listed := map[string]*dirListing{} // nil: unreachable
+	for _, d := range dirs {
+		idx := byDir[d]
+		if pl, ok := listed[filepath.Dir(d)]; ok && filepath.Dir(d) != d {
+			if pl == nil || !pl.mayHold(filepath.Base(d)) {
+				listed[d] = nil // its parent is unreachable or does not name it
+				continue
+			}
+		}
+		if len(idx) == 1 {
+			out[idx[0]] = lstat(paths[idx[0]])
+			continue
+		}
+		l, err := readListing(d)
+		switch {
+		case err == nil:
+			listed[d] = &l
+		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+			listed[d] = nil
+			continue
+		default:
+			for _, i := range idx {
+				out[i] = lstat(paths[i])
+			}
+			continue
+		}
+		for _, i := range idx {
+			if l.mayHold(filepath.Base(paths[i])) {
+				out[i] = lstat(paths[i])
+			}
+		}
+	}
+	return out
+}
+
+// dirListing is what existing needs of a directory's names.
+type dirListing struct {
+	folded map[string]bool // the names, ASCII lower-cased
+	odd    bool            // some name is not ASCII: any lookup may alias it
+}
+
+// mayHold says whether a lookup of name in the directory could find an
+// entry: the name is listed, in some case, or a non-ASCII name might alias
+// it.
+func (l *dirListing) mayHold(name string) bool {
+	return l.odd || l.folded[strings.ToLower(name)]
+}
+
+func readListing(dir string) (dirListing, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return dirListing{}, err
+	}
+	l := dirListing{folded: make(map[string]bool, len(ents))}
+	for _, e := range ents {
+		n := e.Name()
+		for j := 0; j < len(n); j++ {
+			if n[j] >= utf8.RuneSelf {
+				l.odd = true
+				break
+			}
+		}
+		l.folded[strings.ToLower(n)] = true
+	}
+	return l, nil
 }
 
 // watching reports whether p is watched (it was missing at the start and has

@@ -145,3 +145,92 @@ func (h *harness) bridgeWatching(sid, p string) bool {
 	}
 	return s.created.watching(p)
 }
+
+// existing answers what os.Lstat answers for every path, whatever the
+// directory holding it is: present, missing, a file, a link to a
+// directory, a dangling link, holding a case variant or a non-ASCII name;
+// the watch's own paths in a workspace, before and after some appear.
+func TestExistingAgreesWithLstat(t *testing.T) {
+	root := t.TempDir()
+	mk := func(rel string) {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mk("d/a")
+	mk("d/.ENVRC")
+	mk("u/K\u212a") // Kelvin sign: a case-insensitive lookup may alias "kk"
+	mk("file")
+	mk("real/x")
+	if err := os.Symlink(filepath.Join(root, "real"), filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "nowhere"), filepath.Join(root, "dangling")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(root, "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("a", filepath.Join(root, "d", "b")); err != nil { // a link exists (lstat)
+		t.Fatal(err)
+	}
+	if err := os.Symlink("gone", filepath.Join(root, "d", "c")); err != nil { // a dangling link exists too
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, rel := range []string{
+		"d/a", "d/b", "d/c", "d/.envrc", "d/.ENVRC", "d/missing", "d/sub/x",
+		"u/kk", "u/KK", "u/z",
+		"file/a", "file/b",
+		"link/x", "link/y",
+		"dangling/a", "dangling/b",
+		"none/a", "none/b",
+		"sub/a", "sub/b",
+		"single", "file", "LINK", // the root is read too: its listing decides for d, u, link, none, ...
+		"none/deeper/a", "none/deeper/b",
+	} {
+		paths = append(paths, filepath.Join(root, filepath.FromSlash(rel)))
+	}
+	ws := t.TempDir()
+	watched := sandbox.MissingProtected(ws)
+	check := func(paths []string) {
+		t.Helper()
+		got := existing(paths)
+		for i, p := range paths {
+			_, err := os.Lstat(p)
+			if want := err == nil; got[i] != want {
+				t.Errorf("existing(%s) = %v, os.Lstat says %v (%v)", p, got[i], want, err)
+			}
+		}
+	}
+	check(paths)
+	check(watched)
+	if len(watched) < 10 {
+		t.Fatalf("only %d watched places in an empty workspace", len(watched))
+	}
+	// Some of them appear: a directory of several, a file in the root.
+	for _, p := range watched {
+		if strings.HasSuffix(p, filepath.Join(".vscode", "tasks.json")) || strings.HasSuffix(p, ".envrc") || strings.HasSuffix(p, filepath.Join(".git", "hooks")) {
+			if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	check(watched)
+	n := 0
+	for _, e := range existing(watched) {
+		if e {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Fatalf("%d of the watched places exist, want the 3 written", n)
+	}
+}

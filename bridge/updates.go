@@ -141,9 +141,15 @@ func (a *agentRT) sendUpdate(ctx context.Context, s *session, known bool, o upda
 			zap.String("childSession", childID), zap.String("session", s.id))
 	}
 	// A child's _meta["acp-bridge"] (anywhere in the update) never reaches
-	// the editor. Nearly every update cannot hold it and costs two
-	// bytes.Contains; one that did is read again from its stripped bytes.
-	if stripped, ok := a.stripForeign(o.params, "session/update "+o.kind); !ok {
+	// the editor. The pass that read the line already knows whether any
+	// member in it is named _meta in any spelling (acp.SessionUpdate.NoMeta):
+	// when none is, there is nothing to strip and the params are not read
+	// again (two more passes over a 64 KiB diff cost more than the scan
+	// itself). Otherwise StripMetaKey reads them; one it changed is read
+	// again from its stripped bytes.
+	if o.scanned && o.scan.NoMeta {
+		// nothing named _meta: nothing to strip
+	} else if stripped, ok := a.stripForeign(o.params, "session/update "+o.kind); !ok {
 		return
 	} else if len(stripped) != len(o.params) {
 		so, err := parseUpdate(stripped)

@@ -3,7 +3,9 @@
 // does the same check and, in the same pass, records where the members of
 // the top-level object and of the objects nested in them sit (down to a
 // given depth), so a JSON-RPC line, its params and a session/update's
-// update are read with one pass over the bytes; and the scanner
+// update are read with one pass over the bytes (ScanNamed also says, from
+// that pass, whether any member anywhere may be called a given name, so
+// that a caller looking for _meta members skips documents without one); and the scanner
 // (EachMember, EachMemberAt, Member, MemberString, EachElement,
 // ReadElements, SkipValue) finds members and elements of JSON already
 // known to be valid, without allocating, skipping string bodies with

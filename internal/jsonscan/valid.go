@@ -66,6 +66,29 @@ type frame struct {
 // It is what lets acp read a JSON-RPC line, its params and the update
 // inside them with one pass over the bytes instead of one per level.
 func Scan(data []byte, depth int, ms []Field) (_ []Field, ok bool) {
+	return scan(data, depth, ms, nil)
+}
+
+// ScanNamed is Scan that also reports, from the same pass, whether any
+// member of any object in data (at any depth, recorded or not, inside
+// arrays too) may be named name as a JSON reader decodes it: its raw name
+// is name, or holds an escape (which could spell anything). When named is
+// false no member of data is called name in any spelling, so a caller
+// looking for such members has nothing to do. named means nothing when ok
+// is false.
+func ScanNamed(data []byte, depth int, ms []Field, name string) (_ []Field, ok, named bool) {
+	nc := nameCheck{name: name}
+	ms, ok = scan(data, depth, ms, &nc)
+	return ms, ok, nc.seen
+}
+
+// nameCheck is ScanNamed's question and answer.
+type nameCheck struct {
+	name string
+	seen bool
+}
+
+func scan(data []byte, depth int, ms []Field, nc *nameCheck) (_ []Field, ok bool) {
 	var stackBuf [32]frame
 	stack := stackBuf[:0]
 	n := len(data)
@@ -95,7 +118,7 @@ func Scan(data []byte, depth int, ms []Field) (_ []Field, ok bool) {
 			}
 			stack = append(stack, f)
 			if c == '{' {
-				if i, ms = key(data, i, &stack[len(stack)-1], ms); i < 0 {
+				if i, ms = key(data, i, &stack[len(stack)-1], ms, nc); i < 0 {
 					return ms, false
 				}
 			}
@@ -141,7 +164,7 @@ func Scan(data []byte, depth int, ms []Field) (_ []Field, ok bool) {
 			if data[i] == ',' {
 				i = skipSpace(data, i+1)
 				if top.close == '}' {
-					if i, ms = key(data, i, top, ms); i < 0 {
+					if i, ms = key(data, i, top, ms, nc); i < 0 {
 						return ms, false
 					}
 				}
@@ -157,14 +180,18 @@ func Scan(data []byte, depth int, ms []Field) (_ []Field, ok bool) {
 }
 
 // key checks `"name" :` at i, records the member if f records, and returns
-// where its value may start (after white space), or -1.
-func key(data []byte, i int, f *frame, ms []Field) (int, []Field) {
+// where its value may start (after white space), or -1. With nc it notes
+// a name that may be nc.name (ScanNamed).
+func key(data []byte, i int, f *frame, ms []Field, nc *nameCheck) (int, []Field) {
 	if i >= len(data) || data[i] != '"' {
 		return -1, ms
 	}
 	end, escaped := scanString(data, i)
 	if end < 0 {
 		return -1, ms
+	}
+	if nc != nil && !nc.seen && (escaped || string(data[i+1:end-1]) == nc.name) {
+		nc.seen = true
 	}
 	v := skipSpace(data, end)
 	if v >= len(data) || data[v] != ':' {

@@ -27,6 +27,8 @@ func main() {
 	flag.StringVar(&cfg.BaseLabel, "base-label", "", "how the report names the baseline (default: the -base directory)")
 	flag.IntVar(&cfg.ScaleRuns, "scale-runs", 0, "scale runs (each starts 20 agents and 1,000 sessions; default min(runs, 3))")
 	flag.BoolVar(&keep, "keep", false, "keep the scratch directory (the built binaries, configs, workspaces) and print its path, e.g. for perf report")
+	sandboxOn := true
+	flag.BoolVar(&sandboxOn, "sandbox", true, "run the current bridge's agents in the OS sandbox; -sandbox=false turns it off (sandbox.enabled: false) to compare like with like against a baseline built before the sandbox (the baseline's config is never changed)")
 	flag.Func("bridge-env", "KEY=VALUE added to the bridge's environment (repeatable), e.g. GOMAXPROCS=1", func(v string) error {
 		if k, _, ok := strings.Cut(v, "="); !ok || k == "" {
 			return fmt.Errorf("want KEY=VALUE, got %q", v)
@@ -35,6 +37,7 @@ func main() {
 		return nil
 	})
 	flag.Parse()
+	cfg.NoSandbox = !sandboxOn
 	if only != "" {
 		cfg.Only = map[string]bool{}
 		for _, s := range strings.Split(only, ",") {

@@ -90,6 +90,9 @@ type Options struct {
 	// Getenv reads the bridge's environment for the host IPC sockets it
 	// names (SSH_AUTH_SOCK, XDG_RUNTIME_DIR); nil is os.Getenv.
 	Getenv func(string) string
+	// Homes are the process's private state homes (MakeHome): writable,
+	// their copies and config places as Spec.Homes says.
+	Homes []*Home
 }
 
 // Spec is the sandbox of one agent process.
@@ -115,6 +118,10 @@ type Spec struct {
 	// ~/.claude.json): a private writable copy is bound over each, so the
 	// agent's writes never reach the real file.
 	Copies []string `json:",omitempty"`
+	// Homes are the process's private state homes (home.go): each
+	// writable, its copies made by Prepare, its read-only copies and config
+	// places bound read-only.
+	Homes []HomeSpec `json:",omitempty"`
 	// Emptied are directories of host IPC sockets ($XDG_RUNTIME_DIR,
 	// /tmp/.X11-unix, /run/dbus): an empty private tmpfs covers each.
 	Emptied []string `json:",omitempty"`
@@ -155,7 +162,13 @@ func Compute(o Options) (Spec, error) {
 	if s.Network == "" {
 		s.Network = NetworkAll
 	}
-	for _, set := range [][]string{o.Workspace, o.StateDirs, o.AllowWrite} {
+	var homeDirs []string
+	for _, h := range o.Homes {
+		if h != nil {
+			homeDirs = append(homeDirs, h.Dir)
+		}
+	}
+	for _, set := range [][]string{o.Workspace, o.StateDirs, o.AllowWrite, homeDirs} {
 		for _, p := range set {
 			if !filepath.IsAbs(p) {
 				return Spec{}, fmt.Errorf("sandbox: writable path %q is not absolute", p)
@@ -272,11 +285,16 @@ func Compute(o Options) (Spec, error) {
 	// not). Such a file stays masked, so the agent's state there is lost
 	// for the run, as a Read deny on it asks.
 	for _, c := range sortedKeys(ps.copies) {
-		if _, isMasked := masked[c]; isMasked || maskedAbove(c, masked) {
+		if readMasked(c, masked) {
 			s.Notes = append(s.Notes, "not copied for the agent, a Read deny rule names it: "+c)
 			continue
 		}
 		s.Copies = append(s.Copies, c)
+	}
+	for _, h := range o.Homes {
+		if h != nil {
+			s.Homes = append(s.Homes, homeSpec(h, masked))
+		}
 	}
 	s.EnvKeep = dedupe(append([]string(nil), o.EnvKeep...))
 	getenv := o.Getenv

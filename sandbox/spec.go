@@ -291,12 +291,14 @@ func Compute(o Options) (Spec, error) {
 		}
 		s.Copies = append(s.Copies, c)
 	}
+	keep := append([]string(nil), o.EnvKeep...)
 	for _, h := range o.Homes {
 		if h != nil {
 			s.Homes = append(s.Homes, homeSpec(h, masked))
+			keep = append(keep, h.Env) // the variable naming it reaches the agent
 		}
 	}
-	s.EnvKeep = dedupe(append([]string(nil), o.EnvKeep...))
+	s.EnvKeep = dedupe(keep)
 	getenv := o.Getenv
 	if getenv == nil {
 		getenv = os.Getenv

@@ -75,7 +75,7 @@ type Profile struct {
 	// PrivateHome: when the bridge's OS sandbox confines the agent, it runs
 	// with a state directory of its own instead of the person's (Codex's
 	// CODEX_HOME, Qwen Code's QWEN_HOME): the files it rewrites and the
-	// sandbox keeps read-only are private copies there (bridge/codexhome.go).
+	// sandbox keeps read-only are private copies there (sandbox/home.go, sandbox.MakeHome).
 	PrivateHome *PrivateHome
 
 	// RejectAborts: the agent offers no reject option that lets its turn go

@@ -68,7 +68,7 @@ type Options struct {
 	// Places are more protected places beside the table (policy.Places):
 	// InHome relative to Home, InSystem absolute. The bridge gives every
 	// agent profile's config places (profiles.AllConfigPlaces) and those
-	// of a private CODEX_HOME. Floor and Git are ignored (read-only).
+	// of a private home are Options.Homes'. Floor and Git are ignored (read-only).
 	Places []policy.Place
 	// Network is what the agent may reach.
 	Network Network

@@ -67,8 +67,8 @@ type Options struct {
 	Protected []string
 	// Places are more protected places beside the table (policy.Places):
 	// InHome relative to Home, InSystem absolute. The bridge gives every
-	// agent profile's config places (profiles.AllConfigPlaces) and those
-	// of a private home are Options.Homes'. Floor and Git are ignored (read-only).
+	// agent profile's config places (profiles.AllConfigPlaces); a private
+	// home's are its own (Homes). Floor and Git are ignored (read-only).
 	Places []policy.Place
 	// Network is what the agent may reach.
 	Network Network

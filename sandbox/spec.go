@@ -122,6 +122,9 @@ type Spec struct {
 	// writable, its copies made by Prepare, its read-only copies and config
 	// places bound read-only.
 	Homes []HomeSpec `json:",omitempty"`
+	// HomesRoot is the private homes' root (HomesRoot): hidden inside but
+	// for Homes.
+	HomesRoot string `json:",omitempty"`
 	// Emptied are directories of host IPC sockets ($XDG_RUNTIME_DIR,
 	// /tmp/.X11-unix, /run/dbus): an empty private tmpfs covers each.
 	Emptied []string `json:",omitempty"`
@@ -158,7 +161,7 @@ func Compute(o Options) (Spec, error) {
 	if max <= 0 {
 		max = 50000
 	}
-	s := Spec{Network: o.Network}
+	s := Spec{Network: o.Network, HomesRoot: HomesRoot()}
 	if s.Network == "" {
 		s.Network = NetworkAll
 	}

@@ -97,10 +97,10 @@ type agentRT struct {
 	sandbox    SandboxPlan       // how the current process is confined
 	prepared   *sandbox.Prepared // its sandbox files (nil when unconfined)
 	sandboxDir string            // the working directory it was computed for
-	// codexHome is the current Codex process's private CODEX_HOME
-	// (codexhome.go; "" for other agents and unconfined Codex): writable
-	// in its sandbox.
-	codexHome string
+	// privHome is the current process's private state home (Codex's
+	// CODEX_HOME, Qwen Code's QWEN_HOME; privatehome.go; nil for other
+	// agents and unconfined ones): writable in its sandbox.
+	privHome *sandbox.Home
 
 	// fwdMu serialises forwarding this agent's updates with registering
 	// new sessions (see updates.go); it guards opening, held, openedCh and
@@ -345,12 +345,13 @@ func (a *agentRT) startOnce(ctx context.Context, gen int) error {
 	}
 	// An agent whose profile declares a private state home (Codex's
 	// CODEX_HOME, Qwen Code's QWEN_HOME) gets one inside the sandbox
-	// (codexhome.go): made before the plan, which binds it writable, and
-	// dropped again if the plan does not confine it.
-	var cxHome *codexHome
+	// (privatehome.go, sandbox.MakeHome): made before the plan, which
+	// binds it writable and fills its copies, and dropped again if the
+	// plan does not confine it.
+	var cxHome *sandbox.Home
 	if ph := prof.PrivateHome; ph != nil && snap.SandboxFor(a.name).Enabled {
 		if person := personHome(ph, env, agentHome(cfg, a.b.home)); person != "" {
-			h, err := preparePrivateHome(ph, prof.Name, person)
+			h, err := sandbox.MakeHome(homeDecl(prof, person))
 			if err != nil {
 				return fmt.Errorf("start agent %s: %w", a.name, err)
 			}
@@ -358,17 +359,14 @@ func (a *agentRT) startOnce(ctx context.Context, gen int) error {
 		}
 	}
 	a.mu.Lock()
-	a.codexHome = ""
-	if cxHome != nil {
-		a.codexHome = cxHome.Dir
-	}
+	a.privHome = cxHome
 	a.mu.Unlock()
 	plan, err := a.sandboxPlan(snap, prof.Name, dir) // state directories by profile (qwen reads tool calls as gemini does)
 	if err == nil && cxHome != nil && !plan.Confined {
 		cxHome.Remove()
 		cxHome = nil
 		a.mu.Lock()
-		a.codexHome = ""
+		a.privHome = nil
 		a.mu.Unlock()
 		plan, err = a.sandboxPlan(snap, prof.Name, dir)
 	}
@@ -376,9 +374,13 @@ func (a *agentRT) startOnce(ctx context.Context, gen int) error {
 		cxHome.Remove()
 		return err
 	}
-	if cxHome != nil && plan.Spec != nil {
-		if emptied := cxHome.honourMasks(prof.PrivateHome, plan.Spec.Masked); len(emptied) > 0 {
-			a.log.Info("a Read deny rule names the agent's state file: its private copy is empty", zap.Strings("files", emptied))
+	if plan.Spec != nil {
+		for _, h := range plan.Spec.Homes {
+			for _, c := range h.Copies {
+				if c.Denied {
+					a.log.Info("a Read deny rule names the agent's state file: its private copy is empty", zap.String("file", c.From))
+				}
+			}
 		}
 	}
 	if plan.Confined {
@@ -599,7 +601,7 @@ func (a *agentRT) watch(proc *agents.Process, conn *acp.Conn, gen int) {
 // SIGTERM, SIGKILL), bounded by ctx.
 func (a *agentRT) stop(ctx context.Context) {
 	a.mu.Lock()
-	proc, stdin, conn, cxHome := a.proc, a.stdin, a.conn, a.codexHome
+	proc, stdin, conn, cxHome := a.proc, a.stdin, a.conn, a.privHome
 	a.stopping = true
 	a.mu.Unlock()
 	if proc == nil {
@@ -623,12 +625,12 @@ func (a *agentRT) stop(ctx context.Context) {
 	if err := proc.Stop(ctx); err != nil {
 		a.log.Warn("stopping agent", zap.Error(err))
 	}
-	if cxHome != "" {
+	if cxHome != nil {
 		select {
 		case <-proc.Done():
 			// Removed here too, not only by the goroutine that waits for
 			// the exit: the bridge may exit right after its agents stop.
-			(&codexHome{Dir: cxHome}).Remove()
+			cxHome.Remove()
 		default: // still running: that goroutine removes it
 		}
 	}

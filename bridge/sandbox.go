@@ -62,9 +62,9 @@ type SandboxInputs struct {
 	// Hidden are directories the agent must not see at all (the attach
 	// socket directory, Options.HiddenDirs).
 	Hidden []string
-	// Private are directories the bridge made for this process alone
-	// (Codex's private CODEX_HOME, codexhome.go): writable inside.
-	Private []string
+	// Homes are the private state homes made for this process alone
+	// (privatehome.go, sandbox.MakeHome): writable inside.
+	Homes []*sandbox.Home
 }
 
 // ErrSandboxRefused is wrapped by PlanSandbox's error when the sandbox is
@@ -140,13 +140,15 @@ func computeSpec(in SandboxInputs, allowWrite []string, network sandbox.Network)
 	workspace = append(workspace, in.Snapshot.Config.Permissions.AdditionalDirectories...)
 	// Every agent's config places, in every agent's sandbox (agent A must
 	// not write what agent B reads at its next start), and Codex's private
-	// CODEX_HOME's (docs/sandbox.md, "Agents' config places").
+	// home's, which sandbox.Compute adds (docs/sandbox.md, "Agents' config
+	// places").
 	places := profiles.AllConfigPlaces()
 	return sandbox.Compute(sandbox.Options{
 		Places:     places,
 		Workspace:  workspace,
 		Home:       in.Home,
-		StateDirs:  append(append(sandbox.StateDirs(in.Family, in.Home), sandbox.RunnerDirs(in.Command, in.Home)...), in.Private...),
+		StateDirs:  append(sandbox.StateDirs(in.Family, in.Home), sandbox.RunnerDirs(in.Command, in.Home)...),
+		Homes:      in.Homes,
 		AllowWrite: allowWrite,
 		Protected:  in.PolicyFiles,
 		Network:    network,
@@ -286,10 +288,11 @@ func (a *agentRT) sandboxPlan(snap *settings.Snapshot, family, dir string) (Sand
 	} else {
 		pol, _ = AgentPolicy(snap, a.name)
 	}
-	var files, private []string
+	var files []string
+	var homes []*sandbox.Home
 	a.mu.Lock()
-	if a.codexHome != "" {
-		private = []string{a.codexHome}
+	if a.privHome != nil {
+		homes = []*sandbox.Home{a.privHome}
 	}
 	a.mu.Unlock()
 	if a.b.store != nil {
@@ -298,7 +301,7 @@ func (a *agentRT) sandboxPlan(snap *settings.Snapshot, family, dir string) (Sand
 	return PlanSandbox(SandboxInputs{
 		Snapshot: snap, Policy: pol, Agent: a.name, Family: family, Command: snap.Config.Agents[a.name].Command,
 		Workspace: a.b.opts.WorkspaceDir, Dir: dir, Home: agentHome(snap.Config.Agents[a.name], a.b.home), PolicyFiles: files,
-		Hidden: a.b.opts.HiddenDirs, Private: private,
+		Hidden: a.b.opts.HiddenDirs, Homes: homes,
 	})
 }
 

@@ -75,7 +75,7 @@ type Profile struct {
 	// PrivateHome: when the bridge's OS sandbox confines the agent, it runs
 	// with a state directory of its own instead of the person's (Codex's
 	// CODEX_HOME, Qwen Code's QWEN_HOME): the files it rewrites and the
-	// sandbox keeps read-only are private copies there (bridge/codexhome.go).
+	// sandbox keeps read-only are private copies there (sandbox/home.go, sandbox.MakeHome).
 	PrivateHome *PrivateHome
 
 	// RejectAborts: the agent offers no reject option that lets its turn go
@@ -113,8 +113,33 @@ type PrivateHome struct {
 	Dir string
 	// Copies are the entries copied rather than linked (file names).
 	Copies []string
+	// ReadOnly are those of Copies kept read-only inside the sandbox: the
+	// agent has nothing of its own to write there (Codex: the bridge
+	// refuses its presets), and a command it runs must not set what its
+	// next session starts with.
+	ReadOnly []string
 	// Made are directories made in the person's directory before linking.
 	Made []string
+}
+
+// HomePlaces are the profile's config places that are entries of its
+// private home (ConfigPlaces under PrivateHome.Dir), by entry name: the
+// private home shows them read-only, neither linked nor copied. nil
+// without a private home.
+func (p *Profile) HomePlaces() []ConfigPlace {
+	if p == nil || p.PrivateHome == nil {
+		return nil
+	}
+	var out []ConfigPlace
+	for _, c := range p.ConfigPlaces {
+		name, ok := strings.CutPrefix(c.Path, p.PrivateHome.Dir+"/")
+		if !ok || name == "" || strings.Contains(name, "/") {
+			continue
+		}
+		c.Path = name
+		out = append(out, c)
+	}
+	return out
 }
 
 // ConfigPlace is one place in an agent's config home.
@@ -406,7 +431,7 @@ var profiles = []*Profile{
 		ConfinedFlags: codexSetting("sandbox_mode", `"danger-full-access"`)[:1],
 		RejectAborts:  true,
 		// Its presets are persisted into CODEX_HOME/config.toml.
-		PrivateHome: &PrivateHome{Env: "CODEX_HOME", Dir: ".codex", Copies: []string{"config.toml"}, Made: []string{"sessions", "archived_sessions"}},
+		PrivateHome: &PrivateHome{Env: "CODEX_HOME", Dir: ".codex", Copies: []string{"config.toml"}, ReadOnly: []string{"config.toml"}, Made: []string{"sessions", "archived_sessions"}},
 		// Read from CODEX_HOME (~/.codex) at start or at each new session:
 		// execpolicy rules (an allow rule runs a command without asking
 		// the bridge), the .env loaded into its environment, the global

@@ -245,3 +245,51 @@ func TestConfigPlaces(t *testing.T) {
 		}
 	}
 }
+
+// A private home's read-only copies are among its copies, and its config
+// places (HomePlaces) are the profile's config places that are top-level
+// entries of its directory: a place there that were linked instead would
+// let the agent replace the link (docs/sandbox.md, "Private state homes").
+func TestHomePlaces(t *testing.T) {
+	for _, p := range Profiles() {
+		ph := p.PrivateHome
+		if ph == nil {
+			if hp := p.HomePlaces(); hp != nil {
+				t.Errorf("%s: home places %v without a private home", p.Name, hp)
+			}
+			continue
+		}
+		for _, r := range ph.ReadOnly {
+			if !slices.Contains(ph.Copies, r) {
+				t.Errorf("%s: read-only %q is not one of the copies %v", p.Name, r, ph.Copies)
+			}
+		}
+		var want []string
+		for _, c := range p.ConfigPlaces {
+			if rest, ok := strings.CutPrefix(c.Path, ph.Dir+"/"); ok && !strings.Contains(rest, "/") {
+				want = append(want, rest)
+			}
+		}
+		var got []string
+		for _, c := range p.HomePlaces() {
+			got = append(got, c.Path)
+			if slices.Contains(ph.Copies, c.Path) || slices.Contains(ph.Made, c.Path) {
+				t.Errorf("%s: %q is both a config place and a copy or made directory", p.Name, c.Path)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: home places %v, want %v", p.Name, got, want)
+		}
+	}
+	codex := ProfileByName("codex")
+	var names []string
+	for _, c := range codex.HomePlaces() {
+		names = append(names, c.Path)
+	}
+	if !slices.Equal(names, []string{"rules", ".env", "AGENTS.md", "AGENTS.override.md", "skills", "prompts"}) {
+		t.Errorf("codex home places %v", names)
+	}
+	if !slices.Equal(codex.PrivateHome.ReadOnly, []string{"config.toml"}) {
+		t.Errorf("codex's config.toml is not read-only in its private home: %v", codex.PrivateHome.ReadOnly)
+	}
+}

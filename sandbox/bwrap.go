@@ -31,6 +31,9 @@ type bwrapFiles struct {
 	copies map[string]string
 	// content: a blocked file's content -> a read-only file holding it.
 	content map[string]string
+	// homes is the private homes' root (HomesRoot), hidden by an empty
+	// tmpfs: the agent's own home (Spec.Homes) is bound again inside it.
+	homes string
 }
 
 // mount is one bind of the file system part, ordered by depth.
@@ -47,8 +50,11 @@ type mount struct {
 //     ancestors of protected places (bound onto themselves: mount points),
 //     the read-only protected places, the blocked missing places, the
 //     private copies of agents' permission state;
+//     a private home's read-only copies and config places; the private
+//     homes' root is an empty tmpfs before the agent's own home is bound
+//     inside it;
 //  3. the masks (Read deny rules, host IPC sockets) and the emptied socket
-//     directories.
+//     directories; the homes' root made read-only.
 //
 // Every capability is dropped, so a process inside cannot remount or
 // unmount what hides a path (it runs as the caller's user; as root it is
@@ -104,6 +110,28 @@ func bwrapArgs(s Spec, f bwrapFiles, dir string, argv []string) []string {
 			add(p, 4, "--bind", c, p)
 		}
 	}
+	if f.homes != "" {
+		// Before anything inside it (depth, then order -1): every other
+		// agent's private home is out of sight, whenever it was made.
+		add(f.homes, -1, "--perms", "0700", "--tmpfs", f.homes)
+	}
+	for _, h := range s.Homes {
+		for _, c := range h.Copies {
+			if c.ReadOnly {
+				add(c.To, 2, "--ro-bind", c.To, c.To)
+			}
+		}
+		for _, b := range h.Places {
+			src := b.From
+			if src == "" {
+				src = f.empty
+				if b.Dir {
+					src = f.emptyDir
+				}
+			}
+			add(b.To, 3, "--ro-bind", src, b.To)
+		}
+	}
 	sort.SliceStable(ms, func(i, j int) bool {
 		if ms[i].depth != ms[j].depth {
 			return ms[i].depth < ms[j].depth
@@ -135,6 +163,9 @@ func bwrapArgs(s Spec, f bwrapFiles, dir string, argv []string) []string {
 			continue
 		}
 		a = append(a, "--tmpfs", d)
+	}
+	if f.homes != "" {
+		a = append(a, "--remount-ro", f.homes)
 	}
 	if f.tmp != "" {
 		a = append(a, "--setenv", "TMPDIR", f.tmp)

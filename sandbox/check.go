@@ -291,16 +291,26 @@ func Prepare(s Spec, dir string, argv []string, netOpts *NetOptions) (Prepared, 
 			}
 		}
 	}
+	// One copy mechanism (home.go, writeCopy) for the sandbox's own
+	// copies and the private homes': Compute already left out, or marked
+	// denied, every file a Read deny rule makes unreadable.
 	for i, c := range s.Copies {
-		data, err := os.ReadFile(c)
-		if err != nil {
+		cp := filepath.Join(tmp, "copy-"+strconv.Itoa(i)+"-"+filepath.Base(c))
+		if err := writeCopy(c, cp, false); err != nil {
 			return fail(fmt.Errorf("sandbox: copy of %s: %w", c, err))
 		}
-		cp := filepath.Join(tmp, "copy-"+strconv.Itoa(i)+"-"+filepath.Base(c))
-		if err := os.WriteFile(cp, data, 0o600); err != nil {
-			return fail(fmt.Errorf("sandbox: copy of %s: %w", c, err))
+		if _, err := os.Lstat(cp); err != nil {
+			return fail(fmt.Errorf("sandbox: copy of %s: not a regular file", c))
 		}
 		f.copies[c] = cp
+	}
+	if err := homeCopies(s); err != nil {
+		return fail(err)
+	}
+	// Every sandbox hides the private homes' root (made here when
+	// missing, so that none made later shows either).
+	if f.homes, err = ensureHomesRoot(); err != nil {
+		return fail(err)
 	}
 	p := Prepared{Path: m.Path, MaskFile: f.mask, TmpDir: f.tmp, Created: created, files: f,
 		Cleanup: func() { removeCreated(); os.RemoveAll(tmp); lock.Close() }}
@@ -347,4 +357,16 @@ func createFile(p, content string) error {
 func isFileName(p string) bool {
 	b := filepath.Base(p)
 	return strings.HasSuffix(b, ".json") || strings.HasSuffix(b, ".backup")
+}
+
+// homeCopies writes the copies of s's private homes.
+func homeCopies(s Spec) error {
+	for _, h := range s.Homes {
+		for _, c := range h.Copies {
+			if err := writeCopy(c.From, c.To, c.Denied); err != nil {
+				return fmt.Errorf("sandbox: private home's copy of %s: %w", c.From, err)
+			}
+		}
+	}
+	return nil
 }

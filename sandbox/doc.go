@@ -22,6 +22,10 @@
 //   - sweep.go, sweep_linux.go: the private directory's life: its owner
 //     lock and placeholders manifest, the placeholders live sandboxes
 //     share, and Sweep, which removes what dead bridges left.
+//   - home.go: private state homes (MakeHome): an agent's own state
+//     directory made for one process, its copies (the one copy mechanism,
+//     writeCopy, honouring Read deny rules), its read-only config places,
+//     hidden from every other sandbox, swept like a private directory.
 //   - profiles.go: each agent family's own state directories.
 //
 // The package does no logging and keeps no state across calls except

@@ -34,6 +34,9 @@ func (s *Spec) Permits(op Op, p string) (ok bool, why string) {
 		}
 		return false, m.Path + " is masked (" + m.Rule + ")"
 	}
+	if s.otherHome(p) {
+		return false, p + " is in another agent's private home (hidden in the sandbox)"
+	}
 	if op != OpWrite {
 		return true, ""
 	}
@@ -117,7 +120,33 @@ func (s *Spec) readOnlyOf(p string) (string, bool) {
 			return b.Path, true
 		}
 	}
+	for _, h := range s.Homes {
+		for _, c := range h.Copies {
+			if c.ReadOnly && p == c.To {
+				return c.To, true
+			}
+		}
+		for _, b := range h.Places {
+			if p == b.To || strings.HasPrefix(p, b.To+"/") {
+				return b.To, true
+			}
+		}
+	}
 	return "", false
+}
+
+// otherHome: p is in the private homes' root but not in one of s's own
+// homes (hidden inside: bwrap.go).
+func (s *Spec) otherHome(p string) bool {
+	if s.HomesRoot == "" || (p != s.HomesRoot && !strings.HasPrefix(p, s.HomesRoot+"/")) {
+		return false
+	}
+	for _, h := range s.Homes {
+		if p == h.Dir || strings.HasPrefix(p, h.Dir+"/") {
+			return false
+		}
+	}
+	return true
 }
 
 func plural(n int, what string) string {

@@ -44,7 +44,12 @@ func TestPermits(t *testing.T) {
 		Writable: []string{"/w/proj"},
 		ReadOnly: []string{"/w/proj/.git/hooks"},
 		Masked:   []Path{{Path: "/w/proj/.env", Rule: "Read(.env)"}, {Path: "/h/.ssh", Dir: true, Rule: "Read(~/.ssh/**)"}},
+		Homes: []HomeSpec{{Dir: "/t/homes/a/codex-home",
+			Copies: []HomeCopy{{From: "/h/.codex/config.toml", To: "/t/homes/a/codex-home/config.toml", ReadOnly: true}},
+			Places: []HomeBind{{From: "/h/.codex/rules", To: "/t/homes/a/codex-home/rules", Dir: true}}}},
+		HomesRoot: "/t/homes",
 	}
+	s.Writable = append(s.Writable, "/t/homes/a/codex-home")
 	cases := []struct {
 		op   Op
 		path string
@@ -62,6 +67,13 @@ func TestPermits(t *testing.T) {
 		{OpWrite, "/w/proj/.env", false, "/w/proj/.env is masked"},
 		{OpWrite, "/h/.local/bin/x", false, "/h/.local/bin/x is outside the writable trees"},
 		{OpWrite, "/w/projx/a", false, "outside the writable trees"},
+		{OpWrite, "/t/homes/a/codex-home/sessions/x", true, ""},
+		{OpWrite, "/t/homes/a/codex-home/config.toml", false, "config.toml is read-only"},
+		{OpWrite, "/t/homes/a/codex-home/rules/evil.rules", false, "rules is read-only"},
+		{OpRead, "/t/homes/a/codex-home/config.toml", true, ""},
+		{OpRead, "/t/homes/b/qwen-home/settings.json", false, "another agent's private home"},
+		{OpRead, "/t/homes", false, "another agent's private home"},
+		{OpRead, "/t/homesx/f", true, ""},
 	}
 	for _, c := range cases {
 		ok, why := s.Permits(c.op, c.path)

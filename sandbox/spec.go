@@ -67,8 +67,8 @@ type Options struct {
 	Protected []string
 	// Places are more protected places beside the table (policy.Places):
 	// InHome relative to Home, InSystem absolute. The bridge gives every
-	// agent profile's config places (profiles.AllConfigPlaces) and those
-	// of a private CODEX_HOME. Floor and Git are ignored (read-only).
+	// agent profile's config places (profiles.AllConfigPlaces); a private
+	// home's are its own (Homes). Floor and Git are ignored (read-only).
 	Places []policy.Place
 	// Network is what the agent may reach.
 	Network Network
@@ -90,6 +90,9 @@ type Options struct {
 	// Getenv reads the bridge's environment for the host IPC sockets it
 	// names (SSH_AUTH_SOCK, XDG_RUNTIME_DIR); nil is os.Getenv.
 	Getenv func(string) string
+	// Homes are the process's private state homes (MakeHome): writable,
+	// their copies and config places as Spec.Homes says.
+	Homes []*Home
 }
 
 // Spec is the sandbox of one agent process.
@@ -115,6 +118,13 @@ type Spec struct {
 	// ~/.claude.json): a private writable copy is bound over each, so the
 	// agent's writes never reach the real file.
 	Copies []string `json:",omitempty"`
+	// Homes are the process's private state homes (home.go): each
+	// writable, its copies made by Prepare, its read-only copies and config
+	// places bound read-only.
+	Homes []HomeSpec `json:",omitempty"`
+	// HomesRoot is the private homes' root (HomesRoot): hidden inside but
+	// for Homes.
+	HomesRoot string `json:",omitempty"`
 	// Emptied are directories of host IPC sockets ($XDG_RUNTIME_DIR,
 	// /tmp/.X11-unix, /run/dbus): an empty private tmpfs covers each.
 	Emptied []string `json:",omitempty"`
@@ -151,11 +161,17 @@ func Compute(o Options) (Spec, error) {
 	if max <= 0 {
 		max = 50000
 	}
-	s := Spec{Network: o.Network}
+	s := Spec{Network: o.Network, HomesRoot: HomesRoot()}
 	if s.Network == "" {
 		s.Network = NetworkAll
 	}
-	for _, set := range [][]string{o.Workspace, o.StateDirs, o.AllowWrite} {
+	var homeDirs []string
+	for _, h := range o.Homes {
+		if h != nil {
+			homeDirs = append(homeDirs, h.Dir)
+		}
+	}
+	for _, set := range [][]string{o.Workspace, o.StateDirs, o.AllowWrite, homeDirs} {
 		for _, p := range set {
 			if !filepath.IsAbs(p) {
 				return Spec{}, fmt.Errorf("sandbox: writable path %q is not absolute", p)
@@ -272,13 +288,20 @@ func Compute(o Options) (Spec, error) {
 	// not). Such a file stays masked, so the agent's state there is lost
 	// for the run, as a Read deny on it asks.
 	for _, c := range sortedKeys(ps.copies) {
-		if _, isMasked := masked[c]; isMasked || maskedAbove(c, masked) {
+		if readMasked(c, masked) {
 			s.Notes = append(s.Notes, "not copied for the agent, a Read deny rule names it: "+c)
 			continue
 		}
 		s.Copies = append(s.Copies, c)
 	}
-	s.EnvKeep = dedupe(append([]string(nil), o.EnvKeep...))
+	keep := append([]string(nil), o.EnvKeep...)
+	for _, h := range o.Homes {
+		if h != nil {
+			s.Homes = append(s.Homes, homeSpec(h, masked))
+			keep = append(keep, h.Env) // the variable naming it reaches the agent
+		}
+	}
+	s.EnvKeep = dedupe(keep)
 	getenv := o.Getenv
 	if getenv == nil {
 		getenv = os.Getenv

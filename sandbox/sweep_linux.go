@@ -134,8 +134,27 @@ func openNoLinks(p string, flags int) (int, error) {
 // it removed. Call it before computing any sandbox (bridge start): a
 // placeholder removed between Compute and Prepare would leave a place the
 // Spec counted as existing unheld.
+// The private homes (home.go) are swept the same way, in their root.
 func Sweep() int {
-	return sweepIn(os.TempDir())
+	return sweepIn(os.TempDir()) + sweepIn(HomesRoot())
+}
+
+// ownPrivateDir: p is a directory (not a link) of this user with no
+// access for others.
+func ownPrivateDir(p string) error {
+	var st unix.Stat_t
+	if err := unix.Lstat(p, &st); err != nil {
+		return err
+	}
+	switch {
+	case st.Mode&unix.S_IFMT != unix.S_IFDIR:
+		return fmt.Errorf("not a directory")
+	case int(st.Uid) != os.Geteuid():
+		return fmt.Errorf("owned by uid %d, not this user", st.Uid)
+	case st.Mode&0o077 != 0:
+		return fmt.Errorf("mode %#o: open to others", st.Mode&0o777)
+	}
+	return nil
 }
 
 func sweepIn(parent string) int {

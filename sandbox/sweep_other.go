@@ -29,3 +29,14 @@ func liveUses(string) map[string]bool { return nil }
 
 // Sweep does nothing here: see the Linux one.
 func Sweep() int { return 0 }
+
+func ownPrivateDir(p string) error {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() || fi.Mode().Perm()&0o077 != 0 {
+		return errors.New("not a private directory")
+	}
+	return nil
+}

@@ -10,14 +10,15 @@ import (
 	"time"
 )
 
-// An agent's private state home (bridge/codexhome.go, profiles.PrivateHome),
+// An agent's private state home (sandbox/home.go, profiles.PrivateHome),
 // through the real binary and the real sandbox, for each profile that
 // declares one. The agent rewrites the file the profile copies as the real
 // agent does (Codex appends to $CODEX_HOME/config.toml when a preset is
 // picked; Qwen Code writes settings.json.tmp, renames settings.json to
 // settings.json.orig and the temp file into its place when a model is
 // picked) and then tries the person's own file directly (a rename, then a
-// write). Confined, the first succeeds on a private copy, the others fail,
+// write). Confined, the first succeeds on a private copy (fails, the copy
+// unchanged, where the profile keeps it read-only: Codex's), the others fail,
 // the person's file is unchanged on disk, sessions written through the
 // private home land in the person's directory, and the private directory is
 // gone once the bridge has exited. The control (sandbox off) shows the same
@@ -30,13 +31,15 @@ func TestPrivateStateHome(t *testing.T) {
 		person         string // the person's file
 		rewrite        string // sh: rewrite "$f" (the file in the home the agent is given) as the agent does
 		wantSeen       string // the private file after the rewrite
+		readOnly       bool   // the private copy is read-only: the rewrite fails
 		session        string // a file the agent keeps across processes, relative to its home
 	}{
 		{
 			name: "codex", env: "CODEX_HOME", dir: ".codex", file: "config.toml",
 			person:   "model = \"person-model\"\n",
 			rewrite:  `echo 'notify = ["evil-private"]' >> "$f"`,
-			wantSeen: "model = \"person-model\"\nnotify = [\"evil-private\"]\n",
+			wantSeen: "model = \"person-model\"\n",
+			readOnly: true,
 			session:  "sessions/rollout-test.jsonl",
 		},
 		{
@@ -97,10 +100,16 @@ exec "$0" demo-agent`
 					}
 				}
 				home1, _, _ := strings.Cut(strings.TrimPrefix(string(report), "home="), "\n")
-				if !strings.Contains(filepath.Base(home1), "acp-bridge-"+tc.name+"-home-") {
+				if filepath.Base(home1) != tc.name+"-home" || !strings.Contains(home1, "/acp-bridge-homes-") {
 					t.Fatalf("%s inside the sandbox is %q, want the private directory (report %q)", tc.env, home1, report)
 				}
 				for _, want := range []string{"private-written", "session-written"} {
+					if want == "private-written" && tc.readOnly {
+						if strings.Contains(string(report), want) {
+							t.Errorf("the read-only private %s was written (report %q)", tc.file, report)
+						}
+						continue
+					}
 					if !strings.Contains(string(report), want) {
 						t.Errorf("report %q lacks %s", report, want)
 					}
@@ -119,7 +128,7 @@ exec "$0" demo-agent`
 				case <-time.After(20 * time.Second):
 					t.Fatal("acp-bridge did not exit after stdin closed")
 				}
-				if _, err := os.Lstat(home1); !os.IsNotExist(err) {
+				if _, err := os.Lstat(filepath.Dir(home1)); !os.IsNotExist(err) {
 					t.Errorf("the private %s %s is still there after the bridge exited (%v)", tc.env, home1, err)
 				}
 				if got, _ := os.ReadFile(personFile); string(got) != tc.person {
@@ -166,7 +175,7 @@ func TestPrivateHomeHonoursReadDeny(t *testing.T) {
 				p := startBinIn(t, home, ws, cfg)
 				p.open(t)
 				seen, _ := os.ReadFile(filepath.Join(ws, "seen"))
-				if !strings.Contains(string(seen), "acp-bridge-"+tc.name+"-home-") {
+				if !strings.Contains(string(seen), "/acp-bridge-homes-") || !strings.Contains(string(seen), "/"+tc.name+"-home\n") {
 					t.Fatalf("the agent was not given its private home: %q", seen)
 				}
 				if got := strings.Contains(string(seen), "ghp_SECRET_rt8"); got == denied {

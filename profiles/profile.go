@@ -444,6 +444,10 @@ var profiles = []*Profile{
 			{Path: ".codex/AGENTS.override.md", What: "Codex's global instructions"},
 			{Path: ".codex/skills", Dir: true, What: "Codex's skills"},
 			{Path: ".codex/prompts", Dir: true, What: "Codex's custom prompts"},
+			// Lifecycle hooks: commands Codex runs at session start, before
+			// a tool, at stop (red team 9), and the scripts they name.
+			{Path: ".codex/hooks.json", What: "Codex's lifecycle hooks (commands run at session start and around tools)"},
+			{Path: ".codex/hooks", Dir: true, What: "Codex's hook scripts"},
 			{Path: ".agents/skills", Dir: true, What: "Codex's user skills"},
 		},
 		Quirks: []string{

@@ -286,7 +286,7 @@ func TestHomePlaces(t *testing.T) {
 	for _, c := range codex.HomePlaces() {
 		names = append(names, c.Path)
 	}
-	if !slices.Equal(names, []string{"rules", ".env", "AGENTS.md", "AGENTS.override.md", "skills", "prompts"}) {
+	if !slices.Equal(names, []string{"rules", ".env", "AGENTS.md", "AGENTS.override.md", "skills", "prompts", "hooks.json", "hooks"}) {
 		t.Errorf("codex home places %v", names)
 	}
 	if !slices.Equal(codex.PrivateHome.ReadOnly, []string{"config.toml"}) {

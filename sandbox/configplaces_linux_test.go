@@ -69,6 +69,22 @@ func TestConfigPlacesHoldInEverySandbox(t *testing.T) {
 		{"opencode tool created", "opencode", `mkdir -p "$HOME/.config/opencode/tool" && echo x > "$HOME/.config/opencode/tool/t.ts"`},
 		{"opencode agent dir replaced", "opencode", `mv "$HOME/.config/opencode/agent" "$HOME/.config/opencode/a2"; mkdir "$HOME/.config/opencode/agent"; echo x > "$HOME/.config/opencode/agent/build.md"`},
 	}
+	// And as a property: every config place of every profile in a config
+	// home, written in place, then replaced by a rename (a directory: a
+	// file planted inside, then the directory swapped for another).
+	for _, p := range profiles.Profiles() {
+		for _, c := range p.ConfigPlaces {
+			if !strings.HasPrefix(c.Path, ".codex/") && !strings.HasPrefix(c.Path, ".config/opencode/") {
+				continue // outside the config homes treeDiff compares
+			}
+			x := `"$HOME/` + c.Path + `"`
+			script := `echo evil > ` + x + `; echo evil > "$HOME/proj/t"; mv -f "$HOME/proj/t" ` + x
+			if c.Dir {
+				script = `mkdir -p ` + x + ` && echo evil > ` + x + `/planted; mv ` + x + ` ` + x + `.old; mkdir -p ` + x + ` && echo evil > ` + x + `/planted`
+			}
+			attacks = append(attacks, struct{ name, owner, script string }{"every place: " + c.Path, p.Name, script})
+		}
+	}
 	// The sandboxes: the owner's own (its state directory writable), and
 	// another agent's whose workspace is the home.
 	type box struct {

@@ -292,21 +292,32 @@ func (a *agentRT) stripForeign(raw json.RawMessage, what string) (json.RawMessag
 	return out, true
 }
 
-// stripOptions is stripForeign for the _meta of an agent's permission options.
+// stripOptions is stripForeign for the _meta of an agent's permission
+// options. An option's Meta is the VALUE of its _meta member (decoded from
+// any spelling encoding/json folds to it, "_META" too), so it is checked as
+// that member: wrapped in {"_meta": ...}, its own "acp-bridge" key is
+// removed as well as any deeper one (red team 9: the top-level key was
+// kept, since StripMetaKey looks into members named _meta only).
 func (a *agentRT) stripOptions(opts []acp.PermissionOption) []acp.PermissionOption {
 	out := opts
+	const head, tail = `{"_meta":`, `}`
 	for i, o := range opts {
 		if len(o.Meta) == 0 {
 			continue
 		}
-		m, ok := a.stripForeign(o.Meta, "permission option")
-		if ok && &m[0] == &o.Meta[0] {
-			continue
+		wrapped := make([]byte, 0, len(head)+len(o.Meta)+len(tail))
+		wrapped = append(append(append(wrapped, head...), o.Meta...), tail...)
+		m, ok := a.stripForeign(wrapped, "permission option")
+		if ok && len(m) == len(wrapped) {
+			continue // nothing removed
 		}
 		if &out[0] == &opts[0] {
 			out = append([]acp.PermissionOption(nil), opts...)
 		}
-		out[i].Meta = m // nil (dropped) when it could not be checked
+		out[i].Meta = nil // dropped when it could not be checked
+		if ok {
+			out[i].Meta = json.RawMessage(m[len(head) : len(m)-len(tail)])
+		}
 	}
 	return out
 }

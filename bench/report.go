@@ -44,7 +44,7 @@ type Sizes struct {
 	Prompts, Approvals int
 	Agents, Sessions   int
 	ScaleUpdates       int
-	ScaleApprovals     int
+	ScaleApprovals     int // per agent, pending at once (within the bridge's 64 in flight per child)
 	StartupRuns        int
 	ScaleRuns          int
 }
@@ -52,10 +52,10 @@ type Sizes struct {
 func sizes(c Config) Sizes {
 	if c.Quick {
 		return Sizes{Chunks: 5000, ChunkBytes: 100, Diffs: 100, DiffBytes: 64 << 10, PacedUpdates: 200, Prompts: 100, Approvals: 100,
-			Agents: 4, Sessions: 5, ScaleUpdates: 5, ScaleApprovals: 2, StartupRuns: 3, ScaleRuns: 1}
+			Agents: 4, Sessions: 5, ScaleUpdates: 5, ScaleApprovals: 7, StartupRuns: 3, ScaleRuns: 1}
 	}
 	return Sizes{Chunks: 100000, ChunkBytes: 100, Diffs: 2000, DiffBytes: 64 << 10, PacedUpdates: 2000, Prompts: 1000, Approvals: 1000,
-		Agents: 20, Sessions: 50, ScaleUpdates: 100, ScaleApprovals: 10, StartupRuns: 2 * c.Runs, ScaleRuns: cmp.Or(c.ScaleRuns, min(c.Runs, 3))}
+		Agents: 20, Sessions: 50, ScaleUpdates: 100, ScaleApprovals: 60, StartupRuns: 2 * c.Runs, ScaleRuns: cmp.Or(c.ScaleRuns, min(c.Runs, 3))}
 }
 
 // Report is everything a run measured.
@@ -526,8 +526,8 @@ shared and noisy: nothing here is asserted by a test, the aims below are read, n
 
 	if len(r.Scale) > 0 {
 		w("## 3. Scale: %d agents × %d sessions through one bridge\n\n", s.Agents, s.Sessions)
-		w("Bridge memory from `/proc/<pid>/status` (VmRSS now, VmHWM peak), median of %d runs (min–max). Streaming: every session streams %d updates at once (%d in all). Pending: every session asks %d permissions at once and the client holds every card until all %d have arrived, then answers all.\n\n",
-			len(r.Scale), s.ScaleUpdates, s.Agents*s.Sessions*s.ScaleUpdates, s.ScaleApprovals, s.Agents*s.Sessions*s.ScaleApprovals)
+		w("Bridge memory from `/proc/<pid>/status` (VmRSS now, VmHWM peak), median of %d runs (min–max). Streaming: every session streams %d updates at once (%d in all). Pending: each agent asks %d permissions at once, spread over its sessions (%d or %d each; the bridge lets one agent have 64 requests in flight and refuses more with -32005), and the client holds every card until all %d have arrived, then answers all.\n\n",
+			len(r.Scale), s.ScaleUpdates, s.Agents*s.Sessions*s.ScaleUpdates, s.ScaleApprovals, ScaleApprovals(s.ScaleApprovals, s.Sessions, 0), ScaleApprovals(s.ScaleApprovals, s.Sessions, s.Sessions-1), s.Agents*s.ScaleApprovals)
 		col := func(f func(ScaleResult) float64, format string) string {
 			var xs []float64
 			for _, x := range r.Scale {
@@ -541,7 +541,7 @@ shared and noisy: nothing here is asserted by a test, the aims below are read, n
 		w("| %d agents running, 1 session each | %s | %s |\n", s.Agents, col(func(x ScaleResult) float64 { return toMiB(x.OneEach.RSS) }, "%.1f MiB"), col(func(x ScaleResult) float64 { return toMiB(x.OneEach.HWM) }, "%.1f MiB"))
 		w("| %d sessions, idle | %s | %s |\n", s.Agents*s.Sessions, col(func(x ScaleResult) float64 { return toMiB(x.Idle.RSS) }, "%.1f MiB"), col(func(x ScaleResult) float64 { return toMiB(x.Idle.HWM) }, "%.1f MiB"))
 		w("| after all streamed at once | %s | %s |\n", col(func(x ScaleResult) float64 { return toMiB(x.Streaming.RSS) }, "%.1f MiB"), col(func(x ScaleResult) float64 { return toMiB(x.Streaming.HWM) }, "%.1f MiB"))
-		w("| %d approvals pending | %s | %s |\n", s.Agents*s.Sessions*s.ScaleApprovals, col(func(x ScaleResult) float64 { return toMiB(x.Pending.RSS) }, "%.1f MiB"), col(func(x ScaleResult) float64 { return toMiB(x.Pending.HWM) }, "%.1f MiB"))
+		w("| %d approvals pending | %s | %s |\n", s.Agents*s.ScaleApprovals, col(func(x ScaleResult) float64 { return toMiB(x.Pending.RSS) }, "%.1f MiB"), col(func(x ScaleResult) float64 { return toMiB(x.Pending.HWM) }, "%.1f MiB"))
 		w("\nPer idle session (beyond the first of each agent): %s. Per pending approval: %s. All runs delivered every update, every approval was answered (the agents counted %s allowed) and announced with `_acp-bridge/approval/resolved` (%s). The %d agent processes together used %s.\n\n",
 			col(func(x ScaleResult) float64 { return x.PerSessionBytes() / 1024 }, "%.1f KiB"),
 			col(func(x ScaleResult) float64 {

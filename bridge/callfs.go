@@ -67,8 +67,14 @@ func (c *callFS) RealPlaces(key string, places []string) []string {
 	return c.watch.realPlaces(key, places)
 }
 
-// seal ends the decision: from now on every call reads the file system.
-func (c *callFS) seal() { c.sealed.Store(true) }
+// seal ends the decision: from now on every call reads the file system,
+// and what was remembered is let go (an Env kept for a card's session
+// grant keeps its callFS for as long as the card is open). Called by the
+// goroutine that used it.
+func (c *callFS) seal() {
+	c.sealed.Store(true)
+	c.lstat, c.real = nil, nil
+}
 
 func (c *callFS) stat(p string) lstatResult {
 	if r, ok := c.lstat[p]; ok {

@@ -178,6 +178,15 @@ func (r *Report) baselineMarkdown() string {
 			w("| %s | %s | %s | %s | %s |\n", row.name, fmtSpread(SpreadOf(c50), "%.0f"), fmtSpread(SpreadOf(o50), "%.0f"),
 				fmtSpread(SpreadOf(c99), "%.0f"), fmtSpread(SpreadOf(o99), "%.0f"))
 		}
+		cpuOf := func(ls []LatencyResult) Spread {
+			var v []float64
+			for _, l := range ls {
+				v = append(v, l.ApprovalCPU)
+			}
+			return SpreadOf(v)
+		}
+		w("\nBridge CPU per approval (user + system from `/proc/<pid>/stat` over the %d approvals of a run, 10 ms resolution), µs: now %s, baseline %s.\n",
+			r.Sizes.Approvals, fmtSpread(cpuOf(r.Latency[Bridged]), "%.0f"), fmtSpread(cpuOf(r.Latency[Baseline]), "%.0f"))
 		w("\n")
 	}
 

@@ -202,8 +202,8 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 				if err != nil {
 					return nil, fmt.Errorf("latency %s run %d: %w", m, i+1, err)
 				}
-				logf("latency %s run %d: update p50 %.0fµs p99 %.0fµs; prompt p50 %.0fµs; approval p50 %.0fµs p99 %.0fµs", m, i+1,
-					Quantile(res.Update, .5), Quantile(res.Update, .99), Quantile(res.Prompt, .5), Quantile(res.Approval, .5), Quantile(res.Approval, .99))
+				logf("latency %s run %d: update p50 %.0fµs p99 %.0fµs; prompt p50 %.0fµs; approval p50 %.0fµs p99 %.0fµs; bridge CPU per approval %.0fµs", m, i+1,
+					Quantile(res.Update, .5), Quantile(res.Update, .99), Quantile(res.Prompt, .5), Quantile(res.Approval, .5), Quantile(res.Approval, .99), res.ApprovalCPU)
 				rep.Latency[m] = append(rep.Latency[m], res)
 			}
 		}

@@ -203,6 +203,9 @@ type LatencyResult struct {
 	Update   []float64 // agent wrote an update -> client read it (wall clock)
 	Prompt   []float64 // client sent an empty prompt -> client read its answer
 	Approval []float64 // agent asked permission -> agent read the answer (client answers at once)
+	// ApprovalCPU is the bridge's CPU time (user + system) per approval over
+	// the approvals, in µs; 0 in direct runs.
+	ApprovalCPU float64
 }
 
 // Latency measures one-way update latency with paced updates (so queueing
@@ -246,8 +249,17 @@ func (r *Runner) Latency(ctx context.Context, mode Mode, updates, prompts, appro
 		}
 		res.Prompt = append(res.Prompt, float64(time.Since(start).Nanoseconds())/1e3)
 	}
+	var cpu0 CPUTime
+	if mode != Direct {
+		cpu0, _ = ReadCPU(t.proc.Pid())
+	}
 	if _, err := c.Prompt(ctx, t.sid, fmt.Sprintf("perm %d", approvals)); err != nil {
 		return res, t.fail(err)
+	}
+	if mode != Direct && approvals > 0 {
+		if cpu1, err := ReadCPU(t.proc.Pid()); err == nil {
+			res.ApprovalCPU = float64(cpu1.Sub(cpu0).Total().Microseconds()) / float64(approvals)
+		}
 	}
 	for _, f := range strings.Split(rtts, ",") {
 		ns, err := strconv.ParseInt(f, 10, 64)

@@ -721,7 +721,10 @@ message in process:
   docs/policy.md, "Protected places that are links"); a decision of ` + "`" + `TestPlaceWatchSavesTheLstats` + "`" + ` reads 8 paths
   or fewer instead of every place. Same run against 756c8e8: approval round trip added p50 647 µs (636–748)
   against 510 µs (431–539), p99 5.1 ms against 4.0 ms; bridge CPU per approval (from ` + "`" + `/proc` + "`" + `, now reported
-  beside the latencies) 740 µs (690–810) against 430 µs (370–520). Not back at 756c8e8's. What is left per
+  beside the latencies) 740 µs (690–810) against 430 µs (370–520). Against the tree before (b00596d), in
+  another run (` + "`" + `BASE=b00596d` + "`" + `): approval round trip added p50 642 µs (627–656) against 1,549 µs (1,536–1,575),
+  p99 3.2 ms against 12.5 ms, bridge CPU per approval 630 µs (600–720) against 1,740 µs (1,690–1,780). Not back
+  at 756c8e8's. What is left per
   approval in the profile (4,000 approvals in process): the policy decision about 115 µs of CPU (the shell
   analysis and evaluation; the call's own paths are still resolved at every decision), the audit record about
   90 µs (a ` + "`" + `stat` + "`" + ` of the log's path and an ` + "`" + `fstat` + "`" + ` to notice a rotation by another program, the marshal, the

@@ -192,6 +192,15 @@ func (r *Report) baselineMarkdown() string {
 			w("| %s | %s | %s | %s | %s |\n", row.name, fmtSpread(SpreadOf(c50), "%.0f"), fmtSpread(SpreadOf(o50), "%.0f"),
 				fmtSpread(SpreadOf(c99), "%.0f"), fmtSpread(SpreadOf(o99), "%.0f"))
 		}
+		cpuOf := func(ls []LatencyResult) Spread {
+			var v []float64
+			for _, l := range ls {
+				v = append(v, l.ApprovalCPU)
+			}
+			return SpreadOf(v)
+		}
+		w("\nBridge CPU per approval (user + system from `/proc/<pid>/stat` over the %d approvals of a run, 10 ms resolution), µs: now %s, baseline %s.\n",
+			r.Sizes.Approvals, fmtSpread(cpuOf(r.Latency[Bridged]), "%.0f"), fmtSpread(cpuOf(r.Latency[Baseline]), "%.0f"))
 		w("\n")
 	}
 
@@ -212,10 +221,22 @@ func (r *Report) baselineMarkdown() string {
 			{"initialized", func(x ScaleResult) float64 { return toMiB(x.Base.RSS) }},
 			{fmt.Sprintf("%d sessions, idle", r.Sizes.Agents*r.Sizes.Sessions), func(x ScaleResult) float64 { return toMiB(x.Idle.RSS) }},
 			{"after all streamed at once (VmHWM)", func(x ScaleResult) float64 { return toMiB(x.Streaming.HWM) }},
-			{fmt.Sprintf("%d approvals pending", r.Sizes.Agents*r.Sizes.Sessions*r.Sizes.ScaleApprovals), func(x ScaleResult) float64 { return toMiB(x.Pending.RSS) }},
+			{fmt.Sprintf("%d approvals pending", r.Sizes.Agents*r.Sizes.ScaleApprovals), func(x ScaleResult) float64 { return toMiB(x.Pending.RSS) }},
 		} {
 			c, o := med(r.Scale, row.f), med(r.BaseScale, row.f)
 			w("| %s | %.1f MiB | %.1f MiB | %.2f |\n", row.name, c, o, c/o)
+		}
+		for _, row := range []struct {
+			name string
+			f    func(ScaleResult) float64
+		}{
+			{"per idle session (beyond the first of each agent)", func(x ScaleResult) float64 { return x.PerSessionBytes() / 1024 }},
+			{"per pending approval", func(x ScaleResult) float64 {
+				return float64(x.Pending.RSS-x.Streaming.RSS) / 1024 / float64(max(x.PendingCount, 1))
+			}},
+		} {
+			c, o := med(r.Scale, row.f), med(r.BaseScale, row.f)
+			w("| %s | %.1f KiB | %.1f KiB | %.2f |\n", row.name, c, o, c/o)
 		}
 		w("\n")
 	}

@@ -197,11 +197,11 @@ func TestScenariosSmoke(t *testing.T) {
 			t.Fatalf("startup %s: %v %v", m, d, err)
 		}
 	}
-	sc, err := r.Scale(ctx, 2, 3, 5, 2)
+	sc, err := r.Scale(ctx, 2, 3, 5, 4) // sessions ask 2, 1, 1
 	if err != nil {
 		t.Fatalf("scale: %v", err)
 	}
-	if sc.PendingCount != 12 || sc.Answered != 12 || sc.Resolved != 12 || sc.StreamUpdates != 30 || sc.Idle.RSS == 0 {
+	if sc.PendingCount != 8 || sc.Answered != 8 || sc.Resolved != 8 || sc.StreamUpdates != 30 || sc.Idle.RSS == 0 {
 		t.Fatalf("scale: %+v", sc)
 	}
 }
@@ -243,5 +243,21 @@ func TestProcReadersOnSelf(t *testing.T) {
 	}
 	if st := readStats(0); st != (procStats{}) {
 		t.Errorf("readStats(0) = %+v, want zero", st)
+	}
+}
+
+// ScaleApprovals spreads an agent's approvals over its sessions: they add
+// up to the agent's count, and no two sessions differ by more than one.
+func TestScaleApprovalsSpread(t *testing.T) {
+	for _, tc := range []struct{ perAgent, sessions int }{{60, 50}, {4, 3}, {7, 5}, {3, 5}, {50, 50}, {0, 4}, {128, 50}} {
+		sum, lo, hi := 0, tc.perAgent, 0
+		for j := range tc.sessions {
+			k := ScaleApprovals(tc.perAgent, tc.sessions, j)
+			sum += k
+			lo, hi = min(lo, k), max(hi, k)
+		}
+		if sum != tc.perAgent || hi-lo > 1 {
+			t.Errorf("%d over %d sessions: sum %d, from %d to %d per session", tc.perAgent, tc.sessions, sum, lo, hi)
+		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -140,4 +142,54 @@ func BenchmarkInProcessApproval(b *testing.B) {
 	if err != nil || stop != "end_turn" {
 		b.Fatalf("stop %q err %v", stop, err)
 	}
+}
+
+// BenchmarkInProcessPending holds 60 approvals pending at once in a bridge
+// in the test process (within the 64 one agent may have in flight) and
+// reports what each costs: heap in use and goroutine stacks after a GC,
+// against the same bridge idle. For heap profiles:
+//
+//	go test -run '^$' -bench InProcessPending -benchtime 1x -memprofile mem.out ./bench/
+func BenchmarkInProcessPending(b *testing.B) {
+	const pending = 60
+	agent := buildAgent(b)
+	for range b.N {
+		var arrived atomic.Int64
+		all := make(chan struct{})
+		release := make(chan struct{})
+		c, sid := inProcessBridge(b, agent, func(c *Client) {
+			c.OnRequest = func(method string, params json.RawMessage) (any, *RPCError) {
+				if arrived.Add(1) == pending {
+					close(all)
+				}
+				<-release
+				return AllowOnce(params)
+			}
+		})
+		idle := memNow()
+		done := make(chan error, 1)
+		go func() {
+			_, err := c.Prompt(context.Background(), sid, fmt.Sprintf("permc %d", pending))
+			done <- err
+		}()
+		select {
+		case <-all:
+		case err := <-done:
+			b.Fatalf("the prompt ended with %d of %d approvals pending: %v", arrived.Load(), pending, err)
+		}
+		held := memNow()
+		close(release)
+		if err := <-done; err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(held.HeapInuse-idle.HeapInuse)/pending, "heap-B/pending")
+		b.ReportMetric(float64(held.StackInuse-idle.StackInuse)/pending, "stack-B/pending")
+	}
+}
+
+func memNow() runtime.MemStats {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m
 }

@@ -49,7 +49,7 @@ type Sizes struct {
 	Prompts, Approvals int
 	Agents, Sessions   int
 	ScaleUpdates       int
-	ScaleApprovals     int
+	ScaleApprovals     int // per agent, pending at once (within the bridge's 64 in flight per child)
 	StartupRuns        int
 	ScaleRuns          int
 }
@@ -57,10 +57,10 @@ type Sizes struct {
 func sizes(c Config) Sizes {
 	if c.Quick {
 		return Sizes{Chunks: 5000, ChunkBytes: 100, Diffs: 100, DiffBytes: 64 << 10, PacedUpdates: 200, Prompts: 100, Approvals: 100,
-			Agents: 4, Sessions: 5, ScaleUpdates: 5, ScaleApprovals: 2, StartupRuns: 3, ScaleRuns: 1}
+			Agents: 4, Sessions: 5, ScaleUpdates: 5, ScaleApprovals: 7, StartupRuns: 3, ScaleRuns: 1}
 	}
 	return Sizes{Chunks: 100000, ChunkBytes: 100, Diffs: 2000, DiffBytes: 64 << 10, PacedUpdates: 2000, Prompts: 1000, Approvals: 1000,
-		Agents: 20, Sessions: 50, ScaleUpdates: 100, ScaleApprovals: 10, StartupRuns: 2 * c.Runs, ScaleRuns: cmp.Or(c.ScaleRuns, min(c.Runs, 3))}
+		Agents: 20, Sessions: 50, ScaleUpdates: 100, ScaleApprovals: 60, StartupRuns: 2 * c.Runs, ScaleRuns: cmp.Or(c.ScaleRuns, min(c.Runs, 3))}
 }
 
 // Report is everything a run measured.
@@ -208,8 +208,8 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 				if err != nil {
 					return nil, fmt.Errorf("latency %s run %d: %w", m, i+1, err)
 				}
-				logf("latency %s run %d: update p50 %.0fµs p99 %.0fµs; prompt p50 %.0fµs; approval p50 %.0fµs p99 %.0fµs", m, i+1,
-					Quantile(res.Update, .5), Quantile(res.Update, .99), Quantile(res.Prompt, .5), Quantile(res.Approval, .5), Quantile(res.Approval, .99))
+				logf("latency %s run %d: update p50 %.0fµs p99 %.0fµs; prompt p50 %.0fµs; approval p50 %.0fµs p99 %.0fµs; bridge CPU per approval %.0fµs", m, i+1,
+					Quantile(res.Update, .5), Quantile(res.Update, .99), Quantile(res.Prompt, .5), Quantile(res.Approval, .5), Quantile(res.Approval, .99), res.ApprovalCPU)
 				rep.Latency[m] = append(rep.Latency[m], res)
 			}
 		}
@@ -534,8 +534,8 @@ shared and noisy: nothing here is asserted by a test, the aims below are read, n
 
 	if len(r.Scale) > 0 {
 		w("## 3. Scale: %d agents × %d sessions through one bridge\n\n", s.Agents, s.Sessions)
-		w("Bridge memory from `/proc/<pid>/status` (VmRSS now, VmHWM peak), median of %d runs (min–max). Streaming: every session streams %d updates at once (%d in all). Pending: every session asks %d permissions at once and the client holds every card until all %d have arrived, then answers all.\n\n",
-			len(r.Scale), s.ScaleUpdates, s.Agents*s.Sessions*s.ScaleUpdates, s.ScaleApprovals, s.Agents*s.Sessions*s.ScaleApprovals)
+		w("Bridge memory from `/proc/<pid>/status` (VmRSS now, VmHWM peak), median of %d runs (min–max). Streaming: every session streams %d updates at once (%d in all). Pending: each agent asks %d permissions at once, spread over its sessions (%d or %d each; the bridge lets one agent have 64 requests in flight and refuses more with -32005), and the client holds every card until all %d have arrived, then answers all.\n\n",
+			len(r.Scale), s.ScaleUpdates, s.Agents*s.Sessions*s.ScaleUpdates, s.ScaleApprovals, ScaleApprovals(s.ScaleApprovals, s.Sessions, 0), ScaleApprovals(s.ScaleApprovals, s.Sessions, s.Sessions-1), s.Agents*s.ScaleApprovals)
 		col := func(f func(ScaleResult) float64, format string) string {
 			var xs []float64
 			for _, x := range r.Scale {
@@ -549,7 +549,7 @@ shared and noisy: nothing here is asserted by a test, the aims below are read, n
 		w("| %d agents running, 1 session each | %s | %s |\n", s.Agents, col(func(x ScaleResult) float64 { return toMiB(x.OneEach.RSS) }, "%.1f MiB"), col(func(x ScaleResult) float64 { return toMiB(x.OneEach.HWM) }, "%.1f MiB"))
 		w("| %d sessions, idle | %s | %s |\n", s.Agents*s.Sessions, col(func(x ScaleResult) float64 { return toMiB(x.Idle.RSS) }, "%.1f MiB"), col(func(x ScaleResult) float64 { return toMiB(x.Idle.HWM) }, "%.1f MiB"))
 		w("| after all streamed at once | %s | %s |\n", col(func(x ScaleResult) float64 { return toMiB(x.Streaming.RSS) }, "%.1f MiB"), col(func(x ScaleResult) float64 { return toMiB(x.Streaming.HWM) }, "%.1f MiB"))
-		w("| %d approvals pending | %s | %s |\n", s.Agents*s.Sessions*s.ScaleApprovals, col(func(x ScaleResult) float64 { return toMiB(x.Pending.RSS) }, "%.1f MiB"), col(func(x ScaleResult) float64 { return toMiB(x.Pending.HWM) }, "%.1f MiB"))
+		w("| %d approvals pending | %s | %s |\n", s.Agents*s.ScaleApprovals, col(func(x ScaleResult) float64 { return toMiB(x.Pending.RSS) }, "%.1f MiB"), col(func(x ScaleResult) float64 { return toMiB(x.Pending.HWM) }, "%.1f MiB"))
 		w("\nPer idle session (beyond the first of each agent): %s. Per pending approval: %s. All runs delivered every update, every approval was answered (the agents counted %s allowed) and announced with `_acp-bridge/approval/resolved` (%s). The %d agent processes together used %s.\n\n",
 			col(func(x ScaleResult) float64 { return x.PerSessionBytes() / 1024 }, "%.1f KiB"),
 			col(func(x ScaleResult) float64 {
@@ -719,6 +719,42 @@ message in process:
   0.48 of 2) and counting no agent CPU; it now pins and counts the whole chain (` + "`" + `bench.AgentChain` + "`" + `). Not profiled
   yet: the diffs (0.32–0.39 of direct against 0.63 for 756c8e8 in the run above) and the part of the gap the
   sandboxed agent itself accounts for.
+- **2026-11-27, the protected places, the approval's stack, the scale scenario** (` + "`" + `make bench BASE=756c8e8
+  BENCHFLAGS="-only latency -runs 3"` + "`" + ` and ` + "`" + `-only scale -runs 3 -scale-runs 3` + "`" + `, load average 15–24 on the 2 CPUs;
+  profiles of ` + "`" + `BenchmarkInProcessApproval` + "`" + ` and ` + "`" + `BenchmarkInProcessPending` + "`" + `). The one ` + "`" + `lstat` + "`" + ` per protected place
+  per decision (about 150: has any become a link since the last call?) is gone when nothing changed: the bridge
+  keeps where each place leads while inotify reports no change to a directory entry its resolution read, and a
+  decision makes one ` + "`" + `poll(2)` + "`" + ` (the inotify queue and ` + "`" + `/proc/self/mountinfo` + "`" + `) instead
+  (` + "`" + `bridge/placewatch_linux.go` + "`" + `; why that is the same check, and what is still resolved at every decision:
+  docs/policy.md, "Protected places that are links"); a decision of ` + "`" + `TestPlaceWatchSavesTheLstats` + "`" + ` reads 8 paths
+  or fewer instead of every place. Same run against 756c8e8: approval round trip added p50 647 µs (636–748)
+  against 510 µs (431–539), p99 5.1 ms against 4.0 ms; bridge CPU per approval (from ` + "`" + `/proc` + "`" + `, now reported
+  beside the latencies) 740 µs (690–810) against 430 µs (370–520). Against the tree before (b00596d), in
+  another run (` + "`" + `BASE=b00596d` + "`" + `): approval round trip added p50 642 µs (627–656) against 1,549 µs (1,536–1,575),
+  p99 3.2 ms against 12.5 ms, bridge CPU per approval 630 µs (600–720) against 1,740 µs (1,690–1,780). Not back
+  at 756c8e8's. What is left per
+  approval in the profile (4,000 approvals in process): the policy decision about 115 µs of CPU (the shell
+  analysis and evaluation; the call's own paths are still resolved at every decision), the audit record about
+  90 µs (a ` + "`" + `stat` + "`" + ` of the log's path and an ` + "`" + `fstat` + "`" + ` to notice a rotation by another program, the marshal, the
+  write; one ` + "`" + `fstat` + "`" + ` per record fewer now), reading the tool call through the agent's profile about 50 µs (JSON
+  decoding), the card about 50 µs (its marshal), the editor's answer about 30 µs; and the hops: the
+  session/prompt round trip, which decides nothing, is 60–130 µs slower than 756c8e8's in the same runs, so part
+  of the approval's gap is the forwarding path, two hops each way. **Pending approvals.** A pending approval's
+  goroutine waited for the person on the stack its decision had grown, under the frames of the functions that
+  read, decide and show the card (1.4–1.6 KiB each): the runtime cannot shrink a stack whose used part is over a
+  quarter of it. Reading, deciding and showing now run on a goroutine that ends (` + "`" + `permission.shallow` + "`" + `), and the
+  frames under the wait hold pointers: stack per pending approval in ` + "`" + `BenchmarkInProcessPending` + "`" + ` (bridge and its
+  in-process client) 18.0 → 10.9 KiB; ` + "`" + `callFS` + "`" + ` lets go of what it remembered when the decision is sealed (a
+  card's Env kept it). **Scale** completes again: it holds 60 approvals per agent (1,200), within the bridge's
+  64 requests in flight per child. Same run, median of 3: per pending approval 31.5 KiB against 21.7 KiB, per
+  idle session 6.4 against 5.2 KiB (another run: 4.3 against 5.6), both in a noisy RSS delta; initialized 30.1
+  MiB against 9.6 MiB, 1,000 idle sessions 55.6 against 17.5 MiB. Of a bridge that has just answered
+  ` + "`" + `initialize` + "`" + `, 24.6 of 31 MiB are pages of its 52 MB binary (` + "`" + `RssFile` + "`" + `; ` + "`" + `RssAnon` + "`" + ` 6.4 MiB): the binary grew
+  with the fleet's dependencies (OPA, the OCI registry client, gRPC and OpenTelemetry), which is most of what
+  "initialized" and "idle" show. Not done: the live heap of a pending approval (about 4.4 KiB in the
+  in-process heap profile: the decision, the card, the broker's entry) against the RSS delta (31 KiB), which
+  the garbage collector's headroom over a larger live heap may account for; the 20 agents' start (18 MiB
+  from initialized to 20 agents with a session each, against 2.7 MiB in 756c8e8's own run of 2026-11-21).
 
 `
 

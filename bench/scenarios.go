@@ -203,6 +203,9 @@ type LatencyResult struct {
 	Update   []float64 // agent wrote an update -> client read it (wall clock)
 	Prompt   []float64 // client sent an empty prompt -> client read its answer
 	Approval []float64 // agent asked permission -> agent read the answer (client answers at once)
+	// ApprovalCPU is the bridge's CPU time (user + system) per approval over
+	// the approvals, in µs; 0 in direct runs.
+	ApprovalCPU float64
 }
 
 // Latency measures one-way update latency with paced updates (so queueing
@@ -246,8 +249,17 @@ func (r *Runner) Latency(ctx context.Context, mode Mode, updates, prompts, appro
 		}
 		res.Prompt = append(res.Prompt, float64(time.Since(start).Nanoseconds())/1e3)
 	}
+	var cpu0 CPUTime
+	if mode != Direct {
+		cpu0, _ = ReadCPU(t.proc.Pid())
+	}
 	if _, err := c.Prompt(ctx, t.sid, fmt.Sprintf("perm %d", approvals)); err != nil {
 		return res, t.fail(err)
+	}
+	if mode != Direct && approvals > 0 {
+		if cpu1, err := ReadCPU(t.proc.Pid()); err == nil {
+			res.ApprovalCPU = float64(cpu1.Sub(cpu0).Total().Microseconds()) / float64(approvals)
+		}
 	}
 	for _, f := range strings.Split(rtts, ",") {
 		ns, err := strconv.ParseInt(f, 10, 64)
@@ -315,10 +327,24 @@ func (s ScaleResult) PerSessionBytes() float64 {
 	return float64(s.Idle.RSS-s.OneEach.RSS) / float64(n)
 }
 
+// ScaleApprovals is how many approvals session j of an agent with
+// sessions sessions asks at once when the agent holds perAgent pending:
+// spread evenly, the first sessions one more.
+func ScaleApprovals(perAgent, sessions, j int) int {
+	n := perAgent / sessions
+	if j < perAgent%sessions {
+		n++
+	}
+	return n
+}
+
 // Scale runs agents x sessions through one bridge: idle, all streaming
-// (updates each), then approvals pending in every session at once (all held
-// by the client until every one has arrived), then all answered.
-func (r *Runner) Scale(ctx context.Context, agents, sessions, updates, approvals int) (ScaleResult, error) {
+// (updates each), then perAgent approvals pending in each agent at once,
+// spread over its sessions (ScaleApprovals; all held by the client until
+// every one has arrived), then all answered. perAgent stays within what the
+// bridge lets one child have in flight (64 requests; beyond, it refuses
+// with -32005).
+func (r *Runner) Scale(ctx context.Context, agents, sessions, updates, perAgent int) (ScaleResult, error) {
 	res := ScaleResult{Agents: agents, SessionsPerAgent: sessions}
 	start := time.Now()
 	dir, err := r.scratch("scale")
@@ -334,7 +360,7 @@ func (r *Runner) Scale(ctx context.Context, agents, sessions, updates, approvals
 		return res, err
 	}
 	total := agents * sessions
-	wantPending := total * approvals
+	wantPending := agents * perAgent
 	var (
 		updatesSeen atomic.Int64
 		arrived     atomic.Int64
@@ -464,12 +490,40 @@ func (r *Runner) Scale(ctx context.Context, agents, sessions, updates, approvals
 	if res.StreamUpdates != total*updates {
 		return res, fmt.Errorf("%d updates delivered, want %d", res.StreamUpdates, total*updates)
 	}
+	// asking: each session with its count of approvals, those that ask.
+	asking := map[string]int{}
+	for _, s := range sids {
+		for j, sid := range s {
+			if k := ScaleApprovals(perAgent, sessions, j); k > 0 {
+				asking[sid] = k
+			}
+		}
+	}
 	done := make(chan error, 1)
-	go func() { done <- promptAll(fmt.Sprintf("permc %d", approvals)) }()
+	go func() {
+		var wg sync.WaitGroup
+		errs := make(chan error, len(asking))
+		for sid, k := range asking {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				stop, err := c.Prompt(ctx, sid, fmt.Sprintf("permc %d", k))
+				if err == nil && stop != "end_turn" {
+					err = fmt.Errorf("session %s: stop reason %q", sid, stop)
+				}
+				if err != nil {
+					errs <- err
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		done <- <-errs
+	}()
 	select {
 	case <-allArrived:
 	case err := <-done:
-		return res, t.fail(fmt.Errorf("prompts ended before every approval arrived: %v", err))
+		return res, t.fail(fmt.Errorf("prompts ended before every approval arrived (%d of %d): %v", arrived.Load(), wantPending, err))
 	case <-ctx.Done():
 		return res, t.fail(fmt.Errorf("%d of %d approvals arrived: %w", arrived.Load(), wantPending, ctx.Err()))
 	}
@@ -482,7 +536,7 @@ func (r *Runner) Scale(ctx context.Context, agents, sessions, updates, approvals
 		return res, t.fail(err)
 	}
 	permMu.Lock()
-	for _, sid := range all {
+	for sid := range asking {
 		line, ok := permLines[sid]
 		if !ok {
 			permMu.Unlock()

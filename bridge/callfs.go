@@ -29,8 +29,11 @@ import (
 // It is used by one goroutine until sealed.
 type callFS struct {
 	sealed atomic.Bool
-	lstat  map[string]lstatResult
-	real   map[string]realResult
+	// watch keeps where the protected places lead between decisions
+	// (placewatch_linux.go); nil = each decision resolves them.
+	watch *placeWatch
+	lstat map[string]lstatResult
+	real  map[string]realResult
 }
 
 type lstatResult struct {
@@ -43,12 +46,35 @@ type realResult struct {
 	err  error
 }
 
+// newCallFS is the file system of one decision of the bridge, with the
+// process's watch of the protected places.
 func newCallFS() *callFS {
+	c := newPlainCallFS()
+	c.watch = sharedPlaceWatch()
+	return c
+}
+
+// newPlainCallFS is callFS without the watch: every place is resolved.
+func newPlainCallFS() *callFS {
 	return &callFS{lstat: map[string]lstatResult{}, real: map[string]realResult{}}
 }
 
-// seal ends the decision: from now on every call reads the file system.
-func (c *callFS) seal() { c.sealed.Store(true) }
+// RealPlaces implements policy.PlaceResolver through the watch: it reads
+// the kernel's queue of changes first, so it answers what resolving each
+// place now would (placeWatch). Sealed or not: the watch holds across
+// decisions by itself.
+func (c *callFS) RealPlaces(key string, places []string) []string {
+	return c.watch.realPlaces(key, places)
+}
+
+// seal ends the decision: from now on every call reads the file system,
+// and what was remembered is let go (an Env kept for a card's session
+// grant keeps its callFS for as long as the card is open). Called by the
+// goroutine that used it.
+func (c *callFS) seal() {
+	c.sealed.Store(true)
+	c.lstat, c.real = nil, nil
+}
 
 func (c *callFS) stat(p string) lstatResult {
 	if r, ok := c.lstat[p]; ok {

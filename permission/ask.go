@@ -79,6 +79,30 @@ type Meta = wire.CardMeta
 // resolution. It returns the resolution and what was shown.
 func (f *Flow) ask(ctx context.Context, s Session, call policy.Call, d Decision, toolCall json.RawMessage,
 	toolCallID string, options []acp.PermissionOption, operation string) (Resolution, *Forwarded, error) {
+	w, res, fwd, err := f.show(ctx, s, call, d, toolCall, toolCallID, options, operation)
+	if w == nil {
+		return res, fwd, err
+	}
+	return w.await(ctx, f, s), w.fwd, nil
+}
+
+// waiting is an approval shown to the editor, waiting for its resolution.
+// It is all a pending approval's goroutine holds while it waits (await's
+// frame is small: see shallow).
+type waiting struct {
+	id    string
+	appr  *Approval
+	shown Asked
+	// shownOK: the editor was asked (its Done will close).
+	shownOK bool
+	fwd     *Forwarded
+}
+
+// show opens an approval and shows it to the editor. With no editor to
+// wait for (the request withdrawn, the approval not opened), w is nil and
+// the rest is the answer.
+func (f *Flow) show(ctx context.Context, s Session, call policy.Call, d Decision, toolCall json.RawMessage,
+	toolCallID string, options []acp.PermissionOption, operation string) (w *waiting, res Resolution, fwd *Forwarded, err error) {
 	cfg := f.config()
 	timeoutRes := Resolution{Outcome: acp.OutcomeSelected, OptionID: OptRejectOnce}
 	if cfg.TimeoutCancels {
@@ -106,18 +130,18 @@ func (f *Flow) ask(ctx context.Context, s Session, call policy.Call, d Decision,
 		toolCall = json.RawMessage(`{}`)
 	}
 	options = a.StripOptions(options)
-	fwd := &Forwarded{SessionID: s.ID(), ToolCall: toolCall, Options: options}
+	fwd = &Forwarded{SessionID: s.ID(), ToolCall: toolCall, Options: options}
 	if ctx.Err() != nil {
 		// The child withdrew the request or went away before it could be
 		// shown: nobody is left to answer, so no card.
 		fwd.Meta, fwd.created = meta, time.Now()
-		return Resolution{Outcome: acp.OutcomeCancelled, By: s.WithdrawnBy(), At: fwd.created}, fwd, nil
+		return nil, Resolution{Outcome: acp.OutcomeCancelled, By: s.WithdrawnBy(), At: fwd.created}, fwd, nil
 	}
 	appr, err := f.Broker.Open(Ticket{
 		ID: id, SessionID: s.ID(), Agent: a.Name(), Timeout: cfg.Timeout, TimeoutResolution: timeoutRes, Data: fwd,
 	})
 	if err != nil {
-		return Resolution{}, nil, fmt.Errorf("open approval: %w", err)
+		return nil, Resolution{}, nil, fmt.Errorf("open approval: %w", err)
 	}
 	if !appr.Expires.IsZero() {
 		meta.ExpiresAt = appr.Expires.UTC().Format(timeFormat)
@@ -126,36 +150,43 @@ func (f *Flow) ask(ctx context.Context, s Session, call policy.Call, d Decision,
 	fwd.created = appr.Created
 
 	// Show it to the editor; its answer resolves the approval (first wins).
-	editorAnswered := false
-	var editorDone <-chan struct{} // the editor's answer (or its end) is in
 	shown, err := f.Editor.Ask(context.WithoutCancel(ctx), fwd.Params())
 	if err != nil {
 		_ = f.Broker.Resolve(id, Resolution{Outcome: acp.OutcomeCancelled, By: policy.SourceEditorGone})
-	} else {
-		editorDone = shown.Done()
+	}
+	return &waiting{id: id, appr: appr, shown: shown, shownOK: err == nil, fwd: fwd}, Resolution{}, fwd, nil
+}
+
+// await waits for the approval's one resolution: the editor's answer, any
+// other surface's, the timeout, or the child withdrawing the request.
+func (w *waiting) await(ctx context.Context, f *Flow, s Session) Resolution {
+	editorAnswered := false
+	var editorDone <-chan struct{} // the editor's answer (or its end) is in
+	if w.shownOK {
+		editorDone = w.shown.Done()
 	}
 	for waiting := true; waiting; {
 		select {
-		case <-appr.Done():
+		case <-w.appr.Done():
 			waiting = false
 		case <-editorDone:
 			// On this goroutine: no second goroutine (and its stack) per
 			// pending approval, and no hand-off on the way back.
 			editorDone, editorAnswered = nil, true
-			f.takeEditorAnswer(id, shown)
+			f.takeEditorAnswer(w.id, w.shown)
 		case <-ctx.Done():
 			// The child withdrew the request ($/cancel_request) or went away.
-			_ = f.Broker.Resolve(id, Resolution{Outcome: acp.OutcomeCancelled, By: s.WithdrawnBy()})
+			_ = f.Broker.Resolve(w.id, Resolution{Outcome: acp.OutcomeCancelled, By: s.WithdrawnBy()})
 			waiting = false
 		}
 	}
-	res := appr.Resolution()
-	if shown != nil && !editorAnswered {
+	res := w.appr.Resolution()
+	if w.shown != nil && !editorAnswered {
 		// Resolved elsewhere (another surface, timeout, cancel, exit): the
 		// editor's request is moot; withdraw it.
-		shown.Withdraw()
+		w.shown.Withdraw()
 	}
-	return res, fwd, nil
+	return res
 }
 
 // takeEditorAnswer reads the editor's answer (its Done is closed) and

@@ -49,10 +49,13 @@
 // goroutine (the bridge runs every child request in a goroutine of its
 // own, and Unasked off the child's read loop) and blocks, when it asks, on
 // its Approval until exactly one resolution arrives; the editor's answer is
-// read on that same goroutine (no second goroutine per approval). The
+// read on that same goroutine (no second goroutine per approval).
+// RequestPermission reads, decides and shows the card on a short-lived
+// goroutine it waits for (shallow), so that the goroutine left waiting for
+// the person keeps a small stack (thousands of cards may be open). The
 // Broker's mutex guards the pending map; each Approval's done channel is
 // closed once, under it; a timeout fires on the runtime's timer goroutine
 // and resolves through the same path. Stages run on the request's
-// goroutine and must not block on a person. A Flow's fields are set before
+// goroutine (or the short-lived one above) and must not block on a person. A Flow's fields are set before
 // the first request and only read afterwards.
 package permission

@@ -61,6 +61,42 @@ func (f *Flow) RequestPermission(ctx context.Context, s Session, req acp.Request
 	if s.Cancelled() {
 		return acp.Cancelled(), nil
 	}
+	// Everything up to the card on the editor runs on a goroutine that
+	// ends (shallow): this one keeps a small stack while the card is open.
+	var (
+		w    *waiting
+		st   *requestState
+		out  any
+		err  error
+		done bool
+	)
+	shallow(func() { w, st, out, done, err = f.openRequest(ctx, s, req) })
+	if done {
+		return out, err
+	}
+	res := w.await(ctx, f, s)
+	return f.answerRequest(s, st, w, res, req.Options)
+}
+
+// answerRequest applies the resolution of a request's card. It is a call
+// of its own (never inlined) so that RequestPermission's frame, under the
+// wait, holds no copy of the call and the decision.
+//
+//go:noinline
+func (f *Flow) answerRequest(s Session, st *requestState, w *waiting, res Resolution, opts []acp.PermissionOption) (any, error) {
+	return f.applyResolution(s, st.call, st.d, w.fwd, res, opts)
+}
+
+// requestState is what a permission request's answer is applied with.
+type requestState struct {
+	call policy.Call
+	d    Decision
+}
+
+// openRequest reads and decides the request and, when the person is to be
+// asked, shows the card (w). done: the answer is out, err (no card, or it
+// could not be shown).
+func (f *Flow) openRequest(ctx context.Context, s Session, req acp.RequestPermissionRequest) (w *waiting, st *requestState, out any, done bool, err error) {
 	a := s.Agent()
 	merged := s.MergeToolCall(req.ToolCall)
 	call, failure, nerr := f.Read(a, merged)
@@ -74,7 +110,7 @@ func (f *Flow) RequestPermission(ctx context.Context, s Session, req acp.Request
 		// The turn was cancelled while the call was decided: ACP answers
 		// every pending request cancelled.
 		f.Record(s, call, d, toolCallID, "", "cancelled", "", string(policy.SourceCancel), 0)
-		return acp.Cancelled(), nil
+		return nil, nil, acp.Cancelled(), true, nil
 	}
 
 	answerAllow := pickOption(req.Options, acp.KindAllowOnce)
@@ -86,15 +122,15 @@ func (f *Flow) RequestPermission(ctx context.Context, s Session, req acp.Request
 	case policy.Allow:
 		if answerAllow != "" {
 			f.Record(s, call, d, toolCallID, "", "allow", answerAllow, string(d.Verdict.Source), 0)
-			return acp.Selected(answerAllow), nil
+			return nil, nil, acp.Selected(answerAllow), true, nil
 		}
 		d.Verdict.Reason += " (the agent offers no allow-once option, so the person decides)"
 	case policy.Deny:
 		f.Record(s, call, d, toolCallID, "", "deny", answerReject, string(d.Verdict.Source), 0)
 		if answerReject == "" {
-			return acp.Cancelled(), nil
+			return nil, nil, acp.Cancelled(), true, nil
 		}
-		return acp.Selected(answerReject), nil
+		return nil, nil, acp.Selected(answerReject), true, nil
 	}
 
 	// Ask the person.
@@ -102,11 +138,40 @@ func (f *Flow) RequestPermission(ctx context.Context, s Session, req acp.Request
 	if f.config().BypassDisabled != "" {
 		options = slices.DeleteFunc(options, func(o acp.PermissionOption) bool { return o.OptionID == OptBypass })
 	}
-	res, fwd, err := f.ask(ctx, s, call, d, merged, toolCallID, options, "")
+	w, res, fwd, err := f.show(ctx, s, call, d, merged, toolCallID, options, "")
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, true, err
 	}
-	return f.applyResolution(s, call, d, fwd, res, req.Options)
+	if w == nil {
+		out, err = f.applyResolution(s, call, d, fwd, res, req.Options)
+		return nil, nil, out, true, err
+	}
+	return w, &requestState{call: call, d: d}, nil, false, nil
+}
+
+// shallow runs fn, the deep part of a request (reading, deciding, showing
+// the card), on a goroutine of its own and waits for it. The request's
+// goroutine then waits for the person's answer (minutes, thousands of
+// cards at once) on a small stack: a stack grown while deciding stays grown
+// while its goroutine waits, and the frames of the functions that decide
+// (kilobytes each) would sit under the wait; a goroutine that ends returns
+// its stack at once (docs/benchmarks.md, "Where the time goes", 2026-11-27).
+// A panic in fn is raised again in the caller, where the request's
+// handler recovers it as before.
+func shallow(fn func()) {
+	done := make(chan struct{})
+	var p any
+	go func() {
+		defer func() {
+			p = recover()
+			close(done)
+		}()
+		fn()
+	}()
+	<-done
+	if p != nil {
+		panic(p)
+	}
 }
 
 func toolCallIDOf(tc json.RawMessage) string {

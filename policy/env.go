@@ -32,6 +32,8 @@ type envx struct {
 	realDone        bool
 	protected       []string // Env.ProtectedPaths, clean and absolute
 	probes          []probe  // protected locations, computed on demand
+	probePaths      []string // their paths alone (probeList sets it)
+	probeKey        string   // what probes depend on (probeList sets it)
 	realProbes      []probe  // where those that are symlinks lead, computed on demand
 	// infos holds the pathInfos infoRef computed, a block at a time.
 	infos []pathInfo
@@ -273,15 +275,34 @@ func (e *envx) writeBreaker(pi pathInfo) string {
 }
 
 // realProbeList: the protected locations whose real path differs from
-// their own (they are, or lie under, a symlink), at their real path.
+// their own (they are, or lie under, a symlink), at their real path. Any of
+// them may have become a link since the last call, so each is resolved
+// for every decision: by the Env's FS, or, when it is a PlaceResolver, by
+// what it keeps valid between decisions (docs/policy.md, "Protected places
+// that are links").
 func (e *envx) realProbeList() []probe {
 	if e.fs == nil {
 		return nil
 	}
 	if e.realProbes == nil {
+		probes := e.probeList()
+		var known []string
+		if pr, ok := e.fs.(PlaceResolver); ok {
+			known = pr.RealPlaces(e.probeKey, e.probePaths)
+			if len(known) != len(probes) {
+				known = nil
+			}
+		}
 		out := []probe{}
-		for _, pr := range e.probeList() {
-			if r := resolveReal(e.fs, pr.path); r != pr.path {
+		for i, pr := range probes {
+			r := ""
+			if known != nil {
+				r = known[i]
+			}
+			if r == "" {
+				r = resolveReal(e.fs, pr.path)
+			}
+			if r != pr.path {
 				n := strings.TrimPrefix(strings.TrimPrefix(pr.name, "write to "), "write ")
 				out = append(out, probe{path: r, name: "write to " + r + ", where " + n + " leads (a symlink)"})
 			}
@@ -290,6 +311,24 @@ func (e *envx) realProbeList() []probe {
 	}
 	return e.realProbes
 }
+
+// PlaceResolver is an FS that can tell where the protected places lead
+// without resolving each of them again: the bridge's keeps each place's
+// resolution for as long as the kernel reports no change to any directory
+// entry the resolution read (bridge/placewatch.go).
+type PlaceResolver interface {
+	// RealPlaces returns, for each of places (clean, absolute), what
+	// ResolveReal would return for it now, or "" where it cannot say (the
+	// engine then resolves that place through the FS). key names the list:
+	// the same key comes with the same places. The result is only read.
+	RealPlaces(key string, places []string) []string
+}
+
+// ResolveReal is the engine's resolution of a clean absolute path: every
+// symlink resolved; for a path that does not exist yet, its longest
+// existing parent resolved and the rest appended; a dangling link leads to
+// where its target would be created. With no fs it returns abs.
+func ResolveReal(fs FS, abs string) string { return resolveReal(fs, abs) }
 
 // writeBreakerAt checks one path (lexical or real). probes: a recursive
 // operation is also checked for the protected locations inside p.

@@ -174,37 +174,48 @@ func (e *envx) probeList() []probe {
 	if e.probes != nil {
 		return e.probes
 	}
-	key := probeKey(e)
-	if out, ok := probeCache.get(key); ok {
-		e.probes = out
-		return out
+	e.probeKey = probeKey(e)
+	if set, ok := probeCache.get(e.probeKey); ok {
+		e.probes, e.probePaths = set.list, set.paths
+		return e.probes
 	}
-	out := e.buildProbeList()
-	probeCache.put(key, out)
-	e.probes = out
-	return out
+	set := probeSet{list: e.buildProbeList()}
+	set.paths = make([]string, len(set.list))
+	for i, pr := range set.list {
+		set.paths[i] = pr.path
+	}
+	probeCache.put(e.probeKey, set)
+	e.probes, e.probePaths = set.list, set.paths
+	return e.probes
+}
+
+// probeSet is one Env's protected locations, and their paths alone (what a
+// PlaceResolver is asked about).
+type probeSet struct {
+	list  []probe
+	paths []string
 }
 
 // probeCache holds the probe lists of up to maxProbeLists environments
 // (the bridge decides for a few workspaces and homes at a time); when it
 // is full it starts again empty.
-var probeCache = probeLists{m: map[string][]probe{}}
+var probeCache = probeLists{m: map[string]probeSet{}}
 
 const maxProbeLists = 64
 
 type probeLists struct {
 	mu sync.Mutex
-	m  map[string][]probe
+	m  map[string]probeSet
 }
 
-func (c *probeLists) get(key string) ([]probe, bool) {
+func (c *probeLists) get(key string) (probeSet, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out, ok := c.m[key]
 	return out, ok
 }
 
-func (c *probeLists) put(key string, out []probe) {
+func (c *probeLists) put(key string, out probeSet) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.m) >= maxProbeLists {

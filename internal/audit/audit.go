@@ -288,13 +288,9 @@ func (s *stream) kind(base string) streamKind {
 // append writes line (newline included) with one write(2), rotating first
 // past the bound.
 func (s *stream) append(line []byte) error {
-	if err := s.ensureOpen(); err != nil {
-		return err
-	}
-	st, err := s.f.Stat()
+	st, err := s.ensureOpen()
 	if err != nil {
-		s.drop()
-		return fmt.Errorf("audit: stat %s: %w", s.path, err)
+		return err
 	}
 	if size := st.Size(); s.max > 0 && size > 0 && size+int64(len(line)) > s.max {
 		if err := s.rotate(); err != nil {
@@ -331,17 +327,26 @@ func (s *stream) close() error {
 }
 
 // ensureOpen makes s.f the file now at s.path: after a failure, or when
-// the file was moved or removed behind the Log's back, it reopens.
-func (s *stream) ensureOpen() error {
+// the file was moved or removed behind the Log's back, it reopens. It
+// returns what fstat(2) says of the open file (its size decides rotation).
+func (s *stream) ensureOpen() (os.FileInfo, error) {
 	if s.f != nil {
 		onDisk, err1 := os.Stat(s.path)
 		open, err2 := s.f.Stat()
 		if err1 == nil && err2 == nil && os.SameFile(onDisk, open) {
-			return nil
+			return open, nil
 		}
 		s.drop()
 	}
-	return s.open()
+	if err := s.open(); err != nil {
+		return nil, err
+	}
+	st, err := s.f.Stat()
+	if err != nil {
+		s.drop()
+		return nil, fmt.Errorf("audit: stat %s: %w", s.path, err)
+	}
+	return st, nil
 }
 
 // open opens s.path for appending: a new file, or an existing audit log

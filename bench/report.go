@@ -789,6 +789,19 @@ func KeepFleetSection(old, fresh string) string {
 	return keepSection(old, fresh, fleetStart, fleetEnd)
 }
 
+// Markers of a section measured and written by hand (the policy's CPU time
+// per call against the baseline, "Policy evaluation, same run"): kept until
+// it is measured again.
+const (
+	handStart = "<!-- bench-hand:start -->"
+	handEnd   = "<!-- bench-hand:end -->"
+)
+
+// KeepHandSection is KeepWebviewSection for the hand-written section.
+func KeepHandSection(old, fresh string) string {
+	return keepSection(old, fresh, handStart, handEnd)
+}
+
 func keepSection(old, fresh, start, end string) string {
 	i := strings.Index(old, start)
 	j := strings.Index(old, end)

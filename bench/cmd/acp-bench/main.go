@@ -79,6 +79,7 @@ func main() {
 		if old, err := os.ReadFile(out); err == nil {
 			md = bench.KeepWebviewSection(string(old), md) // written by make bench-webview
 			md = bench.KeepFleetSection(string(old), md)   // written by make bench-fleet
+			md = bench.KeepHandSection(string(old), md)    // measured by hand (policy CPU time)
 		}
 		if err := os.WriteFile(out, []byte(md), 0o644); err != nil {
 			fail(err)

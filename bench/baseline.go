@@ -222,6 +222,9 @@ func (r *Report) baselineMarkdown() string {
 			{fmt.Sprintf("%d sessions, idle", r.Sizes.Agents*r.Sizes.Sessions), func(x ScaleResult) float64 { return toMiB(x.Idle.RSS) }},
 			{"after all streamed at once (VmHWM)", func(x ScaleResult) float64 { return toMiB(x.Streaming.HWM) }},
 			{fmt.Sprintf("%d approvals pending", r.Sizes.Agents*r.Sizes.ScaleApprovals), func(x ScaleResult) float64 { return toMiB(x.Pending.RSS) }},
+			{"initialized, RssAnon (own pages, not the binary's)", func(x ScaleResult) float64 { return toMiB(x.Base.Anon) }},
+			{fmt.Sprintf("%d sessions, idle, RssAnon", r.Sizes.Agents*r.Sizes.Sessions), func(x ScaleResult) float64 { return toMiB(x.Idle.Anon) }},
+			{fmt.Sprintf("%d approvals pending, RssAnon", r.Sizes.Agents*r.Sizes.ScaleApprovals), func(x ScaleResult) float64 { return toMiB(x.Pending.Anon) }},
 		} {
 			c, o := med(r.Scale, row.f), med(r.BaseScale, row.f)
 			w("| %s | %.1f MiB | %.1f MiB | %.2f |\n", row.name, c, o, c/o)

@@ -116,6 +116,10 @@ func (p *Proc) Close() error {
 // Memory is a process's resident memory from /proc/<pid>/status.
 type Memory struct {
 	RSS, HWM int64 // bytes: VmRSS, VmHWM
+	// Anon is RssAnon: the process's own pages (heap, stacks), without the
+	// pages of its executable and libraries the kernel maps from the file
+	// (RssFile), which grow with the binary, are shared and reclaimable.
+	Anon int64
 }
 
 // ReadMemory reads VmRSS and VmHWM of pid.
@@ -130,7 +134,8 @@ func ReadMemory(pid int) (Memory, error) {
 		return Memory{}, fmt.Errorf("no VmRSS in %s", path)
 	}
 	hwm, _ := procField(string(data), "VmHWM")
-	return Memory{RSS: rss << 10, HWM: hwm << 10}, nil // kB
+	anon, _ := procField(string(data), "RssAnon")
+	return Memory{RSS: rss << 10, HWM: hwm << 10, Anon: anon << 10}, nil // kB
 }
 
 // procField is the number that starts the value of "name:" in text, a

@@ -108,10 +108,19 @@ var contentKeys = map[string]bool{
 	"edits": true, "filetext": true, "url": true, "todos": true,
 }
 
+// keyNorm is k lower-cased without '_' and '-' (file_path, filePath and
+// file-path are one key). A key that is already so (most) is returned as
+// it is, without allocating: it is asked for every key of every call.
 func keyNorm(k string) string {
-	k = strings.ToLower(k)
-	return strings.NewReplacer("_", "", "-", "").Replace(k)
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; c >= 0x80 || c == '_' || c == '-' || ('A' <= c && c <= 'Z') {
+			return keyNormReplacer.Replace(strings.ToLower(k))
+		}
+	}
+	return k
 }
+
+var keyNormReplacer = strings.NewReplacer("_", "", "-", "")
 
 func isPathKey(k string) bool {
 	if pathKeys[k] {
@@ -375,8 +384,9 @@ func callCwd(raw json.RawMessage) string {
 		return ""
 	}
 	for k, v := range obj {
+		nk := keyNorm(k)
 		for _, ck := range cwdKeys {
-			if keyNorm(k) == ck {
+			if nk == ck {
 				if s, ok := jsonString(v); ok && strings.TrimSpace(s) != "" {
 					return s
 				}

@@ -17,6 +17,13 @@ export interface ChatsDeps {
   cwd(): string;
   /** The agent of new chats when none is named. */
   defaultAgent(): string;
+  /**
+   * Resolves once the bridge has answered the editor's settings (it merges
+   * them and names the default agent), or after a bound: a chat opened
+   * before that names no agent of its own waits for it, so that it is not
+   * opened with a default the settings do not name. Absent: no wait.
+   */
+  settled?(): Promise<void>;
   /** The policy mode a new chat with this agent starts in. */
   agentMode(agent: string): string;
   /** The agent's settings give it bypass permissions. */
@@ -39,6 +46,7 @@ export class Chats {
 
   /** A new chat (and its session) with the agent, else the default one. */
   async newChat(agent?: string): Promise<string> {
+    if (!agent) await this.d.settled?.();
     const chatId = this.create(agent);
     await this.ensureSession(chatId);
     return chatId;
@@ -61,6 +69,7 @@ export class Chats {
       this.d.store.addNotice(chatId, `This chat is read-only (reopened from history; ${open.agent} cannot resume its session). Start a new chat to go on.`, "warn");
       return undefined;
     }
+    if (!open && !agent) await this.d.settled?.();
     const id = open ? chatId : this.create(agent);
     await this.prompt(id, text, context);
     return id;

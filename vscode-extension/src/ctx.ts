@@ -166,6 +166,7 @@ export class Ctx implements vscode.Disposable {
       connectionNow: () => this.host.connectionNow,
       cwd: () => this.workspaceCwd(),
       defaultAgent: () => this.currentAgent ?? this.defaultAgent,
+      settled: () => this.settingsSettled(),
       agentMode: (a) => this.agentModeFor(a),
       agentBypass: (a) => !!this.configuredAgents()[a]?.bypassPermissions,
       agentCommand: (a) => this.configuredAgents()[a],
@@ -420,6 +421,15 @@ export class Ctx implements vscode.Disposable {
     await this.refreshAgents();
   }
 
+  /** Resolved by the first answer (or refusal) of the bridge to the editor's settings. */
+  private settledResolve!: () => void;
+  private readonly settledOnce = new Promise<void>((r) => (this.settledResolve = r));
+
+  /** The first settings answer, or 15 s: what a chat opened with no agent named waits for (Chats.settled). */
+  private settingsSettled(): Promise<void> {
+    return Promise.race([this.settledOnce, new Promise<void>((r) => setTimeout(r, 15_000).unref?.())]);
+  }
+
   /** Sends VS Code's layers to the bridge and keeps its answer. A refused payload is reported by the bridge (settings/invalid); the previous settings stay. */
   async pushSettings(): Promise<void> {
     let res: SettingsLayersResult | undefined;
@@ -427,11 +437,13 @@ export class Ctx implements vscode.Disposable {
       res = await this.sendLayers(this.editorValues(), false);
     } catch (e) {
       this.output.appendLine(`settings not applied: ${(e as Error).message}`);
+      this.settledResolve();
       return;
     }
     if (!res) return;
     await this.noteLayers(res);
     this.refreshAgentsFromSettings();
+    this.settledResolve();
     this.output.appendLine(`settings sent: agents ${Object.keys(res.agents).join(", ")}; default ${res.defaultAgent}`);
   }
 

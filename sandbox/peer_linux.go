@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -37,8 +38,12 @@ import (
 // answers refuses. With SO_PEERPIDFD the peer is held by a pidfd, so that a
 // pid reused while the check reads /proc cannot pass for it.
 
-// soPeerPidfd is SO_PEERPIDFD (Linux 6.5) on the generic socket options.
+// soPeerPidfd is SO_PEERPIDFD (Linux 6.5) where the socket options are the
+// generic ones; elsewhere (mips, sparc, parisc, powerpc) the check goes on
+// by pid alone rather than risk reading another option as a descriptor.
 const soPeerPidfd = 77
+
+var peerPidfd = map[string]bool{"amd64": true, "arm64": true, "386": true, "arm": true, "riscv64": true, "loong64": true}[runtime.GOARCH]
 
 // peerCheck returns the check of the proxy serving sock, for the sandboxes
 // built with the bubblewrap program bwrap and the sandbox-init program init.
@@ -60,7 +65,7 @@ func checkPeer(c net.Conn, sock, bwrap, init string) error {
 	var cerr error
 	if err := raw.Control(func(fd uintptr) {
 		cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-		if cerr == nil {
+		if cerr == nil && peerPidfd {
 			if v, err := unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, soPeerPidfd); err == nil {
 				pidfd = v
 			}
@@ -154,19 +159,30 @@ func builtFor(p int, sock, bwrap, init string) error {
 	if err != nil {
 		return fmt.Errorf("peer check: process %d: %w", p, err)
 	}
-	args := strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
+	if !namesSocket(strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00"), sock, init) {
+		return errors.New("peer check: the peer belongs to another sandbox")
+	}
+	return nil
+}
+
+// namesSocket: in bubblewrap's arguments args (program first), the first
+// "init InitArg" starts the sandbox-init, whose options, up to "--", hold
+// "--proxy-socket sock". Only the first: what follows "--" is the agent's
+// command, which may hold anything.
+func namesSocket(args []string, sock, init string) bool {
 	for i := 1; i+1 < len(args); i++ {
 		if args[i] != init || args[i+1] != InitArg {
 			continue
 		}
-		for j := i + 2; j < len(args) && args[j] != "--"; j++ {
-			if args[j] == "--proxy-socket" && j+1 < len(args) && args[j+1] == sock {
-				return nil
+		// each option the bridge writes is a name and a value (check.go)
+		for j := i + 2; j+1 < len(args) && args[j] != "--"; j += 2 {
+			if args[j] == "--proxy-socket" && args[j+1] == sock {
+				return true
 			}
 		}
-		break // only the first: what follows may be the agent's
+		return false
 	}
-	return errors.New("peer check: the peer belongs to another sandbox")
+	return false
 }
 
 func resolved(p string) (string, error) {

@@ -11,9 +11,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 const hostSecret = "HOST-LOOPBACK-SECRET"
@@ -142,5 +146,78 @@ except Exception as e: print("direct refused:", e)`, srv.URL[strings.LastIndex(s
 	b, err := io.ReadAll(c)
 	if strings.Contains(string(b), hostSecret) || len(b) != 0 {
 		t.Fatalf("a host process outside the sandbox was served by its proxy: %v\n%s", err, b)
+	}
+}
+
+// SO_PEERPIDFD (77) gives a pidfd of the peer on this kernel: the descriptor
+// the check holds against pid reuse is the peer's (fdinfo's Pid line).
+func TestPeerPidfdIsThePeer(t *testing.T) {
+	if !peerPidfd {
+		t.Skip("SO_PEERPIDFD is not used on " + runtime.GOARCH)
+	}
+	sock := filepath.Join(t.TempDir(), "s")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	cl, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	c, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	raw, err := c.(*net.UnixConn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, gerr := -1, error(nil)
+	raw.Control(func(s uintptr) { fd, gerr = unix.GetsockoptInt(int(s), unix.SOL_SOCKET, soPeerPidfd) })
+	if gerr != nil {
+		var u unix.Utsname
+		unix.Uname(&u)
+		t.Skipf("SO_PEERPIDFD unsupported by kernel %s: %v (the check goes on by pid)", unix.ByteSliceToString(u.Release[:]), gerr)
+	}
+	defer unix.Close(fd)
+	info, err := os.ReadFile("/proc/self/fdinfo/" + strconv.Itoa(fd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Pid:\t" + strconv.Itoa(os.Getpid()) + "\n"; !strings.Contains(string(info), want) {
+		t.Fatalf("SO_PEERPIDFD's descriptor is not a pidfd of the peer (%d):\n%s", os.Getpid(), info)
+	}
+	if err := checkPeer(c, sock, "/usr/bin/bwrap", "/nonexistent/init"); err == nil {
+		t.Fatal("the test process, outside every sandbox, passed the peer check")
+	}
+}
+
+// Only the sandbox-init options the bridge wrote count: an agent's command
+// (after "--", a terminal's say) naming another sandbox's socket does not.
+func TestNamesSocket(t *testing.T) {
+	const sock, init = "/tmp/acp-bridge-sandbox-B/proxy.sock", "/tmp/acp-bridge-sandbox-A/init"
+	other := "/tmp/acp-bridge-sandbox-A/proxy.sock"
+	bw := []string{"/usr/bin/bwrap", "--unshare-net", "--chdir", "/ws"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want bool
+	}{
+		{"own", append(bw, init, InitArg, "--scope", "optional", "--proxy-socket", sock, "--", "agent"), true},
+		{"own, env-keep first", append(bw, init, InitArg, "--env-keep", "X", "--proxy-socket", sock, "--", "agent"), true},
+		{"another socket", append(bw, init, InitArg, "--proxy-socket", other, "--", "agent"), false},
+		{"in the agent's command", append(bw, init, InitArg, "--proxy-socket", other, "--", "sh", "--proxy-socket", sock), false},
+		{"a second init in the command", append(bw, init, InitArg, "--scope", "optional", "--", init, InitArg, "--proxy-socket", sock, "--", "x"), false},
+		{"another init program", append(bw, "/tmp/x/init", InitArg, "--proxy-socket", sock, "--", "agent"), false},
+		{"no init", append(bw, "--proxy-socket", sock), false},
+		{"the socket as the last word", append(bw, init, InitArg, "--proxy-socket"), false},
+		{"the option's name as a value of another", append(bw, init, InitArg, "--env-keep", "--proxy-socket", sock, "--", "a"), false},
+	} {
+		if got := namesSocket(tc.args, sock, init); got != tc.want {
+			t.Errorf("%s: namesSocket = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

@@ -51,8 +51,8 @@ print("GOT:" + urllib.request.urlopen(%q, timeout=10).read().decode())
 
 // runNet runs argv in a fresh sandbox of network n (proxied networks get a
 // proxy that allows everything, the loopback included) and returns its
-// output and its Prepared (cleaned up with the test).
-func runNet(t *testing.T, n Network, argv ...string) (string, Prepared) {
+// output, its Prepared (cleaned up with the test) and its Spec.
+func runNet(t *testing.T, n Network, argv ...string) (string, Prepared, Spec) {
 	t.Helper()
 	tr := newTree(t)
 	s, err := Compute(Options{Workspace: []string{tr.ws}, Home: tr.home, Network: n, Getenv: func(string) string { return "" }, Policy: mustCompile(t)})
@@ -74,7 +74,7 @@ func runNet(t *testing.T, n Network, argv ...string) (string, Prepared) {
 	if err != nil {
 		t.Fatalf("the sandbox did not run: %v\n%s", err, out)
 	}
-	return string(out), p
+	return string(out), p, s
 }
 
 // Red team 10: a sandbox with no network connects to another sandbox's
@@ -93,9 +93,15 @@ func TestProxyPeerOtherSandbox(t *testing.T) {
 	url := srv.URL + "/secret"
 
 	// the owner (network loopback) through its own relay and socket: served
-	out, owner := runNet(t, NetworkLoopback, "python3", "-c", viaRelayScript(url))
+	out, owner, spec := runNet(t, NetworkLoopback, "python3", "-c", viaRelayScript(url))
 	if !strings.Contains(out, "GOT:"+hostSecret) {
 		t.Fatalf("the owner's own agent did not get through its proxy:\n%s", out)
+	}
+	// a terminal of the same agent (its own bubblewrap with the same files,
+	// started by the editor): served too
+	argv := owner.Command(spec, "/", []string{"python3", "-c", viaRelayScript(url)})
+	if b, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil || !strings.Contains(string(b), "GOT:"+hostSecret) {
+		t.Fatalf("a terminal of the owner did not get through its proxy: %v\n%s", err, b)
 	}
 	sock := filepath.Join(filepath.Dir(owner.TmpDir), "proxy.sock")
 	if _, err := os.Stat(sock); err != nil {
@@ -103,7 +109,7 @@ func TestProxyPeerOtherSandbox(t *testing.T) {
 	}
 
 	// the attacker (network none) has no loopback of the host's
-	out, _ = runNet(t, NetworkNone, "python3", "-c", fmt.Sprintf(`import socket
+	out, _, _ = runNet(t, NetworkNone, "python3", "-c", fmt.Sprintf(`import socket
 try:
     socket.create_connection(("127.0.0.1", %s), timeout=3); print("DIRECT-CONNECTED")
 except Exception as e: print("direct refused:", e)`, srv.URL[strings.LastIndex(srv.URL, ":")+1:]))
@@ -114,10 +120,10 @@ except Exception as e: print("direct refused:", e)`, srv.URL[strings.LastIndex(s
 	// control: with the check off, the attack lands (when the socket is
 	// visible from the other sandbox at all)
 	peerCheckOff = true
-	_, owner2 := runNet(t, NetworkLoopback, "true")
+	_, owner2, _ := runNet(t, NetworkLoopback, "true")
 	peerCheckOff = false
 	sock2 := filepath.Join(filepath.Dir(owner2.TmpDir), "proxy.sock")
-	out, _ = runNet(t, NetworkNone, "python3", "-c", viaSocketScript(sock2, url))
+	out, _, _ = runNet(t, NetworkNone, "python3", "-c", viaSocketScript(sock2, url))
 	switch {
 	case strings.Contains(out, "INVISIBLE"):
 		t.Logf("the other sandbox's socket is not visible from inside (hidden): only the peer check is tested\n%s", out)
@@ -126,7 +132,7 @@ except Exception as e: print("direct refused:", e)`, srv.URL[strings.LastIndex(s
 	}
 
 	// the attack with the check: nothing from the host
-	out, _ = runNet(t, NetworkNone, "python3", "-c", viaSocketScript(sock, url))
+	out, _, _ = runNet(t, NetworkNone, "python3", "-c", viaSocketScript(sock, url))
 	if strings.Contains(out, hostSecret) {
 		t.Fatalf("another sandbox got the host's loopback through the owner's proxy socket:\n%s", out)
 	}

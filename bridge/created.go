@@ -3,6 +3,7 @@ package bridge
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -69,8 +70,10 @@ func (w *createdWatch) appeared(skip func(string) bool) []string {
 // with lstat (that path appeared: rare); a name it does not hold is missing
 // unless the listing has a name a case-insensitive or normalising file
 // system could take for it (equal under ASCII case folding, or not ASCII),
-// when lstat decides. Any other failure to read a directory falls back to
-// lstat for each path in it.
+// when lstat decides. Any other failure to read a directory, and a directory
+// holding more than listingBound names (an agent may fill one it can
+// write), falls back to lstat for each path in it: the cost stays bounded
+// whatever the agent puts there.
 func existing(paths []string) []bool {
 	out := make([]bool, len(paths))
 	lstat := func(p string) bool {
@@ -136,23 +139,45 @@ func (l *dirListing) mayHold(name string) bool {
 	return l.odd || l.folded[strings.ToLower(name)]
 }
 
+// listingBound is the most names existing reads of one directory: an agent
+// can fill a directory it may write with any number of names, and reading
+// them all at every turn's end would cost what the agent chose (300,000
+// names: over a second and about 95 MiB). Past it the directory is not
+// listed and each path in it gets its lstat, as if it could not be read.
+const listingBound = 4096
+
+// errListingTooLarge: the directory holds more than listingBound names.
+var errListingTooLarge = errors.New("directory too large to list")
+
 func readListing(dir string) (dirListing, error) {
-	ents, err := os.ReadDir(dir)
+	f, err := os.Open(dir)
 	if err != nil {
 		return dirListing{}, err
 	}
-	l := dirListing{folded: make(map[string]bool, len(ents))}
-	for _, e := range ents {
-		n := e.Name()
-		for j := 0; j < len(n); j++ {
-			if n[j] >= utf8.RuneSelf {
-				l.odd = true
-				break
-			}
+	defer f.Close()
+	l := dirListing{folded: map[string]bool{}}
+	for n := 0; ; {
+		names, err := f.Readdirnames(256)
+		n += len(names)
+		if n > listingBound {
+			return dirListing{}, fmt.Errorf("%s: %w", dir, errListingTooLarge)
 		}
-		l.folded[strings.ToLower(n)] = true
+		for _, name := range names {
+			for j := 0; j < len(name); j++ {
+				if name[j] >= utf8.RuneSelf {
+					l.odd = true
+					break
+				}
+			}
+			l.folded[strings.ToLower(name)] = true
+		}
+		if errors.Is(err, io.EOF) {
+			return l, nil
+		}
+		if err != nil {
+			return dirListing{}, err
+		}
 	}
-	return l, nil
 }
 
 // watching reports whether p is watched (it was missing at the start and has

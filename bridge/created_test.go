@@ -2,9 +2,11 @@ package bridge
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -233,4 +235,73 @@ func TestExistingAgreesWithLstat(t *testing.T) {
 	if n != 3 {
 		t.Fatalf("%d of the watched places exist, want the 3 written", n)
 	}
+}
+
+// fill makes n empty files named f0..f<n-1> in dir.
+func fill(t testing.TB, dir string, n int) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		fh, err := os.Create(filepath.Join(dir, "f"+strconv.Itoa(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fh.Close()
+	}
+}
+
+// Red team 10: an agent that fills the workspace root with names made every
+// turn's end list them all. Past listingBound names a directory is not
+// listed (one lstat per path in it), and the answer is still os.Lstat's.
+func TestExistingHugeDirectoryAgreesWithLstat(t *testing.T) {
+	root := t.TempDir()
+	fill(t, root, listingBound+500)
+	for _, d := range []string{".git", "sub"} {
+		if err := os.Mkdir(filepath.Join(root, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "sub", "x"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readListing(root); !errors.Is(err, errListingTooLarge) {
+		t.Fatalf("readListing of %d names: %v, want errListingTooLarge", listingBound+500, err)
+	}
+	var paths []string
+	for _, rel := range []string{"f0", "f4100", "f4595", "f4596", "F0", ".git", ".GIT", ".envrc", "missing",
+		"sub/x", "sub/y", ".git/config", "nothere/a", "nothere/b"} {
+		paths = append(paths, filepath.Join(root, rel))
+	}
+	got := existing(paths)
+	for i, p := range paths {
+		_, err := os.Lstat(p)
+		if got[i] != (err == nil) {
+			t.Errorf("existing(%s) = %v, os.Lstat: %v", p, got[i], err)
+		}
+	}
+}
+
+// The cost of existing does not grow with the number of names the agent
+// put in a directory: allocations with 4× as many names stay the same.
+func TestExistingCostBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("makes 25,000 files")
+	}
+	allocs := func(n int) float64 {
+		root := t.TempDir()
+		fill(t, root, n)
+		paths := []string{filepath.Join(root, ".git"), filepath.Join(root, ".envrc"), filepath.Join(root, "f1"), filepath.Join(root, ".vscode")}
+		return testing.AllocsPerRun(3, func() { existing(paths) })
+	}
+	small, big := allocs(listingBound+1000), allocs(4*(listingBound+1000))
+	if big > small*1.1+16 {
+		t.Errorf("existing's allocations grow with the directory: %.0f with %d names, %.0f with %d", small, listingBound+1000, big, 4*(listingBound+1000))
+	}
+	// and they are bounded by the listing's bound, not the directory
+	if big > 3*listingBound {
+		t.Errorf("existing allocates %.0f times for one directory, past the bound of %d names", big, listingBound)
+	}
+	t.Logf("allocations: %.0f (%d names), %.0f (%d names)", small, listingBound+1000, big, 4*(listingBound+1000))
 }

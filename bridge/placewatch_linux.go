@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unicode/utf8"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -200,11 +201,34 @@ func (w *placeWatch) relevant(b []byte) bool {
 		if ev.Mask&(unix.IN_Q_OVERFLOW|unix.IN_IGNORED|unix.IN_UNMOUNT|unix.IN_DELETE_SELF|unix.IN_MOVE_SELF) != 0 {
 			return true
 		}
-		if name == "" || w.names[ev.Wd][name] {
+		if name == "" || mayAlias(w.names[ev.Wd], name) {
 			return true
 		}
 	}
 	return len(b) != 0
+}
+
+// mayAlias: a lookup of one of the watched names could find the entry
+// name. In a case-folding directory (ext4, f2fs, tmpfs with casefold)
+// ".GIT" is the entry a walk of ".git" reads, and a normalising one may
+// take a non-ASCII name for an ASCII one; so a name equal to a watched one
+// under Unicode simple case folding, or not ASCII at all, counts as a
+// change to the watched entry.
+func mayAlias(watched map[string]bool, name string) bool {
+	if watched[name] {
+		return true
+	}
+	for i := 0; i < len(name); i++ {
+		if name[i] >= utf8.RuneSelf {
+			return true
+		}
+	}
+	for n := range watched {
+		if strings.EqualFold(n, name) {
+			return true
+		}
+	}
+	return false
 }
 
 func (w *placeWatch) invalidate() {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -216,5 +217,80 @@ func TestPlaceWatchSavesTheLstats(t *testing.T) {
 	}
 	if with > 8 {
 		t.Errorf("a decision with the watch warm lstat'ed %d paths (without: %d)", with, without)
+	}
+}
+
+// inotifyEvents packs events (watch descriptor, mask, name) as the kernel
+// does, names NUL-padded.
+func inotifyEvents(evs ...struct {
+	wd   int32
+	mask uint32
+	name string
+}) []byte {
+	var b []byte
+	for _, e := range evs {
+		n := 0
+		if e.name != "" {
+			n = (len(e.name) + 1 + 15) / 16 * 16
+		}
+		hdr := make([]byte, unix.SizeofInotifyEvent)
+		ev := (*unix.InotifyEvent)(unsafe.Pointer(&hdr[0]))
+		ev.Wd, ev.Mask, ev.Len = e.wd, e.mask, uint32(n)
+		name := make([]byte, n)
+		copy(name, e.name)
+		b = append(append(b, hdr...), name...)
+	}
+	return b
+}
+
+// Red team 10: in a case-folding directory `ln -s X .GIT` raises ".GIT"
+// while the watch waits for ".git"; a name a lookup of a watched one could
+// find (same under case folding, or not ASCII) drops what is kept. This
+// kernel has no casefold, so the unit: relevant() on the events.
+func TestPlaceWatchRelevantCaseFolding(t *testing.T) {
+	w := &placeWatch{names: map[int32]map[string]bool{
+		1: {".git": true, "settings.json": true},
+		2: {".vscode": true},
+	}}
+	for _, tc := range []struct {
+		wd   int32
+		name string
+		want bool
+	}{
+		{1, ".git", true},
+		{1, ".GIT", true},
+		{1, ".Git", true},
+		{1, "SETTINGS.JSON", true},
+		{1, "Settings.Json", true},
+		{2, ".VSCODE", true},
+		{2, ".vſcode", true}, // long s: folds to s (Unicode simple folding), not ASCII
+		{1, ".gıt", true},    // dotless i: not ASCII
+		{1, ".git\u200d", true},
+		{1, "other", false},
+		{1, ".gitx", false},
+		{2, ".git", false}, // watched in another directory only
+		{3, ".git", false}, // an unknown watch, a name no lookup reads
+	} {
+		b := inotifyEvents(struct {
+			wd   int32
+			mask uint32
+			name string
+		}{tc.wd, unix.IN_CREATE, tc.name})
+		if got := w.relevant(b); got != tc.want {
+			t.Errorf("relevant(wd %d, %q) = %v, want %v", tc.wd, tc.name, got, tc.want)
+		}
+	}
+	// an irrelevant event before a relevant one: the batch is relevant
+	b := inotifyEvents(struct {
+		wd   int32
+		mask uint32
+		name string
+	}{1, unix.IN_CREATE, "other"}, struct {
+		wd   int32
+		mask uint32
+		name string
+	}{1, unix.IN_CREATE, ".GIT"})
+	if !w.relevant(b) {
+		t.Error("a folded name after an unrelated one was not seen")
 	}
 }

@@ -219,7 +219,13 @@ func wrapSpec(plan SandboxPlan, spec agents.Spec, log *zap.Logger) (agents.Spec,
 	denied := func(host string, port int) {
 		log.Warn("the OS sandbox refused a connection", zap.String("agent", spec.Name), zap.String("host", host), zap.Int("port", port))
 	}
-	p, err := sandbox.Prepare(*plan.Spec, dir, append([]string{spec.Command}, spec.Args...), plan.NetOptions(exe, denied))
+	netOpts := plan.NetOptions(exe, denied)
+	if netOpts != nil {
+		netOpts.PeerRefused = func(err error) {
+			log.Warn("the OS sandbox's proxy refused a process of another sandbox", zap.String("agent", spec.Name), zap.Error(err))
+		}
+	}
+	p, err := sandbox.Prepare(*plan.Spec, dir, append([]string{spec.Command}, spec.Args...), netOpts)
 	if err != nil {
 		return spec, nil, err
 	}

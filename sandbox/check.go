@@ -126,6 +126,9 @@ type NetOptions struct {
 	// Allow and Denied: see Proxy.
 	Allow  func(host string, port int) bool
 	Denied func(host string, port int)
+	// PeerRefused is told of the first connection to the proxy socket from
+	// a process outside this sandbox (refused: Proxy.Peer).
+	PeerRefused func(err error)
 }
 
 // Prepare makes what a sandboxed start of argv in dir needs (the mask
@@ -328,7 +331,11 @@ func Prepare(s Spec, dir string, argv []string, netOpts *NetOptions) (Prepared, 
 		if err != nil {
 			return fail(fmt.Errorf("sandbox: proxy socket: %w", err))
 		}
-		px := &Proxy{Allow: netOpts.Allow, Denied: netOpts.Denied}
+		px := &Proxy{Allow: netOpts.Allow, Denied: netOpts.Denied, PeerRefused: netOpts.PeerRefused,
+			Peer: peerCheck(sock, m.Path, f.init)}
+		if peerCheckOff {
+			px.Peer = nil // tests only: the control that shows the attack lands without it
+		}
 		go func() { _ = px.Serve(ln) }()
 		p.init = append(p.init, "--proxy-socket", sock)
 		p.Cleanup = func() { px.Close(); removeCreated(); os.RemoveAll(tmp); lock.Close() }
@@ -337,6 +344,10 @@ func Prepare(s Spec, dir string, argv []string, netOpts *NetOptions) (Prepared, 
 	p.Args = full[1:]
 	return p, nil
 }
+
+// peerCheckOff turns the proxy's peer check off; only tests set it (the
+// control of TestProxyPeerOtherSandbox).
+var peerCheckOff bool
 
 // createFile makes the placeholder file p holding content; it fails if p
 // exists (fs.ErrExist) rather than truncating what is there.

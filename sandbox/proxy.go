@@ -36,11 +36,19 @@ type Proxy struct {
 	Denied func(host string, port int)
 	// Dial connects (default: a net.Dialer with a 30 s timeout).
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Peer, if set, decides whether a connection's peer may use the proxy
+	// (peer_linux.go: only processes of the proxy's own sandbox); a non-nil
+	// error closes the connection unread.
+	Peer func(c net.Conn) error
+	// PeerRefused, if set, is told of the first refused peer (only the
+	// first: a refused client that retries must not flood the log).
+	PeerRefused func(err error)
 
-	mu    sync.Mutex
-	ln    net.Listener
-	conns map[net.Conn]bool
-	done  bool
+	refusedOnce sync.Once
+	mu          sync.Mutex
+	ln          net.Listener
+	conns       map[net.Conn]bool
+	done        bool
 }
 
 // Serve accepts on ln until Close. Each connection carries one CONNECT, or
@@ -70,6 +78,16 @@ func (p *Proxy) Serve(ln net.Listener) error {
 		go func() {
 			defer p.track(c, false)
 			defer c.Close()
+			if p.Peer != nil {
+				if err := p.Peer(c); err != nil {
+					p.refusedOnce.Do(func() {
+						if p.PeerRefused != nil {
+							p.PeerRefused(err)
+						}
+					})
+					return
+				}
+			}
 			p.handle(c)
 		}()
 	}

@@ -314,3 +314,10 @@ func readManifestData(dfd int) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// usableDir: p is a directory (a link to one counts, as /tmp may be) this
+// user may create entries in.
+func usableDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir() && unix.Access(p, unix.W_OK|unix.X_OK) == nil
+}

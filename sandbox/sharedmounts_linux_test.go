@@ -78,20 +78,19 @@ const vscodeAttack = "mkdir -p .vscode 2>/dev/null; echo evil > .vscode/tasks.js
 func TestOwnManifestRewritten(t *testing.T) {
 	requireMechanism(t)
 	cases := []struct {
-		name             string
-		rewrite, noCheck bool
-		wantDamage       bool
+		name                 string
+		rewrite, guard, kern bool
+		wantDamage           bool
 	}{
-		{"agent rewrites its own manifest", true, false, false},
-		{"control: manifest untouched", false, false, false},
-		{"control: rewrite, kernel not asked", true, true, true},
+		{"agent rewrites its own manifest", true, true, true, false},
+		{"state writable (no read-only bind), kernel asked", true, false, true, false},
+		{"control: manifest untouched", false, true, true, false},
+		{"control: state writable, kernel not asked", true, false, false, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if c.noCheck {
-				askKernel = false
-				t.Cleanup(func() { askKernel = true })
-			}
+			askKernel, guardState = c.kern, c.guard
+			t.Cleanup(func() { askKernel, guardState = true, true })
 			tmp := t.TempDir()
 			t.Setenv("TMPDIR", tmp)
 			ws := t.TempDir()
@@ -104,7 +103,7 @@ func TestOwnManifestRewritten(t *testing.T) {
 			}
 			script := "echo up > ready; read x < go; " + vscodeAttack
 			if c.rewrite {
-				script = `M="$(dirname "$TMPDIR")/placeholders.json"; printf '{"version":1,"placeholders":[]}' > "$M.new" && mv "$M.new" "$M" || exit 3; ` + script
+				script = `M="$(dirname "$TMPDIR")/placeholders.json"; printf '{"version":1,"placeholders":[]}' > "$M.new" && mv "$M.new" "$M"; echo "rewrite rc=$?"; ` + script
 			}
 			agent, err := Prepare(spec, ws, []string{"/bin/sh", "-c", script}, nil)
 			if err != nil {
@@ -112,6 +111,14 @@ func TestOwnManifestRewritten(t *testing.T) {
 			}
 			defer agent.Cleanup()
 			out := runHolding(t, agent, ws, other.Cleanup)
+			manifest, _ := os.ReadFile(filepath.Join(filepath.Dir(agent.TmpDir), manifestName))
+			rewritten := !strings.Contains(string(manifest), ".vscode")
+			if c.rewrite && c.guard && rewritten {
+				t.Errorf("the agent rewrote its own manifest (%s) through a writable TMPDIR\n%s", manifest, out)
+			}
+			if c.rewrite && !c.guard && !rewritten {
+				t.Errorf("control: the agent could not rewrite its manifest with the state writable: the test proves nothing\n%s", out)
+			}
 			data, err := os.ReadFile(filepath.Join(vscode, "tasks.json"))
 			damaged := err == nil && strings.Contains(string(data), "evil")
 			switch {

@@ -34,6 +34,9 @@ type bwrapFiles struct {
 	// homes is the private homes' root (HomesRoot), hidden by an empty
 	// tmpfs: the agent's own home (Spec.Homes) is bound again inside it.
 	homes string
+	// state are the entries of the bridge's state the writable trees
+	// cover (stateEntries): bound read-only over themselves.
+	state []string
 }
 
 // mount is one bind of the file system part, ordered by depth.
@@ -91,6 +94,11 @@ func bwrapArgs(s Spec, f bwrapFiles, dir string, argv []string) []string {
 	}
 	for _, p := range s.Pinned {
 		add(p, 1, "--bind-try", p, p)
+	}
+	for _, p := range f.state {
+		// after the writable tree holding it; the sandbox's own TMPDIR
+		// (f.tmp, deeper) is bound writable again inside its own
+		add(p, 2, "--ro-bind-try", p, p)
 	}
 	for _, p := range s.ReadOnly {
 		add(p, 2, "--ro-bind-try", p, p)

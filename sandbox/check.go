@@ -315,6 +315,9 @@ func Prepare(s Spec, dir string, argv []string, netOpts *NetOptions) (Prepared, 
 	if f.homes, err = ensureHomesRoot(); err != nil {
 		return fail(err)
 	}
+	if guardState {
+		f.state = stateEntries(s.Writable, f.homes)
+	}
 	p := Prepared{Path: m.Path, MaskFile: f.mask, TmpDir: f.tmp, Created: created, files: f,
 		Cleanup: func() { removeCreated(); os.RemoveAll(tmp); lock.Close() }}
 	scope := "required"

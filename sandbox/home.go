@@ -81,9 +81,22 @@ type Home struct {
 // (each sees its own home only), so that no agent reads another's copies.
 const homesRootPrefix = "acp-bridge-homes-"
 
-// HomesRoot is the directory holding this user's private homes.
+// homesBase is where the homes root is made when it is a directory this
+// user may write and search (a variable for the tests).
+var homesBase = "/tmp"
+
+// HomesRoot is the directory holding this user's private homes: in
+// homesBase (/tmp) whatever the bridge's TMPDIR, so that every bridge of
+// the user, whichever TMPDIR its editor or shell gave it, hides the same
+// root in its sandboxes (docs/sandbox.md, "Red team 10"); in the system's
+// temp directory only where /tmp cannot be used (and on systems without
+// the Linux sandbox).
 func HomesRoot() string {
-	return filepath.Join(os.TempDir(), homesRootPrefix+strconv.Itoa(os.Geteuid()))
+	base := homesBase
+	if !usableDir(base) {
+		base = os.TempDir()
+	}
+	return filepath.Join(base, homesRootPrefix+strconv.Itoa(os.Geteuid()))
 }
 
 // ensureHomesRoot makes the homes root if missing and checks it is this

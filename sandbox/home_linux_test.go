@@ -189,8 +189,7 @@ func TestMakeHome(t *testing.T) {
 
 // A homes root someone else could read, or a link, is refused.
 func TestHomesRootMustBePrivate(t *testing.T) {
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
+	setHomesBase(t, t.TempDir())
 	if err := os.Mkdir(HomesRoot(), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -521,4 +520,11 @@ func TestHomePlacesHonourReadMasks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// setHomesBase makes the homes root's parent dir for the test's length.
+func setHomesBase(t *testing.T, dir string) {
+	old := homesBase
+	homesBase = dir
+	t.Cleanup(func() { homesBase = old })
 }

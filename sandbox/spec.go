@@ -171,6 +171,11 @@ func Compute(o Options) (Spec, error) {
 			homeDirs = append(homeDirs, h.Dir)
 		}
 	}
+	for _, p := range o.AllowWrite {
+		if err := checkAllowWrite(p); err != nil {
+			return Spec{}, err
+		}
+	}
 	for _, set := range [][]string{o.Workspace, o.StateDirs, o.AllowWrite, homeDirs} {
 		for _, p := range set {
 			if !filepath.IsAbs(p) {

@@ -54,19 +54,35 @@ func resolvedPlace(p string) (string, error) {
 }
 
 // removeUnused removes, last first, each placeholder of ps the sandbox of
-// the private directory self made (not borrowed) and no other live
-// sandbox records (liveUses), if still as made.
+// the private directory self made (not borrowed), that no other live
+// sandbox records (liveUses) and on which no other mount namespace has a
+// mount (foreignMounts: the kernel's word, whatever the manifests say),
+// if still as made.
 func removeUnused(ps []placeholder, self string) {
 	uses := liveUses(self)
 	if uses == nil {
 		return
 	}
+	var held map[string]bool // foreignMounts, read at the first candidate
 	for i := len(ps) - 1; i >= 0; i-- {
-		if _, used := uses[ps[i].Path]; !used && !ps[i].Borrowed {
+		if _, used := uses[ps[i].Path]; used || ps[i].Borrowed {
+			continue
+		}
+		if held == nil && askKernel {
+			var ok bool
+			if held, ok = foreignMounts(); !ok {
+				return // in doubt: keep everything
+			}
+		}
+		if !held[ps[i].Path] {
 			removePlaceholder(ps[i])
 		}
 	}
 }
+
+// askKernel: removeUnused asks foreignMounts (false only in the tests'
+// controls, which show the damage without it).
+var askKernel = true
 
 // removePlaceholder removes p if it is still exactly as Prepare made it:
 // an empty directory, or a regular file holding exactly its content. Its
@@ -297,4 +313,11 @@ func readManifestData(dfd int) ([]byte, error) {
 		return nil, fmt.Errorf("sandbox: %s is larger than %d bytes", manifestName, maxManifest)
 	}
 	return data, nil
+}
+
+// usableDir: p is a directory (a link to one counts, as /tmp may be) this
+// user may create entries in.
+func usableDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir() && unix.Access(p, unix.W_OK|unix.X_OK) == nil
 }

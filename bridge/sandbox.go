@@ -93,7 +93,7 @@ func PlanSandbox(in SandboxInputs) (SandboxPlan, error) {
 		if err != nil {
 			network = sandbox.NetworkAll // the bound is about files, not the network
 		}
-		if spec, err := computeSpec(in, sb.AllowWrite, network); err == nil {
+		if spec, err := computeSpec(in, sb.AllowWrite, network, true); err == nil {
 			plan.Bound = &spec
 		}
 	}
@@ -116,7 +116,7 @@ func PlanSandbox(in SandboxInputs) (SandboxPlan, error) {
 	if err != nil {
 		return plan, err
 	}
-	spec, err := computeSpec(in, sb.AllowWrite, network)
+	spec, err := computeSpec(in, sb.AllowWrite, network, false)
 	if err != nil {
 		return plan, fmt.Errorf("sandbox for agent %s: %w", in.Agent, err)
 	}
@@ -130,7 +130,7 @@ func PlanSandbox(in SandboxInputs) (SandboxPlan, error) {
 }
 
 // computeSpec is sandbox.Compute for the agent in describes.
-func computeSpec(in SandboxInputs, allowWrite []string, network sandbox.Network) (sandbox.Spec, error) {
+func computeSpec(in SandboxInputs, allowWrite []string, network sandbox.Network, boundOnly bool) (sandbox.Spec, error) {
 	workspace := []string{}
 	for _, d := range []string{in.Workspace, in.Dir} {
 		if d != "" {
@@ -144,17 +144,18 @@ func computeSpec(in SandboxInputs, allowWrite []string, network sandbox.Network)
 	// places").
 	places := profiles.AllConfigPlaces()
 	return sandbox.Compute(sandbox.Options{
-		Places:     places,
-		Workspace:  workspace,
-		Home:       in.Home,
-		StateDirs:  append(sandbox.StateDirs(in.Family, in.Home), sandbox.RunnerDirs(in.Command, in.Home)...),
-		Homes:      in.Homes,
-		AllowWrite: allowWrite,
-		Protected:  in.PolicyFiles,
-		Network:    network,
-		Hidden:     in.Hidden,
-		EnvKeep:    agentEnvKeep(in),
-		Policy:     in.Policy,
+		Places:        places,
+		Workspace:     workspace,
+		Home:          in.Home,
+		StateDirs:     append(sandbox.StateDirs(in.Family, in.Home), sandbox.RunnerDirs(in.Command, in.Home)...),
+		Homes:         in.Homes,
+		AllowWrite:    allowWrite,
+		Protected:     in.PolicyFiles,
+		Network:       network,
+		Hidden:        in.Hidden,
+		EnvKeep:       agentEnvKeep(in),
+		Policy:        in.Policy,
+		FileBoundOnly: boundOnly,
 		Env: policy.Env{Cwd: in.Dir, ProjectRoot: in.Workspace, Home: in.Home,
 			AdditionalDirectories: in.Snapshot.Config.Permissions.AdditionalDirectories},
 	})

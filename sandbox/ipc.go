@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 )
 
 // Host IPC (docs/sandbox.md "Host IPC"): no pathname Unix socket outside
@@ -55,15 +54,16 @@ func hostIPC(getenv func(string) string, writable []string, max int) (emptied, s
 			addDir(filepath.Join(home, d))
 		}
 	}
-	inEmptied := func(p string) bool {
-		for _, d := range emptied {
-			if p == d || strings.HasPrefix(p, d+"/") {
-				return true
-			}
-		}
-		return false
-	}
 	seen := map[string]bool{}
+	// found: a socket the scan read in a resolved root through directories
+	// (never links), so p is resolved and a socket already.
+	addFound := func(p string) {
+		if seen[p] || under(p) || underAny(p, emptied) {
+			return
+		}
+		seen[p] = true
+		sockets = append(sockets, p)
+	}
 	addSock := func(p string) {
 		if p == "" || !filepath.IsAbs(p) {
 			return
@@ -72,52 +72,33 @@ func hostIPC(getenv func(string) string, writable []string, max int) (emptied, s
 			p = r
 		}
 		p = filepath.Clean(p)
-		if seen[p] || under(p) || inEmptied(p) {
-			return
-		}
 		if fi, err := os.Lstat(p); err != nil || fi.Mode()&fs.ModeSocket == 0 {
 			return
 		}
-		seen[p] = true
-		sockets = append(sockets, p)
+		addFound(p)
 	}
 	addSock(getenv("SSH_AUTH_SOCK"))
-	n := 0
+	sc := ipcScanner{max: max, depth: ipcDepth, onSocket: addFound,
+		skipDir: func(p, name []byte) bool {
+			// Another agent's private temp directory: its sockets come and
+			// go with that agent (Codex's cc-socks), and a mask whose
+			// target vanished before bubblewrap started would keep this
+			// agent from starting. Not a host socket; docs/sandbox.md,
+			// "Host IPC", says so.
+			return underAnyBytes(p, writable) || underAnyBytes(p, emptied) || hasPrefixBytes(name, privatePrefix)
+		}}
 	for _, root := range ipcScan {
 		r, err := filepath.EvalSymlinks(root)
 		if err != nil || seenDir[r+"#scan"] {
 			continue
 		}
 		seenDir[r+"#scan"] = true
-		base := strings.Count(r, "/")
-		_ = filepath.WalkDir(r, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
-			n++
-			if n > max {
-				note = "stopped looking for host sockets after " + strconv.Itoa(max) + " entries: sockets past that are reachable from the sandbox"
-				return filepath.SkipAll
-			}
-			if d.IsDir() {
-				if p != r && (under(p) || inEmptied(p) || strings.Count(p, "/")-base >= ipcDepth) {
-					return filepath.SkipDir
-				}
-				if strings.HasPrefix(d.Name(), privatePrefix) {
-					// Another agent's private temp directory: its sockets
-					// come and go with that agent (Codex's cc-socks), and a
-					// mask whose target vanished before bubblewrap started
-					// would keep this agent from starting. Not a host
-					// socket; docs/sandbox.md, "Host IPC", says so.
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if d.Type()&fs.ModeSocket != 0 {
-				addSock(p)
-			}
-			return nil
-		})
+		if !sc.scan(r) {
+			break
+		}
+	}
+	if sc.stopped {
+		note = "stopped looking for host sockets after " + strconv.Itoa(max) + " entries: sockets past that are reachable from the sandbox"
 	}
 	return emptied, sockets, note
 }
@@ -125,3 +106,7 @@ func hostIPC(getenv func(string) string, writable []string, max int) (emptied, s
 // privatePrefix names each sandbox's private directory (its TMPDIR, its
 // mask file, its placeholders) under the system's temp directory.
 const privatePrefix = "acp-bridge-sandbox-"
+
+func hasPrefixBytes(b []byte, prefix string) bool {
+	return len(b) >= len(prefix) && string(b[:len(prefix)]) == prefix
+}

@@ -93,6 +93,12 @@ type Options struct {
 	// Homes are the process's private state homes (MakeHome): writable,
 	// their copies and config places as Spec.Homes says.
 	Homes []*Home
+	// FileBoundOnly: the Spec only bounds the editor's file service for an
+	// agent that runs unconfined (bridge.SandboxPlan.Bound). Host sockets
+	// are then not looked for: they are reached by connect(2), which the
+	// file service never does, and the scan is the costliest part of a
+	// start.
+	FileBoundOnly bool
 }
 
 // Spec is the sandbox of one agent process.
@@ -311,7 +317,11 @@ func Compute(o Options) (Spec, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	emptied, sockets, note := hostIPC(getenv, s.Writable, max)
+	var emptied, sockets []string
+	var note string
+	if !o.FileBoundOnly {
+		emptied, sockets, note = hostIPC(getenv, s.Writable, max)
+	}
 	s.Emptied = emptied
 	if note != "" {
 		s.Notes = append(s.Notes, note)
@@ -372,7 +382,7 @@ const probeName = ".acp-bridge-sandbox-probe"
 
 func underAny(p string, roots []string) bool {
 	for _, r := range roots {
-		if p == r || strings.HasPrefix(p, r+string(filepath.Separator)) || r == "/" {
+		if r == "/" || (len(p) >= len(r) && p[:len(r)] == r && (len(p) == len(r) || p[len(r)] == filepath.Separator)) {
 			return true
 		}
 	}

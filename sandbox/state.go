@@ -108,19 +108,14 @@ func stateEntries(writable []string, homes string) []string {
 	homes = resolvedOrClean(homes)
 	var out []string
 	for _, parent := range stateParents() {
-		entries, err := os.ReadDir(parent)
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
-			if !strings.HasPrefix(e.Name(), statePrefix) || e.Type()&fs.ModeSymlink != 0 {
-				continue
+		eachPrefixed(parent, statePrefix, func(name string, k entryKind) {
+			if k == kindLink {
+				return
 			}
-			p := filepath.Join(parent, e.Name())
-			if p != homes && underAny(p, ws) {
+			if p := filepath.Join(parent, name); p != homes && underAny(p, ws) {
 				out = append(out, p)
 			}
-		}
+		})
 	}
 	return out
 }

@@ -232,19 +232,18 @@ func sweepOne(dir string) bool {
 // cannot be read (the callers then keep everything).
 func liveUses(self string) map[string]bool {
 	parent := filepath.Dir(self)
-	entries, err := os.ReadDir(parent)
-	if err != nil {
-		return nil
-	}
 	uses := map[string]bool{}
-	for _, e := range entries {
-		dir := filepath.Join(parent, e.Name())
-		if !strings.HasPrefix(e.Name(), privatePrefix) || !e.IsDir() || dir == self {
-			continue
+	err := eachPrefixed(parent, privatePrefix, func(name string, k entryKind) {
+		dir := filepath.Join(parent, name)
+		if k != kindDir || dir == self {
+			return
 		}
 		for _, q := range liveManifest(dir) {
 			uses[q.Path] = uses[q.Path] || !q.Borrowed
 		}
+	})
+	if err != nil {
+		return nil // unreadable: in doubt, the callers keep everything
 	}
 	return uses
 }

@@ -170,10 +170,11 @@ func (w *waiting) await(ctx context.Context, f *Flow, s Session) Resolution {
 		case <-w.appr.Done():
 			waiting = false
 		case <-editorDone:
-			// On this goroutine: no second goroutine (and its stack) per
-			// pending approval, and no hand-off on the way back.
+			// Taken here, not by a goroutine per pending approval (and its
+			// stack); decoded on a deep worker (shallow), whose stack is
+			// already grown.
 			editorDone, editorAnswered = nil, true
-			f.takeEditorAnswer(w.id, w.shown)
+			shallow(func() { f.takeEditorAnswer(w.id, w.shown) })
 		case <-ctx.Done():
 			// The child withdrew the request ($/cancel_request) or went away.
 			_ = f.Broker.Resolve(w.id, Resolution{Outcome: acp.OutcomeCancelled, By: s.WithdrawnBy()})

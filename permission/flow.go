@@ -75,7 +75,8 @@ func (f *Flow) RequestPermission(ctx context.Context, s Session, req acp.Request
 		return out, err
 	}
 	res := w.await(ctx, f, s)
-	return f.answerRequest(s, st, w, res, req.Options)
+	shallow(func() { out, err = f.answerRequest(s, st, w, res, req.Options) })
+	return out, err
 }
 
 // answerRequest applies the resolution of a request's card. It is a call
@@ -147,31 +148,6 @@ func (f *Flow) openRequest(ctx context.Context, s Session, req acp.RequestPermis
 		return nil, nil, out, true, err
 	}
 	return w, &requestState{call: call, d: d}, nil, false, nil
-}
-
-// shallow runs fn, the deep part of a request (reading, deciding, showing
-// the card), on a goroutine of its own and waits for it. The request's
-// goroutine then waits for the person's answer (minutes, thousands of
-// cards at once) on a small stack: a stack grown while deciding stays grown
-// while its goroutine waits, and the frames of the functions that decide
-// (kilobytes each) would sit under the wait; a goroutine that ends returns
-// its stack at once (docs/benchmarks.md, "Where the time goes", 2026-11-27).
-// A panic in fn is raised again in the caller, where the request's
-// handler recovers it as before.
-func shallow(fn func()) {
-	done := make(chan struct{})
-	var p any
-	go func() {
-		defer func() {
-			p = recover()
-			close(done)
-		}()
-		fn()
-	}()
-	<-done
-	if p != nil {
-		panic(p)
-	}
 }
 
 func toolCallIDOf(tc json.RawMessage) string {

@@ -1,0 +1,65 @@
+package permission
+
+import (
+	"time"
+)
+
+// shallow runs fn, a deep part of a request (reading, deciding, showing
+// the card; applying and recording the answer), on a worker goroutine and
+// waits for it. The request's goroutine then waits for the person's answer
+// (minutes, thousands of cards at once) on a small stack: a stack grown
+// while deciding stays grown while its goroutine waits, and the frames of
+// the functions that decide (kilobytes each) would sit under the wait.
+//
+// The workers keep their grown stacks between requests: a goroutine made
+// for each deep part grew its stack from the smallest size every time,
+// and copying it was a tenth of an approval's CPU (docs/benchmarks.md,
+// "Where the time goes"). A deep part takes an idle worker if one waits,
+// else starts a new one, so deep parts never queue behind each other; a
+// worker idle for deepIdle ends, returning its stack.
+//
+// A panic in fn is raised again in the caller, where the request's
+// handler recovers it as before.
+func shallow(fn func()) {
+	j := deepJob{fn: fn, done: make(chan any, 1)}
+	select {
+	case deepJobs <- j:
+	default:
+		go deepWorker(j)
+	}
+	if p := <-j.done; p != nil {
+		panic(p)
+	}
+}
+
+// deepIdle is how long a worker waits for its next deep part.
+const deepIdle = 10 * time.Second
+
+type deepJob struct {
+	fn   func()
+	done chan any // the panic, or nil
+}
+
+// deepJobs hands a deep part to an idle worker (unbuffered: only one
+// waiting in its receive takes it).
+var deepJobs = make(chan deepJob)
+
+func deepWorker(j deepJob) {
+	idle := time.NewTimer(deepIdle)
+	defer idle.Stop()
+	for {
+		j.done <- runDeep(j.fn)
+		idle.Reset(deepIdle)
+		select {
+		case j = <-deepJobs:
+		case <-idle.C:
+			return
+		}
+	}
+}
+
+func runDeep(fn func()) (p any) {
+	defer func() { p = recover() }()
+	fn()
+	return nil
+}

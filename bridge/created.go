@@ -32,6 +32,13 @@ import (
 type createdWatch struct {
 	mu      sync.Mutex
 	missing []string
+	// kept: the shared placeWatch kept every walk of missing (under
+	// createdKey(missing)) before missing was last found missing, so while
+	// it still keeps them, nothing any of those walks read has changed and
+	// none has appeared: a turn's end costs one poll(2), not a listing of
+	// the home directory and the workspace (docs/benchmarks.md, "Where the
+	// time goes").
+	kept bool
 }
 
 func newCreatedWatch(roots ...string) *createdWatch {
@@ -47,17 +54,40 @@ func (w *createdWatch) appeared(skip func(string) bool) []string {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if len(w.missing) == 0 {
+		return nil
+	}
+	pw := sharedPlaceWatch()
+	if w.kept && pw.keeps(createdKey(w.missing)) {
+		return nil
+	}
+	// Watched first, then read: a place made after the watch is in place
+	// is queued for the next turn's check; one made before it is found now.
+	w.kept = pw.keepAll(createdKey(w.missing), w.missing)
 	var now, still []string
+	skipped := false
 	exist := existing(w.missing)
 	for i, p := range w.missing {
-		if exist[i] && (skip == nil || !skip(p)) {
-			now = append(now, p)
-		} else {
+		switch {
+		case !exist[i]:
 			still = append(still, p)
+		case skip != nil && skip(p):
+			// It exists: the next turn must look again, whatever the watch keeps.
+			still, skipped = append(still, p), true
+		default:
+			now = append(now, p)
 		}
+	}
+	if len(now) > 0 || skipped {
+		w.kept = false // the list changed, or holds a place that exists
 	}
 	w.missing = still
 	return now
+}
+
+// createdKey names a list of missing places in the shared placeWatch.
+func createdKey(missing []string) string {
+	return "created\x00" + strings.Join(missing, "\x00")
 }
 
 // existing reports, for each path, what os.Lstat would: whether it
@@ -199,6 +229,7 @@ func (w *createdWatch) forget(p string) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.kept = false
 	w.missing = slices.DeleteFunc(w.missing, func(m string) bool { return m == p })
 }
 

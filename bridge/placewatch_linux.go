@@ -137,6 +137,35 @@ func (w *placeWatch) realPlaces(key string, places []string) []string {
 	return w.build(key, places)
 }
 
+// keepAll watches every entry the walks of places read and keeps their
+// resolutions under key (as realPlaces does); true when every one of them
+// is kept, so that keeps(key) answers for all of them.
+func (w *placeWatch) keepAll(key string, places []string) bool {
+	out := w.realPlaces(key, places)
+	if len(out) != len(places) {
+		return false
+	}
+	for _, r := range out {
+		if r == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// keeps: what keepAll kept under key is still kept, after reading what
+// the kernel queued: no entry any of those walks read has changed since.
+func (w *placeWatch) keeps(key string) bool {
+	if w == nil || w.mounts < 0 {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.check()
+	_, ok := w.entries[key]
+	return ok
+}
+
 // check reads, without waiting, what the kernel queued since the last
 // decision, and drops everything kept if any of it concerns an entry a
 // resolution read, or the mount table changed.

@@ -9,3 +9,7 @@ type placeWatch struct{}
 func sharedPlaceWatch() *placeWatch { return nil }
 
 func (w *placeWatch) realPlaces(key string, places []string) []string { return nil }
+
+func (w *placeWatch) keepAll(key string, places []string) bool { return false }
+
+func (w *placeWatch) keeps(key string) bool { return false }

@@ -327,18 +327,6 @@ func (p *Process) wait() {
 	close(p.done)
 }
 
-// waitExited blocks until pid has exited, leaving it unreaped.
-func waitExited(pid int) error {
-	for {
-		var info unix.Siginfo
-		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
-		if errors.Is(err, syscall.EINTR) {
-			continue
-		}
-		return err
-	}
-}
-
 func (p *Process) exitError(werr error) error {
 	if werr == nil {
 		return nil

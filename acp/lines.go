@@ -129,7 +129,7 @@ func NewLineReader(r io.Reader, reply io.Writer, opts StreamOptions) *LineReader
 	if reply == nil {
 		reply = io.Discard
 	}
-	l := &LineReader{s: &ndjsonStream{r: bufio.NewReaderSize(r, 256<<10), w: reply, opts: opts}}
+	l := &LineReader{s: &ndjsonStream{r: bufio.NewReaderSize(r, smallReadBuf), src: r, w: reply, opts: opts}}
 	l.s.onLongAnswer = func(id jsonrpc2.ID, msg string) {
 		if l.OnLongAnswer != nil {
 			raw, _ := id.MarshalJSON()

@@ -57,14 +57,40 @@ func NewStream(r io.Reader, w io.Writer, c io.Closer, opts StreamOptions) jsonrp
 	if opts.MaxLineBytes <= 0 {
 		opts.MaxLineBytes = DefaultMaxLineBytes
 	}
-	return &ndjsonStream{r: bufio.NewReaderSize(r, 256<<10), w: w, c: c, opts: opts}
+	return &ndjsonStream{r: bufio.NewReaderSize(r, smallReadBuf), src: r, w: w, c: c, opts: opts}
+}
+
+// A stream reads through a small buffer until a line does not fit in it,
+// then through a large one, in which a long line (a 64 KiB diff) is
+// validated where read(2) put it, without a copy. Most agents send small
+// lines, and one bridge reads many agents: 20 idle agents held 5 MiB of
+// 256 KiB buffers (docs/benchmarks.md, "Where the time goes").
+const (
+	smallReadBuf = 16 << 10
+	largeReadBuf = 256 << 10
+)
+
+// grow moves the stream to the large buffer: what the small one holds
+// unread is read first (read goroutine only).
+func (s *ndjsonStream) grow() {
+	s.grown = true
+	if s.src == nil || s.r.Size() >= largeReadBuf {
+		return
+	}
+	held, _ := s.r.Peek(s.r.Buffered())
+	s.r = bufio.NewReaderSize(io.MultiReader(bytes.NewReader(bytes.Clone(held)), s.src), largeReadBuf)
 }
 
 type ndjsonStream struct {
-	r    *bufio.Reader // read goroutine only
-	line []byte        // read goroutine only: reused line buffer
-	lr   lineReader    // read goroutine only
-	opts StreamOptions
+	r     *bufio.Reader // read goroutine only
+	src   io.Reader     // what r reads (grow)
+	grown bool          // read goroutine only: r is the large buffer
+	// growNext: a line did not fit in the small buffer; grow before the
+	// next (read goroutine only).
+	growNext bool
+	line     []byte     // read goroutine only: reused line buffer
+	lr       lineReader // read goroutine only
+	opts     StreamOptions
 
 	wmu  sync.Mutex // guards w and wbuf
 	w    io.Writer
@@ -105,6 +131,10 @@ func (s *ndjsonStream) readLine() ([]byte, error) {
 	s.line = s.line[:0]
 	tooLong := false
 	total := 0
+	if s.growNext {
+		s.growNext = false
+		s.grow()
+	}
 	for {
 		frag, err := s.r.ReadSlice('\n')
 		if err == nil && len(s.line) == 0 && len(frag) <= s.opts.MaxLineBytes+1 {
@@ -132,6 +162,8 @@ func (s *ndjsonStream) readLine() ([]byte, error) {
 			}
 			return bytes.TrimRight(s.line, "\r\n"), nil
 		case errors.Is(err, bufio.ErrBufferFull):
+			// This line is copied; the next ones get the large buffer.
+			s.growNext = !s.grown
 			continue
 		default:
 			// EOF with a partial last line: deliver it if it is whole JSON.

@@ -32,17 +32,47 @@ import (
 type createdWatch struct {
 	mu      sync.Mutex
 	missing []string
-	// kept: the shared placeWatch kept every walk of missing (under
-	// createdKey(missing)) before missing was last found missing, so while
-	// it still keeps them, nothing any of those walks read has changed and
-	// none has appeared: a turn's end costs one poll(2), not a listing of
-	// the home directory and the workspace (docs/benchmarks.md, "Where the
-	// time goes").
-	kept bool
+	// kept: the shared placeWatch's build (placeWatch.keepAll) that
+	// watched every walk of missing, under createdKey(missing), before
+	// missing was last found missing; 0 when none did. While the watch
+	// still keeps that same build, nothing any of those walks read has
+	// changed and none has appeared: a turn's end costs one poll(2), not a
+	// listing of the home directory and the workspace (docs/benchmarks.md,
+	// "Where the time goes").
+	kept uint64
 }
 
 func newCreatedWatch(roots ...string) *createdWatch {
-	return &createdWatch{missing: sandbox.MissingProtected(roots...)}
+	return &createdWatch{missing: internMissing(sandbox.MissingProtected(roots...))}
+}
+
+// missingLists are the lists of missing places sessions hold, shared: a
+// thousand sessions in one workspace hold one list, not a thousand (a
+// session that changes its list makes its own: appeared builds a new one,
+// forget clones first).
+var missingLists = struct {
+	sync.Mutex
+	m map[string][]string
+}{m: map[string][]string{}}
+
+// maxMissingLists bounds missingLists; past it, the table starts again.
+const maxMissingLists = 256
+
+func internMissing(list []string) []string {
+	if len(list) == 0 {
+		return nil
+	}
+	k := strings.Join(list, "\x00")
+	missingLists.Lock()
+	defer missingLists.Unlock()
+	if l, ok := missingLists.m[k]; ok {
+		return l
+	}
+	if len(missingLists.m) >= maxMissingLists {
+		clear(missingLists.m)
+	}
+	missingLists.m[k] = list
+	return list
 }
 
 // appeared returns the watched paths that exist now and stops watching them.
@@ -58,7 +88,7 @@ func (w *createdWatch) appeared(skip func(string) bool) []string {
 		return nil
 	}
 	pw := sharedPlaceWatch()
-	if w.kept && pw.keeps(createdKey(w.missing)) {
+	if w.kept != 0 && pw.keptSince(createdKey(w.missing)) == w.kept {
 		return nil
 	}
 	// Watched first, then read: a place made after the watch is in place
@@ -79,9 +109,11 @@ func (w *createdWatch) appeared(skip func(string) bool) []string {
 		}
 	}
 	if len(now) > 0 || skipped {
-		w.kept = false // the list changed, or holds a place that exists
+		w.kept = 0 // the list changed, or holds a place that exists
 	}
-	w.missing = still
+	if len(now) > 0 {
+		w.missing = still // a new list: the old one may be shared (internMissing)
+	}
 	return now
 }
 
@@ -229,8 +261,10 @@ func (w *createdWatch) forget(p string) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.kept = false
-	w.missing = slices.DeleteFunc(w.missing, func(m string) bool { return m == p })
+	w.kept = 0
+	if slices.Contains(w.missing, p) {
+		w.missing = slices.DeleteFunc(slices.Clone(w.missing), func(m string) bool { return m == p }) // shared: internMissing
+	}
 }
 
 // ownWrite is a protected file a grant may create: the workspace's

@@ -99,3 +99,26 @@ func TestCreatedWatchSeesEveryWayAPlaceAppears(t *testing.T) {
 		})
 	}
 }
+
+// Two sessions watching the same places share the watch's entry: a place
+// made between their checks is reported to each, though the first one's
+// check built the entry again after the change (it must not pass for "no
+// change since" to the second).
+func TestCreatedWatchSharedListReportsToEach(t *testing.T) {
+	ws := t.TempDir()
+	list := []string{filepath.Join(ws, ".envrc"), filepath.Join(ws, ".git")}
+	a, b := &createdWatch{missing: slices.Clone(list)}, &createdWatch{missing: slices.Clone(list)}
+	for _, w := range []*createdWatch{a, b, a, b} {
+		if got := w.appeared(nil); len(got) != 0 {
+			t.Fatalf("nothing made yet: %v", got)
+		}
+	}
+	if err := os.WriteFile(list[0], nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for name, w := range map[string]*createdWatch{"first": a, "second": b} {
+		if got := w.appeared(nil); !slices.Equal(got, list[:1]) {
+			t.Fatalf("%s session: reported %v, want %v", name, got, list[:1])
+		}
+	}
+}

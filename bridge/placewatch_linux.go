@@ -67,6 +67,8 @@ type placeWatch struct {
 	wds     map[string]int32
 	names   map[int32]map[string]bool // per watch: the entry names that matter
 	entries map[string][]string       // list key -> real path per place, "" = resolve at each decision
+	built   map[string]uint64         // list key -> when its entry was built (seq)
+	seq     uint64                    // counts builds; never reset
 	buf     []byte
 	// changed is called after an invalidation (tests).
 	changed func()
@@ -109,6 +111,7 @@ func (w *placeWatch) reset() {
 	w.wds = map[string]int32{}
 	w.names = map[int32]map[string]bool{}
 	w.entries = map[string][]string{}
+	w.built = map[string]uint64{}
 }
 
 // realPlaces answers policy.PlaceResolver for places (listed under key):
@@ -138,32 +141,40 @@ func (w *placeWatch) realPlaces(key string, places []string) []string {
 }
 
 // keepAll watches every entry the walks of places read and keeps their
-// resolutions under key (as realPlaces does); true when every one of them
-// is kept, so that keeps(key) answers for all of them.
-func (w *placeWatch) keepAll(key string, places []string) bool {
+// resolutions under key (as realPlaces does). It returns when that entry
+// was built (a build sequence number, never 0) when every walk is kept, so
+// that keptSince(key) answers for all of them; 0 when not.
+func (w *placeWatch) keepAll(key string, places []string) uint64 {
 	out := w.realPlaces(key, places)
 	if len(out) != len(places) {
-		return false
+		return 0
 	}
 	for _, r := range out {
 		if r == "" {
-			return false
+			return 0
 		}
 	}
-	return true
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.built[key]
 }
 
-// keeps: what keepAll kept under key is still kept, after reading what
-// the kernel queued: no entry any of those walks read has changed since.
-func (w *placeWatch) keeps(key string) bool {
+// keptSince is when the entry kept under key was built, after reading what
+// the kernel queued; 0 when none is. While it returns the number keepAll
+// returned, no entry any of those walks read has changed since that
+// build: an entry dropped and built again has a new number, so a caller
+// that read the disk before the new build still reads it again.
+func (w *placeWatch) keptSince(key string) uint64 {
 	if w == nil || w.mounts < 0 {
-		return false
+		return 0
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.check()
-	_, ok := w.entries[key]
-	return ok
+	if _, ok := w.entries[key]; !ok {
+		return 0
+	}
+	return w.built[key]
 }
 
 // check reads, without waiting, what the kernel queued since the last
@@ -297,6 +308,8 @@ func (w *placeWatch) build(key string, places []string) []string {
 	}
 	fs.seal()
 	w.entries[key] = out
+	w.seq++
+	w.built[key] = w.seq
 	return out
 }
 

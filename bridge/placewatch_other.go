@@ -10,6 +10,6 @@ func sharedPlaceWatch() *placeWatch { return nil }
 
 func (w *placeWatch) realPlaces(key string, places []string) []string { return nil }
 
-func (w *placeWatch) keepAll(key string, places []string) bool { return false }
+func (w *placeWatch) keepAll(key string, places []string) uint64 { return 0 }
 
-func (w *placeWatch) keeps(key string) bool { return false }
+func (w *placeWatch) keptSince(key string) uint64 { return 0 }

@@ -1,9 +1,12 @@
 package sandbox
 
 import (
-	"os"
+	"errors"
+	"io/fs"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 
 	"github.com/acp-bridge/acp-bridge/policy"
 )
@@ -21,19 +24,30 @@ func MissingProtected(roots ...string) []string {
 		if r == "" {
 			continue
 		}
-		for _, pl := range policy.Places() {
-			if pl.Base != policy.InRoot || strings.ContainsAny(pl.Path, "*?[") {
-				continue
-			}
-			p := filepath.Join(r, filepath.FromSlash(pl.Path))
+		for _, rel := range inRootPlaces() {
+			p := filepath.Join(r, rel)
 			if seen[p] {
 				continue
 			}
 			seen[p] = true
-			if _, err := os.Lstat(p); os.IsNotExist(err) {
+			var st syscall.Stat_t // not os.Lstat: no FileInfo per place per session
+			if err := syscall.Lstat(p, &st); errors.Is(err, fs.ErrNotExist) {
 				out = append(out, p)
 			}
 		}
 	}
 	return out
 }
+
+// inRootPlaces are the places under a root that name one path (no
+// wildcard), as relative paths: read once (policy.Places copies the list
+// at every call, and a session start asked for it).
+var inRootPlaces = sync.OnceValue(func() []string {
+	var out []string
+	for _, pl := range policy.Places() {
+		if pl.Base == policy.InRoot && !strings.ContainsAny(pl.Path, "*?[") {
+			out = append(out, filepath.FromSlash(pl.Path))
+		}
+	}
+	return out
+})

@@ -65,10 +65,16 @@ func (a *agentRT) checkPrompt(prompt json.RawMessage) error {
 	if err := json.Unmarshal(prompt, &blocks); err != nil {
 		return acp.InvalidParams(acp.MethodSessionPrompt, fmt.Errorf("prompt must be a list of content blocks: %w", err))
 	}
-	flags := capFlags(a.ownCapabilities(), "promptCapabilities")
+	var flags map[string]bool // read at the first block that needs one (text needs none)
 	for i, bl := range blocks {
 		need := promptCapabilityOf[bl.Type]
-		if need != "" && !flags[need] {
+		if need == "" {
+			continue
+		}
+		if flags == nil {
+			flags = capFlags(a.ownCapabilities(), "promptCapabilities")
+		}
+		if !flags[need] {
 			return acp.InvalidParams(acp.MethodSessionPrompt, fmt.Errorf(
 				"prompt block %d is %s content, which agent %s does not accept (its promptCapabilities.%s is not true); acp-bridge does not drop it silently: leave it out or pick another agent",
 				i, bl.Type, a.name, need))

@@ -40,6 +40,7 @@ type createdWatch struct {
 	// listing of the home directory and the workspace (docs/benchmarks.md,
 	// "Where the time goes").
 	kept uint64
+	key  string // createdKey(missing), "" until asked
 }
 
 func newCreatedWatch(roots ...string) *createdWatch {
@@ -88,12 +89,15 @@ func (w *createdWatch) appeared(skip func(string) bool) []string {
 		return nil
 	}
 	pw := sharedPlaceWatch()
-	if w.kept != 0 && pw.keptSince(createdKey(w.missing)) == w.kept {
+	if w.key == "" {
+		w.key = createdKey(w.missing)
+	}
+	if w.kept != 0 && pw.keptSince(w.key) == w.kept {
 		return nil
 	}
 	// Watched first, then read: a place made after the watch is in place
 	// is queued for the next turn's check; one made before it is found now.
-	w.kept = pw.keepAll(createdKey(w.missing), w.missing)
+	w.kept = pw.keepAll(w.key, w.missing)
 	var now, still []string
 	skipped := false
 	exist := existing(w.missing)
@@ -112,7 +116,7 @@ func (w *createdWatch) appeared(skip func(string) bool) []string {
 		w.kept = 0 // the list changed, or holds a place that exists
 	}
 	if len(now) > 0 {
-		w.missing = still // a new list: the old one may be shared (internMissing)
+		w.missing, w.key = still, "" // a new list: the old one may be shared (internMissing)
 	}
 	return now
 }
@@ -261,7 +265,7 @@ func (w *createdWatch) forget(p string) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.kept = 0
+	w.kept, w.key = 0, ""
 	if slices.Contains(w.missing, p) {
 		w.missing = slices.DeleteFunc(slices.Clone(w.missing), func(m string) bool { return m == p }) // shared: internMissing
 	}

@@ -45,6 +45,8 @@ type BundleStatus struct {
 	Error string
 	// Seq counts the statuses seen.
 	Seq int
+	// Ready: OPA has activated a verified bundle and decides.
+	Ready bool
 }
 
 // Status returns the bundle's last status and a channel closed at the next.
@@ -65,7 +67,7 @@ func (s *Stage) setStatus(st bundleplugin.Status) {
 		msg = ""
 	}
 	prev := s.status
-	s.status = BundleStatus{Revision: st.ActiveRevision, Error: msg, Seq: s.status.Seq + 1}
+	s.status = BundleStatus{Revision: st.ActiveRevision, Error: msg, Seq: s.status.Seq + 1, Ready: s.ready}
 	if s.status.Revision != prev.Revision {
 		s.log.Info("OPA bundle activated", zap.String("revision", s.status.Revision), zap.String("url", s.cfg.BundleURL))
 	}
@@ -162,6 +164,9 @@ func Start(ctx context.Context, cfg Config, log *zap.Logger) (*Stage, error) {
 		case <-ready:
 			s.mu.Lock()
 			s.ready = true
+			s.status.Ready = true
+			close(s.changed)
+			s.changed = make(chan struct{})
 			s.mu.Unlock()
 		case <-ctx.Done():
 		}

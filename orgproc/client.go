@@ -88,6 +88,8 @@ type Client struct {
 	tel     *TelemetryStart
 	status  BundleStatus
 	changed chan struct{}
+	// moved is closed (and replaced) whenever cur changes.
+	moved chan struct{}
 
 	lost     atomic.Uint64
 	timeouts atomic.Int32
@@ -113,7 +115,7 @@ func New(opts Options) *Client {
 		log = zap.NewNop()
 	}
 	return &Client{opts: opts, log: log, firstTry: make(chan struct{}), stop: make(chan struct{}),
-		done: make(chan struct{}), why: "not started", changed: make(chan struct{})}
+		done: make(chan struct{}), why: "not started", changed: make(chan struct{}), moved: make(chan struct{})}
 }
 
 // StartError is a start the running companion refused (a configuration
@@ -313,6 +315,7 @@ func (c *Client) supervise() {
 			c.timeouts.Store(0)
 			c.mu.Lock()
 			c.cur, c.why = cn, ""
+			c.move()
 			starts := c.pendingStarts(cn)
 			c.mu.Unlock()
 			if first {
@@ -353,7 +356,22 @@ func (c *Client) supervise() {
 func (c *Client) setDown(why string) {
 	c.mu.Lock()
 	c.cur, c.why = nil, why
+	c.move()
 	c.mu.Unlock()
+}
+
+// move says cur changed (c.mu held).
+func (c *Client) move() {
+	close(c.moved)
+	c.moved = make(chan struct{})
+}
+
+// state is the running companion (nil: none) and a channel closed when
+// that changes.
+func (c *Client) state() (*conn, <-chan struct{}) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cur, c.moved
 }
 
 type pending struct {

@@ -68,6 +68,8 @@ type BundleStatus struct {
 	Revision string `json:"revision,omitempty"`
 	Error    string `json:"error,omitempty"`
 	Seq      int    `json:"seq"`
+	// Ready: OPA has activated a verified bundle and decides.
+	Ready bool `json:"ready"`
 }
 
 // MaxLine bounds one protocol line (an audit record with a large call).

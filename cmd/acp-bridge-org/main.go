@@ -215,8 +215,8 @@ func (s *server) startOPA(cfg opastage.Config) error {
 		defer s.busy.Done()
 		for {
 			bs, next := st.Status()
-			if bs.Seq > 0 {
-				raw, _ := json.Marshal(orgproc.BundleStatus{Revision: bs.Revision, Error: bs.Error, Seq: bs.Seq})
+			if bs.Seq > 0 || bs.Ready {
+				raw, _ := json.Marshal(orgproc.BundleStatus{Revision: bs.Revision, Error: bs.Error, Seq: bs.Seq, Ready: bs.Ready})
 				s.send(orgproc.Message{Method: orgproc.MethodOPAStatus, Params: raw})
 			}
 			select {

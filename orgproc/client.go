@@ -330,6 +330,7 @@ func (c *Client) supervise() {
 				c.setDown("closed")
 				return
 			}
+			cn.wg.Wait()
 			err = cn.err
 			if time.Since(began) > c.opts.MaxBackoff {
 				wait = c.opts.Backoff
@@ -432,6 +433,7 @@ func (c *Client) shutdown(cn *conn) {
 		cn.kill()
 		<-cn.dead
 	}
+	cn.wg.Wait()
 	if n := len(cn.records); n > 0 {
 		c.loseRecords(uint64(n), true)
 	}
@@ -468,10 +470,12 @@ func (c *Client) spawn() (*conn, error) {
 		pending: map[uint64]chan Message{}, dead: make(chan struct{}), quit: make(chan struct{})}
 	var readers sync.WaitGroup
 	readers.Add(2)
-	go func() { defer readers.Done(); c.relayLog(stderr) }()
-	go func() { defer readers.Done(); cn.read(stdout, c.notify); cn.kill() }()
-	go cn.write()
+	cn.wg.Add(4)
+	go func() { defer cn.wg.Done(); defer readers.Done(); c.relayLog(stderr) }()
+	go func() { defer cn.wg.Done(); defer readers.Done(); cn.read(stdout, c.notify); cn.kill() }()
+	go func() { defer cn.wg.Done(); cn.write() }()
 	go func() {
+		defer cn.wg.Done()
 		readers.Wait()
 		err := cmd.Wait()
 		cn.finish(fmt.Errorf("%s exited: %v", Name, err))
@@ -493,6 +497,7 @@ func (c *Client) spawn() (*conn, error) {
 	if err != nil {
 		cn.kill()
 		<-cn.dead
+		cn.wg.Wait()
 		return nil, fmt.Errorf("orgproc: hello: %w", err)
 	}
 	return cn, nil
@@ -569,7 +574,8 @@ type conn struct {
 	pending map[uint64]chan Message
 	closed  bool
 
-	quit     chan struct{} // stop writing (stdin closed)
+	wg       sync.WaitGroup // its goroutines
+	quit     chan struct{}  // stop writing (stdin closed)
 	quitOnce sync.Once
 	dead     chan struct{} // the process is gone; err says why
 	err      error

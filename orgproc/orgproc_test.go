@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -416,6 +417,7 @@ func TestRecordsReachCollectorThroughCompanion(t *testing.T) {
 // Close flushes: records appended right before it reach the Collector.
 func TestCloseFlushes(t *testing.T) {
 	col := otelcoltest.New(t)
+	before := runtime.NumGoroutine()
 	c := New(Options{Path: companionBin, Version: testVersion})
 	if _, err := c.StartTelemetry(t.Context(), TelemetryStart{Telemetry: settings.Telemetry{Enabled: true, Endpoint: "http://" + col.HTTP}, Version: testVersion}); err != nil {
 		t.Fatal(err)
@@ -426,6 +428,11 @@ func TestCloseFlushes(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	c.Close(ctx)
+	// Close waited for every goroutine of the client and its companion.
+	if after := runtime.NumGoroutine(); after > before {
+		buf := make([]byte, 1<<20)
+		t.Errorf("%d goroutines before, %d after Close:\n%s", before, after, buf[:runtime.Stack(buf, true)])
+	}
 	if got := col.AwaitRecords(30*time.Second, func(e []otelcoltest.Exported) bool { return len(e) >= 50 }); len(got) != 50 {
 		t.Errorf("%d records exported after Close, want 50", len(got))
 	}

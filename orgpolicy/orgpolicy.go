@@ -179,6 +179,17 @@ func (s *Stage) Stop(ctx context.Context) { s.opa.Stop(ctx) }
 
 // Decide asks OPA. It never fails: what goes wrong is a no-verdict Result.
 func (s *Stage) Decide(ctx context.Context, in Input) Result {
+	// Through JSON: OPA's input is plain data.
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return opastage.NoVerdict(err.Error(), 0)
+	}
+	return s.DecideJSON(ctx, raw)
+}
+
+// DecideJSON is Decide with the input already an encoded Input (the
+// companion's opa.decide params): it is decoded once, as plain data.
+func (s *Stage) DecideJSON(ctx context.Context, raw []byte) Result {
 	budget := s.cfg.Budget()
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
@@ -189,11 +200,6 @@ func (s *Stage) Decide(ctx context.Context, in Input) Result {
 	s.mu.Unlock()
 	if !ready {
 		return none("no verified bundle yet")
-	}
-	// Through JSON: OPA's input is plain data.
-	raw, err := json.Marshal(in)
-	if err != nil {
-		return none(err.Error())
 	}
 	var input any
 	if err := json.Unmarshal(raw, &input); err != nil {

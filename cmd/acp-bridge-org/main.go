@@ -144,9 +144,8 @@ func (s *server) handle(m orgproc.Message) bool {
 		}
 		s.answer(m.ID, struct{}{}, s.startOPA(cfg))
 	case orgproc.MethodOPADecide:
-		var in opastage.Input
-		if err := json.Unmarshal(m.Params, &in); err != nil {
-			s.answer(m.ID, nil, fmt.Errorf("opa.decide: %w", err))
+		if !json.Valid(m.Params) || len(m.Params) == 0 || m.Params[0] != '{' {
+			s.answer(m.ID, nil, errors.New("opa.decide: the input is not an object"))
 			return false
 		}
 		s.mu.Lock()
@@ -159,7 +158,7 @@ func (s *server) handle(m orgproc.Message) bool {
 		s.busy.Add(1)
 		go func() {
 			defer s.busy.Done()
-			s.answer(m.ID, st.Decide(s.ctx, in), nil)
+			s.answer(m.ID, st.DecideJSON(s.ctx, m.Params), nil)
 		}()
 	case orgproc.MethodTelemetryStart:
 		var ts orgproc.TelemetryStart

@@ -6,8 +6,11 @@ LDFLAGS := -X main.version=$(VERSION)
 
 .PHONY: build test test-go run chat demo bench bench-smoke bench-fleet bench-webview vsix fuzz clean
 
+# The bridge and, beside it, its companion acp-bridge-org (OPA and telemetry, started only when the
+# settings name them; docs/org.md). Both carry the same version: the bridge refuses another.
 build:
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/acp-bridge
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(dir $(BIN))acp-bridge-org ./cmd/acp-bridge-org
 
 # The product in real VS Code (code-server) with the extension and the demo agent, on 127.0.0.1.
 demo:

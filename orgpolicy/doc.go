@@ -3,6 +3,13 @@
 // that the managed tier points at a bundle service, with signatures always
 // verified, and a decision-log service (docs/org.md, "OPA").
 //
+// Where it runs: in the bridge's companion process (cmd/acp-bridge-org,
+// the only importer), so that bridges whose tier names no OPA carry none
+// of the SDK. The OPA-free half (Input, Result, Config, the sources and
+// PermissionStage, the one mapping of an answer onto the verdict) is
+// package opastage, which the bridge uses with orgproc.Client as the
+// Decider; this package aliases those names.
+//
 // Why OPA and not our own: organisations already write their policy in
 // Rego, serve it as signed bundles and collect OPA decision logs; the SDK
 // brings bundle polling with ETags, signature verification, persistence of

@@ -18,30 +18,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/acp-bridge/acp-bridge/hooks"
+	"github.com/acp-bridge/acp-bridge/orgpolicy/opastage"
 	"github.com/acp-bridge/acp-bridge/policy"
 )
-
-// DefaultTimeout bounds one OPA decision when the config names none.
-const DefaultTimeout = 500 * time.Millisecond
-
-// Config is the managed tier's opa section (settings.OPAConfig mirrors it).
-type Config struct {
-	// BundleURL is the bundle's full URL (service and resource).
-	BundleURL string
-	// PollMin and PollMax bound the polling interval.
-	PollMin, PollMax time.Duration
-	// KeyID, Key and Algorithm verify the bundle's signature (always):
-	// a PEM public key for RS*/ES*/PS*, a shared secret for HS*.
-	KeyID, Key, Algorithm string
-	// Query is the decision's path, e.g. "acp/decision" (data.acp.decision).
-	Query string
-	// DecisionLogURL, if set, receives OPA's decision logs.
-	DecisionLogURL string
-	// PersistDir keeps the last verified bundle for offline starts.
-	PersistDir string
-	// Timeout bounds one decision; 0 = DefaultTimeout.
-	Timeout time.Duration
-}
 
 // Stage is a running OPA.
 type Stage struct {
@@ -66,6 +45,8 @@ type BundleStatus struct {
 	Error string
 	// Seq counts the statuses seen.
 	Seq int
+	// Ready: OPA has activated a verified bundle and decides.
+	Ready bool
 }
 
 // Status returns the bundle's last status and a channel closed at the next.
@@ -86,7 +67,7 @@ func (s *Stage) setStatus(st bundleplugin.Status) {
 		msg = ""
 	}
 	prev := s.status
-	s.status = BundleStatus{Revision: st.ActiveRevision, Error: msg, Seq: s.status.Seq + 1}
+	s.status = BundleStatus{Revision: st.ActiveRevision, Error: msg, Seq: s.status.Seq + 1, Ready: s.ready}
 	if s.status.Revision != prev.Revision {
 		s.log.Info("OPA bundle activated", zap.String("revision", s.status.Revision), zap.String("url", s.cfg.BundleURL))
 	}
@@ -98,27 +79,8 @@ func (s *Stage) setStatus(st bundleplugin.Status) {
 	s.changed = make(chan struct{})
 }
 
-// Input is OPA's input document for one decision.
-type Input struct {
-	Call      policy.Call   `json:"call"`
-	Agent     string        `json:"agent"`
-	SessionID string        `json:"session"`
-	Mode      string        `json:"mode"`
-	Workspace string        `json:"workspace"`
-	Earlier   hooks.Earlier `json:"earlier"`
-}
-
-// Result is OPA's answer.
-type Result struct {
-	hooks.Result
-	// DecisionID is OPA's decision id (also in its decision log).
-	DecisionID string `json:"decisionId,omitempty"`
-	// Revision is the active bundle's revision.
-	Revision string `json:"revision,omitempty"`
-}
-
-// config builds OPA's configuration document.
-func (c Config) opaConfig() ([]byte, string, error) {
+// opaConfig builds OPA's configuration document.
+func opaConfig(c Config) ([]byte, string, error) {
 	if c.BundleURL == "" {
 		return nil, "", errors.New("opa.bundleUrl is required")
 	}
@@ -180,7 +142,7 @@ func (c Config) opaConfig() ([]byte, string, error) {
 // Start starts OPA without waiting for a bundle: until one is verified and
 // active, Decide says no-verdict.
 func Start(ctx context.Context, cfg Config, log *zap.Logger) (*Stage, error) {
-	doc, q, err := cfg.opaConfig()
+	doc, q, err := opaConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -202,6 +164,9 @@ func Start(ctx context.Context, cfg Config, log *zap.Logger) (*Stage, error) {
 		case <-ready:
 			s.mu.Lock()
 			s.ready = true
+			s.status.Ready = true
+			close(s.changed)
+			s.changed = make(chan struct{})
 			s.mu.Unlock()
 		case <-ctx.Done():
 		}
@@ -214,26 +179,27 @@ func (s *Stage) Stop(ctx context.Context) { s.opa.Stop(ctx) }
 
 // Decide asks OPA. It never fails: what goes wrong is a no-verdict Result.
 func (s *Stage) Decide(ctx context.Context, in Input) Result {
-	budget := s.cfg.Timeout
-	if budget <= 0 {
-		budget = DefaultTimeout
+	// Through JSON: OPA's input is plain data.
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return opastage.NoVerdict(err.Error(), 0)
 	}
+	return s.DecideJSON(ctx, raw)
+}
+
+// DecideJSON is Decide with the input already an encoded Input (the
+// companion's opa.decide params): it is decoded once, as plain data.
+func (s *Stage) DecideJSON(ctx context.Context, raw []byte) Result {
+	budget := s.cfg.Budget()
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
 	start := time.Now()
-	none := func(why string) Result {
-		return Result{Result: hooks.Result{Hook: "opa", Outcome: hooks.OutcomeNoVerdict, Reason: "OPA: " + why, Elapsed: time.Since(start)}}
-	}
+	none := func(why string) Result { return opastage.NoVerdict(why, time.Since(start)) }
 	s.mu.Lock()
 	ready := s.ready
 	s.mu.Unlock()
 	if !ready {
 		return none("no verified bundle yet")
-	}
-	// Through JSON: OPA's input is plain data.
-	raw, err := json.Marshal(in)
-	if err != nil {
-		return none(err.Error())
 	}
 	var input any
 	if err := json.Unmarshal(raw, &input); err != nil {

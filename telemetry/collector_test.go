@@ -1,335 +1,34 @@
 package telemetry
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acp-bridge/acp-bridge/telemetry/otelcoltest"
 )
 
-// The tests of this file run a real OpenTelemetry Collector built from its
-// Go modules (tools/otelcol, by scripts/build-otelcol.sh) on loopback, with
-// the OTLP receiver and the file exporter, and read what it exported.
+// The tests of this package run a real OpenTelemetry Collector
+// (otelcoltest) on loopback and read what it exported.
 
-// otelcolBinary finds the Collector: $ACP_BRIDGE_OTELCOL, else the cache
-// directory scripts/build-otelcol.sh builds into (waiting for a build that
-// is running). Missing, the test fails, unless ACP_BRIDGE_OTELCOL_OPTIONAL=1
-// (and not ACP_BRIDGE_REQUIRE_OTELCOL=1): then it is skipped, at once, and
-// also while a build is still running: scripts/test.sh's main go test run
-// must not wait for the build; its collector stage, after it, requires the
-// collector.
-func otelcolBinary(t *testing.T) string {
-	t.Helper()
-	optional := os.Getenv("ACP_BRIDGE_OTELCOL_OPTIONAL") == "1" && os.Getenv("ACP_BRIDGE_REQUIRE_OTELCOL") != "1"
-	if p := os.Getenv("ACP_BRIDGE_OTELCOL"); p != "" {
-		return p
-	}
-	cache := os.Getenv("ACP_BRIDGE_OTELCOL_CACHE")
-	if cache == "" {
-		dir, err := os.UserCacheDir()
-		if err != nil {
-			t.Fatalf("no cache directory: %v", err)
-		}
-		cache = filepath.Join(dir, "acp-bridge", "otelcol")
-	}
-	bin := filepath.Join(cache, "otelcol")
-	lock := filepath.Join(cache, "otelcol.building")
-	if optional {
-		if pid := building(lock); pid != 0 {
-			t.Skipf("scripts/build-otelcol.sh (pid %d) is still building %s; skipped because ACP_BRIDGE_OTELCOL_OPTIONAL=1", pid, bin)
-		}
-	} else {
-		waitForBuild(t, lock, 20*time.Minute)
-	}
-	if _, err := os.Stat(bin); err == nil {
-		return bin
-	}
-	msg := fmt.Sprintf("no OpenTelemetry Collector at %s: run scripts/build-otelcol.sh (or set ACP_BRIDGE_OTELCOL)", bin)
-	if optional {
-		t.Skip(msg + "; skipped because ACP_BRIDGE_OTELCOL_OPTIONAL=1")
-	}
-	t.Fatal(msg + " (set ACP_BRIDGE_OTELCOL_OPTIONAL=1 to skip these tests)")
-	return ""
-}
+type exported = otelcoltest.Exported
 
-// building is the pid of the scripts/build-otelcol.sh whose pid is in
-// lock, if it is still running; 0 if none is (no lock, or a stale one).
-func building(lock string) int {
-	b, err := os.ReadFile(lock)
-	if err != nil {
-		return 0
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || pid <= 0 || syscall.Kill(pid, 0) != nil {
-		return 0
-	}
-	return pid
-}
-
-// waitForBuild waits while scripts/build-otelcol.sh, whose pid is in
-// lock, is still building. The build is another process: there is no
-// channel to wait on, so the lock file is polled.
-func waitForBuild(t *testing.T, lock string, limit time.Duration) {
-	deadline := time.Now().Add(limit)
-	tick := time.NewTicker(2 * time.Second)
-	defer tick.Stop()
-	for {
-		pid := building(lock)
-		if pid == 0 {
-			return // no build, or a stale lock
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("scripts/build-otelcol.sh (pid %d) still building after %v", pid, limit)
-		}
-		t.Logf("waiting for scripts/build-otelcol.sh (pid %d) to finish", pid)
-		<-tick.C
-	}
-}
-
-// collector is one running Collector.
+// collector is otelcoltest.Collector with the names these tests use.
 type collector struct {
-	t          *testing.T
-	bin, dir   string
-	grpc, http string // host:port of the OTLP receiver's two protocols
-	n          int    // how many times it was started: each run exports to out-<n>.json
-	cmd        *exec.Cmd
-	exited     chan struct{}
-}
-
-func freePort(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
+	*otelcoltest.Collector
+	http, grpc string
 }
 
 func newCollector(t *testing.T) *collector {
-	c := &collector{t: t, bin: otelcolBinary(t), dir: t.TempDir(), grpc: freePort(t), http: freePort(t)}
-	c.start()
-	t.Cleanup(c.stop)
-	return c
+	c := otelcoltest.New(t)
+	return &collector{Collector: c, http: c.HTTP, grpc: c.GRPC}
 }
 
-// start runs the Collector and returns once it says it is ready.
-func (c *collector) start() {
-	t := c.t
-	c.n++
-	cfg := fmt.Sprintf(`receivers:
-  otlp:
-    protocols:
-      grpc: {endpoint: %q}
-      http: {endpoint: %q}
-exporters:
-  file:
-    path: %q
-    flush_interval: 100ms
-service:
-  telemetry:
-    metrics: {level: none}
-    logs: {level: info}
-  pipelines:
-    logs: {receivers: [otlp], exporters: [file]}
-`, c.grpc, c.http, filepath.Join(c.dir, fmt.Sprintf("out-%d.json", c.n)))
-	cfgPath := filepath.Join(c.dir, "config.yaml")
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(c.bin, "--config", "file:"+cfgPath)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start the collector: %v", err)
-	}
-	c.cmd, c.exited = cmd, make(chan struct{})
-	ready := make(chan struct{})
-	var logTail strings.Builder
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		said := false
-		for sc.Scan() {
-			line := sc.Text()
-			if logTail.Len() < 1<<16 {
-				logTail.WriteString(line + "\n")
-			}
-			if !said && strings.Contains(line, "Everything is ready") {
-				said = true
-				close(ready)
-			}
-		}
-		_, _ = io.Copy(io.Discard, stderr)
-		_ = cmd.Wait()
-		close(c.exited)
-	}()
-	select {
-	case <-ready:
-	case <-c.exited:
-		t.Fatalf("the collector exited: %s", logTail.String())
-	case <-time.After(60 * time.Second):
-		t.Fatalf("the collector did not get ready: %s", logTail.String())
-	}
-}
-
-// stop ends the Collector (SIGTERM: the file exporter writes what it has).
-func (c *collector) stop() {
-	if c.cmd == nil {
-		return
-	}
-	_ = c.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-c.exited:
-	case <-time.After(30 * time.Second):
-		_ = c.cmd.Process.Kill()
-		<-c.exited
-	}
-	c.cmd = nil
-}
-
-// exported is one log record as the file exporter wrote it (OTLP JSON).
-type exported struct {
-	Resource  map[string]string
-	Scope     string
-	EventName string
-	Severity  string
-	Body      string
-	TraceID   string
-	SpanID    string
-	Attrs     map[string]any
-}
-
-// records reads every log record the Collector exported so far, over all
-// its runs. A last line without its newline is one the file exporter is
-// still writing: it is left for the next read.
-func (c *collector) records() []exported {
-	c.t.Helper()
-	var out []exported
-	for i := 1; i <= c.n; i++ {
-		data, err := os.ReadFile(filepath.Join(c.dir, fmt.Sprintf("out-%d.json", i)))
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			c.t.Fatal(err)
-		}
-		if end := bytes.LastIndexByte(data, '\n'); end >= 0 {
-			data = data[:end]
-		} else {
-			data = nil
-		}
-		for line := range bytes.SplitSeq(data, []byte("\n")) {
-			if len(line) == 0 {
-				continue
-			}
-			var doc otlpLogs
-			if err := json.Unmarshal(line, &doc); err != nil {
-				c.t.Fatalf("exported line %q: %v", line, err)
-			}
-			out = append(out, doc.flatten()...)
-		}
-	}
-	return out
-}
-
-// awaitRecords reads the export until pred holds. The file exporter is
-// another process writing a file: the file is read again every 100 ms.
+func (c *collector) start()              { c.Start() }
+func (c *collector) stop()               { c.Stop() }
+func (c *collector) records() []exported { return c.Records() }
 func (c *collector) awaitRecords(within time.Duration, pred func([]exported) bool) []exported {
-	c.t.Helper()
-	deadline := time.Now().Add(within)
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		got := c.records()
-		if pred(got) {
-			return got
-		}
-		if time.Now().After(deadline) {
-			return got
-		}
-		<-tick.C
-	}
-}
-
-type otlpValue struct {
-	StringValue *string  `json:"stringValue"`
-	IntValue    *string  `json:"intValue"`
-	DoubleValue *float64 `json:"doubleValue"`
-	BoolValue   *bool    `json:"boolValue"`
-}
-
-func (v otlpValue) value() any {
-	switch {
-	case v.StringValue != nil:
-		return *v.StringValue
-	case v.IntValue != nil:
-		return *v.IntValue
-	case v.DoubleValue != nil:
-		return *v.DoubleValue
-	case v.BoolValue != nil:
-		return *v.BoolValue
-	}
-	return nil
-}
-
-type otlpKV struct {
-	Key   string    `json:"key"`
-	Value otlpValue `json:"value"`
-}
-
-type otlpLogs struct {
-	ResourceLogs []struct {
-		Resource struct {
-			Attributes []otlpKV `json:"attributes"`
-		} `json:"resource"`
-		ScopeLogs []struct {
-			Scope struct {
-				Name string `json:"name"`
-			} `json:"scope"`
-			LogRecords []struct {
-				EventName    string    `json:"eventName"`
-				SeverityText string    `json:"severityText"`
-				Body         otlpValue `json:"body"`
-				TraceID      string    `json:"traceId"`
-				SpanID       string    `json:"spanId"`
-				Attributes   []otlpKV  `json:"attributes"`
-			} `json:"logRecords"`
-		} `json:"scopeLogs"`
-	} `json:"resourceLogs"`
-}
-
-func (d otlpLogs) flatten() []exported {
-	var out []exported
-	for _, rl := range d.ResourceLogs {
-		res := map[string]string{}
-		for _, kv := range rl.Resource.Attributes {
-			res[kv.Key] = fmt.Sprint(kv.Value.value())
-		}
-		for _, sl := range rl.ScopeLogs {
-			for _, lr := range sl.LogRecords {
-				e := exported{Resource: res, Scope: sl.Scope.Name, EventName: lr.EventName, Severity: lr.SeverityText,
-					Body: fmt.Sprint(lr.Body.value()), TraceID: lr.TraceID, SpanID: lr.SpanID, Attrs: map[string]any{}}
-				for _, kv := range lr.Attributes {
-					e.Attrs[kv.Key] = kv.Value.value()
-				}
-				out = append(out, e)
-			}
-		}
-	}
-	return out
+	return c.AwaitRecords(within, pred)
 }
 
 // byApproval indexes exported records by acp_bridge.approval_id, counting
@@ -352,3 +51,5 @@ func flush(t *testing.T, s *Sink, within time.Duration) {
 		t.Fatalf("flush: %v", err)
 	}
 }
+
+func freePort(t *testing.T) string { return otelcoltest.FreePort(t) }

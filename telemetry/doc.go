@@ -3,9 +3,12 @@
 // OpenTelemetry Go SDK and an OTLP exporter (http/protobuf or gRPC) to
 // an organisation's collector (docs/org.md "The collector").
 //
-// It is fed the very records the audit log gets: Tee wraps the bridge's
-// Auditor, so every audit.Record appended is also handed to the Sink, in
-// one place, whatever decided it. Handing a record over never blocks a
+// It is fed the very records the audit log gets: the bridge's Auditor is
+// wrapped (orgproc.Tee) so every audit.Record appended is also handed to
+// the Sink, in one place, whatever decided it. The Sink runs in the
+// bridge's companion process (cmd/acp-bridge-org, the only importer of
+// this package), which gets the records over a pipe; Tee here is the same
+// wrapping for a Sink in the same process (tests). Handing a record over never blocks a
 // decision: the SDK's batch processor queues it (MaxQueueSize records;
 // past that the oldest are dropped and the SDK reports it) and a
 // goroutine of its own exports batches, retrying a collector that is down

@@ -25,7 +25,17 @@ var binPath string
 
 func TestMain(m *testing.M) {
 	// Always -race here: these tests are the race detector's view of the real binary.
-	testkit.RunWithBinary(m.Run, &binPath, ".", true)
+	// The companion (OPA, telemetry) is built beside the bridge, where the
+	// bridge looks for it.
+	testkit.RunWithBinary(func() int {
+		build := exec.Command("go", "build", "-race", "-o", filepath.Join(filepath.Dir(binPath), "acp-bridge-org"), "../acp-bridge-org")
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "build acp-bridge-org:", err)
+			return 1
+		}
+		return m.Run()
+	}, &binPath, ".", true)
 }
 
 type proc struct {

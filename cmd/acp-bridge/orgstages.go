@@ -2,21 +2,58 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
 
-	"github.com/acp-bridge/acp-bridge/orgpolicy"
+	"github.com/acp-bridge/acp-bridge/orgpolicy/opastage"
+	"github.com/acp-bridge/acp-bridge/orgproc"
 	"github.com/acp-bridge/acp-bridge/permission"
 	"github.com/acp-bridge/acp-bridge/settings"
 )
 
-// orgStages starts the organisation's policy engine when the managed tier
-// names one (docs/org.md, "OPA"). An OPA that cannot start leaves a stage
-// that has no verdict for any call: everything asks (denied where the mode
-// never asks), nothing is allowed by its absence.
+// The companion (cmd/acp-bridge-org) runs OPA and the telemetry sink for
+// this bridge: one process for both, started by the first of
+// withTelemetry and orgStages that needs it, closed by the first stop.
+var (
+	orgMu     sync.Mutex
+	orgShared *orgproc.Client
+)
+
+func companion(log *zap.Logger) *orgproc.Client {
+	orgMu.Lock()
+	defer orgMu.Unlock()
+	if orgShared == nil {
+		orgShared = orgproc.New(orgproc.Options{Version: version, Logger: log})
+	}
+	return orgShared
+}
+
+// closeCompanion returns the stop of c: the sink's queue flushed and OPA
+// stopped (bounded), the process gone.
+func closeCompanion(c *orgproc.Client) func() {
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		c.Close(ctx)
+		orgMu.Lock()
+		if orgShared == c {
+			orgShared = nil
+		}
+		orgMu.Unlock()
+	}
+}
+
+// orgStages starts the organisation's policy engine, in the companion,
+// when the managed tier names one (docs/org.md, "OPA"). An OPA that
+// cannot start leaves a stage that has no verdict for any call:
+// everything asks (denied where the mode never asks), nothing is allowed
+// by its absence. A companion that is missing, refused, crashed or hung
+// gives the same no-verdict until it runs again (it is restarted).
 func orgStages(ctx context.Context, snap *settings.Snapshot, ws string, log *zap.Logger) ([]permission.Stage, func()) {
 	c := snap.Managed.OPA
 	if c == nil {
@@ -26,16 +63,17 @@ func orgStages(ctx context.Context, snap *settings.Snapshot, ws string, log *zap
 	if d, err := os.UserCacheDir(); err == nil {
 		persist = filepath.Join(d, "acp-bridge", "opa")
 	}
-	st, err := orgpolicy.Start(ctx, orgpolicy.Config{BundleURL: c.BundleURL, PollMin: c.PollMin, PollMax: c.PollMax,
+	cl := companion(log)
+	err := cl.StartOPA(ctx, opastage.Config{BundleURL: c.BundleURL, PollMin: c.PollMin, PollMax: c.PollMax,
 		KeyID: c.SigningKeyID, Key: c.SigningKey, Algorithm: c.SigningAlgorithm, Query: c.Query,
-		DecisionLogURL: c.DecisionLogURL, PersistDir: persist, Timeout: c.Timeout}, log)
-	if err != nil {
+		DecisionLogURL: c.DecisionLogURL, PersistDir: persist, Timeout: c.Timeout})
+	var refused *orgproc.StartError
+	if errors.As(err, &refused) {
 		log.Error("the managed settings' OPA cannot start: every call asks", zap.Error(err))
-		return []permission.Stage{orgpolicy.PermissionStage{Workspace: ws, Broken: err.Error()}}, func() {}
+		return []permission.Stage{opastage.PermissionStage{Workspace: ws, Broken: err.Error()}}, closeCompanion(cl)
 	}
-	return []permission.Stage{orgpolicy.PermissionStage{OPA: st, Workspace: ws}}, func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		st.Stop(sctx)
+	if err != nil {
+		log.Error("the managed settings' OPA is not running: every call asks until "+orgproc.Name+" runs", zap.Error(err))
 	}
+	return []permission.Stage{opastage.PermissionStage{OPA: cl, Workspace: ws}}, closeCompanion(cl)
 }

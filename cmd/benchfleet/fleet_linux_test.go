@@ -227,7 +227,7 @@ func (r fleetResult) markdown() string {
 	fmt.Fprintf(&b, "| Decision hook, AuthZEN over HTTP on loopback | %s |\n", r.hookAuthZEN)
 	fmt.Fprintf(&b, "\nCollector restart: it was stopped, every bridge made %d decisions (%d in all), and it was started again on the same ports: **%d of %d** of those decision events reached it, the last %s after the restart (the exporter's retry backoff); every bridge's JSONL audit log had every record meanwhile: %s.\n\n",
 		r.outage/r.n, r.outage, r.delivered, r.outage, round(r.redelivery), map[bool]string{true: "yes", false: "**no**"}[r.auditKept])
-	b.WriteString("The in-process rows time the same stage the bridges run (orgpolicy.Stage.Decide against the same bundle server) without the process and pipe noise of the end-to-end rows; the end-to-end rows include the fake agent, two JSON-RPC hops and the prompt turn, on a machine the whole fleet shares.\n")
+	b.WriteString("The in-process rows time the same stage the bridges run in their companion process acp-bridge-org (orgpolicy.Stage.Decide against the same bundle server) without the process and pipe noise of the end-to-end rows; the end-to-end rows include the fake agent, two JSON-RPC hops and the prompt turn, on a machine the whole fleet shares.\n")
 	return b.String()
 }
 
@@ -415,16 +415,24 @@ func runFleet(b *testing.B, n int) fleetResult {
 	return res
 }
 
-// buildBridge builds ./cmd/acp-bridge (no -race: this measures it), or
-// takes $ACP_BRIDGE_BIN (make bench-fleet: bin/acp-bridge).
+// buildBridge builds ./cmd/acp-bridge and, beside it, its companion
+// ./cmd/acp-bridge-org, which runs the fleet's OPA and telemetry (no
+// -race: this measures them), or takes $ACP_BRIDGE_BIN (make bench-fleet:
+// bin/acp-bridge, with bin/acp-bridge-org beside it).
 func buildBridge(b *testing.B) string {
 	if p := os.Getenv("ACP_BRIDGE_BIN"); p != "" {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(p), "acp-bridge-org")); err != nil {
+			b.Fatalf("no companion beside %s: %v (make build builds both)", p, err)
+		}
 		return p
 	}
-	bin := filepath.Join(b.TempDir(), "acp-bridge")
-	cmd := exec.Command("go", "build", "-o", bin, "../acp-bridge")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("build acp-bridge: %v\n%s", err, out)
+	dir := b.TempDir()
+	bin := filepath.Join(dir, "acp-bridge")
+	for _, pkg := range []string{"../acp-bridge", "../acp-bridge-org"} {
+		cmd := exec.Command("go", "build", "-o", dir+"/", pkg)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("build %s: %v\n%s", pkg, err, out)
+		}
 	}
 	return bin
 }

@@ -1,0 +1,756 @@
+package orgproc
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/acp-bridge/acp-bridge/hooks"
+	"github.com/acp-bridge/acp-bridge/internal/audit"
+	"github.com/acp-bridge/acp-bridge/orgpolicy/opastage"
+	"github.com/acp-bridge/acp-bridge/policy"
+)
+
+// Defaults of Options.
+const (
+	DefaultStartTimeout = 10 * time.Second
+	DefaultBackoff      = 200 * time.Millisecond
+	DefaultMaxBackoff   = 10 * time.Second
+	DefaultQueueSize    = 8192
+	// decideMargin is what a decision may take beyond OPA's own budget
+	// (the pipe both ways) before the bridge stops waiting.
+	decideMargin = 100 * time.Millisecond
+	// hungAfter consecutive decisions past their budget kill the companion
+	// (it is restarted).
+	hungAfter = 2
+)
+
+// Beside is where the companion must be: next to the bridge's own
+// executable. Nothing else is looked at (no PATH, no variable): a
+// repository or an agent cannot plant one.
+func Beside() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("orgproc: the bridge's own executable: %w", err)
+	}
+	return filepath.Join(filepath.Dir(exe), Name), nil
+}
+
+// Options configures a Client.
+type Options struct {
+	// Path is the companion; "" = Beside().
+	Path string
+	// Version is the bridge's version; a companion with another is refused.
+	Version string
+	// Logger receives the client's log and the companion's (relayed from
+	// its stderr); nil: discarded.
+	Logger *zap.Logger
+	// StartTimeout bounds hello and each start; 0: DefaultStartTimeout.
+	StartTimeout time.Duration
+	// Backoff and MaxBackoff space restarts; 0: the defaults.
+	Backoff, MaxBackoff time.Duration
+	// QueueSize bounds the records waiting for the companion's pipe;
+	// 0: DefaultQueueSize.
+	QueueSize int
+}
+
+// Client is the bridge's side of the companion. It starts the process on
+// the first Start*, restarts it with backoff whenever it dies, and never
+// makes a caller wait past its bound. Safe for concurrent use.
+type Client struct {
+	opts Options
+	log  *zap.Logger
+
+	once     sync.Once
+	firstTry chan struct{} // closed after the first spawn attempt
+	stop     chan struct{}
+	done     chan struct{} // the supervisor has returned
+	stopOnce sync.Once
+
+	mu      sync.Mutex
+	cur     *conn
+	why     string // why the companion is not running
+	opa     *opastage.Config
+	tel     *TelemetryStart
+	status  BundleStatus
+	changed chan struct{}
+	// moved is closed (and replaced) whenever cur changes.
+	moved chan struct{}
+
+	lost     atomic.Uint64
+	timeouts atomic.Int32
+	spawns   atomic.Int32
+}
+
+// New returns a Client; nothing starts until StartOPA or StartTelemetry.
+func New(opts Options) *Client {
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = DefaultStartTimeout
+	}
+	if opts.Backoff <= 0 {
+		opts.Backoff = DefaultBackoff
+	}
+	if opts.MaxBackoff < opts.Backoff {
+		opts.MaxBackoff = max(DefaultMaxBackoff, opts.Backoff)
+	}
+	if opts.QueueSize <= 0 {
+		opts.QueueSize = DefaultQueueSize
+	}
+	log := opts.Logger
+	if log == nil {
+		log = zap.NewNop()
+	}
+	return &Client{opts: opts, log: log, firstTry: make(chan struct{}), stop: make(chan struct{}),
+		done: make(chan struct{}), why: "not started", changed: make(chan struct{}), moved: make(chan struct{})}
+}
+
+// StartError is a start the running companion refused (a configuration
+// it cannot take): restarting does not help.
+type StartError struct{ Msg string }
+
+func (e *StartError) Error() string { return e.Msg }
+
+// StartOPA starts OPA in the companion, now and at every restart. An
+// error that is a *StartError is a configuration OPA refused; any other
+// is a companion that is not running (yet): decisions have no verdict
+// until it is.
+func (c *Client) StartOPA(ctx context.Context, cfg opastage.Config) error {
+	_, err := c.startEngine(ctx, MethodOPAStart, func() { c.opa = &cfg }, cfg)
+	return err
+}
+
+// StartTelemetry starts the OpenTelemetry sink in the companion, now and
+// at every restart, and says where it sends.
+func (c *Client) StartTelemetry(ctx context.Context, ts TelemetryStart) (TelemetryStarted, error) {
+	var out TelemetryStarted
+	res, err := c.startEngine(ctx, MethodTelemetryStart, func() { c.tel = &ts }, ts)
+	if err == nil {
+		err = json.Unmarshal(res, &out)
+	}
+	return out, err
+}
+
+func (c *Client) startEngine(ctx context.Context, method string, set func(), params any) (json.RawMessage, error) {
+	c.once.Do(func() { go c.supervise() })
+	ctx, cancel := context.WithTimeout(ctx, c.opts.StartTimeout)
+	defer cancel()
+	select {
+	case <-c.firstTry:
+	case <-ctx.Done():
+		c.mu.Lock()
+		set()
+		c.mu.Unlock()
+		return nil, fmt.Errorf("orgproc: %s did not start within %v", Name, c.opts.StartTimeout)
+	}
+	// Setting the configuration and reading the connection under one lock:
+	// each connection gets each start exactly once (here or in supervise).
+	c.mu.Lock()
+	set()
+	cn, why := c.cur, c.why
+	c.mu.Unlock()
+	if cn == nil {
+		return nil, fmt.Errorf("orgproc: %s is not running: %s", Name, why)
+	}
+	m, err := cn.call(ctx, method, params)
+	if err != nil {
+		return nil, err
+	}
+	if m.Error != "" {
+		return nil, &StartError{Msg: m.Error}
+	}
+	return m.Result, nil
+}
+
+// Decide implements opastage.Decider: OPA's answer from the companion,
+// or no verdict (never an error) when it is not running, refused, has
+// crashed or does not answer within OPA's budget.
+func (c *Client) Decide(ctx context.Context, in opastage.Input) opastage.Result {
+	start := time.Now()
+	c.mu.Lock()
+	cn, why := c.cur, c.why
+	budget := opastage.DefaultTimeout
+	if c.opa != nil {
+		budget = c.opa.Budget()
+	}
+	c.mu.Unlock()
+	if cn == nil {
+		return opastage.NoVerdict(Name+" is not running: "+why, time.Since(start))
+	}
+	dctx, cancel := context.WithTimeout(ctx, budget+decideMargin)
+	defer cancel()
+	m, err := cn.call(dctx, MethodOPADecide, in)
+	if err != nil {
+		if dctx.Err() != nil && ctx.Err() == nil {
+			if c.timeouts.Add(1) >= hungAfter {
+				c.log.Error("the companion answers no decision within its budget: killing it (it is restarted)", zap.String("companion", Name))
+				cn.kill()
+			}
+			return opastage.NoVerdict(fmt.Sprintf("no decision within %v (%s does not answer)", budget, Name), time.Since(start))
+		}
+		return opastage.NoVerdict(err.Error(), time.Since(start))
+	}
+	c.timeouts.Store(0)
+	if m.Error != "" {
+		return opastage.NoVerdict(m.Error, time.Since(start))
+	}
+	var r opastage.Result
+	if err := json.Unmarshal(m.Result, &r); err != nil {
+		return opastage.NoVerdict(fmt.Sprintf("%s's answer: %v", Name, err), time.Since(start))
+	}
+	switch {
+	case r.Outcome == hooks.OutcomeNoVerdict:
+	case r.Outcome == hooks.OutcomeVerdict && (r.Decision == policy.Allow || r.Decision == policy.Ask || r.Decision == policy.Deny):
+	default:
+		return opastage.NoVerdict(fmt.Sprintf("%s's answer has outcome %q decision %q", Name, r.Outcome, r.Decision), time.Since(start))
+	}
+	r.Hook = "opa"
+	return r
+}
+
+// Status returns the bundle's last status and a channel closed at the next.
+func (c *Client) Status() (BundleStatus, <-chan struct{}) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.status, c.changed
+}
+
+// Record hands r to the companion's sink. It never waits: while the
+// companion is down, or its queue is full, the record is counted (Lost)
+// and logged; the audit log has it either way.
+func (c *Client) Record(r audit.Record) {
+	c.mu.Lock()
+	cn, on := c.cur, c.tel != nil
+	c.mu.Unlock()
+	if !on {
+		return
+	}
+	if cn != nil {
+		select {
+		case cn.records <- r:
+			return
+		default:
+		}
+	}
+	c.loseRecords(1, cn == nil)
+}
+
+func (c *Client) loseRecords(n uint64, down bool) {
+	total := c.lost.Add(n)
+	// Logged at the first loss and whenever the count passes a power of two.
+	if bits.Len64(total) > bits.Len64(total-n) {
+		why := "its queue is full"
+		if down {
+			why = "it is not running"
+		}
+		c.log.Warn("telemetry: decision events not handed to "+Name+" ("+why+"); the audit log has them", zap.Uint64("lost", total))
+	}
+}
+
+// Lost is how many records were not handed to the companion.
+func (c *Client) Lost() uint64 { return c.lost.Load() }
+
+// Flush asks the companion to export what its sink has queued.
+func (c *Client) Flush(ctx context.Context) error {
+	c.mu.Lock()
+	cn, why := c.cur, c.why
+	c.mu.Unlock()
+	if cn == nil {
+		return fmt.Errorf("orgproc: %s is not running: %s", Name, why)
+	}
+	m, err := cn.call(ctx, MethodTelemetryFlush, struct{}{})
+	if err == nil && m.Error != "" {
+		err = errors.New(m.Error)
+	}
+	return err
+}
+
+// Close stops restarting, asks the companion to flush and stop (bounded
+// by ctx), kills it if it does not, and waits for every goroutine.
+func (c *Client) Close(ctx context.Context) {
+	first := false
+	c.once.Do(func() { close(c.firstTry); close(c.done) }) // never started: nothing runs
+	c.stopOnce.Do(func() { first = true; close(c.stop) })
+	if !first {
+		return
+	}
+	select {
+	case <-c.done:
+	case <-ctx.Done():
+		c.mu.Lock()
+		cn := c.cur
+		c.mu.Unlock()
+		if cn != nil {
+			cn.kill()
+		}
+		<-c.done
+	}
+	if n := c.lost.Load(); n > 0 {
+		c.log.Warn("telemetry: decision events never handed to "+Name+" (the audit log has them)", zap.Uint64("lost", n))
+	}
+}
+
+// supervise runs the companion, restarting it with backoff until Close.
+func (c *Client) supervise() {
+	defer close(c.done)
+	wait := c.opts.Backoff
+	first := true
+	for {
+		cn, err := c.spawn()
+		if err == nil {
+			began := time.Now()
+			c.timeouts.Store(0)
+			c.mu.Lock()
+			c.cur, c.why = cn, ""
+			c.move()
+			starts := c.pendingStarts(cn)
+			c.mu.Unlock()
+			if first {
+				close(c.firstTry)
+				first = false
+			}
+			c.awaitStarts(cn, starts)
+			select {
+			case <-cn.dead:
+			case <-c.stop:
+				c.shutdown(cn)
+				c.setDown("closed")
+				return
+			}
+			cn.wg.Wait()
+			err = cn.err
+			if time.Since(began) > c.opts.MaxBackoff {
+				wait = c.opts.Backoff
+			}
+		}
+		c.setDown(err.Error())
+		if first {
+			close(c.firstTry)
+			first = false
+		}
+		c.log.Error(Name+" is not running: OPA decisions ask, decision events are counted as lost (the audit log has them); restarting",
+			zap.Error(err), zap.Duration("in", wait))
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-c.stop:
+			t.Stop()
+			return
+		}
+		wait = min(2*wait, c.opts.MaxBackoff)
+	}
+}
+
+func (c *Client) setDown(why string) {
+	c.mu.Lock()
+	c.cur, c.why = nil, why
+	c.move()
+	c.mu.Unlock()
+}
+
+// move says cur changed (c.mu held).
+func (c *Client) move() {
+	close(c.moved)
+	c.moved = make(chan struct{})
+}
+
+// state is the running companion (nil: none) and a channel closed when
+// that changes.
+func (c *Client) state() (*conn, <-chan struct{}) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cur, c.moved
+}
+
+type pending struct {
+	method string
+	ch     <-chan Message
+	cancel func()
+}
+
+// pendingStarts queues the configured starts on a new connection (called
+// with c.mu held, so that a Start* after it sends its own).
+func (c *Client) pendingStarts(cn *conn) []pending {
+	var out []pending
+	for _, s := range []struct {
+		method string
+		params any
+		on     bool
+	}{{MethodOPAStart, c.opa, c.opa != nil}, {MethodTelemetryStart, c.tel, c.tel != nil}} {
+		if !s.on {
+			continue
+		}
+		ch, cancel, err := cn.send(s.method, s.params)
+		if err != nil {
+			c.log.Error(Name+": cannot restart "+s.method, zap.Error(err))
+			continue
+		}
+		out = append(out, pending{s.method, ch, cancel})
+	}
+	return out
+}
+
+func (c *Client) awaitStarts(cn *conn, starts []pending) {
+	t := time.NewTimer(c.opts.StartTimeout)
+	defer t.Stop()
+	for _, p := range starts {
+		select {
+		case m := <-p.ch:
+			if m.Error != "" {
+				c.log.Error(Name+": "+p.method+" refused after a restart", zap.String("error", m.Error))
+			}
+		case <-cn.dead:
+		case <-t.C:
+			c.log.Error(Name+": no answer to "+p.method+" after a restart", zap.Duration("within", c.opts.StartTimeout))
+		}
+		p.cancel()
+	}
+}
+
+// shutdown closes the companion's stdin once the queued records are
+// written: it flushes its sink, stops OPA and exits; past StartTimeout it
+// is killed.
+func (c *Client) shutdown(cn *conn) {
+	ctx, cancel := context.WithTimeout(context.Background(), c.opts.StartTimeout)
+	defer cancel()
+	cn.closeInput()
+	select {
+	case <-cn.dead:
+	case <-ctx.Done():
+		cn.kill()
+		<-cn.dead
+	}
+	cn.wg.Wait()
+	if n := len(cn.records); n > 0 {
+		c.loseRecords(uint64(n), true)
+	}
+}
+
+// spawn starts the companion and checks its hello.
+func (c *Client) spawn() (*conn, error) {
+	path := c.opts.Path
+	if path == "" {
+		p, err := Beside()
+		if err != nil {
+			return nil, err
+		}
+		path = p
+	}
+	c.spawns.Add(1)
+	cmd := exec.Command(path, "--log-level", levelOf(c.log).String())
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("orgproc: %w", err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("orgproc: %w", err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, fmt.Errorf("orgproc: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("orgproc: start %s: %w", path, err)
+	}
+	cn := &conn{cmd: cmd, stdin: stdin, reqs: make(chan []byte, 64), records: make(chan audit.Record, c.opts.QueueSize),
+		pending: map[uint64]chan Message{}, dead: make(chan struct{}), quit: make(chan struct{})}
+	var readers sync.WaitGroup
+	readers.Add(2)
+	cn.wg.Add(4)
+	go func() { defer cn.wg.Done(); defer readers.Done(); c.relayLog(stderr) }()
+	go func() { defer cn.wg.Done(); defer readers.Done(); cn.read(stdout, c.notify); cn.kill() }()
+	go func() { defer cn.wg.Done(); cn.write() }()
+	go func() {
+		defer cn.wg.Done()
+		readers.Wait()
+		err := cmd.Wait()
+		cn.finish(fmt.Errorf("%s exited: %v", Name, err))
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), c.opts.StartTimeout)
+	defer cancel()
+	m, err := cn.call(ctx, MethodHello, Hello{Version: c.opts.Version, Protocol: Protocol})
+	var h Hello
+	if err == nil && m.Error != "" {
+		err = errors.New(m.Error)
+	}
+	if err == nil {
+		err = json.Unmarshal(m.Result, &h)
+	}
+	if err == nil && (h.Version != c.opts.Version || h.Protocol != Protocol) {
+		err = fmt.Errorf("%s at %s is version %q (protocol %d), the bridge %q (protocol %d): refused",
+			Name, path, h.Version, h.Protocol, c.opts.Version, Protocol)
+	}
+	if err != nil {
+		cn.kill()
+		<-cn.dead
+		cn.wg.Wait()
+		return nil, fmt.Errorf("orgproc: hello: %w", err)
+	}
+	return cn, nil
+}
+
+// notify takes the companion's notifications.
+func (c *Client) notify(m Message) {
+	if m.Method != MethodOPAStatus {
+		return
+	}
+	var st BundleStatus
+	if json.Unmarshal(m.Params, &st) != nil {
+		return
+	}
+	c.mu.Lock()
+	c.status = st
+	close(c.changed)
+	c.changed = make(chan struct{})
+	c.mu.Unlock()
+}
+
+// relayLog writes the companion's zap JSON lines into the bridge's log,
+// level, message and fields kept; any other line as it is.
+func (c *Client) relayLog(r io.Reader) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		var m map[string]any
+		if json.Unmarshal(sc.Bytes(), &m) != nil {
+			c.log.Warn(Name+" wrote", zap.String("line", sc.Text()))
+			continue
+		}
+		lvl := zapcore.InfoLevel
+		if s, ok := m["level"].(string); ok {
+			_ = lvl.UnmarshalText([]byte(s))
+		}
+		msg, _ := m["msg"].(string)
+		delete(m, "level")
+		delete(m, "msg")
+		delete(m, "ts")
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		if ce := c.log.Check(lvl, msg); ce != nil {
+			fields := make([]zap.Field, 0, len(keys)+1)
+			for _, k := range keys {
+				fields = append(fields, zap.Any(k, m[k]))
+			}
+			ce.Write(append(fields, zap.String("process", Name))...)
+		}
+	}
+}
+
+func levelOf(l *zap.Logger) zapcore.Level {
+	for _, lvl := range []zapcore.Level{zapcore.DebugLevel, zapcore.InfoLevel, zapcore.WarnLevel} {
+		if l.Core().Enabled(lvl) {
+			return lvl
+		}
+	}
+	return zapcore.ErrorLevel
+}
+
+// conn is one running companion.
+type conn struct {
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	reqs    chan []byte
+	records chan audit.Record
+
+	mu      sync.Mutex
+	nextID  uint64
+	pending map[uint64]chan Message
+	closed  bool
+
+	wg       sync.WaitGroup // its goroutines
+	quit     chan struct{}  // stop writing (stdin closed)
+	quitOnce sync.Once
+	dead     chan struct{} // the process is gone; err says why
+	err      error
+	killOnce sync.Once
+}
+
+var errDown = errors.New(Name + " is not running")
+
+// send queues a request; the answer arrives on the channel.
+func (cn *conn) send(method string, params any) (<-chan Message, func(), error) {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return nil, nil, fmt.Errorf("orgproc: %s: %w", method, err)
+	}
+	cn.mu.Lock()
+	if cn.closed {
+		cn.mu.Unlock()
+		return nil, nil, errDown
+	}
+	cn.nextID++
+	id := cn.nextID
+	ch := make(chan Message, 1)
+	cn.pending[id] = ch
+	cn.mu.Unlock()
+	cancel := func() {
+		cn.mu.Lock()
+		delete(cn.pending, id)
+		cn.mu.Unlock()
+	}
+	line, err := json.Marshal(Message{ID: id, Method: method, Params: raw})
+	if err != nil {
+		cancel()
+		return nil, nil, fmt.Errorf("orgproc: %s: %w", method, err)
+	}
+	select {
+	case cn.reqs <- line:
+	default:
+		cancel()
+		return nil, nil, fmt.Errorf("orgproc: %s: the companion's input is full", method)
+	}
+	return ch, cancel, nil
+}
+
+// call sends a request and waits for its answer, the companion's end or ctx.
+func (cn *conn) call(ctx context.Context, method string, params any) (Message, error) {
+	ch, cancel, err := cn.send(method, params)
+	if err != nil {
+		return Message{}, err
+	}
+	defer cancel()
+	select {
+	case m := <-ch:
+		return m, nil
+	case <-cn.dead:
+		return Message{}, fmt.Errorf("orgproc: %s: %w", method, cn.err)
+	case <-ctx.Done():
+		return Message{}, fmt.Errorf("orgproc: %s: %w", method, ctx.Err())
+	}
+}
+
+// write is the only writer of the companion's stdin: requests first.
+func (cn *conn) write() {
+	w := bufio.NewWriter(cn.stdin)
+	put := func(line []byte) bool {
+		if _, err := w.Write(append(line, '\n')); err != nil {
+			return false
+		}
+		return w.Flush() == nil
+	}
+	for {
+		select {
+		case line := <-cn.reqs:
+			if !put(line) {
+				return
+			}
+			continue
+		default:
+		}
+		select {
+		case line := <-cn.reqs:
+			if !put(line) {
+				return
+			}
+		case r := <-cn.records:
+			raw, err := json.Marshal(r)
+			if err != nil {
+				continue
+			}
+			line, _ := json.Marshal(Message{Method: MethodTelemetryRecord, Params: raw})
+			if !put(line) {
+				return
+			}
+		case <-cn.quit:
+			// The records queued so far go first: the companion flushes
+			// its sink when its stdin ends.
+			for {
+				select {
+				case r := <-cn.records:
+					raw, err := json.Marshal(r)
+					if err != nil {
+						continue
+					}
+					line, _ := json.Marshal(Message{Method: MethodTelemetryRecord, Params: raw})
+					if !put(line) {
+						return
+					}
+					continue
+				default:
+				}
+				break
+			}
+			_ = cn.stdin.Close()
+			return
+		case <-cn.dead:
+			return
+		}
+	}
+}
+
+// read dispatches the companion's answers and notifications until EOF.
+func (cn *conn) read(r io.Reader, notify func(Message)) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := readLine(br)
+		if err != nil {
+			return
+		}
+		var m Message
+		if json.Unmarshal(line, &m) != nil {
+			continue
+		}
+		if m.Method != "" {
+			notify(m)
+			continue
+		}
+		cn.mu.Lock()
+		ch := cn.pending[m.ID]
+		delete(cn.pending, m.ID)
+		cn.mu.Unlock()
+		if ch != nil {
+			ch <- m
+		}
+	}
+}
+
+// readLine reads one line of at most MaxLine bytes.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, isPrefix, err := br.ReadLine()
+		if err != nil {
+			return nil, err
+		}
+		line = append(line, chunk...)
+		if len(line) > MaxLine {
+			return nil, fmt.Errorf("a line longer than %d bytes", MaxLine)
+		}
+		if !isPrefix {
+			return line, nil
+		}
+	}
+}
+
+func (cn *conn) closeInput() { cn.quitOnce.Do(func() { close(cn.quit) }) }
+
+func (cn *conn) kill() {
+	cn.killOnce.Do(func() { _ = cn.cmd.Process.Kill() })
+}
+
+func (cn *conn) finish(err error) {
+	cn.mu.Lock()
+	cn.closed = true
+	cn.pending = map[uint64]chan Message{}
+	cn.mu.Unlock()
+	cn.err = err
+	close(cn.dead)
+	cn.closeInput()
+}

@@ -70,7 +70,7 @@ stamp "telemetry: decision events against a real OpenTelemetry Collector"
 # prepare failed. The tests (the sink's and the bridge's, every test named
 # Collector) fail here if the collector is missing.
 otelcol_status=0
-{ scripts/build-otelcol.sh && ACP_BRIDGE_REQUIRE_OTELCOL=1 go test -race -count=1 -timeout 15m ./telemetry/ -run Collector; } || otelcol_status=$?
+{ scripts/build-otelcol.sh && ACP_BRIDGE_REQUIRE_OTELCOL=1 go test -race -count=1 -timeout 15m ./telemetry/ ./orgproc/ -run Collector; } || otelcol_status=$?
 
 stamp "interop: acp-go-sdk example agent/client, official TypeScript SDK, ACP JSON schema"
 interop_status=0

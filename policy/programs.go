@@ -2,7 +2,7 @@ package policy
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -190,24 +190,27 @@ func declare(ds ...*progDecl) {
 			panic(err)
 		}
 		d.indexSubs()
-		for _, o := range programs[strings.Fields(d.name)[0]] {
+		words := strings.Fields(d.name)
+		for _, o := range programs[words[0]] {
 			if o.name == d.name {
 				// a second declaration of one name would never be read
 				// (lookupDecl takes the first).
 				panic(fmt.Errorf("policy: program %q is declared twice", d.name))
 			}
 		}
-		words := strings.Fields(d.name)
 		d.sub = words[1:]
 		for _, n := range append([]string{words[0]}, d.aliases...) {
 			if _, ok := bareDecls[n]; !ok && len(words) == 1 {
 				bareDecls[n] = d
 			}
-			programs[n] = append(programs[n], d)
-			// longest subcommand path first
-			sort.SliceStable(programs[n], func(i, j int) bool {
-				return len(strings.Fields(programs[n][i].name)) > len(strings.Fields(programs[n][j].name))
-			})
+			// longest subcommand path first; among equals, in the order
+			// declared (after every declaration as long as this one).
+			list := programs[n]
+			at := len(list)
+			for at > 0 && len(list[at-1].sub) < len(d.sub) {
+				at--
+			}
+			programs[n] = slices.Insert(list, at, d)
 		}
 	}
 }
@@ -217,32 +220,43 @@ func checkDecl(d *progDecl) error {
 	if strings.TrimSpace(d.name) == "" {
 		return fmt.Errorf("policy: program declaration without a name")
 	}
-	for _, n := range strings.Fields(d.name) {
+	for n := range strings.FieldsSeq(d.name) {
 		if strings.HasPrefix(n, "-") {
 			return fmt.Errorf("policy: program %q: a name word is an option", d.name)
 		}
 	}
-	opts := map[string]string{}
-	for kind, list := range map[string][]string{"valued": d.valued, "code": d.code, "escapeOpts": d.escapeOpts,
-		"editsWith": d.editsWith, "reads": d.reads, "writes": d.writes, "programs": d.programs, "stdinCode": d.stdinCode, "plainReadsWith": d.plainReadsWith,
-		"targetOpts": d.targetOpts, "editsAllWith": d.editsAllWith, "keepsWith": d.keepsWith,
-		"scriptOpts": d.scriptOpts, "proxies": d.proxies, "installsTo": d.installsTo, "flags": d.flags, "gitConfig": d.gitConfig,
-		"hostOpts": d.hostOpts, "placeOpts": d.placeOpts, "prefixOpts": d.prefixOpts} {
-		for _, o := range list {
+	// Every option list, by kind; the kinds below "valued" name options
+	// that take no value of their own meaning here (they switch a reading
+	// on) and need not be declared valued. No map is built: this runs for
+	// every declaration at start-up.
+	lists := [...]struct {
+		kind    string
+		list    []string
+		noValue bool
+	}{
+		{"valued", d.valued, true}, {"code", d.code, false}, {"escapeOpts", d.escapeOpts, false},
+		{"editsWith", d.editsWith, true}, {"reads", d.reads, false}, {"writes", d.writes, false},
+		{"programs", d.programs, false}, {"stdinCode", d.stdinCode, true}, {"plainReadsWith", d.plainReadsWith, true},
+		{"targetOpts", d.targetOpts, false}, {"editsAllWith", d.editsAllWith, true}, {"keepsWith", d.keepsWith, true},
+		{"scriptOpts", d.scriptOpts, false}, {"proxies", d.proxies, false}, {"installsTo", d.installsTo, false},
+		{"flags", d.flags, true}, {"gitConfig", d.gitConfig, false}, {"hostOpts", d.hostOpts, false},
+		{"placeOpts", d.placeOpts, false}, {"prefixOpts", d.prefixOpts, false},
+	}
+	for _, l := range lists {
+		for _, o := range l.list {
 			if !strings.HasPrefix(o, "-") || o == "-" || o == "--" || strings.Contains(o, "=") {
-				return fmt.Errorf("policy: program %q: %s option %q is not an option name", d.name, kind, o)
-			}
-			if kind != "valued" {
-				opts[o] = kind
+				return fmt.Errorf("policy: program %q: %s option %q is not an option name", d.name, l.kind, o)
 			}
 		}
 	}
-	for o, kind := range opts {
-		if kind == "stdinCode" || kind == "plainReadsWith" || kind == "editsWith" || kind == "editsAllWith" || kind == "keepsWith" || kind == "flags" {
+	for _, l := range lists {
+		if l.noValue {
 			continue
 		}
-		if !containsStr(d.valued, o) {
-			return fmt.Errorf("policy: program %q: %s option %q must be declared valued", d.name, kind, o)
+		for _, o := range l.list {
+			if !containsStr(d.valued, o) {
+				return fmt.Errorf("policy: program %q: %s option %q must be declared valued", d.name, l.kind, o)
+			}
 		}
 	}
 	switch d.urlArgs {

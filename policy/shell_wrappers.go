@@ -59,13 +59,18 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 	// every name the program may also go by meets deny and ask rules
 	// (pip-3.12 meets rules for pip3 and pip, nodejs for node, RM for rm,
 	// x86_64-linux-gnu-gcc-12 for gcc): programs_names.go
-	for _, n := range nameVariants(base) {
-		alts = append(alts, joinNamed(n, ws[1:]))
+	// one lookup for what the tables say of the name (nameFacts)
+	facts := memoName(base)
+	if !facts.plain {
+		for _, n := range facts.variants {
+			alts = append(alts, joinNamed(n, ws[1:]))
+		}
 	}
-	if c := canonProgram(base); c != base {
+	if c := facts.canon; c != base {
 		// pip3.12 is read as pip
 		base = c
 		untrusted = true
+		facts = memoName(base)
 	}
 	if untrusted {
 		// ./scripts/date1, ./ls, ./nohup, ./cd: the known program's (or
@@ -229,12 +234,12 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 	}
 	sc := a.newSub()
 	sc.text, sc.alts = text, alts
-	a.classify(sc, base, args, ctx)
+	a.classify(sc, base, &facts.tables, args, ctx)
 	if ctx.runtimeArgs != "" && destructiveCmds[base] && sc.breaker == "" {
 		sc.breaker = base + " on targets supplied at run time (by " + ctx.runtimeArgs + ")"
 	}
 	a.addSub(*sc, ctx)
-	if !knownProgram(base) && sc.breaker == "" {
+	if !facts.known && sc.breaker == "" {
 		a.probe(ws, ctx)
 	}
 }

@@ -40,8 +40,12 @@ func (a *analyzer) classify(sc *subCmd, base string, t *progTables, args []word,
 	if t.fileOp {
 		sc.fileOp = true
 	}
-	if !t.noFileArgs {
-		a.argReadsOf(sc, args, nil) // class 6: any argument may name a file it reads
+	if !t.noFileArgs && !ctx.probe {
+		// class 6: any argument may name a file it reads. Not for a probe
+		// (a guess at a command in an unknown program's arguments): addSub
+		// keeps only its text and breaker, and the arguments are read as
+		// the unknown program's already.
+		a.argReadsOf(sc, args, nil)
 	}
 	if t.isWriter {
 		a.writerArgs(sc, base, t.writer, args)

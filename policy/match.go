@@ -53,7 +53,11 @@ func matchBash(set *ruleSet, text string) *rule {
 	if i := strings.IndexByte(text, ' '); i >= 0 {
 		fw = text[:i]
 	}
-	for _, r := range set.bashByWord[fw] {
+	var byWord []*rule
+	if set.bashWords.mayHave(fw) {
+		byWord = set.bashByWord[fw]
+	}
+	for _, r := range byWord {
 		if best != nil && r.idx > best.idx {
 			break
 		}

@@ -183,6 +183,10 @@ var programs = map[string][]*progDecl{}
 // word), the first declared (bareDecl); kept by declare.
 var bareDecls = map[string]*progDecl{}
 
+// declNames: the keys of programs, as a filter (wordfilter.go): most
+// programs a command names have no declaration.
+var declNames wordFilter
+
 // declare adds declarations; called from the init of programs_*.go.
 func declare(ds ...*progDecl) {
 	for _, d := range ds {
@@ -211,6 +215,7 @@ func declare(ds ...*progDecl) {
 				at--
 			}
 			programs[n] = slices.Insert(list, at, d)
+			declNames.add(n)
 		}
 	}
 }
@@ -309,6 +314,9 @@ func checkDecl(d *progDecl) error {
 // subcommand is the first plain word after the program's leading options.
 // It returns the declaration and the arguments after the subcommand.
 func lookupDecl(base string, args []word) (*progDecl, []word) {
+	if !declNames.mayHave(base) {
+		return nil, nil
+	}
 	ds := programs[base]
 	first := -1 // subcommandAt(base, args), the same for every declaration
 	for _, d := range ds {

@@ -100,6 +100,9 @@ func wordStrings(ws []word) []string {
 // its options apply whatever subcommand follows (npm --userconfig F run,
 // cargo --config K=V run, pip --proxy H install).
 func bareDecl(base string) *progDecl {
+	if !declNames.mayHave(base) {
+		return nil // in no declaration (bareDecls' keys are programs')
+	}
 	return bareDecls[base] // the first bare one in programs[base], kept by declare
 }
 

@@ -151,6 +151,26 @@ func staticLit(w *syntax.Word) (string, bool) {
 	if w == nil {
 		return "", false
 	}
+	if len(w.Parts) == 1 {
+		// one part of plain text: its text as it is, without a copy (the
+		// common case; the loop below gives the same string).
+		switch p := w.Parts[0].(type) {
+		case *syntax.Lit:
+			if strings.IndexByte(p.Value, '\\') < 0 {
+				return p.Value, true
+			}
+		case *syntax.SglQuoted:
+			if !p.Dollar {
+				return p.Value, true
+			}
+		case *syntax.DblQuoted:
+			if len(p.Parts) == 1 {
+				if l, ok := p.Parts[0].(*syntax.Lit); ok {
+					return l.Value, true
+				}
+			}
+		}
+	}
 	var b strings.Builder
 	for _, part := range w.Parts {
 		switch p := part.(type) {

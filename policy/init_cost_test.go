@@ -2,8 +2,11 @@ package policy
 
 import (
 	"fmt"
+	"path"
 	"strings"
 	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // TestProgramsLongestFirst: declare keeps each name's declarations with the
@@ -67,5 +70,70 @@ func TestWordFilterSound(t *testing.T) {
 	}
 	if passed > 150 {
 		t.Errorf("the filter of 200 words lets %d of 1,000 others through", passed)
+	}
+}
+
+// TestUnreliableReadingSkipSound: a source without $, ( or [ is not walked
+// by unreliableReading; the walk finds nothing in any such source of the
+// corpora (and the control: it finds something in some with them).
+func TestUnreliableReadingSkipSound(t *testing.T) {
+	var cmds []string
+	for _, pc := range loadCases(t) {
+		cmds = append(cmds, pc.Cmd)
+	}
+	for _, cs := range loadAdversarial(t) {
+		for _, c := range cs {
+			cmds = append(cmds, c.Cmd)
+		}
+	}
+	cmds = append(cmds, "a=(x y) b", "[[ -n x || cat == .env ]]", "(( 0 || rm -rf *x ))", "echo ${0% & { rm -rf x; }",
+		"ls @(a|b)", "echo \"${x//;/|}\"")
+	found := 0
+	for _, c := range cmds {
+		if c == "" {
+			continue
+		}
+		f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(c), "")
+		if err != nil {
+			continue
+		}
+		walked := unreliableWalk(f, c)
+		if walked != "" {
+			found++
+		}
+		if got := unreliableReading(f, c); got != walked {
+			t.Errorf("%q: unreliableReading %q, the walk %q", c, got, walked)
+		}
+	}
+	if found < 5 {
+		t.Fatalf("the walk found only %d unreliable readings", found)
+	}
+}
+
+// TestIsCleanAbs: isCleanAbs(p) is exactly path.Clean(p) == p for absolute
+// paths, over every path shape of a few elements.
+func TestIsCleanAbs(t *testing.T) {
+	elems := []string{"", ".", "..", "a", "ab", ".a", "a.", "..a", "/"}
+	var gen func(p string, n int)
+	checked := 0
+	gen = func(p string, n int) {
+		for _, p := range []string{p, "/" + p} {
+			want := len(p) > 0 && p[0] == '/' && path.Clean(p) == p
+			if got := isCleanAbs(p); got != want {
+				t.Errorf("isCleanAbs(%q) = %v, path.Clean gives %q", p, got, path.Clean(p))
+			}
+			checked++
+		}
+		if n == 0 {
+			return
+		}
+		for _, e := range elems {
+			gen(p+"/"+e, n-1)
+			gen(p+e, n-1)
+		}
+	}
+	gen("", 3)
+	if checked < 1000 {
+		t.Fatalf("only %d paths checked", checked)
 	}
 }

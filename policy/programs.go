@@ -532,8 +532,30 @@ func (a *analyzer) declared(d *progDecl, base string, args, full []word, text st
 // declEffects adds what a declaration knows to sc, the reading of a
 // declared program that runs no command of its own (options that write,
 // read, run programs or code; escapes; breakers).
-func (a *analyzer) declEffects(sc *subCmd, base string, args []word, ctx walkCtx) {
+// declAnswer is one lookupDecl answer and what it was asked.
+type declAnswer struct {
+	base       string
+	args, rest []word
+	d          *progDecl
+}
+
+// lookupDeclOf is lookupDecl, remembered for one question: command asks
+// it, then classify's declEffects asks it of the same words. The answer
+// depends on base and the words alone, and a slice with the same first
+// element and length is the same words (an analysis's words are written
+// once, when read from the command).
+func (a *analyzer) lookupDeclOf(base string, args []word) (*progDecl, []word) {
+	m := &a.decl
+	if m.base == base && len(m.args) == len(args) && (len(args) == 0 || &m.args[0] == &args[0]) && m.base != "" {
+		return m.d, m.rest
+	}
 	d, rest := lookupDecl(base, args)
+	*m = declAnswer{base: base, args: args, rest: rest, d: d}
+	return d, rest
+}
+
+func (a *analyzer) declEffects(sc *subCmd, base string, args []word, ctx walkCtx) {
+	d, rest := a.lookupDeclOf(base, args)
 	if d == nil || d.run != runNone {
 		return
 	}

@@ -127,6 +127,10 @@ type word struct {
 
 // analyzer walks one command line. Not safe for concurrent use; one per Evaluate.
 type analyzer struct {
+	// decl: the last lookupDecl answer of command, for declEffects, which
+	// asks it again of the same program and the same argument slice
+	// (lookupDeclOf).
+	decl declAnswer
 	// subSlab holds the sub-commands being classified (newSub), a block
 	// at a time: one allocation per analysis, not one per command.
 	subSlab []subCmd

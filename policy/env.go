@@ -43,6 +43,9 @@ func cleanAbs(p string) string {
 	if p == "" || !path.IsAbs(p) {
 		return ""
 	}
+	if isCleanAbs(p) {
+		return p // path.Clean(p) == p, without Clean's scan (at every call)
+	}
 	return path.Clean(p)
 }
 

@@ -128,10 +128,19 @@ func (a *analyzer) urlOperands(d *progDecl, sc *subCmd, plain []word) {
 			continue
 		}
 		// a requirement "name @ URL ; marker" holds the URL as one token.
-		for t := range strings.FieldsFuncSeq(s, func(r rune) bool { return r == ' ' || r == '\t' || r == ';' }) {
+		try := func(t string) {
 			if v := vcsURL(specURL(t)); strings.Contains(v, "://") && !strings.HasPrefix(v, "file://") {
 				sc.proxies = append(sc.proxies, v)
 			}
+		}
+		if strings.IndexByte(s, ' ') < 0 && strings.IndexByte(s, '\t') < 0 && strings.IndexByte(s, ';') < 0 {
+			if s != "" {
+				try(s) // one token, the common case: no iterator
+			}
+			continue
+		}
+		for t := range strings.FieldsFuncSeq(s, func(r rune) bool { return r == ' ' || r == '\t' || r == ';' }) {
+			try(t)
 		}
 	}
 }

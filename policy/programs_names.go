@@ -302,10 +302,17 @@ type progTables struct {
 	writer             string // writerCmds' mode
 	isWriter           bool
 	ro, isRO           bool // readOnlyCmds' entry
+	// and what command asks of the name
+	prefixWrapper bool   // prefixWrappers has it
+	runsArgs      bool   // runsArgs
+	destructive   bool   // destructiveCmds
+	interp        string // interpName
 }
 
 func progTablesOf(base string) progTables {
-	t := progTables{fileOp: fileOpCmds[base], noFileArgs: noFileArgs[base]}
+	t := progTables{fileOp: fileOpCmds[base], noFileArgs: noFileArgs[base],
+		prefixWrapper: prefixWrappers[base] != nil, runsArgs: runsArgs[base], destructive: destructiveCmds[base],
+		interp: strings.Clone(interpName(base))}
 	t.writer, t.isWriter = writerCmds[base]
 	t.ro, t.isRO = readOnlyCmds[base]
 	return t

@@ -110,8 +110,8 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 		a.addSub(subCmd{text: text, alts: alts, readOnly: true}, ctx)
 		return
 	}
-	if skip := prefixWrappers[base]; skip != nil {
-		if rest, ok := skip(a, args); ok {
+	if facts.tables.prefixWrapper {
+		if rest, ok := prefixWrappers[base](a, args); ok {
 			gate()
 			a.command(rest, ctx)
 			return
@@ -189,15 +189,15 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 			return
 		}
 	}
-	if n := len(a.an.subs); a.runsCode(base, ws, text, alts, ctx) {
+	if n := len(a.an.subs); a.runsCode(base, facts.tables.interp, ws, text, alts, ctx) {
 		// Code the reader cannot see is uncertain; the files its arguments
 		// name are still read (class 6): they meet Read deny rules.
-		if n < len(a.an.subs) && !noFileArgs[base] {
+		if n < len(a.an.subs) && !facts.tables.noFileArgs {
 			a.argReadsOf(&a.an.subs[n], ws[1:], nil)
 		}
 		return
 	}
-	if runsArgs[base] {
+	if facts.tables.runsArgs {
 		// a program that runs its arguments as a command: the whole needs
 		// an allow rule, and every tail of it that starts with a plain word
 		// is checked against deny and ask rules (and breakers), so
@@ -235,7 +235,7 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 	sc := a.newSub()
 	sc.text, sc.alts = text, alts
 	a.classify(sc, base, &facts.tables, args, ctx)
-	if ctx.runtimeArgs != "" && destructiveCmds[base] && sc.breaker == "" {
+	if ctx.runtimeArgs != "" && facts.tables.destructive && sc.breaker == "" {
 		sc.breaker = base + " on targets supplied at run time (by " + ctx.runtimeArgs + ")"
 	}
 	a.addSub(*sc, ctx)

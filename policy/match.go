@@ -148,7 +148,7 @@ func (e *envx) caseFolded(pi pathInfo) (pathInfo, bool) {
 // memory is pooled: the same path meets the deny and the ask rules, Read
 // and Edit, each wanting its folded form.
 func (ev *evaluator) caseFolded(pi pathInfo) (pathInfo, bool) {
-	if !foldable(pi.abs) && !foldable(pi.real) {
+	if !foldable(pi.abs) && (pi.real == pi.abs || !foldable(pi.real)) {
 		return pi, false // no upper-case letter: folding changes nothing
 	}
 	ar := ev.ar

@@ -137,3 +137,49 @@ func TestIsCleanAbs(t *testing.T) {
 		t.Fatalf("only %d paths checked", checked)
 	}
 }
+
+// TestRuntimeWalkSkipSound: where collectVars met no node checkRuntimeCode
+// acts on, its walk (run here anyway) changes nothing, for every command of
+// both corpora; the control: where it met one, the walk does mark some
+// commands uncertain.
+func TestRuntimeWalkSkipSound(t *testing.T) {
+	var cmds []string
+	for _, pc := range loadCases(t) {
+		cmds = append(cmds, pc.Cmd)
+	}
+	for _, cs := range loadAdversarial(t) {
+		for _, c := range cs {
+			cmds = append(cmds, c.Cmd)
+		}
+	}
+	e := newEnvx(benchEnv)
+	skipped, acted := 0, 0
+	for _, c := range cmds {
+		if c == "" {
+			continue
+		}
+		f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(c), "")
+		if err != nil {
+			continue
+		}
+		an := &shellAnalysis{}
+		a := &analyzer{env: &e, an: an, cwd: e.cwd, cwdKnown: true}
+		first := a.collectVars(f)
+		if a.runtimeNodes {
+			a.checkRuntimeCode(f, first)
+			if an.uncertain != "" {
+				acted++
+			}
+			continue
+		}
+		skipped++
+		a.runtimeNodes = true // the walk the skip saves
+		a.checkRuntimeCode(f, first)
+		if an.uncertain != "" || a.vt.relied != nil {
+			t.Errorf("%q: skipped, but the walk finds %q (relied %v)", c, an.uncertain, a.vt.relied)
+		}
+	}
+	if skipped < 100 || acted < 5 {
+		t.Fatalf("skipped %d commands, the walk acted on %d: the corpora no longer test the skip", skipped, acted)
+	}
+}

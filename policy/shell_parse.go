@@ -127,6 +127,9 @@ type word struct {
 
 // analyzer walks one command line. Not safe for concurrent use; one per Evaluate.
 type analyzer struct {
+	// runtimeNodes: collectVars met a node checkRuntimeCode acts on
+	// (runtimeCodeNode); without one its walk is skipped.
+	runtimeNodes bool
 	// decl: the last lookupDecl answer of command, for declEffects, which
 	// asks it again of the same program and the same argument slice
 	// (lookupDeclOf).

@@ -230,10 +230,11 @@ func checkDecl(d *progDecl) error {
 			return fmt.Errorf("policy: program %q: a name word is an option", d.name)
 		}
 	}
-	// Every option list, by kind; the kinds below "valued" name options
-	// that take no value of their own meaning here (they switch a reading
-	// on) and need not be declared valued. No map is built: this runs for
-	// every declaration at start-up.
+	// Every option list, by kind; noValue marks the kinds whose options
+	// need not be declared valued (valued itself, and options that switch
+	// a reading on). An option in any other kind must be valued, whatever
+	// else it is listed as. No map is built: this runs for every
+	// declaration at start-up.
 	lists := [...]struct {
 		kind    string
 		list    []string

@@ -43,7 +43,34 @@ func cleanAbs(p string) string {
 	if p == "" || !path.IsAbs(p) {
 		return ""
 	}
+	if isCleanAbs(p) {
+		return p // path.Clean(p) == p, without Clean's scan (at every call)
+	}
 	return path.Clean(p)
+}
+
+// isCleanAbs: p is absolute and path.Clean(p) == p (no empty, . or ..
+// element, no trailing slash): most paths are, and the scan is cheaper than
+// Clean's (TestIsCleanAbs).
+func isCleanAbs(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	if len(p) == 1 {
+		return true
+	}
+	start := 1 // the element being read starts here
+	for i := 1; i <= len(p); i++ {
+		if i < len(p) && p[i] != '/' {
+			continue
+		}
+		switch p[start:i] {
+		case "", ".", "..":
+			return false
+		}
+		start = i + 1
+	}
+	return true
 }
 
 func newEnvx(env Env) envx {
@@ -225,7 +252,9 @@ func (e *envx) info(ref pathRef) pathInfo {
 		return pi
 	}
 	raw := absPath(ref.raw, cwd, e.home) // once for both (canonPath, realPath)
-	pi.abs = path.Clean(raw)
+	if pi.abs = raw; !isCleanAbs(raw) {
+		pi.abs = path.Clean(raw)
+	}
 	if e.fs == nil {
 		pi.real = pi.abs // realPath without a file system
 	} else {

@@ -321,8 +321,11 @@ func (ev *evaluator) pathRule(set *ruleSet, an *shellAnalysis, either bool) (*ru
 // unknownPaths: a read or write whose path is only known at run time, when
 // a deny or ask rule for it exists (it could be the denied file).
 func (ev *evaluator) unknownPaths(an *shellAnalysis) string {
+	// whether a Read and an Edit rule could name a path: asked once here,
+	// not once per list of every sub-command (two map lookups each).
+	guardRead, guardEdit := ev.pol.guards("Read"), ev.pol.guards("Edit")
 	check := func(tool string, refs []pathRef) string {
-		if !ev.pol.guards(tool) {
+		if len(refs) == 0 || tool == "Read" && !guardRead || tool == "Edit" && !guardEdit {
 			return ""
 		}
 		for i := range refs {

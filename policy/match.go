@@ -53,7 +53,11 @@ func matchBash(set *ruleSet, text string) *rule {
 	if i := strings.IndexByte(text, ' '); i >= 0 {
 		fw = text[:i]
 	}
-	for _, r := range set.bashByWord[fw] {
+	var byWord []*rule
+	if set.bashWords.mayHave(fw) {
+		byWord = set.bashByWord[fw]
+	}
+	for _, r := range byWord {
 		if best != nil && r.idx > best.idx {
 			break
 		}
@@ -144,7 +148,7 @@ func (e *envx) caseFolded(pi pathInfo) (pathInfo, bool) {
 // memory is pooled: the same path meets the deny and the ask rules, Read
 // and Edit, each wanting its folded form.
 func (ev *evaluator) caseFolded(pi pathInfo) (pathInfo, bool) {
-	if !foldable(pi.abs) && !foldable(pi.real) {
+	if !foldable(pi.abs) && (pi.real == pi.abs || !foldable(pi.real)) {
 		return pi, false // no upper-case letter: folding changes nothing
 	}
 	ar := ev.ar

@@ -91,28 +91,48 @@ func (ix *pathIndex) match(ev *evaluator, pi pathInfo, either bool) *rule {
 	}
 	seen := func(c string, upto string) bool {
 		// c already looked up among the components of upto
-		for p := range strings.SplitSeq(upto, "/") {
-			if p == c {
+		for rest := upto; ; {
+			i := strings.IndexByte(rest, '/')
+			if i < 0 {
+				return rest == c
+			}
+			if rest[:i] == c {
 				return true
 			}
+			rest = rest[i+1:]
 		}
-		return false
 	}
-	for p := range strings.SplitSeq(pi.abs, "/") {
-		if !ix.mayHave(p) {
-			continue
+	// the components of each path, by a plain loop (an iterator's calls
+	// cost more than the filter they feed)
+	for rest := pi.abs; ; {
+		p := rest
+		i := strings.IndexByte(rest, '/')
+		if i >= 0 {
+			p, rest = rest[:i], rest[i+1:]
 		}
-		if rs := ix.bySeg[p]; rs != nil {
-			try(rs)
+		if ix.mayHave(p) {
+			if rs := ix.bySeg[p]; rs != nil {
+				try(rs)
+			}
+		}
+		if i < 0 {
+			break
 		}
 	}
 	if pi.real != pi.abs {
-		for p := range strings.SplitSeq(pi.real, "/") {
-			if !ix.mayHave(p) {
-				continue
+		for rest := pi.real; ; {
+			p := rest
+			i := strings.IndexByte(rest, '/')
+			if i >= 0 {
+				p, rest = rest[:i], rest[i+1:]
 			}
-			if rs := ix.bySeg[p]; rs != nil && !seen(p, pi.abs) {
-				try(rs)
+			if ix.mayHave(p) {
+				if rs := ix.bySeg[p]; rs != nil && !seen(p, pi.abs) {
+					try(rs)
+				}
+			}
+			if i < 0 {
+				break
 			}
 		}
 	}

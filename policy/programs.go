@@ -2,7 +2,7 @@ package policy
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -183,6 +183,10 @@ var programs = map[string][]*progDecl{}
 // word), the first declared (bareDecl); kept by declare.
 var bareDecls = map[string]*progDecl{}
 
+// declNames: the keys of programs, as a filter (wordfilter.go): most
+// programs a command names have no declaration.
+var declNames wordFilter
+
 // declare adds declarations; called from the init of programs_*.go.
 func declare(ds ...*progDecl) {
 	for _, d := range ds {
@@ -190,24 +194,28 @@ func declare(ds ...*progDecl) {
 			panic(err)
 		}
 		d.indexSubs()
-		for _, o := range programs[strings.Fields(d.name)[0]] {
+		words := strings.Fields(d.name)
+		for _, o := range programs[words[0]] {
 			if o.name == d.name {
 				// a second declaration of one name would never be read
 				// (lookupDecl takes the first).
 				panic(fmt.Errorf("policy: program %q is declared twice", d.name))
 			}
 		}
-		words := strings.Fields(d.name)
 		d.sub = words[1:]
 		for _, n := range append([]string{words[0]}, d.aliases...) {
 			if _, ok := bareDecls[n]; !ok && len(words) == 1 {
 				bareDecls[n] = d
 			}
-			programs[n] = append(programs[n], d)
-			// longest subcommand path first
-			sort.SliceStable(programs[n], func(i, j int) bool {
-				return len(strings.Fields(programs[n][i].name)) > len(strings.Fields(programs[n][j].name))
-			})
+			// longest subcommand path first; among equals, in the order
+			// declared (after every declaration as long as this one).
+			list := programs[n]
+			at := len(list)
+			for at > 0 && len(list[at-1].sub) < len(d.sub) {
+				at--
+			}
+			programs[n] = slices.Insert(list, at, d)
+			declNames.add(n)
 		}
 	}
 }
@@ -217,32 +225,44 @@ func checkDecl(d *progDecl) error {
 	if strings.TrimSpace(d.name) == "" {
 		return fmt.Errorf("policy: program declaration without a name")
 	}
-	for _, n := range strings.Fields(d.name) {
+	for n := range strings.FieldsSeq(d.name) {
 		if strings.HasPrefix(n, "-") {
 			return fmt.Errorf("policy: program %q: a name word is an option", d.name)
 		}
 	}
-	opts := map[string]string{}
-	for kind, list := range map[string][]string{"valued": d.valued, "code": d.code, "escapeOpts": d.escapeOpts,
-		"editsWith": d.editsWith, "reads": d.reads, "writes": d.writes, "programs": d.programs, "stdinCode": d.stdinCode, "plainReadsWith": d.plainReadsWith,
-		"targetOpts": d.targetOpts, "editsAllWith": d.editsAllWith, "keepsWith": d.keepsWith,
-		"scriptOpts": d.scriptOpts, "proxies": d.proxies, "installsTo": d.installsTo, "flags": d.flags, "gitConfig": d.gitConfig,
-		"hostOpts": d.hostOpts, "placeOpts": d.placeOpts, "prefixOpts": d.prefixOpts} {
-		for _, o := range list {
+	// Every option list, by kind; noValue marks the kinds whose options
+	// need not be declared valued (valued itself, and options that switch
+	// a reading on). An option in any other kind must be valued, whatever
+	// else it is listed as. No map is built: this runs for every
+	// declaration at start-up.
+	lists := [...]struct {
+		kind    string
+		list    []string
+		noValue bool
+	}{
+		{"valued", d.valued, true}, {"code", d.code, false}, {"escapeOpts", d.escapeOpts, false},
+		{"editsWith", d.editsWith, true}, {"reads", d.reads, false}, {"writes", d.writes, false},
+		{"programs", d.programs, false}, {"stdinCode", d.stdinCode, true}, {"plainReadsWith", d.plainReadsWith, true},
+		{"targetOpts", d.targetOpts, false}, {"editsAllWith", d.editsAllWith, true}, {"keepsWith", d.keepsWith, true},
+		{"scriptOpts", d.scriptOpts, false}, {"proxies", d.proxies, false}, {"installsTo", d.installsTo, false},
+		{"flags", d.flags, true}, {"gitConfig", d.gitConfig, false}, {"hostOpts", d.hostOpts, false},
+		{"placeOpts", d.placeOpts, false}, {"prefixOpts", d.prefixOpts, false},
+	}
+	for _, l := range lists {
+		for _, o := range l.list {
 			if !strings.HasPrefix(o, "-") || o == "-" || o == "--" || strings.Contains(o, "=") {
-				return fmt.Errorf("policy: program %q: %s option %q is not an option name", d.name, kind, o)
-			}
-			if kind != "valued" {
-				opts[o] = kind
+				return fmt.Errorf("policy: program %q: %s option %q is not an option name", d.name, l.kind, o)
 			}
 		}
 	}
-	for o, kind := range opts {
-		if kind == "stdinCode" || kind == "plainReadsWith" || kind == "editsWith" || kind == "editsAllWith" || kind == "keepsWith" || kind == "flags" {
+	for _, l := range lists {
+		if l.noValue {
 			continue
 		}
-		if !containsStr(d.valued, o) {
-			return fmt.Errorf("policy: program %q: %s option %q must be declared valued", d.name, kind, o)
+		for _, o := range l.list {
+			if !containsStr(d.valued, o) {
+				return fmt.Errorf("policy: program %q: %s option %q must be declared valued", d.name, l.kind, o)
+			}
 		}
 	}
 	switch d.urlArgs {
@@ -295,6 +315,9 @@ func checkDecl(d *progDecl) error {
 // subcommand is the first plain word after the program's leading options.
 // It returns the declaration and the arguments after the subcommand.
 func lookupDecl(base string, args []word) (*progDecl, []word) {
+	if !declNames.mayHave(base) {
+		return nil, nil
+	}
 	ds := programs[base]
 	first := -1 // subcommandAt(base, args), the same for every declaration
 	for _, d := range ds {
@@ -510,8 +533,30 @@ func (a *analyzer) declared(d *progDecl, base string, args, full []word, text st
 // declEffects adds what a declaration knows to sc, the reading of a
 // declared program that runs no command of its own (options that write,
 // read, run programs or code; escapes; breakers).
-func (a *analyzer) declEffects(sc *subCmd, base string, args []word, ctx walkCtx) {
+// declAnswer is one lookupDecl answer and what it was asked.
+type declAnswer struct {
+	base       string
+	args, rest []word
+	d          *progDecl
+}
+
+// lookupDeclOf is lookupDecl, remembered for one question: command asks
+// it, then classify's declEffects asks it of the same words. The answer
+// depends on base and the words alone, and a slice with the same first
+// element and length is the same words (an analysis's words are written
+// once, when read from the command).
+func (a *analyzer) lookupDeclOf(base string, args []word) (*progDecl, []word) {
+	m := &a.decl
+	if m.base == base && len(m.args) == len(args) && (len(args) == 0 || &m.args[0] == &args[0]) && m.base != "" {
+		return m.d, m.rest
+	}
 	d, rest := lookupDecl(base, args)
+	*m = declAnswer{base: base, args: args, rest: rest, d: d}
+	return d, rest
+}
+
+func (a *analyzer) declEffects(sc *subCmd, base string, args []word, ctx walkCtx) {
+	d, rest := a.lookupDeclOf(base, args)
 	if d == nil || d.run != runNone {
 		return
 	}

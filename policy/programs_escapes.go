@@ -6,53 +6,7 @@ import "strings"
 // that run shell code (class 4): the escaped code is read as shell code.
 
 func init() {
-	vimValued := []string{"-c", "--cmd", "-S", "-u", "-U", "-i", "-T", "-w", "-W", "-s", "-t", "-q", "-r", "--servername", "--remote-send"}
-	declare(
-		&progDecl{name: "sqlite3", aliases: []string{"sqlite"}, valued: []string{"-cmd", "-init", "-separator", "-newline", "-nullvalue", "-vfs"},
-			escape: sqliteEscapeAll, escapeOpts: []string{"-cmd"}, reads: []string{"-init"},
-			forms: []string{"sqlite3 x.db '.shell %s'", "sqlite3 x.db '.system %s'", "sqlite3 -cmd '.shell %s' x.db"},
-			match: []string{"sqlite3 x.db '.shell rm -rf x'"}, noMatch: []string{"sqlite3 x.db 'select 1'"}},
-		&progDecl{name: "vim", aliases: []string{"vi", "nvim", "ex", "view", "gvim", "vimdiff", "nvi", "evim", "rvim"}, valued: vimValued,
-			escape: vimEscape, escapeOpts: []string{"-c", "--cmd"},
-			// ex and vim -e/-E read Ex commands from standard input.
-			stdinNames: []string{"ex"}, stdinWith: []string{"-e", "-E"},
-			forms: []string{"vim -c '!%s'", "vim -c ':silent !%s' f", "vim '+!%s' f", "nvim --cmd '!%s'"},
-			match: []string{"vim -c '!rm -rf x'"}, noMatch: []string{"vim -c 'set nu' f"}},
-		&progDecl{name: "mapfile", aliases: []string{"readarray"}, valued: []string{"-C", "-c", "-d", "-n", "-O", "-s", "-u"},
-			code: []string{"-C"}, forms: []string{"mapfile -C '%s' -c 1 arr < f"},
-			match: []string{"mapfile -C 'rm -rf y' -c 1 arr < f"}, noMatch: []string{"mapfile -t arr < f"}},
-		&progDecl{name: "make", aliases: []string{"gmake", "bmake"}, valued: []string{"-f", "--file", "--makefile", "-C", "--directory",
-			"-I", "--include-dir", "-j", "--jobs", "-l", "--load-average", "-o", "--old-file", "-W", "--what-if", "--eval"},
-			stdinCode: []string{"-f", "--file", "--makefile"}, code: nil, scriptOpts: []string{"-f", "--file", "--makefile"},
-			match: []string{"make -f - <<< $'all:\\n\\trm -rf x'", "make -f <(printf 'a:\\n\\trm -rf x\\n')"}, noMatch: []string{"make -n", "make -f Makefile.ci test"}},
-		&progDecl{name: "mysql", aliases: []string{"mariadb"}, valued: []string{"-e", "--execute", "-u", "--user", "-h", "--host", "-P", "--port", "-D", "--database"},
-			escape: backslashBang, escapeOpts: []string{"-e", "--execute"}, forms: []string{"mysql -e '\\! %s'"},
-			match: []string{"mysql -e 'system rm -rf x'"}},
-		&progDecl{name: "psql", valued: []string{"-c", "--command", "-U", "--username", "-h", "--host", "-p", "--port", "-d", "--dbname", "-f", "--file"},
-			escape: psqlEscape, escapeOpts: []string{"-c", "--command"}, forms: []string{"psql -c '\\! %s'", "psql -c '\\o |%s'"},
-			match: []string{"psql -c '\\! rm -rf x'"}},
-		&progDecl{name: "gdb", valued: []string{"-ex", "--ex", "-iex", "-x", "--command", "-p", "--pid"},
-			escape: gdbEscape, escapeOpts: []string{"-ex", "--ex", "-iex"}, forms: []string{"gdb -ex 'shell %s'"},
-			match: []string{"gdb -ex 'shell rm -rf x'"}},
-		// git subcommands that run shell code.
-		&progDecl{name: "git submodule foreach", codeArgs: true, forms: []string{"git submodule foreach '%s'", "git submodule foreach --recursive '%s'"},
-			match: []string{"git submodule foreach 'rm -rf build'"}, noMatch: []string{"git submodule status"}},
-		&progDecl{name: "git bisect run", codeArgs: true, forms: []string{"git bisect run %s"},
-			match: []string{"git bisect run rm -rf x"}, noMatch: []string{"git bisect good"}},
-		&progDecl{name: "git rebase", valued: []string{"-x", "--exec", "-s", "--strategy", "-X", "--strategy-option", "--onto", "-C", "--whitespace", "-S"},
-			code: []string{"-x", "--exec"}, forms: []string{"git rebase --exec '%s' main", "git rebase -x '%s' main"},
-			match: []string{"git rebase -x 'rm -rf x' main"}, noMatch: []string{"git rebase main"}},
-		&progDecl{name: "git difftool", valued: []string{"-x", "--extcmd", "-t", "--tool"},
-			code: []string{"-x", "--extcmd"}, forms: []string{"git difftool -x '%s'"}, match: []string{"git difftool -x 'rm -rf x'"}},
-		&progDecl{name: "git filter-branch", valued: []string{"--tree-filter", "--index-filter", "--msg-filter", "--env-filter",
-			"--commit-filter", "--parent-filter", "--tag-name-filter", "--subdirectory-filter", "-d", "--original", "--setup"},
-			code: []string{"--tree-filter", "--index-filter", "--msg-filter", "--env-filter", "--commit-filter", "--parent-filter",
-				"--tag-name-filter", "--setup"},
-			forms: []string{"git filter-branch --tree-filter '%s' HEAD"}, match: []string{"git filter-branch --index-filter 'rm -rf x' HEAD"}},
-		&progDecl{name: "git diff", valued: []string{"-O", "--output", "-U", "--unified", "--src-prefix", "--dst-prefix"},
-			writes: []string{"--output"}, reads: []string{"-O"}, plainReadsWith: []string{"--no-index"},
-			match: []string{"git diff --no-index /etc/shadow /dev/null"}, noMatch: []string{"git diff --stat"}},
-	)
+	declare(programsEscapesDecls[:]...)
 }
 
 // sqliteEscape: `.shell CMD` and `.system CMD` run CMD; so does a line of
@@ -129,4 +83,55 @@ func gdbEscape(s string) (string, bool) {
 		return rest, true
 	}
 	return "", false
+}
+
+var vimValued = []string{"-c", "--cmd", "-S", "-u", "-U", "-i", "-T", "-w", "-W", "-s", "-t", "-q", "-r", "--servername", "--remote-send"}
+
+// programsEscapesDecls: the declarations of this file, as data the linker lays out
+// (no allocation at start-up); declared by init, in this order.
+var programsEscapesDecls = [...]*progDecl{
+	&progDecl{name: "sqlite3", aliases: []string{"sqlite"}, valued: []string{"-cmd", "-init", "-separator", "-newline", "-nullvalue", "-vfs"},
+		escape: sqliteEscapeAll, escapeOpts: []string{"-cmd"}, reads: []string{"-init"},
+		forms: []string{"sqlite3 x.db '.shell %s'", "sqlite3 x.db '.system %s'", "sqlite3 -cmd '.shell %s' x.db"},
+		match: []string{"sqlite3 x.db '.shell rm -rf x'"}, noMatch: []string{"sqlite3 x.db 'select 1'"}},
+	&progDecl{name: "vim", aliases: []string{"vi", "nvim", "ex", "view", "gvim", "vimdiff", "nvi", "evim", "rvim"}, valued: vimValued,
+		escape: vimEscape, escapeOpts: []string{"-c", "--cmd"},
+		// ex and vim -e/-E read Ex commands from standard input.
+		stdinNames: []string{"ex"}, stdinWith: []string{"-e", "-E"},
+		forms: []string{"vim -c '!%s'", "vim -c ':silent !%s' f", "vim '+!%s' f", "nvim --cmd '!%s'"},
+		match: []string{"vim -c '!rm -rf x'"}, noMatch: []string{"vim -c 'set nu' f"}},
+	&progDecl{name: "mapfile", aliases: []string{"readarray"}, valued: []string{"-C", "-c", "-d", "-n", "-O", "-s", "-u"},
+		code: []string{"-C"}, forms: []string{"mapfile -C '%s' -c 1 arr < f"},
+		match: []string{"mapfile -C 'rm -rf y' -c 1 arr < f"}, noMatch: []string{"mapfile -t arr < f"}},
+	&progDecl{name: "make", aliases: []string{"gmake", "bmake"}, valued: []string{"-f", "--file", "--makefile", "-C", "--directory",
+		"-I", "--include-dir", "-j", "--jobs", "-l", "--load-average", "-o", "--old-file", "-W", "--what-if", "--eval"},
+		stdinCode: []string{"-f", "--file", "--makefile"}, code: nil, scriptOpts: []string{"-f", "--file", "--makefile"},
+		match: []string{"make -f - <<< $'all:\\n\\trm -rf x'", "make -f <(printf 'a:\\n\\trm -rf x\\n')"}, noMatch: []string{"make -n", "make -f Makefile.ci test"}},
+	&progDecl{name: "mysql", aliases: []string{"mariadb"}, valued: []string{"-e", "--execute", "-u", "--user", "-h", "--host", "-P", "--port", "-D", "--database"},
+		escape: backslashBang, escapeOpts: []string{"-e", "--execute"}, forms: []string{"mysql -e '\\! %s'"},
+		match: []string{"mysql -e 'system rm -rf x'"}},
+	&progDecl{name: "psql", valued: []string{"-c", "--command", "-U", "--username", "-h", "--host", "-p", "--port", "-d", "--dbname", "-f", "--file"},
+		escape: psqlEscape, escapeOpts: []string{"-c", "--command"}, forms: []string{"psql -c '\\! %s'", "psql -c '\\o |%s'"},
+		match: []string{"psql -c '\\! rm -rf x'"}},
+	&progDecl{name: "gdb", valued: []string{"-ex", "--ex", "-iex", "-x", "--command", "-p", "--pid"},
+		escape: gdbEscape, escapeOpts: []string{"-ex", "--ex", "-iex"}, forms: []string{"gdb -ex 'shell %s'"},
+		match: []string{"gdb -ex 'shell rm -rf x'"}},
+	// git subcommands that run shell code.
+	&progDecl{name: "git submodule foreach", codeArgs: true, forms: []string{"git submodule foreach '%s'", "git submodule foreach --recursive '%s'"},
+		match: []string{"git submodule foreach 'rm -rf build'"}, noMatch: []string{"git submodule status"}},
+	&progDecl{name: "git bisect run", codeArgs: true, forms: []string{"git bisect run %s"},
+		match: []string{"git bisect run rm -rf x"}, noMatch: []string{"git bisect good"}},
+	&progDecl{name: "git rebase", valued: []string{"-x", "--exec", "-s", "--strategy", "-X", "--strategy-option", "--onto", "-C", "--whitespace", "-S"},
+		code: []string{"-x", "--exec"}, forms: []string{"git rebase --exec '%s' main", "git rebase -x '%s' main"},
+		match: []string{"git rebase -x 'rm -rf x' main"}, noMatch: []string{"git rebase main"}},
+	&progDecl{name: "git difftool", valued: []string{"-x", "--extcmd", "-t", "--tool"},
+		code: []string{"-x", "--extcmd"}, forms: []string{"git difftool -x '%s'"}, match: []string{"git difftool -x 'rm -rf x'"}},
+	&progDecl{name: "git filter-branch", valued: []string{"--tree-filter", "--index-filter", "--msg-filter", "--env-filter",
+		"--commit-filter", "--parent-filter", "--tag-name-filter", "--subdirectory-filter", "-d", "--original", "--setup"},
+		code: []string{"--tree-filter", "--index-filter", "--msg-filter", "--env-filter", "--commit-filter", "--parent-filter",
+			"--tag-name-filter", "--setup"},
+		forms: []string{"git filter-branch --tree-filter '%s' HEAD"}, match: []string{"git filter-branch --index-filter 'rm -rf x' HEAD"}},
+	&progDecl{name: "git diff", valued: []string{"-O", "--output", "-U", "--unified", "--src-prefix", "--dst-prefix"},
+		writes: []string{"--output"}, reads: []string{"-O"}, plainReadsWith: []string{"--no-index"},
+		match: []string{"git diff --no-index /etc/shadow /dev/null"}, noMatch: []string{"git diff --stat"}},
 }

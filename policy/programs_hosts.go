@@ -298,19 +298,7 @@ var uvProjectValued = append([]string{"--python", "-p", "--directory", "--projec
 	"--exclude-newer", "--refresh-package", "--reinstall-package", "--config-file", "--cache-dir"}, uvIndexOpts...)
 
 func init() {
-	declare(
-		&progDecl{name: "uv add", valued: uvProjectValued, hostOpts: uvIndexOpts, urlArgs: "url",
-			noMatch: []string{"uv add requests", "uv add --dev pytest"}},
-		&progDecl{name: "uv sync", valued: uvProjectValued, hostOpts: uvIndexOpts,
-			noMatch: []string{"uv sync", "uv sync --extra dev"}},
-		&progDecl{name: "uv lock", valued: uvProjectValued, hostOpts: uvIndexOpts,
-			noMatch: []string{"uv lock", "uv lock --upgrade"}},
-		&progDecl{name: "uv pip compile", valued: uvProjectValued, hostOpts: uvIndexOpts,
-			noMatch: []string{"uv pip compile r.in -o r.txt"}},
-		&progDecl{name: "uv tool run", valued: uvProjectValued, hostOpts: uvIndexOpts, run: runAfterOpts,
-			forms: []string{"uv tool run %s"}, match: []string{"uv tool run rm -rf x"},
-			noMatch: []string{"uv tool run ruff check ."}},
-	)
+	declare(programsHostsDecls[:]...)
 }
 
 // quietWords: the words of the sub-commands of subs that run a
@@ -453,4 +441,20 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// programsHostsDecls: the declarations of this file, as data the linker lays out
+// (no allocation at start-up); declared by init, in this order.
+var programsHostsDecls = [...]*progDecl{
+	&progDecl{name: "uv add", valued: uvProjectValued, hostOpts: uvIndexOpts, urlArgs: "url",
+		noMatch: []string{"uv add requests", "uv add --dev pytest"}},
+	&progDecl{name: "uv sync", valued: uvProjectValued, hostOpts: uvIndexOpts,
+		noMatch: []string{"uv sync", "uv sync --extra dev"}},
+	&progDecl{name: "uv lock", valued: uvProjectValued, hostOpts: uvIndexOpts,
+		noMatch: []string{"uv lock", "uv lock --upgrade"}},
+	&progDecl{name: "uv pip compile", valued: uvProjectValued, hostOpts: uvIndexOpts,
+		noMatch: []string{"uv pip compile r.in -o r.txt"}},
+	&progDecl{name: "uv tool run", valued: uvProjectValued, hostOpts: uvIndexOpts, run: runAfterOpts,
+		forms: []string{"uv tool run %s"}, match: []string{"uv tool run rm -rf x"},
+		noMatch: []string{"uv tool run ruff check ."}},
 }

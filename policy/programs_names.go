@@ -282,9 +282,40 @@ func plainName(base string) bool {
 // up to nameMemoMax names, the first ones met; a name past that is
 // computed at each call, as before (a flood of invented names costs time,
 // never a wrong answer).
+//
+// The same memo keeps what the fixed tables say of the name itself, which
+// the reading of every sub-command asks (one lookup instead of one per
+// table): whether the policy knows the program (knownProgram), whether
+// nameVariants has nothing to find (plainName), and the tables classify
+// reads (progTables).
 type nameFacts struct {
 	canon    string
 	variants []string
+	plain    bool
+	known    bool
+	tables   progTables
+}
+
+// progTables: what classify's tables say of one program name.
+type progTables struct {
+	fileOp, noFileArgs bool
+	writer             string // writerCmds' mode
+	isWriter           bool
+	ro, isRO           bool // readOnlyCmds' entry
+	// and what command asks of the name
+	prefixWrapper bool   // prefixWrappers has it
+	runsArgs      bool   // runsArgs
+	destructive   bool   // destructiveCmds
+	interp        string // interpName
+}
+
+func progTablesOf(base string) progTables {
+	t := progTables{fileOp: fileOpCmds[base], noFileArgs: noFileArgs[base],
+		prefixWrapper: prefixWrappers[base] != nil, runsArgs: runsArgs[base], destructive: destructiveCmds[base],
+		interp: strings.Clone(interpName(base))}
+	t.writer, t.isWriter = writerCmds[base]
+	t.ro, t.isRO = readOnlyCmds[base]
+	return t
 }
 
 const nameMemoMax = 4096
@@ -301,10 +332,12 @@ func memoName(base string) nameFacts {
 	if ok {
 		return f
 	}
-	f = nameFacts{canon: canonProgramOf(base), variants: slices.Clip(nameVariantsOf(base))}
+	f = nameFacts{canon: canonProgramOf(base), variants: slices.Clip(nameVariantsOf(base)),
+		plain: plainName(base), known: knownProgram(base), tables: progTablesOf(base)}
 	// kept names are copies: a part of a command's text would keep the
 	// whole command alive.
-	kept := nameFacts{canon: strings.Clone(f.canon), variants: make([]string, len(f.variants))}
+	kept := f
+	kept.canon, kept.variants = strings.Clone(f.canon), make([]string, len(f.variants))
 	for i, v := range f.variants {
 		kept.variants[i] = strings.Clone(v)
 	}

@@ -11,61 +11,7 @@ import (
 // mode; so is a write into a place that runs code later (persistPlace).
 
 func init() {
-	declare(
-		&progDecl{name: "crontab", valued: []string{"-u"}, breaker: func(args []string) string {
-			for _, a := range args {
-				if a == "-l" || a == "-V" || a == "--help" {
-					return ""
-				}
-			}
-			return "crontab installs a cron table (code that runs later)"
-		}, match: []string{"crontab -"}, noMatch: []string{"crontab -l"}},
-		&progDecl{name: "at", aliases: []string{"batch"}, valued: []string{"-f", "-q", "-t"},
-			breaker: func(args []string) string {
-				for _, a := range args {
-					if a == "-l" || a == "-V" || a == "-c" || a == "-d" || a == "-r" {
-						return ""
-					}
-				}
-				return "at schedules a command to run later"
-			}, reads: []string{"-f"}, match: []string{"at now"}},
-		&progDecl{name: "systemctl", breaker: func(args []string) string {
-			for _, a := range args {
-				switch a {
-				case "enable", "link", "edit", "set-property", "add-wants", "add-requires", "import-environment", "set-environment", "preset", "reenable", "revert":
-					return "systemctl " + a + " makes a unit run later"
-				}
-			}
-			return ""
-		}, match: []string{"systemctl --user enable x"}, noMatch: []string{"systemctl --user status x"}},
-		&progDecl{name: "loginctl", breaker: func(args []string) string {
-			for _, a := range args {
-				if a == "enable-linger" {
-					return "loginctl enable-linger keeps the user's units running"
-				}
-			}
-			return ""
-		}, match: []string{"loginctl enable-linger u"}},
-		&progDecl{name: "launchctl", breaker: func(args []string) string {
-			for _, a := range args {
-				switch a {
-				case "load", "bootstrap", "enable", "submit", "setenv":
-					return "launchctl " + a + " makes a job run later"
-				}
-			}
-			return ""
-		}, match: []string{"launchctl load x.plist"}},
-		&progDecl{name: "code", aliases: []string{"code-insiders", "codium", "cursor", "windsurf", "code-oss", "vscodium"},
-			valued: []string{"--install-extension", "--uninstall-extension", "--extensions-dir", "--user-data-dir", "--profile"},
-			breaker: func(args []string) string {
-				for _, a := range args {
-					if strings.HasPrefix(a, "--install-extension") || strings.HasPrefix(a, "--extensions-dir") || strings.HasPrefix(a, "--user-data-dir") {
-						return "the editor installs an extension or changes its profile (" + a + ")"
-					}
-				}
-				return ""
-			}, match: []string{"code --install-extension x.vsix"}, noMatch: []string{"code --list-extensions"}},
-	)
+	declare(programsPersistDecls[:]...)
 	for _, pip := range []string{"pip", "pip3"} {
 		declare(&progDecl{name: pip + " install", valued: []string{"-r", "--requirement", "-t", "--target", "--prefix", "--root", "-c", "--constraint", "-e", "--editable", "-i", "--index-url"},
 			installsTo: []string{"-t", "--target", "--prefix", "--root"},
@@ -107,4 +53,62 @@ func persistPlace(abs, relHome string) string {
 		}
 	}
 	return ""
+}
+
+// programsPersistDecls: the declarations of this file, as data the linker lays out
+// (no allocation at start-up); declared by init, in this order.
+var programsPersistDecls = [...]*progDecl{
+	&progDecl{name: "crontab", valued: []string{"-u"}, breaker: func(args []string) string {
+		for _, a := range args {
+			if a == "-l" || a == "-V" || a == "--help" {
+				return ""
+			}
+		}
+		return "crontab installs a cron table (code that runs later)"
+	}, match: []string{"crontab -"}, noMatch: []string{"crontab -l"}},
+	&progDecl{name: "at", aliases: []string{"batch"}, valued: []string{"-f", "-q", "-t"},
+		breaker: func(args []string) string {
+			for _, a := range args {
+				if a == "-l" || a == "-V" || a == "-c" || a == "-d" || a == "-r" {
+					return ""
+				}
+			}
+			return "at schedules a command to run later"
+		}, reads: []string{"-f"}, match: []string{"at now"}},
+	&progDecl{name: "systemctl", breaker: func(args []string) string {
+		for _, a := range args {
+			switch a {
+			case "enable", "link", "edit", "set-property", "add-wants", "add-requires", "import-environment", "set-environment", "preset", "reenable", "revert":
+				return "systemctl " + a + " makes a unit run later"
+			}
+		}
+		return ""
+	}, match: []string{"systemctl --user enable x"}, noMatch: []string{"systemctl --user status x"}},
+	&progDecl{name: "loginctl", breaker: func(args []string) string {
+		for _, a := range args {
+			if a == "enable-linger" {
+				return "loginctl enable-linger keeps the user's units running"
+			}
+		}
+		return ""
+	}, match: []string{"loginctl enable-linger u"}},
+	&progDecl{name: "launchctl", breaker: func(args []string) string {
+		for _, a := range args {
+			switch a {
+			case "load", "bootstrap", "enable", "submit", "setenv":
+				return "launchctl " + a + " makes a job run later"
+			}
+		}
+		return ""
+	}, match: []string{"launchctl load x.plist"}},
+	&progDecl{name: "code", aliases: []string{"code-insiders", "codium", "cursor", "windsurf", "code-oss", "vscodium"},
+		valued: []string{"--install-extension", "--uninstall-extension", "--extensions-dir", "--user-data-dir", "--profile"},
+		breaker: func(args []string) string {
+			for _, a := range args {
+				if strings.HasPrefix(a, "--install-extension") || strings.HasPrefix(a, "--extensions-dir") || strings.HasPrefix(a, "--user-data-dir") {
+					return "the editor installs an extension or changes its profile (" + a + ")"
+				}
+			}
+			return ""
+		}, match: []string{"code --install-extension x.vsix"}, noMatch: []string{"code --list-extensions"}},
 }

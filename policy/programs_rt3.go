@@ -100,6 +100,9 @@ func wordStrings(ws []word) []string {
 // its options apply whatever subcommand follows (npm --userconfig F run,
 // cargo --config K=V run, pip --proxy H install).
 func bareDecl(base string) *progDecl {
+	if !declNames.mayHave(base) {
+		return nil // in no declaration (bareDecls' keys are programs')
+	}
 	return bareDecls[base] // the first bare one in programs[base], kept by declare
 }
 
@@ -296,110 +299,115 @@ var npmInstallWords = []string{"i", "install", "add", "isntall", "in", "ins", "i
 var npmFlags = []string{"--global", "--global-style", "--git-tag-version", "--shell-mode"}
 
 func init() {
-	npmValued := append([]string{"--location", "--prefix", "--proxy", "--https-proxy", "--registry", "-w", "--workspace", "--cache"}, npmCodeOpts...)
-	declare(
-		// npm -C is --prefix (npm's shorthand); its subcommands resolve by
-		// unambiguous prefix (npm lin = npm link).
-		&progDecl{name: "npm", valued: append([]string{"-C"}, npmValued...), uncertainWith: npmCodeOpts, flags: npmFlags, proxies: []string{"--proxy", "--https-proxy"},
-			installsTo: []string{"--prefix", "-C"}, hostOpts: []string{"--registry"}, urlArgs: "url", subAbbrev: npmCommands, subKnown: npmAliases,
-			breaker: globalInstall("npm", npmInstallWords, []string{"link", "ln"}, append([]string{"-C"}, npmValued...), true),
-			match: []string{"npm -g i x", "npm --global install x", "npm i --global=true x", "npm --g i x", "npm i -gy x", "npm link",
-				"npm --userconfig ./rc run build", "npm run build --node-options=--require=./e.js", "npm --script-shell ./evil run build",
-				"npm i --prefix ~/.local x", "npm i --location global x"},
-			noMatch: []string{"npm test", "npm i x", "npm run build", "npm i --global=false x", "npm --prefix sub run build"}},
-		&progDecl{name: "pnpm", valued: append([]string{"-C", "--dir", "--filter", "-F", "--filter-prod", "--resume-from", "--workspace-concurrency"}, npmValued...),
-			uncertainWith: npmCodeOpts, flags: append([]string{"-r", "--recursive", "--parallel", "--stream", "--sequential", "--no-bail", "--bail", "--reverse", "-s", "--silent",
-				"--aggregate-output", "--include-workspace-root", "--fail-if-no-match", "--report-summary"}, npmFlags...),
-			proxies: []string{"--proxy", "--https-proxy"}, uncertainPrefix: []string{"--config."}, hostOpts: []string{"--registry"}, urlArgs: "url",
-			// pnpm env use -g installs node globally; pnpm setup writes
-			// PNPM_HOME into the shell's startup file.
-			breaker: globalInstall("pnpm", []string{"add", "i", "install", "update", "up", "upgrade", "link", "ln", "env"}, []string{"setup"}, npmValued, true),
-			match:   []string{"pnpm add -g x", "pnpm i --global x", "pnpm -g add x", "pnpm link --global", "pnpm --config.node-options=--require=./e.js run build"},
-			noMatch: []string{"pnpm add x", "pnpm i", "pnpm run build"}},
-		&progDecl{name: "yarn", valued: []string{"--cwd", "--use-yarnrc", "--global-folder", "--prefix", "--proxy", "--https-proxy", "--modules-folder", "--cache-folder", "--registry"},
-			uncertainWith: []string{"--use-yarnrc"}, proxies: []string{"--proxy", "--https-proxy"}, installsTo: []string{"--global-folder", "--prefix", "--modules-folder"},
-			hostOpts: []string{"--registry"}, urlArgs: "url",
-			breaker: globalInstall("yarn", nil, []string{"link"}, []string{"--cwd", "--use-yarnrc", "--global-folder", "--prefix", "--proxy", "--https-proxy"}, true),
-			match:   []string{"yarn link", "yarn --use-yarnrc ./rc install"}, noMatch: []string{"yarn install", "yarn add x"}},
-		&progDecl{name: "yarn global", breaker: func(args []string) string {
-			for _, x := range args {
-				if x == "add" || x == "upgrade" || x == "upgrade-interactive" {
-					return "yarn global " + x + " installs a package globally (its programs run later, outside the session)"
-				}
+	declare(programsRt3Decls[:]...)
+}
+
+var npmValued = append([]string{"--location", "--prefix", "--proxy", "--https-proxy", "--registry", "-w", "--workspace", "--cache"}, npmCodeOpts...)
+
+// programsRt3Decls: the declarations of this file, as data the linker lays out
+// (no allocation at start-up); declared by init, in this order.
+var programsRt3Decls = [...]*progDecl{
+	// npm -C is --prefix (npm's shorthand); its subcommands resolve by
+	// unambiguous prefix (npm lin = npm link).
+	&progDecl{name: "npm", valued: append([]string{"-C"}, npmValued...), uncertainWith: npmCodeOpts, flags: npmFlags, proxies: []string{"--proxy", "--https-proxy"},
+		installsTo: []string{"--prefix", "-C"}, hostOpts: []string{"--registry"}, urlArgs: "url", subAbbrev: npmCommands, subKnown: npmAliases,
+		breaker: globalInstall("npm", npmInstallWords, []string{"link", "ln"}, append([]string{"-C"}, npmValued...), true),
+		match: []string{"npm -g i x", "npm --global install x", "npm i --global=true x", "npm --g i x", "npm i -gy x", "npm link",
+			"npm --userconfig ./rc run build", "npm run build --node-options=--require=./e.js", "npm --script-shell ./evil run build",
+			"npm i --prefix ~/.local x", "npm i --location global x"},
+		noMatch: []string{"npm test", "npm i x", "npm run build", "npm i --global=false x", "npm --prefix sub run build"}},
+	&progDecl{name: "pnpm", valued: append([]string{"-C", "--dir", "--filter", "-F", "--filter-prod", "--resume-from", "--workspace-concurrency"}, npmValued...),
+		uncertainWith: npmCodeOpts, flags: append([]string{"-r", "--recursive", "--parallel", "--stream", "--sequential", "--no-bail", "--bail", "--reverse", "-s", "--silent",
+			"--aggregate-output", "--include-workspace-root", "--fail-if-no-match", "--report-summary"}, npmFlags...),
+		proxies: []string{"--proxy", "--https-proxy"}, uncertainPrefix: []string{"--config."}, hostOpts: []string{"--registry"}, urlArgs: "url",
+		// pnpm env use -g installs node globally; pnpm setup writes
+		// PNPM_HOME into the shell's startup file.
+		breaker: globalInstall("pnpm", []string{"add", "i", "install", "update", "up", "upgrade", "link", "ln", "env"}, []string{"setup"}, npmValued, true),
+		match:   []string{"pnpm add -g x", "pnpm i --global x", "pnpm -g add x", "pnpm link --global", "pnpm --config.node-options=--require=./e.js run build"},
+		noMatch: []string{"pnpm add x", "pnpm i", "pnpm run build"}},
+	&progDecl{name: "yarn", valued: []string{"--cwd", "--use-yarnrc", "--global-folder", "--prefix", "--proxy", "--https-proxy", "--modules-folder", "--cache-folder", "--registry"},
+		uncertainWith: []string{"--use-yarnrc"}, proxies: []string{"--proxy", "--https-proxy"}, installsTo: []string{"--global-folder", "--prefix", "--modules-folder"},
+		hostOpts: []string{"--registry"}, urlArgs: "url",
+		breaker: globalInstall("yarn", nil, []string{"link"}, []string{"--cwd", "--use-yarnrc", "--global-folder", "--prefix", "--proxy", "--https-proxy"}, true),
+		match:   []string{"yarn link", "yarn --use-yarnrc ./rc install"}, noMatch: []string{"yarn install", "yarn add x"}},
+	&progDecl{name: "yarn global", breaker: func(args []string) string {
+		for _, x := range args {
+			if x == "add" || x == "upgrade" || x == "upgrade-interactive" {
+				return "yarn global " + x + " installs a package globally (its programs run later, outside the session)"
 			}
-			return ""
-		}, match: []string{"yarn global add x"}, noMatch: []string{"yarn global list"}},
-		// yarn node ARGS runs node ARGS.
-		&progDecl{name: "yarn node", run: runProgram, runProg: "node",
-			forms: []string{"yarn node -e 'require(\"child_process\").execSync(\"%s\")'"},
-			match: []string{"yarn node -e 'require(\"child_process\").execSync(\"rm -rf x\")'"}},
-		&progDecl{name: "bun", valued: []string{"--cwd", "-c", "--config", "--cafile", "--registry"}, uncertainWith: []string{"-c", "--config"}, hostOpts: []string{"--registry"},
-			breaker: globalInstall("bun", []string{"add", "a", "i", "install", "update", "link"}, nil, []string{"--cwd", "-c", "--config", "--cafile", "--registry"}, true),
-			match:   []string{"bun add -g x", "bun i --global x", "bun link --global"}, noMatch: []string{"bun add x", "bun install"}},
-		&progDecl{name: "gem", subAbbrev: gemCommands, breaker: func(args []string) string {
-			for _, x := range args {
-				switch x {
-				case "install", "i", "update", "pristine":
-					return "gem " + x + " installs gems and their programs outside the workspace (they run later)"
-				}
-				if !strings.HasPrefix(x, "-") {
-					return ""
-				}
+		}
+		return ""
+	}, match: []string{"yarn global add x"}, noMatch: []string{"yarn global list"}},
+	// yarn node ARGS runs node ARGS.
+	&progDecl{name: "yarn node", run: runProgram, runProg: "node",
+		forms: []string{"yarn node -e 'require(\"child_process\").execSync(\"%s\")'"},
+		match: []string{"yarn node -e 'require(\"child_process\").execSync(\"rm -rf x\")'"}},
+	&progDecl{name: "bun", valued: []string{"--cwd", "-c", "--config", "--cafile", "--registry"}, uncertainWith: []string{"-c", "--config"}, hostOpts: []string{"--registry"},
+		breaker: globalInstall("bun", []string{"add", "a", "i", "install", "update", "link"}, nil, []string{"--cwd", "-c", "--config", "--cafile", "--registry"}, true),
+		match:   []string{"bun add -g x", "bun i --global x", "bun link --global"}, noMatch: []string{"bun add x", "bun install"}},
+	&progDecl{name: "gem", subAbbrev: gemCommands, breaker: func(args []string) string {
+		for _, x := range args {
+			switch x {
+			case "install", "i", "update", "pristine":
+				return "gem " + x + " installs gems and their programs outside the workspace (they run later)"
 			}
-			return ""
-		}, match: []string{"gem install x", "gem i x"}, noMatch: []string{"gem list"}},
-		&progDecl{name: "pipx install", breaker: always("pipx install puts a program into ~/.local/bin (it runs later)"), match: []string{"pipx install x"}},
-		&progDecl{name: "pipx inject", breaker: always("pipx inject installs code into a pipx environment (it runs later)"), match: []string{"pipx inject x y"}},
-		&progDecl{name: "pipx upgrade", breaker: always("pipx upgrade installs a program into ~/.local/bin (it runs later)"), match: []string{"pipx upgrade x"}},
-		&progDecl{name: "pipx reinstall", breaker: always("pipx reinstall installs a program into ~/.local/bin (it runs later)"), match: []string{"pipx reinstall x"}},
-		&progDecl{name: "pipx install-all", breaker: always("pipx install-all installs programs into ~/.local/bin (they run later)"), match: []string{"pipx install-all specs.json"}},
-		&progDecl{name: "pipx upgrade-all", breaker: always("pipx upgrade-all installs programs into ~/.local/bin (they run later)"), match: []string{"pipx upgrade-all"}},
-		&progDecl{name: "pipx reinstall-all", breaker: always("pipx reinstall-all installs programs into ~/.local/bin (they run later)"), match: []string{"pipx reinstall-all"}},
-		&progDecl{name: "uv tool install", breaker: always("uv tool install puts a program into ~/.local/bin (it runs later)"), match: []string{"uv tool install x"}},
-		&progDecl{name: "uv tool upgrade", breaker: always("uv tool upgrade installs a program into ~/.local/bin (it runs later)"), match: []string{"uv tool upgrade x"}},
-		&progDecl{name: "uv pip install", valued: uvPipValued, hostOpts: uvIndexOpts, urlArgs: "url",
-			installsTo: []string{"-t", "--target", "--prefix"}, breaker: uvPipBreaker("uv pip install"),
-			match: []string{"uv pip install --system x", "uv pip install --target ~/.local/lib x"}, noMatch: []string{"uv pip install x"}},
-		&progDecl{name: "deno install", breaker: func(args []string) string {
-			for i, x := range args {
-				next := ""
-				if i+1 < len(args) {
-					next = args[i+1]
-				}
-				if globalFlag(x, next) || x == "--root" || strings.HasPrefix(x, "--root=") {
-					return "deno install -g puts a program on the PATH (it runs later)"
-				}
+			if !strings.HasPrefix(x, "-") {
+				return ""
 			}
-			return ""
-		}, match: []string{"deno install -g jsr:@x/y"}, noMatch: []string{"deno install"}},
-		// composer's options may stand before global, and Symfony Console
-		// takes any unambiguous prefix of a command (composer glob req).
-		&progDecl{name: "composer", valued: []string{"-d", "--working-dir"}, subAbbrev: composerCommands, breaker: composerGlobal,
-			match: []string{"composer global require x/y", "composer -n global req x/y"}, noMatch: []string{"composer require x/y", "composer global show"}},
-		&progDecl{name: "dotnet tool install", breaker: flagBreaker("dotnet tool install -g puts a program on the PATH (it runs later)", "-g", "--global", "--tool-path"),
-			match: []string{"dotnet tool install -g x"}, noMatch: []string{"dotnet tool install x"}},
-		&progDecl{name: "dotnet tool update", breaker: flagBreaker("dotnet tool update -g puts a program on the PATH (it runs later)", "-g", "--global", "--tool-path"),
-			match: []string{"dotnet tool update -g x"}, noMatch: []string{"dotnet tool update x"}},
-		// cargo's options before (or after) the subcommand: --config sets a
-		// runner, linker or rustc wrapper; -Z unstable ones.
-		&progDecl{name: "cargo", valued: []string{"--config", "-Z", "-C", "--color", "--manifest-path"}, uncertainWith: []string{"--config", "-Z", "-C"},
-			match:   []string{"cargo --config 'target.x86_64-unknown-linux-gnu.runner=\"rm -rf x\"' run", "cargo run --config=build.rustc-wrapper=./w", "cargo -Zscript x.rs"},
-			noMatch: []string{"cargo build --release", "cargo test"}},
-		// programs whose code is read from a file option.
-		&progDecl{name: "awk", aliases: []string{"gawk", "mawk", "nawk", "busybox-awk"}, valued: []string{"-f", "--file", "-E", "--exec",
-			"-i", "--include", "-l", "--load", "-v", "--assign", "-F", "--field-separator"},
-			scriptOpts: []string{"-f", "--file", "-E", "--exec", "-i", "--include"}, uncertainWith: []string{"-l", "--load"},
-			match:   []string{"awk -f <(echo 'BEGIN{system(\"rm -rf x\")}')", "gawk -E /dev/fd/3 3< <(echo x)"},
-			noMatch: []string{"awk -F: '{print $1}' f", "awk -f prog.awk f"}},
-		&progDecl{name: "sed", aliases: []string{"gsed"}, valued: []string{"-f", "--file", "-e", "--expression", "-l", "--line-length"},
-			scriptOpts: []string{"-f", "--file"},
-			match:      []string{"sed -f <(echo 'e rm -rf x') f"}, noMatch: []string{"sed -n 1p f", "sed -f script.sed f"}},
-		&progDecl{name: "pip", aliases: []string{"pip3"}, valued: []string{"--proxy", "--cert", "--client-cert", "--cache-dir", "--log", "--timeout",
-			"--retries", "--exists-action", "--trusted-host", "--python", "-r", "--requirement", "-c", "--constraint", "-i", "--index-url",
-			"--extra-index-url", "-t", "--target", "--prefix", "--root", "-e", "--editable", "-d", "--dest", "-f", "--find-links"},
-			proxies: []string{"--proxy"}, uncertainWith: []string{"--python"},
-			hostOpts: []string{"-i", "--index-url", "--extra-index-url", "-f", "--find-links"}, urlArgs: "url",
-			match:   []string{"pip install --target ~/.local/lib x", "pip install --prefix ~/.local x", "pip3 install --root / x"},
-			noMatch: []string{"pip install x", "pip install --target ./vendor x", "pip install -t vendor -r requirements.txt"}},
-	)
+		}
+		return ""
+	}, match: []string{"gem install x", "gem i x"}, noMatch: []string{"gem list"}},
+	&progDecl{name: "pipx install", breaker: always("pipx install puts a program into ~/.local/bin (it runs later)"), match: []string{"pipx install x"}},
+	&progDecl{name: "pipx inject", breaker: always("pipx inject installs code into a pipx environment (it runs later)"), match: []string{"pipx inject x y"}},
+	&progDecl{name: "pipx upgrade", breaker: always("pipx upgrade installs a program into ~/.local/bin (it runs later)"), match: []string{"pipx upgrade x"}},
+	&progDecl{name: "pipx reinstall", breaker: always("pipx reinstall installs a program into ~/.local/bin (it runs later)"), match: []string{"pipx reinstall x"}},
+	&progDecl{name: "pipx install-all", breaker: always("pipx install-all installs programs into ~/.local/bin (they run later)"), match: []string{"pipx install-all specs.json"}},
+	&progDecl{name: "pipx upgrade-all", breaker: always("pipx upgrade-all installs programs into ~/.local/bin (they run later)"), match: []string{"pipx upgrade-all"}},
+	&progDecl{name: "pipx reinstall-all", breaker: always("pipx reinstall-all installs programs into ~/.local/bin (they run later)"), match: []string{"pipx reinstall-all"}},
+	&progDecl{name: "uv tool install", breaker: always("uv tool install puts a program into ~/.local/bin (it runs later)"), match: []string{"uv tool install x"}},
+	&progDecl{name: "uv tool upgrade", breaker: always("uv tool upgrade installs a program into ~/.local/bin (it runs later)"), match: []string{"uv tool upgrade x"}},
+	&progDecl{name: "uv pip install", valued: uvPipValued, hostOpts: uvIndexOpts, urlArgs: "url",
+		installsTo: []string{"-t", "--target", "--prefix"}, breaker: uvPipBreaker("uv pip install"),
+		match: []string{"uv pip install --system x", "uv pip install --target ~/.local/lib x"}, noMatch: []string{"uv pip install x"}},
+	&progDecl{name: "deno install", breaker: func(args []string) string {
+		for i, x := range args {
+			next := ""
+			if i+1 < len(args) {
+				next = args[i+1]
+			}
+			if globalFlag(x, next) || x == "--root" || strings.HasPrefix(x, "--root=") {
+				return "deno install -g puts a program on the PATH (it runs later)"
+			}
+		}
+		return ""
+	}, match: []string{"deno install -g jsr:@x/y"}, noMatch: []string{"deno install"}},
+	// composer's options may stand before global, and Symfony Console
+	// takes any unambiguous prefix of a command (composer glob req).
+	&progDecl{name: "composer", valued: []string{"-d", "--working-dir"}, subAbbrev: composerCommands, breaker: composerGlobal,
+		match: []string{"composer global require x/y", "composer -n global req x/y"}, noMatch: []string{"composer require x/y", "composer global show"}},
+	&progDecl{name: "dotnet tool install", breaker: flagBreaker("dotnet tool install -g puts a program on the PATH (it runs later)", "-g", "--global", "--tool-path"),
+		match: []string{"dotnet tool install -g x"}, noMatch: []string{"dotnet tool install x"}},
+	&progDecl{name: "dotnet tool update", breaker: flagBreaker("dotnet tool update -g puts a program on the PATH (it runs later)", "-g", "--global", "--tool-path"),
+		match: []string{"dotnet tool update -g x"}, noMatch: []string{"dotnet tool update x"}},
+	// cargo's options before (or after) the subcommand: --config sets a
+	// runner, linker or rustc wrapper; -Z unstable ones.
+	&progDecl{name: "cargo", valued: []string{"--config", "-Z", "-C", "--color", "--manifest-path"}, uncertainWith: []string{"--config", "-Z", "-C"},
+		match:   []string{"cargo --config 'target.x86_64-unknown-linux-gnu.runner=\"rm -rf x\"' run", "cargo run --config=build.rustc-wrapper=./w", "cargo -Zscript x.rs"},
+		noMatch: []string{"cargo build --release", "cargo test"}},
+	// programs whose code is read from a file option.
+	&progDecl{name: "awk", aliases: []string{"gawk", "mawk", "nawk", "busybox-awk"}, valued: []string{"-f", "--file", "-E", "--exec",
+		"-i", "--include", "-l", "--load", "-v", "--assign", "-F", "--field-separator"},
+		scriptOpts: []string{"-f", "--file", "-E", "--exec", "-i", "--include"}, uncertainWith: []string{"-l", "--load"},
+		match:   []string{"awk -f <(echo 'BEGIN{system(\"rm -rf x\")}')", "gawk -E /dev/fd/3 3< <(echo x)"},
+		noMatch: []string{"awk -F: '{print $1}' f", "awk -f prog.awk f"}},
+	&progDecl{name: "sed", aliases: []string{"gsed"}, valued: []string{"-f", "--file", "-e", "--expression", "-l", "--line-length"},
+		scriptOpts: []string{"-f", "--file"},
+		match:      []string{"sed -f <(echo 'e rm -rf x') f"}, noMatch: []string{"sed -n 1p f", "sed -f script.sed f"}},
+	&progDecl{name: "pip", aliases: []string{"pip3"}, valued: []string{"--proxy", "--cert", "--client-cert", "--cache-dir", "--log", "--timeout",
+		"--retries", "--exists-action", "--trusted-host", "--python", "-r", "--requirement", "-c", "--constraint", "-i", "--index-url",
+		"--extra-index-url", "-t", "--target", "--prefix", "--root", "-e", "--editable", "-d", "--dest", "-f", "--find-links"},
+		proxies: []string{"--proxy"}, uncertainWith: []string{"--python"},
+		hostOpts: []string{"-i", "--index-url", "--extra-index-url", "-f", "--find-links"}, urlArgs: "url",
+		match:   []string{"pip install --target ~/.local/lib x", "pip install --prefix ~/.local x", "pip3 install --root / x"},
+		noMatch: []string{"pip install x", "pip install --target ./vendor x", "pip install -t vendor -r requirements.txt"}},
 }

@@ -128,10 +128,19 @@ func (a *analyzer) urlOperands(d *progDecl, sc *subCmd, plain []word) {
 			continue
 		}
 		// a requirement "name @ URL ; marker" holds the URL as one token.
-		for t := range strings.FieldsFuncSeq(s, func(r rune) bool { return r == ' ' || r == '\t' || r == ';' }) {
+		try := func(t string) {
 			if v := vcsURL(specURL(t)); strings.Contains(v, "://") && !strings.HasPrefix(v, "file://") {
 				sc.proxies = append(sc.proxies, v)
 			}
+		}
+		if strings.IndexByte(s, ' ') < 0 && strings.IndexByte(s, '\t') < 0 && strings.IndexByte(s, ';') < 0 {
+			if s != "" {
+				try(s) // one token, the common case: no iterator
+			}
+			continue
+		}
+		for t := range strings.FieldsFuncSeq(s, func(r rune) bool { return r == ' ' || r == '\t' || r == ';' }) {
+			try(t)
 		}
 	}
 }
@@ -573,55 +582,7 @@ func autosshArgs(args []word) []word {
 }
 
 func init() {
-	declare(
-		// git subcommands that write outside the work tree or connect.
-		&progDecl{name: "git archive", valued: []string{"-o", "--output", "--remote", "--exec", "--prefix", "--format", "--add-file", "--add-virtual-file", "--mtime"},
-			programs: []string{"--exec"}, placeOpts: []string{"-o", "--output"}, hostOpts: []string{"--remote"},
-			match:   []string{"git archive --remote=. --exec='rm -rf x' HEAD", "git archive -o /home/u/.bashrc HEAD"},
-			noMatch: []string{"git archive -o out.tar HEAD", "git archive --format=zip HEAD"}},
-		&progDecl{name: "git format-patch", valued: []string{"-o", "--output-directory", "--output", "-v", "--reroll-count", "--subject-prefix",
-			"--signature-file", "--suffix", "--start-number", "--to", "--cc", "--from", "--in-reply-to", "--base"},
-			placeOpts: []string{"-o", "--output-directory", "--output"},
-			match:     []string{"git format-patch -o /home/u/.config/autostart HEAD~1"}, noMatch: []string{"git format-patch -o patches HEAD~1"}},
-		&progDecl{name: "git submodule add", valued: []string{"-b", "--branch", "--name", "--reference", "--depth"}, urlArgs: "git",
-			match: []string{"git submodule add 'ext::sh -c rm% -rf% x' sub"}, noMatch: []string{"git submodule add https://example.com/x vendor/x"}},
-		&progDecl{name: "git remote add", valued: []string{"-t", "-m"}, urlArgs: "git2",
-			match: []string{"git remote add o 'ext::sh -c rm% -rf% x'"}, noMatch: []string{"git remote add origin https://example.com/x"}},
-		&progDecl{name: "git remote set-url", urlArgs: "git2", noMatch: []string{"git remote set-url origin https://example.com/x"}},
-		// PATH written into the shell's startup files.
-		&progDecl{name: "pipx ensurepath", breaker: always("pipx ensurepath writes PATH into the shell's startup files (it changes what runs later)"),
-			match: []string{"pipx ensurepath"}},
-		&progDecl{name: "uv tool update-shell", breaker: always("uv tool update-shell writes PATH into the shell's startup files (it changes what runs later)"),
-			match: []string{"uv tool update-shell"}},
-		&progDecl{name: "uv python update-shell", breaker: always("uv python update-shell writes PATH into the shell's startup files (it changes what runs later)"),
-			match: []string{"uv python update-shell"}},
-		&progDecl{name: "uv python install", breaker: flagBreaker("uv python install --default puts python on the PATH in ~/.local/bin (it runs later, everywhere)", "--default"),
-			match: []string{"uv python install --default 3.12"}, noMatch: []string{"uv python install 3.12"}},
-		&progDecl{name: "uv pip sync", valued: uvPipValued, hostOpts: uvIndexOpts, installsTo: []string{"-t", "--target", "--prefix"}, breaker: uvPipBreaker("uv pip sync"),
-			match: []string{"uv pip sync --system requirements.txt", "uv pip sync -p /usr/bin/python3 requirements.txt"}, noMatch: []string{"uv pip sync requirements.txt"}},
-		&progDecl{name: "ensurepip", breaker: flagBreaker("python -m ensurepip --user installs pip into the user's site and ~/.local/bin (it runs later)", "--user", "--root", "--altinstall", "--default-pip"),
-			match: []string{"python3 -m ensurepip --user"}, noMatch: []string{"python3 -m ensurepip --help"}},
-		// proxies and code in apt's configuration options.
-		&progDecl{name: "apt-get", aliases: []string{"apt", "apt-cache"}, valued: []string{"-o", "--option", "-c", "--config-file", "-t", "--target-release"},
-			uncertainWith: []string{"-c", "--config-file"}, hook: aptHook,
-			forms: []string{"apt-get -o 'APT::Update::Pre-Invoke::=%s' update"},
-			match: []string{"apt-get -o 'APT::Update::Pre-Invoke::=rm -rf x' update"}, noMatch: []string{"apt-get -o Dpkg::Options::=--force-confold install x", "apt-get update"}},
-		// programs that read their commands from standard input.
-		&progDecl{name: "ed", aliases: []string{"red"}, valued: []string{"-p", "--prompt"}, stdinNames: []string{"ed", "red"}, escape: edEscape,
-			forms: []string{"ed -s f <<< '!%s'", "ed -s f <<< 'r !%s'"},
-			match: []string{"ed -s f <<< '!rm -rf x'", "echo '!rm -rf x' | ed"}, noMatch: []string{"ed -s f <<< '1p'"}},
-		&progDecl{name: "m4", valued: []string{"-D", "--define", "-U", "--undefine", "-I", "--include", "-F", "--freeze-state", "-R", "--reload-state"},
-			stdinNames: []string{"m4"}, escape: m4Escape, forms: []string{"m4 <<< 'syscmd(%s)'"},
-			match: []string{"m4 <<< 'syscmd(rm -rf x)'", "echo 'esyscmd(rm -rf x)' | m4"}, noMatch: []string{"m4 <<< 'define(x, 1)x'"}},
-		// runners that hide a command.
-		&progDecl{name: "npm explore", run: runAfterDashDash, skip: 1, forms: []string{"npm explore x -- %s"},
-			match: []string{"npm explore x -- rm -rf x"}},
-		&progDecl{name: "bun exec", codeArgs: true, forms: []string{"bun exec '%s'"}, match: []string{"bun exec 'rm -rf x'"}},
-		&progDecl{name: "mvn", aliases: []string{"mvnw", "./mvnw"}, valued: []string{"-D", "-f", "--file", "-s", "--settings", "-P", "-pl", "-rf"}, hook: mvnHook,
-			forms: []string{"mvn exec:exec -Dexec.executable=sh '-Dexec.args=-c \"%s\"'"},
-			match: []string{"mvn exec:exec -Dexec.executable=rm -Dexec.args='-rf x'"}, noMatch: []string{"mvn -DskipTests package"}},
-		&progDecl{name: "go env", hook: goEnvHook, match: []string{"go env -w GOFLAGS=-toolexec=rm"}, noMatch: []string{"go env GOPATH", "go env -w CGO_ENABLED=0"}},
-	)
+	declare(programsRt4Decls[:]...)
 }
 
 // uniquePrefixed is the one word of list that starts with x, "" when none
@@ -665,4 +626,56 @@ func (d *progDecl) indexSubs() {
 	for _, w := range d.subKnown {
 		d.subSet[w] = true
 	}
+}
+
+// programsRt4Decls: the declarations of this file, as data the linker lays out
+// (no allocation at start-up); declared by init, in this order.
+var programsRt4Decls = [...]*progDecl{
+	// git subcommands that write outside the work tree or connect.
+	&progDecl{name: "git archive", valued: []string{"-o", "--output", "--remote", "--exec", "--prefix", "--format", "--add-file", "--add-virtual-file", "--mtime"},
+		programs: []string{"--exec"}, placeOpts: []string{"-o", "--output"}, hostOpts: []string{"--remote"},
+		match:   []string{"git archive --remote=. --exec='rm -rf x' HEAD", "git archive -o /home/u/.bashrc HEAD"},
+		noMatch: []string{"git archive -o out.tar HEAD", "git archive --format=zip HEAD"}},
+	&progDecl{name: "git format-patch", valued: []string{"-o", "--output-directory", "--output", "-v", "--reroll-count", "--subject-prefix",
+		"--signature-file", "--suffix", "--start-number", "--to", "--cc", "--from", "--in-reply-to", "--base"},
+		placeOpts: []string{"-o", "--output-directory", "--output"},
+		match:     []string{"git format-patch -o /home/u/.config/autostart HEAD~1"}, noMatch: []string{"git format-patch -o patches HEAD~1"}},
+	&progDecl{name: "git submodule add", valued: []string{"-b", "--branch", "--name", "--reference", "--depth"}, urlArgs: "git",
+		match: []string{"git submodule add 'ext::sh -c rm% -rf% x' sub"}, noMatch: []string{"git submodule add https://example.com/x vendor/x"}},
+	&progDecl{name: "git remote add", valued: []string{"-t", "-m"}, urlArgs: "git2",
+		match: []string{"git remote add o 'ext::sh -c rm% -rf% x'"}, noMatch: []string{"git remote add origin https://example.com/x"}},
+	&progDecl{name: "git remote set-url", urlArgs: "git2", noMatch: []string{"git remote set-url origin https://example.com/x"}},
+	// PATH written into the shell's startup files.
+	&progDecl{name: "pipx ensurepath", breaker: always("pipx ensurepath writes PATH into the shell's startup files (it changes what runs later)"),
+		match: []string{"pipx ensurepath"}},
+	&progDecl{name: "uv tool update-shell", breaker: always("uv tool update-shell writes PATH into the shell's startup files (it changes what runs later)"),
+		match: []string{"uv tool update-shell"}},
+	&progDecl{name: "uv python update-shell", breaker: always("uv python update-shell writes PATH into the shell's startup files (it changes what runs later)"),
+		match: []string{"uv python update-shell"}},
+	&progDecl{name: "uv python install", breaker: flagBreaker("uv python install --default puts python on the PATH in ~/.local/bin (it runs later, everywhere)", "--default"),
+		match: []string{"uv python install --default 3.12"}, noMatch: []string{"uv python install 3.12"}},
+	&progDecl{name: "uv pip sync", valued: uvPipValued, hostOpts: uvIndexOpts, installsTo: []string{"-t", "--target", "--prefix"}, breaker: uvPipBreaker("uv pip sync"),
+		match: []string{"uv pip sync --system requirements.txt", "uv pip sync -p /usr/bin/python3 requirements.txt"}, noMatch: []string{"uv pip sync requirements.txt"}},
+	&progDecl{name: "ensurepip", breaker: flagBreaker("python -m ensurepip --user installs pip into the user's site and ~/.local/bin (it runs later)", "--user", "--root", "--altinstall", "--default-pip"),
+		match: []string{"python3 -m ensurepip --user"}, noMatch: []string{"python3 -m ensurepip --help"}},
+	// proxies and code in apt's configuration options.
+	&progDecl{name: "apt-get", aliases: []string{"apt", "apt-cache"}, valued: []string{"-o", "--option", "-c", "--config-file", "-t", "--target-release"},
+		uncertainWith: []string{"-c", "--config-file"}, hook: aptHook,
+		forms: []string{"apt-get -o 'APT::Update::Pre-Invoke::=%s' update"},
+		match: []string{"apt-get -o 'APT::Update::Pre-Invoke::=rm -rf x' update"}, noMatch: []string{"apt-get -o Dpkg::Options::=--force-confold install x", "apt-get update"}},
+	// programs that read their commands from standard input.
+	&progDecl{name: "ed", aliases: []string{"red"}, valued: []string{"-p", "--prompt"}, stdinNames: []string{"ed", "red"}, escape: edEscape,
+		forms: []string{"ed -s f <<< '!%s'", "ed -s f <<< 'r !%s'"},
+		match: []string{"ed -s f <<< '!rm -rf x'", "echo '!rm -rf x' | ed"}, noMatch: []string{"ed -s f <<< '1p'"}},
+	&progDecl{name: "m4", valued: []string{"-D", "--define", "-U", "--undefine", "-I", "--include", "-F", "--freeze-state", "-R", "--reload-state"},
+		stdinNames: []string{"m4"}, escape: m4Escape, forms: []string{"m4 <<< 'syscmd(%s)'"},
+		match: []string{"m4 <<< 'syscmd(rm -rf x)'", "echo 'esyscmd(rm -rf x)' | m4"}, noMatch: []string{"m4 <<< 'define(x, 1)x'"}},
+	// runners that hide a command.
+	&progDecl{name: "npm explore", run: runAfterDashDash, skip: 1, forms: []string{"npm explore x -- %s"},
+		match: []string{"npm explore x -- rm -rf x"}},
+	&progDecl{name: "bun exec", codeArgs: true, forms: []string{"bun exec '%s'"}, match: []string{"bun exec 'rm -rf x'"}},
+	&progDecl{name: "mvn", aliases: []string{"mvnw", "./mvnw"}, valued: []string{"-D", "-f", "--file", "-s", "--settings", "-P", "-pl", "-rf"}, hook: mvnHook,
+		forms: []string{"mvn exec:exec -Dexec.executable=sh '-Dexec.args=-c \"%s\"'"},
+		match: []string{"mvn exec:exec -Dexec.executable=rm -Dexec.args='-rf x'"}, noMatch: []string{"mvn -DskipTests package"}},
+	&progDecl{name: "go env", hook: goEnvHook, match: []string{"go env -w GOFLAGS=-toolexec=rm"}, noMatch: []string{"go env GOPATH", "go env -w CGO_ENABLED=0"}},
 }

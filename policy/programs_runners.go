@@ -5,63 +5,7 @@ package policy
 // meets it exactly (deny -> deny); the runner itself needs an allow rule.
 
 func init() {
-	rmForms := func(prefix string) []string { return []string{prefix + " %s"} }
-	declare(
-		&progDecl{name: "uv run", valued: []string{"--with", "--python", "-p", "--package", "--directory", "--project",
-			"--env-file", "--extra", "--group", "--with-requirements", "--with-editable", "-i", "--index-url", "--extra-index-url", "--default-index", "--index", "-f", "--find-links"},
-			hostOpts: []string{"-i", "--index-url", "--extra-index-url", "--default-index", "--index", "-f", "--find-links"}, run: runAfterOpts, forms: rmForms("uv run"), match: []string{"uv run rm -rf x", "uv run --with a -- rm -rf x"},
-			noMatch: []string{"uv run pytest -q"}},
-		&progDecl{name: "uvx", aliases: []string{"pipx"}, valued: append([]string{"--from", "--with", "--python", "-p", "--spec"}, uvIndexOpts...),
-			hostOpts: uvIndexOpts, run: runAfterOpts, forms: rmForms("uvx"), match: []string{"uvx rm -rf x"}, noMatch: []string{"uvx ruff check ."}},
-		&progDecl{name: "pipx run", valued: []string{"--spec", "--python", "--pip-args"}, run: runAfterOpts,
-			forms: rmForms("pipx run"), match: []string{"pipx run rm -rf x"}},
-		&progDecl{name: "poetry run", valued: []string{"-C", "--directory", "-P", "--project"}, run: runAfterOpts,
-			forms: rmForms("poetry run"), match: []string{"poetry run rm -rf x"}, noMatch: []string{"poetry run pytest"}},
-		&progDecl{name: "pdm run", valued: []string{"-p", "--project"}, run: runAfterOpts, forms: rmForms("pdm run"),
-			match: []string{"pdm run rm -rf x"}},
-		&progDecl{name: "hatch run", valued: []string{"-e", "--env"}, run: runAfterOpts, forms: rmForms("hatch run"),
-			match: []string{"hatch run rm -rf x"}},
-		&progDecl{name: "pipenv run", run: runAfterOpts, forms: rmForms("pipenv run"), match: []string{"pipenv run rm -rf x"}},
-		&progDecl{name: "conda run", aliases: []string{"mamba", "micromamba"}, valued: []string{"-n", "--name", "-p", "--prefix", "--cwd"},
-			run: runAfterOpts, forms: rmForms("conda run -n base"), match: []string{"conda run -n base rm -rf x"}},
-		&progDecl{name: "mise exec", aliases: []string{"rtx"}, valued: []string{"-C", "--cd", "-j", "--jobs"}, run: runAfterDashDash, skip: 1,
-			forms: rmForms("mise exec node@20 --"), match: []string{"mise exec -- rm -rf x"}},
-		&progDecl{name: "mise x", valued: []string{"-C", "--cd"}, run: runAfterDashDash, skip: 1, forms: rmForms("mise x --"),
-			match: []string{"mise x -- rm -rf x"}},
-		&progDecl{name: "asdf exec", run: runAfterOpts, forms: rmForms("asdf exec"), match: []string{"asdf exec rm -rf x"}},
-		&progDecl{name: "direnv exec", run: runAfterOpts, skip: 1, forms: rmForms("direnv exec ."), match: []string{"direnv exec . rm -rf x"}},
-		&progDecl{name: "devbox run", valued: []string{"-c", "--config", "-e", "--env", "--env-file"}, run: runAfterOpts,
-			forms: rmForms("devbox run"), match: []string{"devbox run rm -rf x"}},
-		&progDecl{name: "nix shell", aliases: []string{}, valued: []string{"-c", "--command", "--override-input", "-I", "--option", "--arg", "--argstr"},
-			run: runAfterOpt, runOpt: []string{"-c", "--command"}, forms: rmForms("nix shell nixpkgs#hello -c"),
-			match: []string{"nix shell nixpkgs#hello -c rm -rf x"}, noMatch: []string{"nix shell nixpkgs#hello -c hello"}},
-		&progDecl{name: "nix develop", valued: []string{"-c", "--command", "--override-input", "-I", "--option", "--arg", "--argstr"},
-			run: runAfterOpt, runOpt: []string{"-c", "--command"}, forms: rmForms("nix develop -c"), match: []string{"nix develop -c rm -rf x"}},
-		&progDecl{name: "nix-shell", valued: []string{"-p", "--packages", "-I", "--arg", "--argstr", "-A", "--attr", "--run", "--command"},
-			code: []string{"--run", "--command"}, forms: []string{"nix-shell -p hello --run '%s'"},
-			match: []string{"nix-shell -p hello --run 'rm -rf x'"}},
-		&progDecl{name: "docker exec", aliases: []string{"podman", "nerdctl"}, valued: dockerExecValued, reads: []string{"--env-file"}, run: runAfterOpts, skip: 1,
-			forms: rmForms("docker exec -it c"), match: []string{"docker exec c rm -rf x", "docker exec -u root -w / c rm -rf x"},
-			noMatch: []string{"docker exec c ls"}},
-		&progDecl{name: "docker run", aliases: []string{"podman", "nerdctl"}, valued: dockerRunValued, reads: []string{"--env-file"}, run: runAfterOpts, skip: 1,
-			forms: rmForms("docker run --rm img"), match: []string{"docker run --rm -v /:/h img rm -rf x"}},
-		&progDecl{name: "docker compose exec", valued: dockerExecValued, run: runAfterOpts, skip: 1,
-			forms: rmForms("docker compose exec svc"), match: []string{"docker compose exec svc rm -rf x"}},
-		&progDecl{name: "docker compose run", valued: dockerRunValued, run: runAfterOpts, skip: 1,
-			forms: rmForms("docker compose run svc"), match: []string{"docker compose run svc rm -rf x"}},
-		&progDecl{name: "kubectl exec", aliases: []string{"oc"}, valued: []string{"-c", "--container", "-n", "--namespace", "--context",
-			"-f", "--filename", "--pod-running-timeout", "--kubeconfig"}, run: runAfterDashDash, skip: 1,
-			forms: rmForms("kubectl exec -it pod --"), match: []string{"kubectl exec pod -- rm -rf x", "kubectl exec -c box pod -- rm -rf x"}},
-		&progDecl{name: "bun x", valued: []string{"-p", "--package"}, run: runAfterOpts, forms: rmForms("bun x"),
-			match: []string{"bun x rm -rf x"}},
-		&progDecl{name: "cargo run", valued: []string{"-p", "--package", "--bin", "--example", "-F", "--features", "-j", "--jobs",
-			"--target", "--profile", "--target-dir", "--manifest-path", "--color", "--config", "-Z"},
-			run: runUnknown, forms: nil, match: []string{"cargo run -- rm -rf x"}, noMatch: []string{"cargo run --release -- --help"}},
-		&progDecl{name: "go run", valued: goValued, run: runUnknown, skip: 1, code: []string{"-exec", "-toolexec"},
-			writes: goWrites, nested: map[string][]string{"-ldflags": {"-extld", "-extldflags"}, "-gcflags": {}, "-asmflags": {}},
-			forms: []string{"go run -exec '%s' .", "go run -toolexec='%s' ."},
-			match: []string{"go run . rm -rf x", "go run -exec='rm -rf x' ."}, noMatch: []string{"go run ./cmd/x"}},
-	)
+	declare(programsRunnersDecls[:]...)
 }
 
 // sudoValued: sudo's options that take a value, short and long; read by
@@ -70,9 +14,7 @@ var sudoValued = []string{"-u", "--user", "-g", "--group", "-C", "--close-from",
 	"-r", "--role", "-t", "--type", "-T", "--command-timeout", "-U", "--other-user", "-R", "--chroot"}
 
 func init() {
-	declare(&progDecl{name: "sudo", valued: sudoValued, norm: map[string]string{"--user": "-u", "--group": "-g"},
-		match: []string{"sudo --user root rm -r -f x", "sudo -u root rm -rf x"}, noMatch: []string{"sudo --user root ls"}},
-		&progDecl{name: "doas", valued: []string{"-u", "-C"}, match: []string{"doas -u root rm -r -f x"}, norm: map[string]string{}})
+	declare(programsRunnersDecls2[:]...)
 }
 
 var dockerExecValued = []string{"--env-file", "-e", "--env", "--env-file", "-u", "--user", "-w", "--workdir", "--detach-keys"}
@@ -81,3 +23,71 @@ var dockerRunValued = []string{"-e", "--env", "--env-file", "-u", "--user", "-w"
 	"--name", "-p", "--publish", "--network", "--net", "--entrypoint", "-h", "--hostname", "--platform", "-l", "--label",
 	"--cap-add", "--cap-drop", "--security-opt", "--device", "-m", "--memory", "--cpus", "--pull", "--restart", "--ipc",
 	"--pid", "--userns", "--tmpfs", "--add-host", "--dns", "--gpus", "--log-driver", "--ulimit", "--cidfile"}
+
+var runnerForms = func(prefix string) []string { return []string{prefix + " %s"} }
+
+// programsRunnersDecls: the declarations of this file, as data the linker lays out
+// (no allocation at start-up); declared by init, in this order.
+var programsRunnersDecls = [...]*progDecl{
+	&progDecl{name: "uv run", valued: []string{"--with", "--python", "-p", "--package", "--directory", "--project",
+		"--env-file", "--extra", "--group", "--with-requirements", "--with-editable", "-i", "--index-url", "--extra-index-url", "--default-index", "--index", "-f", "--find-links"},
+		hostOpts: []string{"-i", "--index-url", "--extra-index-url", "--default-index", "--index", "-f", "--find-links"}, run: runAfterOpts, forms: runnerForms("uv run"), match: []string{"uv run rm -rf x", "uv run --with a -- rm -rf x"},
+		noMatch: []string{"uv run pytest -q"}},
+	&progDecl{name: "uvx", aliases: []string{"pipx"}, valued: append([]string{"--from", "--with", "--python", "-p", "--spec"}, uvIndexOpts...),
+		hostOpts: uvIndexOpts, run: runAfterOpts, forms: runnerForms("uvx"), match: []string{"uvx rm -rf x"}, noMatch: []string{"uvx ruff check ."}},
+	&progDecl{name: "pipx run", valued: []string{"--spec", "--python", "--pip-args"}, run: runAfterOpts,
+		forms: runnerForms("pipx run"), match: []string{"pipx run rm -rf x"}},
+	&progDecl{name: "poetry run", valued: []string{"-C", "--directory", "-P", "--project"}, run: runAfterOpts,
+		forms: runnerForms("poetry run"), match: []string{"poetry run rm -rf x"}, noMatch: []string{"poetry run pytest"}},
+	&progDecl{name: "pdm run", valued: []string{"-p", "--project"}, run: runAfterOpts, forms: runnerForms("pdm run"),
+		match: []string{"pdm run rm -rf x"}},
+	&progDecl{name: "hatch run", valued: []string{"-e", "--env"}, run: runAfterOpts, forms: runnerForms("hatch run"),
+		match: []string{"hatch run rm -rf x"}},
+	&progDecl{name: "pipenv run", run: runAfterOpts, forms: runnerForms("pipenv run"), match: []string{"pipenv run rm -rf x"}},
+	&progDecl{name: "conda run", aliases: []string{"mamba", "micromamba"}, valued: []string{"-n", "--name", "-p", "--prefix", "--cwd"},
+		run: runAfterOpts, forms: runnerForms("conda run -n base"), match: []string{"conda run -n base rm -rf x"}},
+	&progDecl{name: "mise exec", aliases: []string{"rtx"}, valued: []string{"-C", "--cd", "-j", "--jobs"}, run: runAfterDashDash, skip: 1,
+		forms: runnerForms("mise exec node@20 --"), match: []string{"mise exec -- rm -rf x"}},
+	&progDecl{name: "mise x", valued: []string{"-C", "--cd"}, run: runAfterDashDash, skip: 1, forms: runnerForms("mise x --"),
+		match: []string{"mise x -- rm -rf x"}},
+	&progDecl{name: "asdf exec", run: runAfterOpts, forms: runnerForms("asdf exec"), match: []string{"asdf exec rm -rf x"}},
+	&progDecl{name: "direnv exec", run: runAfterOpts, skip: 1, forms: runnerForms("direnv exec ."), match: []string{"direnv exec . rm -rf x"}},
+	&progDecl{name: "devbox run", valued: []string{"-c", "--config", "-e", "--env", "--env-file"}, run: runAfterOpts,
+		forms: runnerForms("devbox run"), match: []string{"devbox run rm -rf x"}},
+	&progDecl{name: "nix shell", aliases: []string{}, valued: []string{"-c", "--command", "--override-input", "-I", "--option", "--arg", "--argstr"},
+		run: runAfterOpt, runOpt: []string{"-c", "--command"}, forms: runnerForms("nix shell nixpkgs#hello -c"),
+		match: []string{"nix shell nixpkgs#hello -c rm -rf x"}, noMatch: []string{"nix shell nixpkgs#hello -c hello"}},
+	&progDecl{name: "nix develop", valued: []string{"-c", "--command", "--override-input", "-I", "--option", "--arg", "--argstr"},
+		run: runAfterOpt, runOpt: []string{"-c", "--command"}, forms: runnerForms("nix develop -c"), match: []string{"nix develop -c rm -rf x"}},
+	&progDecl{name: "nix-shell", valued: []string{"-p", "--packages", "-I", "--arg", "--argstr", "-A", "--attr", "--run", "--command"},
+		code: []string{"--run", "--command"}, forms: []string{"nix-shell -p hello --run '%s'"},
+		match: []string{"nix-shell -p hello --run 'rm -rf x'"}},
+	&progDecl{name: "docker exec", aliases: []string{"podman", "nerdctl"}, valued: dockerExecValued, reads: []string{"--env-file"}, run: runAfterOpts, skip: 1,
+		forms: runnerForms("docker exec -it c"), match: []string{"docker exec c rm -rf x", "docker exec -u root -w / c rm -rf x"},
+		noMatch: []string{"docker exec c ls"}},
+	&progDecl{name: "docker run", aliases: []string{"podman", "nerdctl"}, valued: dockerRunValued, reads: []string{"--env-file"}, run: runAfterOpts, skip: 1,
+		forms: runnerForms("docker run --rm img"), match: []string{"docker run --rm -v /:/h img rm -rf x"}},
+	&progDecl{name: "docker compose exec", valued: dockerExecValued, run: runAfterOpts, skip: 1,
+		forms: runnerForms("docker compose exec svc"), match: []string{"docker compose exec svc rm -rf x"}},
+	&progDecl{name: "docker compose run", valued: dockerRunValued, run: runAfterOpts, skip: 1,
+		forms: runnerForms("docker compose run svc"), match: []string{"docker compose run svc rm -rf x"}},
+	&progDecl{name: "kubectl exec", aliases: []string{"oc"}, valued: []string{"-c", "--container", "-n", "--namespace", "--context",
+		"-f", "--filename", "--pod-running-timeout", "--kubeconfig"}, run: runAfterDashDash, skip: 1,
+		forms: runnerForms("kubectl exec -it pod --"), match: []string{"kubectl exec pod -- rm -rf x", "kubectl exec -c box pod -- rm -rf x"}},
+	&progDecl{name: "bun x", valued: []string{"-p", "--package"}, run: runAfterOpts, forms: runnerForms("bun x"),
+		match: []string{"bun x rm -rf x"}},
+	&progDecl{name: "cargo run", valued: []string{"-p", "--package", "--bin", "--example", "-F", "--features", "-j", "--jobs",
+		"--target", "--profile", "--target-dir", "--manifest-path", "--color", "--config", "-Z"},
+		run: runUnknown, forms: nil, match: []string{"cargo run -- rm -rf x"}, noMatch: []string{"cargo run --release -- --help"}},
+	&progDecl{name: "go run", valued: goValued, run: runUnknown, skip: 1, code: []string{"-exec", "-toolexec"},
+		writes: goWrites, nested: map[string][]string{"-ldflags": {"-extld", "-extldflags"}, "-gcflags": {}, "-asmflags": {}},
+		forms: []string{"go run -exec '%s' .", "go run -toolexec='%s' ."},
+		match: []string{"go run . rm -rf x", "go run -exec='rm -rf x' ."}, noMatch: []string{"go run ./cmd/x"}},
+}
+
+// programsRunnersDecls2: the declarations of this file, as data the linker lays out
+// (no allocation at start-up); declared by init, in this order.
+var programsRunnersDecls2 = [...]*progDecl{&progDecl{name: "sudo", valued: sudoValued, norm: map[string]string{"--user": "-u", "--group": "-g"},
+	match: []string{"sudo --user root rm -r -f x", "sudo -u root rm -rf x"}, noMatch: []string{"sudo --user root ls"}},
+	&progDecl{name: "doas", valued: []string{"-u", "-C"}, match: []string{"doas -u root rm -r -f x"}, norm: map[string]string{}},
+}

@@ -12,19 +12,7 @@ import "strings"
 // deny rule that covers it holds.
 
 func init() {
-	declare(
-		// python -m http.server is read as the program http.server.
-		&progDecl{name: "http.server", valued: []string{"-d", "--directory", "-b", "--bind", "-p", "--protocol"},
-			reads:   []string{"-d", "--directory"},
-			breaker: func([]string) string { return "http.server serves a directory to the network" },
-			match:   []string{"python3 -m http.server", "python3 -m http.server --directory /tmp 8000"}},
-		&progDecl{name: "bindfs",
-			breaker: func([]string) string { return "bindfs shows a directory at another path" },
-			match:   []string{"bindfs /home/u/.ssh k"}},
-		&progDecl{name: "mount",
-			breaker: mountBreaker,
-			match:   []string{"mount --bind /home/u/.ssh k", "mount -o bind,ro /a /b"}, noMatch: []string{"mount", "mount -l"}},
-	)
+	declare(programsServeDecls[:]...)
 }
 
 // mountBreaker: mount with anything but the listing forms mounts (a bind
@@ -42,4 +30,20 @@ func mountBreaker(args []string) string {
 		return "mount changes what a path shows (mount " + strings.Join(args, " ") + ")"
 	}
 	return ""
+}
+
+// programsServeDecls: the declarations of this file, as data the linker lays out
+// (no allocation at start-up); declared by init, in this order.
+var programsServeDecls = [...]*progDecl{
+	// python -m http.server is read as the program http.server.
+	&progDecl{name: "http.server", valued: []string{"-d", "--directory", "-b", "--bind", "-p", "--protocol"},
+		reads:   []string{"-d", "--directory"},
+		breaker: func([]string) string { return "http.server serves a directory to the network" },
+		match:   []string{"python3 -m http.server", "python3 -m http.server --directory /tmp 8000"}},
+	&progDecl{name: "bindfs",
+		breaker: func([]string) string { return "bindfs shows a directory at another path" },
+		match:   []string{"bindfs /home/u/.ssh k"}},
+	&progDecl{name: "mount",
+		breaker: mountBreaker,
+		match:   []string{"mount --bind /home/u/.ssh k", "mount -o bind,ro /a /b"}, noMatch: []string{"mount", "mount -l"}},
 }

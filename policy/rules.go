@@ -111,7 +111,9 @@ type ruleSet struct {
 	// bashByWord holds Bash rules whose first word is literal; bashWild the
 	// rest (including rkAny Bash rules).
 	bashByWord map[string][]*rule
-	bashWild   []*rule
+	// bashWords: the keys of bashByWord, as a filter (wordfilter.go).
+	bashWords wordFilter
+	bashWild  []*rule
 	// names are rkName rules (mcp server and glob names); star the
 	// poisoned rules that apply to every call.
 	names []*rule
@@ -142,6 +144,7 @@ func (s *ruleSet) add(r *rule) {
 			s.bashByWord = map[string][]*rule{}
 		}
 		s.bashByWord[r.bash.first] = append(s.bashByWord[r.bash.first], r)
+		s.bashWords.add(r.bash.first)
 	case r.tool == "Bash":
 		s.bashWild = append(s.bashWild, r)
 	default:

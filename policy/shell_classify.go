@@ -34,15 +34,21 @@ var writerCmds = map[string]string{
 	"install": "last", "shred": "all", "unlink": "all", "tee": "all", "rsync": "last", "scp": "last",
 }
 
-func (a *analyzer) classify(sc *subCmd, base string, args []word, ctx walkCtx) {
-	if fileOpCmds[base] {
+// classify reads one sub-command; t is what the tables say of base
+// (progTablesOf(base), remembered with the name's facts).
+func (a *analyzer) classify(sc *subCmd, base string, t *progTables, args []word, ctx walkCtx) {
+	if t.fileOp {
 		sc.fileOp = true
 	}
-	if !noFileArgs[base] {
-		a.argReadsOf(sc, args, nil) // class 6: any argument may name a file it reads
+	if !t.noFileArgs && !ctx.probe {
+		// class 6: any argument may name a file it reads. Not for a probe
+		// (a guess at a command in an unknown program's arguments): addSub
+		// keeps only its text and breaker, and the arguments are read as
+		// the unknown program's already.
+		a.argReadsOf(sc, args, nil)
 	}
-	if mode, ok := writerCmds[base]; ok {
-		a.writerArgs(sc, base, mode, args)
+	if t.isWriter {
+		a.writerArgs(sc, base, t.writer, args)
 	}
 	a.optionEffects(sc, base, args, ctx) // class 7: options that write or run programs
 	a.declEffects(sc, base, args, ctx)   // what its declaration knows (programs_*.go)
@@ -69,7 +75,7 @@ func (a *analyzer) classify(sc *subCmd, base string, args []word, ctx walkCtx) {
 		a.awkCmd(sc, args, ctx)
 		return
 	}
-	ro, isRO := readOnlyCmds[base]
+	ro, isRO := t.ro, t.isRO
 	if !isRO || len(sc.optDanger) > 0 {
 		return
 	}

@@ -73,9 +73,10 @@ var stdinPaths = map[string]bool{"-": true, "/dev/stdin": true, "/dev/fd/0": tru
 
 // runsCode handles the programs that run code given on their command line
 // or on their standard input. It returns true when it recorded the call.
-func (a *analyzer) runsCode(base string, ws []word, text string, alts []string, ctx walkCtx) bool {
+// interp is interpName(base) (remembered with the name's facts).
+func (a *analyzer) runsCode(base, interp string, ws []word, text string, alts []string, ctx walkCtx) bool {
 	args := ws[1:]
-	if name := interpName(base); name != "" {
+	if name := interp; name != "" {
 		return a.interpreter(name, base, args, text, alts, ctx)
 	}
 	switch base {

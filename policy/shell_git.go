@@ -117,11 +117,12 @@ func (a *analyzer) gitCmd(ws []word, text string, alts []string, ctx walkCtx) {
 	if len(args) == 0 || !args[0].static || !strings.HasPrefix(args[0].s, "-") {
 		// no global options: the common case.
 		a.gitConfigWrite(args)
-		sc := subCmd{text: text, alts: alts, readOnly: gitReadOnly(args), breaker: gitConfigBreaker(args)}
-		a.gitReads(&sc, args)
-		a.outputOptionWrites(&sc, "git", args)
-		a.declEffects(&sc, "git", args, ctx)
-		a.addSub(sc, ctx)
+		sc := a.newSub() // from the analysis's block, not one heap object each
+		sc.text, sc.alts, sc.readOnly, sc.breaker = text, alts, gitReadOnly(args), gitConfigBreaker(args)
+		a.gitReads(sc, args)
+		a.outputOptionWrites(sc, "git", args)
+		a.declEffects(sc, "git", args, ctx)
+		a.addSub(*sc, ctx)
 		return
 	}
 	kept := []word{ws[0]}

@@ -127,6 +127,13 @@ type word struct {
 
 // analyzer walks one command line. Not safe for concurrent use; one per Evaluate.
 type analyzer struct {
+	// runtimeNodes: collectVars met a node checkRuntimeCode acts on
+	// (runtimeCodeNode); without one its walk is skipped.
+	runtimeNodes bool
+	// decl: the last lookupDecl answer of command, for declEffects, which
+	// asks it again of the same program and the same argument slice
+	// (lookupDeclOf).
+	decl declAnswer
 	// subSlab holds the sub-commands being classified (newSub), a block
 	// at a time: one allocation per analysis, not one per command.
 	subSlab []subCmd
@@ -335,7 +342,17 @@ func (a *analyzer) parseAndVisit(src string, ctx walkCtx) {
 //   - a parameter expansion whose pattern or operand holds shell operators
 //     (`${0% & { rm -rf x; }`): where it ends depends on the shell.
 func unreliableReading(f *syntax.File, src string) string {
-	// inside is n's source without its first open and last close bytes.
+	// Each node below is written with one of these bytes in the source: an
+	// extended glob @( ), an array assignment a=( ), [[ ]], (( )), ${ }
+	// and $x. A source with none holds none of them: no walk.
+	if strings.IndexByte(src, '$') < 0 && strings.IndexByte(src, '(') < 0 && strings.IndexByte(src, '[') < 0 {
+		return ""
+	}
+	return unreliableWalk(f, src)
+}
+
+// unreliableWalk is unreliableReading's walk of the syntax tree.
+func unreliableWalk(f *syntax.File, src string) string {
 	inside := func(n syntax.Node, open, close int) string {
 		start, end := int(n.Pos().Offset()), int(n.End().Offset())
 		if start < 0 || end > len(src) || start+open > end-close {

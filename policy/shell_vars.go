@@ -151,6 +151,26 @@ func staticLit(w *syntax.Word) (string, bool) {
 	if w == nil {
 		return "", false
 	}
+	if len(w.Parts) == 1 {
+		// one part of plain text: its text as it is, without a copy (the
+		// common case; the loop below gives the same string).
+		switch p := w.Parts[0].(type) {
+		case *syntax.Lit:
+			if strings.IndexByte(p.Value, '\\') < 0 {
+				return p.Value, true
+			}
+		case *syntax.SglQuoted:
+			if !p.Dollar {
+				return p.Value, true
+			}
+		case *syntax.DblQuoted:
+			if len(p.Parts) == 1 {
+				if l, ok := p.Parts[0].(*syntax.Lit); ok {
+					return l.Value, true
+				}
+			}
+		}
+	}
 	var b strings.Builder
 	for _, part := range w.Parts {
 		switch p := part.(type) {
@@ -351,7 +371,11 @@ func (a *analyzer) collectVars(f *syntax.File) map[string]int {
 			}
 		}
 	}
+	a.runtimeNodes = false
 	syntax.Walk(f, func(n syntax.Node) bool {
+		if !a.runtimeNodes && runtimeCodeNode(n) {
+			a.runtimeNodes = true
+		}
 		switch n := n.(type) {
 		case *syntax.CallExpr:
 			if prefixHarmless(n) {
@@ -482,6 +506,34 @@ func (a *analyzer) collectVars(f *syntax.File) map[string]int {
 	return first
 }
 
+// runtimeCodeNode: n is a node checkRuntimeCode's walk acts on (or may:
+// every for loop, every declaration builtin). It errs towards true.
+func runtimeCodeNode(n syntax.Node) bool {
+	switch n := n.(type) {
+	case *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.LetClause, *syntax.ForClause, *syntax.BinaryTest,
+		*syntax.UnaryTest, *syntax.ParamExp, *syntax.DeclClause:
+		return true
+	case *syntax.Assign:
+		return n.Index != nil
+	case *syntax.CallExpr:
+		args := unwrapBuiltin(n.Args)
+		if len(args) == 0 {
+			return false
+		}
+		cmd, ok := staticLit(args[0])
+		if !ok {
+			return false // checkRuntimeCode reads no call whose name is not literal
+		}
+		b := baseName(cmd)
+		if declBuiltins[b] {
+			return true
+		}
+		names, _ := nameOperands(b, args[1:])
+		return len(names) > 0
+	}
+	return false
+}
+
 // quietBuiltins run no program and read no path through the environment:
 // a prefix assignment to them (`IFS= read -r line`) changes only how they
 // split their input. (Not the special builtins such as `:`, after which a
@@ -543,6 +595,11 @@ func declFlags(d *syntax.DeclClause) string {
 // checkRuntimeCode marks the command uncertain where bash would evaluate
 // a value the reader cannot see as arithmetic or code.
 func (a *analyzer) checkRuntimeCode(f *syntax.File, first map[string]int) {
+	if !a.runtimeNodes {
+		// collectVars, which walked the same tree just before (every
+		// node), met no node the walk below acts on: no second walk.
+		return
+	}
 	t := &a.vt
 	nameSafe := func(name string, off int) bool {
 		if numericParams[name] {

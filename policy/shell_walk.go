@@ -405,6 +405,29 @@ func (a *analyzer) word(w *syntax.Word) word {
 	if w == nil {
 		return out
 	}
+	if len(w.Parts) == 1 {
+		// one part of plain text (the common case): the text itself, which
+		// the loop below would copy byte by byte into the same string.
+		switch p := w.Parts[0].(type) {
+		case *syntax.Lit:
+			if plainLit(p.Value) && !strings.HasPrefix(p.Value, "~") {
+				out.s, out.path = p.Value, p.Value
+				return out
+			}
+		case *syntax.SglQuoted:
+			if !p.Dollar {
+				out.s, out.path = p.Value, p.Value
+				return out
+			}
+		case *syntax.DblQuoted:
+			if len(p.Parts) == 1 {
+				if l, ok := p.Parts[0].(*syntax.Lit); ok && strings.IndexByte(l.Value, '\\') < 0 {
+					out.s, out.path = l.Value, l.Value
+					return out
+				}
+			}
+		}
+	}
 	var b, pb strings.Builder
 	for i, part := range w.Parts {
 		a.wordPart(part, i == 0, false, &out, &b, &pb)
@@ -414,6 +437,18 @@ func (a *analyzer) word(w *syntax.Word) word {
 		out.path = pb.String()
 	}
 	return out
+}
+
+// plainLit: an unquoted literal wordPart copies as it is (no escape, no
+// glob or brace byte).
+func plainLit(v string) bool {
+	for i := 0; i < len(v); i++ {
+		switch v[i] {
+		case '\\', '*', '?', '[', '{':
+			return false
+		}
+	}
+	return true
 }
 
 func (a *analyzer) wordPart(part syntax.WordPart, first, dq bool, out *word, b, pb *strings.Builder) {

@@ -59,13 +59,18 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 	// every name the program may also go by meets deny and ask rules
 	// (pip-3.12 meets rules for pip3 and pip, nodejs for node, RM for rm,
 	// x86_64-linux-gnu-gcc-12 for gcc): programs_names.go
-	for _, n := range nameVariants(base) {
-		alts = append(alts, joinNamed(n, ws[1:]))
+	// one lookup for what the tables say of the name (nameFacts)
+	facts := memoName(base)
+	if !facts.plain {
+		for _, n := range facts.variants {
+			alts = append(alts, joinNamed(n, ws[1:]))
+		}
 	}
-	if c := canonProgram(base); c != base {
+	if c := facts.canon; c != base {
 		// pip3.12 is read as pip
 		base = c
 		untrusted = true
+		facts = memoName(base)
 	}
 	if untrusted {
 		// ./scripts/date1, ./ls, ./nohup, ./cd: the known program's (or
@@ -105,14 +110,14 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 		a.addSub(subCmd{text: text, alts: alts, readOnly: true}, ctx)
 		return
 	}
-	if skip := prefixWrappers[base]; skip != nil {
-		if rest, ok := skip(a, args); ok {
+	if facts.tables.prefixWrapper {
+		if rest, ok := prefixWrappers[base](a, args); ok {
 			gate()
 			a.command(rest, ctx)
 			return
 		}
 	}
-	if d, rest := lookupDecl(base, args); d != nil && a.declared(d, base, rest, args, text, alts, ctx) {
+	if d, rest := a.lookupDeclOf(base, args); d != nil && a.declared(d, base, rest, args, text, alts, ctx) {
 		return
 	}
 	switch base {
@@ -184,15 +189,15 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 			return
 		}
 	}
-	if n := len(a.an.subs); a.runsCode(base, ws, text, alts, ctx) {
+	if n := len(a.an.subs); a.runsCode(base, facts.tables.interp, ws, text, alts, ctx) {
 		// Code the reader cannot see is uncertain; the files its arguments
 		// name are still read (class 6): they meet Read deny rules.
-		if n < len(a.an.subs) && !noFileArgs[base] {
+		if n < len(a.an.subs) && !facts.tables.noFileArgs {
 			a.argReadsOf(&a.an.subs[n], ws[1:], nil)
 		}
 		return
 	}
-	if runsArgs[base] {
+	if facts.tables.runsArgs {
 		// a program that runs its arguments as a command: the whole needs
 		// an allow rule, and every tail of it that starts with a plain word
 		// is checked against deny and ask rules (and breakers), so
@@ -229,12 +234,12 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 	}
 	sc := a.newSub()
 	sc.text, sc.alts = text, alts
-	a.classify(sc, base, args, ctx)
-	if ctx.runtimeArgs != "" && destructiveCmds[base] && sc.breaker == "" {
+	a.classify(sc, base, &facts.tables, args, ctx)
+	if ctx.runtimeArgs != "" && facts.tables.destructive && sc.breaker == "" {
 		sc.breaker = base + " on targets supplied at run time (by " + ctx.runtimeArgs + ")"
 	}
 	a.addSub(*sc, ctx)
-	if !knownProgram(base) && sc.breaker == "" {
+	if !facts.known && sc.breaker == "" {
 		a.probe(ws, ctx)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/acp-bridge/acp-bridge/policy"
 )
@@ -41,10 +42,10 @@ func geminiAdapter(tc *toolCall) (policy.Call, bool) {
 
 var (
 	// geminiCwdSuffix is the 2025-11 .. 2026-03 title tail.
-	geminiCwdSuffix = regexp.MustCompile(`(?s)^(.*) \[(current working directory|in) ([^\]]*)\]( \([^\n]*\))?$`)
+	geminiCwdSuffix = lazyRegexp(`(?s)^(.*) \[(current working directory|in) ([^\]]*)\]( \([^\n]*\))?$`)
 	// geminiDescSuffix is a trailing " (DESCRIPTION)" that may or may not be
 	// part of the command.
-	geminiDescSuffix = regexp.MustCompile(`\s\([^()]*\)$`)
+	geminiDescSuffix = lazyRegexp(`\s\([^()]*\)$`)
 )
 
 func geminiExecute(tc *toolCall) (policy.Call, bool) {
@@ -72,7 +73,7 @@ func geminiTitleCommand(title string) (string, bool) {
 	}
 	n := strings.Count(title, " [current working directory ") + strings.Count(title, " [in ")
 	if n > 0 {
-		m := geminiCwdSuffix.FindStringSubmatch(title)
+		m := geminiCwdSuffix().FindStringSubmatch(title)
 		// One marker only, and only the session's own directory: a command
 		// run elsewhere cannot be judged against the session's directory.
 		if n != 1 || m == nil || m[2] != "current working directory" || strings.TrimSpace(m[1]) == "" {
@@ -80,7 +81,7 @@ func geminiTitleCommand(title string) (string, bool) {
 		}
 		return m[1], true
 	}
-	if geminiDescSuffix.MatchString(title) {
+	if geminiDescSuffix().MatchString(title) {
 		return "", false
 	}
 	return title, true
@@ -91,7 +92,7 @@ func geminiTitleCommand(title string) (string, bool) {
 const geminiPromptTitle = "Processing URLs and instructions from prompt: "
 
 // geminiTitleURL finds the URLs of a web_fetch prompt title.
-var geminiTitleURL = regexp.MustCompile(`(?i)https?://[^\s"'<>\x60]+`)
+var geminiTitleURL = lazyRegexp(`(?i)https?://[^\s"'<>\x60]+`)
 
 func geminiFetch(tc *toolCall) (policy.Call, bool) {
 	if c, ok := genericFetch(tc); ok {
@@ -107,7 +108,7 @@ func geminiFetch(tc *toolCall) (policy.Call, bool) {
 	// host decides.
 	if rest, ok := strings.CutPrefix(t, geminiPromptTitle); ok {
 		var urls []string
-		for _, u := range geminiTitleURL.FindAllString(rest, -1) {
+		for _, u := range geminiTitleURL().FindAllString(rest, -1) {
 			u = strings.TrimRight(u, ".,;:!?)]}")
 			if isWebURL(u) && !slices.Contains(urls, u) {
 				urls = append(urls, u)
@@ -120,10 +121,10 @@ func geminiFetch(tc *toolCall) (policy.Call, bool) {
 	return policy.Call{}, false
 }
 
-var geminiMCPTitle = regexp.MustCompile(`^(\S+) \((\S+) MCP Server\)$`)
+var geminiMCPTitle = lazyRegexp(`^(\S+) \((\S+) MCP Server\)$`)
 
 func geminiMCP(tc *toolCall) (policy.Call, bool) {
-	m := geminiMCPTitle.FindStringSubmatch(tc.title)
+	m := geminiMCPTitle().FindStringSubmatch(tc.title)
 	if m == nil {
 		return policy.Call{}, false
 	}
@@ -132,4 +133,11 @@ func geminiMCP(tc *toolCall) (policy.Call, bool) {
 		return policy.Call{}, false
 	}
 	return policy.Call{Tool: name}, true
+}
+
+// lazyRegexp compiles expr at its first use: most bridges never see a
+// Gemini tool call, and compiling at start-up was most of this package's
+// init (docs/benchmarks.md, memory).
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

@@ -293,10 +293,34 @@ func TestHungCompanionDecideBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	awaitRevision(t, c, "rev-1", 60*time.Second)
-	cn := current(c)
-	_, next := c.Status()
-	if err := cn.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
+	// Stop the companion that serves now, and be sure it is stopped and
+	// still the one serving (on a loaded machine a slow decision while the
+	// bundle loaded may have had it replaced).
+	var cn *conn
+	var next <-chan struct{}
+	for attempt := 0; ; attempt++ {
+		cn = current(c)
+		_, next = c.Status()
+		if err := cn.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		stopped := false
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", cn.cmd.Process.Pid)); err == nil {
+				if f := strings.Fields(string(st[strings.LastIndexByte(string(st), ')')+1:])); len(f) > 0 && f[0] == "T" {
+					stopped = true
+					break
+				}
+			}
+		}
+		if stopped && current(c) == cn {
+			break
+		}
+		if attempt == 5 {
+			t.Fatalf("could not stop the serving companion (stopped %v)", stopped)
+		}
+		_ = cn.cmd.Process.Signal(syscall.SIGCONT)
+		awaitRevision(t, c, "rev-1", 60*time.Second)
 	}
 	for i := range hungAfter {
 		start := time.Now()

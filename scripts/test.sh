@@ -28,11 +28,9 @@ stamp "background: scripts/prepare.sh (log: $prep_log)"
 t0=$t0 scripts/prepare.sh >"$prep_log" 2>&1 &
 prep_pid=$!
 
-stamp "go vet; go mod tidy changes nothing; the bridge builds for macOS"
+stamp "go vet; go mod tidy changes nothing"
 go vet ./...
 scripts/check-tidy.sh
-# macOS (Seatbelt) cannot run here: it must at least compile.
-GOOS=darwin go build ./...
 
 stamp "go test -race: unit, integration, real binary end to end, fault injection"
 # interop/ runs below with its npm side (it needs the TypeScript SDK). The
@@ -47,7 +45,9 @@ fuzz_log="$(mktemp "${TMPDIR:-/tmp}/acp-fuzz.XXXXXX")"
 stamp "background: fuzzing, bounded (${FUZZ_SECONDS:-4}s per target, one worker; log: $fuzz_log)"
 # Then every Go benchmark runs once (-benchtime 1x), so none can break
 # unnoticed (scripts/bench-smoke.sh).
-{ FUZZ_PARALLEL=1 scripts/fuzz.sh "${FUZZ_SECONDS:-4}" && GOMAXPROCS=1 scripts/bench-smoke.sh; } >"$fuzz_log" 2>&1 &
+# macOS (Seatbelt) cannot run here: the bridge must at least compile for it.
+{ FUZZ_PARALLEL=1 scripts/fuzz.sh "${FUZZ_SECONDS:-4}" && GOMAXPROCS=1 scripts/bench-smoke.sh &&
+  echo "== GOOS=darwin go build ./..." && GOOS=darwin go build ./...; } >"$fuzz_log" 2>&1 &
 fuzz_pid=$!
 
 stamp "waiting for the background installs"

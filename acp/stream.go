@@ -520,9 +520,19 @@ func (s *ndjsonStream) writeResponse(id jsonrpc2.ID, result, errObj []byte) erro
 // writeParts writes one line made of parts: through the queue's own
 // atomic WriteParts (one copy) when the writer is a QueueWriter, else
 // joined under the write mutex and written with one Write.
+//
+// Through a queue, the line is written on the caller's goroutine when the
+// descriptor takes it at once (QueueWriter.Flush, non-blocking), so an
+// answer or a request does not wait for the writer goroutine to be woken
+// and scheduled: a hand-off per message on the prompt's and the approval's
+// round trips (docs/benchmarks.md, "Where the time goes").
 func (s *ndjsonStream) writeParts(parts ...[]byte) error {
 	if q, ok := s.w.(*QueueWriter); ok {
-		return q.WriteParts(parts...)
+		if err := q.WritePartsDeferred(parts...); err != nil {
+			return err
+		}
+		q.Flush()
+		return nil
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()

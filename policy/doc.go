@@ -21,7 +21,9 @@
 //     write breakers;
 //   - protected.go: the protected files (the policy's own, the editor's and
 //     other agents' settings, git, startup files, ssh) and how globs and
-//     recursive operations are matched against them;
+//     recursive operations are matched against them; protmatch.go: the
+//     protected places' rule tables folded (lower-cased) once and indexed
+//     by first segment, matched with an allocation-free ASCII fold;
 //   - breakers.go: the circuit breakers of plain commands (disks, kill -1,
 //     shutdown, mv and links of protected paths, fork bombs by mutual
 //     recursion, git config) and the files downloaders and archivers write;

@@ -366,7 +366,8 @@ func (e *envx) writeBreakerAt(p string, recursive, probes bool) string {
 	if lp == "/.git" || strings.Contains(lp, "/.git/") || strings.HasSuffix(lp, "/.git") {
 		return "write inside a .git directory (" + p + ")"
 	}
-	if lh := strings.ToLower(e.home); lh != "" && within(lp, lh) && lp != lh {
+	lh := strings.ToLower(e.home)
+	if lh != "" && within(lp, lh) && lp != lh {
 		rel := lp[len(lh)+1:]
 		if lh == "/" {
 			rel = lp[1:]
@@ -377,7 +378,7 @@ func (e *envx) writeBreakerAt(p string, recursive, probes bool) string {
 			}
 		}
 	}
-	if lh := strings.ToLower(e.home); lh != "" && within(lp, lh) && lp != lh {
+	if lh != "" && within(lp, lh) && lp != lh {
 		if b := persistPlace(lp, strings.TrimPrefix(lp[len(lh):], "/")); b != "" {
 			return b
 		}

@@ -26,16 +26,21 @@ func init() {
 	}
 }
 
+// persistHomePrefixes: places under home (lower case) that run code later.
+var persistHomePrefixes = []string{".local/bin/", ".config/systemd/user/", ".config/autostart/", ".config/environment.d/",
+	".config/code/user/", ".config/code - insiders/user/", ".config/vscodium/user/", ".config/cursor/user/",
+	".vscode/extensions/", ".vscode-server/", ".config/fish/", ".config/nushell/", ".ipython/profile_default/startup/",
+	"library/launchagents/", ".pam_environment", ".xprofile", ".xsessionrc", ".xinitrc", ".config/plasma-workspace/env/",
+	".config/upstart/", ".local/share/applications/", ".bash_completion", ".inputrc"}
+
 // persistPlace names a place under home (rel, lower case, no leading /)
 // or an absolute path where a written file runs code later, or "".
 func persistPlace(abs, relHome string) string {
 	if relHome != "" {
-		for _, p := range []string{".local/bin/", ".config/systemd/user/", ".config/autostart/", ".config/environment.d/",
-			".config/code/user/", ".config/code - insiders/user/", ".config/vscodium/user/", ".config/cursor/user/",
-			".vscode/extensions/", ".vscode-server/", ".config/fish/", ".config/nushell/", ".ipython/profile_default/startup/",
-			"library/launchagents/", ".pam_environment", ".xprofile", ".xsessionrc", ".xinitrc", ".config/plasma-workspace/env/",
-			".config/upstart/", ".local/share/applications/", ".bash_completion", ".inputrc"} {
-			if strings.HasPrefix(relHome+"/", p) || strings.HasPrefix(relHome, p) {
+		for _, p := range persistHomePrefixes {
+			// relHome+"/" has the prefix p, without building it
+			if strings.HasPrefix(relHome, p) ||
+				len(p) == len(relHome)+1 && p[len(relHome)] == '/' && p[:len(relHome)] == relHome {
 				return "write to ~/" + relHome + ", a place that runs code later"
 			}
 		}

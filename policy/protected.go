@@ -58,11 +58,6 @@ func probeSegs(r protRule) []string {
 	return out
 }
 
-// homeRun: the rule segments r match the start of rel's segments.
-func homeRun(r []string, rel []string) bool {
-	return len(rel) >= len(r) && runAt(r, rel, 0)
-}
-
 // devProbes stand for the block and memory devices when a glob is checked.
 var devProbes = []string{"/dev/sda", "/dev/sdb", "/dev/hda", "/dev/vda", "/dev/xvda", "/dev/nvme0n1", "/dev/mmcblk0",
 	"/dev/disk0", "/dev/rdisk0", "/dev/md0", "/dev/dm-0", "/dev/loop0", "/dev/mapper/root", "/dev/mem", "/dev/kmem", "/dev/port"}
@@ -84,6 +79,11 @@ func segsMatch(pat, lit []string) bool {
 func segMatch(pat, lit string) bool {
 	// case-insensitive file systems (macOS, Windows) open .ACP-Bridge.yaml
 	// as .acp-bridge.yaml: protected names match in any case.
+	if !strings.ContainsAny(pat, "*?[\\") && isASCII(pat) && isASCII(lit) {
+		// ASCII with no glob: equal once folded, without lower-casing
+		// copies (the same answer as below).
+		return asciiEqualFold(pat, lit)
+	}
 	pat, lit = strings.ToLower(pat), strings.ToLower(lit)
 	if pat == lit {
 		return true
@@ -105,21 +105,10 @@ func splitAbs(p string) []string {
 	return strings.Split(p, "/")
 }
 
-// runAt: rule segments r match lit starting at i.
-func runAt(r, lit []string, i int) bool {
-	if i+len(r) > len(lit) {
-		return false
-	}
-	for k := range r {
-		if !segMatch(r[k], lit[i+k]) {
-			return false
-		}
-	}
-	return true
-}
-
 // protectedFile names the protected file or directory p (clean, absolute)
-// is or lies in, "" if none.
+// is or lies in, "" if none. The rule tables are matched folded and
+// indexed (protmatch.go); the answer is the first rule of each table that
+// matches, as the plain loops over them would find it.
 func (e *envx) protectedFile(p string) string {
 	lp := strings.ToLower(p)
 	for _, pp := range e.protected {
@@ -127,31 +116,27 @@ func (e *envx) protectedFile(p string) string {
 			return "write to the protected policy file " + pp
 		}
 	}
-	segs := splitAbs(p)
-	for _, r := range anywhereRules {
-		for i := 0; i+len(r.segs) <= len(segs); i++ {
-			if runAt(r.segs, segs, i) {
-				name := strings.Join(segs[i:i+len(r.segs)], "/")
-				return "write to " + r.what + " " + name + " (" + p + ")"
-			}
-		}
+	var buf [32]string
+	segs := splitAbsInto(buf[:], p)
+	if ri, i := anywhereFold.firstAnywhere(segs); ri >= 0 {
+		r := anywhereRules[ri]
+		name := strings.Join(segs[i:i+len(r.segs)], "/")
+		return "write to " + r.what + " " + name + " (" + p + ")"
 	}
 	if h := strings.ToLower(e.home); h != "" && h != "/" && within(lp, h) && lp != h {
-		rel := splitAbs(lp[len(h)+1:])
-		for _, r := range homeRules {
-			if homeRun(r.segs, rel) {
-				return "write to " + r.what + " ~/" + strings.Join(r.segs, "/") + " (" + p + ")"
-			}
+		var rbuf [32]string
+		rel := splitAbsInto(rbuf[:], lp[len(h)+1:])
+		if ri := homeFold.firstAtStart(rel); ri >= 0 {
+			r := homeRules[ri]
+			return "write to " + r.what + " ~/" + strings.Join(r.segs, "/") + " (" + p + ")"
 		}
-		for _, d := range startupHomeDirs {
-			if homeRun(splitAbs(d), rel) {
-				return "write to the login or shell startup file ~/" + d
-			}
+		if di := startupFold.firstAtStart(rel); di >= 0 {
+			return "write to the login or shell startup file ~/" + startupHomeDirs[di]
 		}
 	}
-	for _, d := range systemStartup {
-		if within(lp, strings.ToLower(d)) {
-			return "write to the system startup or security file " + d
+	for i, d := range systemStartupLower {
+		if within(lp, d) {
+			return "write to the system startup or security file " + systemStartup[i]
 		}
 	}
 	return ""

@@ -54,6 +54,12 @@ type Options struct {
 	// HiddenDirs are masked in every agent's OS sandbox whatever the policy
 	// says (the attach socket directory, internal/attach).
 	HiddenDirs []string
+	// Programs are files that run outside every sandbox with the bridge's
+	// rights: its own executable and its companion (cmd/acp-bridge sets
+	// them). They are protected places that run code: the policy asks
+	// before a write to one, and every sandbox keeps them read-only, or
+	// blocked where missing, so that no agent plants one.
+	Programs []string
 	// Stages are more stages of deciding, after the policy and the hooks
 	// (the organisation's OPA, which cmd starts: package orgpolicy).
 	Stages []permission.Stage

@@ -132,9 +132,20 @@ func (p *policyDecider) input(req DecisionRequest) (policy.Input, *callFS) {
 // what it did).
 func (b *Bridge) policyFiles() []string {
 	if b.store == nil {
-		return nil
+		return b.opts.Programs
 	}
-	return append(b.store.PolicyFiles(), snapshotPolicyFiles(b.snapshot())...)
+	return append(append(b.store.PolicyFiles(), snapshotPolicyFiles(b.snapshot())...), b.opts.Programs...)
+}
+
+// programs are what runs outside every sandbox with the bridge's rights:
+// its own executable and companion (Options.Programs) and the decision
+// hooks' programs (settings.Store.HookPrograms).
+func (b *Bridge) programs() []string {
+	out := append([]string(nil), b.opts.Programs...)
+	if b.store != nil {
+		out = append(out, b.store.HookPrograms()...)
+	}
+	return out
 }
 
 // snapshotPolicyFiles: the settings files a snapshot was read from and its

@@ -59,6 +59,10 @@ type SandboxInputs struct {
 	// PolicyFiles are the settings files and directories the bridge reads
 	// (settings.Store.PolicyFiles): read-only inside.
 	PolicyFiles []string
+	// Programs run outside every sandbox with the bridge's rights
+	// (Options.Programs, decision hooks' programs): read-only inside, and
+	// blocked where missing.
+	Programs []string
 	// Hidden are directories the agent must not see at all (the attach
 	// socket directory, Options.HiddenDirs).
 	Hidden []string
@@ -308,7 +312,7 @@ func (a *agentRT) sandboxPlan(snap *settings.Snapshot, family, dir string) (Sand
 	return PlanSandbox(SandboxInputs{
 		Snapshot: snap, Policy: pol, Agent: a.name, Family: family, Command: snap.Config.Agents[a.name].Command,
 		Workspace: a.b.opts.WorkspaceDir, Dir: dir, Home: agentHome(snap.Config.Agents[a.name], a.b.home), PolicyFiles: files,
-		Hidden: a.b.opts.HiddenDirs, Homes: homes,
+		Hidden: a.b.opts.HiddenDirs, Homes: homes, Programs: a.b.programs(),
 	})
 }
 

@@ -93,6 +93,12 @@ type Options struct {
 	// Homes are the process's private state homes (MakeHome): writable,
 	// their copies and config places as Spec.Homes says.
 	Homes []*Home
+	// Programs are files that run outside every sandbox with the bridge's
+	// rights (the bridge's own executable, its companion acp-bridge-org, a
+	// decision hook's program and scripts): places that run code, so inside
+	// a writable tree each is read-only with its directories pinned, and a
+	// missing one is blocked (no agent plants one for the bridge to run).
+	Programs []string
 	// FileBoundOnly: the Spec only bounds the editor's file service for an
 	// agent that runs unconfined (bridge.SandboxPlan.Bound). Host sockets
 	// are then not looked for: they are reached by connect(2), which the
@@ -198,6 +204,11 @@ func Compute(o Options) (Spec, error) {
 	}
 	ps := &placeSet{writable: s.Writable, workspace: wsRoots, ro: map[string]bool{}, pinned: map[string]bool{}, blocked: map[string]bool{}, copies: map[string]bool{}}
 	computePlaces(ps, o.Home, o.Protected, o.Places, max)
+	for _, p := range o.Programs {
+		if filepath.IsAbs(p) {
+			ps.protect(filepath.Clean(p), policy.Place{Path: p, What: "a program acp-bridge runs outside every sandbox", RunsCode: true})
+		}
+	}
 	s.Notes = append(s.Notes, ps.notes...)
 	ro := ps.ro
 	addRO := func(p string) {

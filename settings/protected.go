@@ -22,6 +22,15 @@ func (s *Store) PolicyFiles() []string {
 	// What a decision hook runs (its program, and every absolute path among
 	// its arguments: a script) runs outside every sandbox with acp-bridge's
 	// rights: a protected place, wherever it lies (docs/org.md).
+	out = append(out, s.HookPrograms()...)
+	return out
+}
+
+// HookPrograms are the absolute paths among the decision hooks' commands
+// (their programs and scripts): they run outside every sandbox with
+// acp-bridge's rights, so they are protected places that run code.
+func (s *Store) HookPrograms() []string {
+	var out []string
 	if snap := s.Snapshot(); snap != nil {
 		for _, h := range snap.Config.Hooks {
 			for _, a := range h.Command {

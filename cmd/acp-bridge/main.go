@@ -312,6 +312,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	b := bridge.New(bridge.Options{
 		Settings: store, Logger: log, Version: version, WorkspaceDir: ws, Audit: auditor, TraceWire: c.trace,
 		AuditPath: snap.Config.Audit.Path, AuditError: auditErr, HiddenDirs: hidden, Stages: stages, Telemetry: telemetryStatus,
+		Programs: ownPrograms(),
 	})
 	if attachDir != "" {
 		return serveAttachable(ctx, b, log, attach.Options{Dir: filepath.Clean(attachDir), Grace: attachGrace, BufferBytes: attachBuffer, MaxLineBytes: snap.Config.MaxLineBytes, Logger: log}, stdin, stdout, stderr)

@@ -77,3 +77,19 @@ func orgStages(ctx context.Context, snap *settings.Snapshot, ws string, log *zap
 	}
 	return []permission.Stage{opastage.PermissionStage{OPA: cl, Workspace: ws}}, closeCompanion(cl)
 }
+
+// ownPrograms are the bridge's own executable and its companion beside it
+// (orgproc.Beside, where the bridge looks for it, present or not): both run
+// outside every sandbox with the bridge's rights, so no agent may write or
+// plant them (bridge.Options.Programs; red team 11: a bridge built into the
+// workspace's bin/ had a companion planted beside it).
+func ownPrograms() []string {
+	var out []string
+	if exe, err := os.Executable(); err == nil {
+		out = append(out, exe)
+	}
+	if c, err := orgproc.Beside(); err == nil {
+		out = append(out, c)
+	}
+	return out
+}

@@ -76,7 +76,7 @@ func startWith(t *testing.T, config string, opt func(*Options)) *harness {
 	ctx, cancel := context.WithCancel(context.Background())
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	o := Options{Settings: store, Logger: log, Version: "test", WorkspaceDir: ws, InitTimeout: 5 * time.Second, StopTimeout: 5 * time.Second, PersistTimeout: 2 * time.Second}
+	o := Options{Settings: store, Logger: log, Version: "test", WorkspaceDir: ws, InitTimeout: 20 * time.Second, StopTimeout: 5 * time.Second, PersistTimeout: 2 * time.Second}
 	if opt != nil {
 		opt(&o)
 	}

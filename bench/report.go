@@ -755,6 +755,24 @@ message in process:
   in-process heap profile: the decision, the card, the broker's entry) against the RSS delta (31 KiB), which
   the garbage collector's headroom over a larger live heap may account for; the 20 agents' start (18 MiB
   from initialized to 20 agents with a session each, against 2.7 MiB in 756c8e8's own run of 2026-11-21).
+- **2026-11-27 (session 13), memory and the round trips** (in-process heap and CPU profiles of ` + "`" + `BenchmarkInProcessApproval` + "`" + `
+  and of 20 agents x 50 sessions; ` + "`" + `perf record -g` + "`" + ` and ` + "`" + `strace -c -f` + "`" + ` of the real binary through 5,000 prompts and 5,000
+  approvals, alternating with 756c8e8's binary; the same-run tables above). **Start-up memory:** OPA and
+  OpenTelemetry (with gRPC, protobuf, the OCI client) moved into the companion ` + "`" + `acp-bridge-org` + "`" + `, started only when the
+  managed tier names them (docs/org.md, "The companion"): the bridge's binary 52.8 → 17.6 MB, its package inits 299 →
+  118; the policy's init 763 → 241 KB (its 177 program declarations are arrays the linker lays out). **Per agent:** the
+  host-socket scan at every agent start walked ` + "`" + `/tmp` + "`" + ` with ` + "`" + `filepath.WalkDir` + "`" + ` (an allocation per entry: 12 MB per start
+  on this machine's /tmp), and the heap stayed at twice that garbage's size: 240 → 37 MB allocated to start 20 agents
+  (` + "`" + `sandbox/ipcscan.go` + "`" + `, getdents into reused buffers); an agent without the sandbox has no scan at all. A stream reads
+  through 16 KiB until a line needs more (20 idle agents held 5 MiB of 256 KiB buffers). Sessions share their list of
+  missing protected places. In-process live heap after 20 agents x 50 sessions: 13.8 → 5.3 MiB. **The prompt:** the
+  check after each turn for protected places that appeared listed the home and workspace directories (about 120 µs of
+  the prompt's 263 µs added); it is now one ` + "`" + `poll(2)` + "`" + ` while the place watch keeps those walks (` + "`" + `bridge/created.go` + "`" + `). An
+  answer or a request is written on the goroutine that made it when the pipe takes it at once, instead of waking the
+  writer goroutine: 5,000 prompts made 41k ` + "`" + `futex` + "`" + ` calls against 53k, 169k system calls against 203k. **The approval:**
+  its deep parts run on workers that keep their grown stacks (` + "`" + `permission/deep.go` + "`" + `; copying a stack grown from the
+  smallest size was a tenth of an approval's CPU in process); the protected-place check of a write is folded and
+  indexed once (` + "`" + `policy/protmatch.go` + "`" + `: ` + "`" + `writeBreaker` + "`" + ` 11.5% → 3.6% of the bridge's samples).
 
 `
 

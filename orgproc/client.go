@@ -231,21 +231,49 @@ func (c *Client) Status() (BundleStatus, <-chan struct{}) {
 // Record hands r to the companion's sink. It never waits: while the
 // companion is down, or its queue is full, the record is counted (Lost)
 // and logged; the audit log has it either way.
+//
+// The call and the other fields an agent sizes are cut as the JSONL log
+// cuts its copy (audit.CutRecord); a record whose line is still longer
+// than the companion reads is not sent (counted and logged).
 func (c *Client) Record(r audit.Record) {
+	audit.CutRecord(&r)
+	// Queued under c.mu: once cur has moved on, nothing enters the old
+	// connection's queue, and dropQueued counts all it held.
 	c.mu.Lock()
 	cn, on := c.cur, c.tel != nil
-	c.mu.Unlock()
-	if !on {
-		return
-	}
-	if cn != nil {
+	queued := false
+	if on && cn != nil {
 		select {
 		case cn.records <- r:
-			return
+			queued = true
 		default:
 		}
 	}
-	c.loseRecords(1, cn == nil)
+	c.mu.Unlock()
+	if on && !queued {
+		c.loseRecords(1, cn == nil)
+	}
+}
+
+// dropQueued counts and logs the records still queued for a companion
+// that is gone (called once cur has moved on from cn and its writer has
+// returned).
+func (c *Client) dropQueued(cn *conn) {
+	var n uint64
+	for {
+		select {
+		case <-cn.records:
+			n++
+			continue
+		default:
+		}
+		break
+	}
+	if n > 0 {
+		total := c.lost.Add(n)
+		c.log.Warn("telemetry: decision events queued for "+Name+" when it stopped were not handed to it; the audit log has them",
+			zap.Uint64("records", n), zap.Uint64("lost", total))
+	}
 }
 
 func (c *Client) loseRecords(n uint64, down bool) {
@@ -328,10 +356,13 @@ func (c *Client) supervise() {
 			case <-c.stop:
 				c.shutdown(cn)
 				c.setDown("closed")
+				c.dropQueued(cn)
 				return
 			}
 			cn.wg.Wait()
 			err = cn.err
+			c.setDown(err.Error())
+			c.dropQueued(cn)
 			if time.Since(began) > c.opts.MaxBackoff {
 				wait = c.opts.Backoff
 			}
@@ -422,7 +453,7 @@ func (c *Client) awaitStarts(cn *conn, starts []pending) {
 
 // shutdown closes the companion's stdin once the queued records are
 // written: it flushes its sink, stops OPA and exits; past StartTimeout it
-// is killed.
+// is killed. The caller counts what stayed queued (dropQueued).
 func (c *Client) shutdown(cn *conn) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.opts.StartTimeout)
 	defer cancel()
@@ -434,9 +465,6 @@ func (c *Client) shutdown(cn *conn) {
 		<-cn.dead
 	}
 	cn.wg.Wait()
-	if n := len(cn.records); n > 0 {
-		c.loseRecords(uint64(n), true)
-	}
 }
 
 // spawn starts the companion and checks its hello.
@@ -467,7 +495,11 @@ func (c *Client) spawn() (*conn, error) {
 		return nil, fmt.Errorf("orgproc: start %s: %w", path, err)
 	}
 	cn := &conn{cmd: cmd, stdin: stdin, reqs: make(chan []byte, 64), records: make(chan audit.Record, c.opts.QueueSize),
-		pending: map[uint64]chan Message{}, dead: make(chan struct{}), quit: make(chan struct{})}
+		pending: map[uint64]chan Message{}, dead: make(chan struct{}), quit: make(chan struct{}),
+		lost: func(n uint64, why string) {
+			total := c.lost.Add(n)
+			c.log.Warn("telemetry: a decision event not handed to "+Name+" ("+why+"); the audit log has it", zap.Uint64("lost", total))
+		}}
 	var readers sync.WaitGroup
 	readers.Add(2)
 	cn.wg.Add(4)
@@ -519,9 +551,27 @@ func (c *Client) notify(m Message) {
 	c.mu.Unlock()
 }
 
+// relayLevel is the level a companion's log line is relayed at: the one
+// it names up to error; fatal, panic, dpanic and anything else are error
+// (a Fatal or Panic entry would end the bridge: a companion only ever
+// costs its verdicts and events).
+func relayLevel(v any) zapcore.Level {
+	s, _ := v.(string)
+	var lvl zapcore.Level
+	if s == "" || lvl.UnmarshalText([]byte(s)) != nil || lvl > zapcore.ErrorLevel || lvl < zapcore.DebugLevel {
+		return zapcore.ErrorLevel
+	}
+	return lvl
+}
+
 // relayLog writes the companion's zap JSON lines into the bridge's log,
-// level, message and fields kept; any other line as it is.
+// level (capped: relayLevel), message and fields kept; any other line as
+// it is. Past a line it cannot read it drains the rest, so the companion
+// never blocks on its stderr.
 func (c *Client) relayLog(r io.Reader) {
+	defer func() {
+		_, _ = io.Copy(io.Discard, r)
+	}()
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -530,10 +580,7 @@ func (c *Client) relayLog(r io.Reader) {
 			c.log.Warn(Name+" wrote", zap.String("line", sc.Text()))
 			continue
 		}
-		lvl := zapcore.InfoLevel
-		if s, ok := m["level"].(string); ok {
-			_ = lvl.UnmarshalText([]byte(s))
-		}
+		lvl := relayLevel(m["level"])
 		msg, _ := m["msg"].(string)
 		delete(m, "level")
 		delete(m, "msg")
@@ -560,197 +607,4 @@ func levelOf(l *zap.Logger) zapcore.Level {
 		}
 	}
 	return zapcore.ErrorLevel
-}
-
-// conn is one running companion.
-type conn struct {
-	cmd     *exec.Cmd
-	stdin   io.WriteCloser
-	reqs    chan []byte
-	records chan audit.Record
-
-	mu      sync.Mutex
-	nextID  uint64
-	pending map[uint64]chan Message
-	closed  bool
-
-	wg       sync.WaitGroup // its goroutines
-	quit     chan struct{}  // stop writing (stdin closed)
-	quitOnce sync.Once
-	dead     chan struct{} // the process is gone; err says why
-	err      error
-	killOnce sync.Once
-}
-
-var errDown = errors.New(Name + " is not running")
-
-// send queues a request; the answer arrives on the channel.
-func (cn *conn) send(method string, params any) (<-chan Message, func(), error) {
-	raw, err := json.Marshal(params)
-	if err != nil {
-		return nil, nil, fmt.Errorf("orgproc: %s: %w", method, err)
-	}
-	cn.mu.Lock()
-	if cn.closed {
-		cn.mu.Unlock()
-		return nil, nil, errDown
-	}
-	cn.nextID++
-	id := cn.nextID
-	ch := make(chan Message, 1)
-	cn.pending[id] = ch
-	cn.mu.Unlock()
-	cancel := func() {
-		cn.mu.Lock()
-		delete(cn.pending, id)
-		cn.mu.Unlock()
-	}
-	line, err := json.Marshal(Message{ID: id, Method: method, Params: raw})
-	if err != nil {
-		cancel()
-		return nil, nil, fmt.Errorf("orgproc: %s: %w", method, err)
-	}
-	select {
-	case cn.reqs <- line:
-	default:
-		cancel()
-		return nil, nil, fmt.Errorf("orgproc: %s: the companion's input is full", method)
-	}
-	return ch, cancel, nil
-}
-
-// call sends a request and waits for its answer, the companion's end or ctx.
-func (cn *conn) call(ctx context.Context, method string, params any) (Message, error) {
-	ch, cancel, err := cn.send(method, params)
-	if err != nil {
-		return Message{}, err
-	}
-	defer cancel()
-	select {
-	case m := <-ch:
-		return m, nil
-	case <-cn.dead:
-		return Message{}, fmt.Errorf("orgproc: %s: %w", method, cn.err)
-	case <-ctx.Done():
-		return Message{}, fmt.Errorf("orgproc: %s: %w", method, ctx.Err())
-	}
-}
-
-// write is the only writer of the companion's stdin: requests first.
-func (cn *conn) write() {
-	w := bufio.NewWriter(cn.stdin)
-	put := func(line []byte) bool {
-		if _, err := w.Write(append(line, '\n')); err != nil {
-			return false
-		}
-		return w.Flush() == nil
-	}
-	for {
-		select {
-		case line := <-cn.reqs:
-			if !put(line) {
-				return
-			}
-			continue
-		default:
-		}
-		select {
-		case line := <-cn.reqs:
-			if !put(line) {
-				return
-			}
-		case r := <-cn.records:
-			raw, err := json.Marshal(r)
-			if err != nil {
-				continue
-			}
-			line, _ := json.Marshal(Message{Method: MethodTelemetryRecord, Params: raw})
-			if !put(line) {
-				return
-			}
-		case <-cn.quit:
-			// The records queued so far go first: the companion flushes
-			// its sink when its stdin ends.
-			for {
-				select {
-				case r := <-cn.records:
-					raw, err := json.Marshal(r)
-					if err != nil {
-						continue
-					}
-					line, _ := json.Marshal(Message{Method: MethodTelemetryRecord, Params: raw})
-					if !put(line) {
-						return
-					}
-					continue
-				default:
-				}
-				break
-			}
-			_ = cn.stdin.Close()
-			return
-		case <-cn.dead:
-			return
-		}
-	}
-}
-
-// read dispatches the companion's answers and notifications until EOF.
-func (cn *conn) read(r io.Reader, notify func(Message)) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	for {
-		line, err := readLine(br)
-		if err != nil {
-			return
-		}
-		var m Message
-		if json.Unmarshal(line, &m) != nil {
-			continue
-		}
-		if m.Method != "" {
-			notify(m)
-			continue
-		}
-		cn.mu.Lock()
-		ch := cn.pending[m.ID]
-		delete(cn.pending, m.ID)
-		cn.mu.Unlock()
-		if ch != nil {
-			ch <- m
-		}
-	}
-}
-
-// readLine reads one line of at most MaxLine bytes.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, isPrefix, err := br.ReadLine()
-		if err != nil {
-			return nil, err
-		}
-		line = append(line, chunk...)
-		if len(line) > MaxLine {
-			return nil, fmt.Errorf("a line longer than %d bytes", MaxLine)
-		}
-		if !isPrefix {
-			return line, nil
-		}
-	}
-}
-
-func (cn *conn) closeInput() { cn.quitOnce.Do(func() { close(cn.quit) }) }
-
-func (cn *conn) kill() {
-	cn.killOnce.Do(func() { _ = cn.cmd.Process.Kill() })
-}
-
-func (cn *conn) finish(err error) {
-	cn.mu.Lock()
-	cn.closed = true
-	cn.pending = map[uint64]chan Message{}
-	cn.mu.Unlock()
-	cn.err = err
-	close(cn.dead)
-	cn.closeInput()
 }

@@ -11,8 +11,11 @@
 // Protocol (protocol.go): newline-delimited JSON on the companion's
 // stdin/stdout, requests with ids (hello, opa.start, opa.decide,
 // telemetry.start, telemetry.flush, shutdown), notifications without
-// (telemetry.record; opa.status from the companion). The companion logs
-// zap JSON to stderr; the Client writes each line into the bridge's log.
+// (telemetry.record; opa.status from the companion). No line is longer
+// than MaxLine: the bridge cuts records (audit.CutRecord) and sends no
+// longer line (TooLongError: an opa.decide that asks); either side skips
+// a longer one (ReadLine). The companion logs zap JSON to stderr; the
+// Client writes each line into the bridge's log, at most at error.
 //
 // Fails closed: Client.Decide (an opastage.Decider) gives no verdict, so
 // the call asks, when the companion is missing, of another version

@@ -104,7 +104,17 @@ func (s *server) answer(id uint64, result any, err error) {
 func (s *server) serve(stdin io.Reader) {
 	br := bufio.NewReaderSize(stdin, 64<<10)
 	for {
-		line, err := readLine(br)
+		line, err := orgproc.ReadLine(br)
+		var long *orgproc.LongLineError
+		if errors.As(err, &long) {
+			// Skipped, not the end: the bridge never sends such a line
+			// (orgproc.TooLongError), so it is a fault to survive.
+			s.log.Error("reading the bridge: a line skipped", zap.Error(err))
+			if long.ID != 0 {
+				s.answer(long.ID, nil, err)
+			}
+			continue
+		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				s.log.Error("reading the bridge", zap.Error(err))
@@ -260,22 +270,4 @@ func (s *server) stop() {
 	}
 	s.cancel()
 	s.busy.Wait()
-}
-
-// readLine reads one line of at most orgproc.MaxLine bytes.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, isPrefix, err := br.ReadLine()
-		if err != nil {
-			return nil, err
-		}
-		line = append(line, chunk...)
-		if len(line) > orgproc.MaxLine {
-			return nil, fmt.Errorf("a line longer than %d bytes", orgproc.MaxLine)
-		}
-		if !isPrefix {
-			return line, nil
-		}
-	}
 }

@@ -158,7 +158,7 @@ func (l *Log) Append(r Record) error {
 	}
 	kind := streamDecisions
 	if !l.single {
-		cutRecord(&r)
+		CutRecord(&r)
 		kind = kindOf(r)
 	}
 	l.mu.Lock()

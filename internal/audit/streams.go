@@ -150,8 +150,9 @@ func prefix(s string, n int) string {
 	return s
 }
 
-// cutRecord bounds the fields whose size the agent controls.
-func cutRecord(r *Record) {
+// CutRecord bounds the fields whose size the agent controls (the JSONL
+// log cuts its copy with it; orgproc its copy for the companion).
+func CutRecord(r *Record) {
 	if len(r.Call) > MaxCallBytes {
 		var c struct {
 			Tool string `json:"tool"`

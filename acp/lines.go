@@ -1,7 +1,6 @@
 package acp
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -129,7 +128,7 @@ func NewLineReader(r io.Reader, reply io.Writer, opts StreamOptions) *LineReader
 	if reply == nil {
 		reply = io.Discard
 	}
-	l := &LineReader{s: &ndjsonStream{r: bufio.NewReaderSize(r, smallReadBuf), src: r, w: reply, opts: opts}}
+	l := &LineReader{s: newNDJSONStream(r, reply, nil, opts)}
 	l.s.onLongAnswer = func(id jsonrpc2.ID, msg string) {
 		if l.OnLongAnswer != nil {
 			raw, _ := id.MarshalJSON()

@@ -57,12 +57,37 @@ func NewStream(r io.Reader, w io.Writer, c io.Closer, opts StreamOptions) jsonrp
 	if opts.MaxLineBytes <= 0 {
 		opts.MaxLineBytes = DefaultMaxLineBytes
 	}
-	return &ndjsonStream{r: bufio.NewReaderSize(r, smallReadBuf), src: r, w: w, c: c, opts: opts}
+	return newNDJSONStream(r, w, c, opts)
 }
 
-// A stream reads through a small buffer until a line does not fit in it,
-// then through a large one, in which a long line (a 64 KiB diff) is
-// validated where read(2) put it, without a copy. Most agents send small
+func newNDJSONStream(r io.Reader, w io.Writer, c io.Closer, opts StreamOptions) *ndjsonStream {
+	s := &ndjsonStream{src: r, w: w, c: c, opts: opts}
+	s.fw = &fillWatch{r: r}
+	s.r = bufio.NewReaderSize(s.fw, smallReadBuf)
+	return s
+}
+
+// fillWatch notes a read that filled all the room it was given: more was
+// waiting than the small buffer holds (a stream under way, not a few
+// lines now and then), and the stream grows.
+type fillWatch struct {
+	r    io.Reader
+	full bool
+}
+
+func (f *fillWatch) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	if n == len(p) && n > 0 {
+		f.full = true
+	}
+	return n, err
+}
+
+// A stream reads through a small buffer until a line does not fit in it
+// or a read fills it (more was waiting: a stream under way), then through
+// a large one, in which a long line (a 64 KiB diff) is validated where
+// read(2) put it, without a copy, and a burst of small lines is taken in
+// few reads. Most agents send small
 // lines, and one bridge reads many agents: 20 idle agents held 5 MiB of
 // 256 KiB buffers (docs/benchmarks.md, "Where the time goes").
 const (
@@ -84,6 +109,7 @@ func (s *ndjsonStream) grow() {
 type ndjsonStream struct {
 	r     *bufio.Reader // read goroutine only
 	src   io.Reader     // what r reads (grow)
+	fw    *fillWatch    // the small buffer's source: src, watched
 	grown bool          // read goroutine only: r is the large buffer
 	// growNext: a line did not fit in the small buffer; grow before the
 	// next (read goroutine only).
@@ -131,7 +157,7 @@ func (s *ndjsonStream) readLine() ([]byte, error) {
 	s.line = s.line[:0]
 	tooLong := false
 	total := 0
-	if s.growNext {
+	if s.growNext || (!s.grown && s.fw != nil && s.fw.full) {
 		s.growNext = false
 		s.grow()
 	}

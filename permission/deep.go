@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"sync/atomic"
 	"time"
 )
 
@@ -32,8 +33,18 @@ func shallow(fn func()) {
 	}
 }
 
-// deepIdle is how long a worker waits for its next deep part.
-const deepIdle = 10 * time.Second
+// deepIdle is how long a worker waits for its next deep part; at most
+// maxIdleDeep workers wait at once: a burst of a thousand cards starts a
+// thousand workers, and each that found maxIdleDeep already waiting ends
+// at once, returning its grown stack (it would otherwise sit under every
+// pending card's memory for deepIdle).
+const (
+	deepIdle    = 10 * time.Second
+	maxIdleDeep = 8
+)
+
+// idleDeep counts the workers waiting for a deep part.
+var idleDeep atomic.Int32
 
 type deepJob struct {
 	fn   func()
@@ -49,10 +60,16 @@ func deepWorker(j deepJob) {
 	defer idle.Stop()
 	for {
 		j.done <- runDeep(j.fn)
+		if idleDeep.Add(1) > maxIdleDeep {
+			idleDeep.Add(-1)
+			return
+		}
 		idle.Reset(deepIdle)
 		select {
 		case j = <-deepJobs:
+			idleDeep.Add(-1)
 		case <-idle.C:
+			idleDeep.Add(-1)
 			return
 		}
 	}

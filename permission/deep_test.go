@@ -3,6 +3,7 @@ package permission
 import (
 	"sync"
 	"testing"
+	"time"
 )
 
 // Deep parts never wait for each other: n of them that each block until
@@ -59,3 +60,30 @@ func TestShallowRunsAndPanicsInCaller(t *testing.T) {
 type errTest struct{}
 
 func (errTest) Error() string { return "test" }
+
+// After a burst, at most maxIdleDeep workers stay to wait for the next
+// deep part; the others end (their stacks are not kept).
+func TestShallowKeepsFewIdleWorkers(t *testing.T) {
+	const n = 64
+	var started sync.WaitGroup
+	started.Add(n)
+	all := make(chan struct{})
+	go func() { started.Wait(); close(all) }()
+	var done sync.WaitGroup
+	for i := 0; i < n; i++ {
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			shallow(func() { started.Done(); <-all })
+		}()
+	}
+	done.Wait()
+	// every worker has answered; each then either waits or ends
+	deadline := time.Now().Add(10 * time.Second)
+	for g := idleDeep.Load(); (g > maxIdleDeep || g < 1) && time.Now().Before(deadline); g = idleDeep.Load() {
+		time.Sleep(time.Millisecond)
+	}
+	if got := idleDeep.Load(); got > maxIdleDeep || got < 1 {
+		t.Fatalf("%d idle workers after a burst of %d, want 1..%d", got, n, maxIdleDeep)
+	}
+}

@@ -272,8 +272,9 @@ type stream struct {
 	max  int64 // rotation bound; 0: never rotated
 	log  *zap.Logger
 
-	f           *os.File // the open file; nil before a (re)open and after a failure
-	needNewline bool     // the file ends inside a line: start the next record on a fresh one
+	f           *os.File    // the open file; nil before a (re)open and after a failure
+	id          os.FileInfo // f's fstat(2) when opened: its identity (os.SameFile)
+	needNewline bool        // the file ends inside a line: start the next record on a fresh one
 }
 
 func (s *stream) kind(base string) streamKind {
@@ -328,25 +329,21 @@ func (s *stream) close() error {
 
 // ensureOpen makes s.f the file now at s.path: after a failure, or when
 // the file was moved or removed behind the Log's back, it reopens. It
-// returns what fstat(2) says of the open file (its size decides rotation).
+// returns what stat(2) says of the file at s.path, the open one (its size
+// decides rotation): one system call per record, as the open file's
+// identity (s.id) does not change.
 func (s *stream) ensureOpen() (os.FileInfo, error) {
 	if s.f != nil {
-		onDisk, err1 := os.Stat(s.path)
-		open, err2 := s.f.Stat()
-		if err1 == nil && err2 == nil && os.SameFile(onDisk, open) {
-			return open, nil
+		onDisk, err := os.Stat(s.path)
+		if err == nil && os.SameFile(onDisk, s.id) {
+			return onDisk, nil
 		}
 		s.drop()
 	}
 	if err := s.open(); err != nil {
 		return nil, err
 	}
-	st, err := s.f.Stat()
-	if err != nil {
-		s.drop()
-		return nil, fmt.Errorf("audit: stat %s: %w", s.path, err)
-	}
-	return st, nil
+	return s.id, nil
 }
 
 // open opens s.path for appending: a new file, or an existing audit log
@@ -368,7 +365,7 @@ func (s *stream) open() error {
 			s.log.Warn("audit: cannot restrict log permissions", zap.Error(err))
 		}
 	}
-	s.f = f
+	s.f, s.id = f, st
 	s.needNewline = st.Size() > 0 && !endsWithNewline(s.path, st.Size())
 	return nil
 }

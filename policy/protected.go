@@ -267,7 +267,9 @@ func (e *envx) buildProbeList() []probe {
 		add(p)
 	}
 	for _, d := range systemStartup {
-		add(d)
+		if path.IsAbs(d) { // not C:\ProgramData\...: a relative name here, resolved against the cwd at every decision for nothing
+			add(d)
+		}
 	}
 	if out == nil {
 		out = []probe{}

@@ -48,14 +48,18 @@
 // Goroutines and what they touch: each entry point runs on the caller's
 // goroutine (the bridge runs every child request in a goroutine of its
 // own, and Unasked off the child's read loop) and blocks, when it asks, on
-// its Approval until exactly one resolution arrives; the editor's answer is
-// read on that same goroutine (no second goroutine per approval).
-// RequestPermission reads, decides and shows the card on a short-lived
-// goroutine it waits for (shallow), so that the goroutine left waiting for
-// the person keeps a small stack (thousands of cards may be open). The
+// its Approval until exactly one resolution arrives. RequestPermission
+// reads, decides and shows the card, then decodes the editor's answer, then
+// applies and records it, each on a deep worker it waits for (shallow,
+// deep.go): a pool of goroutines that keep their grown stacks between
+// requests (at most 8 wait when idle; a busy pool starts another, so no
+// deep part ever queues behind another), so that the goroutine left
+// waiting for the person keeps a small stack (thousands of cards may be
+// open) and no deep part grows a stack from the smallest size. The
 // Broker's mutex guards the pending map; each Approval's done channel is
 // closed once, under it; a timeout fires on the runtime's timer goroutine
 // and resolves through the same path. Stages run on the request's
-// goroutine (or the short-lived one above) and must not block on a person. A Flow's fields are set before
+// goroutine (or a deep worker) and must not block on a person. A Flow's
+// fields are set before
 // the first request and only read afterwards.
 package permission

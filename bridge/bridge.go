@@ -60,6 +60,11 @@ type Options struct {
 	// before a write to one, and every sandbox keeps them read-only, or
 	// blocked where missing, so that no agent plants one.
 	Programs []string
+	// TelemetryDown, when set, says why the exporter of decision events is
+	// not running now ("" while it runs): while the managed tier requires
+	// the events, no agent starts meanwhile, as at start-up (red team 11:
+	// the companion could die and agents kept starting).
+	TelemetryDown func() string
 	// Stages are more stages of deciding, after the policy and the hooks
 	// (the organisation's OPA, which cmd starts: package orgpolicy).
 	Stages []permission.Stage

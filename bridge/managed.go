@@ -30,6 +30,12 @@ func (b *Bridge) requiredTelemetryDown(snap *settings.Snapshot) error {
 	}
 	st := b.opts.Telemetry
 	switch {
+	case st != nil && st.Enabled && b.opts.TelemetryDown != nil:
+		if why := b.opts.TelemetryDown(); why != "" {
+			return fmt.Errorf("no agent starts: the managed settings (%s) require decision events (telemetry) and their exporter is not running now: %s",
+				strings.Join(snap.Managed.Files, ", "), why)
+		}
+		return nil
 	case st != nil && st.Enabled:
 		return nil
 	case st != nil && st.Error != "":

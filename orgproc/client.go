@@ -385,6 +385,21 @@ func (c *Client) supervise() {
 	}
 }
 
+// Down is why no companion runs now, "" while one does: a bridge whose
+// managed tier requires decision events starts no agent meanwhile
+// (bridge.Options.TelemetryDown).
+func (c *Client) Down() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.cur != nil:
+		return ""
+	case c.why != "":
+		return c.why
+	}
+	return Name + " has not started"
+}
+
 func (c *Client) setDown(why string) {
 	c.mu.Lock()
 	c.cur, c.why = nil, why

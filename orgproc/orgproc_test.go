@@ -259,6 +259,9 @@ func TestKilledCompanionAsksAndRestarts(t *testing.T) {
 	if r := c.Decide(t.Context(), lsCall); r.Decision != policy.Deny {
 		t.Fatalf("before the kill: %+v", r)
 	}
+	if d := c.Down(); d != "" {
+		t.Errorf("Down says %q while the companion runs", d)
+	}
 	cn := current(c)
 	_, next := c.Status()
 	if err := cn.cmd.Process.Kill(); err != nil {
@@ -517,4 +520,24 @@ func BenchmarkDecide(b *testing.B) {
 			}
 		}
 	})
+}
+
+// Down says why no companion runs: before any start, and after Close.
+func TestDownBeforeStartAndAfterClose(t *testing.T) {
+	c := New(Options{Path: companionBin, Version: testVersion})
+	if d := c.Down(); !strings.Contains(d, "not started") {
+		t.Errorf("before any start: Down %q", d)
+	}
+	if err := c.StartOPA(t.Context(), opaConfig(t, 10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if d := c.Down(); d != "" {
+		t.Errorf("running: Down %q", d)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	c.Close(ctx)
+	if d := c.Down(); d == "" {
+		t.Errorf("after Close: Down says it runs")
+	}
 }

@@ -294,7 +294,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer al.Close()
 		auditor = al
 	}
-	auditor, telemetryStatus, stopTelemetry := withTelemetry(snap.Config.Telemetry, auditor, version, log)
+	auditor, telemetryStatus, stopTelemetry, telemetryDown := withTelemetry(snap.Config.Telemetry, auditor, version, log)
 	defer stopTelemetry()
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -312,7 +312,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	b := bridge.New(bridge.Options{
 		Settings: store, Logger: log, Version: version, WorkspaceDir: ws, Audit: auditor, TraceWire: c.trace,
 		AuditPath: snap.Config.Audit.Path, AuditError: auditErr, HiddenDirs: hidden, Stages: stages, Telemetry: telemetryStatus,
-		Programs: ownPrograms(),
+		Programs: ownPrograms(), TelemetryDown: telemetryDown,
 	})
 	if attachDir != "" {
 		return serveAttachable(ctx, b, log, attach.Options{Dir: filepath.Clean(attachDir), Grace: attachGrace, BufferBytes: attachBuffer, MaxLineBytes: snap.Config.MaxLineBytes, Logger: log}, stdin, stdout, stderr)

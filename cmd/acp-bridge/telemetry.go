@@ -21,9 +21,12 @@ import (
 // then says so and the bridge starts no agent (bridge.requiredTelemetryDown).
 // A companion that is not running is a sink that cannot start; records
 // are still handed to it, counted as lost until it runs again.
-func withTelemetry(cfg settings.Telemetry, auditor bridge.Auditor, version string, log *zap.Logger) (bridge.Auditor, *wire.TelemetryStatus, func()) {
+//
+// down says why the companion is not running now ("" while it runs; nil
+// with telemetry off): bridge.Options.TelemetryDown.
+func withTelemetry(cfg settings.Telemetry, auditor bridge.Auditor, version string, log *zap.Logger) (_ bridge.Auditor, _ *wire.TelemetryStatus, stop func(), down func() string) {
 	if !cfg.Enabled {
-		return auditor, nil, func() {}
+		return auditor, nil, func() {}, nil
 	}
 	cl := companion(log)
 	started, err := cl.StartTelemetry(context.Background(), orgproc.TelemetryStart{Telemetry: cfg, Version: version})
@@ -36,11 +39,11 @@ func withTelemetry(cfg settings.Telemetry, auditor bridge.Auditor, version strin
 		}
 		st := &wire.TelemetryStatus{Managed: cfg.Managed, Error: err.Error()}
 		if errors.As(err, &refused) {
-			return auditor, st, closeCompanion(cl)
+			return auditor, st, closeCompanion(cl), cl.Down
 		}
-		return orgproc.Tee(auditor, cl), st, closeCompanion(cl)
+		return orgproc.Tee(auditor, cl), st, closeCompanion(cl), cl.Down
 	}
 	status := &wire.TelemetryStatus{Enabled: true, Endpoint: started.Endpoint, Protocol: started.Protocol, Managed: cfg.Managed, LogInput: cfg.LogInput}
 	log.Info("telemetry: decision events on", zap.String("endpoint", started.Endpoint), zap.String("protocol", started.Protocol), zap.Bool("managed", cfg.Managed))
-	return orgproc.Tee(auditor, cl), status, closeCompanion(cl)
+	return orgproc.Tee(auditor, cl), status, closeCompanion(cl), cl.Down
 }

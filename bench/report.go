@@ -610,7 +610,6 @@ shared and noisy: nothing here is asserted by a test, the aims below are read, n
 	return b.String()
 }
 
-
 // scale multiplies every figure of a spread (ns to ms and the like).
 func scale(s Spread, f float64) Spread {
 	return Spread{Median: s.Median * f, Min: s.Min * f, Max: s.Max * f, N: s.N}

@@ -36,9 +36,16 @@ func TestHiddenAttachDirUnreachable(t *testing.T) {
 			if inside && (err != nil || !strings.Contains(plain, "VISIBLE")) {
 				t.Fatalf("without Hidden the socket should be visible (the test's premise): %q %v", plain, err)
 			}
-			if !inside && strings.Contains(plain, "VISIBLE") {
+			truncated := false
+			for _, n := range s.Notes {
+				truncated = truncated || strings.Contains(n, "stopped looking for host sockets")
+			}
+			if !inside && strings.Contains(plain, "VISIBLE") && !truncated {
 				// outside the writable trees the host IPC scan masks it
-				// even without Hidden (docs/sandbox.md "Host IPC").
+				// even without Hidden (docs/sandbox.md "Host IPC"), unless
+				// the scan's bound was reached first (a /tmp crowded by
+				// other work: the documented limit, named in the notes;
+				// Hidden below does not depend on the scan).
 				t.Fatalf("a socket outside the writable trees is reachable without Hidden: %q", plain)
 			}
 			s.Masked = nil

@@ -6,23 +6,29 @@ import (
 	"time"
 )
 
+// burst runs n deep parts at once, each blocked until all n have started
+// (a pool that queued them would hang), and returns when all are done.
+func burst(n int) {
+	var started sync.WaitGroup
+	started.Add(n)
+	all := make(chan struct{})
+	go func() { started.Wait(); close(all) }()
+	var done sync.WaitGroup
+	for i := 0; i < n; i++ {
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			shallow(func() { started.Done(); <-all })
+		}()
+	}
+	done.Wait()
+}
+
 // Deep parts never wait for each other: n of them that each block until
 // all n have started all finish (a pool that queued them would hang).
 func TestShallowNeverQueues(t *testing.T) {
 	for _, n := range []int{1, 2, 64} {
-		var started sync.WaitGroup
-		started.Add(n)
-		all := make(chan struct{})
-		go func() { started.Wait(); close(all) }()
-		var done sync.WaitGroup
-		for i := 0; i < n; i++ {
-			done.Add(1)
-			go func() {
-				defer done.Done()
-				shallow(func() { started.Done(); <-all })
-			}()
-		}
-		done.Wait()
+		burst(n)
 	}
 }
 
@@ -65,19 +71,7 @@ func (errTest) Error() string { return "test" }
 // deep part; the others end (their stacks are not kept).
 func TestShallowKeepsFewIdleWorkers(t *testing.T) {
 	const n = 64
-	var started sync.WaitGroup
-	started.Add(n)
-	all := make(chan struct{})
-	go func() { started.Wait(); close(all) }()
-	var done sync.WaitGroup
-	for i := 0; i < n; i++ {
-		done.Add(1)
-		go func() {
-			defer done.Done()
-			shallow(func() { started.Done(); <-all })
-		}()
-	}
-	done.Wait()
+	burst(n)
 	// every worker has answered; each then either waits or ends
 	deadline := time.Now().Add(10 * time.Second)
 	for g := idleDeep.Load(); (g > maxIdleDeep || g < 1) && time.Now().Before(deadline); g = idleDeep.Load() {

@@ -65,6 +65,7 @@ type update struct {
 	body    json.RawMessage   // params.update; nil if absent
 	scan    acp.SessionUpdate // when scanned is set: where sessionId sits, to splice in the bridge's id
 	scanned bool
+	learned bool // learn has run: foreign _meta stripped, the tool-call cache told
 }
 
 func parseUpdate(params json.RawMessage) (update, error) {
@@ -102,6 +103,15 @@ func (a *agentRT) forward(ctx context.Context, o update) {
 	childID := o.childID
 	s, known := a.sessionFor(childID)
 	if known && s.holding {
+		// What the update says of a tool call is learned now, in the
+		// order the agent sent it: a permission request for the call may
+		// come before the session stops holding, and is judged on what
+		// the cache knows (a held tool_call was once judged as a call of
+		// no known tool).
+		var ok bool
+		if o, ok = a.learn(s, o); !ok {
+			return
+		}
 		if a.heldAll.room(o) {
 			a.heldAll.add(o)
 			s.held = append(s.held, o)
@@ -140,41 +150,17 @@ func (a *agentRT) sendUpdate(ctx context.Context, s *session, known bool, o upda
 		a.log.Debug("session/update for an unknown child session shown on the agent's active session",
 			zap.String("childSession", childID), zap.String("session", s.id))
 	}
-	// A child's _meta["acp-bridge"] (anywhere in the update) never reaches
-	// the editor. The pass that read the line already knows whether any
-	// member in it is named _meta in any spelling (acp.SessionUpdate.NoMeta):
-	// when none is, there is nothing to strip and the params are not read
-	// again (two more passes over a 64 KiB diff cost more than the scan
-	// itself). Otherwise StripMetaKey reads them; one it changed is read
-	// again from its stripped bytes.
-	if o.scanned && o.scan.NoMeta {
-		// nothing named _meta: nothing to strip
-	} else if stripped, ok := a.stripForeign(o.params, "session/update "+o.kind); !ok {
-		return
-	} else if len(stripped) != len(o.params) {
-		so, err := parseUpdate(stripped)
-		if err != nil {
-			a.log.Warn("session/update params are not an object; dropped", zap.Error(err))
+	if !o.learned {
+		var ok bool
+		if o, ok = a.learn(s, o); !ok {
 			return
 		}
-		o = so
 	}
 	if o.kind == "current_mode_update" || o.kind == "config_option_update" {
 		var fwd bool
 		if o, fwd = a.modeUpdate(s, known, o); !fwd { // modes.go: the editor sees the bridge's mode
 			return
 		}
-	}
-	if o.kind == "tool_call" || o.kind == "tool_call_update" {
-		// unasked.go: a call that finished without being asked about is
-		// judged on what the cache knows of it, before the cache forgets it.
-		a.noteUpdate(s, o)
-	}
-	switch {
-	case o.scan.Members != nil:
-		s.cache.UpsertMembers(o.scan.Members) // read in the line's one pass
-	case (o.kind == "tool_call" || o.kind == "tool_call_update") && o.body != nil:
-		s.cache.Upsert(o.body)
 	}
 	id := s.idQuote
 	var out acp.ValidParts
@@ -199,6 +185,46 @@ func (a *agentRT) sendUpdate(ctx context.Context, s *session, known bool, o upda
 	}
 }
 
+// learn strips a child's foreign _meta from o and tells s's tool-call
+// cache what o says of a call, once per update, in the order the agent
+// sent them (on the read loop, whether o goes out now or is held). It
+// reports false when o is to be dropped. Called with fwdMu held.
+func (a *agentRT) learn(s *session, o update) (update, bool) {
+	// A child's _meta["acp-bridge"] (anywhere in the update) never reaches
+	// the editor. The pass that read the line already knows whether any
+	// member in it is named _meta in any spelling (acp.SessionUpdate.NoMeta):
+	// when none is, there is nothing to strip and the params are not read
+	// again (two more passes over a 64 KiB diff cost more than the scan
+	// itself). Otherwise StripMetaKey reads them; one it changed is read
+	// again from its stripped bytes.
+	if o.scanned && o.scan.NoMeta {
+		// nothing named _meta: nothing to strip
+	} else if stripped, ok := a.stripForeign(o.params, "session/update "+o.kind); !ok {
+		return o, false
+	} else if len(stripped) != len(o.params) {
+		so, err := parseUpdate(stripped)
+		if err != nil {
+			a.log.Warn("session/update params are not an object; dropped", zap.Error(err))
+			return o, false
+		}
+		o = so
+	}
+	o.learned = true
+	if o.kind != "tool_call" && o.kind != "tool_call_update" {
+		return o, true
+	}
+	// unasked.go: a call that finished without being asked about is
+	// judged on what the cache knows of it, before the cache forgets it.
+	a.noteUpdate(s, o)
+	switch {
+	case o.scan.Members != nil:
+		s.cache.UpsertMembers(o.scan.Members) // read in the line's one pass
+	case o.body != nil:
+		s.cache.Upsert(o.body)
+	}
+	return o, true
+}
+
 // beginOpening marks a session/new in flight.
 func (a *agentRT) beginOpening() {
 	a.fwdMu.Lock()
@@ -211,10 +237,19 @@ func (a *agentRT) beginOpening() {
 func (a *agentRT) registerOpened(s *session) {
 	a.fwdMu.Lock()
 	defer a.fwdMu.Unlock()
-	a.b.addSession(s)
-	s.holding = true
-	s.held = append(s.held, a.held[s.childID]...) // still counted in heldAll
+	// Held before the session was known: learned before the session can
+	// be found (addSession), so that no request on it is judged without
+	// them; a request does not take fwdMu (still counted in heldAll).
+	for _, o := range a.held[s.childID] {
+		a.heldAll.remove([]update{o})
+		if lo, ok := a.learn(s, o); ok {
+			a.heldAll.add(lo) // its params may be shorter, stripped
+			s.held = append(s.held, lo)
+		}
+	}
 	delete(a.held, s.childID)
+	s.holding = true
+	a.b.addSession(s)
 }
 
 // releaseHeld forwards what the session held, in order, and stops holding.

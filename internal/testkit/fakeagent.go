@@ -35,12 +35,17 @@ type FakeAgentOptions struct {
 	// a text "followup:<prompt>", then "" or "echo" ends the turn, "wait"
 	// waits for a cancel, "retry" runs `bash rm -rf build` again.
 	FollowUp string
+	// AskAtNew: right after each session/new answer (before the editor can
+	// have it), announce a tool_call for `bash AskAtNew` on the new session
+	// and ask about it; the answer is reported as a text "atnew=<answer>".
+	AskAtNew string
 }
 
 // ParseFakeAgentArgs reads the fake agent's flags: --hang-init, --exit-init,
 // --garbage, --long-line=N, --name=X, --report=FILE, --new-burst=N,
 // --modes=claude|codex|none, --stuck-modes, --report-launch, --no-list,
-// --no-session-ops, --audio, --followup=echo|wait|retry, --history=N.
+// --no-session-ops, --audio, --followup=echo|wait|retry, --history=N,
+// --ask-at-new=CMD.
 func ParseFakeAgentArgs(args []string) FakeAgentOptions {
 	var o FakeAgentOptions
 	for _, a := range args {
@@ -71,6 +76,8 @@ func ParseFakeAgentArgs(args []string) FakeAgentOptions {
 			o.NoSessionOps = true
 		case a == "--audio":
 			o.Audio = true
+		case strings.HasPrefix(a, "--ask-at-new="):
+			o.AskAtNew = strings.TrimPrefix(a, "--ask-at-new=")
 		case strings.HasPrefix(a, "--followup="):
 			o.FollowUp = strings.TrimPrefix(a, "--followup=")
 		case strings.HasPrefix(a, "--name="):
@@ -256,6 +263,14 @@ func (f *fakeAgent) HandleRequest(ctx context.Context, method string, params jso
 				"availableCommands": []map[string]any{{"name": "review", "description": "Review " + id}}})
 			for i := 1; i <= f.o.NewBurst; i++ { // each names its session and place, padded to 2 KiB
 				f.text(id, fmt.Sprintf("%s burst %d %s", id, i, strings.Repeat("x", 2<<10)))
+			}
+			if cmd := f.o.AskAtNew; cmd != "" {
+				tc := "atnew-" + id
+				f.update(id, map[string]any{"sessionUpdate": "tool_call", "toolCallId": tc, "title": "`" + cmd + "`",
+					"kind": "execute", "status": "pending", "rawInput": map[string]any{"command": cmd}})
+				go func() { // after the update, on the wire; the read loop goes on
+					f.text(id, "atnew="+f.ask(context.Background(), id, map[string]any{"toolCallId": tc, "title": "`" + cmd + "`", "rawInput": map[string]any{"command": cmd}}))
+				}()
 			}
 		}}, nil
 	case acp.MethodSessionSetMode:

@@ -1,10 +1,14 @@
 package agents
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -30,6 +34,10 @@ func TestReadLines(t *testing.T) {
 		{"ansi removed", "\x1b[1;31mred\x1b[0m \x1b(Bok\n", 32, []string{"red ok"}},
 		{"only escapes", "\x1b[2K\x1b[1G\n", 32, nil},
 		{"invalid utf8 kept", "a\xffb\n", 16, []string{"a\xffb"}},
+		// max past the 4 KiB read buffer: a long line is gathered, then cut at max
+		{"long line gathered", strings.Repeat("x", 10000) + "\nz\n", 6000, []string{strings.Repeat("x", 6000), strings.Repeat("x", 4000), "z"}},
+		{"exactly max past the buffer", strings.Repeat("y", 6000) + "\r\nz", 6000, []string{strings.Repeat("y", 6000), "z"}},
+		{"two pieces and a rest", strings.Repeat("q", 12001) + "\n", 6000, []string{strings.Repeat("q", 6000), strings.Repeat("q", 6000), "q"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -44,6 +52,51 @@ func TestReadLines(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// readLinesRef is readLines as it was, reading through a buffer of max
+// bytes: the reference the small-buffer reader must agree with.
+func readLinesRef(r io.Reader, max int, emit func(line []byte)) error {
+	br := bufio.NewReaderSize(r, max)
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(chunk) > 0 {
+			if line := stripANSI(nil, bytes.TrimRight(chunk, "\r\n")); len(bytes.TrimSpace(line)) > 0 {
+				emit(line)
+			}
+		}
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			return err
+		}
+	}
+}
+
+// Property: on random input (lines short and long, CR, blank lines,
+// escapes, no final newline) and random bounds on both sides of the read
+// buffer, readLines emits what the whole-buffer reader emits.
+func TestReadLinesAgreesWithWholeBuffer(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	pieces := []string{"a", "é", " ", "\r", "\n", "\n", "\x1b[31m", "\x1b]0;t\x07", "\t"}
+	for i := range 400 {
+		var in strings.Builder
+		for range rng.IntN(40) {
+			switch rng.IntN(5) {
+			case 0:
+				in.WriteString(strings.Repeat("x", rng.IntN(3*stderrReadBuf)))
+			default:
+				in.WriteString(pieces[rng.IntN(len(pieces))])
+			}
+		}
+		max := 16 + rng.IntN(2*stderrReadBuf)
+		var got, want []string
+		if err := readLines(strings.NewReader(in.String()), max, func(b []byte) { got = append(got, string(b)) }); err != io.EOF {
+			t.Fatalf("case %d: err %v", i, err)
+		}
+		_ = readLinesRef(strings.NewReader(in.String()), max, func(b []byte) { want = append(want, string(b)) })
+		if !slices.Equal(got, want) {
+			t.Fatalf("case %d (max %d, %d bytes): %d lines, the whole-buffer reader %d", i, max, in.Len(), len(got), len(want))
+		}
 	}
 }
 

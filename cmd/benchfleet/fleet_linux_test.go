@@ -8,7 +8,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -28,6 +27,7 @@ import (
 	"github.com/acp-bridge/acp-bridge/orgpolicy"
 	"github.com/acp-bridge/acp-bridge/orgpolicy/opatest"
 	"github.com/acp-bridge/acp-bridge/policy"
+	"github.com/acp-bridge/acp-bridge/telemetry/otelcoltest"
 )
 
 var (
@@ -119,33 +119,9 @@ func need(b *testing.B) {
 			b.Skipf("%s not found", p)
 		}
 	}
-	if _, err := otelcolBinary(); err != nil {
+	if _, err := otelcoltest.Ready(); err != nil {
 		b.Skip(err.Error())
 	}
-}
-
-// otelcolBinary is the Collector scripts/build-otelcol.sh builds:
-// $ACP_BRIDGE_OTELCOL, else its cache directory.
-func otelcolBinary() (string, error) {
-	if p := os.Getenv("ACP_BRIDGE_OTELCOL"); p != "" {
-		return p, nil
-	}
-	cache := os.Getenv("ACP_BRIDGE_OTELCOL_CACHE")
-	if cache == "" {
-		dir, err := os.UserCacheDir()
-		if err != nil {
-			return "", err
-		}
-		cache = filepath.Join(dir, "acp-bridge", "otelcol")
-	}
-	bin := filepath.Join(cache, "otelcol")
-	if _, err := os.Stat(filepath.Join(cache, "otelcol.building")); err == nil {
-		return "", fmt.Errorf("scripts/build-otelcol.sh is still building %s", bin)
-	}
-	if _, err := os.Stat(bin); err != nil {
-		return "", fmt.Errorf("no OpenTelemetry Collector at %s: run scripts/build-otelcol.sh", bin)
-	}
-	return bin, nil
 }
 
 type dist struct{ n, p50, p99, max time.Duration }
@@ -269,15 +245,6 @@ func writeSection(path, md string) error {
 	return os.WriteFile(path, []byte(s), 0o644)
 }
 
-func freePort(tb testing.TB) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 func runFleet(b *testing.B, n int) fleetResult {
 	res := fleetResult{n: n, poll: "1 s", loadStart: loadAverage()}
 	last := time.Now()
@@ -298,11 +265,11 @@ func runFleet(b *testing.B, n int) fleetResult {
 	srv.set(opatest.Build(b, regoRev("rev-1 says no"), "rev-1", priv))
 
 	step("bundle")
-	col := newCollector(b)
+	col := otelcoltest.New(b)
 	step("collector")
 	indent := "      " + strings.ReplaceAll(strings.TrimSpace(pub), "\n", "\n      ")
 	managed := fmt.Sprintf("opa:\n  bundleUrl: %s/b/acp.tar.gz\n  pollMinSeconds: 1\n  pollMaxSeconds: 1\n  signingKeyId: org\n  signingKey: |\n%s\n  query: data.acp.decision\n"+
-		"telemetry:\n  enabled: true\n  protocol: http/protobuf\n  endpoint: http://%s\n", hs.URL, indent, col.http)
+		"telemetry:\n  enabled: true\n  protocol: http/protobuf\n  endpoint: http://%s\n", hs.URL, indent, col.HTTP)
 	ns := managedNamespace(b, managed)
 
 	began := time.Now()
@@ -378,12 +345,12 @@ func runFleet(b *testing.B, n int) fleetResult {
 
 	// The collector goes down; decisions go on; it comes back.
 	auditBefore := auditLines(b, members)
-	pre := col.awaitCount(auditBefore, 2*time.Minute)
+	pre := col.AwaitCount(auditBefore, 2*time.Minute)
 	if pre != auditBefore {
 		b.Fatalf("before the outage the collector has %d events, the audit logs %d", pre, auditBefore)
 	}
 	step("pre-outage flush")
-	col.stop()
+	col.Stop()
 	step("collector stop")
 	var wg sync.WaitGroup
 	prompt := strings.Repeat("bash ls -la\n", *fleetDown)
@@ -400,10 +367,10 @@ func runFleet(b *testing.B, n int) fleetResult {
 	res.outage = n * *fleetDown
 	res.auditKept = auditLines(b, members) == auditBefore+res.outage
 	step("outage decisions")
-	col.start()
+	col.Start()
 	step("collector start")
 	restarted := time.Now()
-	got := col.awaitCount(auditBefore+res.outage, 3*time.Minute)
+	got := col.AwaitCount(auditBefore+res.outage, 3*time.Minute)
 	res.redelivery = time.Since(restarted)
 	res.delivered = got - pre
 	step("redelivery")

@@ -30,22 +30,16 @@ import (
 // also while a build is still running: scripts/test.sh's main go test run
 // must not wait for the build; its collector stage, after it, requires the
 // collector.
-func Binary(t *testing.T) string {
+func Binary(t testing.TB) string {
 	t.Helper()
 	optional := os.Getenv("ACP_BRIDGE_OTELCOL_OPTIONAL") == "1" && os.Getenv("ACP_BRIDGE_REQUIRE_OTELCOL") != "1"
 	if p := os.Getenv("ACP_BRIDGE_OTELCOL"); p != "" {
 		return p
 	}
-	cache := os.Getenv("ACP_BRIDGE_OTELCOL_CACHE")
-	if cache == "" {
-		dir, err := os.UserCacheDir()
-		if err != nil {
-			t.Fatalf("no cache directory: %v", err)
-		}
-		cache = filepath.Join(dir, "acp-bridge", "otelcol")
+	bin, lock, err := location()
+	if err != nil {
+		t.Fatal(err)
 	}
-	bin := filepath.Join(cache, "otelcol")
-	lock := filepath.Join(cache, "otelcol.building")
 	if optional {
 		if pid := building(lock); pid != 0 {
 			t.Skipf("scripts/build-otelcol.sh (pid %d) is still building %s; skipped because ACP_BRIDGE_OTELCOL_OPTIONAL=1", pid, bin)
@@ -62,6 +56,41 @@ func Binary(t *testing.T) string {
 	}
 	t.Fatal(msg + " (set ACP_BRIDGE_OTELCOL_OPTIONAL=1 to skip these tests)")
 	return ""
+}
+
+// location is where scripts/build-otelcol.sh builds the Collector
+// ($ACP_BRIDGE_OTELCOL_CACHE, else the user's cache directory), and the
+// lock file it holds while building.
+func location() (bin, lock string, err error) {
+	cache := os.Getenv("ACP_BRIDGE_OTELCOL_CACHE")
+	if cache == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return "", "", fmt.Errorf("no cache directory: %w", err)
+		}
+		cache = filepath.Join(dir, "acp-bridge", "otelcol")
+	}
+	return filepath.Join(cache, "otelcol"), filepath.Join(cache, "otelcol.building"), nil
+}
+
+// Ready is the Collector when it can run now ($ACP_BRIDGE_OTELCOL, else
+// the built one), without waiting: an error says why not (missing, or a
+// build still running). For a benchmark that skips rather than waits.
+func Ready() (string, error) {
+	if p := os.Getenv("ACP_BRIDGE_OTELCOL"); p != "" {
+		return p, nil
+	}
+	bin, lock, err := location()
+	if err != nil {
+		return "", err
+	}
+	if pid := building(lock); pid != 0 {
+		return "", fmt.Errorf("scripts/build-otelcol.sh (pid %d) is still building %s", pid, bin)
+	}
+	if _, err := os.Stat(bin); err != nil {
+		return "", fmt.Errorf("no OpenTelemetry Collector at %s: run scripts/build-otelcol.sh", bin)
+	}
+	return bin, nil
 }
 
 // building is the pid of the scripts/build-otelcol.sh whose pid is in
@@ -81,7 +110,7 @@ func building(lock string) int {
 // waitForBuild waits while scripts/build-otelcol.sh, whose pid is in
 // lock, is still building. The build is another process: there is no
 // channel to wait on, so the lock file is polled.
-func waitForBuild(t *testing.T, lock string, limit time.Duration) {
+func waitForBuild(t testing.TB, lock string, limit time.Duration) {
 	deadline := time.Now().Add(limit)
 	tick := time.NewTicker(2 * time.Second)
 	defer tick.Stop()
@@ -100,7 +129,7 @@ func waitForBuild(t *testing.T, lock string, limit time.Duration) {
 
 // Collector is one running Collector.
 type Collector struct {
-	t          *testing.T
+	t          testing.TB
 	bin, dir   string
 	GRPC, HTTP string // host:port of the OTLP receiver's two protocols
 	n          int    // how many times it was started: each run exports to out-<n>.json
@@ -109,7 +138,7 @@ type Collector struct {
 }
 
 // FreePort is a loopback host:port nobody listens on right now.
-func FreePort(t *testing.T) string {
+func FreePort(t testing.TB) string {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +147,8 @@ func FreePort(t *testing.T) string {
 	return l.Addr().String()
 }
 
-func New(t *testing.T) *Collector {
+// New starts a Collector for t (stopped at t's end).
+func New(t testing.TB) *Collector {
 	c := &Collector{t: t, bin: Binary(t), dir: t.TempDir(), GRPC: FreePort(t), HTTP: FreePort(t)}
 	c.Start()
 	t.Cleanup(c.Stop)
@@ -260,6 +290,61 @@ func (c *Collector) AwaitRecords(within time.Duration, pred func([]Exported) boo
 		}
 		if time.Now().After(deadline) {
 			return got
+		}
+		<-tick.C
+	}
+}
+
+// Count is how many log records the Collector exported so far, over all
+// its runs (complete lines only), read without decoding their fields: for
+// a benchmark that awaits thousands.
+func (c *Collector) Count() int {
+	c.t.Helper()
+	n := 0
+	for i := 1; i <= c.n; i++ {
+		data, err := os.ReadFile(filepath.Join(c.dir, fmt.Sprintf("out-%d.json", i)))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		data = data[:bytes.LastIndexByte(data, '\n')+1]
+		for line := range bytes.SplitSeq(data, []byte("\n")) {
+			if len(line) == 0 {
+				continue
+			}
+			var doc struct {
+				ResourceLogs []struct {
+					ScopeLogs []struct {
+						LogRecords []json.RawMessage `json:"logRecords"`
+					} `json:"scopeLogs"`
+				} `json:"resourceLogs"`
+			}
+			if err := json.Unmarshal(line, &doc); err != nil {
+				c.t.Fatalf("exported line %q: %v", line, err)
+			}
+			for _, rl := range doc.ResourceLogs {
+				for _, sl := range rl.ScopeLogs {
+					n += len(sl.LogRecords)
+				}
+			}
+		}
+	}
+	return n
+}
+
+// AwaitCount reads the export every 100 ms until it holds want records or
+// within has passed, and returns the count.
+func (c *Collector) AwaitCount(want int, within time.Duration) int {
+	c.t.Helper()
+	deadline := time.Now().Add(within)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		n := c.Count()
+		if n >= want || time.Now().After(deadline) {
+			return n
 		}
 		<-tick.C
 	}

@@ -142,6 +142,31 @@ func TestNotificationsPassThroughExactly(t *testing.T) {
 	if l := <-lines; l != `{"jsonrpc":"2.0","method":"out2","params":{"k":[1,2]}}` {
 		t.Fatalf("out2 line: %s", l)
 	}
+	// Go values are encoded once, by json.Marshal, and go out on one line:
+	// a line break in a string, HTML characters, an embedded raw value that
+	// spans lines, nil.
+	type payload struct {
+		Text string          `json:"text"`
+		Raw  json.RawMessage `json:"raw"`
+	}
+	for _, v := range []struct {
+		params any
+		want   string
+	}{
+		{payload{Text: "a\nb<c>&", Raw: json.RawMessage("{\n \"x\": 1\n}")}, `{"jsonrpc":"2.0","method":"go","params":{"text":"a\nb\u003cc\u003e\u0026","raw":{"x":1}}}`},
+		{map[string]int{"b": 2, "a": 1}, `{"jsonrpc":"2.0","method":"go","params":{"a":1,"b":2}}`},
+		{nil, `{"jsonrpc":"2.0","method":"go","params":null}`},
+	} {
+		if err := c.Notify(tctx(t), "go", v.params); err != nil {
+			t.Fatal(err)
+		}
+		if l := <-lines; l != v.want {
+			t.Fatalf("notification of %#v: %s, want %s", v.params, l, v.want)
+		}
+	}
+	if err := c.Notify(tctx(t), "bad", map[string]any{"f": func() {}}); err == nil || !strings.Contains(err.Error(), "bad: encode params") {
+		t.Fatalf("params that cannot be encoded: %v", err)
+	}
 	_ = inW.Close()
 	<-c.Done()
 	mu.Lock()

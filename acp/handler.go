@@ -464,6 +464,17 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	case json.RawMessage:
 		return c.notify(ctx, method, [][]byte{v}, false, false)
 	}
+	if c.fast != nil {
+		// Encoded once, here, and written as it is: json.Marshal's output
+		// is one line of valid JSON (it compacts what Marshalers and
+		// RawMessages give it). jsonrpc2's Notify would encode the params,
+		// then the whole message again around them.
+		b, err := json.Marshal(params)
+		if err != nil {
+			return fmt.Errorf("%s: encode params: %w", method, err)
+		}
+		return c.notify(ctx, method, [][]byte{b}, true, false)
+	}
 	if err := c.rpc.Notify(ctx, method, params); err != nil {
 		return fmt.Errorf("%s: %w", method, err)
 	}

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/acp-bridge/acp-bridge/policy"
 )
@@ -416,11 +417,35 @@ func jsonString(raw json.RawMessage) (string, bool) {
 	if len(raw) == 0 || raw[0] != '"' {
 		return "", false
 	}
+	if s, ok := plainJSONString(raw); ok {
+		return s, true
+	}
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
 		return "", false
 	}
 	return s, true
+}
+
+// plainJSONString is the string raw encodes when it needs no decoding: one
+// quoted run of valid UTF-8 without escapes, quotes or control bytes
+// (what encoding/json would decode to the same bytes). Anything else is
+// left to encoding/json (ok false).
+func plainJSONString(raw []byte) (string, bool) {
+	n := len(raw)
+	if n < 2 || raw[0] != '"' || raw[n-1] != '"' {
+		return "", false
+	}
+	body := raw[1 : n-1]
+	for _, b := range body {
+		if b < 0x20 || b == '"' || b == '\\' {
+			return "", false
+		}
+	}
+	if !utf8.Valid(body) {
+		return "", false
+	}
+	return string(body), true
 }
 
 func jsonObject(raw json.RawMessage) map[string]json.RawMessage {

@@ -522,3 +522,31 @@ func dupNames(in string) bool {
 	}
 	return false
 }
+
+// Property: jsonString's plain path reads every string exactly as
+// encoding/json does (escapes, quotes, control bytes, invalid UTF-8 and
+// broken quoting go the slow way or are refused alike).
+func TestJSONStringAgreesWithEncodingJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	alphabet := []string{"a", "é", "\"", "\\", "\\n", "\\u0041", "\x01", "\xff", "\xe2\x80", " ", "/", "\t", "中"}
+	for i := range 20000 {
+		var b strings.Builder
+		if rng.IntN(10) > 0 {
+			b.WriteByte('"')
+		}
+		for range rng.IntN(12) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		if rng.IntN(10) > 0 {
+			b.WriteByte('"')
+		}
+		raw := json.RawMessage(b.String())
+		got, ok := jsonString(raw)
+		var want string
+		err := json.Unmarshal(raw, &want)
+		wantOK := len(raw) > 0 && raw[0] == '"' && err == nil
+		if ok != wantOK || got != want && ok {
+			t.Fatalf("case %d %q: jsonString = %q, %v; encoding/json %q, %v", i, raw, got, ok, want, err)
+		}
+	}
+}

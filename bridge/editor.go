@@ -334,6 +334,9 @@ func (b *Bridge) newSession(ctx context.Context, params json.RawMessage) (any, e
 			return nil, acp.InvalidParams(acp.MethodSessionNew, err)
 		}
 	}
+	if err := b.sessionsBlocked(acp.MethodSessionNew); err != nil {
+		return nil, err
+	}
 	conn, gen, err := a.ensure(ctx)
 	if err != nil {
 		return nil, err
@@ -407,6 +410,9 @@ func (b *Bridge) reopenSession(ctx context.Context, method string, params json.R
 		if a, _, err = b.pickAgent(o); err != nil {
 			return nil, err
 		}
+	}
+	if err := b.sessionsBlocked(method); err != nil {
+		return nil, err
 	}
 	conn, gen, err := a.ensure(ctx)
 	if err != nil {

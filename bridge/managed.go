@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/policy"
 	"github.com/acp-bridge/acp-bridge/settings"
 	"github.com/acp-bridge/acp-bridge/wire"
@@ -44,6 +45,17 @@ func (b *Bridge) requiredTelemetryDown(snap *settings.Snapshot) error {
 	}
 	return fmt.Errorf("no agent starts: the managed settings (%s) require decision events (telemetry), which this bridge did not start with; restart it",
 		strings.Join(snap.Managed.Files, ", "))
+}
+
+// sessionsBlocked says why no session may open now (session/new, load,
+// resume, fork), on an agent that runs or not: the managed tier requires
+// decision events and their exporter is down (red team 14: the check at an
+// agent's start alone let a running agent open sessions while it was).
+func (b *Bridge) sessionsBlocked(method string) error {
+	if err := b.requiredTelemetryDown(b.snapshot()); err != nil {
+		return acp.Errorf(acp.CodeInternalError, "%s refused: %v", method, err)
+	}
+	return nil
 }
 
 // managedOf is initialize's _meta["acp-bridge"].managed: the

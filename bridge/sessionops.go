@@ -45,6 +45,9 @@ func (b *Bridge) forkSession(ctx context.Context, params json.RawMessage) (any, 
 		return nil, err
 	}
 	a := src.agent
+	if err := b.sessionsBlocked(method); err != nil {
+		return nil, err
+	}
 	conn, err := a.sessionConn(ctx, src)
 	if err != nil {
 		return nil, err

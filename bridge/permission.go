@@ -202,10 +202,15 @@ func (a *agentRT) SandboxPermits(write bool, path string) (bool, string) {
 // hooksInForce are the decision hooks of the settings of the moment
 // (docs/org.md, "Decision hooks").
 func (b *Bridge) hooksInForce() []hooks.Hook {
-	cfg := b.snapshot().Config.Hooks
+	snap := b.snapshot()
+	cfg := snap.Config.Hooks
 	out := make([]hooks.Hook, len(cfg))
+	env := snap.HookEnv
+	if env == nil {
+		env = []string{} // never the bridge's whole environment
+	}
 	for i, h := range cfg {
-		out[i] = hooks.Hook{Name: h.Name, Command: h.Command, URL: h.URL, Timeout: h.Timeout, Tier: h.Tier}
+		out[i] = hooks.Hook{Name: h.Name, Command: h.Command, URL: h.URL, Timeout: h.Timeout, Tier: h.Tier, Env: env}
 	}
 	return out
 }

@@ -33,6 +33,9 @@ type Hook struct {
 	URL string
 	// Timeout is the budget of one consultation; 0 = DefaultTimeout.
 	Timeout time.Duration
+	// Env is a command hook's environment (settings.Snapshot.HookEnv);
+	// nil inherits the bridge's.
+	Env []string
 	// Tier is the settings layer it came from (user, managed).
 	Tier string
 }
@@ -127,6 +130,9 @@ func consultCommand(ctx context.Context, h Hook, req Request) (Result, error) {
 	cmd := exec.CommandContext(ctx, h.Command[0], h.Command[1:]...)
 	cmd.Stdin = bytes.NewReader(in)
 	cmd.Dir = "/" // never the workspace: a relative argument names no file an agent wrote
+	if h.Env != nil {
+		cmd.Env = h.Env // the settings' HookEnv: nothing an agent's tree can steer
+	}
 	var out, errb limitedBuffer
 	out.max, errb.max = maxOutput, 4096
 	cmd.Stdout, cmd.Stderr = &out, &errb

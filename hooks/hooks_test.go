@@ -64,6 +64,26 @@ func TestCommandHook(t *testing.T) {
 	}
 }
 
+// A command hook runs with the environment it is given (the settings'
+// HookEnv: nothing an agent's tree can steer): a variable of the bridge's
+// that names code to load does not reach it. Control: without Env, it does.
+func TestCommandHookEnvironment(t *testing.T) {
+	t.Setenv("PYTHONPATH", "/ws/planted")
+	script := `cat >/dev/null; echo "{\"decision\":\"ask\",\"reason\":\"[$PYTHONPATH][$PATH]\"}"`
+	for _, c := range []struct {
+		env  []string
+		want string
+	}{
+		{[]string{"PATH=/usr/bin:/bin"}, "[][/usr/bin:/bin]"},
+		{nil, "[/ws/planted]"},
+	} {
+		r := Consult(context.Background(), Hook{Name: "h", Command: sh(script), Timeout: 20 * time.Second, Env: c.env}, req)
+		if r.Outcome != OutcomeVerdict || !strings.Contains(r.Reason, c.want) {
+			t.Errorf("env %q: got %+v, want a reason with %s", c.env, r, c.want)
+		}
+	}
+}
+
 func TestAuthZENHook(t *testing.T) {
 	for _, c := range []struct {
 		name     string

@@ -147,20 +147,28 @@ func resolveExisting(p string) string {
 	}
 }
 
-// recordPathProblems checks the audit log and log file of cfg.
+// recordPathProblems checks the audit log and log file of cfg, and the
+// places of its decision hooks (hookpaths.go).
 func (s *Store) recordPathProblems(cfg Config) []*FieldError {
-	home := environValue(s.opts.Environ, "HOME")
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
+	home := s.home()
 	trees := WritableTrees(cfg, s.opts.WorkspaceDir, home)
+	readOnly := []string{s.opts.UserConfigDir}
 	var out []*FieldError
 	for _, f := range []struct{ key, path string }{{"audit.path", cfg.Audit.Path}, {"log.file", cfg.Log.File}} {
-		if err := RecordPathProblem(f.path, trees, []string{s.opts.UserConfigDir}); err != nil {
+		if err := RecordPathProblem(f.path, trees, readOnly); err != nil {
 			out = append(out, &FieldError{Key: f.key, Msg: err.Error()})
 		}
 	}
-	return out
+	return append(out, hookPathProblems(cfg, trees, readOnly, home)...)
+}
+
+// home is the home directory the settings read "~" against.
+func (s *Store) home() string {
+	if home := environValue(s.opts.Environ, "HOME"); home != "" {
+		return home
+	}
+	home, _ := os.UserHomeDir()
+	return home
 }
 
 func environValue(environ []string, key string) string {

@@ -95,6 +95,9 @@ type Options struct {
 // modify it (nor its maps and slices): every reader shares it.
 type Snapshot struct {
 	Config Config
+	// HookEnv is the environment command hooks run with (hookpaths.go:
+	// nothing an agent's tree can steer); nil when no hook has a command.
+	HookEnv []string
 	// Rules are the global allow/ask/deny rules of every layer, in layer
 	// order (lightest first), each with its origin.
 	Rules []Rule

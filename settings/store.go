@@ -377,6 +377,12 @@ func (s *Store) build(user, ws, env *layer, editor editorSet, known []*FieldErro
 	}
 	snap := &Snapshot{Config: cfg, Rules: rules, WorkspaceTrust: WorkspaceTrust{Trusted: s.trusted, Ignored: ignored, Pending: pending}, EditorIgnored: edIgnored,
 		InForce: inForce(layers, rules, cfg), RuleWarnings: ruleWarnings(cfg, rules), Managed: &info}
+	for _, h := range cfg.Hooks {
+		if len(h.Command) > 0 { // hookpaths.go
+			snap.HookEnv = hookEnviron(s.opts.Environ, WritableTrees(cfg, s.opts.WorkspaceDir, s.home()), []string{s.opts.UserConfigDir})
+			break
+		}
+	}
 	for _, l := range []*layer{user, ws} {
 		if l != nil {
 			snap.Sources = append(snap.Sources, l.file)

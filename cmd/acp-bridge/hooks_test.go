@@ -80,18 +80,38 @@ func TestDecisionHooksThroughBinary(t *testing.T) {
 	}
 }
 
-// Red team 4: a hook whose script lies in the workspace. The script is a
-// protected place (what a hook runs runs outside every sandbox): the agent's
-// write to it asks in every mode and, refused, leaves it unchanged on disk.
-// The control (no hook names it) writes it without a card.
+// Red team 4 and 14: what a hook runs runs outside every sandbox. A hook
+// whose script lies in the workspace is refused: the bridge does not start,
+// naming the hook and the tree (an agent could plant a module or library
+// beside the script; red team 14). The same script outside every writable
+// tree starts, and is a protected place: the agent's write to it asks in
+// every mode (a breaker) and, refused, leaves it unchanged on disk. The
+// control (no hook names it) writes it without a card.
 func TestHookScriptIsAProtectedPlace(t *testing.T) {
+	t.Run("in the workspace: refused", func(t *testing.T) {
+		home, ws := t.TempDir(), t.TempDir()
+		script := filepath.Join(ws, "tools", "acp-hook.sh")
+		if err := os.MkdirAll(filepath.Dir(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(script, []byte("cat >/dev/null; echo '{\"decision\":\"ask\"}'\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cfg := fmt.Sprintf("defaultAgent: f\nagents:\n%shooks:\n  - name: log\n    command: [/bin/sh, %q]\n", testkit.FakeAgentYAML("f"), script)
+		p := startBinIn(t, home, ws, cfg)
+		if _, err := p.editor.Initialize(ctx(t), false, false); err == nil {
+			t.Fatal("the bridge started with a hook whose script is in the workspace")
+		}
+		err := <-p.done
+		p.done <- err // for the harness's cleanup
+		if e := p.stderr.String(); !strings.Contains(e, "hooks[0].command") || !strings.Contains(e, "it is the workspace") {
+			t.Fatalf("the refusal does not name the hook and the tree:\n%s", e)
+		}
+	})
 	for _, withHook := range []bool{false, true} {
-		t.Run(fmt.Sprintf("hook=%v", withHook), func(t *testing.T) {
-			home, ws := t.TempDir(), t.TempDir()
-			script := filepath.Join(ws, "tools", "acp-hook.sh")
-			if err := os.MkdirAll(filepath.Dir(script), 0o755); err != nil {
-				t.Fatal(err)
-			}
+		t.Run(fmt.Sprintf("outside, hook=%v", withHook), func(t *testing.T) {
+			home, ws, tools := t.TempDir(), t.TempDir(), t.TempDir()
+			script := filepath.Join(tools, "acp-hook.sh")
 			orig := "cat >/dev/null; echo '{\"decision\":\"ask\"}'\n"
 			if err := os.WriteFile(script, []byte(orig), 0o755); err != nil {
 				t.Fatal(err)
@@ -109,15 +129,17 @@ func TestHookScriptIsAProtectedPlace(t *testing.T) {
 			}
 			res := make(chan error, 1)
 			go func() { _, err := p.editor.Prompt(c, sid, "write "+script+" touch-home"); res <- err }()
+			perm, err := p.editor.NextPermission(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if withHook && perm.Meta.Source != "breaker" {
+				t.Errorf("card source %q reason %q, want a breaker", perm.Meta.Source, perm.Meta.Reason)
+			}
 			if withHook {
-				perm, err := p.editor.NextPermission(c)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if perm.Meta.Source != "breaker" {
-					t.Errorf("card source %q reason %q, want a breaker", perm.Meta.Source, perm.Meta.Reason)
-				}
 				perm.Answer(acp.Selected("acp-bridge:reject_once"))
+			} else {
+				perm.Answer(acp.Selected("acp-bridge:allow_once")) // outside the workspace: asked, allowed
 			}
 			if err := <-res; err != nil {
 				t.Fatal(err)

@@ -376,24 +376,61 @@ var namedTools = map[string]bool{"Bash": true, "WebFetch": true, "WebSearch": tr
 // cwdKeys (normalised) name the directory a tool runs in.
 var cwdKeys = []string{"cwd", "workdir", "workingdirectory", "workingdir"}
 
-// callCwd is the directory rawInput says the tool runs in, "" if none (or
-// not one string).
-func callCwd(raw json.RawMessage) string {
+// callCwd is the directory rawInput says the tool runs in, "" if none.
+// doubt is set when the input names it in a way the policy cannot judge
+// (red team 14): under two of cwdKeys with different values (which one the
+// tool reads is the tool's; Go's map order chose one, so the same call was
+// denied on one run and allowed on the next), as something other than a
+// plain path (a file: URI, not a string), nested (options.cwd), or, for a
+// call that runs a command, under directory or dir (Gemini's shell tool
+// runs there; a reader that takes it for a touched path judges the
+// command's relative paths against the session's directory instead).
+func callCwd(raw json.RawMessage, runs bool) (cwd, doubt string) {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(raw, &obj) != nil {
-		return ""
+		return "", ""
 	}
-	for k, v := range obj {
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // the doubt names keys in one order
+	for _, k := range keys {
+		v := obj[k]
 		nk := keyNorm(k)
-		for _, ck := range cwdKeys {
-			if nk == ck {
-				if s, ok := jsonString(v); ok && strings.TrimSpace(s) != "" {
-					return s
+		switch {
+		case slices.Contains(cwdKeys, nk):
+			s, ok := jsonString(v)
+			if !ok {
+				if !isNull(v) {
+					return "", fmt.Sprintf("the directory under %q is not a string", k)
+				}
+				continue
+			}
+			s = strings.TrimSpace(s)
+			switch {
+			case s == "":
+			case strings.Contains(s, "://") || strings.HasPrefix(strings.ToLower(s), "file:"):
+				return "", fmt.Sprintf("the directory under %q is not a plain path (%q)", k, s)
+			case cwd != "" && s != cwd:
+				return "", fmt.Sprintf("the input names two directories to run in (%q and %q)", cwd, s)
+			default:
+				cwd = s
+			}
+		case runs && (nk == "directory" || nk == "dir"):
+			return "", fmt.Sprintf("the command's directory is under %q, which this reader does not take as the directory it runs in", k)
+		case nk == "options" || nk == "opts" || nk == "spawnoptions" || nk == "execoptions":
+			var inner map[string]json.RawMessage
+			if json.Unmarshal(v, &inner) == nil {
+				for ik := range inner {
+					if slices.Contains(cwdKeys, keyNorm(ik)) {
+						return "", fmt.Sprintf("the directory is nested under %q.%q", k, ik)
+					}
 				}
 			}
 		}
 	}
-	return ""
+	return cwd, ""
 }
 
 // withTouches adds what the call's rawInput touches to c.
@@ -402,7 +439,17 @@ func withTouches(c policy.Call, raw json.RawMessage) policy.Call {
 		return c
 	}
 	// a command (or a relative path) is read where the tool runs it.
-	c.Cwd = callCwd(raw)
+	cwd, doubt := callCwd(raw, c.Command != "" || execLikeKind(c.Kind))
+	c.Cwd = cwd
+	c = touchesOf(c, raw)
+	if doubt != "" {
+		c.Unread = joinUnread(c.Unread, doubt)
+	}
+	return c
+}
+
+// touchesOf is withTouches past the call's directory.
+func touchesOf(c policy.Call, raw json.RawMessage) policy.Call {
 	if namedTools[c.Tool] {
 		return c
 	}
@@ -443,6 +490,14 @@ func withTouches(c policy.Call, raw json.RawMessage) policy.Call {
 	}
 	c.Unread = t.unread
 	return c
+}
+
+// joinUnread adds what could not be read to what already was.
+func joinUnread(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
 
 // execLikeKind: a tool of this ACP kind may run a command (execute), or

@@ -163,5 +163,20 @@ message in process:
   its deep parts run on workers that keep their grown stacks (` + "`" + `permission/deep.go` + "`" + `; copying a stack grown from the
   smallest size was a tenth of an approval's CPU in process); the protected-place check of a write is folded and
   indexed once (` + "`" + `policy/protmatch.go` + "`" + `: ` + "`" + `writeBreaker` + "`" + ` 11.5% → 3.6% of the bridge's samples).
+- **2026-11-27 (session 14), memory per agent and the approval's allocations** (in-process heap profiles with every
+  allocation sampled, ` + "`" + `strace -c -f` + "`" + ` of the real binary through 1,000 approvals beside 756c8e8's). **Per agent:** an
+  agent's stderr was read through a 64 KiB buffer each: 1.3 MiB of the live heap of 20 idle agents; it is read through
+  4 KiB now, a longer line gathered up to the same 64 KiB (` + "`" + `agents/stderr.go` + "`" + `, a property test against the old reader).
+  VmRSS of 20 agents x 50 sessions, real binary: 22.5 → 20.8 MiB (756c8e8: 17.0). **The approval:** the
+  ` + "`" + `_acp-bridge/approval/resolved` + "`" + ` notice went through jsonrpc2's ` + "`" + `Notify` + "`" + `, which encoded the params and then the
+  message around them: ` + "`" + `acp.Conn.Notify` + "`" + ` encodes a Go value once and writes it on the fast path (31.8 → 30.0 KB and
+  362 → 347 allocations per approval, bridge and client together); plain JSON strings of a tool call are read without
+  ` + "`" + `encoding/json` + "`" + `. Per 1,000 approvals the current binary makes 5,116 writes, 7,441 reads, 8,000 ` + "`" + `newfstatat` + "`" + ` and
+  1,001 ` + "`" + `ppoll` + "`" + ` against 756c8e8's 4,595, 6,599, 8,000 and 2,000 ` + "`" + `fstat` + "`" + `: the system calls are nearly the same;
+  the gap is user-space work added since: the protected audit stream's copy in the decision file (a second write per
+  person-answered record), the card's sandbox note, the policy's path resolution of the written file (about 40 µs
+  in process), and decoding the request, the cache merge and the card (about 50 µs). Not done: a pending approval
+  holds a goroutine (at least 8 KiB of stack) for as long as the card is open; replying later without one needs the
+  engine to take an answer after its handler returned.
 
 `

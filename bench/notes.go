@@ -167,7 +167,7 @@ message in process:
   allocation sampled, ` + "`" + `strace -c -f` + "`" + ` of the real binary through 1,000 approvals beside 756c8e8's). **Per agent:** an
   agent's stderr was read through a 64 KiB buffer each: 1.3 MiB of the live heap of 20 idle agents; it is read through
   4 KiB now, a longer line gathered up to the same 64 KiB (` + "`" + `agents/stderr.go` + "`" + `, a property test against the old reader).
-  VmRSS of 20 agents x 50 sessions, real binary: 22.5 → 20.8 MiB (756c8e8: 17.0). **The approval:** the
+  VmRSS of 20 agents x 50 sessions, real binary, one run each: 22.5 → 20.8 MiB (756c8e8: 17.0). **The approval:** the
   ` + "`" + `_acp-bridge/approval/resolved` + "`" + ` notice went through jsonrpc2's ` + "`" + `Notify` + "`" + `, which encoded the params and then the
   message around them: ` + "`" + `acp.Conn.Notify` + "`" + ` encodes a Go value once and writes it on the fast path (31.8 → 30.0 KB and
   362 → 347 allocations per approval, bridge and client together); plain JSON strings of a tool call are read without

@@ -5,11 +5,14 @@ package orgproc
 // companion and the client, and that neither frames lines of its own.
 
 import (
+	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +20,7 @@ import (
 	"time"
 
 	"github.com/acp-bridge/acp-bridge/acp"
+	"github.com/acp-bridge/acp-bridge/internal/audit"
 )
 
 // helloAnswer is a companion's answer to the bridge's first request.
@@ -144,5 +148,77 @@ func TestNoOwnFraming(t *testing.T) {
 	}
 	if n < 5 {
 		t.Errorf("checked %d files: not orgproc's and the companion's", n)
+	}
+}
+
+// Requests go before records: with the pipe stalled and 50 records
+// queued, a request is written behind at most the one record being
+// written, not behind the queue (writeRecords hands a record to the
+// engine only once the pipe has taken all before it). Control: the same
+// records handed to the engine at once put the request behind all of
+// them.
+func TestRequestsBeforeRecords(t *testing.T) {
+	const n = 50
+	for _, tc := range []struct {
+		name    string
+		direct  bool // control: records straight to the engine
+		atMost  int  // records read before the request
+		atLeast int
+	}{
+		{name: "records through writeRecords", atMost: 2},
+		{name: "control: records straight to the engine", direct: true, atLeast: n},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pr, pw := io.Pipe() // the companion's stdin: each write waits for its read
+			in, inW := io.Pipe()
+			defer in.Close()
+			defer inW.Close()
+			m := newMeter()
+			q := acp.NewQueueWriter(meterOut{m: m, w: pw}, pw)
+			cn := &conn{q: q, m: m, records: make(chan audit.Record, n), dead: make(chan struct{}), quit: make(chan struct{}),
+				lost: func(uint64, string) {}}
+			cn.rpc = NewConn(in, meterIn{m: m, q: q}, clientHandler{New(Options{})}, nil, acp.ConnOptions{})
+			defer cn.rpc.Close()
+			defer q.Abort()
+			for i := range n {
+				r := audit.Record{Agent: "a", ApprovalID: fmt.Sprintf("r%d", i), Decision: "allow"}
+				if tc.direct {
+					raw, _ := json.Marshal(r)
+					if err := cn.rpc.Notify(t.Context(), MethodTelemetryRecord, json.RawMessage(raw)); err != nil {
+						t.Fatal(err)
+					}
+				} else {
+					cn.records <- r
+				}
+			}
+			if !tc.direct {
+				go cn.writeRecords()
+				defer close(cn.dead)
+			}
+			sc := bufio.NewScanner(pr)
+			sc.Buffer(nil, 1<<20)
+			if !sc.Scan() { // the first record, then the pipe stalls again
+				t.Fatal("nothing written")
+			}
+			if _, err := cn.start(MethodTelemetryFlush, Empty{}); err != nil {
+				t.Fatal(err)
+			}
+			before := 1
+			for sc.Scan() {
+				if strings.Contains(sc.Text(), `"method":"`+MethodTelemetryFlush+`"`) {
+					break
+				}
+				if !strings.Contains(sc.Text(), MethodTelemetryRecord) {
+					t.Fatalf("a line that is neither: %s", sc.Text())
+				}
+				before++
+			}
+			if before > n {
+				t.Fatalf("the request was never written (%d records read)", before)
+			}
+			if (tc.atMost > 0 && before > tc.atMost) || before < tc.atLeast {
+				t.Errorf("%d records written before the request, want %d..%d", before, tc.atLeast, max(tc.atMost, tc.atLeast))
+			}
+		})
 	}
 }

@@ -60,12 +60,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 type server struct {
-	ctx    context.Context
-	cancel func()
-	log    *zap.Logger
-	conn   *acp.Conn
-	shut   chan struct{} // closed once shutdown is answered
-	once   sync.Once     // stop
+	ctx      context.Context
+	cancel   func()
+	log      *zap.Logger
+	conn     *acp.Conn
+	shut     chan struct{} // closed once shutdown is answered
+	once     sync.Once     // stop
+	shutOnce sync.Once     // shut
 
 	mu   sync.Mutex
 	opa  *orgpolicy.Stage
@@ -235,7 +236,7 @@ func (s *server) HandleRequest(ctx context.Context, method string, params json.R
 		return orgproc.Empty{}, nil
 	case orgproc.MethodShutdown:
 		s.stop()
-		return acp.AfterReply{Result: orgproc.Empty{}, Then: func() { close(s.shut) }}, nil
+		return acp.AfterReply{Result: orgproc.Empty{}, Then: func() { s.shutOnce.Do(func() { close(s.shut) }) }}, nil
 	}
 	return nil, acp.MethodNotFound(method)
 }

@@ -30,7 +30,7 @@ var version = "0.1.0-dev"
 const stopTimeout = 5 * time.Second
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(run(os.Args[1:], pollable(os.Stdin), pollable(os.Stdout), os.Stderr))
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

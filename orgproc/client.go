@@ -1,24 +1,21 @@
 package orgproc
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/bits"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
 
+	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/hooks"
 	"github.com/acp-bridge/acp-bridge/internal/audit"
 	"github.com/acp-bridge/acp-bridge/orgpolicy/opastage"
@@ -129,22 +126,18 @@ func (e *StartError) Error() string { return e.Msg }
 // is a companion that is not running (yet): decisions have no verdict
 // until it is.
 func (c *Client) StartOPA(ctx context.Context, cfg opastage.Config) error {
-	_, err := c.startEngine(ctx, MethodOPAStart, func() { c.opa = &cfg }, cfg)
-	return err
+	return c.startEngine(ctx, MethodOPAStart, func() { c.opa = &cfg }, cfg, nil)
 }
 
 // StartTelemetry starts the OpenTelemetry sink in the companion, now and
 // at every restart, and says where it sends.
 func (c *Client) StartTelemetry(ctx context.Context, ts TelemetryStart) (TelemetryStarted, error) {
 	var out TelemetryStarted
-	res, err := c.startEngine(ctx, MethodTelemetryStart, func() { c.tel = &ts }, ts)
-	if err == nil {
-		err = json.Unmarshal(res, &out)
-	}
+	err := c.startEngine(ctx, MethodTelemetryStart, func() { c.tel = &ts }, ts, &out)
 	return out, err
 }
 
-func (c *Client) startEngine(ctx context.Context, method string, set func(), params any) (json.RawMessage, error) {
+func (c *Client) startEngine(ctx context.Context, method string, set func(), params, result any) error {
 	c.once.Do(func() { go c.supervise() })
 	ctx, cancel := context.WithTimeout(ctx, c.opts.StartTimeout)
 	defer cancel()
@@ -154,7 +147,7 @@ func (c *Client) startEngine(ctx context.Context, method string, set func(), par
 		c.mu.Lock()
 		set()
 		c.mu.Unlock()
-		return nil, fmt.Errorf("orgproc: %s did not start within %v", Name, c.opts.StartTimeout)
+		return fmt.Errorf("orgproc: %s did not start within %v", Name, c.opts.StartTimeout)
 	}
 	// Setting the configuration and reading the connection under one lock:
 	// each connection gets each start exactly once (here or in supervise).
@@ -163,16 +156,14 @@ func (c *Client) startEngine(ctx context.Context, method string, set func(), par
 	cn, why := c.cur, c.why
 	c.mu.Unlock()
 	if cn == nil {
-		return nil, fmt.Errorf("orgproc: %s is not running: %s", Name, why)
+		return fmt.Errorf("orgproc: %s is not running: %s", Name, why)
 	}
-	m, err := cn.call(ctx, method, params)
-	if err != nil {
-		return nil, err
+	err := cn.call(ctx, method, params, result)
+	if acp.ErrorCode(err) == acp.CodeInvalidParams {
+		// The companion's refusal of the configuration (protocol.go).
+		return &StartError{Msg: err.Error()}
 	}
-	if m.Error != "" {
-		return nil, &StartError{Msg: m.Error}
-	}
-	return m.Result, nil
+	return err
 }
 
 // Decide implements opastage.Decider: OPA's answer from the companion,
@@ -192,8 +183,8 @@ func (c *Client) Decide(ctx context.Context, in opastage.Input) opastage.Result 
 	}
 	dctx, cancel := context.WithTimeout(ctx, budget+decideMargin)
 	defer cancel()
-	m, err := cn.call(dctx, MethodOPADecide, in)
-	if err != nil {
+	var r opastage.Result
+	if err := cn.call(dctx, MethodOPADecide, in, &r); err != nil {
 		if dctx.Err() != nil && ctx.Err() == nil {
 			if c.timeouts.Add(1) >= hungAfter {
 				c.log.Error("the companion answers no decision within its budget: killing it (it is restarted)", zap.String("companion", Name))
@@ -204,13 +195,6 @@ func (c *Client) Decide(ctx context.Context, in opastage.Input) opastage.Result 
 		return opastage.NoVerdict(err.Error(), time.Since(start))
 	}
 	c.timeouts.Store(0)
-	if m.Error != "" {
-		return opastage.NoVerdict(m.Error, time.Since(start))
-	}
-	var r opastage.Result
-	if err := json.Unmarshal(m.Result, &r); err != nil {
-		return opastage.NoVerdict(fmt.Sprintf("%s's answer: %v", Name, err), time.Since(start))
-	}
 	switch {
 	case r.Outcome == hooks.OutcomeNoVerdict:
 	case r.Outcome == hooks.OutcomeVerdict && (r.Decision == policy.Allow || r.Decision == policy.Ask || r.Decision == policy.Deny):
@@ -299,11 +283,7 @@ func (c *Client) Flush(ctx context.Context) error {
 	if cn == nil {
 		return fmt.Errorf("orgproc: %s is not running: %s", Name, why)
 	}
-	m, err := cn.call(ctx, MethodTelemetryFlush, struct{}{})
-	if err == nil && m.Error != "" {
-		err = errors.New(m.Error)
-	}
-	return err
+	return cn.call(ctx, MethodTelemetryFlush, Empty{}, nil)
 }
 
 // Close stops restarting, asks the companion to flush and stop (bounded
@@ -350,7 +330,7 @@ func (c *Client) supervise() {
 				close(c.firstTry)
 				first = false
 			}
-			c.awaitStarts(cn, starts)
+			c.awaitStarts(starts)
 			select {
 			case <-cn.dead:
 			case <-c.stop:
@@ -423,8 +403,7 @@ func (c *Client) state() (*conn, <-chan struct{}) {
 
 type pending struct {
 	method string
-	ch     <-chan Message
-	cancel func()
+	p      *acp.Pending
 }
 
 // pendingStarts queues the configured starts on a new connection (called
@@ -439,30 +418,28 @@ func (c *Client) pendingStarts(cn *conn) []pending {
 		if !s.on {
 			continue
 		}
-		ch, cancel, err := cn.send(s.method, s.params)
+		p, err := cn.start(s.method, s.params)
 		if err != nil {
 			c.log.Error(Name+": cannot restart "+s.method, zap.Error(err))
 			continue
 		}
-		out = append(out, pending{s.method, ch, cancel})
+		out = append(out, pending{s.method, p})
 	}
 	return out
 }
 
-func (c *Client) awaitStarts(cn *conn, starts []pending) {
-	t := time.NewTimer(c.opts.StartTimeout)
-	defer t.Stop()
+func (c *Client) awaitStarts(starts []pending) {
+	ctx, cancel := context.WithTimeout(context.Background(), c.opts.StartTimeout)
+	defer cancel()
 	for _, p := range starts {
-		select {
-		case m := <-p.ch:
-			if m.Error != "" {
-				c.log.Error(Name+": "+p.method+" refused after a restart", zap.String("error", m.Error))
-			}
-		case <-cn.dead:
-		case <-t.C:
+		err := p.p.Wait(ctx, nil)
+		switch {
+		case err == nil, errors.Is(err, acp.ErrClosed): // started, or gone (the supervisor sees it)
+		case ctx.Err() != nil:
 			c.log.Error(Name+": no answer to "+p.method+" after a restart", zap.Duration("within", c.opts.StartTimeout))
+		default:
+			c.log.Error(Name+": "+p.method+" refused after a restart", zap.Error(err))
 		}
-		p.cancel()
 	}
 }
 
@@ -509,34 +486,43 @@ func (c *Client) spawn() (*conn, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("orgproc: start %s: %w", path, err)
 	}
-	cn := &conn{cmd: cmd, stdin: stdin, reqs: make(chan []byte, 64), records: make(chan audit.Record, c.opts.QueueSize),
-		pending: map[uint64]chan Message{}, dead: make(chan struct{}), quit: make(chan struct{}),
+	m := newMeter()
+	q := acp.NewQueueWriter(meterOut{m: m, w: stdin}, stdin)
+	cn := &conn{cmd: cmd, q: q, m: m, records: make(chan audit.Record, c.opts.QueueSize),
+		dead: make(chan struct{}), quit: make(chan struct{}),
 		lost: func(n uint64, why string) {
 			total := c.lost.Add(n)
 			c.log.Warn("telemetry: a decision event not handed to "+Name+" ("+why+"); the audit log has it", zap.Uint64("lost", total))
 		}}
-	var readers sync.WaitGroup
-	readers.Add(2)
-	cn.wg.Add(4)
-	go func() { defer cn.wg.Done(); defer readers.Done(); c.relayLog(stderr) }()
-	go func() { defer cn.wg.Done(); defer readers.Done(); cn.read(stdout, c.notify); cn.kill() }()
-	go func() { defer cn.wg.Done(); cn.write() }()
+	cn.rpc = NewConn(stdout, meterIn{m: m, q: q}, clientHandler{c}, func(ev acp.StreamEvent) {
+		c.log.Error("reading "+Name+": a line skipped", zap.String("kind", ev.Kind), zap.Int("bytes", ev.Bytes),
+			zap.String("prefix", ev.Prefix), zap.String("reply", ev.Reply), zap.Error(ev.Err))
+	}, acp.ConnOptions{Logf: func(format string, args ...any) {
+		// jsonrpc2's own diagnostics: an answer to a call nobody waits
+		// for any more (its bound ended the wait), say.
+		c.log.Debug(Name + ": " + fmt.Sprintf(format, args...))
+	}})
+	relayed := make(chan struct{})
+	cn.wg.Add(3)
+	go func() { defer cn.wg.Done(); defer close(relayed); c.relayLog(stderr) }()
+	go func() { defer cn.wg.Done(); cn.writeRecords() }()
 	go func() {
 		defer cn.wg.Done()
-		readers.Wait()
+		// Its output ended (acp has failed every call still waiting): it
+		// is done, or broken.
+		<-cn.rpc.Done()
+		cn.kill()
+		<-relayed
 		err := cmd.Wait()
 		cn.finish(fmt.Errorf("%s exited: %v", Name, err))
+		q.Abort()
+		<-q.Done()
+		_ = cn.rpc.Close()
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), c.opts.StartTimeout)
 	defer cancel()
-	m, err := cn.call(ctx, MethodHello, Hello{Version: c.opts.Version, Protocol: Protocol})
 	var h Hello
-	if err == nil && m.Error != "" {
-		err = errors.New(m.Error)
-	}
-	if err == nil {
-		err = json.Unmarshal(m.Result, &h)
-	}
+	err = cn.call(ctx, MethodHello, Hello{Version: c.opts.Version, Protocol: Protocol}, &h)
 	if err == nil && (h.Version != c.opts.Version || h.Protocol != Protocol) {
 		err = fmt.Errorf("%s at %s is version %q (protocol %d), the bridge %q (protocol %d): refused",
 			Name, path, h.Version, h.Protocol, c.opts.Version, Protocol)
@@ -550,15 +536,18 @@ func (c *Client) spawn() (*conn, error) {
 	return cn, nil
 }
 
-// notify takes the companion's notifications.
-func (c *Client) notify(m Message) {
-	if m.Method != MethodOPAStatus {
+// clientHandler takes what the companion sends on its own: opa.status.
+type clientHandler struct{ c *Client }
+
+func (h clientHandler) HandleNotification(_ context.Context, method string, params json.RawMessage) {
+	if method != MethodOPAStatus {
 		return
 	}
 	var st BundleStatus
-	if json.Unmarshal(m.Params, &st) != nil {
+	if json.Unmarshal(params, &st) != nil {
 		return
 	}
+	c := h.c
 	c.mu.Lock()
 	c.status = st
 	close(c.changed)
@@ -566,60 +555,7 @@ func (c *Client) notify(m Message) {
 	c.mu.Unlock()
 }
 
-// relayLevel is the level a companion's log line is relayed at: the one
-// it names up to error; fatal, panic, dpanic and anything else are error
-// (a Fatal or Panic entry would end the bridge: a companion only ever
-// costs its verdicts and events).
-func relayLevel(v any) zapcore.Level {
-	s, _ := v.(string)
-	var lvl zapcore.Level
-	if s == "" || lvl.UnmarshalText([]byte(s)) != nil || lvl > zapcore.ErrorLevel || lvl < zapcore.DebugLevel {
-		return zapcore.ErrorLevel
-	}
-	return lvl
-}
-
-// relayLog writes the companion's zap JSON lines into the bridge's log,
-// level (capped: relayLevel), message and fields kept; any other line as
-// it is. Past a line it cannot read it drains the rest, so the companion
-// never blocks on its stderr.
-func (c *Client) relayLog(r io.Reader) {
-	defer func() {
-		_, _ = io.Copy(io.Discard, r)
-	}()
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		var m map[string]any
-		if json.Unmarshal(sc.Bytes(), &m) != nil {
-			c.log.Warn(Name+" wrote", zap.String("line", sc.Text()))
-			continue
-		}
-		lvl := relayLevel(m["level"])
-		msg, _ := m["msg"].(string)
-		delete(m, "level")
-		delete(m, "msg")
-		delete(m, "ts")
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		if ce := c.log.Check(lvl, msg); ce != nil {
-			fields := make([]zap.Field, 0, len(keys)+1)
-			for _, k := range keys {
-				fields = append(fields, zap.Any(k, m[k]))
-			}
-			ce.Write(append(fields, zap.String("process", Name))...)
-		}
-	}
-}
-
-func levelOf(l *zap.Logger) zapcore.Level {
-	for _, lvl := range []zapcore.Level{zapcore.DebugLevel, zapcore.InfoLevel, zapcore.WarnLevel} {
-		if l.Core().Enabled(lvl) {
-			return lvl
-		}
-	}
-	return zapcore.ErrorLevel
+// HandleRequest: the companion asks the bridge nothing.
+func (clientHandler) HandleRequest(_ context.Context, method string, _ json.RawMessage) (any, error) {
+	return nil, acp.MethodNotFound(method)
 }

@@ -1,8 +1,10 @@
 package orgproc
 
 import (
-	"encoding/json"
+	"context"
+	"io"
 
+	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/settings"
 )
 
@@ -12,38 +14,37 @@ const Name = "acp-bridge-org"
 
 // Protocol is the version of the messages below; hello compares it (and
 // the build's version) and the bridge refuses a companion that differs.
-const Protocol = 1
+// 2: JSON-RPC 2.0 through acp's engine (1 was the companion's own framing).
+const Protocol = 2
 
-// Methods. Requests carry an id and get one answer with the same id;
-// notifications (no id) get none.
+// Methods, declared once for both sides (the companion's wire is internal:
+// it is not part of the editor-facing surface, wire/). Requests carry an
+// id and get one answer with the same id, a result or an error from acp's
+// table (acp/errors.go); notifications (no id) get none.
 const (
 	// MethodHello (request, bridge → companion): Hello → Hello.
 	MethodHello = "hello"
-	// MethodOPAStart (request): opastage.Config → {}.
+	// MethodOPAStart (request): opastage.Config → Empty; a configuration
+	// OPA refuses is acp.CodeInvalidParams (a StartError on the bridge).
 	MethodOPAStart = "opa.start"
 	// MethodOPADecide (request): opastage.Input → opastage.Result.
 	MethodOPADecide = "opa.decide"
 	// MethodOPAStatus (notification, companion → bridge): BundleStatus.
 	MethodOPAStatus = "opa.status"
-	// MethodTelemetryStart (request): TelemetryStart → TelemetryStarted.
+	// MethodTelemetryStart (request): TelemetryStart → TelemetryStarted;
+	// a sink that cannot start is acp.CodeInvalidParams.
 	MethodTelemetryStart = "telemetry.start"
 	// MethodTelemetryRecord (notification): audit.Record.
 	MethodTelemetryRecord = "telemetry.record"
-	// MethodTelemetryFlush (request): {} → {}; exports what is queued.
+	// MethodTelemetryFlush (request): Empty → Empty; exports what is queued.
 	MethodTelemetryFlush = "telemetry.flush"
-	// MethodShutdown (request): {} → {}; flushes, stops OPA, then the
+	// MethodShutdown (request): Empty → Empty; flushes, stops OPA, then the
 	// companion exits. A closed stdin does the same.
 	MethodShutdown = "shutdown"
 )
 
-// Message is one line of the protocol, either way.
-type Message struct {
-	ID     uint64          `json:"id,omitempty"`
-	Method string          `json:"method,omitempty"`
-	Params json.RawMessage `json:"params,omitempty"`
-	Result json.RawMessage `json:"result,omitempty"`
-	Error  string          `json:"error,omitempty"`
-}
+// Empty is the params or result of a method that carries nothing.
+type Empty struct{}
 
 // Hello is both sides' identity.
 type Hello struct {
@@ -72,5 +73,27 @@ type BundleStatus struct {
 	Ready bool `json:"ready"`
 }
 
-// MaxLine bounds one protocol line (an audit record with a large call).
+// MaxLine bounds one line either way (an audit record with a large call).
+// acp's stream drops a longer line on either side and answers the id it
+// can read in its beginning (acp.StreamOptions.MaxLineBytes).
 const MaxLine = 16 << 20
+
+// envelope is more than acp writes around a message's params: the id (at
+// most 20 digits), "jsonrpc", the method's members and the braces
+// (`{"id":N,"jsonrpc":"2.0","method":"…","params":…}`), beyond the
+// method's own length.
+const envelope = 96
+
+// lineBytes bounds the line acp writes for method with params of n bytes.
+func lineBytes(method string, n int) int { return n + len(method) + envelope }
+
+// NewConn is one side of the companion's wire, the same on both: acp's
+// JSON-RPC engine (acp.NewConn over acp.NewStream) on r and w, lines
+// bounded by MaxLine. onDrop sees every line the stream skipped (over
+// the bound, not JSON, not a message); an over-long request is answered
+// -32600 to its id and an over-long answer fails our call by the stream
+// itself. Nothing in orgproc or the companion frames lines of its own.
+func NewConn(r io.Reader, w io.Writer, h acp.Handler, onDrop func(acp.StreamEvent), opts acp.ConnOptions) *acp.Conn {
+	stream := acp.NewStream(r, w, nil, acp.StreamOptions{MaxLineBytes: MaxLine, OnDrop: onDrop})
+	return acp.NewConn(context.Background(), stream, h, opts)
+}

@@ -94,9 +94,9 @@ func TestRT11CompanionLogLevelCapped(t *testing.T) {
 		t.Run(tc.level, func(t *testing.T) {
 			dir := t.TempDir()
 			fake := filepath.Join(dir, Name)
-			script := "#!/bin/sh\nread line\nprintf '%s\\n' '{\"id\":1,\"result\":{\"version\":\"" + testVersion + "\",\"protocol\":1}}'\n" +
+			script := "#!/bin/sh\nread line\nprintf '%s\\n' '" + helloAnswer + "'\n" +
 				"printf '%s\\n' '{\"level\":\"" + tc.level + "\",\"msg\":\"from the companion\"}' >&2\n" +
-				"read line\nprintf '%s\\n' '{\"id\":2,\"result\":{}}'\nexec cat >/dev/null\n"
+				"read line\nprintf '%s\\n' '{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}'\nexec cat >/dev/null\n"
 			if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -156,9 +156,10 @@ func TestRT11HugeCallRecordIsCut(t *testing.T) {
 		cn := current(c)
 		_ = Tee(nil, c).Append(r)
 		// The writer takes records in order and a request after them is
-		// read after them: once the queue is empty, an answer means the
-		// companion read the record (OPA is not started: "not started").
-		for len(cn.records) > 0 {
+		// read after them: once the record is handed over and the pipe
+		// has taken all that was queued, an answer means the companion
+		// read the record (OPA is not started: "not started").
+		for cn.handed.Load() < 1 || cn.m.pending() != nil {
 			select {
 			case <-cn.dead:
 				t.Fatalf("the companion died on a record with a %d-byte call: %v", size, cn.err)

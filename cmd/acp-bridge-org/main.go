@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/internal/audit"
 	"github.com/acp-bridge/acp-bridge/orgpolicy"
 	"github.com/acp-bridge/acp-bridge/orgpolicy/opastage"
@@ -30,7 +30,7 @@ var version = "0.1.0-dev"
 const stopTimeout = 5 * time.Second
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(run(os.Args[1:], pollable(os.Stdin), pollable(os.Stdout), os.Stderr))
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -52,165 +52,199 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	enc := zap.NewProductionEncoderConfig()
 	log := zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(enc), zapcore.Lock(zapcore.AddSync(stderr)), lvl))
-	s := &server{out: bufio.NewWriter(stdout), log: log}
+	s := &server{log: log, shut: make(chan struct{})}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	defer s.cancel()
-	s.serve(stdin)
+	s.serve(stdin, stdout)
 	return 0
 }
 
 type server struct {
-	ctx    context.Context
-	cancel func()
-	log    *zap.Logger
-
-	wmu sync.Mutex
-	out *bufio.Writer
+	ctx      context.Context
+	cancel   func()
+	log      *zap.Logger
+	conn     *acp.Conn
+	shut     chan struct{} // closed once shutdown is answered
+	once     sync.Once     // stop
+	shutOnce sync.Once     // shut
 
 	mu   sync.Mutex
 	opa  *orgpolicy.Stage
 	sink *telemetry.Sink
-	busy sync.WaitGroup // decisions in flight and the status forwarder
+	// opaStarting and telStarting are open while a start the read loop
+	// has taken runs (PrepareRequest): acp runs each request in its own
+	// goroutine, so what arrives after a start waits for it, as it would
+	// behind a serial reader: a decision, a flush, and records (kept in
+	// early, at most orgproc.DefaultQueueSize, handed to the sink once it
+	// runs).
+	opaStarting, telStarting chan struct{}
+	early                    []audit.Record
+	busy                     sync.WaitGroup // the status forwarder
 }
 
-func (s *server) send(m orgproc.Message) {
-	line, err := json.Marshal(m)
-	if err != nil {
-		s.log.Error("cannot encode an answer", zap.Error(err))
+// serve answers the bridge through acp's engine (orgproc.NewConn) until
+// its stdin ends or shutdown, then stops and waits for every handler.
+func (s *server) serve(stdin io.Reader, stdout io.Writer) {
+	gate := make(chan struct{})
+	s.conn = orgproc.NewConn(stdin, stdout, s, func(ev acp.StreamEvent) {
+		// Skipped, not the end: the bridge never sends a line over the
+		// bound (orgproc.TooLongError), so it is a fault to survive; the
+		// stream has answered the id it could read.
+		s.log.Error("reading the bridge: a line skipped", zap.String("kind", ev.Kind), zap.Int("bytes", ev.Bytes),
+			zap.String("prefix", ev.Prefix), zap.String("reply", ev.Reply), zap.Error(ev.Err))
+	}, acp.ConnOptions{Gate: gate, Logf: func(format string, args ...any) {
+		s.log.Warn("reading the bridge: " + fmt.Sprintf(format, args...))
+	}})
+	close(gate)
+	select {
+	case <-s.conn.Done():
+	case <-s.shut:
+	}
+	s.stop()
+	_ = s.conn.Close()
+	s.conn.Wait()
+}
+
+// HandleNotification takes telemetry.record, inline and in order: a
+// request after it (telemetry.flush) finds it in the sink.
+func (s *server) HandleNotification(_ context.Context, method string, params json.RawMessage) {
+	if method != orgproc.MethodTelemetryRecord {
+		s.log.Warn("an unknown notification from the bridge", zap.String("method", method))
 		return
 	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	_, _ = s.out.Write(append(line, '\n'))
-	_ = s.out.Flush()
-}
-
-func (s *server) answer(id uint64, result any, err error) {
-	m := orgproc.Message{ID: id}
-	if err != nil {
-		m.Error = err.Error()
-	} else {
-		raw, merr := json.Marshal(result)
-		if merr != nil {
-			m.Error = merr.Error()
-		} else {
-			m.Result = raw
-		}
+	var r audit.Record
+	if err := json.Unmarshal(params, &r); err != nil {
+		s.log.Error("telemetry.record: not a record", zap.Error(err))
+		return
 	}
-	s.send(m)
+	s.mu.Lock()
+	sink := s.sink
+	if sink == nil && s.telStarting != nil {
+		kept := len(s.early) < orgproc.DefaultQueueSize
+		if kept {
+			s.early = append(s.early, r)
+		}
+		s.mu.Unlock()
+		if !kept {
+			s.log.Warn("telemetry: a decision event while the sink starts, past the bound: not exported (the audit log has it)")
+		}
+		return
+	}
+	s.mu.Unlock()
+	sink.Record(r) // a nil sink ignores it
 }
 
-// serve reads requests until stdin ends or shutdown, then stops.
-func (s *server) serve(stdin io.Reader) {
-	br := bufio.NewReaderSize(stdin, 64<<10)
-	for {
-		line, err := orgproc.ReadLine(br)
-		var long *orgproc.LongLineError
-		if errors.As(err, &long) {
-			// Skipped, not the end: the bridge never sends such a line
-			// (orgproc.TooLongError), so it is a fault to survive.
-			s.log.Error("reading the bridge: a line skipped", zap.Error(err))
-			if long.ID != 0 {
-				s.answer(long.ID, nil, err)
-			}
-			continue
-		}
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				s.log.Error("reading the bridge", zap.Error(err))
-			}
-			s.stop()
-			return
-		}
-		var m orgproc.Message
-		if err := json.Unmarshal(line, &m); err != nil {
-			s.log.Error("a line that is not a message", zap.Error(err))
-			continue
-		}
-		if s.handle(m) {
-			return
-		}
+// PrepareRequest runs on the read loop, in arrival order, before the
+// request's goroutine: a start is marked as under way before the next
+// message is read.
+func (s *server) PrepareRequest(ctx context.Context, method string, _ json.RawMessage) context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case method == orgproc.MethodOPAStart && s.opaStarting == nil:
+		s.opaStarting = make(chan struct{})
+	case method == orgproc.MethodTelemetryStart && s.telStarting == nil:
+		s.telStarting = make(chan struct{})
+	}
+	return ctx
+}
+
+// after waits for a start under way (its channel, read under s.mu), or ctx.
+func (s *server) after(ctx context.Context, starting *chan struct{}) error {
+	s.mu.Lock()
+	ch := *starting
+	s.mu.Unlock()
+	if ch == nil {
+		return nil
+	}
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
-// handle runs one message; it reports whether the companion is done.
-func (s *server) handle(m orgproc.Message) bool {
-	switch m.Method {
+// started ends a start under way (s.mu held).
+func started(starting *chan struct{}) {
+	if *starting != nil {
+		close(*starting)
+		*starting = nil
+	}
+}
+
+// HandleRequest answers one request, each in its own goroutine (acp);
+// ctx ends with the bridge's $/cancel_request or its stdin. Errors take
+// their code from acp's table: params that do not decode, or a
+// configuration an engine refuses, are -32602 (the bridge's StartError).
+func (s *server) HandleRequest(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	switch method {
 	case orgproc.MethodHello:
 		var h orgproc.Hello
-		if err := json.Unmarshal(m.Params, &h); err != nil {
-			s.answer(m.ID, nil, fmt.Errorf("hello: %w", err))
-			return false
+		if err := json.Unmarshal(params, &h); err != nil {
+			return nil, acp.InvalidParams(method, err)
 		}
 		if h.Version != version || h.Protocol != orgproc.Protocol {
 			s.log.Error("the bridge's version is not ours: it will refuse us", zap.String("bridge", h.Version), zap.String("companion", version))
 		}
-		s.answer(m.ID, orgproc.Hello{Version: version, Protocol: orgproc.Protocol}, nil)
+		return orgproc.Hello{Version: version, Protocol: orgproc.Protocol}, nil
 	case orgproc.MethodOPAStart:
 		var cfg opastage.Config
-		if err := json.Unmarshal(m.Params, &cfg); err != nil {
-			s.answer(m.ID, nil, fmt.Errorf("opa.start: %w", err))
-			return false
+		if err := json.Unmarshal(params, &cfg); err != nil {
+			return nil, acp.InvalidParams(method, err)
 		}
-		s.answer(m.ID, struct{}{}, s.startOPA(cfg))
+		if err := s.startOPA(cfg); err != nil {
+			return nil, acp.InvalidParams(method, err)
+		}
+		return orgproc.Empty{}, nil
 	case orgproc.MethodOPADecide:
-		if !json.Valid(m.Params) || len(m.Params) == 0 || m.Params[0] != '{' {
-			s.answer(m.ID, nil, errors.New("opa.decide: the input is not an object"))
-			return false
+		if len(params) == 0 || params[0] != '{' {
+			return nil, acp.InvalidParams(method, errors.New("the input is not an object"))
+		}
+		if err := s.after(ctx, &s.opaStarting); err != nil {
+			return opastage.NoVerdict("OPA is starting", 0), nil
 		}
 		s.mu.Lock()
 		st := s.opa
 		s.mu.Unlock()
 		if st == nil {
-			s.answer(m.ID, opastage.NoVerdict("not started", 0), nil)
-			return false
+			return opastage.NoVerdict("not started", 0), nil
 		}
-		s.busy.Add(1)
-		go func() {
-			defer s.busy.Done()
-			s.answer(m.ID, st.DecideJSON(s.ctx, m.Params), nil)
-		}()
+		return st.DecideJSON(ctx, params), nil
 	case orgproc.MethodTelemetryStart:
 		var ts orgproc.TelemetryStart
-		if err := json.Unmarshal(m.Params, &ts); err != nil {
-			s.answer(m.ID, nil, fmt.Errorf("telemetry.start: %w", err))
-			return false
+		if err := json.Unmarshal(params, &ts); err != nil {
+			return nil, acp.InvalidParams(method, err)
 		}
 		res, err := s.startTelemetry(ts)
-		s.answer(m.ID, res, err)
-	case orgproc.MethodTelemetryRecord:
-		var r audit.Record
-		if err := json.Unmarshal(m.Params, &r); err != nil {
-			s.log.Error("telemetry.record: not a record", zap.Error(err))
-			return false
+		if err != nil {
+			return nil, acp.InvalidParams(method, err)
+		}
+		return res, nil
+	case orgproc.MethodTelemetryFlush:
+		if err := s.after(ctx, &s.telStarting); err != nil {
+			return nil, fmt.Errorf("telemetry.flush: %w", err)
 		}
 		s.mu.Lock()
 		sink := s.sink
 		s.mu.Unlock()
-		sink.Record(r) // a nil sink ignores it
-	case orgproc.MethodTelemetryFlush:
-		s.mu.Lock()
-		sink := s.sink
-		s.mu.Unlock()
-		ctx, cancel := context.WithTimeout(s.ctx, 30*time.Second)
-		err := sink.Flush(ctx)
-		cancel()
-		s.answer(m.ID, struct{}{}, err)
+		fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		if err := sink.Flush(fctx); err != nil {
+			return nil, fmt.Errorf("telemetry.flush: %w", err)
+		}
+		return orgproc.Empty{}, nil
 	case orgproc.MethodShutdown:
 		s.stop()
-		s.answer(m.ID, struct{}{}, nil)
-		return true
-	default:
-		if m.ID != 0 {
-			s.answer(m.ID, nil, fmt.Errorf("unknown method %q", m.Method))
-		}
+		return acp.AfterReply{Result: orgproc.Empty{}, Then: func() { s.shutOnce.Do(func() { close(s.shut) }) }}, nil
 	}
-	return false
+	return nil, acp.MethodNotFound(method)
 }
 
 func (s *server) startOPA(cfg opastage.Config) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer started(&s.opaStarting)
 	if s.opa != nil {
 		return errors.New("opa.start: OPA is already running")
 	}
@@ -225,8 +259,9 @@ func (s *server) startOPA(cfg opastage.Config) error {
 		for {
 			bs, next := st.Status()
 			if bs.Seq > 0 || bs.Ready {
-				raw, _ := json.Marshal(orgproc.BundleStatus{Revision: bs.Revision, Error: bs.Error, Seq: bs.Seq, Ready: bs.Ready})
-				s.send(orgproc.Message{Method: orgproc.MethodOPAStatus, Params: raw})
+				if err := s.conn.Notify(s.ctx, orgproc.MethodOPAStatus, orgproc.BundleStatus{Revision: bs.Revision, Error: bs.Error, Seq: bs.Seq, Ready: bs.Ready}); err != nil {
+					s.log.Debug("opa.status not sent", zap.Error(err))
+				}
 			}
 			select {
 			case <-next:
@@ -241,20 +276,31 @@ func (s *server) startOPA(cfg opastage.Config) error {
 func (s *server) startTelemetry(ts orgproc.TelemetryStart) (orgproc.TelemetryStarted, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer started(&s.telStarting)
+	early := s.early
+	s.early = nil
 	if s.sink != nil {
 		return orgproc.TelemetryStarted{}, errors.New("telemetry.start: the sink is already running")
 	}
 	sink, err := telemetry.New(s.ctx, telemetry.Config{Telemetry: ts.Telemetry, Version: ts.Version, Logger: s.log})
 	if err != nil {
+		if len(early) > 0 {
+			s.log.Warn("telemetry: decision events sent while the sink started were not exported (the audit log has them)", zap.Int("records", len(early)))
+		}
 		return orgproc.TelemetryStarted{}, err
 	}
 	s.sink = sink
+	for _, r := range early {
+		sink.Record(r)
+	}
 	return orgproc.TelemetryStarted{Endpoint: sink.Endpoint, Protocol: sink.Protocol}, nil
 }
 
 // stop flushes the sink and stops OPA, each bounded, and waits for the
-// decisions in flight.
-func (s *server) stop() {
+// status forwarder; once (shutdown, then the end of serve).
+func (s *server) stop() { s.once.Do(s.stopOnce) }
+
+func (s *server) stopOnce() {
 	s.mu.Lock()
 	st, sink := s.opa, s.sink
 	s.mu.Unlock()

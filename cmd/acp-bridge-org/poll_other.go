@@ -1,0 +1,7 @@
+//go:build !unix
+
+package main
+
+import "os"
+
+func pollable(f *os.File) *os.File { return f }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"go.uber.org/zap"
@@ -47,6 +48,22 @@ func Beside() (string, error) {
 	return filepath.Join(filepath.Dir(exe), Name), nil
 }
 
+// oneName refuses a companion with more than one name (hard links): the
+// sandbox keeps the companion's path read-only (docs/sandbox.md, "Programs
+// the bridge runs outside every sandbox"), but another name of the same
+// file in a tree an agent may write would let it rewrite what the bridge
+// runs outside every sandbox (red team 14). Not run: OPA calls ask.
+func oneName(path string) error {
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		return fmt.Errorf("orgproc: %s: %w", path, err)
+	}
+	if st.Nlink > 1 {
+		return fmt.Errorf("orgproc: %s has %d names (hard links): another name could be written where the sandbox does not guard it; not run (copy it instead of linking)", path, st.Nlink)
+	}
+	return nil
+}
+
 // Options configures a Client.
 type Options struct {
 	// Path is the companion; "" = Beside().
@@ -78,11 +95,16 @@ type Client struct {
 	done     chan struct{} // the supervisor has returned
 	stopOnce sync.Once
 
-	mu      sync.Mutex
-	cur     *conn
-	why     string // why the companion is not running
-	opa     *opastage.Config
-	tel     *TelemetryStart
+	mu  sync.Mutex
+	cur *conn
+	why string // why the companion is not running
+	opa *opastage.Config
+	tel *TelemetryStart
+	// telOn is the connection whose telemetry.start succeeded (nil: none
+	// yet), telWhy why the last one did not: a companion that runs but
+	// refused or never answered it exports nothing (Down says so).
+	telOn   *conn
+	telWhy  string
 	status  BundleStatus
 	changed chan struct{}
 	// moved is closed (and replaced) whenever cur changes.
@@ -159,6 +181,9 @@ func (c *Client) startEngine(ctx context.Context, method string, set func(), par
 		return fmt.Errorf("orgproc: %s is not running: %s", Name, why)
 	}
 	err := cn.call(ctx, method, params, result)
+	if method == MethodTelemetryStart {
+		c.telStarted(cn, err)
+	}
 	if acp.ErrorCode(err) == acp.CodeInvalidParams {
 		// The companion's refusal of the configuration (protocol.go).
 		return &StartError{Msg: err.Error()}
@@ -330,7 +355,7 @@ func (c *Client) supervise() {
 				close(c.firstTry)
 				first = false
 			}
-			c.awaitStarts(starts)
+			c.awaitStarts(cn, starts)
 			select {
 			case <-cn.dead:
 			case <-c.stop:
@@ -372,12 +397,31 @@ func (c *Client) Down() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
-	case c.cur != nil:
+	case c.cur != nil && (c.tel == nil || c.telOn == c.cur):
 		return ""
+	case c.cur != nil:
+		why := c.telWhy
+		if why == "" {
+			why = "no answer yet"
+		}
+		return Name + " runs but its decision-event sink has not started: " + why
 	case c.why != "":
 		return c.why
 	}
 	return Name + " has not started"
+}
+
+// telStarted records the outcome of telemetry.start on cn.
+func (c *Client) telStarted(cn *conn, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err == nil {
+		if c.cur == cn {
+			c.telOn = cn
+		}
+		return
+	}
+	c.telWhy = err.Error()
 }
 
 func (c *Client) setDown(why string) {
@@ -428,11 +472,17 @@ func (c *Client) pendingStarts(cn *conn) []pending {
 	return out
 }
 
-func (c *Client) awaitStarts(starts []pending) {
+func (c *Client) awaitStarts(cn *conn, starts []pending) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.opts.StartTimeout)
 	defer cancel()
 	for _, p := range starts {
 		err := p.p.Wait(ctx, nil)
+		if p.method == MethodTelemetryStart {
+			if err != nil && ctx.Err() != nil {
+				err = fmt.Errorf("no answer to %s within %v", p.method, c.opts.StartTimeout)
+			}
+			c.telStarted(cn, err)
+		}
 		switch {
 		case err == nil, errors.Is(err, acp.ErrClosed): // started, or gone (the supervisor sees it)
 		case ctx.Err() != nil:
@@ -468,6 +518,9 @@ func (c *Client) spawn() (*conn, error) {
 			return nil, err
 		}
 		path = p
+	}
+	if err := oneName(path); err != nil {
+		return nil, err
 	}
 	c.spawns.Add(1)
 	cmd := exec.Command(path, "--log-level", levelOf(c.log).String())

@@ -222,3 +222,59 @@ func TestRequestsBeforeRecords(t *testing.T) {
 		})
 	}
 }
+
+// Red team 14: a companion that runs but whose decision-event sink did not
+// start (telemetry.start refused, or never answered) exports nothing: Down
+// says so, and a bridge whose managed tier requires the events opens no
+// session meanwhile. Control: the sink started, Down is "".
+func TestDownUntilTheSinkStarts(t *testing.T) {
+	for _, tc := range []struct {
+		name, then string
+		down       bool
+	}{
+		{"refused", `printf '%s\n' '{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"exporter failed"}}'` + "\nexec cat >/dev/null\n", true},
+		{"never answered", "exec sleep 60\n", true}, // its stdout stays open
+		{"control: started", `printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{"endpoint":"x","protocol":"grpc"}}'` + "\nexec cat >/dev/null\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := New(Options{Path: fakeCompanion(t, tc.then), Version: testVersion, StartTimeout: 2 * time.Second, Backoff: 10 * time.Second})
+			t.Cleanup(func() { c.Close(t.Context()) })
+			_, err := c.StartTelemetry(t.Context(), TelemetryStart{})
+			t.Logf("StartTelemetry: %v", err)
+			if (err != nil) != tc.down {
+				t.Fatalf("StartTelemetry: %v", err)
+			}
+			why := c.Down()
+			if (why != "") != tc.down {
+				t.Fatalf("Down() = %q, want down %v", why, tc.down)
+			}
+			if tc.down && !strings.Contains(why, "sink has not started") {
+				t.Fatalf("Down() = %q does not say the sink did not start", why)
+			}
+		})
+	}
+}
+
+// Red team 14: a companion with a second name (a hard link, say in the
+// workspace where the sandbox does not guard it) is not run: its calls have
+// no verdict. Control: the same companion with one name starts.
+func TestCompanionWithTwoNamesNotRun(t *testing.T) {
+	answers := `printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{}}'` + "\nexec sleep 60\n"
+	for _, linked := range []bool{true, false} {
+		path := fakeCompanion(t, answers)
+		if linked {
+			if err := os.Link(path, filepath.Join(t.TempDir(), "other-name")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c := New(Options{Path: path, Version: testVersion, StartTimeout: 5 * time.Second, Backoff: 10 * time.Second})
+		err := c.StartOPA(t.Context(), opaConfig(t, time.Second))
+		c.Close(t.Context())
+		if linked && (err == nil || !strings.Contains(err.Error(), "has 2 names")) {
+			t.Fatalf("a hard-linked companion: %v", err)
+		}
+		if !linked && err != nil {
+			t.Fatalf("control: %v", err)
+		}
+	}
+}

@@ -287,7 +287,9 @@ func (a *agentRT) start(ctx context.Context, gen int) error {
 
 // sandboxSetupRace reports whether err is bubblewrap failing to create the
 // mount point of a mask before the agent ran: "Can't create file at P" when
-// the host socket P vanished after the plan was computed.
+// the host socket P vanished after the plan was computed, "Can't mkdir
+// parents for P" when its directory went too (a headless Chromium's
+// SingletonSocket in /tmp/org.chromium.Chromium.*: rehearsal 14b).
 func sandboxSetupRace(err error) bool {
 	var xe *agents.ExitError
 	if !errors.As(err, &xe) {
@@ -301,7 +303,9 @@ func sandboxSetupRace(err error) bool {
 		// at most two more starts of a process that exits anyway.
 		rest, ok := strings.CutPrefix(l, "bwrap: Can't create file at ")
 		if !ok {
-			continue
+			if rest, ok = strings.CutPrefix(l, "bwrap: Can't mkdir parents for "); !ok {
+				continue
+			}
 		}
 		p, _, _ := strings.Cut(rest, ": ")
 		if _, err := os.Lstat(p); filepath.IsAbs(p) && errors.Is(err, fs.ErrNotExist) {

@@ -10,7 +10,7 @@ import (
 )
 
 // An agent start is retried only for bubblewrap's "Can't create file at P"
-// naming an absolute path that is gone now (a host socket that vanished
+// or "Can't mkdir parents for P" naming an absolute path that is gone now (a host socket that vanished
 // between the plan and the mounts): a line naming a path that exists, a
 // relative path, or any other exit is not a lost race.
 func TestSandboxSetupRace(t *testing.T) {
@@ -28,6 +28,8 @@ func TestSandboxSetupRace(t *testing.T) {
 		{"a path that exists (an agent printing the line)", exit("bwrap: Can't create file at " + dir + ": Read-only file system"), false},
 		{"a relative path", exit("bwrap: Can't create file at x.sock: Read-only file system"), false},
 		{"another bwrap error", exit("bwrap: setting up uid map: Permission denied"), false},
+		{"a vanished socket and its directory", exit("bwrap: Can't mkdir parents for " + gone + ": Read-only file system"), true},
+		{"mkdir parents for a path that exists", exit("bwrap: Can't mkdir parents for " + dir + ": Read-only file system"), false},
 		{"the line after other output", exit("starting", "bwrap: Can't create file at "+gone+": No such file or directory"), true},
 		{"not an exit", errors.New("bwrap: Can't create file at " + gone + ": x"), false},
 		{"nil", nil, false},

@@ -48,18 +48,26 @@ func Beside() (string, error) {
 	return filepath.Join(filepath.Dir(exe), Name), nil
 }
 
-// oneName refuses a companion with more than one name (hard links): the
-// sandbox keeps the companion's path read-only (docs/sandbox.md, "Programs
-// the bridge runs outside every sandbox"), but another name of the same
-// file in a tree an agent may write would let it rewrite what the bridge
-// runs outside every sandbox (red team 14). Not run: OPA calls ask.
+// oneName refuses a companion that is not one plain file with one name:
+// the sandbox keeps the companion's path read-only (docs/sandbox.md,
+// "Programs the bridge runs outside every sandbox"), but another name of
+// the same file (a hard link), or the file a symlink names, may lie in a
+// tree an agent can write, where the sandbox does not guard it (red team
+// 14). Not run: OPA calls ask. A refusal holds until the bridge restarts
+// (Client.placeErr): an agent that rewrote the file through its other
+// name and then removed that name must not have it run at the next retry.
 func oneName(path string) error {
 	var st syscall.Stat_t
-	if err := syscall.Stat(path, &st); err != nil {
+	if err := syscall.Lstat(path, &st); err != nil {
 		return fmt.Errorf("orgproc: %s: %w", path, err)
 	}
-	if st.Nlink > 1 {
-		return fmt.Errorf("orgproc: %s has %d names (hard links): another name could be written where the sandbox does not guard it; not run (copy it instead of linking)", path, st.Nlink)
+	switch {
+	case st.Mode&syscall.S_IFMT == syscall.S_IFLNK:
+		return fmt.Errorf("orgproc: %s is a symbolic link: the file it names could be written where the sandbox does not guard it; not run (install the file itself)", path)
+	case st.Mode&syscall.S_IFMT != syscall.S_IFREG:
+		return fmt.Errorf("orgproc: %s is not a regular file; not run", path)
+	case st.Nlink > 1:
+		return fmt.Errorf("orgproc: %s has %d names (hard links): another name could be written where the sandbox does not guard it; not run until acp-bridge restarts (copy it instead of linking)", path, st.Nlink)
 	}
 	return nil
 }
@@ -103,10 +111,13 @@ type Client struct {
 	// telOn is the connection whose telemetry.start succeeded (nil: none
 	// yet), telWhy why the last one did not: a companion that runs but
 	// refused or never answered it exports nothing (Down says so).
-	telOn   *conn
-	telWhy  string
-	status  BundleStatus
-	changed chan struct{}
+	telOn  *conn
+	telWhy string
+	// placeErr is why the companion's file was refused (oneName): kept,
+	// so that no later retry runs it.
+	placeErr error
+	status   BundleStatus
+	changed  chan struct{}
 	// moved is closed (and replaced) whenever cur changes.
 	moved chan struct{}
 
@@ -519,7 +530,16 @@ func (c *Client) spawn() (*conn, error) {
 		}
 		path = p
 	}
+	c.mu.Lock()
+	placeErr := c.placeErr
+	c.mu.Unlock()
+	if placeErr != nil {
+		return nil, placeErr
+	}
 	if err := oneName(path); err != nil {
+		c.mu.Lock()
+		c.placeErr = err
+		c.mu.Unlock()
 		return nil, err
 	}
 	c.spawns.Add(1)

@@ -374,7 +374,15 @@ var pathTools = map[string]bool{
 var namedTools = map[string]bool{"Bash": true, "WebFetch": true, "WebSearch": true, "ExitPlanMode": true}
 
 // cwdKeys (normalised) name the directory a tool runs in.
-var cwdKeys = []string{"cwd", "workdir", "workingdirectory", "workingdir"}
+var cwdKeys = []string{"cwd", "workdir", "workingdirectory", "workingdir", "currentdir", "currentdirectory", "pwd"}
+
+// runDirKeys name, beside a command, a directory that may be where it runs
+// (Gemini's shell tool: directory); the reader does not take them as that,
+// so they are a doubt there (red teams 14 and 14b).
+var runDirKeys = []string{"directory", "dir", "path", "root", "folder"}
+
+// maxCwdDepth bounds the search for a nested directory key.
+const maxCwdDepth = 8
 
 // callCwd is the directory rawInput says the tool runs in, "" if none.
 // doubt is set when the input names it in a way the policy cannot judge
@@ -417,20 +425,74 @@ func callCwd(raw json.RawMessage, runs bool) (cwd, doubt string) {
 			default:
 				cwd = s
 			}
-		case runs && (nk == "directory" || nk == "dir"):
-			return "", fmt.Sprintf("the command's directory is under %q, which this reader does not take as the directory it runs in", k)
-		case nk == "options" || nk == "opts" || nk == "spawnoptions" || nk == "execoptions":
-			var inner map[string]json.RawMessage
-			if json.Unmarshal(v, &inner) == nil {
-				for ik := range inner {
-					if slices.Contains(cwdKeys, keyNorm(ik)) {
-						return "", fmt.Sprintf("the directory is nested under %q.%q", k, ik)
-					}
-				}
+		case runs && slices.Contains(runDirKeys, nk):
+			return "", fmt.Sprintf("the command's directory may be under %q, which this reader does not take as the directory it runs in", k)
+		default:
+			if where := nestedCwd(v, k, 0); where != "" {
+				return "", "a directory to run in is nested at " + where
 			}
 		}
 	}
 	return cwd, ""
+}
+
+// hasCommandKey: rawInput names a command line at its top level.
+func hasCommandKey(raw json.RawMessage, execLike bool) bool {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return false
+	}
+	for k := range obj {
+		if nk := keyNorm(k); commandKeys[nk] || (execLike && execCommandKeys[nk]) {
+			return true
+		}
+	}
+	return false
+}
+
+// nestedCwd finds a directory key (cwdKeys) anywhere below a top-level
+// member of rawInput: in an object, an array, or a string that holds JSON
+// (an options object passed as text). It says where, "" if nowhere. Too
+// deep to search is a find too.
+func nestedCwd(v json.RawMessage, at string, depth int) string {
+	if depth > maxCwdDepth {
+		return at + " (too deep to read)"
+	}
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return ""
+	}
+	switch v[0] {
+	case '{':
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(v, &obj) != nil {
+			return ""
+		}
+		for k, iv := range obj {
+			if slices.Contains(cwdKeys, keyNorm(k)) {
+				return at + "." + k
+			}
+			if w := nestedCwd(iv, at+"."+k, depth+1); w != "" {
+				return w
+			}
+		}
+	case '[':
+		var arr []json.RawMessage
+		if json.Unmarshal(v, &arr) != nil {
+			return ""
+		}
+		for i, iv := range arr {
+			if w := nestedCwd(iv, fmt.Sprintf("%s[%d]", at, i), depth+1); w != "" {
+				return w
+			}
+		}
+	case '"':
+		s, ok := jsonString(v)
+		if t := strings.TrimSpace(s); ok && (strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) {
+			return nestedCwd(json.RawMessage(t), at+" (as JSON text)", depth+1)
+		}
+	}
+	return ""
 }
 
 // withTouches adds what the call's rawInput touches to c.
@@ -439,7 +501,7 @@ func withTouches(c policy.Call, raw json.RawMessage) policy.Call {
 		return c
 	}
 	// a command (or a relative path) is read where the tool runs it.
-	cwd, doubt := callCwd(raw, c.Command != "" || execLikeKind(c.Kind))
+	cwd, doubt := callCwd(raw, c.Command != "" || hasCommandKey(raw, execLikeKind(c.Kind)))
 	c.Cwd = cwd
 	c = touchesOf(c, raw)
 	if doubt != "" {

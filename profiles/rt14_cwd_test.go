@@ -72,3 +72,26 @@ func TestRT14CallCwdOtherKeys(t *testing.T) {
 		}
 	}
 }
+
+// The doubts are about a command's directory: a tool that names a path, a
+// directory or a nested options object but runs no command is read as
+// before (its paths are touched paths), with no doubt.
+func TestCallCwdDoubtsOnlyForCommands(t *testing.T) {
+	for _, in := range []map[string]any{
+		{"path": "/ws/file.txt"},
+		{"directory": "/ws/src", "pattern": "*.go"},
+		{"root": "/ws", "query": "x"},
+		{"path": "/ws/a", "options": map[string]any{"recursive": true}},
+	} {
+		for _, kind := range []string{"other", "", "read", "search"} {
+			raw, _ := json.Marshal(map[string]any{"toolCallId": "t1", "kind": kind, "title": "mcp__fs__tool", "rawInput": in})
+			c, err := Normalize(FamilyGeneric, raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Unread != "" {
+				t.Errorf("kind %q %v: a doubt without a command: %q", kind, in, c.Unread)
+			}
+		}
+	}
+}

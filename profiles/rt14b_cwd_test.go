@@ -1,0 +1,61 @@
+package profiles
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/acp-bridge/acp-bridge/policy"
+)
+
+// Red team 14b: callCwd's doubts, probed. Each input below names the
+// directory the command runs in (/ws/secret) in a way the reader may not
+// take; the command's relative path then lies in the denied tree. A hole
+// is an allow. Control: the same command with "cwd" is denied.
+func TestRT14bCallCwdVariants(t *testing.T) {
+	pol, errs := policy.Compile([]policy.RuleText{{List: "deny", Text: "Read(//ws/secret/**)"}, {List: "deny", Text: "Edit(//ws/secret/**)"}, {List: "allow", Text: "Bash"}, {List: "allow", Text: "mcp__*"}})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	env := policy.Env{Cwd: "/ws", ProjectRoot: "/ws", Home: "/home/u"}
+	cases := []struct {
+		kind string
+		in   map[string]any
+	}{
+		{"execute", map[string]any{"command": "cat passwd", "cwd": "/ws/secret"}}, // control
+		{"read", map[string]any{"command": "cat passwd", "directory": "/ws/secret"}},
+		{"search", map[string]any{"command": "cat passwd", "dir": "/ws/secret"}},
+		{"fetch", map[string]any{"command": "cat passwd", "directory": "/ws/secret"}},
+		{"edit", map[string]any{"command": "rm -f passwd", "directory": "/ws/secret"}},
+		{"execute", map[string]any{"args": map[string]any{"command": "cat passwd", "cwd": "/ws/secret"}}},
+		{"execute", map[string]any{"input": map[string]any{"command": "cat passwd", "cwd": "/ws/secret"}}},
+		{"execute", map[string]any{"command": "cat passwd", "env": map[string]any{"PWD": "/ws/secret"}}},
+		{"execute", map[string]any{"command": "cat passwd", "current_dir": "/ws/secret"}},
+		{"execute", map[string]any{"command": "cat passwd", "path": "/ws/secret"}},
+		{"execute", map[string]any{"command": "cat passwd", "root": "/ws/secret"}},
+		{"execute", map[string]any{"command": "cat passwd", "cwd": []any{"/ws/secret"}}},
+		{"execute", map[string]any{"command": "cat passwd", "options": []any{map[string]any{"cwd": "/ws/secret"}}}},
+		{"execute", map[string]any{"command": "cat passwd", "spawn_options": map[string]any{"cwd": "/ws/secret"}}},
+		{"execute", map[string]any{"command": "cat passwd", "opts": "{\"cwd\":\"/ws/secret\"}"}},
+		{"execute", map[string]any{"argv": []any{"cat", "passwd"}, "cwd": "/ws/secret"}},
+		{"execute", map[string]any{"command": []any{"cat", "passwd"}, "cwd": "/ws/secret"}},
+		{"execute", map[string]any{"cmd": "cat passwd", "cwd": "/ws/secret"}},
+		{"other", map[string]any{"script": "cat passwd", "cwd": "/ws/secret"}},
+	}
+	for _, fam := range []Family{FamilyGeneric, FamilyClaude, FamilyGemini} {
+		for i, c := range cases {
+			raw, _ := json.Marshal(map[string]any{"toolCallId": "t1", "kind": c.kind, "title": "mcp__shell__run", "rawInput": c.in})
+			call, err := Normalize(fam, raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := policy.Evaluate(policy.Input{Call: call, Policy: pol, Env: env, Mode: policy.ModeDefault})
+			t.Logf("%s %s %v: Cwd=%q Cmd=%q Paths=%v Unread=%q -> %s (%s)", fam, c.kind, c.in, call.Cwd, call.Command, call.Paths, call.Unread, v.Decision, v.Reason)
+			if i == 0 && v.Decision != policy.Deny {
+				t.Fatalf("control not denied: %+v", v)
+			}
+			if v.Decision == policy.Allow {
+				t.Errorf("%s kind %s %v allowed", fam, c.kind, c.in)
+			}
+		}
+	}
+}

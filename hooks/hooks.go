@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -126,6 +127,11 @@ func consultCommand(ctx context.Context, h Hook, req Request) (Result, error) {
 	in, err := json.Marshal(req)
 	if err != nil {
 		return Result{}, err
+	}
+	if !filepath.IsAbs(h.Command[0]) {
+		// exec would look a bare name up in the bridge's own PATH, not
+		// the hook's (settings refuse it too; red team 14b).
+		return Result{}, fmt.Errorf("the program %q is not an absolute path", h.Command[0])
 	}
 	cmd := exec.CommandContext(ctx, h.Command[0], h.Command[1:]...)
 	cmd.Stdin = bytes.NewReader(in)

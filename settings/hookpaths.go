@@ -149,6 +149,10 @@ func hookEnviron(environ []string, trees []WritableTree, readOnly []string) []st
 			keep = append(keep, d)
 		}
 	}
+	// Python's user site (~/.local/lib/python*/site-packages, its .pth
+	// files run at start) lies under HOME, which a workspace that is the
+	// home directory makes writable (red team 14b).
+	out = append(out, "PYTHONNOUSERSITE=1")
 	if len(keep) == 0 {
 		return append(out, "PATH="+defaultHookPath)
 	}

@@ -141,7 +141,7 @@ func TestHookEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := s.Snapshot().HookEnv
-	want := []string{"HOME=/home/u", "LANG=C.UTF-8", "LC_ALL=C", "PATH=/usr/local/bin:/usr/bin:/bin"}
+	want := []string{"HOME=/home/u", "LANG=C.UTF-8", "LC_ALL=C", "PATH=/usr/local/bin:/usr/bin:/bin", "PYTHONNOUSERSITE=1"}
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
 		t.Fatalf("hook environment %q, want %q", got, want)
@@ -156,7 +156,7 @@ func TestHookEnvironment(t *testing.T) {
 		t.Fatalf("hook environment without hooks: %q", s2.Snapshot().HookEnv)
 	}
 	// Nothing usable left: a fixed PATH.
-	if env := hookEnviron([]string{"PATH=" + e.wsDir}, []WritableTree{{Path: e.wsDir, Why: "ws"}}, nil); !slices.Equal(env, []string{"PATH=" + defaultHookPath}) {
+	if env := hookEnviron([]string{"PATH=" + e.wsDir}, []WritableTree{{Path: e.wsDir, Why: "ws"}}, nil); !slices.Equal(env, []string{"PYTHONNOUSERSITE=1", "PATH=" + defaultHookPath}) {
 		t.Fatalf("no usable PATH entry: %q", env)
 	}
 }

@@ -341,6 +341,9 @@ func (b *Bridge) newSession(ctx context.Context, params json.RawMessage) (any, e
 	if err != nil {
 		return nil, err
 	}
+	if err := b.sessionsBlocked(acp.MethodSessionNew); err != nil {
+		return nil, err // the exporter went down while the agent started (red team 14b)
+	}
 	if err := a.checkMCPServers(acp.MethodSessionNew, o); err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,7 +28,7 @@ func TestRequestRightAfterSessionNewIsJudgedOnItsAnnouncement(t *testing.T) {
 	}
 	if err := h.editor.WaitFor(ctx, "every session's early request answered", func(msgs []testkit.Message) bool {
 		for _, id := range ids {
-			if !slicesHasPrefix(testkit.Texts(msgs, id), "atnew=") {
+			if !slices.ContainsFunc(testkit.Texts(msgs, id), func(s string) bool { return strings.HasPrefix(s, "atnew=") }) {
 				return false
 			}
 		}
@@ -68,13 +69,4 @@ func TestRequestRightAfterSessionNewIsJudgedOnItsAnnouncement(t *testing.T) {
 			}
 		}
 	}
-}
-
-func slicesHasPrefix(list []string, prefix string) bool {
-	for _, s := range list {
-		if strings.HasPrefix(s, prefix) {
-			return true
-		}
-	}
-	return false
 }

@@ -95,27 +95,8 @@ func RecordPathProblem(path string, trees []WritableTree, readOnly []string) err
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	cands := []string{abs}
-	if r := resolveExisting(abs); r != abs {
-		cands = append(cands, r)
-	}
-	for _, ro := range readOnly {
-		if ro != "" && within(abs, filepath.Clean(ro)) && within(resolveExisting(abs), resolveExisting(filepath.Clean(ro))) {
-			return nil
-		}
-	}
-	tmp := filepath.Clean(os.TempDir())
-	for _, c := range cands {
-		for _, t := range trees {
-			for _, root := range []string{t.Path, resolveExisting(t.Path)} {
-				if within(c, root) {
-					return fmt.Errorf("%s is inside %s, and %s: an agent could erase or rewrite the record there; choose a path outside every tree an agent may write (the default is in the user config directory)", path, t.Path, t.Why)
-				}
-			}
-		}
-		if rel, err := filepath.Rel(tmp, c); err == nil && !strings.HasPrefix(rel, "..") && strings.HasPrefix(rel, SandboxTempPrefix) {
-			return fmt.Errorf("%s is inside an agent's private temp directory (%s%s*), which the agent writes: an agent could erase or rewrite the record there", path, tmp+string(filepath.Separator), SandboxTempPrefix)
-		}
+	if where := writableWhere(abs, trees, readOnly); where != "" {
+		return fmt.Errorf("%s is %s: an agent could erase or rewrite the record there; choose a path outside every tree an agent may write (the default is in the user config directory)", path, where)
 	}
 	return nil
 }

@@ -249,6 +249,21 @@ type Exported struct {
 func (c *Collector) Records() []Exported {
 	c.t.Helper()
 	var out []Exported
+	c.eachLine(func(line []byte) {
+		var doc otlpLogs
+		if err := json.Unmarshal(line, &doc); err != nil {
+			c.t.Fatalf("exported line %q: %v", line, err)
+		}
+		out = append(out, doc.flatten()...)
+	})
+	return out
+}
+
+// eachLine calls f with every complete line the Collector exported, over
+// all its runs. A last line without its newline is one the file exporter
+// is still writing: it is left for the next read.
+func (c *Collector) eachLine(f func(line []byte)) {
+	c.t.Helper()
 	for i := 1; i <= c.n; i++ {
 		data, err := os.ReadFile(filepath.Join(c.dir, fmt.Sprintf("out-%d.json", i)))
 		if errors.Is(err, os.ErrNotExist) {
@@ -257,23 +272,13 @@ func (c *Collector) Records() []Exported {
 		if err != nil {
 			c.t.Fatal(err)
 		}
-		if end := bytes.LastIndexByte(data, '\n'); end >= 0 {
-			data = data[:end]
-		} else {
-			data = nil
-		}
+		data = data[:bytes.LastIndexByte(data, '\n')+1]
 		for line := range bytes.SplitSeq(data, []byte("\n")) {
-			if len(line) == 0 {
-				continue
+			if len(line) > 0 {
+				f(line)
 			}
-			var doc otlpLogs
-			if err := json.Unmarshal(line, &doc); err != nil {
-				c.t.Fatalf("exported line %q: %v", line, err)
-			}
-			out = append(out, doc.flatten()...)
 		}
 	}
-	return out
 }
 
 // AwaitRecords reads the export until pred holds. The file exporter is
@@ -301,36 +306,23 @@ func (c *Collector) AwaitRecords(within time.Duration, pred func([]Exported) boo
 func (c *Collector) Count() int {
 	c.t.Helper()
 	n := 0
-	for i := 1; i <= c.n; i++ {
-		data, err := os.ReadFile(filepath.Join(c.dir, fmt.Sprintf("out-%d.json", i)))
-		if errors.Is(err, os.ErrNotExist) {
-			continue
+	c.eachLine(func(line []byte) {
+		var doc struct {
+			ResourceLogs []struct {
+				ScopeLogs []struct {
+					LogRecords []json.RawMessage `json:"logRecords"`
+				} `json:"scopeLogs"`
+			} `json:"resourceLogs"`
 		}
-		if err != nil {
-			c.t.Fatal(err)
+		if err := json.Unmarshal(line, &doc); err != nil {
+			c.t.Fatalf("exported line %q: %v", line, err)
 		}
-		data = data[:bytes.LastIndexByte(data, '\n')+1]
-		for line := range bytes.SplitSeq(data, []byte("\n")) {
-			if len(line) == 0 {
-				continue
-			}
-			var doc struct {
-				ResourceLogs []struct {
-					ScopeLogs []struct {
-						LogRecords []json.RawMessage `json:"logRecords"`
-					} `json:"scopeLogs"`
-				} `json:"resourceLogs"`
-			}
-			if err := json.Unmarshal(line, &doc); err != nil {
-				c.t.Fatalf("exported line %q: %v", line, err)
-			}
-			for _, rl := range doc.ResourceLogs {
-				for _, sl := range rl.ScopeLogs {
-					n += len(sl.LogRecords)
-				}
+		for _, rl := range doc.ResourceLogs {
+			for _, sl := range rl.ScopeLogs {
+				n += len(sl.LogRecords)
 			}
 		}
-	}
+	})
 	return n
 }
 

@@ -93,6 +93,7 @@ type Log struct {
 
 	mu      sync.Mutex
 	streams [nStreams]*stream
+	watch   *idWatch // which open file was moved or removed (nil: stat each path)
 	lim     limiter
 	timer   *time.Timer // flushes the summaries of ended windows
 	closed  bool
@@ -118,12 +119,13 @@ func open(path string, maxSizeBytes int64, log *zap.Logger, rate int, interval t
 		log = zap.NewNop()
 	}
 	l := &Log{path: path, max: maxSizeBytes, log: log.With(zap.String("audit", path)), rate: rate, interval: interval, single: single, now: time.Now}
+	l.watch = newIDWatch()
 	for k := range l.streams {
 		max := maxSizeBytes
 		if protected(streamKind(k)) {
 			max = 0 // never rotated
 		}
-		l.streams[k] = &stream{path: streamPath(path, streamKind(k)), max: max, log: l.log}
+		l.streams[k] = &stream{path: streamPath(path, streamKind(k)), max: max, log: l.log, watch: l.watch, wd: -1}
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -137,6 +139,7 @@ func open(path string, maxSizeBytes int64, log *zap.Logger, rate int, interval t
 		}
 		if err := s.open(); err != nil {
 			l.closeStreams()
+			l.watch.close()
 			return nil, err
 		}
 	}
@@ -188,6 +191,7 @@ func (l *Log) writeLocked(k streamKind, r Record) error {
 		return fmt.Errorf("audit: encode record: %w", err)
 	}
 	line = append(line, '\n')
+	l.checkMovedLocked()
 	err = l.streams[k].append(line)
 	if protected(k) {
 		// A copy in the decision file, for readers that tail it alone
@@ -195,6 +199,22 @@ func (l *Log) writeLocked(k streamKind, r Record) error {
 		err = errors.Join(err, l.streams[streamDecisions].append(line))
 	}
 	return err
+}
+
+// checkMovedLocked drops each open file the kernel said was renamed,
+// unlinked or changed in its links or attributes since the last record
+// (idWatch), so that the next write reopens the file at its path. l.mu held.
+func (l *Log) checkMovedLocked() {
+	if l.watch == nil {
+		return
+	}
+	l.watch.moved(func(wd int32) {
+		for _, s := range l.streams {
+			if s.f != nil && s.wd >= 0 && (wd < 0 || s.wd == wd) {
+				s.drop()
+			}
+		}
+	})
 }
 
 // Flush writes the summaries of every window that has ended by now.
@@ -253,6 +273,7 @@ func (l *Log) Close() error {
 		l.timer = nil
 	}
 	errs = append(errs, l.closeStreams())
+	l.watch.close()
 	return errors.Join(errs...)
 }
 
@@ -275,7 +296,21 @@ type stream struct {
 	f           *os.File    // the open file; nil before a (re)open and after a failure
 	id          os.FileInfo // f's fstat(2) when opened: its identity (os.SameFile)
 	needNewline bool        // the file ends inside a line: start the next record on a fresh one
+
+	// watch and wd: the Log's idWatch and f's watch in it (-1: none, so
+	// each record stats s.path). size is the file's size as last read plus
+	// what this stream wrote since; sinceStat counts the records since it
+	// was read (fstat(2) every statEvery records: another process writing
+	// the same file grows it too).
+	watch     *idWatch
+	wd        int32
+	size      int64
+	sinceStat int
 }
+
+// statEvery: how many records a watched stream writes between two reads of
+// its file's size.
+const statEvery = 16
 
 func (s *stream) kind(base string) streamKind {
 	for k := range nStreams {
@@ -289,11 +324,11 @@ func (s *stream) kind(base string) streamKind {
 // append writes line (newline included) with one write(2), rotating first
 // past the bound.
 func (s *stream) append(line []byte) error {
-	st, err := s.ensureOpen()
+	size, err := s.ensureOpen()
 	if err != nil {
 		return err
 	}
-	if size := st.Size(); s.max > 0 && size > 0 && size+int64(len(line)) > s.max {
+	if s.max > 0 && size > 0 && size+int64(len(line)) > s.max {
 		if err := s.rotate(); err != nil {
 			return err
 		}
@@ -311,6 +346,7 @@ func (s *stream) append(line []byte) error {
 		s.drop()
 		return fmt.Errorf("audit: append to %s: %w", s.path, err)
 	}
+	s.size += int64(n)
 	s.needNewline = false
 	return nil
 }
@@ -319,6 +355,8 @@ func (s *stream) close() error {
 	if s.f == nil {
 		return nil
 	}
+	s.watch.remove(s.wd)
+	s.wd = -1
 	err := s.f.Close()
 	s.f = nil
 	if err != nil {
@@ -329,21 +367,32 @@ func (s *stream) close() error {
 
 // ensureOpen makes s.f the file now at s.path: after a failure, or when
 // the file was moved or removed behind the Log's back, it reopens. It
-// returns what stat(2) says of the file at s.path, the open one (its size
-// decides rotation): one system call per record, as the open file's
-// identity (s.id) does not change.
-func (s *stream) ensureOpen() (os.FileInfo, error) {
+// returns the file's size (it decides rotation). A watched file is the one
+// at s.path until the Log's idWatch says otherwise (Log.checkMovedLocked
+// ran for this record), and its size is what this stream knows, read again
+// every statEvery records; an unwatched one costs a stat(2) of s.path per
+// record (the open file's identity, s.id, does not change).
+func (s *stream) ensureOpen() (int64, error) {
 	if s.f != nil {
-		onDisk, err := os.Stat(s.path)
-		if err == nil && os.SameFile(onDisk, s.id) {
-			return onDisk, nil
+		if s.wd >= 0 {
+			if s.sinceStat < statEvery {
+				s.sinceStat++
+				return s.size, nil
+			}
+			if st, err := s.f.Stat(); err == nil {
+				s.size, s.sinceStat = st.Size(), 0
+				return s.size, nil
+			}
+		} else if onDisk, err := os.Stat(s.path); err == nil && os.SameFile(onDisk, s.id) {
+			s.size = onDisk.Size()
+			return s.size, nil
 		}
 		s.drop()
 	}
 	if err := s.open(); err != nil {
-		return nil, err
+		return 0, err
 	}
-	return s.id, nil
+	return s.size, nil
 }
 
 // open opens s.path for appending: a new file, or an existing audit log
@@ -365,7 +414,10 @@ func (s *stream) open() error {
 			s.log.Warn("audit: cannot restrict log permissions", zap.Error(err))
 		}
 	}
-	s.f, s.id = f, st
+	s.f, s.id, s.size, s.sinceStat = f, st, st.Size(), 0
+	if rc, err := f.SyscallConn(); err == nil {
+		_ = rc.Control(func(fd uintptr) { s.wd = s.watch.add(fd) })
+	}
 	s.needNewline = st.Size() > 0 && !endsWithNewline(s.path, st.Size())
 	return nil
 }
@@ -386,9 +438,11 @@ func endsWithNewline(path string, size int64) bool {
 	return b[0] == '\n'
 }
 
-// drop forgets the open file after a failure.
+// drop forgets the open file (after a failure, or when it was moved).
 func (s *stream) drop() {
 	if s.f != nil {
+		s.watch.remove(s.wd)
+		s.wd = -1
 		s.f.Close()
 		s.f = nil
 	}

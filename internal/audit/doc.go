@@ -17,6 +17,11 @@
 // the file ends without a newline (a torn line from a short write or a
 // crash), starts on a fresh line, so one failure costs at most one record.
 //
+// Identity: each record goes to the file now at its stream's path. On
+// Linux one inotify instance per Log watches the inode of every open file
+// (identity_linux.go), and each record reads what the kernel queued before
+// writing; elsewhere each record stats the path.
+//
 // Reading: Read and Print read the generations oldest first, then the
 // current file. A line that is not a complete JSON record is skipped and
 // counted; the error returned at the end wraps ErrCorrupt and says how many

@@ -12,12 +12,13 @@ import (
 // words, and a shell (or an interpreter's -c code) builds paths the words
 // do not spell: a relative word after a cd, a glob, a quote or a backslash
 // inside the word (the separators split it into pieces none of which lies
-// in the tree), a string concatenation, ~user. Each command below passes
-// hookPathProblems with the workspace as a writable tree, and each really
-// runs the workspace's check.sh when run the way hooks.consultCommand
-// runs it (Dir "/", no shell variable, no backtick). Control: the same
-// script spelled plainly is refused.
-func TestRT14bHookPathsBuiltByTheShell(t *testing.T) {
+// in the tree), a string concatenation, ~user. Each command below passed
+// the word reader with the workspace as a writable tree; each is refused
+// now (shell code, inline code, env --chdir: hookpaths.go), and each
+// really runs the workspace's check.sh when run unchecked the way
+// hooks.consultCommand runs it (the damage). Control: the same script
+// spelled plainly is refused.
+func TestHookPathsBuiltByTheShellRefused(t *testing.T) {
 	root := t.TempDir()
 	ws := filepath.Join(root, "ws")
 	if err := os.MkdirAll(ws, 0o755); err != nil {
@@ -72,7 +73,7 @@ func TestRT14bHookPathsBuiltByTheShell(t *testing.T) {
 // that runner (sandbox.RunnerDirs: ~/.npm). The hook's command names no
 // path, so it loads; outside every sandbox, npx runs the package it finds
 // in ~/.npm/_npx, which the agent may have written.
-func TestRT14bHookThroughARunnerCache(t *testing.T) {
+func TestHookThroughARunnerRefused(t *testing.T) {
 	home := "/home/u"
 	cfg := Config{
 		Hooks:  []HookConfig{{Name: "guard", Command: []string{"npx", "--yes", "@corp/acp-hook@1"}}},
@@ -96,7 +97,7 @@ func TestRT14bHookThroughARunnerCache(t *testing.T) {
 // Red team 14b: "~user/" in a shell string is the user's home (the shell
 // expands it); hookPaths reads only "~" and "~/" against home and joins any
 // other word to "/". Control: "~/proj/check.sh" is refused.
-func TestRT14bHookTildeUser(t *testing.T) {
+func TestHookTildeUserRefused(t *testing.T) {
 	home := "/home/u"
 	trees := []WritableTree{{Path: "/home/u/proj", Why: "it is the workspace"}}
 	for _, c := range []struct {
@@ -118,7 +119,7 @@ func TestRT14bHookTildeUser(t *testing.T) {
 // also when the workspace is the home directory that holds it (the user
 // config directory is read-only to every sandbox). Not a hole: a control
 // that nothing legit broke.
-func TestRT14bHookInUserConfigDirLoads(t *testing.T) {
+func TestHookInUserConfigDirLoads(t *testing.T) {
 	home := t.TempDir()
 	cfgDir := filepath.Join(home, ".config", "acp-bridge")
 	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
@@ -151,9 +152,9 @@ func TestRT14bHookInUserConfigDirLoads(t *testing.T) {
 // .pth does not run. NOTE: docs/sandbox.md says the sandbox floor keeps
 // Python's user site read-only where a writable tree holds it, so an agent
 // inside the sandbox cannot plant this .pth: the settings check alone does
-// not stop it (defence in depth); see TestRT14bNodeHookWalksIntoTheHome for
+// not stop it (defence in depth); see TestNodeHookModulesInTheHomeRefused for
 // a place the floor does not keep.
-func TestRT14bHookHomeUserSite(t *testing.T) {
+func TestHookHomeUserSiteNotLoaded(t *testing.T) {
 	py := "/usr/bin/python3"
 	out, err := exec.Command(py, "-c", "import sys;print('%d.%d'%sys.version_info[:2])").Output()
 	if err != nil {
@@ -206,7 +207,7 @@ func TestRT14bHookHomeUserSite(t *testing.T) {
 // directory: the sandbox floor keeps Python's user site and PATH
 // directories read-only, not these. Control: the same hook with the
 // module in its own node_modules runs that one.
-func TestRT14bNodeHookWalksIntoTheHome(t *testing.T) {
+func TestNodeHookModulesInTheHomeRefused(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("no node")
@@ -243,7 +244,7 @@ func TestRT14bNodeHookWalksIntoTheHome(t *testing.T) {
 // reads argv, not the program's first line, and the kernel runs the
 // workspace's interpreter outside every sandbox. Control: the
 // interpreter named in argv is refused.
-func TestRT14bHookShebangIntoTheWorkspace(t *testing.T) {
+func TestHookShebangIntoTheWorkspaceRefused(t *testing.T) {
 	root := t.TempDir()
 	ws := filepath.Join(root, "ws")
 	bin := filepath.Join(ws, ".venv", "bin")
@@ -279,7 +280,7 @@ func TestRT14bHookShebangIntoTheWorkspace(t *testing.T) {
 
 // Red team 14b, what held: spellings of a workspace path the check
 // resolves (//, /./, /proc/self/root, .., env -S), each refused.
-func TestRT14bHookSpellingsHeld(t *testing.T) {
+func TestHookPathSpellingsRefused(t *testing.T) {
 	root := t.TempDir()
 	ws := filepath.Join(root, "ws")
 	if err := os.MkdirAll(ws, 0o755); err != nil {

@@ -11,7 +11,7 @@ import (
 // directory the command runs in (/ws/secret) in a way the reader may not
 // take; the command's relative path then lies in the denied tree. A hole
 // is an allow. Control: the same command with "cwd" is denied.
-func TestRT14bCallCwdVariants(t *testing.T) {
+func TestCallDirectoryVariantsAreDoubts(t *testing.T) {
 	pol, errs := policy.Compile([]policy.RuleText{{List: "deny", Text: "Read(//ws/secret/**)"}, {List: "deny", Text: "Edit(//ws/secret/**)"}, {List: "allow", Text: "Bash"}, {List: "allow", Text: "mcp__*"}})
 	if len(errs) > 0 {
 		t.Fatal(errs)

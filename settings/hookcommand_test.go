@@ -1,9 +1,11 @@
 package settings
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -300,6 +302,204 @@ func TestHookPathSpellingsRefused(t *testing.T) {
 	} {
 		if probs := hookPathProblems(Config{Hooks: []HookConfig{{Name: "guard", Command: cmd}}}, trees, nil, []string{"HOME=/nonexistent-home"}); len(probs) == 0 {
 			t.Errorf("HOLE: %q accepted", cmd)
+		}
+	}
+}
+
+// codeInts spells s as a comma-separated list of its byte values: inline
+// code that builds a path out of numbers holds no path word and no shell
+// metacharacter, so only the inline-code refusal can stop it.
+func codeInts(s string) string {
+	parts := make([]string, len(s))
+	for i := 0; i < len(s); i++ {
+		parts[i] = strconv.Itoa(int(s[i]))
+	}
+	return strings.Join(parts, ",")
+}
+
+// Every spelling class a hook's command could use to run a file of the
+// workspace, crossed with the workspace as the target: Load refuses each,
+// naming the hook and why, and each, run unchecked the way hooks runs it
+// (Dir "/", the hook's environment, or the bridge's PATH for the PATH
+// case), really runs the workspace's script: the damage the refusal
+// prevents. (A class whose control does not run here, for want of the
+// interpreter, is skipped, not passed.)
+func TestHookSpellingClassesRefusedWithDamageControls(t *testing.T) {
+	type spell struct {
+		name, why string
+		needs     string // a program the control runs
+		// cmd builds the hook's command; root is the workspace's parent,
+		// ws the workspace, script ws/check.sh (it touches the marker).
+		cmd func(root, ws, script string) []string
+		// environ is the bridge's environment (default: PATH and HOME).
+		environ func(ws string) []string
+		// prepare plants what the spelling needs, outside ws or in it.
+		prepare func(t *testing.T, root, ws, script string)
+	}
+	shRun := "/bin/sh "
+	cases := []spell{
+		{name: "sh -c with a glob", why: "could expand", cmd: func(root, ws, s string) []string {
+			return []string{"/bin/sh", "-c", "exec /bin/sh " + root + "/w?/check.sh"}
+		}},
+		{name: "sh -c with empty quotes inside a word", why: "could expand", cmd: func(root, ws, s string) []string {
+			return []string{"/bin/sh", "-c", "exec /bin/sh " + root + "/w''s/check.sh"}
+		}},
+		{name: "sh -c with a backslash inside a word", why: "could expand", cmd: func(root, ws, s string) []string {
+			return []string{"/bin/sh", "-c", "exec /bin/sh " + root + "/w\\s/check.sh"}
+		}},
+		{name: "sh -c with the IFS variable", why: "could expand", cmd: func(root, ws, s string) []string {
+			return []string{"/bin/sh", "-c", "exec${IFS}/bin/sh${IFS}" + s}
+		}},
+		{name: "sh -c, cd then a relative word", why: "could expand", cmd: func(root, ws, s string) []string {
+			return []string{"/bin/sh", "-c", "cd " + root + " && exec /bin/sh ws/check.sh"}
+		}},
+		{name: "bash -c with plain words", why: `option "-c"`, needs: "/bin/bash", cmd: func(root, ws, s string) []string {
+			return []string{"/bin/bash", "-c", "exec /bin/sh " + s}
+		}},
+		{name: "env --chdir then a relative script", why: "option of env", cmd: func(root, ws, s string) []string {
+			return []string{"/usr/bin/env", "--chdir=" + root, "/bin/sh", "ws/check.sh"}
+		}},
+		{name: "env -C then a relative script", why: "option of env", cmd: func(root, ws, s string) []string {
+			return []string{"/usr/bin/env", "-C", root, "/bin/sh", "ws/check.sh"}
+		}},
+		{name: "env -S", why: "option of env", cmd: func(root, ws, s string) []string {
+			return []string{"/usr/bin/env", "-S" + shRun + s}
+		}},
+		{name: "python -c building the path from numbers", why: `option "-c"`, needs: "/usr/bin/python3", cmd: func(root, ws, s string) []string {
+			return []string{"/usr/bin/python3", "-c", "exec(bytes((" + codeInts("import os;os.system('/bin/sh "+s+"')") + ")).decode())"}
+		}},
+		{name: "python -Ic, a cluster", why: `option "-Ic"`, needs: "/usr/bin/python3", cmd: func(root, ws, s string) []string {
+			return []string{"/usr/bin/python3", "-Ic", "exec(bytes((" + codeInts("import os;os.system('/bin/sh "+s+"')") + ")).decode())"}
+		}},
+		{name: "node -e building the path from numbers", why: `option "-e"`, needs: "/usr/bin/node", cmd: func(root, ws, s string) []string {
+			return []string{"/usr/bin/node", "-e", "eval(String.fromCharCode(" + codeInts("require('child_process').execSync('/bin/sh "+s+"')") + "))"}
+		}},
+		{name: "node --print", why: `option "--print`, needs: "/usr/bin/node", cmd: func(root, ws, s string) []string {
+			return []string{"/usr/bin/node", "--print", "eval(String.fromCharCode(" + codeInts("require('child_process').execSync('/bin/sh "+s+"')") + "))"}
+		}},
+		{name: "perl -e building the path from numbers", why: `option "-e"`, needs: "/usr/bin/perl", cmd: func(root, ws, s string) []string {
+			return []string{"/usr/bin/perl", "-e", "system(join(q(),map(chr,(" + codeInts("/bin/sh "+s) + "))))"}
+		}},
+		{name: "a wrapper, timeout, running python -c", why: "runs the program (or the code) its arguments name", needs: "/usr/bin/python3", cmd: func(root, ws, s string) []string {
+			return []string{"/usr/bin/timeout", "5", "/usr/bin/python3", "-c", "exec(bytes((" + codeInts("import os;os.system('/bin/sh "+s+"')") + ")).decode())"}
+		}},
+		{name: "awk with its program as an argument", why: "could expand", cmd: func(root, ws, s string) []string {
+			return []string{"/usr/bin/awk", "BEGIN{system(\"/bin/sh " + s + "\")}"}
+		}},
+		{name: "a #! naming an interpreter in the workspace", why: "it is the workspace", cmd: func(root, ws, s string) []string {
+			return []string{filepath.Join(root, "tools", "corp-hook")}
+		}, prepare: func(t *testing.T, root, ws, s string) {
+			interp := filepath.Join(ws, ".venv", "bin", "python3")
+			if err := os.MkdirAll(filepath.Dir(interp), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(interp, []byte("#!/bin/sh\nexec /bin/sh "+s+"\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			hook := filepath.Join(root, "tools", "corp-hook")
+			if err := os.MkdirAll(filepath.Dir(hook), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(hook, []byte("#!"+interp+"\nprint('x')\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "env and a bare name found in the workspace by the bridge's PATH", why: "not in the hook's PATH", cmd: func(root, ws, s string) []string {
+			return []string{"/usr/bin/env", "corp-hook"}
+		}, environ: func(ws string) []string {
+			return []string{"PATH=" + filepath.Join(ws, "bin") + ":/usr/bin:/bin"}
+		}, prepare: func(t *testing.T, root, ws, s string) {
+			p := filepath.Join(ws, "bin", "corp-hook")
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte("#!/bin/sh\nexec /bin/sh "+s+"\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "a package runner, npx", why: "package runner", cmd: func(root, ws, s string) []string {
+			return []string{"/usr/bin/npx", "--yes", "corp-hook"}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t)
+			root, ws := filepath.Dir(e.wsDir), e.wsDir
+			marker := filepath.Join(root, "ran")
+			script := filepath.Join(ws, "check.sh")
+			writeFile(t, script, "touch "+marker+"\n")
+			if c.prepare != nil {
+				c.prepare(t, root, ws, script)
+			}
+			cmd := c.cmd(root, ws, script)
+			environ := []string{"PATH=/usr/bin:/bin", "HOME=" + root}
+			if c.environ != nil {
+				environ = c.environ(ws)
+			}
+			js, _ := json.Marshal(cmd)
+			writeFile(t, e.userFile(), "hooks:\n  - name: guard\n    command: "+string(js)+"\n")
+			_, err := e.load(func(o *Options) { o.Environ = environ })
+			if err == nil || !strings.Contains(err.Error(), "hooks[0].command") || !strings.Contains(err.Error(), "hook guard") || !strings.Contains(err.Error(), c.why) {
+				t.Errorf("Load: %v, want the hook refused saying %q", err, c.why)
+			}
+			if c.name == "a package runner, npx" {
+				return // its damage needs the network and a cache; refused by name
+			}
+			if c.needs != "" {
+				if _, err := os.Stat(c.needs); err != nil {
+					t.Skipf("no %s for the control", c.needs)
+				}
+			}
+			// Control: unchecked, the command runs the workspace's script.
+			run := exec.Command(cmd[0], cmd[1:]...)
+			run.Dir, run.Env = "/", environ
+			out, runErr := run.CombinedOutput()
+			if _, err := os.Stat(marker); err != nil {
+				t.Errorf("control: %q did not run the workspace's script unchecked (%v %s): the refusal is not shown to matter", cmd, runErr, out)
+			}
+		})
+	}
+}
+
+// What a plain hook looks like still loads: a script file run by its
+// interpreter (with options that take no code), a script whose #! names
+// env and an interpreter found in the hook's PATH, env -i, an option
+// with a URL. Each names only files outside every writable tree.
+func TestHookPlainCommandsLoad(t *testing.T) {
+	e := newEnv(t)
+	tools := filepath.Join(filepath.Dir(e.userDir), "tools")
+	py := filepath.Join(tools, "hook.py")
+	sh := filepath.Join(tools, "hook.sh")
+	js := filepath.Join(tools, "hook.js")
+	envPy := filepath.Join(tools, "corp-hook")
+	for p, body := range map[string]string{py: "print(1)\n", sh: "#!/bin/sh\necho\n", js: "console.log(1)\n", envPy: "#!/usr/bin/env python3\nprint(1)\n"} {
+		writeFile(t, p, body)
+		if err := os.Chmod(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, cmd := range [][]string{
+		{"/usr/bin/python3", py},
+		{"/usr/bin/python3", "-u", "-X", "utf8", "-W", "ignore", py, "--endpoint=https://policy.example.com/v1", "--retries", "3"},
+		{"/bin/sh", "-eu", sh, "plain-arg"},
+		{sh},
+		{"/usr/bin/node", "--max-old-space-size=64", js},
+		{envPy},
+		{"/usr/bin/env", "-i", "/usr/bin/python3", py},
+		{"/usr/bin/env", "python3", py},
+	} {
+		js, _ := json.Marshal(cmd)
+		writeFile(t, e.userFile(), "hooks:\n  - name: guard\n    command: "+string(js)+"\n")
+		if _, err := e.load(func(o *Options) { o.Environ = []string{"PATH=/usr/bin:/bin", "HOME=/home/u"} }); err != nil {
+			t.Errorf("a plain hook %q was refused: %v", cmd, err)
+		}
+	}
+	// And what needs no script, or reads code on stdin, does not.
+	for _, cmd := range [][]string{{"/usr/bin/python3"}, {"/usr/bin/python3", "-"}, {"/bin/sh"}, {"/bin/sh", "-s"}, {"/usr/bin/node"}, {"/usr/bin/env"}} {
+		js, _ := json.Marshal(cmd)
+		writeFile(t, e.userFile(), "hooks:\n  - name: guard\n    command: "+string(js)+"\n")
+		if _, err := e.load(func(o *Options) { o.Environ = []string{"PATH=/usr/bin:/bin"} }); err == nil {
+			t.Errorf("%q (code from stdin, or no program) loaded", cmd)
 		}
 	}
 }

@@ -92,6 +92,11 @@ func hookKind(p string) string {
 	return k
 }
 
+// hookKnown: k is a kind some table names.
+func hookKnown(k string) bool {
+	return hookShells[k] || hookRunners[k] || hookWrappers[k] || hookInterps[k] || k == "env"
+}
+
 // Program kinds (hookKind).
 var (
 	hookShells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "pdksh": true, "ash": true,
@@ -170,6 +175,18 @@ func (c *hookCheck) command(argv []string, depth int) string {
 	if p := c.place(prog); p != "" {
 		return p
 	}
+	kind := hookKind(prog)
+	if !hookKnown(kind) {
+		kind = hookKind(resolveExisting(prog)) // a link's target (/usr/bin/python3 -> python3.12)
+	}
+	// By its name first: a runner or a wrapper is often a script (npx's
+	// #! names node), and what it runs is its arguments' business.
+	switch {
+	case hookRunners[kind]:
+		return fmt.Sprintf("runs %s, a package runner: what it runs comes from a cache or a project an agent may write; install the hook and name its program", prog)
+	case hookWrappers[kind]:
+		return fmt.Sprintf("runs %s, which runs the program (or the code) its arguments name: name that program as the hook's command", prog)
+	}
 	if interp, ok, err := shebang(prog); err != "" {
 		return err
 	} else if ok {
@@ -178,16 +195,7 @@ func (c *hookCheck) command(argv []string, depth int) string {
 		// that command.
 		return c.command(append(append(interp, prog), argv[1:]...), depth+1)
 	}
-	kind := hookKind(prog)
-	if k := hookKind(resolveExisting(prog)); !hookShells[kind] && !hookInterps[kind] && kind != "env" {
-		kind = k
-	}
-	switch {
-	case hookRunners[kind]:
-		return fmt.Sprintf("runs %s, a package runner: what it runs comes from a cache or a project an agent may write; install the hook and name its program", prog)
-	case hookWrappers[kind]:
-		return fmt.Sprintf("runs %s, which runs the program (or the code) its arguments name: name that program as the hook's command", prog)
-	case kind == "env":
+	if kind == "env" {
 		return c.env(argv, depth)
 	}
 	args := argv[1:]
@@ -431,8 +439,7 @@ func (c *hookCheck) argument(i int, a string, depth int, node bool) string {
 		if w == "" || strings.HasPrefix(w, "-") && !strings.Contains(w, "/") {
 			continue
 		}
-		k := hookKind(w)
-		if hookShells[k] || hookRunners[k] || hookWrappers[k] || hookInterps[k] || k == "env" {
+		if k := hookKind(w); hookKnown(k) {
 			return fmt.Sprintf("names the program %q in argument %d (%q): a program that runs another is judged by what it runs; name that program as the hook's command", w, i, a)
 		}
 		var p string

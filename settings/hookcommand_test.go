@@ -417,6 +417,17 @@ func TestHookSpellingClassesRefusedWithDamageControls(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
+		{name: "env setting PATH before a bare name", why: "which the bridge sets", cmd: func(root, ws, s string) []string {
+			return []string{"/usr/bin/env", "PATH=" + filepath.Join(ws, "bin"), "corp-hook"}
+		}, prepare: func(t *testing.T, root, ws, s string) {
+			p := filepath.Join(ws, "bin", "corp-hook")
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte("#!/bin/sh\nexec /bin/sh "+s+"\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}},
 		{name: "a package runner, npx", why: "package runner", cmd: func(root, ws, s string) []string {
 			return []string{"/usr/bin/npx", "--yes", "corp-hook"}
 		}},
@@ -427,7 +438,7 @@ func TestHookSpellingClassesRefusedWithDamageControls(t *testing.T) {
 			root, ws := filepath.Dir(e.wsDir), e.wsDir
 			marker := filepath.Join(root, "ran")
 			script := filepath.Join(ws, "check.sh")
-			writeFile(t, script, "touch "+marker+"\n")
+			writeFile(t, script, ": >"+marker+"\n") // no program from PATH: the PATH case sets its own
 			if c.prepare != nil {
 				c.prepare(t, root, ws, script)
 			}

@@ -298,6 +298,9 @@ func (c *hookCheck) env(argv []string, depth int) string {
 		case strings.HasPrefix(a, "-"):
 			return fmt.Sprintf("argument %d (%q) is an option of env that changes what runs or where (-S/--split-string and -C/--chdir build a command the check cannot see): name the program and its arguments directly", i, a)
 		case strings.Contains(a, "="):
+			if name, _, _ := strings.Cut(a, "="); slices.Contains(hookEnvOwn, name) {
+				return fmt.Sprintf("argument %d (%q) sets %s, which the bridge sets for every hook (the PATH the program is looked up in, the HOME and user site it may load code from)", i, a, name)
+			}
 			assigns = append(assigns, a)
 			continue
 		}
@@ -509,6 +512,10 @@ func writableWhere(p string, trees []WritableTree, readOnly []string) string {
 	}
 	return ""
 }
+
+// hookEnvOwn are the variables the bridge sets for a hook (hookEnviron):
+// env may not set them again.
+var hookEnvOwn = []string{"PATH", "HOME", "PYTHONNOUSERSITE"}
 
 // hookEnvKeep are the variables a hook inherits from the bridge (besides
 // PATH, filtered, HOME, when outside every writable tree, and LC_*):

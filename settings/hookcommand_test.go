@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -512,5 +513,48 @@ func TestHookPlainCommandsLoad(t *testing.T) {
 		if _, err := e.load(func(o *Options) { o.Environ = []string{"PATH=/usr/bin:/bin"} }); err == nil {
 			t.Errorf("%q (code from stdin, or no program) loaded", cmd)
 		}
+	}
+}
+
+// A hook's HOME is unset when it lies in a writable tree (the workspace is
+// the home directory): node reads $HOME/.node_modules by itself. A node
+// hook kept outside the home (no parent's node_modules in reach) with the
+// hook's environment does not load the agent's ~/.node_modules/corp-x;
+// control: the same run with HOME kept loads it. With the home outside
+// every writable tree, HOME is kept.
+func TestHookHomeUnsetWhenWritable(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("no node")
+	}
+	home, tools := t.TempDir(), t.TempDir()
+	marker := filepath.Join(t.TempDir(), "ran")
+	writeFile(t, filepath.Join(home, ".node_modules", "corp-x", "index.js"), "require('fs').writeFileSync('"+marker+"', 'x');\n")
+	script := filepath.Join(tools, "hook.js")
+	writeFile(t, script, "try { require('corp-x') } catch (e) {}\nconsole.log('{\"decision\":\"ask\"}')\n")
+	trees := []WritableTree{{Path: home, Why: "it is the workspace"}}
+	environ := []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
+	if probs := hookPathProblems(Config{Hooks: []HookConfig{{Name: "guard", Command: []string{node, script}}}}, trees, nil, environ); len(probs) > 0 {
+		t.Fatalf("a node hook outside the home refused: %v", probs)
+	}
+	for _, c := range []struct {
+		env    []string
+		loaded bool
+	}{
+		{hookEnviron(environ, trees, nil), false},
+		{environ, true}, // control: HOME kept
+	} {
+		os.Remove(marker)
+		cmd := exec.Command(node, script)
+		cmd.Dir, cmd.Env = "/", c.env
+		out, err := cmd.CombinedOutput()
+		_, statErr := os.Stat(marker)
+		t.Logf("env %q: loaded %v (%v %s)", c.env, statErr == nil, err, out)
+		if (statErr == nil) != c.loaded {
+			t.Errorf("env %q: ~/.node_modules loaded %v, want %v", c.env, statErr == nil, c.loaded)
+		}
+	}
+	if env := hookEnviron(environ, []WritableTree{{Path: filepath.Join(home, "proj"), Why: "it is the workspace"}}, nil); !slices.Contains(env, "HOME="+home) {
+		t.Errorf("HOME outside every writable tree dropped: %q", env)
 	}
 }

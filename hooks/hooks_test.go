@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +18,16 @@ import (
 var req = Request{Call: policy.Call{Tool: "Bash", Command: "git push"}, Agent: "claude", SessionID: "s1", Mode: "default",
 	Workspace: "/w", Earlier: Earlier{Decision: "ask", Source: "default", Reason: "no rule allows Bash"}}
 
-func sh(script string) []string { return []string{"/bin/sh", "-c", script} }
+// sh is a hook running script from a file in a directory of its own (a
+// hook runs a script file, never shell code: settings/hookpaths.go).
+func sh(t testing.TB, script string) []string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "hook.sh")
+	if err := os.WriteFile(p, []byte(script+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"/bin/sh", p}
+}
 
 func TestCommandHook(t *testing.T) {
 	for _, c := range []struct {
@@ -49,7 +60,7 @@ func TestCommandHook(t *testing.T) {
 			if c.name == "hangs" {
 				budget = 300 * time.Millisecond
 			}
-			h := Hook{Name: "h", Command: sh(c.script), Timeout: budget}
+			h := Hook{Name: "h", Command: sh(t, c.script), Timeout: budget}
 			if c.name == "not found" {
 				h.Command = []string{"/nonexistent/hook"}
 			}
@@ -77,7 +88,7 @@ func TestCommandHookEnvironment(t *testing.T) {
 		{[]string{"PATH=/usr/bin:/bin"}, "[][/usr/bin:/bin]"},
 		{nil, "[/ws/planted]"},
 	} {
-		r := Consult(context.Background(), Hook{Name: "h", Command: sh(script), Timeout: 20 * time.Second, Env: c.env}, req)
+		r := Consult(context.Background(), Hook{Name: "h", Command: sh(t, script), Timeout: 20 * time.Second, Env: c.env}, req)
 		if r.Outcome != OutcomeVerdict || !strings.Contains(r.Reason, c.want) {
 			t.Errorf("env %q: got %+v, want a reason with %s", c.env, r, c.want)
 		}
@@ -140,7 +151,7 @@ func TestAuthZENHook(t *testing.T) {
 }
 
 func TestHookNeedsOneTarget(t *testing.T) {
-	for _, h := range []Hook{{Name: "none"}, {Name: "both", Command: sh("true"), URL: "http://127.0.0.1:1/"}} {
+	for _, h := range []Hook{{Name: "none"}, {Name: "both", Command: sh(t, "true"), URL: "http://127.0.0.1:1/"}} {
 		if r := Consult(context.Background(), h, req); r.Outcome != OutcomeNoVerdict {
 			t.Errorf("%s: %+v", h.Name, r)
 		}

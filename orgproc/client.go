@@ -51,9 +51,9 @@ func Beside() (string, error) {
 // oneName refuses a companion that is not one plain file with one name:
 // the sandbox keeps the companion's path read-only (docs/sandbox.md,
 // "Programs the bridge runs outside every sandbox"), but another name of
-// the same file (a hard link), or the file a symlink names, may lie in a
-// tree an agent can write, where the sandbox does not guard it (red team
-// 14). Not run: OPA calls ask. A refusal holds until the bridge restarts
+// the same file (a hard link), or the file a symlink names (the path
+// itself or one of its directories), may lie in a tree an agent can
+// write, where the sandbox does not guard it (red teams 14, 14b). Not run: OPA calls ask. A refusal holds until the bridge restarts
 // (Client.placeErr): an agent that rewrote the file through its other
 // name and then removed that name must not have it run at the next retry.
 func oneName(path string) error {
@@ -68,6 +68,20 @@ func oneName(path string) error {
 		return fmt.Errorf("orgproc: %s is not a regular file; not run", path)
 	case st.Nlink > 1:
 		return fmt.Errorf("orgproc: %s has %d names (hard links): another name could be written where the sandbox does not guard it; not run until acp-bridge restarts (copy it instead of linking)", path, st.Nlink)
+	}
+	// A directory of its path that is a symlink makes the file that runs
+	// another than the one the sandbox guards by its path (red team 14b):
+	// the real path must be the path.
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("orgproc: %s: %w", path, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return fmt.Errorf("orgproc: %s: %w", path, err)
+	}
+	if real != abs {
+		return fmt.Errorf("orgproc: %s is reached through a symbolic link (its real path is %s, which could lie where the sandbox does not guard it); not run until acp-bridge restarts (name the real path)", path, real)
 	}
 	return nil
 }

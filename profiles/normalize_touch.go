@@ -376,10 +376,30 @@ var namedTools = map[string]bool{"Bash": true, "WebFetch": true, "WebSearch": tr
 // cwdKeys (normalised) name the directory a tool runs in.
 var cwdKeys = []string{"cwd", "workdir", "workingdirectory", "workingdir", "currentdir", "currentdirectory", "pwd"}
 
-// runDirKeys name, beside a command, a directory that may be where it runs
-// (Gemini's shell tool: directory); the reader does not take them as that,
-// so they are a doubt there (red teams 14 and 14b).
-var runDirKeys = []string{"directory", "dir", "path", "root", "folder"}
+// dirKey: a normalised key looks like one naming a directory (cwd, dir,
+// directory, working*, work_dir, current_dir, path, root, folder, pwd,
+// chdir, and the like: rundir, base_folder, cwdPath). Beside a command it
+// may be where the command runs (Gemini's shell tool: directory); the
+// reader takes only cwdKeys as that, so any other is a doubt there (red
+// teams 14 and 14b), unless it names the directory the reader took.
+func dirKey(nk string) bool {
+	switch nk {
+	case "path", "root", "dir", "dirs", "pwd", "location":
+		return true
+	}
+	for _, w := range []string{"directory", "folder", "cwd", "chdir"} {
+		if strings.Contains(nk, w) {
+			return true
+		}
+	}
+	return strings.HasSuffix(nk, "dir") || strings.HasSuffix(nk, "dirs") || strings.HasSuffix(nk, "pwd") ||
+		strings.HasPrefix(nk, "working") || strings.HasPrefix(nk, "workdir") || strings.HasPrefix(nk, "rundir") ||
+		strings.HasPrefix(nk, "currentdir") || strings.HasPrefix(nk, "currentpath") || strings.HasPrefix(nk, "rootdir")
+}
+
+// envKeys hold a process's environment: PATH there is a search list,
+// not a directory to run in.
+var envKeys = []string{"env", "environment", "environ", "envvars", "envs"}
 
 // maxCwdDepth bounds the search for a nested directory key.
 const maxCwdDepth = 8
@@ -390,9 +410,11 @@ const maxCwdDepth = 8
 // tool reads is the tool's; Go's map order chose one, so the same call was
 // denied on one run and allowed on the next), as something other than a
 // plain path (a file: URI, not a string), nested (options.cwd), or, for a
-// call that runs a command, under directory or dir (Gemini's shell tool
-// runs there; a reader that takes it for a touched path judges the
-// command's relative paths against the session's directory instead).
+// call that runs a command, under any key that looks like a directory's
+// (dirKey: directory, path, root, options[0].work_dir, a JSON-text
+// "opts"), at any depth, other than the one directory read (Gemini's shell
+// tool runs in directory; a reader that takes it for a touched path judges
+// the command's relative paths against the session's directory instead).
 func callCwd(raw json.RawMessage, runs bool) (cwd, doubt string) {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(raw, &obj) != nil {
@@ -405,35 +427,53 @@ func callCwd(raw json.RawMessage, runs bool) (cwd, doubt string) {
 	slices.Sort(keys) // the doubt names keys in one order
 	for _, k := range keys {
 		v := obj[k]
+		if !slices.Contains(cwdKeys, keyNorm(k)) {
+			continue
+		}
+		s, ok := jsonString(v)
+		if !ok {
+			if !isNull(v) {
+				return "", fmt.Sprintf("the directory under %q is not a string", k)
+			}
+			continue
+		}
+		s = strings.TrimSpace(s)
+		switch {
+		case s == "":
+		case strings.Contains(s, "://") || strings.HasPrefix(strings.ToLower(s), "file:"):
+			return "", fmt.Sprintf("the directory under %q is not a plain path (%q)", k, s)
+		case cwd != "" && s != cwd:
+			return "", fmt.Sprintf("the input names two directories to run in (%q and %q)", cwd, s)
+		default:
+			cwd = s
+		}
+	}
+	for _, k := range keys {
+		v := obj[k]
 		nk := keyNorm(k)
 		switch {
 		case slices.Contains(cwdKeys, nk):
-			s, ok := jsonString(v)
-			if !ok {
-				if !isNull(v) {
-					return "", fmt.Sprintf("the directory under %q is not a string", k)
-				}
-				continue
+		case runs && dirKey(nk):
+			if !sameDir(v, cwd) {
+				return "", fmt.Sprintf("the command's directory may be under %q, which this reader does not take as the directory it runs in", k)
 			}
-			s = strings.TrimSpace(s)
-			switch {
-			case s == "":
-			case strings.Contains(s, "://") || strings.HasPrefix(strings.ToLower(s), "file:"):
-				return "", fmt.Sprintf("the directory under %q is not a plain path (%q)", k, s)
-			case cwd != "" && s != cwd:
-				return "", fmt.Sprintf("the input names two directories to run in (%q and %q)", cwd, s)
-			default:
-				cwd = s
-			}
-		case runs && slices.Contains(runDirKeys, nk):
-			return "", fmt.Sprintf("the command's directory may be under %q, which this reader does not take as the directory it runs in", k)
 		default:
-			if where := nestedCwd(v, k, 0); where != "" {
+			if where := nestedCwd(v, k, nk, 0, runs, cwd); where != "" {
 				return "", "a directory to run in is nested at " + where
 			}
 		}
 	}
 	return cwd, ""
+}
+
+// sameDir: v names no directory (null, "") or the one the reader took.
+func sameDir(v json.RawMessage, cwd string) bool {
+	if isNull(v) {
+		return true
+	}
+	s, ok := jsonString(v)
+	s = strings.TrimSpace(s)
+	return ok && (s == "" || s == cwd)
 }
 
 // hasCommandKey: rawInput names a command line at its top level.
@@ -450,11 +490,13 @@ func hasCommandKey(raw json.RawMessage, execLike bool) bool {
 	return false
 }
 
-// nestedCwd finds a directory key (cwdKeys) anywhere below a top-level
-// member of rawInput: in an object, an array, or a string that holds JSON
-// (an options object passed as text). It says where, "" if nowhere. Too
-// deep to search is a find too.
-func nestedCwd(v json.RawMessage, at string, depth int) string {
+// nestedCwd finds a directory key (cwdKeys; for a call that runs a
+// command, any dirKey but an environment's PATH, unless it names cwd, the
+// directory read) anywhere below a top-level member of rawInput: in an
+// object, an array, or a string that holds JSON (an options object passed
+// as text). parent is the normalised key v is under. It says where, "" if
+// nowhere. Too deep to search is a find too.
+func nestedCwd(v json.RawMessage, at, parent string, depth int, runs bool, cwd string) string {
 	if depth > maxCwdDepth {
 		return at + " (too deep to read)"
 	}
@@ -469,10 +511,14 @@ func nestedCwd(v json.RawMessage, at string, depth int) string {
 			return ""
 		}
 		for k, iv := range obj {
-			if slices.Contains(cwdKeys, keyNorm(k)) {
+			nk := keyNorm(k)
+			if slices.Contains(cwdKeys, nk) && !(runs && sameDir(iv, cwd)) {
 				return at + "." + k
 			}
-			if w := nestedCwd(iv, at+"."+k, depth+1); w != "" {
+			if runs && dirKey(nk) && !(nk == "path" && slices.Contains(envKeys, parent)) && !sameDir(iv, cwd) {
+				return at + "." + k
+			}
+			if w := nestedCwd(iv, at+"."+k, nk, depth+1, runs, cwd); w != "" {
 				return w
 			}
 		}
@@ -482,14 +528,14 @@ func nestedCwd(v json.RawMessage, at string, depth int) string {
 			return ""
 		}
 		for i, iv := range arr {
-			if w := nestedCwd(iv, fmt.Sprintf("%s[%d]", at, i), depth+1); w != "" {
+			if w := nestedCwd(iv, fmt.Sprintf("%s[%d]", at, i), parent, depth+1, runs, cwd); w != "" {
 				return w
 			}
 		}
 	case '"':
 		s, ok := jsonString(v)
 		if t := strings.TrimSpace(s); ok && (strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) {
-			return nestedCwd(json.RawMessage(t), at+" (as JSON text)", depth+1)
+			return nestedCwd(json.RawMessage(t), at+" (as JSON text)", parent, depth+1, runs, cwd)
 		}
 	}
 	return ""

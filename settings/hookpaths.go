@@ -1,91 +1,489 @@
 package settings
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
-// What a decision hook runs lies outside every tree an agent may write
+// A decision hook's command is what is judged and what is run
 // (docs/settings.md "hooks", docs/sandbox.md "Programs the bridge runs
 // outside every sandbox"). A hook runs outside every sandbox with the
-// bridge's rights, and what it runs is more than the files its command
-// names: an interpreter loads modules beside its script (Python's
-// json.py, a sourced lib.sh, node_modules), a script named inside a
-// `sh -c` string or an option's value (`--require=FILE`), a symlink's
-// target. Protecting the named files in the sandbox (Store.HookPrograms)
-// leaves their neighbours writable; red team 14 planted each. So the place
-// is refused instead: a hook whose program, or any path its arguments name,
-// lies inside a writable tree (or resolves into one) is a settings error,
-// at load and on every reload, naming the tree and why it is writable; an
-// argument that is shell code with a variable or a substitution (the files
-// it names cannot be read off it) is refused too. And a hook runs with an
-// environment an agent's tree cannot steer (HookEnviron): PATH without the
-// entries inside writable trees, and none of PYTHONPATH, NODE_OPTIONS,
-// BASH_ENV, LD_PRELOAD and the like.
+// bridge's rights, so everything it runs must lie outside every tree an
+// agent may write. Red teams 14 and 14b showed that reading path-like
+// words off a command misses what a shell or an interpreter builds at run
+// time (globs, quotes, ${IFS}, cd, env --chdir, python -c string
+// concatenation, ~user, a runner's cache, a #! naming the workspace's
+// interpreter). So a hook's command must be plain enough that the files it
+// runs are the files the check sees:
+//
+//   - the program is an absolute path outside every writable tree (its
+//     symlinks resolved); a script's #! interpreter is checked the same
+//     way, recursively (hookMaxDepth), and so is env's target, looked up in
+//     the hook's own PATH (hookPATH);
+//   - no argument holds a character a shell or an interpreter could expand
+//     (hookMeta); no inline-code option of a known interpreter (-c, -e,
+//     --eval, -p, -m, env -S/-C...); a shell or an interpreter runs a
+//     script FILE, never code from an argument or the request on stdin;
+//     package runners (npx, uvx, pipx, bunx, npm/pnpm/yarn/uv/bun) and
+//     programs that run the program their arguments name (timeout, nice,
+//     xargs, sudo...) are refused, and so is an argument naming an
+//     interpreter, a runner or such a wrapper;
+//   - every argument word that names a path (a slash, or an existing name
+//     under "/", the hook's directory) lies outside every writable tree; an
+//     executable it names is checked like the program;
+//   - a node program's modules: node_modules in every parent of its script,
+//     and $HOME/.node_modules, $HOME/.node_libraries, lie outside every
+//     writable tree.
+//
+// And a hook runs with an environment an agent's tree cannot steer
+// (hookEnviron): PATH without the entries inside writable trees, HOME only
+// when it lies outside every writable tree, PYTHONNOUSERSITE=1, and none
+// of PYTHONPATH, NODE_PATH, NODE_OPTIONS, BASH_ENV, LD_PRELOAD and the like.
+
+// hookMaxDepth bounds a chain of #! interpreters and env targets.
+const hookMaxDepth = 4
+
+// hookMeta are the characters a shell or an interpreter could expand or
+// read as code in an argument: variables, substitutions, globs, quotes,
+// escapes, ~user, command separators, redirections.
+const hookMeta = "$`*?[]~\\'\";&|<>\n\r"
 
 // hookPathProblems checks every command hook of cfg against trees.
-func hookPathProblems(cfg Config, trees []WritableTree, readOnly []string, home string) []*FieldError {
+// environ is the bridge's environment (the hook's PATH and HOME are
+// computed from it as hookEnviron does).
+func hookPathProblems(cfg Config, trees []WritableTree, readOnly []string, environ []string) []*FieldError {
 	var out []*FieldError
+	c := &hookCheck{trees: trees, readOnly: readOnly, path: hookPATH(environ, trees, readOnly), home: hookHome(environ, trees, readOnly)}
 	for i, h := range cfg.Hooks {
 		if len(h.Command) == 0 {
 			continue
 		}
-		key := fmt.Sprintf("hooks[%d].command", i)
-		paths, doubt := hookPaths(h.Command, home)
-		if doubt != "" {
-			out = append(out, &FieldError{Key: key, Msg: fmt.Sprintf("hook %s: %s; write the paths out", h.Name, doubt)})
-			continue
-		}
-		for _, p := range paths {
-			if where := writableWhere(p, trees, readOnly); where != "" {
-				out = append(out, &FieldError{Key: key, Msg: fmt.Sprintf("hook %s runs %s, which is %s: an agent could change what the hook runs outside the sandbox (a module, library or script beside it); keep a hook's program and scripts outside every tree an agent may write", h.Name, p, where)})
-				break
-			}
+		c.judged = map[string]bool{}
+		if p := c.command(h.Command, 0); p != "" {
+			out = append(out, &FieldError{Key: fmt.Sprintf("hooks[%d].command", i), Msg: fmt.Sprintf("hook %s %s", h.Name, p)})
 		}
 	}
 	return out
 }
 
-// hookSeparators split an argument into the words that may name files:
-// shell syntax, option values (--file=PATH), lists (a:b, a,b).
-const hookSeparators = " \t\r\n;&|()<>'\"`=,:{}[]"
+// hookCheck judges one hook's command.
+type hookCheck struct {
+	trees    []WritableTree
+	readOnly []string
+	path     []string        // the hook's PATH entries (hookPATH)
+	home     string          // the hook's HOME ("" when unset)
+	judged   map[string]bool // scripts whose #! is judged already (a script is its interpreter's argument too)
+}
 
-// hookPaths are the paths a hook's command names: its program, every
-// argument that is a path, and every path-like word inside an argument
-// (an option's value, a word of a `sh -c` string). A relative word with a
-// slash is read from "/" (the hook's directory); "~/" from home. doubt is
-// set when an argument is shell code using a variable or a substitution.
-func hookPaths(command []string, home string) (paths []string, doubt string) {
-	add := func(w string) {
-		switch {
-		case w == "~" || strings.HasPrefix(w, "~/"):
-			if home != "" {
-				paths = append(paths, filepath.Join(home, strings.TrimPrefix(w, "~")))
-			}
-		case strings.HasPrefix(w, "/"):
-			paths = append(paths, filepath.Clean(w))
-		case strings.Contains(w, "/"):
-			paths = append(paths, filepath.Join("/", w))
+// hookKind is what a program is, read from its name: "python" for
+// python3.12, "sh" for /bin/sh.
+func hookKind(p string) string {
+	b := strings.ToLower(filepath.Base(p))
+	b = strings.TrimSuffix(b, ".exe")
+	k := strings.TrimRight(b, "0123456789.-")
+	if k == "" {
+		return b
+	}
+	return k
+}
+
+// hookKnown: k is a kind some table names.
+func hookKnown(k string) bool {
+	return hookShells[k] || hookRunners[k] || hookWrappers[k] || hookInterps[k] || k == "env"
+}
+
+// Program kinds (hookKind).
+var (
+	hookShells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "pdksh": true, "ash": true,
+		"yash": true, "posh": true, "fish": true, "csh": true, "tcsh": true, "rbash": true, "nu": true, "elvish": true, "xonsh": true, "pwsh": true}
+	// hookRunners run a package from a cache or a project (an agent's
+	// runner may write the cache: sandbox.RunnerDirs).
+	hookRunners = map[string]bool{"npx": true, "uvx": true, "pipx": true, "bunx": true, "pnpx": true, "npm": true, "pnpm": true, "yarn": true,
+		"uv": true, "corepack": true, "volta": true, "poetry": true, "pipenv": true, "pdm": true, "hatch": true, "conda": true, "mamba": true,
+		"micromamba": true, "cargo": true, "go": true, "gem": true, "bundle": true, "bundler": true, "composer": true, "dotnet": true, "mise": true, "asdf": true}
+	// hookWrappers run the program their arguments name (or code they
+	// hold): name that program as the hook's instead.
+	hookWrappers = map[string]bool{"timeout": true, "nice": true, "nohup": true, "stdbuf": true, "setsid": true, "chroot": true, "sudo": true,
+		"su": true, "doas": true, "runuser": true, "xargs": true, "find": true, "flock": true, "ionice": true, "taskset": true, "unshare": true,
+		"nsenter": true, "time": true, "strace": true, "ltrace": true, "watch": true, "script": true, "busybox": true, "toybox": true,
+		"systemd-run": true, "chpst": true, "parallel": true, "make": true, "gdb": true, "expect": true, "tclsh": true, "wish": true,
+		"sed": true, "vim": true, "vi": true, "nvim": true, "emacs": true, "bwrap": true, "firejail": true, "systemd-nspawn": true, "prlimit": true, "chrt": true, "cgexec": true,
+		"numactl": true, "catchsegv": true, "valgrind": true, "ld.so": true, "ld-linux": true, "ld-linux-x": true, "ld-musl-x": true}
+	// hookInterps run a script file; their inline-code options are
+	// refused (hookInterpOpts).
+	hookInterps = map[string]bool{"python": true, "pypy": true, "node": true, "nodejs": true, "bun": true, "deno": true, "perl": true,
+		"ruby": true, "php": true, "lua": true, "luajit": true, "awk": true, "gawk": true, "mawk": true, "nawk": true, "osascript": true,
+		"rscript": true, "julia": true, "java": true, "jshell": true, "groovy": true, "scala": true, "kotlin": true, "erl": true,
+		"escript": true, "elixir": true, "guile": true, "racket": true, "sbcl": true, "clisp": true, "ocaml": true, "ghc": true,
+		"runghc": true, "swift": true, "dart": true, "raku": true, "tsx": true, "ts-node": true, "jq": true}
+)
+
+// hookInterpOpts are, for an interpreter kind, its short option letters
+// that take code (a cluster holding one is refused), its short letters
+// that take a value (the rest of the cluster, or the next argument), its
+// long options that take code, and whether it runs a script file given
+// as its first operand (one is required: without, it reads the request on
+// stdin as code).
+type hookInterpOpts struct {
+	code, value string
+	longCode    []string
+	longValue   []string
+	needScript  bool
+}
+
+var hookInterpTable = map[string]hookInterpOpts{
+	"python": {code: "cmi", value: "WXQ", longCode: []string{"--command"}, longValue: []string{"--check-hash-based-pycs"}, needScript: true},
+	"pypy":   {code: "cmi", value: "WXQ", needScript: true},
+	"node":   {code: "epi", value: "rC", longCode: []string{"--eval", "--print", "--interactive", "--run"}, needScript: true},
+	"bun":    {code: "ep", value: "r", longCode: []string{"--eval", "--print", "--preload", "--require", "--import"}, needScript: true},
+	"deno":   {code: "e", longCode: []string{"--eval", "--ext", "--import-map", "--config"}, needScript: true},
+	"perl":   {code: "eEi", value: "IMmdDlx0C", longCode: nil, needScript: true},
+	"ruby":   {code: "ei", value: "IrCEKTWxF0l", needScript: true},
+	"php":    {code: "rBREFai", value: "cdzfnS", longCode: []string{"--run", "--process-begin", "--process-code", "--process-end", "--process-file"}, needScript: true},
+	"lua":    {code: "eil", needScript: true},
+	"awk":    {code: "e", value: "fvFE", longCode: []string{"--source", "--exec", "--load", "--include"}},
+	"julia":  {code: "eEiL", longCode: []string{"--eval", "--print", "--load"}, needScript: true},
+}
+
+func init() {
+	hookInterpTable["nodejs"] = hookInterpTable["node"]
+	hookInterpTable["luajit"] = hookInterpTable["lua"]
+	for _, k := range []string{"gawk", "mawk", "nawk"} {
+		hookInterpTable[k] = hookInterpTable["awk"]
+	}
+}
+
+// command judges argv run as a hook's command: "" when it is plain and
+// everything it runs lies outside every writable tree, else why not
+// (completing "hook NAME ...").
+func (c *hookCheck) command(argv []string, depth int) string {
+	if depth > hookMaxDepth {
+		return fmt.Sprintf("runs %q through more than %d interpreters (#! or env): write the final program out", argv[0], hookMaxDepth)
+	}
+	prog := argv[0]
+	if !filepath.IsAbs(prog) {
+		return fmt.Sprintf("runs the program %q, which is not an absolute path (it would be looked up in a PATH): name it by its absolute path", prog)
+	}
+	if strings.ContainsAny(prog, hookMeta) {
+		return fmt.Sprintf("runs the program %q, whose name has a character a shell could expand: name it plainly", prog)
+	}
+	if p := c.place(prog); p != "" {
+		return p
+	}
+	kind := hookKind(prog)
+	if !hookKnown(kind) {
+		kind = hookKind(resolveExisting(prog)) // a link's target (/usr/bin/python3 -> python3.12)
+	}
+	// By its name first: a runner or a wrapper is often a script (npx's
+	// #! names node), and what it runs is its arguments' business.
+	switch {
+	case hookRunners[kind]:
+		return fmt.Sprintf("runs %s, a package runner: what it runs comes from a cache or a project an agent may write; install the hook and name its program", prog)
+	case hookWrappers[kind]:
+		return fmt.Sprintf("runs %s, which runs the program (or the code) its arguments name: name that program as the hook's command", prog)
+	}
+	if interp, ok, err := shebang(prog); err != "" {
+		return err
+	} else if ok {
+		c.judged[prog] = true
+		// The kernel runs interp [its one argument] prog args...: judge
+		// that command.
+		return c.command(append(append(interp, prog), argv[1:]...), depth+1)
+	}
+	if kind == "env" {
+		return c.env(argv, depth)
+	}
+	args := argv[1:]
+	for i, a := range args {
+		if strings.ContainsAny(a, hookMeta) {
+			return fmt.Sprintf("argument %d (%q) has a character a shell or an interpreter could expand (one of %q): the files it runs could not be checked; write the arguments plainly, or put the code in a script file", i+1, a, hookMeta)
 		}
 	}
-	for i, a := range command {
-		if i == 0 {
-			add(a)
+	if hookShells[kind] {
+		if p := c.shellArgs(prog, args); p != "" {
+			return p
+		}
+	} else if o, ok := hookInterpTable[kind]; ok {
+		if p := c.interpArgs(prog, kind, o, args); p != "" {
+			return p
+		}
+	}
+	isNode := kind == "node" || kind == "nodejs" || kind == "bun" || kind == "deno"
+	for i, a := range args {
+		if p := c.argument(i+1, a, depth, isNode); p != "" {
+			return p
+		}
+	}
+	if isNode && c.home != "" {
+		for _, d := range []string{".node_modules", ".node_libraries"} {
+			if where := c.where(filepath.Join(c.home, d)); where != "" {
+				return fmt.Sprintf("runs node, which loads modules from %s, %s: keep node's module directories outside every tree an agent may write", filepath.Join(c.home, d), where)
+			}
+		}
+	}
+	return ""
+}
+
+// place judges one file a hook runs or names.
+func (c *hookCheck) place(p string) string {
+	if where := c.where(p); where != "" {
+		return fmt.Sprintf("runs %s, which is %s: an agent could change what the hook runs outside the sandbox (a module, library or script beside it); keep a hook's program and scripts outside every tree an agent may write", p, where)
+	}
+	return ""
+}
+
+func (c *hookCheck) where(p string) string { return writableWhere(p, c.trees, c.readOnly) }
+
+// shebang reads the #! line of the file p: the interpreter and its one
+// argument (as the kernel splits it). ok is false for a file that is not
+// a script (a binary, a directory, a missing file).
+func shebang(p string) (interp []string, ok bool, problem string) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, false, ""
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil, false, ""
+	}
+	buf := make([]byte, 256)
+	n, _ := io.ReadFull(f, buf)
+	buf = buf[:n]
+	if !bytes.HasPrefix(buf, []byte("#!")) {
+		return nil, false, ""
+	}
+	line, _, found := bytes.Cut(buf[2:], []byte("\n"))
+	if !found && n == len(buf) && n == 256 {
+		return nil, false, fmt.Sprintf("runs %s, whose #! line is longer than 254 bytes: it could not be checked", p)
+	}
+	s := strings.Trim(string(line), " \t\r")
+	prog, arg, _ := strings.Cut(strings.ReplaceAll(s, "\t", " "), " ")
+	if prog == "" {
+		return nil, false, fmt.Sprintf("runs %s, whose #! line names no interpreter", p)
+	}
+	out := []string{prog}
+	if arg = strings.Trim(arg, " "); arg != "" {
+		out = append(out, arg)
+	}
+	return out, true, ""
+}
+
+// env judges /usr/bin/env [-i] [-u NAME] [NAME=VALUE]... PROGRAM ARGS:
+// its options that change what runs (-S, -C, and any it does not know)
+// are refused, a variable's value is an argument like any other, and
+// PROGRAM (looked up in the hook's PATH) is judged as a command.
+func (c *hookCheck) env(argv []string, depth int) string {
+	i := 1
+	var assigns []string
+	for ; i < len(argv); i++ {
+		a := argv[i]
+		if strings.ContainsAny(a, hookMeta) {
+			return fmt.Sprintf("argument %d (%q) has a character a shell or an interpreter could expand (one of %q): write the arguments plainly", i, a, hookMeta)
+		}
+		switch {
+		case a == "--":
+			i++
+		case a == "-i" || a == "--ignore-environment" || a == "-0" || a == "--null" || a == "-":
+			continue
+		case a == "-u" || a == "--unset":
+			i++
+			continue
+		case strings.HasPrefix(a, "--unset=") || (strings.HasPrefix(a, "-u") && !strings.HasPrefix(a, "--")):
+			continue
+		case strings.HasPrefix(a, "-"):
+			return fmt.Sprintf("argument %d (%q) is an option of env that changes what runs or where (-S/--split-string and -C/--chdir build a command the check cannot see): name the program and its arguments directly", i, a)
+		case strings.Contains(a, "="):
+			if name, _, _ := strings.Cut(a, "="); slices.Contains(hookEnvOwn, name) {
+				return fmt.Sprintf("argument %d (%q) sets %s, which the bridge sets for every hook (the PATH the program is looked up in, the HOME and user site it may load code from)", i, a, name)
+			}
+			assigns = append(assigns, a)
 			continue
 		}
-		if strings.ContainsAny(a, " \t\n;&|") && strings.ContainsAny(a, "$`") {
-			return nil, fmt.Sprintf("argument %d (%q) is shell code with a variable or a substitution: the files it runs cannot be checked", i, a)
+		break
+	}
+	if i >= len(argv) {
+		return "runs env with no program"
+	}
+	for _, a := range assigns {
+		if p := c.argument(0, a, depth, false); p != "" {
+			return p
 		}
-		add(a)
-		for _, w := range strings.FieldsFunc(a, func(r rune) bool { return strings.ContainsRune(hookSeparators, r) }) {
-			if w != a {
-				add(w)
+	}
+	target := argv[i]
+	if !strings.Contains(target, "/") {
+		found := ""
+		for _, d := range c.path {
+			p := filepath.Join(d, target)
+			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+				found = p
+				break
+			}
+		}
+		if found == "" {
+			return fmt.Sprintf("runs env %s, and %q is not in the hook's PATH (%s)", target, target, strings.Join(c.path, string(filepath.ListSeparator)))
+		}
+		target = found
+	}
+	return c.command(append([]string{target}, argv[i+1:]...), depth+1)
+}
+
+// shellArgs: a shell runs a script file, with only options that change
+// how (-e, -u, -x, -f, -n, -v, -a); -c, -s, -i, -o and long options are
+// refused, and so is no script (the shell would read the request on stdin
+// as code).
+func (c *hookCheck) shellArgs(prog string, args []string) string {
+	for i, a := range args {
+		if a == "--" {
+			args = args[i+1:]
+			break
+		}
+		if !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "+") {
+			args = args[i:]
+			break
+		}
+		if strings.HasPrefix(a, "--") || strings.Trim(a[1:], "aefnuvx") != "" || len(a) == 1 {
+			return fmt.Sprintf("runs %s with option %q: a shell hook runs a script file (-c code, -s stdin, -i, -o and long options are refused); put the code in a script file outside every writable tree", prog, a)
+		}
+		if i == len(args)-1 {
+			args = nil
+		}
+	}
+	return needScript(prog, args)
+}
+
+// needScript: there is a first operand, the script file, and it is not
+// "-" (stdin). (Its place is checked with every argument.)
+func needScript(prog string, operands []string) string {
+	if len(operands) == 0 || operands[0] == "-" {
+		return fmt.Sprintf("runs %s with no script file: it would read the request on stdin as code; name a script file", prog)
+	}
+	return ""
+}
+
+// interpArgs refuses an interpreter's inline-code options and, for one that
+// needs it, a missing script file.
+func (c *hookCheck) interpArgs(prog, kind string, o hookInterpOpts, args []string) string {
+	refuse := func(a string) string {
+		return fmt.Sprintf("runs %s with option %q, which runs code that is not a file (or loads it from where the check cannot see): put the code in a script file outside every writable tree", prog, a)
+	}
+	var operands []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			operands = args[i+1:]
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			operands = args[i:]
+			break
+		}
+		if strings.HasPrefix(a, "--") {
+			name, _, hasVal := strings.Cut(a, "=")
+			if slices.Contains(o.longCode, name) {
+				return refuse(a)
+			}
+			if slices.Contains(o.longValue, name) && !hasVal {
+				i++
+			}
+			continue
+		}
+		for j, r := range a[1:] {
+			if strings.ContainsRune(o.code, r) {
+				return refuse(a)
+			}
+			if strings.ContainsRune(o.value, r) {
+				if j == len(a)-2 {
+					i++ // the value is the next argument
+				}
+				break
 			}
 		}
 	}
-	return paths, ""
+	if kind == "awk" || kind == "gawk" || kind == "mawk" || kind == "nawk" {
+		if !slices.ContainsFunc(args, func(a string) bool {
+			return a == "-f" || a == "-E" || strings.HasPrefix(a, "--file") || strings.HasPrefix(a, "--exec")
+		}) {
+			return fmt.Sprintf("runs %s with its program as an argument: name a program file with -f", prog)
+		}
+		return ""
+	}
+	if !o.needScript {
+		return ""
+	}
+	if kind == "deno" && len(operands) > 0 && operands[0] != "run" {
+		return fmt.Sprintf("runs %s %s: a deno hook is `deno run [options] SCRIPT`", prog, operands[0])
+	}
+	if kind == "deno" && len(operands) > 0 {
+		for len(operands) > 1 && strings.HasPrefix(operands[1], "-") {
+			operands = append(operands[:1], operands[2:]...)
+		}
+		operands = operands[1:]
+	}
+	return needScript(prog, operands)
+}
+
+// argument judges the i-th argument a: every word of it that names a
+// path (a slash, or an existing name under "/", the hook's directory)
+// lies outside every writable tree; an executable it names is judged like
+// a program; a word naming an interpreter, a shell, a runner or a wrapper
+// is refused (the program may run it). node is set for a node program:
+// a script's parents' node_modules are checked too.
+func (c *hookCheck) argument(i int, a string, depth int, node bool) string {
+	words := strings.FieldsFunc(a, func(r rune) bool { return strings.ContainsRune(" \t=,:", r) })
+	if !slices.Contains(words, a) {
+		words = append(words, a)
+	}
+	for _, w := range words {
+		if w == "" || strings.HasPrefix(w, "-") && !strings.Contains(w, "/") {
+			continue
+		}
+		if k := hookKind(w); hookKnown(k) {
+			return fmt.Sprintf("names the program %q in argument %d (%q): a program that runs another is judged by what it runs; name that program as the hook's command", w, i, a)
+		}
+		var p string
+		switch {
+		case filepath.IsAbs(w):
+			p = filepath.Clean(w)
+		case strings.Contains(w, "/"):
+			p = filepath.Join("/", w)
+		default:
+			p = filepath.Join("/", w)
+			if _, err := os.Lstat(p); err != nil {
+				continue
+			}
+		}
+		if pr := c.place(p); pr != "" {
+			return pr
+		}
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			if st.Mode()&0o111 != 0 && !c.judged[p] {
+				c.judged[p] = true
+				if interp, ok, err := shebang(p); err != "" {
+					return err
+				} else if ok {
+					if pr := c.command(append(interp, p), depth+1); pr != "" {
+						return pr
+					}
+				}
+			}
+			if node {
+				for d := filepath.Dir(resolveExisting(p)); ; d = filepath.Dir(d) {
+					if where := c.where(filepath.Join(d, "node_modules")); where != "" {
+						return fmt.Sprintf("runs the node script %s, and node loads modules from %s, %s: keep a node hook where no parent directory's node_modules is in a tree an agent may write", p, filepath.Join(d, "node_modules"), where)
+					}
+					if d == filepath.Dir(d) {
+						break
+					}
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // writableWhere says which writable tree p lies in (or resolves into),
@@ -115,46 +513,63 @@ func writableWhere(p string, trees []WritableTree, readOnly []string) string {
 	return ""
 }
 
+// hookEnvOwn are the variables the bridge sets for a hook (hookEnviron):
+// env may not set them again.
+var hookEnvOwn = []string{"PATH", "HOME", "PYTHONNOUSERSITE"}
+
 // hookEnvKeep are the variables a hook inherits from the bridge (besides
-// PATH, filtered, and LC_*): nothing that names code to load.
-var hookEnvKeep = map[string]bool{"HOME": true, "USER": true, "LOGNAME": true, "LANG": true, "LANGUAGE": true, "TZ": true, "TMPDIR": true}
+// PATH, filtered, HOME, when outside every writable tree, and LC_*):
+// nothing that names code to load.
+var hookEnvKeep = map[string]bool{"USER": true, "LOGNAME": true, "LANG": true, "LANGUAGE": true, "TZ": true, "TMPDIR": true}
 
 // defaultHookPath is a hook's PATH when the bridge's has no usable entry.
 const defaultHookPath = "/usr/local/bin:/usr/bin:/bin"
 
-// hookEnviron is the environment a command hook runs with
-// (Snapshot.HookEnv): HOME, USER, LOGNAME, LANG, LANGUAGE, LC_*, TZ, TMPDIR
-// from environ, and PATH with only its absolute entries outside every tree
-// an agent may write (an editor started from an activated virtualenv names
-// the workspace's .venv/bin: /usr/bin/env python3 would run the agent's
-// python3).
-func hookEnviron(environ []string, trees []WritableTree, readOnly []string) []string {
-	var out []string
-	path := ""
-	for _, kv := range environ {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			continue
-		}
-		switch {
-		case k == "PATH":
-			path = v
-		case hookEnvKeep[k] || strings.HasPrefix(k, "LC_"):
-			out = append(out, kv)
-		}
-	}
+// hookPATH are the entries of a hook's PATH: the bridge's absolute
+// entries outside every writable tree (an editor started from an activated
+// virtualenv names the workspace's .venv/bin: /usr/bin/env python3 would
+// run the agent's python3), or defaultHookPath.
+func hookPATH(environ []string, trees []WritableTree, readOnly []string) []string {
 	var keep []string
-	for _, d := range filepath.SplitList(path) {
+	for _, d := range filepath.SplitList(environValue(environ, "PATH")) {
 		if filepath.IsAbs(d) && writableWhere(d, trees, readOnly) == "" {
 			keep = append(keep, d)
 		}
 	}
-	// Python's user site (~/.local/lib/python*/site-packages, its .pth
-	// files run at start) lies under HOME, which a workspace that is the
-	// home directory makes writable (red team 14b).
-	out = append(out, "PYTHONNOUSERSITE=1")
 	if len(keep) == 0 {
-		return append(out, "PATH="+defaultHookPath)
+		return filepath.SplitList(defaultHookPath)
 	}
-	return append(out, "PATH="+strings.Join(keep, string(filepath.ListSeparator)))
+	return keep
+}
+
+// hookHome is a hook's HOME: the bridge's, unless it lies in a writable
+// tree (the workspace is the home directory): interpreters read code
+// from under HOME by themselves (node's ~/.node_modules, Python's user
+// site, a tool's dotfiles), so there it is unset.
+func hookHome(environ []string, trees []WritableTree, readOnly []string) string {
+	home := environValue(environ, "HOME")
+	if home == "" || !filepath.IsAbs(home) || writableWhere(home, trees, readOnly) != "" {
+		return ""
+	}
+	return home
+}
+
+// hookEnviron is the environment a command hook runs with
+// (Snapshot.HookEnv): USER, LOGNAME, LANG, LANGUAGE, LC_*, TZ, TMPDIR from
+// environ, HOME (hookHome), PATH (hookPATH), and PYTHONNOUSERSITE=1
+// (Python's user site, ~/.local/lib/python*/site-packages, whose .pth
+// files run at start, lies under HOME; red team 14b).
+func hookEnviron(environ []string, trees []WritableTree, readOnly []string) []string {
+	var out []string
+	for _, kv := range environ {
+		k, _, ok := strings.Cut(kv, "=")
+		if ok && (hookEnvKeep[k] || strings.HasPrefix(k, "LC_")) {
+			out = append(out, kv)
+		}
+	}
+	if home := hookHome(environ, trees, readOnly); home != "" {
+		out = append(out, "HOME="+home)
+	}
+	out = append(out, "PYTHONNOUSERSITE=1")
+	return append(out, "PATH="+strings.Join(hookPATH(environ, trees, readOnly), string(filepath.ListSeparator)))
 }

@@ -19,19 +19,20 @@ func TestHookPlacesRefusedInWritableTrees(t *testing.T) {
 	cases := []struct {
 		name    string
 		command string // {d} is the hook's directory: the workspace, or the control's
-		refused bool   // in the workspace (the control always loads)
+		refused bool   // in the workspace (the control loads unless always)
 		why     string
+		always  bool // refused outside every writable tree too: shell code (-c) is never judged (hookpaths.go)
 	}{
-		{"python script (a module beside it would shadow json)", `[/usr/bin/python3, "{d}/hooks/check.py"]`, true, "it is the workspace"},
-		{"shell script (a library it sources)", `[/bin/sh, "{d}/hooks/check.sh"]`, true, "it is the workspace"},
-		{"node script (node_modules beside it)", `[/usr/bin/node, "{d}/hooks/check.js"]`, true, "it is the workspace"},
-		{"program is a symlink in the tree", `["{d}/bin/hook"]`, true, "it is the workspace"},
-		{"script inside sh -c", `[/bin/sh, -c, "exec {d}/hooks/check.sh --json"]`, true, "it is the workspace"},
-		{"script in an option's value", `[/usr/bin/node, "--require={d}/hooks/pre.js", /opt/x.js]`, true, "it is the workspace"},
-		{"a venv interpreter", `["{d}/.venv/bin/python3", /opt/check.py]`, true, "it is the workspace"},
-		{"a directory the shell changes into", `[/bin/sh, -c, "cd {d} && ./check.sh"]`, true, "it is the workspace"},
-		{"the tree itself as an argument", `[/opt/hook, "{d}"]`, true, "it is the workspace"},
-		{"a path list", `[/usr/bin/env, "PYTHONPATH=/opt:{d}/lib", /usr/bin/python3, /opt/c.py]`, true, "it is the workspace"},
+		{"python script (a module beside it would shadow json)", `[/usr/bin/python3, "{d}/hooks/check.py"]`, true, "it is the workspace", false},
+		{"shell script (a library it sources)", `[/bin/sh, "{d}/hooks/check.sh"]`, true, "it is the workspace", false},
+		{"node script (node_modules beside it)", `[/usr/bin/node, "{d}/hooks/check.js"]`, true, "it is the workspace", false},
+		{"program is a symlink in the tree", `["{d}/bin/hook"]`, true, "it is the workspace", false},
+		{"script inside sh -c", `[/bin/sh, -c, "exec {d}/hooks/check.sh --json"]`, true, `option "-c"`, true},
+		{"script in an option's value", `[/usr/bin/node, "--require={d}/hooks/pre.js", /opt/x.js]`, true, "it is the workspace", false},
+		{"a venv interpreter", `["{d}/.venv/bin/python3", /opt/check.py]`, true, "it is the workspace", false},
+		{"a directory the shell changes into", `[/bin/sh, -c, "cd {d} && ./check.sh"]`, true, "could expand", true},
+		{"the tree itself as an argument", `[/opt/hook, "{d}"]`, true, "it is the workspace", false},
+		{"a path list", `[/usr/bin/env, "PYTHONPATH=/opt:{d}/lib", /usr/bin/python3, /opt/c.py]`, true, "it is the workspace", false},
 	}
 	for _, tc := range cases {
 		for _, inWS := range []bool{true, false} {
@@ -58,7 +59,7 @@ func TestHookPlacesRefusedInWritableTrees(t *testing.T) {
 				cmd := strings.ReplaceAll(tc.command, "{d}", dir)
 				writeFile(t, e.userFile(), "hooks:\n  - name: guard\n    command: "+cmd+"\n")
 				s, err := e.load(func(o *Options) { o.Environ = []string{"HOME=" + home} })
-				if !inWS || !tc.refused {
+				if (!inWS && !tc.always) || !tc.refused {
 					if err != nil {
 						t.Fatalf("Load refused a hook outside every writable tree: %v", err)
 					}
@@ -96,26 +97,31 @@ func TestHookProgramResolvingIntoTheWorkspaceRefused(t *testing.T) {
 	}
 }
 
-// Shell code with a variable or a substitution names files that cannot be
-// checked: refused; the same code written out loads.
-func TestHookShellVariablesRefused(t *testing.T) {
+// Shell code (-c) is refused whatever it holds: a shell builds paths the
+// check cannot read off the words (red team 14b: globs, quotes, ${IFS},
+// cd). The error says why. Control: the same code in a script file
+// outside every writable tree loads.
+func TestHookShellCodeRefused(t *testing.T) {
 	for _, c := range []struct {
-		arg     string
-		refused bool
+		arg, why string
 	}{
-		{`exec "$HOME/hooks/check.sh"`, true},
-		{"exec `cat /opt/which`", true},
-		{"cat >/dev/null; echo '{\"decision\":\"ask\"}'", false},
-		{"exec /opt/hooks/check.sh", false},
+		{`exec "$HOME/hooks/check.sh"`, "could expand"},
+		{"exec `cat /opt/which`", "could expand"},
+		{"cat >/dev/null; echo '{\"decision\":\"ask\"}'", "could expand"},
+		{"exec /opt/hooks/check.sh", `option "-c"`},
 	} {
 		e := newEnv(t)
 		writeFile(t, e.userFile(), "hooks:\n  - name: guard\n    command: [/bin/sh, -c, "+quoteYAML(c.arg)+"]\n")
 		_, err := e.load()
-		if got := err != nil; got != c.refused {
-			t.Errorf("sh -c %q: refused %v (%v), want %v", c.arg, got, err, c.refused)
+		if err == nil || !strings.Contains(err.Error(), c.why) || !strings.Contains(err.Error(), "hook guard") {
+			t.Errorf("sh -c %q: %v, want refused saying %q", c.arg, err, c.why)
 		}
-		if c.refused && err != nil && !strings.Contains(err.Error(), "variable or a substitution") {
-			t.Errorf("sh -c %q: the error does not say why: %v", c.arg, err)
+		// Control: the code in a script file outside every writable tree.
+		script := filepath.Join(filepath.Dir(e.userDir), "tools", "check.sh")
+		writeFile(t, script, c.arg+"\n")
+		writeFile(t, e.userFile(), "hooks:\n  - name: guard\n    command: [/bin/sh, "+script+"]\n")
+		if _, err := e.load(); err != nil {
+			t.Errorf("control: the script file %s was refused: %v", script, err)
 		}
 	}
 }

@@ -140,7 +140,7 @@ func (s *Store) recordPathProblems(cfg Config) []*FieldError {
 			out = append(out, &FieldError{Key: f.key, Msg: err.Error()})
 		}
 	}
-	return append(out, hookPathProblems(cfg, trees, readOnly, home)...)
+	return append(out, hookPathProblems(cfg, trees, readOnly, s.opts.Environ)...)
 }
 
 // home is the home directory the settings read "~" against.

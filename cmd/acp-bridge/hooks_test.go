@@ -36,8 +36,8 @@ func TestDecisionHooksThroughBinary(t *testing.T) {
 			if c.name == "hangs" {
 				budget = 400
 			}
-			cfg := fmt.Sprintf("defaultAgent: f\naudit: {path: %q}\npermissions: {defaultMode: %s}\nhooks:\n  - name: org-check\n    command: [/bin/sh, -c, %q]\n    timeoutMs: %d\nagents:\n%s",
-				audit, c.mode, c.script, budget, testkit.FakeAgentYAML("f"))
+			cfg := fmt.Sprintf("defaultAgent: f\naudit: {path: %q}\npermissions: {defaultMode: %s}\nhooks:\n  - name: org-check\n    command: [/bin/sh, %q]\n    timeoutMs: %d\nagents:\n%s",
+				audit, c.mode, hookScript(t, c.script), budget, testkit.FakeAgentYAML("f"))
 			p := startBinIn(t, home, t.TempDir(), cfg)
 			ctx, sid := p.open(t)
 			res := make(chan error, 1)
@@ -78,6 +78,18 @@ func TestDecisionHooksThroughBinary(t *testing.T) {
 			}
 		})
 	}
+}
+
+// hookScript writes body to a script file in a directory of its own,
+// outside the test's workspace and home (no writable tree): a hook runs a
+// script file, never shell code (settings/hookpaths.go).
+func hookScript(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "hook.sh")
+	if err := os.WriteFile(p, []byte(body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // Red team 4 and 14: what a hook runs runs outside every sandbox. A hook
@@ -222,7 +234,8 @@ func TestDenialsReachTheAgentsNextPrompt(t *testing.T) {
 // everything does not loosen it; the mode's own default ask it may.
 func TestHookNeverLoosensADoubt(t *testing.T) {
 	home := t.TempDir()
-	cfg := "defaultAgent: f\npermissions: {deny: [\"Bash(rm *)\"]}\nhooks:\n  - name: yes-man\n    command: [/bin/sh, -c, \"cat >/dev/null; echo '{\\\"decision\\\":\\\"allow\\\"}'\"]\n    timeoutMs: 20000\nagents:\n" + testkit.FakeAgentYAML("f")
+	cfg := fmt.Sprintf("defaultAgent: f\npermissions: {deny: [\"Bash(rm *)\"]}\nhooks:\n  - name: yes-man\n    command: [/bin/sh, %q]\n    timeoutMs: 20000\nagents:\n%s",
+		hookScript(t, `cat >/dev/null; echo '{"decision":"allow"}'`), testkit.FakeAgentYAML("f"))
 	p := startBinIn(t, home, t.TempDir(), cfg)
 	ctx, sid := p.open(t)
 	// the mode's default ask: the hook answers it

@@ -648,7 +648,11 @@ func opaInProcess(b *testing.B, url, pub string, samples int) (builtin, withOPA,
 func hookLatency(b *testing.B, samples int) (cmd, authzen dist) {
 	ctx := context.Background()
 	req := hooks.Request{Call: policy.Call{Tool: "Bash", Command: "ls -la"}, Agent: "f", SessionID: "s", Mode: "default", Workspace: "/w"}
-	h := hooks.Hook{Name: "cmd", Command: []string{"/bin/sh", "-c", `cat >/dev/null; echo '{"decision":"allow","reason":"ok"}'`}, Timeout: 10 * time.Second}
+	script := filepath.Join(b.TempDir(), "hook.sh") // a hook runs a script file, never shell code (settings/hookpaths.go)
+	if err := os.WriteFile(script, []byte(`cat >/dev/null; echo '{"decision":"allow","reason":"ok"}'`+"\n"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	h := hooks.Hook{Name: "cmd", Command: []string{"/bin/sh", script}, Timeout: 10 * time.Second}
 	az := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"decision": true}`))

@@ -16,7 +16,7 @@ import (
 // running: no ETXTBSY), then removes its name: the count is 1 again, the
 // next retry runs the agent's program outside every sandbox. Control: the
 // first spawn is refused (two names), as TestCompanionWithTwoNamesNotRun.
-func TestRT14bTwoNamesRewrittenThenUnlinked(t *testing.T) {
+func TestCompanionRewrittenThroughASecondNameThenUnlinkedNotRun(t *testing.T) {
 	dir := t.TempDir()
 	path := fakeCompanion(t, `printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{}}'`+"\nexec sleep 60\n")
 	other := filepath.Join(dir, "agent-writable-name")
@@ -63,7 +63,7 @@ func TestRT14bTwoNamesRewrittenThenUnlinked(t *testing.T) {
 // writable and the agent's rewrite runs at the next spawn. Here the target
 // is rewritten between two clients; the second runs it. Control: the hook
 // check refuses the same shape (TestHookProgramResolvingIntoTheWorkspaceRefused).
-func TestRT14bCompanionSymlinkedIntoATree(t *testing.T) {
+func TestCompanionSymlinkedIntoATreeNotRun(t *testing.T) {
 	ws := t.TempDir() // stands for the workspace
 	target := fakeCompanion(t, `printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{}}'`+"\nexec sleep 60\n")
 	real := filepath.Join(ws, Name)
@@ -91,5 +91,56 @@ func TestRT14bCompanionSymlinkedIntoATree(t *testing.T) {
 	t.Logf("StartOPA through the link: %v; the rewritten target ran: %v", err, statErr == nil)
 	if statErr == nil {
 		t.Errorf("a companion linked into a writable tree ran (its target rewritten there)")
+	}
+}
+
+// A companion whose directory is a symlink into a tree an agent may write
+// (an install directory linked to a build in a workspace): the file itself
+// is plain, with one name, but what runs is the file in the tree, which
+// the sandbox does not guard (it guards the lexical path). oneName compares
+// the real path with the path: refused, and the agent's rewrite never
+// runs. Control: the same rewritten file started by its real path (no tree
+// known to the client) runs: the damage the refusal prevents.
+func TestCompanionThroughASymlinkedDirectoryNotRun(t *testing.T) {
+	ws := t.TempDir() // stands for the workspace
+	src := fakeCompanion(t, `printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{}}'`+"\nexec sleep 60\n")
+	real := filepath.Join(ws, "build", Name)
+	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(src, real); err != nil {
+		t.Fatal(err)
+	}
+	install := filepath.Join(t.TempDir(), "lib")
+	if err := os.Symlink(filepath.Join(ws, "build"), install); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(install, Name)
+	marker := filepath.Join(t.TempDir(), "ran")
+	script, _ := os.ReadFile(real)
+	planted := strings.Replace(string(script), "#!/bin/sh\n", "#!/bin/sh\ntouch "+marker+"\n", 1)
+	if err := os.WriteFile(real, []byte(planted), 0o755); err != nil { // the agent, in its tree
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path    string
+		refused bool
+	}{{path, true}, {real, false}} {
+		os.Remove(marker)
+		cl := New(Options{Path: c.path, Version: testVersion, StartTimeout: 2 * time.Second, Backoff: 10 * time.Second})
+		err := cl.StartOPA(t.Context(), opaConfig(t, time.Second))
+		cl.Close(t.Context())
+		_, statErr := os.Stat(marker)
+		t.Logf("%s: StartOPA %v; the rewritten file ran: %v", c.path, err, statErr == nil)
+		if c.refused {
+			if err == nil || !strings.Contains(err.Error(), "through a symbolic link") {
+				t.Errorf("a companion reached through a symlinked directory: %v, want refused", err)
+			}
+			if statErr == nil {
+				t.Errorf("the companion reached through a symlinked directory ran")
+			}
+		} else if statErr != nil {
+			t.Errorf("control: the rewritten file did not run by its real path (%v): the test shows nothing", err)
+		}
 	}
 }

@@ -17,7 +17,7 @@ import (
 // package alone.) Now consultCommand refuses a program that is not an
 // absolute path: no verdict. Control: through /usr/bin/env with the
 // filtered PATH, the venv program is not found.
-func TestRT14bHookProgramResolvedWithTheBridgesPath(t *testing.T) {
+func TestHookBareProgramNotRun(t *testing.T) {
 	ws := t.TempDir()
 	venv := filepath.Join(ws, ".venv", "bin")
 	if err := os.MkdirAll(venv, 0o755); err != nil {

@@ -11,7 +11,7 @@ import (
 // directory the command runs in (/ws/secret) in a way the reader may not
 // take; the command's relative path then lies in the denied tree. A hole
 // is an allow. Control: the same command with "cwd" is denied.
-func TestRT14bCallCwdVariants(t *testing.T) {
+func TestCallDirectoryVariantsAreDoubts(t *testing.T) {
 	pol, errs := policy.Compile([]policy.RuleText{{List: "deny", Text: "Read(//ws/secret/**)"}, {List: "deny", Text: "Edit(//ws/secret/**)"}, {List: "allow", Text: "Bash"}, {List: "allow", Text: "mcp__*"}})
 	if len(errs) > 0 {
 		t.Fatal(errs)
@@ -55,6 +55,61 @@ func TestRT14bCallCwdVariants(t *testing.T) {
 			}
 			if v.Decision == policy.Allow {
 				t.Errorf("%s kind %s %v allowed", fam, c.kind, c.in)
+			}
+		}
+	}
+}
+
+// The rule is general: beside a command, any member whose normalised key
+// looks like a directory's (dirKey), at any depth, in arrays and in JSON
+// text, is a doubt (the call asks, never allows) unless it names the one
+// directory read; keys that only look alike, an environment's PATH, and a
+// repeat of the directory read are not. Each doubt case names the denied
+// tree, so without the doubt it would be allowed (judged in /ws).
+func TestCallDirectoryKeysAreDoubtsBesideACommand(t *testing.T) {
+	pol, errs := policy.Compile([]policy.RuleText{{List: "deny", Text: "Read(//ws/secret/**)"}, {List: "allow", Text: "mcp__*"}, {List: "allow", Text: "Bash"}})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	env := policy.Env{Cwd: "/ws", ProjectRoot: "/ws", Home: "/home/u"}
+	cases := []struct {
+		in    map[string]any
+		doubt bool
+	}{
+		{map[string]any{"command": "cat passwd", "chdir": "/ws/secret"}, true},
+		{map[string]any{"command": "cat passwd", "folder": "/ws/secret"}, true},
+		{map[string]any{"command": "cat passwd", "base_folder": "/ws/secret"}, true},
+		{map[string]any{"command": "cat passwd", "runDir": "/ws/secret"}, true},
+		{map[string]any{"command": "cat passwd", "working_directory_path": "/ws/secret"}, true},
+		{map[string]any{"command": "cat passwd", "location": "/ws/secret"}, true},
+		{map[string]any{"command": "cat passwd", "options": []any{map[string]any{"work_folder": "/ws/secret"}}}, true},
+		{map[string]any{"command": "cat passwd", "opts": `[{"exec": {"root": "/ws/secret"}}]`}, true},
+		{map[string]any{"command": "cat passwd", "spawn": map[string]any{"chdir": []any{"/ws/secret"}}}, true},
+		{map[string]any{"command": "cat passwd", "cwd": "/ws", "directory": "/ws/secret"}, true},
+		// not doubts: the directory read repeated, an environment's PATH,
+		// keys that only look alike.
+		{map[string]any{"command": "cat passwd", "cwd": "/ws", "folder": "/ws", "options": map[string]any{"cwd": "/ws"}}, false},
+		{map[string]any{"command": "cat passwd", "env": map[string]any{"PATH": "/usr/bin:/bin"}}, false},
+		{map[string]any{"command": "cat passwd", "description": "read", "redirect": "none", "direction": "in", "timeout": 5}, false},
+	}
+	for _, fam := range []Family{FamilyGeneric, FamilyClaude, FamilyGemini} {
+		for _, c := range cases {
+			raw, _ := json.Marshal(map[string]any{"toolCallId": "t1", "kind": "execute", "title": "mcp__shell__run", "rawInput": c.in})
+			call, err := Normalize(fam, raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := policy.Evaluate(policy.Input{Call: call, Policy: pol, Env: env, Mode: policy.ModeDefault})
+			gotDoubt := call.Unread != ""
+			t.Logf("%s %v: Cwd=%q Unread=%q -> %s", fam, c.in, call.Cwd, call.Unread, v.Decision)
+			if gotDoubt != c.doubt {
+				t.Errorf("%s %v: doubt %v (%q), want %v", fam, c.in, gotDoubt, call.Unread, c.doubt)
+			}
+			if c.doubt && v.Decision == policy.Allow {
+				t.Errorf("%s %v: allowed", fam, c.in)
+			}
+			if !c.doubt && v.Decision != policy.Allow {
+				t.Errorf("%s %v: %s (%s), want allowed (nothing names the denied tree)", fam, c.in, v.Decision, v.Reason)
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 // declaration without a subcommand word, under its name or an alias), and
 // nothing for an undeclared name.
 func TestBareDeclIndex(t *testing.T) {
+	loadPrograms()
 	scan := func(base string) *progDecl {
 		for _, d := range programs[base] {
 			if !strings.Contains(d.name, " ") && (d.name == base || containsStr(d.aliases, base)) {

@@ -14,6 +14,7 @@ import (
 // the order declared among equals, and every declaration was checked
 // (checkDecl) when the package loaded.
 func TestProgramsLongestFirst(t *testing.T) {
+	loadPrograms()
 	n := 0
 	for name, ds := range programs {
 		for i, d := range ds {
@@ -39,6 +40,7 @@ func TestProgramsLongestFirst(t *testing.T) {
 // the corpus' Bash rules, and it does turn away most other words (else it
 // saves nothing).
 func TestWordFilterSound(t *testing.T) {
+	loadPrograms()
 	for name := range programs {
 		if !declNames.mayHave(name) {
 			t.Errorf("declNames turns away the declared program %q", name)

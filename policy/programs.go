@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Programs declared once (docs/policy.md, "Deny rules wherever a program
@@ -187,8 +188,41 @@ var bareDecls = map[string]*progDecl{}
 // programs a command names have no declaration.
 var declNames wordFilter
 
-// declare adds declarations; called from the init of programs_*.go.
+// The declarations are indexed at the first lookup, not at start-up:
+// indexing them (checking each, splitting names, the word filter) touched
+// about 1.2 MB of the binary's pages and took about a millisecond in every
+// process, also in one that never reads a command (`acp-bridge version`,
+// a bridge before its first permission request; docs/benchmarks.md). The
+// readers of programs, bareDecls and declNames call loadPrograms first.
+var (
+	programsOnce   sync.Once
+	pendingDecls   []*progDecl // declared by the inits, in their order, not indexed yet
+	programsLoaded bool        // set once they are (inside programsOnce)
+)
+
+// loadPrograms indexes the declarations made so far (once; safe for
+// concurrent use). Every reader of programs, bareDecls or declNames calls it.
+func loadPrograms() {
+	programsOnce.Do(func() {
+		indexDecls(pendingDecls...)
+		pendingDecls = nil
+		programsLoaded = true
+	})
+}
+
+// declare adds declarations; called from the init of programs_*.go (they
+// wait for loadPrograms), or after it (a test's: indexed at once).
 func declare(ds ...*progDecl) {
+	if programsLoaded {
+		indexDecls(ds...)
+		return
+	}
+	pendingDecls = append(pendingDecls, ds...)
+}
+
+// indexDecls checks declarations and adds them to programs, bareDecls
+// and declNames, in order.
+func indexDecls(ds ...*progDecl) {
 	for _, d := range ds {
 		if err := checkDecl(d); err != nil {
 			panic(err)
@@ -315,6 +349,7 @@ func checkDecl(d *progDecl) error {
 // subcommand is the first plain word after the program's leading options.
 // It returns the declaration and the arguments after the subcommand.
 func lookupDecl(base string, args []word) (*progDecl, []word) {
+	loadPrograms()
 	if !declNames.mayHave(base) {
 		return nil, nil
 	}

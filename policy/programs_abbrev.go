@@ -246,6 +246,7 @@ func goFlagBase(base string) bool {
 // are fixed once the package is initialised, so it is computed once, at
 // the first call (TestGoFlagBasesEqualsScan).
 var goFlagBases = sync.OnceValue(func() map[string]bool {
+	loadPrograms()
 	m := map[string]bool{}
 	for n := range goFlagPrograms {
 		for i := 0; i < len(n); i++ {
@@ -266,6 +267,7 @@ var goFlagBases = sync.OnceValue(func() map[string]bool {
 
 // goFlagBaseOf is goFlagBase computed from the tables.
 func goFlagBaseOf(base string) bool {
+	loadPrograms()
 	for n := range goFlagPrograms {
 		if strings.HasPrefix(n, base+" ") {
 			return true

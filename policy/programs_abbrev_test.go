@@ -58,6 +58,7 @@ func TestExpandOptions(t *testing.T) {
 // the tables, for every program name, every prefix of a go subcommand,
 // names with blanks, and names no table has.
 func TestGoFlagBasesEqualsScan(t *testing.T) {
+	loadPrograms()
 	names := []string{"", "go", "go ", "go test", "gofmt", "g", "tool501", "go tool", "npm"}
 	for n := range programs {
 		names = append(names, n)

@@ -114,6 +114,7 @@ func cutWord(s string) (first, rest string, ok bool) {
 // first call (computed and kept) and the next (from the memo); past
 // nameMemoMax names the answers stay right and the memo stops growing.
 func TestNameMemoEqualsComputed(t *testing.T) {
+	loadPrograms()
 	var names []string
 	for n := range programs {
 		names = append(names, n)

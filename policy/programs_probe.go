@@ -21,6 +21,7 @@ const (
 // knownProgram: the policy has a reading of base (its own classification,
 // a declaration, a wrapper): it is not probed.
 func knownProgram(base string) bool {
+	loadPrograms()
 	if _, ok := readOnlyCmds[base]; ok {
 		return true
 	}

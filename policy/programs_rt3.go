@@ -100,6 +100,7 @@ func wordStrings(ws []word) []string {
 // its options apply whatever subcommand follows (npm --userconfig F run,
 // cargo --config K=V run, pip --proxy H install).
 func bareDecl(base string) *progDecl {
+	loadPrograms()
 	if !declNames.mayHave(base) {
 		return nil // in no declaration (bareDecls' keys are programs')
 	}

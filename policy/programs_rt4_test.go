@@ -127,6 +127,7 @@ func TestSubcommandAt(t *testing.T) {
 }
 
 func TestCheckDeclRT4(t *testing.T) {
+	loadPrograms()
 	for _, d := range []*progDecl{
 		{name: "x", urlArgs: "ftp"},
 		{name: "x", hostOpts: []string{"--index"}},  // not declared valued
@@ -308,6 +309,7 @@ func TestRedTeam4Controls(t *testing.T) {
 // of each of its words (unique, ambiguous, exact, an alias), and words no
 // list has.
 func TestExpandSubsIndexEqualsLinear(t *testing.T) {
+	loadPrograms()
 	seen := 0
 	for _, ds := range programs {
 		for _, d := range ds {

@@ -361,7 +361,7 @@ func (a *analyzer) interpreter(name, base string, args []word, text string, alts
 	case !script && !info:
 		reason = "`" + base + "` runs a program read from its standard input"
 	}
-	if programs[base] != nil {
+	if loadPrograms(); programs[base] != nil {
 		// an interpreter that is also a package manager (bun add -g,
 		// deno install -g): what its declaration knows.
 		a.declEffects(&sc, base, args, ctx)

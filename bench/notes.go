@@ -182,10 +182,11 @@ message in process:
   BenchmarkInProcessApproval beside 756c8e8's, ` + "`" + `strace -c -f` + "`" + `, page faults and resident pages of the real binary).
   **The approval:** each person-answered record is written twice (the never-rotated person file and its copy in the
   decision file), and each write began with a ` + "`" + `stat(2)` + "`" + ` of the file's path to notice a rotation or removal by another
-  program. The Log now learns that from inotify (one instance per Log watching the inode of each open file through
+  program. The Log now stats the files' shared directory once per record (a change above the files; red team 15 showed
+  an inode watch alone misses a renamed parent) and learns the rest from inotify (one instance per Log watching the inode of each open file through
   ` + "`" + `/proc/self/fd` + "`" + `; each record reads the kernel's queue once: ` + "`" + `internal/audit/identity_linux.go` + "`" + `, with a property test
   over rename, unlink, replace, link-and-unlink and chmod of every stream and a control that never reads the queue):
-  the audit's share of an in-process approval 57 → 34 µs. Same-run latency against 756c8e8 (load average 2 on the 2
+  the audit's share of an in-process approval 57 → 34 µs with the inode watch alone (about 40 with the directory's stat). Same-run latency against 756c8e8 (load average 2 on the 2
   CPUs, 3 runs): approval round trip added p50 500 µs (490–560) against 439, bridge CPU per approval 570 µs (540–570)
   against 480 (the tables above had 522 against 445 and 620 against 490). **Start-up:** the 177 program declarations
   are indexed at the first lookup instead of at start-up (` + "`" + `policy/programs.go` + "`" + `, ` + "`" + `loadPrograms` + "`" + `): the policy's init

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -94,9 +95,15 @@ type Log struct {
 	mu      sync.Mutex
 	streams [nStreams]*stream
 	watch   *idWatch // which open file was moved or removed (nil: stat each path)
-	lim     limiter
-	timer   *time.Timer // flushes the summaries of ended windows
-	closed  bool
+	// dirID is what stat(2) said of the files' directory (they all live in
+	// path's) when last checked: a directory above them renamed or
+	// replaced, or a symlinked one retargeted, moves every path without an
+	// event on the files' inodes.
+	dirID      os.FileInfo
+	noDirCheck bool // tests: the control that skips the directory's check
+	lim        limiter
+	timer      *time.Timer // flushes the summaries of ended windows
+	closed     bool
 }
 
 // Open opens (creating it, 0600, and its directories, 0700) the log at path.
@@ -129,6 +136,9 @@ func open(path string, maxSizeBytes int64, log *zap.Logger, rate int, interval t
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.watch != nil {
+		l.dirID, _ = os.Stat(filepath.Dir(path))
+	}
 	// Every file that already exists must be the writer's own; the
 	// decision file is created now, the others on their first record.
 	for _, s := range l.streams {
@@ -201,12 +211,25 @@ func (l *Log) writeLocked(k streamKind, r Record) error {
 	return err
 }
 
-// checkMovedLocked drops each open file the kernel said was renamed,
-// unlinked or changed in its links or attributes since the last record
-// (idWatch), so that the next write reopens the file at its path. l.mu held.
+// checkMovedLocked drops each open file that may no longer be the one at
+// its path, so that the next write reopens the file at its path: every file
+// when the files' directory is not the one it was (one stat(2) per record:
+// a rename above it, a symlinked directory retargeted, a mount), and each
+// file the kernel said was renamed, unlinked or changed in its links or
+// attributes since the last record (idWatch). l.mu held.
 func (l *Log) checkMovedLocked() {
 	if l.watch == nil {
 		return
+	}
+	if l.noDirCheck {
+		// a test's control: the directory is taken as unchanged
+	} else if st, err := os.Stat(filepath.Dir(l.path)); err != nil || l.dirID == nil || !os.SameFile(st, l.dirID) {
+		for _, s := range l.streams {
+			if s.wd >= 0 {
+				s.drop()
+			}
+		}
+		l.dirID = st // nil when it is gone: checked again at the next record
 	}
 	l.watch.moved(func(wd int32) {
 		for _, s := range l.streams {

@@ -18,9 +18,10 @@
 // crash), starts on a fresh line, so one failure costs at most one record.
 //
 // Identity: each record goes to the file now at its stream's path. On
-// Linux one inotify instance per Log watches the inode of every open file
-// (identity_linux.go), and each record reads what the kernel queued before
-// writing; elsewhere each record stats the path.
+// Linux each record stats the streams' shared directory (a change above the
+// files reopens them all) and reads what one inotify instance per Log, on
+// the inode of every open file, queued (identity_linux.go); elsewhere each
+// record stats each path.
 //
 // Reading: Read and Print read the generations oldest first, then the
 // current file. A line that is not a complete JSON record is skipped and

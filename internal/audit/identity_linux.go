@@ -14,8 +14,10 @@ import (
 // swapped in at the path between the open and the watch) for a rename, an
 // unlink or a change of its links or attributes. The kernel queues such an
 // event before the rename or unlink returns, so an Append after it reads
-// it (one read(2) of the queue for the whole record, both its files); a
-// stat of each file's path cost a path walk per file (docs/benchmarks.md).
+// it (one read(2) of the queue for the whole record, both its files). A
+// change above the files (a directory renamed, a symlink retargeted) sends
+// no event to their inodes: Log.checkMovedLocked stats their directory per
+// record for that (red team 15), one stat instead of one per file written.
 // Only l.mu's holder touches it.
 type idWatch struct {
 	fd  int

@@ -114,3 +114,70 @@ func must(t *testing.T, err error) {
 func countReason(b []byte, reason string) int {
 	return bytes.Count(b, []byte(`"reason":"`+reason+`"`))
 }
+
+// TestDirectoryAboveTheLogMoved (red team 15): a directory above the log
+// renamed and a new one made in its place, or a symlinked directory on the
+// path retargeted, moves every stream's path without an event on the
+// files' inodes; the next record goes to the file now at the path. The
+// control skips the check of the files' directory (noDirCheck): the record
+// then goes to the old file.
+func TestDirectoryAboveTheLogMoved(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("inotify: Linux only (elsewhere each record stats the path)")
+	}
+	ops := map[string]func(t *testing.T, base string){
+		"parent renamed, a new one made": func(t *testing.T, base string) {
+			must(t, os.Rename(filepath.Join(base, "cfg", "logs"), filepath.Join(base, "cfg", "logs.old")))
+			must(t, os.Mkdir(filepath.Join(base, "cfg", "logs"), 0o700))
+		},
+		"grandparent renamed, a new one made": func(t *testing.T, base string) {
+			must(t, os.Rename(filepath.Join(base, "cfg"), filepath.Join(base, "cfg.old")))
+			must(t, os.MkdirAll(filepath.Join(base, "cfg", "logs"), 0o700))
+		},
+		"symlinked directory retargeted": func(t *testing.T, base string) {
+			must(t, os.MkdirAll(filepath.Join(base, "other", "logs"), 0o700))
+			must(t, os.Remove(filepath.Join(base, "cfg")))
+			must(t, os.Symlink(filepath.Join(base, "other"), filepath.Join(base, "cfg")))
+		},
+	}
+	for name, op := range ops {
+		for _, control := range []bool{false, true} {
+			t.Run(name+map[bool]string{false: "", true: "/control"}[control], func(t *testing.T) {
+				base := t.TempDir()
+				if name == "symlinked directory retargeted" {
+					must(t, os.MkdirAll(filepath.Join(base, "real", "logs"), 0o700))
+					must(t, os.Symlink(filepath.Join(base, "real"), filepath.Join(base, "cfg")))
+				} else {
+					must(t, os.MkdirAll(filepath.Join(base, "cfg", "logs"), 0o700))
+				}
+				path := filepath.Join(base, "cfg", "logs", "audit.jsonl")
+				l := openLog(t, path, 0)
+				for _, r := range []Record{{Agent: "a", Decision: "deny", Source: "rule", Reason: "first"}, {Agent: "a", Decision: "allow", Source: "user", Reason: "first"}} {
+					must(t, l.Append(r))
+				}
+				if control {
+					l.mu.Lock()
+					l.noDirCheck = true
+					l.mu.Unlock()
+				}
+				op(t, base)
+				for _, r := range []Record{{Agent: "a", Decision: "deny", Source: "rule", Reason: "second"}, {Agent: "a", Decision: "allow", Source: "user", Reason: "second"}} {
+					must(t, l.Append(r))
+				}
+				for _, k := range []streamKind{streamDecisions, streamDenies, streamPerson} {
+					b, _ := os.ReadFile(streamPath(path, k))
+					got := countReason(b, "second")
+					if control {
+						if got != 0 {
+							t.Fatalf("control: %s got the record without the directory check; the test proves nothing", streamPath(path, k))
+						}
+						continue
+					}
+					if got == 0 {
+						t.Errorf("after the %s, %s (the file now at the path) did not get the next record", name, streamPath(path, k))
+					}
+				}
+			})
+		}
+	}
+}

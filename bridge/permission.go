@@ -209,8 +209,16 @@ func (b *Bridge) hooksInForce() []hooks.Hook {
 	if env == nil {
 		env = []string{} // never the bridge's whole environment
 	}
+	// Command hooks run blind to what agents write wherever agents run in
+	// the OS sandbox (sandbox.HookArgv); without one, the settings' check of
+	// what a hook's command names is all there is.
+	var wrap func([]string) ([]string, error)
+	if snap.Config.Sandbox.Enabled && sandbox.Probe().Available {
+		mask, keep := snap.HookMask, snap.HookKeep
+		wrap = func(argv []string) ([]string, error) { return sandbox.HookArgv(mask, keep, argv) }
+	}
 	for i, h := range cfg {
-		out[i] = hooks.Hook{Name: h.Name, Command: h.Command, URL: h.URL, Timeout: h.Timeout, Tier: h.Tier, Env: env}
+		out[i] = hooks.Hook{Name: h.Name, Command: h.Command, URL: h.URL, Timeout: h.Timeout, Tier: h.Tier, Env: env, Wrap: wrap}
 	}
 	return out
 }

@@ -39,6 +39,10 @@ type Hook struct {
 	Env []string
 	// Tier is the settings layer it came from (user, managed).
 	Tier string
+	// Wrap, when set, turns a command hook's argv into the argv that runs
+	// it blind to what agents write (sandbox.HookArgv); an error fails the
+	// consultation (the hook gives no verdict: the call is asked).
+	Wrap func(argv []string) ([]string, error)
 }
 
 // Request is what a hook is told of one decision.
@@ -133,7 +137,13 @@ func consultCommand(ctx context.Context, h Hook, req Request) (Result, error) {
 		// the hook's (settings refuse it too; red team 14b).
 		return Result{}, fmt.Errorf("the program %q is not an absolute path", h.Command[0])
 	}
-	cmd := exec.CommandContext(ctx, h.Command[0], h.Command[1:]...)
+	argv := h.Command
+	if h.Wrap != nil {
+		if argv, err = h.Wrap(argv); err != nil {
+			return Result{}, fmt.Errorf("the hook's sandbox: %w", err)
+		}
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Stdin = bytes.NewReader(in)
 	cmd.Dir = "/" // never the workspace: a relative argument names no file an agent wrote
 	if h.Env != nil {

@@ -98,6 +98,10 @@ type Snapshot struct {
 	// HookEnv is the environment command hooks run with (hookpaths.go:
 	// nothing an agent's tree can steer); nil when no hook has a command.
 	HookEnv []string
+	// HookMask and HookKeep are what a command hook's sandbox hides (every
+	// tree an agent may write) and binds back read-only inside them (the
+	// user config directory): sandbox.HookArgv. Set with HookEnv.
+	HookMask, HookKeep []string
 	// Rules are the global allow/ask/deny rules of every layer, in layer
 	// order (lightest first), each with its origin.
 	Rules []Rule

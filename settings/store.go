@@ -379,7 +379,14 @@ func (s *Store) build(user, ws, env *layer, editor editorSet, known []*FieldErro
 		InForce: inForce(layers, rules, cfg), RuleWarnings: ruleWarnings(cfg, rules), Managed: &info}
 	for _, h := range cfg.Hooks {
 		if len(h.Command) > 0 { // hookpaths.go
-			snap.HookEnv = hookEnviron(s.opts.Environ, WritableTrees(cfg, s.opts.WorkspaceDir, s.home()), []string{s.opts.UserConfigDir})
+			trees := WritableTrees(cfg, s.opts.WorkspaceDir, s.home())
+			snap.HookEnv = hookEnviron(s.opts.Environ, trees, []string{s.opts.UserConfigDir})
+			for _, t := range trees {
+				snap.HookMask = append(snap.HookMask, t.Path)
+			}
+			if s.opts.UserConfigDir != "" {
+				snap.HookKeep = []string{s.opts.UserConfigDir}
+			}
 			break
 		}
 	}

@@ -1,0 +1,90 @@
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// ErrNoHookSandbox: this machine offers no sandbox to run a hook in.
+var ErrNoHookSandbox = errors.New("no sandbox for decision hooks on this machine")
+
+// HookArgv is argv run blind to what agents write (docs/sandbox.md,
+// "Decision hooks run blind to what agents write"). A decision hook runs
+// outside every agent's sandbox, with the bridge's rights, and it runs more
+// than the files its command names: an interpreter loads modules and
+// configuration, a script sources files or reads the session's directory
+// from the request it is given. The settings check what the command names
+// (settings/hookpaths.go); this is the floor under that check: the hook runs
+// in a mount namespace where each tree an agent may write (mask: the
+// workspace, additional directories, allowWrite, the agents' state
+// directories and runner caches) and every agent's private temp directory
+// is an empty tmpfs, so whatever it loads, sources or reads, it cannot be a
+// file an agent wrote. The places inside those trees that every agent's
+// sandbox keeps read-only (keep: the bridge's user config directory) are
+// bound back, read-only. Everything else is the host's, writable as the
+// bridge's user may; the network is the host's. Every capability is
+// dropped, so the hook cannot unmount what hides the trees.
+//
+// A hook can therefore not read the workspace, even as data: a hook that
+// needs a project's file must be given its content another way.
+func HookArgv(mask, keep, argv []string) ([]string, error) {
+	m := Probe()
+	if !m.Available || m.Name != "bubblewrap" {
+		return nil, ErrNoHookSandbox
+	}
+	masks := hookMasks(mask)
+	a := []string{m.Path, "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--dev-bind", "/", "/"}
+	for _, t := range masks {
+		a = append(a, "--tmpfs", t)
+	}
+	for _, k := range keep {
+		k = filepath.Clean(k)
+		if !filepath.IsAbs(k) || !underAny(k, masks) {
+			continue
+		}
+		if _, err := os.Stat(k); err != nil {
+			continue
+		}
+		a = append(a, "--ro-bind", k, k)
+	}
+	a = append(a, "--chdir", "/", "--")
+	return append(a, argv...), nil
+}
+
+// hookMasks are the directories to hide: each tree and its real path, and
+// every agent's private temp directory, those that exist as directories,
+// outermost first, none under another.
+func hookMasks(trees []string) []string {
+	var cand []string
+	add := func(p string) {
+		p = filepath.Clean(p)
+		if !filepath.IsAbs(p) || p == "/" {
+			return
+		}
+		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+			return
+		}
+		cand = append(cand, p)
+		if r, err := filepath.EvalSymlinks(p); err == nil && r != p && r != "/" {
+			cand = append(cand, r)
+		}
+	}
+	for _, t := range trees {
+		add(t)
+	}
+	if priv, err := filepath.Glob(filepath.Join(os.TempDir(), privatePrefix+"*")); err == nil {
+		for _, p := range priv {
+			add(p)
+		}
+	}
+	sort.Slice(cand, func(i, j int) bool { return len(cand[i]) < len(cand[j]) })
+	var out []string
+	for _, c := range cand {
+		if !underAny(c, out) {
+			out = append(out, c)
+		}
+	}
+	return out
+}

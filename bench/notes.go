@@ -200,5 +200,8 @@ message in process:
   two same-run scale measurements. **Tried and not kept:** ` + "`" + `GODEBUG=adaptivestackstart=0` + "`" + ` (new goroutines start at 2 KiB
   instead of the running average): the in-process stack per pending approval 11.5–14.7 → 9.3 KiB, but the real
   binary's RSS with 1,200 approvals pending varied 70–87 MiB between runs of the same build, more than the change.
+  **Decision hooks** now run in a bubblewrap sandbox of their own wherever agents run in one (docs/sandbox.md): about
+  30 ms more per command hook consultation (20 starts of /bin/true through it: 0.88 s against 0.26 s); the Fleet
+  section's command-hook row was measured before.
 
 `

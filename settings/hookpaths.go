@@ -357,12 +357,41 @@ func (c *hookCheck) shellArgs(prog string, args []string) string {
 }
 
 // needScript: there is a first operand, the script file, and it is not
-// "-" (stdin). (Its place is checked with every argument.)
+// "-" (stdin), nor a device or process file (/dev/stdin, /dev/fd/0,
+// /proc/self/fd/0 are stdin too), nor a directory (node DIR runs
+// DIR/index.js or package.json's main, python DIR its __main__.py: files
+// the check does not see), nor any other file that is not regular (a
+// FIFO). (Its place is checked with every argument.)
 func needScript(prog string, operands []string) string {
 	if len(operands) == 0 || operands[0] == "-" {
 		return fmt.Sprintf("runs %s with no script file: it would read the request on stdin as code; name a script file", prog)
 	}
+	s := filepath.Join("/", operands[0])
+	if hookDevice(s) {
+		return fmt.Sprintf("runs %s with the script %s, a device or process file (it reads the request on stdin, or another process's file, as code): name a script file", prog, operands[0])
+	}
+	if st, err := os.Stat(s); err == nil && !st.Mode().IsRegular() {
+		if st.IsDir() {
+			return fmt.Sprintf("runs %s with the directory %s as its script (the program picks the file in it: index.js, package.json's main, __main__.py): name the script file", prog, operands[0])
+		}
+		return fmt.Sprintf("runs %s with the script %s, which is not a regular file: name a script file", prog, operands[0])
+	}
 	return ""
+}
+
+// hookPerlModule is what perl's -M and -m may hold: a module name, and
+// after '=' a plain list (perl splits it on ',' into q{} strings). Any
+// other text (a space, parentheses: "-Mlib system(...)") is pasted into
+// `use MODULE LIST;` and evaluated as code.
+func hookPerlModule(v string) bool {
+	name, list, hasList := strings.Cut(strings.TrimPrefix(v, "-"), "=")
+	if name == "" || !strings.ContainsAny(name[:1], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_") {
+		return false
+	}
+	ok := func(s, extra string) bool {
+		return strings.Trim(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"+extra) == ""
+	}
+	return ok(name, ":") && (!hasList || ok(list, ":,./+-"))
 }
 
 // interpArgs refuses an interpreter's inline-code options and, for one that
@@ -397,8 +426,15 @@ func (c *hookCheck) interpArgs(prog, kind string, o hookInterpOpts, args []strin
 				return refuse(a)
 			}
 			if strings.ContainsRune(o.value, r) {
+				v := a[j+2:]
 				if j == len(a)-2 {
 					i++ // the value is the next argument
+					if i < len(args) {
+						v = args[i]
+					}
+				}
+				if kind == "perl" && (r == 'M' || r == 'm') && !hookPerlModule(v) {
+					return refuse(a)
 				}
 				break
 			}
@@ -427,59 +463,132 @@ func (c *hookCheck) interpArgs(prog, kind string, o hookInterpOpts, args []strin
 	return needScript(prog, operands)
 }
 
-// argument judges the i-th argument a: every word of it that names a
-// path (a slash, or an existing name under "/", the hook's directory)
-// lies outside every writable tree; an executable it names is judged like
-// a program; a word naming an interpreter, a shell, a runner or a wrapper
-// is refused (the program may run it). node is set for a node program:
-// a script's parents' node_modules are checked too.
+// argument judges the i-th argument a. Inline code first: "data:" or
+// "javascript:" anywhere in it is a URL whose body is code (node --import,
+// --loader, a module specifier), refused. Then every path it holds: each
+// word (split at white space, '=', ',' and ':') names, relative to "/" (the
+// hook's directory), the path it spells, and, when it holds a slash after
+// a prefix (option letters, '@' for an argfile: -I/ws/lib, -f/ws/x.awk,
+// @/ws/args, -Ilib/x), every path that starts after a letter of that
+// prefix (hookArgPaths). Each lies outside every writable tree and is no
+// device or process file (hookPath); an executable it names is judged
+// like a program; a word naming an interpreter, a shell, a runner or a
+// wrapper is refused (the program may run it). node is set for a node
+// program: a script's (or a script directory's) parents' node_modules are
+// checked too.
 func (c *hookCheck) argument(i int, a string, depth int, node bool) string {
+	if low := strings.ToLower(a); strings.Contains(low, "data:") || strings.Contains(low, "javascript:") {
+		return fmt.Sprintf("argument %d (%q) holds a data: or javascript: URL, whose body is code the program may run (node --import, --loader...): put the code in a script file outside every writable tree", i, a)
+	}
 	words := strings.FieldsFunc(a, func(r rune) bool { return strings.ContainsRune(" \t=,:", r) })
 	if !slices.Contains(words, a) {
 		words = append(words, a)
 	}
 	for _, w := range words {
-		if w == "" || strings.HasPrefix(w, "-") && !strings.Contains(w, "/") {
+		if w == "" {
 			continue
 		}
-		if k := hookKind(w); hookKnown(k) {
-			return fmt.Sprintf("names the program %q in argument %d (%q): a program that runs another is judged by what it runs; name that program as the hook's command", w, i, a)
-		}
-		var p string
-		switch {
-		case filepath.IsAbs(w):
-			p = filepath.Clean(w)
-		case strings.Contains(w, "/"):
-			p = filepath.Join("/", w)
-		default:
-			p = filepath.Join("/", w)
-			if _, err := os.Lstat(p); err != nil {
-				continue
+		if !strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "@") {
+			if k := hookKind(w); hookKnown(k) {
+				return fmt.Sprintf("names the program %q in argument %d (%q): a program that runs another is judged by what it runs; name that program as the hook's command", w, i, a)
 			}
 		}
-		if pr := c.place(p); pr != "" {
-			return pr
+		for _, p := range hookArgPaths(w) {
+			if pr := c.judgePath(p, depth, node); pr != "" {
+				return pr
+			}
 		}
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			if st.Mode()&0o111 != 0 && !c.judged[p] {
-				c.judged[p] = true
-				if interp, ok, err := shebang(p); err != "" {
-					return err
-				} else if ok {
-					if pr := c.command(append(interp, p), depth+1); pr != "" {
-						return pr
-					}
+	}
+	return ""
+}
+
+// hookArgPaths are the paths the word w may name for a program run in
+// "/": w itself (absolute, or relative to "/"; a word with no slash only
+// when it exists there), and, for a word starting with an option or
+// argfile prefix ('-', '+', '@'), the path starting after each character
+// of the prefix before its first slash: "-wI/ws/lib" names "/ws/lib" (and
+// "/I/ws/lib", "/wI/ws/lib"), "@/ws/args" names "/ws/args", "-Iws/lib"
+// names "/ws/lib". Judging a path the program does not read costs only a
+// refusal when it lies in a writable tree.
+func hookArgPaths(w string) []string {
+	var out []string
+	add := func(p string) {
+		p = filepath.Join("/", p)
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	slash := strings.IndexByte(w, '/')
+	switch {
+	case strings.HasPrefix(w, "-") || strings.HasPrefix(w, "+") || strings.HasPrefix(w, "@"):
+		if slash < 0 {
+			// -Ilib: a relative name glued to an option; an existing
+			// name under "/" after a prefix letter.
+			for j := 1; j < len(w); j++ {
+				if _, err := os.Lstat(filepath.Join("/", w[j:])); err == nil {
+					add(w[j:])
 				}
 			}
-			if node {
-				for d := filepath.Dir(resolveExisting(p)); ; d = filepath.Dir(d) {
-					if where := c.where(filepath.Join(d, "node_modules")); where != "" {
-						return fmt.Sprintf("runs the node script %s, and node loads modules from %s, %s: keep a node hook where no parent directory's node_modules is in a tree an agent may write", p, filepath.Join(d, "node_modules"), where)
-					}
-					if d == filepath.Dir(d) {
-						break
-					}
-				}
+			return out
+		}
+		for j := 1; j <= slash; j++ {
+			add(w[j:])
+		}
+	case slash >= 0:
+		add(w)
+	default:
+		if _, err := os.Lstat(filepath.Join("/", w)); err == nil {
+			add(w)
+		}
+	}
+	return out
+}
+
+// hookDevice: p names (or resolves into) /dev or /proc, where a name is a
+// stream (/dev/stdin, /dev/fd/0, /proc/self/fd/0: the request on stdin) or
+// another process's file, never a script file the check can read.
+func hookDevice(p string) bool {
+	for _, q := range []string{filepath.Clean(p), resolveExisting(filepath.Clean(p))} {
+		if within(q, "/dev") || within(q, "/proc") {
+			return true
+		}
+	}
+	return false
+}
+
+// judgePath judges one path a hook's argument names (hookArgPaths).
+func (c *hookCheck) judgePath(p string, depth int, node bool) string {
+	if hookDevice(p) {
+		return fmt.Sprintf("names %s, a device or process file (stdin, another process's file): a hook's scripts and the files it reads are regular files outside every writable tree", p)
+	}
+	if pr := c.place(p); pr != "" {
+		return pr
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		return ""
+	}
+	if st.Mode().IsRegular() && st.Mode()&0o111 != 0 && !c.judged[p] {
+		c.judged[p] = true
+		if interp, ok, err := shebang(p); err != "" {
+			return err
+		} else if ok {
+			if pr := c.command(append(interp, p), depth+1); pr != "" {
+				return pr
+			}
+		}
+	}
+	if node && (st.Mode().IsRegular() || st.IsDir()) {
+		start := resolveExisting(p)
+		if !st.IsDir() {
+			start = filepath.Dir(start)
+		}
+		for d := start; ; d = filepath.Dir(d) {
+			if where := c.where(filepath.Join(d, "node_modules")); where != "" {
+				return fmt.Sprintf("runs the node script %s, and node loads modules from %s, %s: keep a node hook where no parent directory's node_modules is in a tree an agent may write", p, filepath.Join(d, "node_modules"), where)
+			}
+			if d == filepath.Dir(d) {
+				break
 			}
 		}
 	}

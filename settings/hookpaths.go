@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // A decision hook's command is what is judged and what is run
@@ -78,6 +79,7 @@ type hookCheck struct {
 	path     []string        // the hook's PATH entries (hookPATH)
 	home     string          // the hook's HOME ("" when unset)
 	judged   map[string]bool // scripts whose #! is judged already (a script is its interpreter's argument too)
+	devs     map[uint64]bool // devices of the writable trees and the temp directory (hardLinked)
 }
 
 // hookKind is what a program is, read from its name: "python" for
@@ -160,8 +162,16 @@ func init() {
 
 // command judges argv run as a hook's command: "" when it is plain and
 // everything it runs lies outside every writable tree, else why not
-// (completing "hook NAME ...").
+// (completing "hook NAME ..."). The program's other names (links) are
+// judged last, so a spelling is refused for what it is first.
 func (c *hookCheck) command(argv []string, depth int) string {
+	if p := c.spelling(argv, depth); p != "" {
+		return p
+	}
+	return c.links(argv[0])
+}
+
+func (c *hookCheck) spelling(argv []string, depth int) string {
 	if depth > hookMaxDepth {
 		return fmt.Sprintf("runs %q through more than %d interpreters (#! or env): write the final program out", argv[0], hookMaxDepth)
 	}
@@ -229,12 +239,61 @@ func (c *hookCheck) command(argv []string, depth int) string {
 	return ""
 }
 
-// place judges one file a hook runs or names.
+// place judges one file a hook runs or names: its path (and symlinks)
+// lie outside every writable tree. (links judges its other names.)
 func (c *hookCheck) place(p string) string {
 	if where := c.where(p); where != "" {
 		return fmt.Sprintf("runs %s, which is %s: an agent could change what the hook runs outside the sandbox (a module, library or script beside it); keep a hook's program and scripts outside every tree an agent may write", p, where)
 	}
 	return ""
+}
+
+// links refuses a file with another name an agent could write
+// (hardLinked).
+func (c *hookCheck) links(p string) string {
+	if n := c.hardLinked(p); n > 1 {
+		return fmt.Sprintf("runs %s, which has %d names (hard links): another name may lie in a tree an agent may write, and writing it rewrites what the hook runs outside the sandbox; copy the file instead of linking it", p, n)
+	}
+	return ""
+}
+
+// hardLinked is the link count of the regular file p when another name
+// for it could be one an agent writes: more than one link, on the device
+// of a writable tree or of the temp directory (a hard link never crosses
+// a file system), and writable by the bridge's user (whom agents run as).
+// 0 or 1 otherwise. The check cannot list the other names (that would
+// walk every tree), so any other name is a doubt, and a doubt refuses.
+// (The companion has the same rule, without the device and write
+// conditions: orgproc.oneName.)
+func (c *hookCheck) hardLinked(p string) uint64 {
+	var st syscall.Stat_t
+	if err := syscall.Stat(p, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Nlink <= 1 {
+		return 0
+	}
+	if syscall.Access(p, 2 /* W_OK */) != nil {
+		return 0
+	}
+	if c.devs == nil {
+		c.devs = map[uint64]bool{}
+		for _, d := range append([]string{os.TempDir()}, treePaths(c.trees)...) {
+			var ds syscall.Stat_t
+			if syscall.Stat(resolveExisting(d), &ds) == nil {
+				c.devs[uint64(ds.Dev)] = true
+			}
+		}
+	}
+	if !c.devs[uint64(st.Dev)] {
+		return 0
+	}
+	return uint64(st.Nlink)
+}
+
+func treePaths(trees []WritableTree) []string {
+	out := make([]string, 0, len(trees))
+	for _, t := range trees {
+		out = append(out, t.Path)
+	}
+	return out
 }
 
 func (c *hookCheck) where(p string) string { return writableWhere(p, c.trees, c.readOnly) }
@@ -442,7 +501,7 @@ func (c *hookCheck) interpArgs(prog, kind string, o hookInterpOpts, args []strin
 	}
 	if kind == "awk" || kind == "gawk" || kind == "mawk" || kind == "nawk" {
 		if !slices.ContainsFunc(args, func(a string) bool {
-			return a == "-f" || a == "-E" || strings.HasPrefix(a, "--file") || strings.HasPrefix(a, "--exec")
+			return strings.HasPrefix(a, "-f") || strings.HasPrefix(a, "-E") || strings.HasPrefix(a, "--file") || strings.HasPrefix(a, "--exec")
 		}) {
 			return fmt.Sprintf("runs %s with its program as an argument: name a program file with -f", prog)
 		}
@@ -562,6 +621,9 @@ func (c *hookCheck) judgePath(p string, depth int, node bool) string {
 		return fmt.Sprintf("names %s, a device or process file (stdin, another process's file): a hook's scripts and the files it reads are regular files outside every writable tree", p)
 	}
 	if pr := c.place(p); pr != "" {
+		return pr
+	}
+	if pr := c.links(p); pr != "" {
 		return pr
 	}
 	st, err := os.Stat(p)

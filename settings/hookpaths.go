@@ -332,10 +332,15 @@ func shebang(p string) (interp []string, ok bool, problem string) {
 	return out, true, ""
 }
 
-// env judges /usr/bin/env [-i] [-u NAME] [NAME=VALUE]... PROGRAM ARGS:
-// its options that change what runs (-S, -C, and any it does not know)
-// are refused, a variable's value is an argument like any other, and
-// PROGRAM (looked up in the hook's PATH) is judged as a command.
+// env judges /usr/bin/env [NAME=VALUE]... PROGRAM ARGS: every option of
+// env is refused (-i and -u drop what the bridge set for the hook:
+// PYTHONNOUSERSITE, the filtered PATH; -S and -C build a command or a
+// directory the check cannot see; the rest change nothing a hook needs),
+// and so is an assignment to any variable the hook's environment does not
+// keep (hookEnviron: NODE_OPTIONS, PYTHONPATH, PERL5LIB, PERL5DB,
+// RUBYOPT, LD_PRELOAD... name code to load) or sets itself (hookEnvOwn).
+// A kept variable's value is an argument like any other, and PROGRAM
+// (looked up in the hook's PATH) is judged as a command.
 func (c *hookCheck) env(argv []string, depth int) string {
 	i := 1
 	var assigns []string
@@ -344,26 +349,20 @@ func (c *hookCheck) env(argv []string, depth int) string {
 		if strings.ContainsAny(a, hookMeta) {
 			return fmt.Sprintf("argument %d (%q) has a character a shell or an interpreter could expand (one of %q): write the arguments plainly", i, a, hookMeta)
 		}
-		switch {
-		case a == "--":
-			i++
-		case a == "-i" || a == "--ignore-environment" || a == "-0" || a == "--null" || a == "-":
-			continue
-		case a == "-u" || a == "--unset":
-			i++
-			continue
-		case strings.HasPrefix(a, "--unset=") || (strings.HasPrefix(a, "-u") && !strings.HasPrefix(a, "--")):
-			continue
-		case strings.HasPrefix(a, "-"):
-			return fmt.Sprintf("argument %d (%q) is an option of env that changes what runs or where (-S/--split-string and -C/--chdir build a command the check cannot see): name the program and its arguments directly", i, a)
-		case strings.Contains(a, "="):
-			if name, _, _ := strings.Cut(a, "="); slices.Contains(hookEnvOwn, name) {
-				return fmt.Sprintf("argument %d (%q) sets %s, which the bridge sets for every hook (the PATH the program is looked up in, the HOME and user site it may load code from)", i, a, name)
-			}
-			assigns = append(assigns, a)
-			continue
+		if strings.HasPrefix(a, "-") {
+			return fmt.Sprintf("argument %d (%q) is an option of env: a hook's env only sets variables (-i and -u drop what the bridge sets for every hook, -S/--split-string and -C/--chdir build a command the check cannot see); name the program and its arguments directly", i, a)
 		}
-		break
+		name, _, isAssign := strings.Cut(a, "=")
+		if !isAssign {
+			break
+		}
+		if slices.Contains(hookEnvOwn, name) {
+			return fmt.Sprintf("argument %d (%q) sets %s, which the bridge sets for every hook (the PATH the program is looked up in, the HOME and user site it may load code from)", i, a, name)
+		}
+		if !hookEnvKeep[name] && !strings.HasPrefix(name, "LC_") {
+			return fmt.Sprintf("argument %d (%q) sets %s, which a hook's environment does not carry (variables such as NODE_OPTIONS, PYTHONPATH, PERL5LIB, PERL5DB, LD_PRELOAD name code to load); a hook's env may set only %s and LC_*", i, a, name, strings.Join(hookEnvKeepNames(), ", "))
+		}
+		assigns = append(assigns, a)
 	}
 	if i >= len(argv) {
 		return "runs env with no program"
@@ -692,6 +691,15 @@ var hookEnvOwn = []string{"PATH", "HOME", "PYTHONNOUSERSITE"}
 // PATH, filtered, HOME, when outside every writable tree, and LC_*):
 // nothing that names code to load.
 var hookEnvKeep = map[string]bool{"USER": true, "LOGNAME": true, "LANG": true, "LANGUAGE": true, "TZ": true, "TMPDIR": true}
+
+func hookEnvKeepNames() []string {
+	out := make([]string, 0, len(hookEnvKeep))
+	for k := range hookEnvKeep {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
 
 // defaultHookPath is a hook's PATH when the bridge's has no usable entry.
 const defaultHookPath = "/usr/local/bin:/usr/bin:/bin"

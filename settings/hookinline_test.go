@@ -9,13 +9,13 @@ import (
 	"testing"
 )
 
-// Red team 15. Each case: a hook's command that hookPathProblems accepts
+// Red team 15 (refused now: perl -M/-m LIST, data: URLs, env assignments the hook environment does not carry). Each case: a hook's command that hookPathProblems accepts
 // with the workspace as a writable tree, and that, run the way
 // hooks.consultCommand runs it (Dir "/", hookEnviron), runs a file of the
 // workspace outside every sandbox (the damage). A case that is refused, or
 // whose damage does not happen, passes. Control: the workspace's script
 // named plainly is refused.
-func TestRT15HookSpellingsThatRunTheWorkspace(t *testing.T) {
+func TestHookInlineCodeSpellingsRefused(t *testing.T) {
 	root := t.TempDir()
 	ws := filepath.Join(root, "ws")
 	tools := filepath.Join(root, "tools") // outside every writable tree
@@ -77,7 +77,7 @@ func TestRT15HookSpellingsThatRunTheWorkspace(t *testing.T) {
 	}
 }
 
-// Red team 15: the bridge sets PYTHONNOUSERSITE=1 for every hook and
+// Red team 15 (refused now: env takes no option): the bridge sets PYTHONNOUSERSITE=1 for every hook and
 // refuses `env PYTHONNOUSERSITE=...`, but env's -u and -i (both allowed)
 // remove it. Python's user site (~/.local/lib/pythonX.Y/site-packages,
 // its .pth lines run at start) is then read again. Here HOME lies outside
@@ -85,7 +85,7 @@ func TestRT15HookSpellingsThatRunTheWorkspace(t *testing.T) {
 // (permissions.additionalDirectories / sandbox.allowWrite, the case the
 // hookEnviron comment names). Control: the same hook without env -u does
 // not run the .pth.
-func TestRT15EnvUnsetsPythonNoUserSite(t *testing.T) {
+func TestHookEnvUnsetRefused(t *testing.T) {
 	py := "/usr/bin/python3"
 	out, err := exec.Command(py, "-c", "import sys;print('%d.%d'%sys.version_info[:2])").Output()
 	if err != nil {
@@ -132,14 +132,14 @@ func TestRT15EnvUnsetsPythonNoUserSite(t *testing.T) {
 	}
 }
 
-// Red team 15: `env -i` (allowed) clears PYTHONNOUSERSITE and HOME; with
+// Red team 15 (refused now: env takes no option): `env -i` (allowed) clears PYTHONNOUSERSITE and HOME; with
 // HOME unset, Python finds the user site from the password database
 // (os.path.expanduser falls back to pwd), i.e. the real home, which is
 // the workspace in the case where HookEnv unsets HOME ("the workspace is
 // the home directory"). Run under bwrap with a temp directory bound over
 // the user's password-database home, so nothing real is touched. Control:
 // without env -i, the .pth does not run.
-func TestRT15EnvIgnoreEnvironmentLoadsUserSite(t *testing.T) {
+func TestHookEnvIgnoreEnvironmentRefused(t *testing.T) {
 	py := "/usr/bin/python3"
 	out, err := exec.Command(py, "-c", "import sys,pwd,os;print('%d.%d'%sys.version_info[:2]);print(pwd.getpwuid(os.getuid()).pw_dir)").Output()
 	if err != nil {
@@ -188,7 +188,7 @@ func TestRT15EnvIgnoreEnvironmentLoadsUserSite(t *testing.T) {
 	}
 }
 
-// Red team 15: "a shell or an interpreter must be given a script file
+// Red team 15 (refused now: hookDevice, needScript): "a shell or an interpreter must be given a script file
 // (without one it would read the request on stdin as code)": "-" is
 // refused, but /dev/stdin, /dev/fd/0 and /proc/self/fd/0 name the same
 // stdin, outside every writable tree. sh then reads the request JSON as
@@ -196,7 +196,7 @@ func TestRT15EnvIgnoreEnvironmentLoadsUserSite(t *testing.T) {
 // double-quoted sh word) runs outside every sandbox. The request here is
 // the JSON hooks.consultCommand writes (json.Marshal of a Request), the
 // command the agent asked for. Control: "-" is refused.
-func TestRT15HookScriptIsStdin(t *testing.T) {
+func TestHookScriptIsStdinRefused(t *testing.T) {
 	root := t.TempDir()
 	marker := filepath.Join(root, "ran")
 	trees := []WritableTree{{Path: filepath.Join(root, "ws"), Why: "it is the workspace"}}
@@ -222,5 +222,35 @@ func TestRT15HookScriptIsStdin(t *testing.T) {
 	}
 	if probs := hookPathProblems(Config{Hooks: []HookConfig{{Name: "guard", Command: []string{"/bin/sh", "-"}}}}, trees, nil, environ); len(probs) == 0 {
 		t.Fatal(`control: "sh -" accepted`)
+	}
+}
+
+// The env class as a property: every option of env, in every spelling,
+// and every assignment to a variable the hook's environment does not
+// carry, is refused before any program; kept variables load (control).
+func TestHookEnvProperty(t *testing.T) {
+	tools := t.TempDir()
+	py := filepath.Join(tools, "hook.py")
+	writeFile(t, py, "print(1)\n")
+	trees := []WritableTree{{Path: filepath.Join(t.TempDir(), "ws"), Why: "it is the workspace"}}
+	environ := []string{"HOME=/nonexistent-home", "PATH=/usr/bin:/bin"}
+	refused := [][]string{
+		{"-i"}, {"--ignore-environment"}, {"-"}, {"-u", "PYTHONNOUSERSITE"}, {"-uPYTHONNOUSERSITE"}, {"--unset=PYTHONNOUSERSITE"}, {"--unset", "PATH"},
+		{"-0"}, {"--"}, {"-S", "python3"}, {"-C", "/"}, {"--chdir=/"}, {"-v"}, {"--debug"}, {"--default-signal=PIPE"}, {"-iu", "HOME"},
+		{"NODE_OPTIONS=--require=x"}, {"PYTHONPATH=/opt"}, {"PERL5LIB=/opt"}, {"PERL5OPT=-Mx"}, {"PERL5DB=BEGIN{}"}, {"RUBYOPT=-rx"}, {"RUBYLIB=/opt"},
+		{"LD_PRELOAD=/opt/x.so"}, {"LD_LIBRARY_PATH=/opt"}, {"BASH_ENV=/opt/x"}, {"ENV=/opt/x"}, {"PYTHONSTARTUP=/opt/x"}, {"PYTHONNOUSERSITE="}, {"PATH=/usr/bin"}, {"HOME=/"}, {"=x"},
+		{"LANG=C", "-i"},
+	}
+	for _, opts := range refused {
+		cmd := append(append([]string{"/usr/bin/env"}, opts...), "/usr/bin/python3", py)
+		if p := hookPathProblems(Config{Hooks: []HookConfig{{Name: "g", Command: cmd}}}, trees, nil, environ); len(p) == 0 {
+			t.Errorf("%q accepted", cmd)
+		}
+	}
+	for _, opts := range [][]string{{}, {"LANG=C.UTF-8"}, {"LC_ALL=C", "TZ=UTC"}, {"TMPDIR=/var/tmp"}} {
+		cmd := append(append([]string{"/usr/bin/env"}, opts...), "/usr/bin/python3", py)
+		if p := hookPathProblems(Config{Hooks: []HookConfig{{Name: "g", Command: cmd}}}, trees, nil, environ); len(p) != 0 {
+			t.Errorf("control: %q refused: %v", cmd, p[0])
+		}
 	}
 }

@@ -1,24 +1,26 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
-	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/internal/testkit"
 )
 
 // Red team 15, end to end through the real binary: a hook
-// [/usr/bin/perl, -I<workspace>/lib, <tools>/hook.pl] loads (the glued
-// -I path is joined to "/" and never judged; spelled "-I", "<ws>/lib" it is
-// refused), and at the agent's next tool call the bridge runs perl with the
+// [/usr/bin/perl, -I<workspace>/lib, <tools>/hook.pl] loaded (the glued
+// -I path was joined to "/" and never judged); now the bridge refuses to
+// start, naming the path. Before, at the agent's next tool call the bridge runs perl with the
 // workspace's lib first in @INC: hook.pl's `use strict` loads the
 // workspace's strict.pm (which an agent inside the sandbox may write: the
 // workspace is writable, and `acp-bridge sandbox run` wrote it in the
 // report's run) outside every sandbox.
-func TestRT15GluedIncludeHookRunsWorkspaceCode(t *testing.T) {
+func TestGluedIncludeHookRefusedAtStart(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/perl"); err != nil {
 		t.Skip("no perl")
 	}
@@ -37,16 +39,29 @@ func TestRT15GluedIncludeHookRunsWorkspaceCode(t *testing.T) {
 	audit := filepath.Join(home, "audit.jsonl")
 	cfg := fmt.Sprintf("defaultAgent: f\naudit: {path: %q}\npermissions: {defaultMode: bypassPermissions}\nhooks:\n  - name: org-check\n    command: [/usr/bin/perl, %q, %q]\n    timeoutMs: 20000\nagents:\n%s",
 		audit, "-I"+filepath.Join(ws, "lib"), filepath.Join(tools, "hook.pl"), testkit.FakeAgentYAML("f"))
-	p := startBinIn(t, home, ws, cfg)
-	ctx, sid := p.open(t)
-	res := make(chan error, 1)
-	go func() { _, err := p.editor.Prompt(ctx, sid, "bash ls -la"); res <- err }()
-	if perm, err := p.editor.NextPermission(ctx); err == nil {
-		t.Logf("card: %s %s", perm.Meta.Source, perm.Meta.Reason)
-		perm.Answer(acp.Selected("acp-bridge:reject_once"))
+	cfgPath := filepath.Join(home, "config.yaml")
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
 	}
-	<-res
+	// The bridge refuses to start, naming the glued workspace path.
+	cmd := exec.Command(binPath, "--config", cfgPath, "--workspace", ws)
+	cmd.Stdin = strings.NewReader("")
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "refusing to start") || !strings.Contains(string(out), filepath.Join(ws, "lib")) {
+		t.Errorf("the bridge did not refuse the hook naming %s: %v\n%s", filepath.Join(ws, "lib"), err, out)
+	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Errorf("HOLE: the bridge loaded the hook and ran the workspace's lib/strict.pm outside every sandbox")
+	}
+	// Control: the same command run unchecked loads the workspace's strict.pm.
+	run := exec.Command("/usr/bin/perl", "-I"+filepath.Join(ws, "lib"), filepath.Join(tools, "hook.pl"))
+	run.Dir, run.Stdin = "/", strings.NewReader("{}")
+	if o, err := run.CombinedOutput(); err != nil {
+		t.Fatalf("control run: %v %s", err, o)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatal("control: perl -I<ws>/lib did not load the workspace's strict.pm unchecked")
 	}
 }

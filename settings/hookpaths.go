@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/acp-bridge/acp-bridge/internal/mountnames"
 )
 
 // A decision hook's command is what is judged and what is run
@@ -80,6 +82,7 @@ type hookCheck struct {
 	home     string          // the hook's HOME ("" when unset)
 	judged   map[string]bool // scripts whose #! is judged already (a script is its interpreter's argument too)
 	devs     map[uint64]bool // devices of the writable trees and the temp directory (hardLinked)
+	mounts   mountnames.Table
 }
 
 // hookKind is what a program is, read from its name: "python" for
@@ -244,6 +247,28 @@ func (c *hookCheck) spelling(argv []string, depth int) string {
 func (c *hookCheck) place(p string) string {
 	if where := c.where(p); where != "" {
 		return fmt.Sprintf("runs %s, which is %s: an agent could change what the hook runs outside the sandbox (a module, library or script beside it); keep a hook's program and scripts outside every tree an agent may write", p, where)
+	}
+	return c.mounted(p)
+}
+
+// mounted: no other name of p through a mount (a bind mount of a
+// workspace directory or file: mountnames) lies in a writable tree.
+func (c *hookCheck) mounted(p string) string {
+	if c.mounts == nil {
+		t, err := mountnames.Read()
+		if err != nil {
+			return fmt.Sprintf("runs %s, and the mounts that could give it another name could not be read (%v)", p, err)
+		}
+		c.mounts = t
+	}
+	names, ok := c.mounts.Others(resolveExisting(filepath.Clean(p)))
+	if !ok {
+		return fmt.Sprintf("runs %s, which no mount of this namespace holds: its other names could not be checked", p)
+	}
+	for _, n := range names {
+		if where := c.where(n); where != "" {
+			return fmt.Sprintf("runs %s, which is also %s through a mount (a bind mount), %s: an agent could change what the hook runs outside the sandbox through that name; install the hook outside every tree an agent may write, not bound from one", p, n, where)
+		}
 	}
 	return ""
 }

@@ -571,7 +571,7 @@ func (c *hookCheck) argument(i int, a string, depth int, node bool) string {
 		if w == "" {
 			continue
 		}
-		if !strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "@") {
+		if !strings.HasPrefix(w, "-") || strings.Contains(w, "/") {
 			if k := hookKind(w); hookKnown(k) {
 				return fmt.Sprintf("names the program %q in argument %d (%q): a program that runs another is judged by what it runs; name that program as the hook's command", w, i, a)
 			}

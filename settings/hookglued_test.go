@@ -142,6 +142,12 @@ func TestHookGluedPathProperty(t *testing.T) {
 			}
 		}
 	}
+	for _, a := range []string{"-x/usr/bin/python3", "--with=/bin/sh", "@/usr/bin/node"} {
+		cmd := []string{"/opt/unknown-tool", a}
+		if p := hookPathProblems(Config{Hooks: []HookConfig{{Name: "g", Command: cmd}}}, trees, nil, environ); len(p) == 0 {
+			t.Errorf("%q accepted: a glued word naming an interpreter", cmd)
+		}
+	}
 	for _, a := range []string{"--import=data:text/javascript,1", "--loader=DATA:x", "javascript:1", "--experimental-loader=data:x"} {
 		cmd := []string{"/usr/bin/node", a, filepath.Join(tools, "hook.js")}
 		if p := hookPathProblems(Config{Hooks: []HookConfig{{Name: "g", Command: cmd}}}, trees, nil, environ); len(p) == 0 {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -19,6 +20,7 @@ import (
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/hooks"
 	"github.com/acp-bridge/acp-bridge/internal/audit"
+	"github.com/acp-bridge/acp-bridge/internal/mountnames"
 	"github.com/acp-bridge/acp-bridge/orgpolicy/opastage"
 	"github.com/acp-bridge/acp-bridge/policy"
 )
@@ -82,6 +84,19 @@ func oneName(path string) error {
 	}
 	if real != abs {
 		return fmt.Errorf("orgproc: %s is reached through a symbolic link (its real path is %s, which could lie where the sandbox does not guard it); not run until acp-bridge restarts (name the real path)", path, real)
+	}
+	// A mount (a bind mount of a directory or of the file) gives it
+	// another name the sandbox does not guard by this path (red team 15).
+	mounts, err := mountnames.Read()
+	if err != nil {
+		return fmt.Errorf("orgproc: %s: its other names through mounts could not be checked: %w", path, err)
+	}
+	others, ok := mounts.Others(real)
+	switch {
+	case !ok:
+		return fmt.Errorf("orgproc: %s: no mount of this namespace holds it; its other names could not be checked; not run", path)
+	case len(others) > 0:
+		return fmt.Errorf("orgproc: %s is also %s through a mount (a bind mount): that name could be written where the sandbox does not guard it; not run until acp-bridge restarts (install the file itself, not bound from elsewhere)", path, strings.Join(others, ", "))
 	}
 	return nil
 }

@@ -497,8 +497,8 @@ func TestHookPlainCommandsLoad(t *testing.T) {
 		{sh},
 		{"/usr/bin/node", "--max-old-space-size=64", js},
 		{envPy},
-		{"/usr/bin/env", "-i", "/usr/bin/python3", py},
 		{"/usr/bin/env", "python3", py},
+		{"/usr/bin/env", "LANG=C.UTF-8", "LC_ALL=C", "python3", py},
 	} {
 		js, _ := json.Marshal(cmd)
 		writeFile(t, e.userFile(), "hooks:\n  - name: guard\n    command: "+string(js)+"\n")
@@ -507,7 +507,7 @@ func TestHookPlainCommandsLoad(t *testing.T) {
 		}
 	}
 	// And what needs no script, or reads code on stdin, does not.
-	for _, cmd := range [][]string{{"/usr/bin/python3"}, {"/usr/bin/python3", "-"}, {"/bin/sh"}, {"/bin/sh", "-s"}, {"/usr/bin/node"}, {"/usr/bin/env"}} {
+	for _, cmd := range [][]string{{"/usr/bin/python3"}, {"/usr/bin/python3", "-"}, {"/bin/sh"}, {"/bin/sh", "-s"}, {"/usr/bin/node"}, {"/usr/bin/env"}, {"/usr/bin/env", "-i", "/usr/bin/python3", py}} {
 		js, _ := json.Marshal(cmd)
 		writeFile(t, e.userFile(), "hooks:\n  - name: guard\n    command: "+string(js)+"\n")
 		if _, err := e.load(func(o *Options) { o.Environ = []string{"PATH=/usr/bin:/bin"} }); err == nil {

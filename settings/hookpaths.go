@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
+
+	"github.com/acp-bridge/acp-bridge/internal/mountnames"
 )
 
 // A decision hook's command is what is judged and what is run
@@ -78,6 +81,8 @@ type hookCheck struct {
 	path     []string        // the hook's PATH entries (hookPATH)
 	home     string          // the hook's HOME ("" when unset)
 	judged   map[string]bool // scripts whose #! is judged already (a script is its interpreter's argument too)
+	devs     map[uint64]bool // devices of the writable trees and the temp directory (hardLinked)
+	mounts   mountnames.Table
 }
 
 // hookKind is what a program is, read from its name: "python" for
@@ -160,8 +165,16 @@ func init() {
 
 // command judges argv run as a hook's command: "" when it is plain and
 // everything it runs lies outside every writable tree, else why not
-// (completing "hook NAME ...").
+// (completing "hook NAME ..."). The program's other names (links) are
+// judged last, so a spelling is refused for what it is first.
 func (c *hookCheck) command(argv []string, depth int) string {
+	if p := c.spelling(argv, depth); p != "" {
+		return p
+	}
+	return c.links(argv[0])
+}
+
+func (c *hookCheck) spelling(argv []string, depth int) string {
 	if depth > hookMaxDepth {
 		return fmt.Sprintf("runs %q through more than %d interpreters (#! or env): write the final program out", argv[0], hookMaxDepth)
 	}
@@ -229,12 +242,83 @@ func (c *hookCheck) command(argv []string, depth int) string {
 	return ""
 }
 
-// place judges one file a hook runs or names.
+// place judges one file a hook runs or names: its path (and symlinks)
+// lie outside every writable tree. (links judges its other names.)
 func (c *hookCheck) place(p string) string {
 	if where := c.where(p); where != "" {
 		return fmt.Sprintf("runs %s, which is %s: an agent could change what the hook runs outside the sandbox (a module, library or script beside it); keep a hook's program and scripts outside every tree an agent may write", p, where)
 	}
+	return c.mounted(p)
+}
+
+// mounted: no other name of p through a mount (a bind mount of a
+// workspace directory or file: mountnames) lies in a writable tree.
+func (c *hookCheck) mounted(p string) string {
+	if c.mounts == nil {
+		t, err := mountnames.Read()
+		if err != nil {
+			return fmt.Sprintf("runs %s, and the mounts that could give it another name could not be read (%v)", p, err)
+		}
+		c.mounts = t
+	}
+	names, ok := c.mounts.Others(resolveExisting(filepath.Clean(p)))
+	if !ok {
+		return fmt.Sprintf("runs %s, which no mount of this namespace holds: its other names could not be checked", p)
+	}
+	for _, n := range names {
+		if where := c.where(n); where != "" {
+			return fmt.Sprintf("runs %s, which is also %s through a mount (a bind mount), %s: an agent could change what the hook runs outside the sandbox through that name; install the hook outside every tree an agent may write, not bound from one", p, n, where)
+		}
+	}
 	return ""
+}
+
+// links refuses a file with another name an agent could write
+// (hardLinked).
+func (c *hookCheck) links(p string) string {
+	if n := c.hardLinked(p); n > 1 {
+		return fmt.Sprintf("runs %s, which has %d names (hard links): another name may lie in a tree an agent may write, and writing it rewrites what the hook runs outside the sandbox; copy the file instead of linking it", p, n)
+	}
+	return ""
+}
+
+// hardLinked is the link count of the regular file p when another name
+// for it could be one an agent writes: more than one link, on the device
+// of a writable tree or of the temp directory (a hard link never crosses
+// a file system), and writable by the bridge's user (whom agents run as).
+// 0 or 1 otherwise. The check cannot list the other names (that would
+// walk every tree), so any other name is a doubt, and a doubt refuses.
+// (The companion has the same rule, without the device and write
+// conditions: orgproc.oneName.)
+func (c *hookCheck) hardLinked(p string) uint64 {
+	var st syscall.Stat_t
+	if err := syscall.Stat(p, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Nlink <= 1 {
+		return 0
+	}
+	if syscall.Access(p, 2 /* W_OK */) != nil {
+		return 0
+	}
+	if c.devs == nil {
+		c.devs = map[uint64]bool{}
+		for _, d := range append([]string{os.TempDir()}, treePaths(c.trees)...) {
+			var ds syscall.Stat_t
+			if syscall.Stat(resolveExisting(d), &ds) == nil {
+				c.devs[uint64(ds.Dev)] = true
+			}
+		}
+	}
+	if !c.devs[uint64(st.Dev)] {
+		return 0
+	}
+	return uint64(st.Nlink)
+}
+
+func treePaths(trees []WritableTree) []string {
+	out := make([]string, 0, len(trees))
+	for _, t := range trees {
+		out = append(out, t.Path)
+	}
+	return out
 }
 
 func (c *hookCheck) where(p string) string { return writableWhere(p, c.trees, c.readOnly) }
@@ -273,10 +357,15 @@ func shebang(p string) (interp []string, ok bool, problem string) {
 	return out, true, ""
 }
 
-// env judges /usr/bin/env [-i] [-u NAME] [NAME=VALUE]... PROGRAM ARGS:
-// its options that change what runs (-S, -C, and any it does not know)
-// are refused, a variable's value is an argument like any other, and
-// PROGRAM (looked up in the hook's PATH) is judged as a command.
+// env judges /usr/bin/env [NAME=VALUE]... PROGRAM ARGS: every option of
+// env is refused (-i and -u drop what the bridge set for the hook:
+// PYTHONNOUSERSITE, the filtered PATH; -S and -C build a command or a
+// directory the check cannot see; the rest change nothing a hook needs),
+// and so is an assignment to any variable the hook's environment does not
+// keep (hookEnviron: NODE_OPTIONS, PYTHONPATH, PERL5LIB, PERL5DB,
+// RUBYOPT, LD_PRELOAD... name code to load) or sets itself (hookEnvOwn).
+// A kept variable's value is an argument like any other, and PROGRAM
+// (looked up in the hook's PATH) is judged as a command.
 func (c *hookCheck) env(argv []string, depth int) string {
 	i := 1
 	var assigns []string
@@ -285,26 +374,20 @@ func (c *hookCheck) env(argv []string, depth int) string {
 		if strings.ContainsAny(a, hookMeta) {
 			return fmt.Sprintf("argument %d (%q) has a character a shell or an interpreter could expand (one of %q): write the arguments plainly", i, a, hookMeta)
 		}
-		switch {
-		case a == "--":
-			i++
-		case a == "-i" || a == "--ignore-environment" || a == "-0" || a == "--null" || a == "-":
-			continue
-		case a == "-u" || a == "--unset":
-			i++
-			continue
-		case strings.HasPrefix(a, "--unset=") || (strings.HasPrefix(a, "-u") && !strings.HasPrefix(a, "--")):
-			continue
-		case strings.HasPrefix(a, "-"):
-			return fmt.Sprintf("argument %d (%q) is an option of env that changes what runs or where (-S/--split-string and -C/--chdir build a command the check cannot see): name the program and its arguments directly", i, a)
-		case strings.Contains(a, "="):
-			if name, _, _ := strings.Cut(a, "="); slices.Contains(hookEnvOwn, name) {
-				return fmt.Sprintf("argument %d (%q) sets %s, which the bridge sets for every hook (the PATH the program is looked up in, the HOME and user site it may load code from)", i, a, name)
-			}
-			assigns = append(assigns, a)
-			continue
+		if strings.HasPrefix(a, "-") {
+			return fmt.Sprintf("argument %d (%q) is an option of env: a hook's env only sets variables (-i and -u drop what the bridge sets for every hook, -S/--split-string and -C/--chdir build a command the check cannot see); name the program and its arguments directly", i, a)
 		}
-		break
+		name, _, isAssign := strings.Cut(a, "=")
+		if !isAssign {
+			break
+		}
+		if slices.Contains(hookEnvOwn, name) {
+			return fmt.Sprintf("argument %d (%q) sets %s, which the bridge sets for every hook (the PATH the program is looked up in, the HOME and user site it may load code from)", i, a, name)
+		}
+		if !hookEnvKeep[name] && !strings.HasPrefix(name, "LC_") {
+			return fmt.Sprintf("argument %d (%q) sets %s, which a hook's environment does not carry (variables such as NODE_OPTIONS, PYTHONPATH, PERL5LIB, PERL5DB, LD_PRELOAD name code to load); a hook's env may set only %s and LC_*", i, a, name, strings.Join(hookEnvKeepNames(), ", "))
+		}
+		assigns = append(assigns, a)
 	}
 	if i >= len(argv) {
 		return "runs env with no program"
@@ -357,12 +440,41 @@ func (c *hookCheck) shellArgs(prog string, args []string) string {
 }
 
 // needScript: there is a first operand, the script file, and it is not
-// "-" (stdin). (Its place is checked with every argument.)
+// "-" (stdin), nor a device or process file (/dev/stdin, /dev/fd/0,
+// /proc/self/fd/0 are stdin too), nor a directory (node DIR runs
+// DIR/index.js or package.json's main, python DIR its __main__.py: files
+// the check does not see), nor any other file that is not regular (a
+// FIFO). (Its place is checked with every argument.)
 func needScript(prog string, operands []string) string {
 	if len(operands) == 0 || operands[0] == "-" {
 		return fmt.Sprintf("runs %s with no script file: it would read the request on stdin as code; name a script file", prog)
 	}
+	s := filepath.Join("/", operands[0])
+	if hookDevice(s) {
+		return fmt.Sprintf("runs %s with the script %s, a device or process file (it reads the request on stdin, or another process's file, as code): name a script file", prog, operands[0])
+	}
+	if st, err := os.Stat(s); err == nil && !st.Mode().IsRegular() {
+		if st.IsDir() {
+			return fmt.Sprintf("runs %s with the directory %s as its script (the program picks the file in it: index.js, package.json's main, __main__.py): name the script file", prog, operands[0])
+		}
+		return fmt.Sprintf("runs %s with the script %s, which is not a regular file: name a script file", prog, operands[0])
+	}
 	return ""
+}
+
+// hookPerlModule is what perl's -M and -m may hold: a module name, and
+// after '=' a plain list (perl splits it on ',' into q{} strings). Any
+// other text (a space, parentheses: "-Mlib system(...)") is pasted into
+// `use MODULE LIST;` and evaluated as code.
+func hookPerlModule(v string) bool {
+	name, list, hasList := strings.Cut(strings.TrimPrefix(v, "-"), "=")
+	if name == "" || !strings.ContainsAny(name[:1], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_") {
+		return false
+	}
+	ok := func(s, extra string) bool {
+		return strings.Trim(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"+extra) == ""
+	}
+	return ok(name, ":") && (!hasList || ok(list, ":,./+-"))
 }
 
 // interpArgs refuses an interpreter's inline-code options and, for one that
@@ -397,8 +509,15 @@ func (c *hookCheck) interpArgs(prog, kind string, o hookInterpOpts, args []strin
 				return refuse(a)
 			}
 			if strings.ContainsRune(o.value, r) {
+				v := a[j+2:]
 				if j == len(a)-2 {
 					i++ // the value is the next argument
+					if i < len(args) {
+						v = args[i]
+					}
+				}
+				if kind == "perl" && (r == 'M' || r == 'm') && !hookPerlModule(v) {
+					return refuse(a)
 				}
 				break
 			}
@@ -406,7 +525,7 @@ func (c *hookCheck) interpArgs(prog, kind string, o hookInterpOpts, args []strin
 	}
 	if kind == "awk" || kind == "gawk" || kind == "mawk" || kind == "nawk" {
 		if !slices.ContainsFunc(args, func(a string) bool {
-			return a == "-f" || a == "-E" || strings.HasPrefix(a, "--file") || strings.HasPrefix(a, "--exec")
+			return strings.HasPrefix(a, "-f") || strings.HasPrefix(a, "-E") || strings.HasPrefix(a, "--file") || strings.HasPrefix(a, "--exec")
 		}) {
 			return fmt.Sprintf("runs %s with its program as an argument: name a program file with -f", prog)
 		}
@@ -427,59 +546,135 @@ func (c *hookCheck) interpArgs(prog, kind string, o hookInterpOpts, args []strin
 	return needScript(prog, operands)
 }
 
-// argument judges the i-th argument a: every word of it that names a
-// path (a slash, or an existing name under "/", the hook's directory)
-// lies outside every writable tree; an executable it names is judged like
-// a program; a word naming an interpreter, a shell, a runner or a wrapper
-// is refused (the program may run it). node is set for a node program:
-// a script's parents' node_modules are checked too.
+// argument judges the i-th argument a. Inline code first: "data:" or
+// "javascript:" anywhere in it is a URL whose body is code (node --import,
+// --loader, a module specifier), refused. Then every path it holds: each
+// word (split at white space, '=', ',' and ':') names, relative to "/" (the
+// hook's directory), the path it spells, and, when it holds a slash after
+// a prefix (option letters, '@' for an argfile: -I/ws/lib, -f/ws/x.awk,
+// @/ws/args, -Ilib/x), every path that starts after a letter of that
+// prefix (hookArgPaths). Each lies outside every writable tree and is no
+// device or process file (hookPath); an executable it names is judged
+// like a program; a word naming an interpreter, a shell, a runner or a
+// wrapper is refused (the program may run it). node is set for a node
+// program: a script's (or a script directory's) parents' node_modules are
+// checked too.
 func (c *hookCheck) argument(i int, a string, depth int, node bool) string {
+	if low := strings.ToLower(a); strings.Contains(low, "data:") || strings.Contains(low, "javascript:") {
+		return fmt.Sprintf("argument %d (%q) holds a data: or javascript: URL, whose body is code the program may run (node --import, --loader...): put the code in a script file outside every writable tree", i, a)
+	}
 	words := strings.FieldsFunc(a, func(r rune) bool { return strings.ContainsRune(" \t=,:", r) })
 	if !slices.Contains(words, a) {
 		words = append(words, a)
 	}
 	for _, w := range words {
-		if w == "" || strings.HasPrefix(w, "-") && !strings.Contains(w, "/") {
+		if w == "" {
 			continue
 		}
-		if k := hookKind(w); hookKnown(k) {
-			return fmt.Sprintf("names the program %q in argument %d (%q): a program that runs another is judged by what it runs; name that program as the hook's command", w, i, a)
-		}
-		var p string
-		switch {
-		case filepath.IsAbs(w):
-			p = filepath.Clean(w)
-		case strings.Contains(w, "/"):
-			p = filepath.Join("/", w)
-		default:
-			p = filepath.Join("/", w)
-			if _, err := os.Lstat(p); err != nil {
-				continue
+		if !strings.HasPrefix(w, "-") || strings.Contains(w, "/") {
+			if k := hookKind(w); hookKnown(k) {
+				return fmt.Sprintf("names the program %q in argument %d (%q): a program that runs another is judged by what it runs; name that program as the hook's command", w, i, a)
 			}
 		}
-		if pr := c.place(p); pr != "" {
-			return pr
+		for _, p := range hookArgPaths(w) {
+			if pr := c.judgePath(p, depth, node); pr != "" {
+				return pr
+			}
 		}
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			if st.Mode()&0o111 != 0 && !c.judged[p] {
-				c.judged[p] = true
-				if interp, ok, err := shebang(p); err != "" {
-					return err
-				} else if ok {
-					if pr := c.command(append(interp, p), depth+1); pr != "" {
-						return pr
-					}
+	}
+	return ""
+}
+
+// hookArgPaths are the paths the word w may name for a program run in
+// "/": w itself (absolute, or relative to "/"; a word with no slash only
+// when it exists there), and, for a word starting with an option or
+// argfile prefix ('-', '+', '@'), the path starting after each character
+// of the prefix before its first slash: "-wI/ws/lib" names "/ws/lib" (and
+// "/I/ws/lib", "/wI/ws/lib"), "@/ws/args" names "/ws/args", "-Iws/lib"
+// names "/ws/lib". Judging a path the program does not read costs only a
+// refusal when it lies in a writable tree.
+func hookArgPaths(w string) []string {
+	var out []string
+	add := func(p string) {
+		p = filepath.Join("/", p)
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	slash := strings.IndexByte(w, '/')
+	switch {
+	case strings.HasPrefix(w, "-") || strings.HasPrefix(w, "+") || strings.HasPrefix(w, "@"):
+		if slash < 0 {
+			// -Ilib: a relative name glued to an option; an existing
+			// name under "/" after a prefix letter.
+			for j := 1; j < len(w); j++ {
+				if _, err := os.Lstat(filepath.Join("/", w[j:])); err == nil {
+					add(w[j:])
 				}
 			}
-			if node {
-				for d := filepath.Dir(resolveExisting(p)); ; d = filepath.Dir(d) {
-					if where := c.where(filepath.Join(d, "node_modules")); where != "" {
-						return fmt.Sprintf("runs the node script %s, and node loads modules from %s, %s: keep a node hook where no parent directory's node_modules is in a tree an agent may write", p, filepath.Join(d, "node_modules"), where)
-					}
-					if d == filepath.Dir(d) {
-						break
-					}
-				}
+			return out
+		}
+		for j := 1; j <= slash; j++ {
+			add(w[j:])
+		}
+	case slash >= 0:
+		add(w)
+	default:
+		if _, err := os.Lstat(filepath.Join("/", w)); err == nil {
+			add(w)
+		}
+	}
+	return out
+}
+
+// hookDevice: p names (or resolves into) /dev or /proc, where a name is a
+// stream (/dev/stdin, /dev/fd/0, /proc/self/fd/0: the request on stdin) or
+// another process's file, never a script file the check can read.
+func hookDevice(p string) bool {
+	for _, q := range []string{filepath.Clean(p), resolveExisting(filepath.Clean(p))} {
+		if within(q, "/dev") || within(q, "/proc") {
+			return true
+		}
+	}
+	return false
+}
+
+// judgePath judges one path a hook's argument names (hookArgPaths).
+func (c *hookCheck) judgePath(p string, depth int, node bool) string {
+	if hookDevice(p) {
+		return fmt.Sprintf("names %s, a device or process file (stdin, another process's file): a hook's scripts and the files it reads are regular files outside every writable tree", p)
+	}
+	if pr := c.place(p); pr != "" {
+		return pr
+	}
+	if pr := c.links(p); pr != "" {
+		return pr
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		return ""
+	}
+	if st.Mode().IsRegular() && st.Mode()&0o111 != 0 && !c.judged[p] {
+		c.judged[p] = true
+		if interp, ok, err := shebang(p); err != "" {
+			return err
+		} else if ok {
+			if pr := c.command(append(interp, p), depth+1); pr != "" {
+				return pr
+			}
+		}
+	}
+	if node && (st.Mode().IsRegular() || st.IsDir()) {
+		start := resolveExisting(p)
+		if !st.IsDir() {
+			start = filepath.Dir(start)
+		}
+		for d := start; ; d = filepath.Dir(d) {
+			if where := c.where(filepath.Join(d, "node_modules")); where != "" {
+				return fmt.Sprintf("runs the node script %s, and node loads modules from %s, %s: keep a node hook where no parent directory's node_modules is in a tree an agent may write", p, filepath.Join(d, "node_modules"), where)
+			}
+			if d == filepath.Dir(d) {
+				break
 			}
 		}
 	}
@@ -521,6 +716,15 @@ var hookEnvOwn = []string{"PATH", "HOME", "PYTHONNOUSERSITE"}
 // PATH, filtered, HOME, when outside every writable tree, and LC_*):
 // nothing that names code to load.
 var hookEnvKeep = map[string]bool{"USER": true, "LOGNAME": true, "LANG": true, "LANGUAGE": true, "TZ": true, "TMPDIR": true}
+
+func hookEnvKeepNames() []string {
+	out := make([]string, 0, len(hookEnvKeep))
+	for k := range hookEnvKeep {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
 
 // defaultHookPath is a hook's PATH when the bridge's has no usable entry.
 const defaultHookPath = "/usr/local/bin:/usr/bin:/bin"

@@ -32,7 +32,7 @@ func TestHookPlacesRefusedInWritableTrees(t *testing.T) {
 		{"a venv interpreter", `["{d}/.venv/bin/python3", /opt/check.py]`, true, "it is the workspace", false},
 		{"a directory the shell changes into", `[/bin/sh, -c, "cd {d} && ./check.sh"]`, true, "could expand", true},
 		{"the tree itself as an argument", `[/opt/hook, "{d}"]`, true, "it is the workspace", false},
-		{"a path list", `[/usr/bin/env, "PYTHONPATH=/opt:{d}/lib", /usr/bin/python3, /opt/c.py]`, true, "it is the workspace", false},
+		{"a path list", `[/usr/bin/python3, /opt/c.py, "--search=/opt:{d}/lib"]`, true, "it is the workspace", false},
 	}
 	for _, tc := range cases {
 		for _, inWS := range []bool{true, false} {

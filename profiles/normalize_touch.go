@@ -510,8 +510,9 @@ func nestedCwd(v json.RawMessage, at string, depth int) string {
 //     description, a reason, an id, a timeout), or
 //   - the string is the directory read, or an environment's PATH, or
 //   - the member holds the command's own words (the command member itself,
-//     args beside it, the program, an agent's own parse of the command:
-//     wordKeys) and every word of the string is a word of the command.
+//     args beside it, the program: wordMember) and the string is one word
+//     of the command, or it is an agent's echo of the command (echoKeys)
+//     and every word of the string is a word of the command.
 // Numbers, booleans and null carry no place, except as words of an argv
 // (args: [5] is an argument the command text does not hold).
 
@@ -522,7 +523,7 @@ func nestedCwd(v json.RawMessage, at string, depth int) string {
 var noPlaceKeys = map[string]bool{
 	"description": true, "title": true, "reason": true, "justification": true, "explanation": true,
 	"summary": true, "comment": true, "id": true, "callid": true, "turnid": true, "approvalid": true,
-	"toolcallid": true, "type": true, "kind": true, "status": true, "isbackground": true,
+	"toolcallid": true, "isbackground": true,
 	"runinbackground": true, "availabledecisions": true, "networkapprovalcontext": true,
 	"proposednetworkpolicyamendments": true, "server": true, "servername": true, "tool": true, "toolname": true,
 }
@@ -553,12 +554,34 @@ func besideCommand(raw json.RawMessage, command, cwd string, execLike bool) stri
 		return ""
 	}
 	words := commandWords(command)
+	// a command given as an argv: its words are the argv's too (an argv
+	// [bash, -lc, SCRIPT] is read as SCRIPT; an echo may repeat the argv).
+	for k, v := range obj {
+		if nk := keyNorm(k); commandKeys[nk] || (execLike && execCommandKeys[nk]) {
+			if argv, ok := v.([]any); ok {
+				if cmd, ok := commandFromInput(mustJSON(v)); ok && cmd == command {
+					for _, a := range argv {
+						if as, ok := a.(string); ok {
+							words[as] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	// an echo may name a word by its last element (codex's parsed_cmd:
+	// {path: src/a.go, name: a.go}).
+	echoWords := maps.Clone(words)
+	for w := range words {
+		echoWords[path.Base(w)] = true
+	}
 	nodes := 0
 	// walk reports the first value under at that could name a place.
-	// inWords: its strings are read as words of the command; env: it is
-	// an environment (its PATH is a search list).
-	var walk func(v any, at string, inWords, env bool, depth int) string
-	walk = func(v any, at string, inWords, env bool, depth int) string {
+	// inWords: its strings are read as words of the command; echo: it is
+	// an agent's echo of the command; env: it is an environment (its PATH
+	// is a search list).
+	var walk func(v any, at string, inWords, echo, env bool, depth int) string
+	walk = func(v any, at string, inWords, echo, env bool, depth int) string {
 		nodes++
 		if depth > maxCwdDepth || nodes > touchMaxNodes {
 			return at + " (too deep or too large to read)"
@@ -574,6 +597,8 @@ func besideCommand(raw json.RawMessage, command, cwd string, execLike bool) stri
 					continue // the directory read
 				case env && nk == "path":
 					continue
+				case echo && nk == "type":
+					continue // codex's parsed_cmd: {type: read, cmd, name, path}
 				}
 				words := inWords || wordMember(nk, execLike)
 				if commandKeys[nk] || (execLike && execCommandKeys[nk]) {
@@ -581,17 +606,22 @@ func besideCommand(raw json.RawMessage, command, cwd string, execLike bool) stri
 						continue // the command itself
 					}
 				}
+				if execLike && execCommandListKeys[nk] {
+					if l, ok := x[k].([]any); ok && len(l) == 1 && l[0] == any(command) {
+						continue // the command itself, alone in its list
+					}
+				}
 				child := k
 				if at != "" {
 					child = at + "." + k
 				}
-				if w := walk(x[k], child, words, slices.Contains(envKeys, nk), depth+1); w != "" {
+				if w := walk(x[k], child, words, echo || echoKeys[nk], slices.Contains(envKeys, nk), depth+1); w != "" {
 					return w
 				}
 			}
 		case []any:
 			for i, e := range x {
-				if w := walk(e, fmt.Sprintf("%s[%d]", at, i), inWords, env, depth+1); w != "" {
+				if w := walk(e, fmt.Sprintf("%s[%d]", at, i), inWords, echo, env, depth+1); w != "" {
 					return w
 				}
 			}
@@ -602,7 +632,9 @@ func besideCommand(raw json.RawMessage, command, cwd string, execLike bool) stri
 				return ""
 			case env && strings.HasPrefix(strings.ToUpper(s), "PATH="):
 				return ""
-			case inWords && allWords(s, words):
+			case inWords && !echo && words[x]:
+				return "" // one word of the command, as it is
+			case echo && allWords(s, echoWords):
 				return ""
 			}
 			return fmt.Sprintf("%s (%q)", at, x)
@@ -617,7 +649,7 @@ func besideCommand(raw json.RawMessage, command, cwd string, execLike bool) stri
 		}
 		return ""
 	}
-	if w := walk(obj, "", false, false, 0); w != "" {
+	if w := walk(obj, "", false, false, false, 0); w != "" {
 		return "the command's directory or arguments may be named at " + w + ", which this reader does not judge with the command"
 	}
 	return ""

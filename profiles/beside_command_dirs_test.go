@@ -7,14 +7,16 @@ import (
 	"github.com/acp-bridge/acp-bridge/policy"
 )
 
-// Red team 15: keys that look like a directory's beside a command and that
-// dirKey does not recognise: the command is judged in the session's
-// directory (/ws), not where a tool reading that key runs it
-// (/ws/secret). Zed's terminal tool names its directory "cd"; others use
-// dir_path, project_root, workspace, base_path, wd. A hole is an allow.
-// Control: "cwd" is denied. (Weak cases are logged only: no tool known
-// to read the key, or a PWD variable, which changes no process's directory.)
-func TestRT15DirectoryKeysThatEscape(t *testing.T) {
+// A directory beside a command, under any key (red team 15: keys the old
+// key-based reader, dirKey, did not recognise): the command would be
+// judged in the session's directory (/ws), not where a tool reading that
+// key runs it (/ws/secret). Zed's terminal tool names its directory "cd";
+// others use dir_path, project_root, workspace, base_path, wd. A hole is an
+// allow. Control: "cwd" is denied. The red team's "weak" cases (no tool
+// known to read the key, a PWD variable, --cwd in args) are held too since
+// the members beside a command are read by value: every case asserts.
+// (Their "weak" member is a boolean, which carries no place.)
+func TestDirectoryBesideACommandUnderAnyKeyNeverAllows(t *testing.T) {
 	pol, errs := policy.Compile([]policy.RuleText{{List: "deny", Text: "Read(//ws/secret/**)"}, {List: "deny", Text: "Edit(//ws/secret/**)"}, {List: "allow", Text: "Bash"}, {List: "allow", Text: "mcp__*"}})
 	if len(errs) > 0 {
 		t.Fatal(errs)
@@ -71,9 +73,7 @@ func TestRT15DirectoryKeysThatEscape(t *testing.T) {
 				if i == 0 && v.Decision != policy.Deny {
 					t.Fatalf("control not denied: %+v", v)
 				}
-				if v.Decision == policy.Allow && in["weak"] != nil {
-					t.Logf("weak (no tool known to read this key) %s %s %v -> %s", fam, mode, in, v.Decision)
-				} else if v.Decision == policy.Allow {
+				if v.Decision == policy.Allow {
 					t.Errorf("HOLE %s %s %v: Cwd=%q Cmd=%q Paths=%v Unread=%q -> %s (%s)", fam, mode, in, call.Cwd, call.Command, call.Paths, call.Unread, v.Decision, v.Reason)
 				}
 			}

@@ -7,11 +7,11 @@ import (
 	"github.com/acp-bridge/acp-bridge/policy"
 )
 
-// Red team 15: a call-directory doubt (Call.Unread) must never become an
+// Red team 15 (held): a call-directory doubt (Call.Unread) must never become an
 // allow: every mode, AgentBypass, a session grant of the tool and of the
 // exact command, an allow rule naming the tool or the command. A hole is
 // an allow. (dontAsk may deny.)
-func TestRT15DirectoryDoubtNeverAllows(t *testing.T) {
+func TestCallDirectoryDoubtNeverAllows(t *testing.T) {
 	env := policy.Env{Cwd: "/ws", ProjectRoot: "/ws", Home: "/home/u"}
 	inputs := []map[string]any{
 		{"command": "cat passwd", "directory": "/ws/secret"},

@@ -7,16 +7,17 @@ import (
 	"github.com/acp-bridge/acp-bridge/policy"
 )
 
-// Red team 15: a tool of kind execute whose rawInput has a command beside
-// its arguments ({command: "cat", args: ["/ws/secret/passwd"]}, the shape
-// of an MCP server's spawn tool) becomes a "Bash" call judged on "cat"
+// The arguments beside a command are judged (red team 15): a tool of kind
+// execute whose rawInput has a command beside its arguments ({command: "cat", args: ["/ws/secret/passwd"]}, the shape
+// of an MCP server's spawn tool) became a "Bash" call judged on "cat"
 // alone: namedTools skips every other member, so the arguments (and any
-// path-keyed member: files, input, stdin_file) are never read. Docs
+// path-keyed member: files, input, stdin_file) were never read. Now they
+// are a doubt (besideCommand) unless the command text holds them. Docs
 // (policy.md, "any key"): a path-keyed member at any depth gives its
 // values as paths, and program+args is an argv. A hole is an allow.
 // Control: the same input with kind "other" (read as an MCP tool) is
 // denied, and so is program+args.
-func TestRT15CommandBesideArgsIgnored(t *testing.T) {
+func TestArgumentsBesideACommandNeverAllow(t *testing.T) {
 	pol, errs := policy.Compile([]policy.RuleText{{List: "deny", Text: "Read(//ws/secret/**)"}, {List: "deny", Text: "Edit(//ws/secret/**)"}, {List: "allow", Text: "Bash"}, {List: "allow", Text: "mcp__*"}})
 	if len(errs) > 0 {
 		t.Fatal(errs)

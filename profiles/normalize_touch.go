@@ -37,7 +37,10 @@ import (
 //   - a path under /proc (/proc/self/root/..., /proc/PID/cwd/...) can name
 //     any file: the call is uncertain;
 //   - what cannot be read within the bounds (too deep, too many members) is
-//     named in Call.Unread, and the policy asks.
+//     named in Call.Unread, and the policy asks;
+//   - beside a command, whatever the tool (Bash included), a member that
+//     could name where it runs or what it runs on is a doubt, whatever its
+//     key (besideCommand).
 //
 // For the canonical path tools (Read, Edit...) the paths their adapter read
 // are joined by every other path-keyed member: a call with a harmless
@@ -370,7 +373,9 @@ var pathTools = map[string]bool{
 	"NotebookRead": true, "Glob": true, "Grep": true, "LS": true,
 }
 
-// namedTools are canonical tools whose whole input their adapter reads.
+// namedTools are canonical tools whose input their adapter reads: the walk
+// adds nothing to them (the members beside a Bash command are
+// besideCommand's).
 var namedTools = map[string]bool{"Bash": true, "WebFetch": true, "WebSearch": true, "ExitPlanMode": true}
 
 // cwdKeys (normalised) name the directory a tool runs in.

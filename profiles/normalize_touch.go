@@ -558,27 +558,36 @@ func besideCommand(raw json.RawMessage, command, cwd string, execLike bool) stri
 	if !ok {
 		return ""
 	}
-	words := commandWords(command)
-	// a command given as an argv: its words are the argv's too (an argv
-	// [bash, -lc, SCRIPT] is read as SCRIPT; an echo may repeat the argv).
-	for k, v := range obj {
-		if nk := keyNorm(k); commandKeys[nk] || (execLike && execCommandKeys[nk]) {
-			if argv, ok := v.([]any); ok {
-				if cmd, ok := commandFromInput(mustJSON(v)); ok && cmd == command {
-					for _, a := range argv {
-						if as, ok := a.(string); ok {
-							words[as] = true
+	// the command's words, read once and only if a member needs them (a
+	// command can be a long script).
+	var words, echoWords map[string]bool
+	readWords := func() {
+		if words != nil {
+			return
+		}
+		words = commandWords(command)
+		// a command given as an argv: its words are the argv's too (an
+		// argv [bash, -lc, SCRIPT] is read as SCRIPT; an echo may repeat
+		// the argv).
+		for k, v := range obj {
+			if nk := keyNorm(k); commandKeys[nk] || (execLike && execCommandKeys[nk]) {
+				if argv, ok := v.([]any); ok {
+					if cmd, ok := commandFromInput(mustJSON(v)); ok && cmd == command {
+						for _, a := range argv {
+							if as, ok := a.(string); ok {
+								words[as] = true
+							}
 						}
 					}
 				}
 			}
 		}
-	}
-	// an echo may name a word by its last element (codex's parsed_cmd:
-	// {path: src/a.go, name: a.go}).
-	echoWords := maps.Clone(words)
-	for w := range words {
-		echoWords[path.Base(w)] = true
+		// an echo may name a word by its last element (codex's
+		// parsed_cmd: {path: src/a.go, name: a.go}).
+		echoWords = maps.Clone(words)
+		for w := range words {
+			echoWords[path.Base(w)] = true
+		}
 	}
 	nodes := 0
 	// walk reports the first value under at that could name a place.
@@ -637,19 +646,28 @@ func besideCommand(raw json.RawMessage, command, cwd string, execLike bool) stri
 				return ""
 			case env && strings.HasPrefix(strings.ToUpper(s), "PATH="):
 				return ""
-			case inWords && !echo && words[x]:
-				return "" // one word of the command, as it is
-			case echo && allWords(s, echoWords):
-				return ""
+			}
+			if inWords {
+				readWords()
+				switch {
+				case !echo && words[x]:
+					return "" // one word of the command, as it is
+				case echo && allWords(s, echoWords):
+					return ""
+				}
 			}
 			return fmt.Sprintf("%s (%q)", at, x)
 		case json.Number:
-			if inWords && !words[x.String()] {
-				return fmt.Sprintf("%s (%s)", at, x)
+			if inWords {
+				if readWords(); !words[x.String()] {
+					return fmt.Sprintf("%s (%s)", at, x)
+				}
 			}
 		case bool:
-			if inWords && !words[fmt.Sprint(x)] {
-				return fmt.Sprintf("%s (%v)", at, x)
+			if inWords {
+				if readWords(); !words[fmt.Sprint(x)] {
+					return fmt.Sprintf("%s (%v)", at, x)
+				}
 			}
 		}
 		return ""

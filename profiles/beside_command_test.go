@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/acp-bridge/acp-bridge/policy"
@@ -40,7 +39,7 @@ func randomKeys(n int) []string {
 		}
 		k := string(b)
 		nk := keyNorm(k)
-		if noPlaceKeys[nk] || strings.HasPrefix(nk, "timeout") || wordMember(nk, true) || nk == "" {
+		if noPlaceKeys[nk] || wrapperKeys[nk] || wordMember(nk, true) || nk == "" {
 			continue // a member the reader knows
 		}
 		out = append(out, k)
@@ -144,6 +143,27 @@ func TestArgumentsBesideACommandAreADoubtUnlessTheCommandHoldsThem(t *testing.T)
 						}
 					}
 				}
+			}
+		}
+	}
+	// an argument naming the directory read is still an argument: rm -rf
+	// with no operand, run in /ws/secret on /ws/secret.
+	for _, in := range []map[string]any{
+		{"command": "rm -rf", "cwd": "/ws/secret", "args": []any{"/ws/secret"}},
+		{"command": "rm -rf", "cwd": "/ws/secret", "argv": []any{"rm", "-rf", "/ws/secret"}},
+		{"command": "rm -rf", "cwd": "/ws/secret", "steps": []any{"/ws/secret"}},
+	} {
+		raw, _ := json.Marshal(map[string]any{"toolCallId": "t1", "kind": "execute", "title": "mcp__shell__run", "rawInput": in})
+		call, err := Normalize(FamilyGeneric, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if call.Unread == "" {
+			t.Errorf("%v: no doubt (Cmd %q Cwd %q)", in, call.Command, call.Cwd)
+		}
+		for _, mode := range modes {
+			if v := policy.Evaluate(policy.Input{Call: call, Policy: pol, Env: besideCommandEnv, Mode: mode}); v.Decision == policy.Allow {
+				t.Errorf("%s %v: allowed (%s)", mode, in, v.Reason)
 			}
 		}
 	}

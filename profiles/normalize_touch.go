@@ -512,8 +512,9 @@ func nestedCwd(v json.RawMessage, at string, depth int) string {
 // alone). So, beside a command, the reader is closed: a string anywhere in
 // a member (at any depth, in arrays, in JSON text) is a doubt unless
 //   - the member is one known to carry no place (noPlaceKeys: a
-//     description, a reason, an id, a timeout), or
-//   - the string is the directory read, or an environment's PATH, or
+//     description, a reason, an id, a timeout; wrapperKeys), or
+//   - the string is the directory read (not as an argument), or an
+//     environment's PATH, or
 //   - the member holds the command's own words (the command member itself,
 //     args beside it, the program: wordMember) and the string is one word
 //     of the command, or it is an agent's echo of the command (echoKeys)
@@ -528,10 +529,15 @@ func nestedCwd(v json.RawMessage, at string, depth int) string {
 var noPlaceKeys = map[string]bool{
 	"description": true, "title": true, "reason": true, "justification": true, "explanation": true,
 	"summary": true, "comment": true, "id": true, "callid": true, "turnid": true, "approvalid": true,
-	"toolcallid": true, "isbackground": true,
-	"runinbackground": true, "availabledecisions": true, "networkapprovalcontext": true,
-	"proposednetworkpolicyamendments": true, "server": true, "servername": true, "tool": true, "toolname": true,
+	"toolcallid": true, "isbackground": true, "runinbackground": true, "availabledecisions": true,
+	"networkapprovalcontext": true, "proposednetworkpolicyamendments": true,
+	"timeout": true, "timeoutms": true, "timeoutsec": true, "timeoutsecs": true, "timeoutseconds": true, "timeoutmillis": true,
 }
+
+// wrapperKeys (normalised) carry no place at the top level of rawInput:
+// the server and tool of an MCP call codex-acp wraps ({server, tool,
+// arguments}).
+var wrapperKeys = map[string]bool{"server": true, "servername": true, "tool": true, "toolname": true}
 
 // echoKeys (normalised) are members in which an agent repeats the command
 // it runs, in its own words: codex-acp's parsed_cmd and the execpolicy
@@ -605,7 +611,7 @@ func besideCommand(raw json.RawMessage, command, cwd string, execLike bool) stri
 			for _, k := range slices.Sorted(maps.Keys(x)) {
 				nk := keyNorm(k)
 				switch {
-				case noPlaceKeys[nk], strings.HasPrefix(nk, "timeout"):
+				case noPlaceKeys[nk], depth == 0 && wrapperKeys[nk]:
 					continue
 				case depth == 0 && slices.Contains(cwdKeys, nk):
 					continue // the directory read
@@ -642,7 +648,11 @@ func besideCommand(raw json.RawMessage, command, cwd string, execLike bool) stri
 		case string:
 			s := strings.TrimSpace(x)
 			switch {
-			case s == "", cwd != "" && s == cwd:
+			case s == "":
+				return ""
+			case cwd != "" && s == cwd && (!inWords || echo):
+				// the directory read, repeated (an argument naming it is
+				// still an argument the command text does not hold)
 				return ""
 			case env && strings.HasPrefix(strings.ToUpper(s), "PATH="):
 				return ""

@@ -58,10 +58,13 @@ func TestPlaceBesideACommandIsADoubtWhateverItsKey(t *testing.T) {
 	keys := append([]string{"cd", "wd", "in", "at", "dir_path", "project_root", "workspace", "Cwd\u200b", "c.w.d", "x y"}, randomKeys(12)...)
 	values := []string{"/ws/secret", "~/../../ws/secret", "./secret", "../ws/secret", "secret", "secret/", "..", "my secret"}
 	placements := map[string]func(k, v string) any{
-		"top":       func(k, v string) any { return map[string]any{k: v} },
-		"nested":    func(k, v string) any { return map[string]any{"options": map[string]any{k: v}} },
-		"list":      func(k, v string) any { return map[string]any{k: []any{v}} },
-		"deep":      func(k, v string) any { return map[string]any{"a": []any{map[string]any{"b": map[string]any{k: v}}}} },
+		"top":    func(k, v string) any { return map[string]any{k: v} },
+		"nested": func(k, v string) any { return map[string]any{"options": map[string]any{k: v}} },
+		"list":   func(k, v string) any { return map[string]any{k: []any{v}} },
+		"deep":   func(k, v string) any { return map[string]any{"a": []any{map[string]any{"b": map[string]any{k: v}}}} },
+		"under a description": func(k, v string) any {
+			return map[string]any{"description": map[string]any{k: v}, "title": []any{v}}
+		},
 		"json text": func(k, v string) any { return map[string]any{"opts": string(mustJSON(map[string]any{k: v}))} },
 	}
 	commands := []struct {

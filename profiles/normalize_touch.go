@@ -534,6 +534,20 @@ var noPlaceKeys = map[string]bool{
 	"timeout": true, "timeoutms": true, "timeoutsec": true, "timeoutsecs": true, "timeoutseconds": true, "timeoutmillis": true,
 }
 
+// structuredNoPlace are the noPlaceKeys that carry no place as a list or
+// an object too; any other is one only as text, a number or a flag (a
+// description holding {cwd: ...} is read).
+var structuredNoPlace = map[string]bool{"availabledecisions": true, "networkapprovalcontext": true, "proposednetworkpolicyamendments": true}
+
+// scalar: v is no object and no list.
+func scalar(v any) bool {
+	switch v.(type) {
+	case map[string]any, []any:
+		return false
+	}
+	return true
+}
+
 // wrapperKeys (normalised) carry no place at the top level of rawInput:
 // the server and tool of an MCP call codex-acp wraps ({server, tool,
 // arguments}).
@@ -611,7 +625,7 @@ func besideCommand(raw json.RawMessage, command, cwd string, execLike bool) stri
 			for _, k := range slices.Sorted(maps.Keys(x)) {
 				nk := keyNorm(k)
 				switch {
-				case noPlaceKeys[nk], depth == 0 && wrapperKeys[nk]:
+				case noPlaceKeys[nk] && (scalar(x[k]) || structuredNoPlace[nk]), depth == 0 && wrapperKeys[nk]:
 					continue
 				case depth == 0 && slices.Contains(cwdKeys, nk):
 					continue // the directory read

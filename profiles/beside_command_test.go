@@ -197,6 +197,40 @@ func TestArgumentsBesideACommandAreADoubtUnlessTheCommandHoldsThem(t *testing.T)
 	}
 }
 
+// A call an adapter reads as a path tool runs no command only when its
+// command member is that tool's sub-command (Goose's text_editor: view,
+// write): a command line beside the path a generic read names is a doubt
+// and never allows; Goose's text_editor reads without one.
+func TestCommandBesideAPathToolIsADoubtUnlessASubcommand(t *testing.T) {
+	pol := besideCommandPolicy(t)
+	for _, c := range []struct {
+		fam   Family
+		call  string
+		doubt bool
+	}{
+		{FamilyGeneric, `{"toolCallId":"t1","kind":"read","title":"mcp__fs__read","rawInput":{"command":"cat passwd","path":"/ws/ok.txt","cwd":"/ws/secret"}}`, true},
+		{FamilyGeneric, `{"toolCallId":"t1","kind":"edit","title":"mcp__fs__edit","rawInput":{"command":"rm -rf secret","path":"/ws/ok.txt"}}`, true},
+		{FamilyGeneric, `{"toolCallId":"t1","kind":"read","title":"mcp__fs__read","rawInput":{"command":"view","path":"/ws/ok.txt"}}`, false},
+		{FamilyGoose, `{"toolCallId":"t1","kind":"other","title":"developer__text_editor","rawInput":{"path":"/ws/ok.txt","command":"view"}}`, false},
+		{FamilyGoose, `{"toolCallId":"t1","kind":"other","title":"developer__text_editor","rawInput":{"path":"/ws/ok.txt","command":"write","file_text":"hi"}}`, false},
+	} {
+		call, err := Normalize(c.fam, json.RawMessage(c.call))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (call.Unread != "") != c.doubt {
+			t.Errorf("%s %s: Tool %q Unread %q, want doubt %v", c.fam, c.call, call.Tool, call.Unread, c.doubt)
+		}
+		if c.doubt {
+			for _, mode := range []policy.Mode{policy.ModeDefault, policy.ModeAcceptEdits, policy.ModeDontAsk, policy.ModeBypass} {
+				if v := policy.Evaluate(policy.Input{Call: call, Policy: pol, Env: besideCommandEnv, Mode: mode}); v.Decision == policy.Allow {
+					t.Errorf("%s %s: allowed (%s)", mode, c.call, v.Reason)
+				}
+			}
+		}
+	}
+}
+
 // A member the reader knows reads without a doubt beside a command: text
 // for the user (even naming a path), ids, time limits, booleans, numbers,
 // the directory read repeated (nested too), an environment's PATH. Each is

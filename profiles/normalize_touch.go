@@ -776,6 +776,27 @@ func shellWords(s string) []string {
 	return out
 }
 
+// editorSubcommand: every command member at the top level of rawInput is
+// a file tool's sub-command (gooseEditorCommands: view, write...), not a
+// command line.
+func editorSubcommand(raw json.RawMessage, execLike bool) bool {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return false
+	}
+	n := 0
+	for k, v := range obj {
+		if nk := keyNorm(k); commandKeys[nk] || (execLike && execCommandKeys[nk]) {
+			s, ok := jsonString(v)
+			if _, sub := gooseEditorCommands[s]; !ok || !sub {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
+}
+
 // withTouches adds what the call's rawInput touches to c.
 func withTouches(c policy.Call, raw json.RawMessage) policy.Call {
 	if len(raw) == 0 {
@@ -783,10 +804,11 @@ func withTouches(c policy.Call, raw json.RawMessage) policy.Call {
 	}
 	c = touchesOf(c, raw)
 	// a command (or a relative path) is read where the tool runs it. A
-	// call its adapter read as a path tool (Goose's text_editor: command
-	// "view") runs no command.
+	// call its adapter read as a path tool whose command member is only
+	// that tool's sub-command (Goose's text_editor: command "view") runs
+	// no command.
 	execLike := execLikeKind(c.Kind)
-	runs := !pathTools[c.Tool] && (c.Command != "" || hasCommandKey(raw, execLike))
+	runs := c.Command != "" || (hasCommandKey(raw, execLike) && !(pathTools[c.Tool] && editorSubcommand(raw, execLike)))
 	cwd, doubt := callCwd(raw, runs)
 	if runs && doubt == "" {
 		doubt = besideCommand(raw, c.Command, cwd, execLike)

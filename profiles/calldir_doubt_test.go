@@ -60,12 +60,12 @@ func TestCallDirectoryVariantsAreDoubts(t *testing.T) {
 	}
 }
 
-// The rule is general: beside a command, any member whose normalised key
-// looks like a directory's (dirKey), at any depth, in arrays and in JSON
-// text, is a doubt (the call asks, never allows) unless it names the one
-// directory read; keys that only look alike, an environment's PATH, and a
-// repeat of the directory read are not. Each doubt case names the denied
-// tree, so without the doubt it would be allowed (judged in /ws).
+// The rule is general: beside a command, any member holding a string, at
+// any depth, in arrays and in JSON text, is a doubt (the call asks, never
+// allows) unless it names the one directory read, is an environment's
+// PATH, or is a member known to carry no place (besideCommand). Each doubt
+// case but the last names the denied tree, so without the doubt it would
+// be allowed (judged in /ws).
 func TestCallDirectoryKeysAreDoubtsBesideACommand(t *testing.T) {
 	pol, errs := policy.Compile([]policy.RuleText{{List: "deny", Text: "Read(//ws/secret/**)"}, {List: "allow", Text: "mcp__*"}, {List: "allow", Text: "Bash"}})
 	if len(errs) > 0 {
@@ -87,10 +87,15 @@ func TestCallDirectoryKeysAreDoubtsBesideACommand(t *testing.T) {
 		{map[string]any{"command": "cat passwd", "spawn": map[string]any{"chdir": []any{"/ws/secret"}}}, true},
 		{map[string]any{"command": "cat passwd", "cwd": "/ws", "directory": "/ws/secret"}, true},
 		// not doubts: the directory read repeated, an environment's PATH,
-		// keys that only look alike.
+		// members known to carry no place.
 		{map[string]any{"command": "cat passwd", "cwd": "/ws", "folder": "/ws", "options": map[string]any{"cwd": "/ws"}}, false},
 		{map[string]any{"command": "cat passwd", "env": map[string]any{"PATH": "/usr/bin:/bin"}}, false},
-		{map[string]any{"command": "cat passwd", "description": "read", "redirect": "none", "direction": "in", "timeout": 5}, false},
+		{map[string]any{"command": "cat passwd", "description": "read ./secret/passwd", "timeout": 5, "run_in_background": false, "title": "cat in secret/"}, false},
+		// a bare word under a member the reader does not know may be a
+		// relative directory (Zed's terminal tool: cd: "proj"): since red
+		// team 15 the members beside a command are read by value, not by
+		// key, so keys that only look alike are doubts too.
+		{map[string]any{"command": "cat passwd", "redirect": "none", "direction": "in"}, true},
 	}
 	for _, fam := range []Family{FamilyGeneric, FamilyClaude, FamilyGemini} {
 		for _, c := range cases {

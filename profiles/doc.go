@@ -18,7 +18,10 @@
 // one table-driven adapter per family (Claude, Codex, Gemini CLI, Goose,
 // Kimi, OpenCode) and a safe generic fallback that uses only the ACP kind,
 // the title and the locations. DetectFamily picks the family from an
-// agent's name and command.
+// agent's name and command. Every call's input is then walked for what it
+// touches (normalize_touch.go); beside a command, a member that could name
+// where it runs or what it runs on is a doubt whatever its key
+// (besideCommand; docs/policy.md, "The members beside a command").
 //
 // ToolCallCache remembers, per session, what the agent announced of each
 // tool call, so a permission request that carries only a toolCallId is

@@ -37,7 +37,10 @@ import (
 //   - a path under /proc (/proc/self/root/..., /proc/PID/cwd/...) can name
 //     any file: the call is uncertain;
 //   - what cannot be read within the bounds (too deep, too many members) is
-//     named in Call.Unread, and the policy asks.
+//     named in Call.Unread, and the policy asks;
+//   - beside a command, whatever the tool (Bash included), a member that
+//     could name where it runs or what it runs on is a doubt, whatever its
+//     key (besideCommand).
 //
 // For the canonical path tools (Read, Edit...) the paths their adapter read
 // are joined by every other path-keyed member: a call with a harmless
@@ -370,38 +373,20 @@ var pathTools = map[string]bool{
 	"NotebookRead": true, "Glob": true, "Grep": true, "LS": true,
 }
 
-// namedTools are canonical tools whose whole input their adapter reads.
+// namedTools are canonical tools whose input their adapter reads: the walk
+// adds nothing to them (the members beside a Bash command are
+// besideCommand's).
 var namedTools = map[string]bool{"Bash": true, "WebFetch": true, "WebSearch": true, "ExitPlanMode": true}
 
 // cwdKeys (normalised) name the directory a tool runs in.
 var cwdKeys = []string{"cwd", "workdir", "workingdirectory", "workingdir", "currentdir", "currentdirectory", "pwd"}
 
-// dirKey: a normalised key looks like one naming a directory (cwd, dir,
-// directory, working*, work_dir, current_dir, path, root, folder, pwd,
-// chdir, and the like: rundir, base_folder, cwdPath). Beside a command it
-// may be where the command runs (Gemini's shell tool: directory); the
-// reader takes only cwdKeys as that, so any other is a doubt there (red
-// teams 14 and 14b), unless it names the directory the reader took.
-func dirKey(nk string) bool {
-	switch nk {
-	case "path", "root", "dir", "dirs", "pwd", "location":
-		return true
-	}
-	for _, w := range []string{"directory", "folder", "cwd", "chdir"} {
-		if strings.Contains(nk, w) {
-			return true
-		}
-	}
-	return strings.HasSuffix(nk, "dir") || strings.HasSuffix(nk, "dirs") || strings.HasSuffix(nk, "pwd") ||
-		strings.HasPrefix(nk, "working") || strings.HasPrefix(nk, "workdir") || strings.HasPrefix(nk, "rundir") ||
-		strings.HasPrefix(nk, "currentdir") || strings.HasPrefix(nk, "currentpath") || strings.HasPrefix(nk, "rootdir")
-}
-
 // envKeys hold a process's environment: PATH there is a search list,
 // not a directory to run in.
 var envKeys = []string{"env", "environment", "environ", "envvars", "envs"}
 
-// maxCwdDepth bounds the search for a nested directory key.
+// maxCwdDepth bounds the search for a nested directory key and the walk of
+// the members beside a command.
 const maxCwdDepth = 8
 
 // callCwd is the directory rawInput says the tool runs in, "" if none.
@@ -409,12 +394,9 @@ const maxCwdDepth = 8
 // (red team 14): under two of cwdKeys with different values (which one the
 // tool reads is the tool's; Go's map order chose one, so the same call was
 // denied on one run and allowed on the next), as something other than a
-// plain path (a file: URI, not a string), nested (options.cwd), or, for a
-// call that runs a command, under any key that looks like a directory's
-// (dirKey: directory, path, root, options[0].work_dir, a JSON-text
-// "opts"), at any depth, other than the one directory read (Gemini's shell
-// tool runs in directory; a reader that takes it for a touched path judges
-// the command's relative paths against the session's directory instead).
+// plain path (a file: URI, not a string), or nested (options.cwd). For a
+// call that runs a command, the members beside it are read by
+// besideCommand (any member that could name a place is a doubt).
 func callCwd(raw json.RawMessage, runs bool) (cwd, doubt string) {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(raw, &obj) != nil {
@@ -448,32 +430,17 @@ func callCwd(raw json.RawMessage, runs bool) (cwd, doubt string) {
 			cwd = s
 		}
 	}
+	if runs {
+		return cwd, ""
+	}
 	for _, k := range keys {
-		v := obj[k]
-		nk := keyNorm(k)
-		switch {
-		case slices.Contains(cwdKeys, nk):
-		case runs && dirKey(nk):
-			if !sameDir(v, cwd) {
-				return "", fmt.Sprintf("the command's directory may be under %q, which this reader does not take as the directory it runs in", k)
-			}
-		default:
-			if where := nestedCwd(v, k, nk, 0, runs, cwd); where != "" {
+		if nk := keyNorm(k); !slices.Contains(cwdKeys, nk) {
+			if where := nestedCwd(obj[k], k, 0); where != "" {
 				return "", "a directory to run in is nested at " + where
 			}
 		}
 	}
 	return cwd, ""
-}
-
-// sameDir: v names no directory (null, "") or the one the reader took.
-func sameDir(v json.RawMessage, cwd string) bool {
-	if isNull(v) {
-		return true
-	}
-	s, ok := jsonString(v)
-	s = strings.TrimSpace(s)
-	return ok && (s == "" || s == cwd)
 }
 
 // hasCommandKey: rawInput names a command line at its top level.
@@ -490,13 +457,11 @@ func hasCommandKey(raw json.RawMessage, execLike bool) bool {
 	return false
 }
 
-// nestedCwd finds a directory key (cwdKeys; for a call that runs a
-// command, any dirKey but an environment's PATH, unless it names cwd, the
-// directory read) anywhere below a top-level member of rawInput: in an
-// object, an array, or a string that holds JSON (an options object passed
-// as text). parent is the normalised key v is under. It says where, "" if
-// nowhere. Too deep to search is a find too.
-func nestedCwd(v json.RawMessage, at, parent string, depth int, runs bool, cwd string) string {
+// nestedCwd finds a directory key (cwdKeys) anywhere below a top-level
+// member of a rawInput that runs no command: in an object, an array, or a
+// string that holds JSON (an options object passed as text). It says
+// where, "" if nowhere. Too deep to search is a find too.
+func nestedCwd(v json.RawMessage, at string, depth int) string {
 	if depth > maxCwdDepth {
 		return at + " (too deep to read)"
 	}
@@ -510,15 +475,11 @@ func nestedCwd(v json.RawMessage, at, parent string, depth int, runs bool, cwd s
 		if json.Unmarshal(v, &obj) != nil {
 			return ""
 		}
-		for k, iv := range obj {
-			nk := keyNorm(k)
-			if slices.Contains(cwdKeys, nk) && !(runs && sameDir(iv, cwd)) {
+		for _, k := range sortedKeys(obj) {
+			if slices.Contains(cwdKeys, keyNorm(k)) {
 				return at + "." + k
 			}
-			if runs && dirKey(nk) && !(nk == "path" && slices.Contains(envKeys, parent)) && !sameDir(iv, cwd) {
-				return at + "." + k
-			}
-			if w := nestedCwd(iv, at+"."+k, nk, depth+1, runs, cwd); w != "" {
+			if w := nestedCwd(obj[k], at+"."+k, depth+1); w != "" {
 				return w
 			}
 		}
@@ -528,17 +489,312 @@ func nestedCwd(v json.RawMessage, at, parent string, depth int, runs bool, cwd s
 			return ""
 		}
 		for i, iv := range arr {
-			if w := nestedCwd(iv, fmt.Sprintf("%s[%d]", at, i), parent, depth+1, runs, cwd); w != "" {
+			if w := nestedCwd(iv, fmt.Sprintf("%s[%d]", at, i), depth+1); w != "" {
 				return w
 			}
 		}
 	case '"':
 		s, ok := jsonString(v)
 		if t := strings.TrimSpace(s); ok && (strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) {
-			return nestedCwd(json.RawMessage(t), at+" (as JSON text)", parent, depth+1, runs, cwd)
+			return nestedCwd(json.RawMessage(t), at+" (as JSON text)", depth+1)
 		}
 	}
 	return ""
+}
+
+// The members beside a command (docs/policy.md, "The members beside a
+// command"). The policy judges a command on its text, in the one directory
+// the reader took (cwdKeys). A tool reads its other members as it likes: a
+// directory under a key no reader knows (Zed's terminal tool: cd; others:
+// wd, dir_path, project_root, workspace, options.cd, a JSON text), the
+// arguments of the command (args, files, input_file: red team 15, an MCP
+// spawn tool {command: cat, args: [/ws/secret/passwd]} was judged on cat
+// alone). So, beside a command, the reader is closed: a string anywhere in
+// a member (at any depth, in arrays, in JSON text) is a doubt unless
+//   - the member is one known to carry no place (noPlaceKeys: a
+//     description, a reason, an id, a timeout; wrapperKeys), or
+//   - the string is the directory read (not as an argument), or an
+//     environment's PATH, or
+//   - the member holds the command's own words (the command member itself,
+//     args beside it, the program: wordMember) and the string is one word
+//     of the command, or it is an agent's echo of the command (echoKeys)
+//     and every word of the string is a word of the command.
+// Numbers, booleans and null carry no place, except as words of an argv
+// (args: [5] is an argument the command text does not hold).
+
+// noPlaceKeys (normalised) are members known to carry no place: text for
+// the user, identifiers, time limits, flags, and the exec approval event's
+// own members that name no file (codex-acp: available decisions, the hosts
+// of a network approval; the server and tool of an MCP call it wraps).
+var noPlaceKeys = map[string]bool{
+	"description": true, "title": true, "reason": true, "justification": true, "explanation": true,
+	"summary": true, "comment": true, "id": true, "callid": true, "turnid": true, "approvalid": true,
+	"toolcallid": true, "isbackground": true, "runinbackground": true, "availabledecisions": true,
+	"networkapprovalcontext": true, "proposednetworkpolicyamendments": true,
+	"timeout": true, "timeoutms": true, "timeoutsec": true, "timeoutsecs": true, "timeoutseconds": true, "timeoutmillis": true,
+}
+
+// structuredNoPlace are the noPlaceKeys that carry no place as a list or
+// an object too; any other is one only as text, a number or a flag (a
+// description holding {cwd: ...} is read).
+var structuredNoPlace = map[string]bool{"availabledecisions": true, "networkapprovalcontext": true, "proposednetworkpolicyamendments": true}
+
+// scalar: v is no object and no list.
+func scalar(v any) bool {
+	switch v.(type) {
+	case map[string]any, []any:
+		return false
+	}
+	return true
+}
+
+// wrapperKeys (normalised) carry no place at the top level of rawInput:
+// the server and tool of an MCP call codex-acp wraps ({server, tool,
+// arguments}).
+var wrapperKeys = map[string]bool{"server": true, "servername": true, "tool": true, "toolname": true}
+
+// echoKeys (normalised) are members in which an agent repeats the command
+// it runs, in its own words: codex-acp's parsed_cmd and the execpolicy
+// amendment it proposes (a prefix of the argv).
+var echoKeys = map[string]bool{"parsedcmd": true, "proposedexecpolicyamendment": true}
+
+// wordMember: a member (normalised key) whose strings are read as words of
+// the command: the command itself, its arguments, its program, an echo.
+func wordMember(nk string, execLike bool) bool {
+	return commandKeys[nk] || (execLike && (execCommandKeys[nk] || execCommandListKeys[nk])) ||
+		slices.Contains(argsKeys, nk) || slices.Contains(programKeys, nk) || echoKeys[nk]
+}
+
+// besideCommand is the doubt a call that runs command (rawInput raw, the
+// directory read cwd) gives by its other members, "" if none.
+func besideCommand(raw json.RawMessage, command, cwd string, execLike bool) string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var top any
+	if dec.Decode(&top) != nil {
+		return ""
+	}
+	obj, ok := top.(map[string]any)
+	if !ok {
+		return ""
+	}
+	// the command's words, read once and only if a member needs them (a
+	// command can be a long script).
+	var words, echoWords map[string]bool
+	readWords := func() {
+		if words != nil {
+			return
+		}
+		words = commandWords(command)
+		// a command given as an argv: its words are the argv's too (an
+		// argv [bash, -lc, SCRIPT] is read as SCRIPT; an echo may repeat
+		// the argv).
+		for k, v := range obj {
+			if nk := keyNorm(k); commandKeys[nk] || (execLike && execCommandKeys[nk]) {
+				if argv, ok := v.([]any); ok {
+					if cmd, ok := commandFromInput(mustJSON(v)); ok && cmd == command {
+						for _, a := range argv {
+							if as, ok := a.(string); ok {
+								words[as] = true
+							}
+						}
+					}
+				}
+			}
+		}
+		// an echo may name a word by its last element (codex's
+		// parsed_cmd: {path: src/a.go, name: a.go}).
+		echoWords = maps.Clone(words)
+		for w := range words {
+			echoWords[path.Base(w)] = true
+		}
+	}
+	nodes := 0
+	// walk reports the first value under at that could name a place.
+	// inWords: its strings are read as words of the command; echo: it is
+	// an agent's echo of the command; env: it is an environment (its PATH
+	// is a search list).
+	var walk func(v any, at string, inWords, echo, env bool, depth int) string
+	walk = func(v any, at string, inWords, echo, env bool, depth int) string {
+		nodes++
+		if depth > maxCwdDepth || nodes > touchMaxNodes {
+			return at + " (too deep or too large to read)"
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				nk := keyNorm(k)
+				switch {
+				case noPlaceKeys[nk] && (scalar(x[k]) || structuredNoPlace[nk]), depth == 0 && wrapperKeys[nk]:
+					continue
+				case depth == 0 && slices.Contains(cwdKeys, nk):
+					continue // the directory read
+				case env && nk == "path":
+					continue
+				case echo && nk == "type":
+					continue // codex's parsed_cmd: {type: read, cmd, name, path}
+				}
+				words := inWords || wordMember(nk, execLike)
+				if commandKeys[nk] || (execLike && execCommandKeys[nk]) {
+					if cmd, ok := commandFromInput(mustJSON(x[k])); ok && cmd == command {
+						continue // the command itself
+					}
+				}
+				if execLike && execCommandListKeys[nk] {
+					if l, ok := x[k].([]any); ok && len(l) == 1 && l[0] == any(command) {
+						continue // the command itself, alone in its list
+					}
+				}
+				child := k
+				if at != "" {
+					child = at + "." + k
+				}
+				if w := walk(x[k], child, words, echo || echoKeys[nk], slices.Contains(envKeys, nk), depth+1); w != "" {
+					return w
+				}
+			}
+		case []any:
+			for i, e := range x {
+				if w := walk(e, fmt.Sprintf("%s[%d]", at, i), inWords, echo, env, depth+1); w != "" {
+					return w
+				}
+			}
+		case string:
+			s := strings.TrimSpace(x)
+			switch {
+			case s == "":
+				return ""
+			case cwd != "" && s == cwd && (!inWords || echo):
+				// the directory read, repeated (an argument naming it is
+				// still an argument the command text does not hold)
+				return ""
+			case env && strings.HasPrefix(strings.ToUpper(s), "PATH="):
+				return ""
+			}
+			if inWords {
+				readWords()
+				switch {
+				case !echo && words[x]:
+					return "" // one word of the command, as it is
+				case echo && allWords(s, echoWords):
+					return ""
+				}
+			}
+			return fmt.Sprintf("%s (%q)", at, x)
+		case json.Number:
+			if inWords {
+				if readWords(); !words[x.String()] {
+					return fmt.Sprintf("%s (%s)", at, x)
+				}
+			}
+		case bool:
+			if inWords {
+				if readWords(); !words[fmt.Sprint(x)] {
+					return fmt.Sprintf("%s (%v)", at, x)
+				}
+			}
+		}
+		return ""
+	}
+	if w := walk(obj, "", false, false, false, 0); w != "" {
+		return "the command's directory or arguments may be named at " + w + ", which this reader does not judge with the command"
+	}
+	return ""
+}
+
+// allWords: every word of s (split as a shell would, quotes removed) is
+// one of words.
+func allWords(s string, words map[string]bool) bool {
+	ws := shellWords(s)
+	if len(ws) == 0 {
+		return false
+	}
+	for _, w := range ws {
+		if !words[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// commandWords is the set of the words of a command line.
+func commandWords(command string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range shellWords(command) {
+		out[w] = true
+	}
+	return out
+}
+
+// shellWords splits s into words at unquoted blanks, removing quotes
+// ('...', "...", backslash). It is no shell parser: a word it reads wrong
+// only fails to match (a doubt), never matches more.
+func shellWords(s string) []string {
+	var out []string
+	var cur strings.Builder
+	in := false
+	quote := byte(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote == '\'':
+			if c == '\'' {
+				quote = 0
+			} else {
+				cur.WriteByte(c)
+			}
+		case quote == '"':
+			switch {
+			case c == '"':
+				quote = 0
+			case c == '\\' && i+1 < len(s) && strings.IndexByte("\\\"$`", s[i+1]) >= 0:
+				i++
+				cur.WriteByte(s[i])
+			default:
+				cur.WriteByte(c)
+			}
+		case c == '\'' || c == '"':
+			quote, in = c, true
+		case c == '\\' && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+			in = true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			if in {
+				out = append(out, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		out = append(out, cur.String())
+	}
+	return out
+}
+
+// editorSubcommand: every command member at the top level of rawInput is
+// a file tool's sub-command (gooseEditorCommands: view, write...), not a
+// command line.
+func editorSubcommand(raw json.RawMessage, execLike bool) bool {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return false
+	}
+	n := 0
+	for k, v := range obj {
+		if nk := keyNorm(k); commandKeys[nk] || (execLike && execCommandKeys[nk]) {
+			s, ok := jsonString(v)
+			if _, sub := gooseEditorCommands[s]; !ok || !sub {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
 }
 
 // withTouches adds what the call's rawInput touches to c.
@@ -546,10 +802,18 @@ func withTouches(c policy.Call, raw json.RawMessage) policy.Call {
 	if len(raw) == 0 {
 		return c
 	}
-	// a command (or a relative path) is read where the tool runs it.
-	cwd, doubt := callCwd(raw, c.Command != "" || hasCommandKey(raw, execLikeKind(c.Kind)))
-	c.Cwd = cwd
 	c = touchesOf(c, raw)
+	// a command (or a relative path) is read where the tool runs it. A
+	// call its adapter read as a path tool whose command member is only
+	// that tool's sub-command (Goose's text_editor: command "view") runs
+	// no command.
+	execLike := execLikeKind(c.Kind)
+	runs := c.Command != "" || (hasCommandKey(raw, execLike) && !(pathTools[c.Tool] && editorSubcommand(raw, execLike)))
+	cwd, doubt := callCwd(raw, runs)
+	if runs && doubt == "" {
+		doubt = besideCommand(raw, c.Command, cwd, execLike)
+	}
+	c.Cwd = cwd
 	if doubt != "" {
 		c.Unread = joinUnread(c.Unread, doubt)
 	}

@@ -21,7 +21,7 @@
 // agent's name and command. Every call's input is then walked for what it
 // touches (normalize_touch.go); beside a command, a member that could name
 // where it runs or what it runs on is a doubt whatever its key
-// (besideCommand; docs/policy.md, "The members beside a command").
+// (besideCommand, beside.go; docs/policy.md, "The members beside a command").
 //
 // ToolCallCache remembers, per session, what the agent announced of each
 // tool call, so a permission request that carries only a toolCallId is

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/hooks"
@@ -209,16 +210,45 @@ func (b *Bridge) hooksInForce() []hooks.Hook {
 	if env == nil {
 		env = []string{} // never the bridge's whole environment
 	}
-	// Command hooks run blind to what agents write wherever agents run in
-	// the OS sandbox (sandbox.HookArgv); without one, the settings' check of
-	// what a hook's command names is all there is.
+	// Command hooks run blind to what agents write wherever bubblewrap
+	// works, whether or not the settings sandbox any agent
+	// (sandbox.HookArgv; red team 15b: a per-agent sandbox under a global
+	// sandbox.enabled: false left hooks unwrapped). What is hidden is every
+	// tree the settings let an agent write, and, read at each consultation,
+	// every tree a running agent's sandbox still lets it write (settings
+	// reloaded since it started apply at its next start; red team 15b: a
+	// hook reloaded into such a tree is then hidden from itself, and the
+	// call asks). Without bubblewrap, the settings' check of what a hook's
+	// command names is all there is.
 	var wrap func([]string) ([]string, error)
-	if snap.Config.Sandbox.Enabled && sandbox.Probe().Available {
+	if sandbox.Probe().Available {
 		mask, keep := snap.HookMask, snap.HookKeep
-		wrap = func(argv []string) ([]string, error) { return sandbox.HookArgv(mask, keep, argv) }
+		wrap = func(argv []string) ([]string, error) {
+			return sandbox.HookArgv(append(slices.Clip(mask), b.runningWritable()...), keep, argv)
+		}
 	}
 	for i, h := range cfg {
 		out[i] = hooks.Hook{Name: h.Name, Command: h.Command, URL: h.URL, Timeout: h.Timeout, Tier: h.Tier, Env: env, Wrap: wrap}
+	}
+	return out
+}
+
+// runningWritable are the trees the sandboxes of the running agents let
+// them write, as each was computed when its process started.
+func (b *Bridge) runningWritable() []string {
+	b.mu.Lock()
+	agents := make([]*agentRT, 0, len(b.agents))
+	for _, a := range b.agents {
+		agents = append(agents, a)
+	}
+	b.mu.Unlock()
+	var out []string
+	for _, a := range agents {
+		a.mu.Lock()
+		if a.proc != nil && a.sandbox.Spec != nil {
+			out = append(out, a.sandbox.Spec.Writable...)
+		}
+		a.mu.Unlock()
 	}
 	return out
 }

@@ -137,10 +137,16 @@ func besideCommand(raw json.RawMessage, command, cwd string, execLike bool) stri
 					continue
 				case depth == 0 && slices.Contains(cwdKeys, nk):
 					continue // the directory read
-				case env && nk == "path":
-					continue
 				case echo && nk == "type":
 					continue // codex's parsed_cmd: {type: read, cmd, name, path}
+				}
+				if depth == 0 && !echo {
+					if d, handled := argvMember(nk, x[k], command); handled {
+						if d != "" {
+							return k + " (" + d + ")"
+						}
+						continue
+					}
 				}
 				words := inWords || wordMember(nk, execLike)
 				if commandKeys[nk] || (execLike && execCommandKeys[nk]) {
@@ -175,8 +181,6 @@ func besideCommand(raw json.RawMessage, command, cwd string, execLike bool) stri
 			case cwd != "" && s == cwd && (!inWords || echo):
 				// the directory read, repeated (an argument naming it is
 				// still an argument the command text does not hold)
-				return ""
-			case env && strings.HasPrefix(strings.ToUpper(s), "PATH="):
 				return ""
 			}
 			if inWords {
@@ -303,4 +307,49 @@ func editorSubcommand(raw json.RawMessage, execLike bool) bool {
 		}
 	}
 	return n > 0
+}
+
+// argvMember judges a top-level program or argument list beside a command
+// (red team 15b: {command: "echo rm -rf /ws/secret", program: rm, args:
+// [-rf, /ws/secret]} was read as words the command holds, and a tool that
+// runs program and args ran rm). A program must be the command's first
+// word (or its base name); an argument list must be the command's words
+// after its first, in order. handled is false for any other member; d
+// says why a handled one is a doubt ("" when it is the command's own).
+func argvMember(nk string, v any, command string) (d string, handled bool) {
+	isProg, isArgs := slices.Contains(programKeys, nk), slices.Contains(argsKeys, nk)
+	if !isProg && !isArgs {
+		return "", false
+	}
+	switch v.(type) {
+	case string, []any:
+	default:
+		return "", false // an object (an MCP call's arguments) is read as any member
+	}
+	if cmd, ok := commandFromInput(mustJSON(v)); ok && cmd == command {
+		return "", true // the command itself, given as an argv
+	}
+	argv := shellWords(command)
+	switch {
+	case isProg:
+		p, ok := v.(string)
+		if !ok || len(argv) == 0 || (p != argv[0] && path.Base(p) != path.Base(argv[0])) {
+			return "a program other than the command's first word", true
+		}
+	case isArgs:
+		l, ok := v.([]any)
+		if !ok || len(argv) == 0 || len(l) != len(argv)-1 {
+			return "arguments other than the command's own", true
+		}
+		for i, e := range l {
+			es, ok := e.(string)
+			if n, isNum := e.(json.Number); isNum {
+				es, ok = n.String(), true
+			}
+			if !ok || es != argv[i+1] {
+				return "arguments other than the command's own", true
+			}
+		}
+	}
+	return "", true
 }

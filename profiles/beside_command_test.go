@@ -233,8 +233,10 @@ func TestCommandBesideAPathToolIsADoubtUnlessASubcommand(t *testing.T) {
 
 // A member the reader knows reads without a doubt beside a command: text
 // for the user (even naming a path), ids, time limits, booleans, numbers,
-// the directory read repeated (nested too), an environment's PATH. Each is
-// allowed (nothing the tool runs names the denied tree).
+// the directory read repeated (nested too). Each is allowed (nothing the
+// tool runs names the denied tree). An environment's PATH is not one of
+// them (red team 15b: env {PATH: /ws/evil} made the tool run the agent's
+// git): TestRT15bEnvPATHBesideACommandIsADoubt.
 func TestKnownMembersBesideACommandReadWithoutADoubt(t *testing.T) {
 	pol := besideCommandPolicy(t)
 	for _, in := range []map[string]any{
@@ -243,8 +245,6 @@ func TestKnownMembersBesideACommandReadWithoutADoubt(t *testing.T) {
 		{"command": "cat passwd", "timeout": 5, "timeout_ms": "30000", "run_in_background": false, "is_background": true},
 		{"command": "cat passwd", "call_id": "call/1", "turn_id": "2", "id": "a/b"},
 		{"command": "cat passwd", "cwd": "/ws", "folder": "/ws", "options": map[string]any{"cwd": "/ws", "dir": []any{"/ws"}}},
-		{"command": "cat passwd", "env": map[string]any{"PATH": "/usr/bin:/bin"}},
-		{"command": "cat passwd", "env": []any{"PATH=/usr/bin:/bin"}},
 		{"command": "cat passwd", "count": 3, "flag": true, "nothing": nil, "empty": ""},
 	} {
 		for _, fam := range []Family{FamilyGeneric, FamilyClaude, FamilyGemini} {

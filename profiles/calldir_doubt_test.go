@@ -86,10 +86,12 @@ func TestCallDirectoryKeysAreDoubtsBesideACommand(t *testing.T) {
 		{map[string]any{"command": "cat passwd", "opts": `[{"exec": {"root": "/ws/secret"}}]`}, true},
 		{map[string]any{"command": "cat passwd", "spawn": map[string]any{"chdir": []any{"/ws/secret"}}}, true},
 		{map[string]any{"command": "cat passwd", "cwd": "/ws", "directory": "/ws/secret"}, true},
-		// not doubts: the directory read repeated, an environment's PATH,
-		// members known to carry no place.
+		// an environment's PATH: the tool looks its program up there (red
+		// team 15b).
+		{map[string]any{"command": "cat passwd", "env": map[string]any{"PATH": "/usr/bin:/bin"}}, true},
+		// not doubts: the directory read repeated, members known to carry
+		// no place.
 		{map[string]any{"command": "cat passwd", "cwd": "/ws", "folder": "/ws", "options": map[string]any{"cwd": "/ws"}}, false},
-		{map[string]any{"command": "cat passwd", "env": map[string]any{"PATH": "/usr/bin:/bin"}}, false},
 		{map[string]any{"command": "cat passwd", "description": "read ./secret/passwd", "timeout": 5, "run_in_background": false, "title": "cat in secret/"}, false},
 		// a bare word under a member the reader does not know may be a
 		// relative directory (Zed's terminal tool: cd: "proj"): since red

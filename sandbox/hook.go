@@ -20,8 +20,8 @@ var ErrNoHookSandbox = errors.New("no sandbox for decision hooks on this machine
 // in a mount namespace where each tree an agent may write (mask: the
 // workspace, additional directories, allowWrite, the agents' state
 // directories and runner caches) and every agent's private temp directory
-// is an empty tmpfs, so whatever it loads, sources or reads, it cannot be a
-// file an agent wrote. The places inside those trees that every agent's
+// and the root of the agents' private homes is an empty tmpfs, so whatever
+// it loads, sources or reads, it cannot be a file an agent wrote. The places inside those trees that every agent's
 // sandbox keeps read-only (keep: the bridge's user config directory) are
 // bound back, read-only. Everything else is the host's, writable as the
 // bridge's user may; the network is the host's. Every capability is
@@ -79,6 +79,9 @@ func hookMasks(trees []string) []string {
 			add(p)
 		}
 	}
+	// Agents' private homes (codex's, qwen's: MakeHome) live under their
+	// own root, not in the settings' trees (red team 15b).
+	add(HomesRoot())
 	sort.Slice(cand, func(i, j int) bool { return len(cand[i]) < len(cand[j]) })
 	var out []string
 	for _, c := range cand {

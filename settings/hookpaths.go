@@ -285,7 +285,8 @@ func (c *hookCheck) links(p string) string {
 // hardLinked is the link count of the regular file p when another name
 // for it could be one an agent writes: more than one link, on the device
 // of a writable tree or of the temp directory (a hard link never crosses
-// a file system), and writable by the bridge's user (whom agents run as).
+// a file system), and writable by the bridge's user (whom agents run as)
+// or owned by it (it may make it writable).
 // 0 or 1 otherwise. The check cannot list the other names (that would
 // walk every tree), so any other name is a doubt, and a doubt refuses.
 // (The companion has the same rule, without the device and write
@@ -295,7 +296,11 @@ func (c *hookCheck) hardLinked(p string) uint64 {
 	if err := syscall.Stat(p, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Nlink <= 1 {
 		return 0
 	}
-	if syscall.Access(p, 2 /* W_OK */) != nil {
+	if syscall.Access(p, 2 /* W_OK */) != nil && int(st.Uid) != os.Geteuid() {
+		// Neither writable by the bridge's user nor its own: an agent
+		// (that user) can neither write it nor chmod it writable. One it
+		// owns it can chmod back to writable through another name (red
+		// team 15b: a 0555 hook linked into the workspace).
 		return 0
 	}
 	if c.devs == nil {
@@ -563,6 +568,12 @@ func (c *hookCheck) argument(i int, a string, depth int, node bool) string {
 	if low := strings.ToLower(a); strings.Contains(low, "data:") || strings.Contains(low, "javascript:") {
 		return fmt.Sprintf("argument %d (%q) holds a data: or javascript: URL, whose body is code the program may run (node --import, --loader...): put the code in a script file outside every writable tree", i, a)
 	}
+	if low := strings.ToLower(a); strings.Contains(low, "file:") || hookPercentEscape(a) {
+		// A URL spells a path the check would have to decode as the
+		// program does (file://localhost/, %74mp: red team 15b): name the
+		// file as a path instead.
+		return fmt.Sprintf("argument %d (%q) holds a file: URL or a %%-escape, which spells a path the check does not read as the program does: name the file as a plain path", i, a)
+	}
 	words := strings.FieldsFunc(a, func(r rune) bool { return strings.ContainsRune(" \t=,:", r) })
 	if !slices.Contains(words, a) {
 		words = append(words, a)
@@ -776,4 +787,19 @@ func hookEnviron(environ []string, trees []WritableTree, readOnly []string) []st
 	}
 	out = append(out, "PYTHONNOUSERSITE=1")
 	return append(out, "PATH="+strings.Join(hookPATH(environ, trees, readOnly), string(filepath.ListSeparator)))
+}
+
+// hookPercentEscape: a holds a %-escape (% and two hex digits), which a URL
+// reader decodes into a different path than the check sees.
+func hookPercentEscape(a string) bool {
+	for i := 0; i+2 < len(a); i++ {
+		if a[i] == '%' && isHex(a[i+1]) && isHex(a[i+2]) {
+			return true
+		}
+	}
+	return false
+}
+
+func isHex(b byte) bool {
+	return '0' <= b && b <= '9' || 'a' <= b && b <= 'f' || 'A' <= b && b <= 'F'
 }

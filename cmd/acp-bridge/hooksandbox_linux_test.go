@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,12 +14,13 @@ import (
 // TestHookRunsBlindToTheWorkspace: through the real binary, a decision
 // hook whose own script (outside every writable tree: the settings accept
 // it) reads the workspace from its request and sources a file there, a
-// file an agent wrote. With the OS sandbox on, the hook runs in a sandbox
-// of its own where every tree an agent may write is empty
-// (sandbox.HookArgv): the agent's file is not there, nothing of it runs,
-// and the hook still gives its verdict. The control is the same bridge
-// with sandbox.enabled false, where the hook runs unconfined: the agent's
-// file runs and leaves its mark outside the workspace.
+// file an agent wrote. Wherever bubblewrap works the hook runs in a
+// sandbox of its own where every tree an agent may write is empty
+// (sandbox.HookArgv), with the agents' sandbox on or off (red team 15b):
+// the agent's file is not there, nothing of it runs, and the hook still
+// gives its verdict. The control runs the same script unconfined with the
+// same request: the agent's file runs and leaves its mark outside the
+// workspace.
 func TestHookRunsBlindToTheWorkspace(t *testing.T) {
 	requireSandbox(t)
 	for _, sandboxed := range []bool{true, false} {
@@ -51,12 +53,18 @@ echo '{"decision":"deny","reason":"hook ran"}'`)
 			if !strings.Contains(string(data), "hook ran") {
 				t.Errorf("the audit log lacks the hook's verdict:\n%s", data)
 			}
-			_, err := os.Stat(mark)
-			switch {
-			case sandboxed && err == nil:
+			if _, err := os.Stat(mark); err == nil {
 				t.Fatalf("the agent's .hookrc ran in the hook, outside every agent's sandbox")
-			case !sandboxed && err != nil:
-				t.Fatalf("control: the agent's .hookrc did not run in an unconfined hook (%v): the test proves nothing", err)
+			}
+			// Control: the same script, unconfined, with a request naming
+			// the workspace, runs the agent's file.
+			cmd := exec.Command("/bin/sh", script)
+			cmd.Stdin = strings.NewReader(`{"workspace":"` + ws + `"}`)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("control: %v\n%s", err, out)
+			}
+			if _, err := os.Stat(mark); err != nil {
+				t.Fatalf("control: the agent's .hookrc did not run in the unconfined hook (%v): the test proves nothing", err)
 			}
 		})
 	}

@@ -250,6 +250,13 @@ func (c *Client) Decide(ctx context.Context, in opastage.Input) opastage.Result 
 	defer cancel()
 	var r opastage.Result
 	if err := cn.call(dctx, MethodOPADecide, in, &r); err != nil {
+		var long *TooLongError
+		if errors.As(err, &long) {
+			// never sent, whatever the time its encoding took (a 16 MiB
+			// input may outlast the budget on a loaded machine): not the
+			// companion's silence
+			return opastage.NoVerdict(err.Error(), time.Since(start))
+		}
 		if dctx.Err() != nil && ctx.Err() == nil {
 			if c.timeouts.Add(1) >= hungAfter {
 				c.log.Error("the companion answers no decision within its budget: killing it (it is restarted)", zap.String("companion", Name))

@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
 // Mount is one line of /proc/self/mountinfo.
@@ -25,6 +23,9 @@ type Table []Mount
 
 // Read parses /proc/self/mountinfo.
 func Read() (Table, error) {
+	if !supported {
+		return nil, nil // no mountinfo here: Others answers that it cannot tell of other names
+	}
 	b, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		return nil, fmt.Errorf("mountnames: %w", err)
@@ -82,10 +83,9 @@ func within(p, root string) bool {
 // mount id, else the one with the longest mount point above it (the last
 // listed wins a tie: it is mounted over the others).
 func (t Table) holder(real string) (Mount, bool) {
-	var sx unix.Statx_t
-	if err := unix.Statx(unix.AT_FDCWD, real, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_MNT_ID, &sx); err == nil && sx.Mask&unix.STATX_MNT_ID != 0 {
+	if id, ok := mountID(real); ok {
 		for _, m := range t {
-			if uint64(m.ID) == sx.Mnt_id {
+			if uint64(m.ID) == id {
 				return m, true
 			}
 		}
@@ -104,6 +104,9 @@ func (t Table) holder(real string) (Mount, bool) {
 // its file system whose root holds it, real itself left out. ok is false
 // when no mount holds real (the table is not this namespace's).
 func (t Table) Others(real string) (names []string, ok bool) {
+	if !supported {
+		return nil, true // no mount table to read here (docs: Linux only)
+	}
 	real = filepath.Clean(real)
 	h, ok := t.holder(real)
 	if !ok {

@@ -409,26 +409,10 @@ func TestHookSpellingClassesRefusedWithDamageControls(t *testing.T) {
 			return []string{"/usr/bin/env", "corp-hook"}
 		}, environ: func(ws string) []string {
 			return []string{"PATH=" + filepath.Join(ws, "bin") + ":/usr/bin:/bin"}
-		}, prepare: func(t *testing.T, root, ws, s string) {
-			p := filepath.Join(ws, "bin", "corp-hook")
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte("#!/bin/sh\nexec /bin/sh "+s+"\n"), 0o755); err != nil {
-				t.Fatal(err)
-			}
-		}},
+		}, prepare: plantWorkspaceHook},
 		{name: "env setting PATH before a bare name", why: "which the bridge sets", cmd: func(root, ws, s string) []string {
 			return []string{"/usr/bin/env", "PATH=" + filepath.Join(ws, "bin"), "corp-hook"}
-		}, prepare: func(t *testing.T, root, ws, s string) {
-			p := filepath.Join(ws, "bin", "corp-hook")
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte("#!/bin/sh\nexec /bin/sh "+s+"\n"), 0o755); err != nil {
-				t.Fatal(err)
-			}
-		}},
+		}, prepare: plantWorkspaceHook},
 		{name: "a package runner, npx", why: "package runner", cmd: func(root, ws, s string) []string {
 			return []string{"/usr/bin/npx", "--yes", "corp-hook"}
 		}},
@@ -556,5 +540,17 @@ func TestHookHomeUnsetWhenWritable(t *testing.T) {
 	}
 	if env := hookEnviron(environ, []WritableTree{{Path: filepath.Join(home, "proj"), Why: "it is the workspace"}}, nil); !slices.Contains(env, "HOME="+home) {
 		t.Errorf("HOME outside every writable tree dropped: %q", env)
+	}
+}
+
+// plantWorkspaceHook puts the agent's corp-hook in the workspace's bin/: a
+// script that runs the damage script s.
+func plantWorkspaceHook(t *testing.T, root, ws, s string) {
+	p := filepath.Join(ws, "bin", "corp-hook")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("#!/bin/sh\nexec /bin/sh "+s+"\n"), 0o755); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -156,6 +156,18 @@ func writeConfig(path string, data []byte) error {
 	return os.Rename(tmp, path)
 }
 
+// turnEnded waits for a prompt's answer and fails the test, naming the
+// error, when the turn ended in one (a test that then reads what the
+// agent said would otherwise report only that it said nothing).
+func turnEnded(t *testing.T, ch <-chan promptResult) promptResult {
+	t.Helper()
+	r := wait(t, ch, "prompt")
+	if r.err != nil {
+		t.Fatalf("the prompt failed: %v", r.err)
+	}
+	return r
+}
+
 func wait[T any](t *testing.T, ch <-chan T, what string) T {
 	t.Helper()
 	select {

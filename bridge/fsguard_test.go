@@ -17,6 +17,9 @@ func lastText(t *testing.T, h *harness, sid string) string {
 	t.Helper()
 	texts := testkit.Texts(h.editor.Messages(), sid)
 	if len(texts) == 0 {
+		for _, m := range h.editor.Messages() {
+			t.Logf("editor got: %s %s", m.Method, m.Params)
+		}
 		t.Fatal("the agent said nothing")
 	}
 	return texts[len(texts)-1]
@@ -86,7 +89,7 @@ func TestFSSwapAfterDecisionIsRefused(t *testing.T) {
 				t.Fatalf("control: the swapped path does not lead to the secret (%q); the test shows nothing", b)
 			}
 			p.Answer(acp.Selected(optAllowOnce))
-			wait(t, res, "prompt")
+			turnEnded(t, res)
 			got := lastText(t, h, sid)
 			if !strings.Contains(got, "-error:") || !strings.Contains(got, c.want) || strings.Contains(got, "SECRET") {
 				t.Fatalf("agent got %q, want a refusal saying %q", got, c.want)
@@ -156,7 +159,7 @@ func TestFSOutsideSandboxNeedsACard(t *testing.T) {
 				}
 				p.Answer(acp.Selected(c.answer))
 			}
-			wait(t, res, "prompt")
+			turnEnded(t, res)
 			if got := lastText(t, h, sid); !strings.Contains(got, c.wantText) {
 				t.Fatalf("agent got %q, want %q", got, c.wantText)
 			}
@@ -389,7 +392,7 @@ func TestFSMaskedReadNeedsACard(t *testing.T) {
 				}
 				p.Answer(acp.Selected(c.answer))
 			}
-			wait(t, res, "prompt")
+			turnEnded(t, res)
 			got := lastText(t, h, sid)
 			if !strings.Contains(got, c.want) || c.answer != optAllowOnce && strings.Contains(got, "the token") {
 				t.Fatalf("agent got %q, want %q", got, c.want)

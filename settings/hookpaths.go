@@ -315,7 +315,48 @@ func (c *hookCheck) hardLinked(p string) uint64 {
 	if !c.devs[uint64(st.Dev)] {
 		return 0
 	}
+	if c.everyNameBeside(p, st) {
+		return 0
+	}
 	return uint64(st.Nlink)
+}
+
+// everyNameBeside reports whether every name of the file p (st) is an
+// entry of p's own directory, none of them in a writable tree: then no
+// other name is left for an agent to write through (a distribution's
+// /usr/bin/perl and perl5.36.0, which a bridge run as root owns). A
+// directory outside every writable tree takes no new name from an agent,
+// and a link into it from a writable tree is one name more than this
+// count, which refuses as before. Called only for a file with more than
+// one name; it reads the directory once (an lstat per regular entry).
+func (c *hookCheck) everyNameBeside(p string, st syscall.Stat_t) bool {
+	dir := filepath.Dir(p)
+	if c.where(dir) != "" {
+		return false
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	found := uint64(0)
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		est, ok := info.Sys().(*syscall.Stat_t)
+		if !ok || est.Ino != st.Ino || est.Dev != st.Dev {
+			continue
+		}
+		if c.where(filepath.Join(dir, e.Name())) != "" {
+			return false
+		}
+		found++
+	}
+	return found == uint64(st.Nlink)
 }
 
 func treePaths(trees []WritableTree) []string {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 )
 
@@ -25,7 +26,9 @@ var ErrNoHookSandbox = errors.New("no sandbox for decision hooks on this machine
 // sandbox keeps read-only (keep: the bridge's user config directory) are
 // bound back, read-only. Everything else is the host's, writable as the
 // bridge's user may; the network is the host's. Every capability is
-// dropped, so the hook cannot unmount what hides the trees.
+// dropped, so the hook cannot unmount what hides the trees. Its processes
+// are alone in their PID namespace, with a /proc of their own: no agent's
+// /proc/PID/root or cwd leads past the masks.
 //
 // A hook can therefore not read the workspace, even as data: a hook that
 // needs a project's file must be given its content another way.
@@ -34,10 +37,21 @@ func HookArgv(mask, keep, argv []string) ([]string, error) {
 	if !m.Available || m.Name != "bubblewrap" {
 		return nil, ErrNoHookSandbox
 	}
-	masks := hookMasks(mask)
-	a := []string{m.Path, "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--dev-bind", "/", "/"}
+	masks, files := hookMasks(mask)
+	// A PID and an IPC namespace of its own, with its own /proc: a running
+	// agent's files have another name there, /proc/PID/root/... and
+	// /proc/PID/cwd/..., magic links into the agent's own mount namespace
+	// (where the workspace is bound writable) past every tmpfs laid below,
+	// and a root-run bridge's hooks and agents, both root without
+	// capabilities, may follow each other's (red team of session 16).
+	a := []string{m.Path, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--cap-drop", "ALL",
+		"--dev-bind", "/", "/", "--proc", "/proc"}
 	for _, t := range masks {
 		a = append(a, "--tmpfs", t)
+	}
+	for _, f := range files {
+		// a tree that is one file (allowWrite naming a file): empty
+		a = append(a, "--dev-bind", os.DevNull, f) // reads as empty, writes go nowhere
 	}
 	for _, k := range keep {
 		k = filepath.Clean(k)
@@ -55,20 +69,28 @@ func HookArgv(mask, keep, argv []string) ([]string, error) {
 
 // hookMasks are the directories to hide: each tree and its real path, and
 // every agent's private temp directory, those that exist as directories,
-// outermost first, none under another.
-func hookMasks(trees []string) []string {
-	var cand []string
+// outermost first, none under another; and files, the trees that are
+// files (each name and its real path), none under a directory hidden.
+func hookMasks(trees []string) (dirs, files []string) {
+	var cand, fileCand []string
 	add := func(p string) {
 		p = filepath.Clean(p)
 		if !filepath.IsAbs(p) || p == "/" {
 			return
 		}
-		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+		fi, err := os.Stat(p)
+		if err != nil {
 			return
 		}
-		cand = append(cand, p)
+		names := []string{p}
 		if r, err := filepath.EvalSymlinks(p); err == nil && r != p && r != "/" {
-			cand = append(cand, r)
+			names = append(names, r)
+		}
+		switch {
+		case fi.IsDir():
+			cand = append(cand, names...)
+		case fi.Mode().IsRegular():
+			fileCand = append(fileCand, names...)
 		}
 	}
 	for _, t := range trees {
@@ -83,11 +105,15 @@ func hookMasks(trees []string) []string {
 	// own root, not in the settings' trees (red team 15b).
 	add(HomesRoot())
 	sort.Slice(cand, func(i, j int) bool { return len(cand[i]) < len(cand[j]) })
-	var out []string
 	for _, c := range cand {
-		if !underAny(c, out) {
-			out = append(out, c)
+		if !underAny(c, dirs) {
+			dirs = append(dirs, c)
 		}
 	}
-	return out
+	for _, f := range fileCand {
+		if !underAny(f, dirs) && !slices.Contains(files, f) {
+			files = append(files, f)
+		}
+	}
+	return dirs, files
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -108,8 +109,9 @@ echo '{"decision":"ask"}'
 }
 
 // TestHookMasksOutermostOnce: nested trees are hidden by their outermost
-// one; a tree that is a symlink is hidden at its real path too; what does
-// not exist, "/" and relative paths are left alone.
+// one; a tree that is a symlink is hidden at its real path too; a tree that
+// is a file is hidden as a file (both names); what does not exist, "/" and
+// relative paths are left alone.
 func TestHookMasksOutermostOnce(t *testing.T) {
 	root := t.TempDir()
 	a := filepath.Join(root, "a")
@@ -124,7 +126,21 @@ func TestHookMasksOutermostOnce(t *testing.T) {
 	if err := os.Symlink(real, link); err != nil {
 		t.Fatal(err)
 	}
-	got := hookMasks([]string{nested, a, link, "/", "rel", filepath.Join(root, "missing")})
+	file := filepath.Join(root, "history")
+	fileLink := filepath.Join(root, "history-link")
+	inA := filepath.Join(a, "f")
+	for _, f := range []string{file, inA} {
+		if err := os.WriteFile(f, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(file, fileLink); err != nil {
+		t.Fatal(err)
+	}
+	got, files := hookMasks([]string{nested, a, link, "/", "rel", filepath.Join(root, "missing"), fileLink, inA, file})
+	if !slices.Equal(files, []string{fileLink, file}) {
+		t.Errorf("file masks %v, want the file tree at its name and its real path, once, and none under a hidden directory", files)
+	}
 	has := func(p string) bool {
 		for _, g := range got {
 			if g == p {
@@ -142,5 +158,33 @@ func TestHookMasksOutermostOnce(t *testing.T) {
 		if has(not) {
 			t.Errorf("masks %v hold %s", got, not)
 		}
+	}
+}
+
+// TestHookRunsBlindToAWritableFile: a writable tree may be one file
+// (allowWrite naming ~/.zsh_history or a tool's state file): the agent
+// writes it, and a hook that reads it gets nothing under HookArgv.
+// Control: unconfined, the hook reads what the agent wrote.
+func TestHookRunsBlindToAWritableFile(t *testing.T) {
+	requireMechanism(t)
+	root := t.TempDir()
+	f := filepath.Join(root, "state.json")
+	if err := os.WriteFile(f, []byte("agent-wrote\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	argv := []string{"/bin/cat", f}
+	if b, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil || !strings.Contains(string(b), "agent-wrote") {
+		t.Fatalf("control: unconfined cat read %q (%v); the test proves nothing", b, err)
+	}
+	wrapped, err := HookArgv([]string{f}, nil, argv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := exec.Command(wrapped[0], wrapped[1:]...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %v\n%s", wrapped, err, b)
+	}
+	if strings.Contains(string(b), "agent-wrote") {
+		t.Errorf("the hook read the agent's file tree: %q", b)
 	}
 }

@@ -25,10 +25,13 @@ import (
 //     description, a reason, an id, a timeout; wrapperKeys), or
 //   - the string is the directory read (not as an argument), or an
 //     environment's PATH, or
-//   - the member holds the command's own words (the command member itself,
-//     args beside it, the program: wordMember) and the string is one word
-//     of the command, or it is an agent's echo of the command (echoKeys)
-//     and every word of the string is a word of the command.
+//   - the member is a program (or a shell) that is the command's first
+//     word byte for byte, or an argument list that is a JSON array of the
+//     command's words after it (argvMember), or
+//   - the member holds the command's own words (the command member itself:
+//     wordMember) and the string is one word of the command, or it is an
+//     agent's echo of the command (echoKeys) and every word of the string
+//     is a word of the command.
 // Numbers, booleans and null carry no place, except as words of an argv
 // (args: [5] is an argument the command text does not hold).
 
@@ -69,10 +72,15 @@ var wrapperKeys = map[string]bool{"server": true, "servername": true, "tool": tr
 var echoKeys = map[string]bool{"parsedcmd": true, "proposedexecpolicyamendment": true}
 
 // wordMember: a member (normalised key) whose strings are read as words of
-// the command: the command itself, its arguments, its program, an echo.
+// the command: the command itself, an echo. A program, a shell and an
+// argument list are judged whole by argvMember; an object under one is no
+// list of words (red team 16: args {"0": cat, "1": X} beside "echo X
+// cat" was read as two words the command holds).
 func wordMember(nk string, execLike bool) bool {
-	return commandKeys[nk] || (execLike && (execCommandKeys[nk] || execCommandListKeys[nk])) ||
-		slices.Contains(argsKeys, nk) || slices.Contains(programKeys, nk) || echoKeys[nk]
+	if programMember(nk) || slices.Contains(argsKeys, nk) {
+		return false
+	}
+	return commandKeys[nk] || (execLike && (execCommandKeys[nk] || execCommandListKeys[nk])) || echoKeys[nk]
 }
 
 // besideCommand is the doubt a call that runs command (rawInput raw, the
@@ -155,9 +163,6 @@ func besideCommand(raw json.RawMessage, command, cwd string, execLike bool) stri
 						continue
 					}
 				}
-				// an object under a program or argument key is no list of
-				// the command's words (red team 16: args {"0": cat, "1":
-				// X} beside "echo X cat"): it is read as any member.
 				words := (inWords || wordMember(nk, execLike)) && !programMember(nk) && !slices.Contains(argsKeys, nk)
 				if commandKeys[nk] || (execLike && execCommandKeys[nk]) {
 					if cmd, ok := commandFromInput(mustJSON(x[k])); ok && cmd == command {

@@ -156,7 +156,7 @@ func besideCommand(raw json.RawMessage, command, cwd string, execLike bool) stri
 					continue // codex's parsed_cmd: {type: read, cmd, name, path}
 				}
 				if !echo {
-					if d, handled := argvMember(nk, x[k], command, depth); handled {
+					if d, handled := argvMember(nk, x[k], command); handled {
 						if d != "" {
 							return k + " (" + d + ")"
 						}
@@ -339,7 +339,7 @@ func programMember(nk string) bool {
 // /ws/evil/git}, was judged as git). A program (programMember) must be the
 // command's first word byte for byte: a tool execs that path, and the
 // policy judges a path program as that path. A shell member at the top
-// level is the first word of the command it wraps (shellBeside), a
+// level is the first word of the command it wraps (shellBeside); a
 // boolean shell (Node's spawn option: /bin/sh -c the command, or the
 // command run as a file) names no program. An argument list must be a
 // JSON array of the command's words after its first, in order (null: no
@@ -347,7 +347,7 @@ func programMember(nk string) bool {
 // for any other member, and for an object (read as any member, its
 // strings doubts unless they are the command itself); d says why a
 // handled one is a doubt ("" when it is the command's own).
-func argvMember(nk string, v any, command string, depth int) (d string, handled bool) {
+func argvMember(nk string, v any, command string) (d string, handled bool) {
 	isProg, isArgs := programMember(nk), slices.Contains(argsKeys, nk)
 	if !isProg && !isArgs {
 		return "", false
@@ -356,7 +356,7 @@ func argvMember(nk string, v any, command string, depth int) (d string, handled 
 	case map[string]any:
 		return "", false
 	case bool:
-		if nk == "shell" && depth == 0 {
+		if nk == "shell" {
 			return "", true
 		}
 	}

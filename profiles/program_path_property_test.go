@@ -247,6 +247,7 @@ func TestShellBesideACommandIsItsProgram(t *testing.T) {
 				for _, in := range []map[string]any{
 					{"command": "git status", "shell": sh, "timeout_ms": 5000},
 					{"command": "git status", "shell": true},
+					{"command": "git status", "options": map[string]any{"shell": true}},
 					{"shell": "git status"},
 				} {
 					call, v := eval(in)

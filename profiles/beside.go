@@ -8,6 +8,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/acp-bridge/acp-bridge/policy"
 )
 
 // The members beside a command (docs/policy.md, "The members beside a
@@ -23,10 +25,13 @@ import (
 //     description, a reason, an id, a timeout; wrapperKeys), or
 //   - the string is the directory read (not as an argument), or an
 //     environment's PATH, or
-//   - the member holds the command's own words (the command member itself,
-//     args beside it, the program: wordMember) and the string is one word
-//     of the command, or it is an agent's echo of the command (echoKeys)
-//     and every word of the string is a word of the command.
+//   - the member is a program (or a shell) that is the command's first
+//     word byte for byte, or an argument list that is a JSON array of the
+//     command's words after it (argvMember), or
+//   - the member holds the command's own words (the command member itself:
+//     wordMember) and the string is one word of the command, or it is an
+//     agent's echo of the command (echoKeys) and every word of the string
+//     is a word of the command.
 // Numbers, booleans and null carry no place, except as words of an argv
 // (args: [5] is an argument the command text does not hold).
 
@@ -67,10 +72,15 @@ var wrapperKeys = map[string]bool{"server": true, "servername": true, "tool": tr
 var echoKeys = map[string]bool{"parsedcmd": true, "proposedexecpolicyamendment": true}
 
 // wordMember: a member (normalised key) whose strings are read as words of
-// the command: the command itself, its arguments, its program, an echo.
+// the command: the command itself, an echo. A program, a shell and an
+// argument list are judged whole by argvMember; an object under one is no
+// list of words (red team 16: args {"0": cat, "1": X} beside "echo X
+// cat" was read as two words the command holds).
 func wordMember(nk string, execLike bool) bool {
-	return commandKeys[nk] || (execLike && (execCommandKeys[nk] || execCommandListKeys[nk])) ||
-		slices.Contains(argsKeys, nk) || slices.Contains(programKeys, nk) || echoKeys[nk]
+	if programMember(nk) || slices.Contains(argsKeys, nk) {
+		return false
+	}
+	return commandKeys[nk] || (execLike && (execCommandKeys[nk] || execCommandListKeys[nk])) || echoKeys[nk]
 }
 
 // besideCommand is the doubt a call that runs command (rawInput raw, the
@@ -110,6 +120,11 @@ func besideCommand(raw json.RawMessage, command, cwd string, execLike bool) stri
 				}
 			}
 		}
+		// a shell's -c script (an argv [bash, -lc, S], a shell member
+		// beside S): an echo may repeat S's words.
+		if s, ok := shellScript(shellWords(command)); ok {
+			maps.Copy(words, commandWords(s))
+		}
 		// an echo may name a word by its last element (codex's
 		// parsed_cmd: {path: src/a.go, name: a.go}).
 		echoWords = maps.Clone(words)
@@ -140,7 +155,7 @@ func besideCommand(raw json.RawMessage, command, cwd string, execLike bool) stri
 				case echo && nk == "type":
 					continue // codex's parsed_cmd: {type: read, cmd, name, path}
 				}
-				if depth == 0 && !echo {
+				if !echo {
 					if d, handled := argvMember(nk, x[k], command); handled {
 						if d != "" {
 							return k + " (" + d + ")"
@@ -148,7 +163,7 @@ func besideCommand(raw json.RawMessage, command, cwd string, execLike bool) stri
 						continue
 					}
 				}
-				words := inWords || wordMember(nk, execLike)
+				words := (inWords || wordMember(nk, execLike)) && !programMember(nk) && !slices.Contains(argsKeys, nk)
 				if commandKeys[nk] || (execLike && execCommandKeys[nk]) {
 					if cmd, ok := commandFromInput(mustJSON(x[k])); ok && cmd == command {
 						continue // the command itself
@@ -309,36 +324,62 @@ func editorSubcommand(raw json.RawMessage, execLike bool) bool {
 	return n > 0
 }
 
-// argvMember judges a top-level program or argument list beside a command
-// (red team 15b: {command: "echo rm -rf /ws/secret", program: rm, args:
-// [-rf, /ws/secret]} was read as words the command holds, and a tool that
-// runs program and args ran rm). A program must be the command's first
-// word (or its base name); an argument list must be the command's words
-// after its first, in order. handled is false for any other member; d
-// says why a handled one is a doubt ("" when it is the command's own).
+// programMember: nk (normalised) names the program that runs the command:
+// programKeys, and shell, the interpreter a tool runs the command with
+// ({command: C, shell: S} runs S -c C: shellBeside).
+func programMember(nk string) bool {
+	return nk == "shell" || slices.Contains(programKeys, nk)
+}
+
+// argvMember judges a program or argument list beside a command, at any
+// depth (red team 15b: {command: "echo rm -rf /ws/secret", program: rm,
+// args: [-rf, /ws/secret]} was read as words the command holds, and a
+// tool that runs program and args ran rm; red team 16: a program whose
+// base name was the first word's, {command: "git status", program:
+// /ws/evil/git}, was judged as git). A program (programMember) must be the
+// command's first word byte for byte: a tool execs that path, and the
+// policy judges a path program as that path. A shell member at the top
+// level is the first word of the command it wraps (shellBeside); a
+// boolean shell (Node's spawn option: /bin/sh -c the command, or the
+// command run as a file) names no program. An argument list must be a
+// JSON array of the command's words after its first, in order (null: no
+// arguments); a string, number or boolean is a doubt. handled is false
+// for any other member, and for an object (read as any member, its
+// strings doubts unless they are the command itself); d says why a
+// handled one is a doubt ("" when it is the command's own).
 func argvMember(nk string, v any, command string) (d string, handled bool) {
-	isProg, isArgs := slices.Contains(programKeys, nk), slices.Contains(argsKeys, nk)
+	isProg, isArgs := programMember(nk), slices.Contains(argsKeys, nk)
 	if !isProg && !isArgs {
 		return "", false
 	}
 	switch v.(type) {
-	case string, []any:
-	default:
-		return "", false // an object (an MCP call's arguments) is read as any member
+	case map[string]any:
+		return "", false
+	case bool:
+		if nk == "shell" {
+			return "", true
+		}
 	}
 	if cmd, ok := commandFromInput(mustJSON(v)); ok && cmd == command {
-		return "", true // the command itself, given as an argv
+		return "", true // the command itself (a shell alone, an argv)
 	}
 	argv := shellWords(command)
 	switch {
 	case isProg:
 		p, ok := v.(string)
-		if !ok || len(argv) == 0 || (p != argv[0] && path.Base(p) != path.Base(argv[0])) {
+		if !ok || len(argv) == 0 || p != argv[0] {
 			return "a program other than the command's first word", true
 		}
 	case isArgs:
-		l, ok := v.([]any)
-		if !ok || len(argv) == 0 || len(l) != len(argv)-1 {
+		var l []any
+		switch x := v.(type) {
+		case nil:
+		case []any:
+			l = x
+		default:
+			return "arguments that are not a list of the command's words", true
+		}
+		if len(argv) == 0 || len(l) != len(argv)-1 {
 			return "arguments other than the command's own", true
 		}
 		for i, e := range l {
@@ -352,4 +393,41 @@ func argvMember(nk string, v any, command string) (d string, handled bool) {
 		}
 	}
 	return "", true
+}
+
+// shellBeside is the interpreter a top-level shell member names beside a
+// command member of rawInput (Desktop Commander's start_process: {command,
+// shell, timeout_ms}; Node's spawn(command, {shell})): the tool runs
+// [shell, -c, command], so the shell is the program judged (red team 16:
+// {command: "echo /ws/evil.sh", shell: /ws/evil.sh} was judged as the
+// echo). "" when there is none (a shell alone is the command itself).
+func shellBeside(obj map[string]any, execLike bool) string {
+	shell, other := "", false
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		nk := keyNorm(k)
+		switch {
+		case nk == "shell":
+			if s, ok := obj[k].(string); ok && strings.TrimSpace(s) != "" && shell == "" {
+				shell = s
+			}
+		case commandKeys[nk] || (execLike && (execCommandKeys[nk] || execCommandListKeys[nk])):
+			other = true
+		}
+	}
+	if !other {
+		return ""
+	}
+	return shell
+}
+
+// withShell is command as the shell beside it in rawInput runs it.
+func withShell(raw json.RawMessage, command string, execLike bool) string {
+	var obj map[string]any
+	if command == "" || json.Unmarshal(raw, &obj) != nil {
+		return command
+	}
+	if sh := shellBeside(obj, execLike); sh != "" {
+		return policy.ShellJoin(sh, []string{"-c", command})
+	}
+	return command
 }

@@ -7,10 +7,10 @@ func TestArgvCommand(t *testing.T) {
 		argv []string
 		want string
 	}{
-		{[]string{"bash", "-lc", "npm test && npm run lint"}, "npm test && npm run lint"},
-		{[]string{"/bin/sh", "-c", "ls"}, "ls"},
-		{[]string{"zsh", "-cl", "ls"}, "ls"},
-		{[]string{"bash", "-l", "-c", "make"}, "make"},
+		{[]string{"bash", "-lc", "npm test && npm run lint"}, "bash -lc 'npm test && npm run lint'"},
+		{[]string{"/bin/sh", "-c", "ls"}, "/bin/sh -c ls"},
+		{[]string{"zsh", "-cl", "ls"}, "zsh -cl ls"},
+		{[]string{"bash", "-l", "-c", "make"}, "bash -l -c make"},
 		{[]string{"bash", "-c", "echo $1", "x"}, "bash -c 'echo $1' x"},
 		{[]string{"bash", "-c", "  "}, "bash -c '  '"},
 		{[]string{"bash", "-x", "script.sh"}, "bash -x script.sh"},

@@ -395,8 +395,8 @@ func allPaths(tc *toolCall) []string {
 }
 
 // commandFromInput reads a command given as a string or as an argv array of
-// strings. An argv that is exactly a shell's "-c" invocation yields the
-// script; any other argv is quoted with policy.ShellJoin.
+// strings; an argv is quoted word by word (argvCommand), its program word
+// kept as the path the tool execs.
 func commandFromInput(raw json.RawMessage) (string, bool) {
 	if s, ok := jsonString(raw); ok {
 		if strings.TrimSpace(s) == "" {

@@ -2,6 +2,7 @@ package profiles
 
 import (
 	"encoding/json"
+	"path"
 	"strings"
 
 	"github.com/acp-bridge/acp-bridge/policy"
@@ -91,26 +92,33 @@ func codexMCP(tc *toolCall) (policy.Call, bool) {
 	return policy.Call{Tool: name}, true
 }
 
-// shells whose "-c SCRIPT" form argvCommand unwraps.
+// shells whose "-c SCRIPT" form shellScript reads.
 var unwrapShells = []string{"bash", "sh", "zsh", "dash"}
 
-// argvCommand renders an argv as the command line the policy parses. An
-// argv that is exactly [shell, -c|-lc|-cl, SCRIPT] or [shell, -l, -c,
-// SCRIPT] runs SCRIPT, so SCRIPT itself is returned; anything else
-// (including extra positional arguments after SCRIPT) is quoted word by
-// word with policy.ShellJoin.
+// argvCommand renders an argv as the command line the policy parses: every
+// word kept exactly, quoted with policy.ShellJoin, so the program word is
+// the path the tool execs (red team 16: [/ws/evil/bash, -lc, S] was read
+// as S, the shell's path dropped, and the agent's own bash ran under a
+// read-only verdict). The engine reads a shell's -c script itself:
+// [bash, -lc, S] and [/bin/zsh, -c, S] are judged as S's sub-commands,
+// [/ws/evil/bash, -lc, S] as the agent's program.
 func argvCommand(argv []string) string {
-	shell := argv[0]
-	if i := strings.LastIndex(shell, "/"); i >= 0 {
-		shell = shell[i+1:]
-	}
-	if contains(unwrapShells, shell) {
-		switch {
-		case len(argv) == 3 && contains([]string{"-c", "-lc", "-cl"}, argv[1]) && strings.TrimSpace(argv[2]) != "":
-			return argv[2]
-		case len(argv) == 4 && argv[1] == "-l" && argv[2] == "-c" && strings.TrimSpace(argv[3]) != "":
-			return argv[3]
-		}
-	}
 	return policy.ShellJoin(argv[0], argv[1:])
+}
+
+// shellScript is the SCRIPT of an argv that is exactly [shell, -c|-lc|-cl,
+// SCRIPT] or [shell, -l, -c, SCRIPT], the shell known by its base name. It
+// only lets an agent's echo of the command (codex's parsed_cmd) name the
+// script's words; it never decides what is judged.
+func shellScript(argv []string) (string, bool) {
+	if len(argv) == 0 || !contains(unwrapShells, path.Base(argv[0])) {
+		return "", false
+	}
+	switch {
+	case len(argv) == 3 && contains([]string{"-c", "-lc", "-cl"}, argv[1]) && strings.TrimSpace(argv[2]) != "":
+		return argv[2], true
+	case len(argv) == 4 && argv[1] == "-l" && argv[2] == "-c" && strings.TrimSpace(argv[3]) != "":
+		return argv[3], true
+	}
+	return "", false
 }

@@ -238,15 +238,28 @@ func readTouches(raw json.RawMessage, execLike bool) touches {
 					}
 				}
 			}
+			// a shell beside a command runs it: [shell, -c, command].
+			shell := shellBeside(x, execLike)
+			wrap := func(cmd string) string {
+				if shell == "" {
+					return cmd
+				}
+				return policy.ShellJoin(shell, []string{"-c", cmd})
+			}
 			for _, k := range slices.Sorted(maps.Keys(x)) {
 				e := x[k]
 				nk := keyNorm(k)
 				if depth == 0 && slices.Contains(cwdKeys, nk) {
 					continue // Call.Cwd
 				}
+				if nk == "shell" && shell != "" {
+					if _, ok := e.(string); ok {
+						continue // the program of the commands beside it
+					}
+				}
 				if commandKeys[nk] || (execLike && execCommandKeys[nk]) {
 					if cmd, ok := commandFromInput(mustJSON(e)); ok {
-						t.commands = append(t.commands, cmd)
+						t.commands = append(t.commands, wrap(cmd))
 						continue
 					}
 				}
@@ -255,7 +268,7 @@ func readTouches(raw json.RawMessage, execLike bool) touches {
 						n := 0
 						for _, c := range l {
 							if cs, ok := c.(string); ok && strings.TrimSpace(cs) != "" {
-								t.commands = append(t.commands, cs)
+								t.commands = append(t.commands, wrap(cs))
 								n++
 							}
 						}
@@ -507,12 +520,14 @@ func withTouches(c policy.Call, raw json.RawMessage) policy.Call {
 	if len(raw) == 0 {
 		return c
 	}
+	execLike := execLikeKind(c.Kind)
+	// a shell beside the command is the program that runs it.
+	c.Command = withShell(raw, c.Command, execLike)
 	c = touchesOf(c, raw)
 	// a command (or a relative path) is read where the tool runs it. A
 	// call its adapter read as a path tool whose command member is only
 	// that tool's sub-command (Goose's text_editor: command "view") runs
 	// no command.
-	execLike := execLikeKind(c.Kind)
 	runs := c.Command != "" || (hasCommandKey(raw, execLike) && !(pathTools[c.Tool] && editorSubcommand(raw, execLike)))
 	cwd, doubt := callCwd(raw, runs)
 	if runs && doubt == "" {

@@ -636,8 +636,10 @@ export function commandOf(raw: unknown): string | undefined {
     if (typeof v === "string" && v.trim()) return v;
     if (Array.isArray(v) && v.every((x) => typeof x === "string")) {
       const argv = v as string[];
-      // bash -lc "S" (Codex) shows S.
-      if (argv.length === 3 && /(^|\/)(ba|z)?sh$/.test(argv[0]) && /^-l?c$/.test(argv[1])) return argv[2];
+      // bash -lc "S" (Codex) shows S, only for the system's shells: a shell
+      // named by another path (the agent's own ./evil/bash) is what runs,
+      // and is shown (red team 16).
+      if (argv.length === 3 && /^((\/usr)?\/bin\/)?(ba|z)?sh$/.test(argv[0]) && /^-l?c$/.test(argv[1])) return argv[2];
       return argv.map(shellQuote).join(" ");
     }
   }

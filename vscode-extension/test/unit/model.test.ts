@@ -216,6 +216,10 @@ test("commandOf finds the command line in the agents' rawInput shapes", () => {
   const cases: [unknown, string | undefined][] = [
     [{ command: "npm test" }, "npm test"],
     [{ command: ["bash", "-lc", "go test ./... && echo ok"] }, "go test ./... && echo ok"],
+    [{ command: ["/bin/bash", "-lc", "make"] }, "make"],
+    [{ command: ["/usr/bin/zsh", "-c", "make"] }, "make"],
+    [{ command: ["/ws/evil/bash", "-lc", "git status"] }, "/ws/evil/bash -lc 'git status'"],
+    [{ command: ["./bash", "-c", "ls"] }, "./bash -c ls"],
     [{ command: ["git", "commit", "-m", "a b"] }, "git commit -m 'a b'"],
     [{ cmd: "ls" }, "ls"],
     [{ file_path: "/x" }, undefined],

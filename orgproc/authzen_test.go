@@ -102,7 +102,7 @@ func TestAuthZENThroughCompanion(t *testing.T) {
 			}
 			if strings.HasPrefix(tc.url, "http") {
 				var ar struct {
-					Subject struct{ ID string } `json:"subject"`
+					Subject struct{ ID string }   `json:"subject"`
 					Action  struct{ Name string } `json:"action"`
 				}
 				body := <-p.bodies

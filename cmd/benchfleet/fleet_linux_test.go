@@ -26,6 +26,7 @@ import (
 	"github.com/acp-bridge/acp-bridge/internal/testkit"
 	"github.com/acp-bridge/acp-bridge/orgpolicy"
 	"github.com/acp-bridge/acp-bridge/orgpolicy/opatest"
+	"github.com/acp-bridge/acp-bridge/orgproc"
 	"github.com/acp-bridge/acp-bridge/policy"
 	"github.com/acp-bridge/acp-bridge/telemetry/otelcoltest"
 )
@@ -340,7 +341,7 @@ func runFleet(b *testing.B, n int) fleetResult {
 
 	res.builtin, res.withOPA, res.opaAdded = opaInProcess(b, hs.URL, pub, *fleetSamples)
 	step("opa in process")
-	res.hookCmd, res.hookAuthZEN = hookLatency(b, *fleetSamples)
+	res.hookCmd, res.hookAuthZEN = hookLatency(b, filepath.Join(filepath.Dir(bin), orgproc.Name), *fleetSamples)
 	step("hooks")
 
 	// The collector goes down; decisions go on; it comes back.
@@ -644,9 +645,23 @@ func opaInProcess(b *testing.B, url, pub string, samples int) (builtin, withOPA,
 	return distOf(tb), distOf(tw), distOf(ta)
 }
 
-// hookLatency times a command hook and an AuthZEN hook on loopback.
-func hookLatency(b *testing.B, samples int) (cmd, authzen dist) {
+// hookLatency times a command hook and an AuthZEN hook on loopback, whose
+// request goes through the companion at companion, as the bridge's does
+// (orgproc.Client.AuthZEN).
+func hookLatency(b *testing.B, companion string, samples int) (cmd, authzen dist) {
 	ctx := context.Background()
+	// The companion's version, which the client must name (a make build
+	// sets it): `acp-bridge-org --version` says "acp-bridge-org <version>".
+	out, err := exec.Command(companion, "--version").CombinedOutput()
+	if err != nil {
+		b.Fatalf("%s --version: %v\n%s", companion, err, out)
+	}
+	cl := orgproc.New(orgproc.Options{Path: companion, Version: strings.TrimPrefix(strings.TrimSpace(string(out)), orgproc.Name+" ")})
+	defer func() {
+		cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		cl.Close(cctx)
+	}()
 	req := hooks.Request{Call: policy.Call{Tool: "Bash", Command: "ls -la"}, Agent: "f", SessionID: "s", Mode: "default", Workspace: "/w"}
 	script := filepath.Join(b.TempDir(), "hook.sh") // a hook runs a script file, never shell code (settings/hookpaths.go)
 	if err := os.WriteFile(script, []byte(`cat >/dev/null; echo '{"decision":"allow","reason":"ok"}'`+"\n"), 0o755); err != nil {
@@ -658,7 +673,7 @@ func hookLatency(b *testing.B, samples int) (cmd, authzen dist) {
 		_, _ = w.Write([]byte(`{"decision": true}`))
 	}))
 	defer az.Close()
-	ha := hooks.Hook{Name: "az", URL: az.URL + "/access/v1/evaluation", Timeout: 10 * time.Second}
+	ha := hooks.Hook{Name: "az", URL: az.URL + "/access/v1/evaluation", Timeout: 10 * time.Second, Post: cl.AuthZEN}
 	var tc, ta []time.Duration
 	for i := 0; i < samples; i++ {
 		if i%3 == 0 { // a command is a fork and exec: a third of the samples suffice

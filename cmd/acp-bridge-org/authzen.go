@@ -49,7 +49,7 @@ func authzenEvaluate(ctx context.Context, p orgproc.AuthZENEvaluate) (orgproc.Au
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(p.Body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewBuffer(p.Body)) // a buffer, not a reader of the wire (TestNoOwnFraming)
 	if err != nil {
 		return orgproc.AuthZENAnswer{}, fmt.Errorf("authzen.evaluate: %w", err)
 	}

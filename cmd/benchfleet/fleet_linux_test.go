@@ -201,7 +201,7 @@ func (r fleetResult) markdown() string {
 	fmt.Fprintf(&b, "| End to end across the fleet, call denied by OPA (agent's request to its answer, through the editor's prompt) | %s |\n", r.e2eOPA)
 	fmt.Fprintf(&b, "| End to end across the fleet, call denied by a built-in rule (OPA not consulted) | %s |\n", r.e2eBuiltin)
 	fmt.Fprintf(&b, "| Decision hook, command (`sh`, JSON in and out) | %s |\n", r.hookCmd)
-	fmt.Fprintf(&b, "| Decision hook, AuthZEN over HTTP on loopback | %s |\n", r.hookAuthZEN)
+	fmt.Fprintf(&b, "| Decision hook, AuthZEN over HTTP on loopback, through the companion acp-bridge-org | %s |\n", r.hookAuthZEN)
 	fmt.Fprintf(&b, "\nCollector restart: it was stopped, every bridge made %d decisions (%d in all), and it was started again on the same ports: **%d of %d** of those decision events reached it, the last %s after the restart (the exporter's retry backoff); every bridge's JSONL audit log had every record meanwhile: %s.\n\n",
 		r.outage/r.n, r.outage, r.delivered, r.outage, round(r.redelivery), map[bool]string{true: "yes", false: "**no**"}[r.auditKept])
 	b.WriteString("The in-process rows time the same stage the bridges run in their companion process acp-bridge-org (orgpolicy.Stage.Decide against the same bundle server) without the process and pipe noise of the end-to-end rows; the end-to-end rows include the fake agent, two JSON-RPC hops and the prompt turn, on a machine the whole fleet shares.\n")

@@ -22,7 +22,9 @@ import (
 // bypassPermissions; its allow answers an ask (the control: the PDP is
 // consulted and its answer decides); with the companion absent from the
 // bridge's directory the same hook gives no verdict and the call asks,
-// naming the companion, and the PDP is never reached.
+// naming the companion, and the PDP is never reached; that bridge tried
+// to start its companion at start-up, before any consultation (the log
+// says it is not running before the session opens).
 func TestAuthZENHookThroughBinary(t *testing.T) {
 	lonely := filepath.Join(t.TempDir(), "acp-bridge")
 	data, err := os.ReadFile(binPath)
@@ -57,6 +59,18 @@ func TestAuthZENHookThroughBinary(t *testing.T) {
 				audit, c.mode, srv.URL, testkit.FakeAgentYAML("f"))
 			// Run c.bin in place of binPath (the wrapper drops binPath).
 			p := startBinVia(t, []string{"sh", "-c", `shift; exec "$0" "$@"`, c.bin}, home, t.TempDir(), cfg)
+			if !c.wantAsked {
+				// The bridge tried to start its companion at start-up, for
+				// the URL hook alone (no OPA, no telemetry), before any
+				// consultation.
+				deadline := time.Now().Add(30 * time.Second)
+				for !strings.Contains(p.stderr.String(), "acp-bridge-org is not running") {
+					if time.Now().After(deadline) {
+						t.Fatalf("the bridge never tried to start its companion at start-up:\n%s", p.stderr.String())
+					}
+					time.Sleep(50 * time.Millisecond) // a log line has no channel to await
+				}
+			}
 			ctx, sid := p.open(t)
 			cmd := "bash ls -la"
 			if c.mode == "default" {

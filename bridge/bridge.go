@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/acp-bridge/acp-bridge/acp"
+	"github.com/acp-bridge/acp-bridge/hooks"
 	"github.com/acp-bridge/acp-bridge/internal/audit"
 	"github.com/acp-bridge/acp-bridge/permission"
 	"github.com/acp-bridge/acp-bridge/policy"
@@ -68,6 +69,11 @@ type Options struct {
 	// Stages are more stages of deciding, after the policy and the hooks
 	// (the organisation's OPA, which cmd starts: package orgpolicy).
 	Stages []permission.Stage
+	// AuthZEN carries the AuthZEN hooks' requests (hooks.Hook.Post):
+	// cmd/acp-bridge's goes through the companion (orgproc.Client.AuthZEN),
+	// so that the bridge links no HTTP client. nil: a URL hook gives no
+	// verdict, and the call asks.
+	AuthZEN hooks.Post
 }
 
 // editorQueueBytes bounds what may wait to be written to the editor.

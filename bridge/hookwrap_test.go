@@ -134,3 +134,47 @@ func TestHookProgramInATreeTheRunningAgentStillWrites(t *testing.T) {
 		t.Errorf("control: the hook unwrapped gave no verdict (%s): the test proves nothing", r.Reason)
 	}
 }
+
+// A URL hook carries Options.AuthZEN as its transport (the companion's, in
+// cmd/acp-bridge): consulted, it is that function that is called, with
+// the hook's URL and its AuthZEN request; a command hook has none. Without
+// Options.AuthZEN the URL hook gives no verdict (the call asks).
+func TestURLHookPostsThroughOptionsAuthZEN(t *testing.T) {
+	ws, userDir := t.TempDir(), t.TempDir()
+	cfgFile := filepath.Join(userDir, "config.yaml")
+	cfg := "defaultAgent: alpha\nhooks:\n  - name: cmd\n    command: [/usr/bin/true]\n  - name: pdp\n    url: https://pdp.example/access/v1/evaluation\n" +
+		"agents:\n  alpha:\n    command: /usr/bin/cat\n"
+	if err := os.WriteFile(cfgFile, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store, err := settings.Load(settings.Options{ConfigFile: cfgFile, UserConfigDir: userDir, WorkspaceDir: ws, Environ: []string{}, Executable: os.Args[0]})
+	if err != nil {
+		t.Fatalf("settings: %v", err)
+	}
+	var gotURL string
+	var gotBody []byte
+	post := func(_ context.Context, url string, body []byte) (int, []byte, error) {
+		gotURL, gotBody = url, body
+		return 200, []byte(`{"decision":false,"context":{"reason":"the PDP says no"}}`), nil
+	}
+	for _, c := range []struct {
+		name    string
+		post    hooks.Post
+		outcome hooks.Outcome
+	}{{"with the transport", post, hooks.OutcomeVerdict}, {"without", nil, hooks.OutcomeNoVerdict}} {
+		t.Run(c.name, func(t *testing.T) {
+			b := New(Options{Settings: store, WorkspaceDir: ws, AuthZEN: c.post})
+			hs := b.hooksInForce()
+			if len(hs) != 2 || hs[0].Post != nil {
+				t.Fatalf("hooks %+v: want two, the command hook without a transport", hs)
+			}
+			r := hooks.Consult(context.Background(), hs[1], hooks.Request{Agent: "alpha"})
+			if r.Outcome != c.outcome {
+				t.Fatalf("the URL hook: %+v, want %s", r, c.outcome)
+			}
+			if c.post != nil && (r.Decision != "deny" || gotURL != "https://pdp.example/access/v1/evaluation" || !strings.Contains(string(gotBody), `"id":"alpha"`)) {
+				t.Errorf("decision %q; the transport got %q %s", r.Decision, gotURL, gotBody)
+			}
+		})
+	}
+}

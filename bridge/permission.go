@@ -229,6 +229,10 @@ func (b *Bridge) hooksInForce() []hooks.Hook {
 	}
 	for i, h := range cfg {
 		out[i] = hooks.Hook{Name: h.Name, Command: h.Command, URL: h.URL, Timeout: h.Timeout, Tier: h.Tier, Env: env, Wrap: wrap}
+		if h.URL != "" {
+			// Its HTTP request is the companion's (Options.AuthZEN).
+			out[i].Post = b.opts.AuthZEN
+		}
 	}
 	return out
 }

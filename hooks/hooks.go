@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -21,6 +19,17 @@ const DefaultTimeout = 2 * time.Second
 
 // maxOutput bounds what a hook may write (stdout, an HTTP body).
 const maxOutput = 1 << 20
+
+// MaxAnswer is maxOutput for a Post: the most of a PDP's answer its
+// transport may return (orgproc's authzen.evaluate refuses a longer one).
+const MaxAnswer = maxOutput
+
+// Post is an AuthZEN hook's transport: it POSTs body (JSON) to url within
+// ctx and returns the HTTP status and at most MaxAnswer bytes of the
+// answer (a longer one is an error). The bridge's is orgproc.Client's
+// AuthZEN, which does the HTTP in the companion (acp-bridge-org): the
+// bridge links no HTTP client (docs/org.md, "The companion").
+type Post func(ctx context.Context, url string, body []byte) (status int, answer []byte, err error)
 
 // Hook is one configured decision hook.
 type Hook struct {
@@ -43,6 +52,9 @@ type Hook struct {
 	// it blind to what agents write (sandbox.HookArgv); an error fails the
 	// consultation (the hook gives no verdict: the call is asked).
 	Wrap func(argv []string) ([]string, error)
+	// Post carries a URL hook's request (nil: the hook gives no verdict,
+	// so the call asks, as on every hook failure).
+	Post Post
 }
 
 // Request is what a hook is told of one decision.
@@ -250,27 +262,20 @@ func authzenRequest(req Request) azRequest {
 func consultAuthZEN(ctx context.Context, h Hook, req Request) (Result, error) {
 	body, err := json.Marshal(authzenRequest(req))
 	if err != nil {
-		return Result{}, err
+		return Result{}, fmt.Errorf("AuthZEN request: %w", err)
 	}
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, h.URL, bytes.NewReader(body))
-	if err != nil {
-		return Result{}, err
+	if h.Post == nil {
+		return Result{}, errors.New("no transport for AuthZEN requests (the bridge's companion, acp-bridge-org, carries them)")
 	}
-	hr.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(hr)
-	if err != nil {
-		return Result{}, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxOutput+1))
+	status, data, err := h.Post(ctx, h.URL, body)
 	if err != nil {
 		return Result{}, err
 	}
 	if len(data) > maxOutput {
 		return Result{}, fmt.Errorf("answer longer than %d bytes", maxOutput)
 	}
-	if resp.StatusCode != http.StatusOK {
-		return Result{}, fmt.Errorf("HTTP %d", resp.StatusCode)
+	if status != 200 {
+		return Result{}, fmt.Errorf("HTTP %d", status)
 	}
 	var az azResponse
 	if err := json.Unmarshal(data, &az); err != nil {

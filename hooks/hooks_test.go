@@ -1,8 +1,12 @@
 package hooks
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"go/parser"
+	"go/token"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -138,7 +142,7 @@ func TestAuthZENHook(t *testing.T) {
 			if c.hang {
 				budget = 300 * time.Millisecond
 			}
-			r := Consult(context.Background(), Hook{Name: "pdp", URL: srv.URL + "/access/v1/evaluation", Timeout: budget}, req)
+			r := Consult(context.Background(), Hook{Name: "pdp", URL: srv.URL + "/access/v1/evaluation", Timeout: budget, Post: httpPost}, req)
 			if r.Outcome != c.outcome || r.Decision != c.decision || !strings.Contains(r.Reason, c.reason) {
 				t.Errorf("got %+v, want %s %s %q", r, c.outcome, c.decision, c.reason)
 			}
@@ -147,6 +151,62 @@ func TestAuthZENHook(t *testing.T) {
 				t.Errorf("AuthZEN request %+v", ar)
 			}
 		})
+	}
+}
+
+// httpPost is a Post over net/http for these tests (the bridge's goes
+// through its companion: orgproc.Client.AuthZEN).
+func httpPost(ctx context.Context, url string, body []byte) (int, []byte, error) {
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(hr)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxAnswer+1))
+	return resp.StatusCode, data, err
+}
+
+// A URL hook's transport: none is a no-verdict naming why (the call
+// asks); the transport's error, and an answer over the bound, are
+// no-verdicts too. Control: the same hook with a transport that answers
+// true is an allow.
+func TestAuthZENTransport(t *testing.T) {
+	called := 0
+	for _, c := range []struct {
+		name    string
+		post    Post
+		outcome Outcome
+		reason  string
+	}{
+		{"control: answers true", func(context.Context, string, []byte) (int, []byte, error) {
+			called++
+			return 200, []byte(`{"decision":true}`), nil
+		}, OutcomeVerdict, ""},
+		{"no transport", nil, OutcomeNoVerdict, "no transport for AuthZEN"},
+		{"transport fails", func(context.Context, string, []byte) (int, []byte, error) {
+			return 0, nil, errors.New("acp-bridge-org is not running: gone")
+		}, OutcomeNoVerdict, "acp-bridge-org is not running"},
+		{"answer over the bound", func(context.Context, string, []byte) (int, []byte, error) {
+			return 200, []byte(`{"decision":true}` + strings.Repeat(" ", MaxAnswer)), nil
+		}, OutcomeNoVerdict, "answer longer than"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := Consult(context.Background(), Hook{Name: "pdp", URL: "https://pdp.example/access/v1/evaluation", Post: c.post}, req)
+			if r.Outcome != c.outcome || !strings.Contains(r.Reason, c.reason) {
+				t.Errorf("got %+v, want %s %q", r, c.outcome, c.reason)
+			}
+			if c.outcome == OutcomeVerdict && r.Decision != policy.Allow {
+				t.Errorf("decision %q, want allow", r.Decision)
+			}
+		})
+	}
+	if called != 1 {
+		t.Errorf("the control's transport was called %d times", called)
 	}
 }
 
@@ -219,5 +279,35 @@ func TestCombineProperties(t *testing.T) {
 		if got := Combine(policy.Verdict{Decision: policy.Ask, Source: policy.SourceRule, RuleOrigin: o}, answers[0], policy.ModeDefault); got.Decision != policy.Ask {
 			t.Errorf("a %s ask rule the hook allows: %+v", o.Layer, got)
 		}
+	}
+}
+
+// The package does no HTTP itself: its files (not the tests) import no
+// net/http, whose client the bridge would then link (docs/org.md, "The
+// companion"). Control: this test file does import it, and is seen to.
+func TestNoHTTPClientImported(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil || len(files) < 3 {
+		t.Fatalf("the package's files: %v %v", files, err)
+	}
+	seenInTest := false
+	for _, f := range files {
+		af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, im := range af.Imports {
+			if !strings.HasPrefix(im.Path.Value, `"net/http`) {
+				continue
+			}
+			if strings.HasSuffix(f, "_test.go") {
+				seenInTest = true
+				continue
+			}
+			t.Errorf("%s imports %s", f, im.Path.Value)
+		}
+	}
+	if !seenInTest {
+		t.Error("no test file imports net/http: the check sees nothing")
 	}
 }

@@ -120,7 +120,7 @@ type Options struct {
 }
 
 // Client is the bridge's side of the companion. It starts the process on
-// the first Start*, restarts it with backoff whenever it dies, and never
+// the first Start*, Begin or AuthZEN, restarts it with backoff whenever it dies, and never
 // makes a caller wait past its bound. Safe for concurrent use.
 type Client struct {
 	opts Options
@@ -155,7 +155,8 @@ type Client struct {
 	spawns   atomic.Int32
 }
 
-// New returns a Client; nothing starts until StartOPA or StartTelemetry.
+// New returns a Client; nothing starts until StartOPA, StartTelemetry,
+// Begin or AuthZEN.
 func New(opts Options) *Client {
 	if opts.StartTimeout <= 0 {
 		opts.StartTimeout = DefaultStartTimeout
@@ -200,7 +201,7 @@ func (c *Client) StartTelemetry(ctx context.Context, ts TelemetryStart) (Telemet
 }
 
 func (c *Client) startEngine(ctx context.Context, method string, set func(), params, result any) error {
-	c.once.Do(func() { go c.supervise() })
+	c.Begin()
 	ctx, cancel := context.WithTimeout(ctx, c.opts.StartTimeout)
 	defer cancel()
 	select {
@@ -275,6 +276,50 @@ func (c *Client) Decide(ctx context.Context, in opastage.Input) opastage.Result 
 	}
 	r.Hook = "opa"
 	return r
+}
+
+// Begin starts the companion now, when it is not running yet, without
+// waiting for it (a bridge whose settings name an AuthZEN hook, so that
+// the first consultation does not pay its start). AuthZEN does the same.
+func (c *Client) Begin() { c.once.Do(func() { go c.supervise() }) }
+
+// AuthZEN implements hooks.Post: the companion POSTs body to url
+// (authzen.evaluate) and answers the PDP's status and body. It starts
+// the companion when it is not running yet and waits for it within ctx
+// (the hook's budget). An error, which the hook turns into no verdict
+// (the call asks), when the companion is missing, of another version,
+// crashed, restarting, refuses the request (not http/https, a redirect,
+// an answer over hooks.MaxAnswer, the PDP unreachable) or does not answer
+// within ctx (it is told to stop: $/cancel_request).
+func (c *Client) AuthZEN(ctx context.Context, url string, body []byte) (int, []byte, error) {
+	c.Begin()
+	select {
+	case <-c.firstTry:
+	case <-ctx.Done():
+		return 0, nil, fmt.Errorf("orgproc: %s has not started: %w", Name, ctx.Err())
+	}
+	c.mu.Lock()
+	cn, why := c.cur, c.why
+	c.mu.Unlock()
+	if cn == nil {
+		return 0, nil, fmt.Errorf("orgproc: %s is not running: %s", Name, why)
+	}
+	p := AuthZENEvaluate{URL: url, Body: body}
+	if d, ok := ctx.Deadline(); ok {
+		left := time.Until(d)
+		if left <= 0 {
+			return 0, nil, fmt.Errorf("orgproc: %s: %w", MethodAuthZENEvaluate, context.DeadlineExceeded)
+		}
+		p.TimeoutMs = max(1, left.Milliseconds())
+	}
+	var a AuthZENAnswer
+	if err := cn.call(ctx, MethodAuthZENEvaluate, p, &a); err != nil {
+		return 0, nil, fmt.Errorf("%s: %w", MethodAuthZENEvaluate, err)
+	}
+	if len(a.Body) > hooks.MaxAnswer {
+		return 0, nil, fmt.Errorf("orgproc: %s: the answer is %d bytes, over the %d a hook reads", MethodAuthZENEvaluate, len(a.Body), hooks.MaxAnswer)
+	}
+	return a.Status, a.Body, nil
 }
 
 // Status returns the bundle's last status and a channel closed at the next.
@@ -424,7 +469,7 @@ func (c *Client) supervise() {
 			close(c.firstTry)
 			first = false
 		}
-		c.log.Error(Name+" is not running: OPA decisions ask, decision events are counted as lost (the audit log has them); restarting",
+		c.log.Error(Name+" is not running: OPA decisions and AuthZEN hooks ask, decision events are counted as lost (the audit log has them); restarting",
 			zap.Error(err), zap.Duration("in", wait))
 		t := time.NewTimer(wait)
 		select {

@@ -1,8 +1,10 @@
 // Package orgproc is the bridge's side of its companion process,
 // acp-bridge-org (cmd/acp-bridge-org), which runs the organisation's
 // engines: the embedded OPA (orgpolicy) and the OpenTelemetry sink
-// (telemetry). It imports neither: a bridge whose settings name neither
-// never starts the companion and carries neither SDK (docs/org.md "The
+// (telemetry), and AuthZEN hooks' HTTP requests. It imports neither
+// engine, and no HTTP client: a bridge whose settings name none of them
+// never starts the companion and carries neither SDK; no bridge links
+// net/http's client, TLS or x509 verification (docs/org.md "The
 // companion").
 //
 // Where: the companion is Name in the directory of the bridge's own
@@ -12,7 +14,7 @@
 // through the project's one engine, package acp (NewConn over acp.NewStream
 // and acp.NewConn, on the companion's stdin/stdout): requests with ids
 // (hello, opa.start, opa.decide, telemetry.start, telemetry.flush,
-// shutdown) answered by acp's dispatcher, notifications (telemetry.record;
+// authzen.evaluate, shutdown) answered by acp's dispatcher, notifications (telemetry.record;
 // opa.status from the companion), errors from acp's table (acp/errors.go:
 // a refused configuration is -32602, a StartError here), cancellation by
 // $/cancel_request when a caller's bound ends its wait, and every call
@@ -39,11 +41,15 @@
 // (refused at hello), crashed, or does not answer within OPA's budget
 // plus a margin; one that misses it twice is killed. The supervisor
 // restarts a companion that is gone with backoff and starts OPA and the
-// sink in it again. Client.Record never waits: records the companion
+// sink in it again. Client.AuthZEN (a hooks.Post) starts the companion
+// when it is not running yet (as Begin, which the bridge calls when its
+// settings name a URL hook) and errs, so the hook gives no verdict and
+// the call asks, when the companion is missing, refused, crashed,
+// restarting or past the hook's budget. Client.Record never waits: records the companion
 // cannot take are counted (Lost) and logged; the audit log has them.
 //
-// Goroutines: one supervisor per Client (from the first Start* until
-// Close); per running companion the record writer, the QueueWriter's
+// Goroutines: one supervisor per Client (from the first Start*, Begin or
+// AuthZEN until Close); per running companion the record writer, the QueueWriter's
 // writer of its stdin, acp's reader of its stdout (jsonrpc2's read loop),
 // a reader of its stderr and one that reaps it. Close stops them all: it closes the
 // companion's stdin after the queued records (it flushes and exits),

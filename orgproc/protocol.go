@@ -2,6 +2,7 @@ package orgproc
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 
 	"github.com/acp-bridge/acp-bridge/acp"
@@ -14,8 +15,9 @@ const Name = "acp-bridge-org"
 
 // Protocol is the version of the messages below; hello compares it (and
 // the build's version) and the bridge refuses a companion that differs.
-// 2: JSON-RPC 2.0 through acp's engine (1 was the companion's own framing).
-const Protocol = 2
+// 2: JSON-RPC 2.0 through acp's engine (1 was the companion's own framing);
+// 3: authzen.evaluate.
+const Protocol = 3
 
 // Methods, declared once for both sides (the companion's wire is internal:
 // it is not part of the editor-facing surface, wire/). Requests carry an
@@ -38,6 +40,15 @@ const (
 	MethodTelemetryRecord = "telemetry.record"
 	// MethodTelemetryFlush (request): Empty → Empty; exports what is queued.
 	MethodTelemetryFlush = "telemetry.flush"
+	// MethodAuthZENEvaluate (request): AuthZENEvaluate → AuthZENAnswer;
+	// an AuthZEN hook's HTTP request (hooks.Post), made by the companion
+	// so that the bridge links no HTTP client. The companion POSTs Body to
+	// URL (http or https only; a redirect is refused, not followed; the
+	// proxy from the environment, as net/http's DefaultClient), within
+	// TimeoutMs and until the bridge's $/cancel_request, and answers the
+	// status and the body; a body over hooks.MaxAnswer, or any transport
+	// failure, is an error (the hook gives no verdict: the call asks).
+	MethodAuthZENEvaluate = "authzen.evaluate"
 	// MethodShutdown (request): Empty → Empty; flushes, stops OPA, then the
 	// companion exits. A closed stdin does the same.
 	MethodShutdown = "shutdown"
@@ -62,6 +73,24 @@ type TelemetryStart struct {
 type TelemetryStarted struct {
 	Endpoint string `json:"endpoint"`
 	Protocol string `json:"protocol"`
+}
+
+// AuthZENEvaluate is one AuthZEN request (authzen.evaluate).
+type AuthZENEvaluate struct {
+	URL string `json:"url"`
+	// Body is the AuthZEN Access Evaluation request (hooks' mapping).
+	Body json.RawMessage `json:"body"`
+	// TimeoutMs bounds the request in the companion (the hook's budget
+	// left); 0 or less: the companion's default.
+	TimeoutMs int64 `json:"timeoutMs"`
+}
+
+// AuthZENAnswer is the PDP's HTTP status and body (at most
+// hooks.MaxAnswer bytes; base64 on the wire, as encoding/json carries
+// []byte: an answer need not be JSON).
+type AuthZENAnswer struct {
+	Status int    `json:"status"`
+	Body   []byte `json:"body"`
 }
 
 // BundleStatus is what OPA last said of the bundle (orgpolicy.BundleStatus).

@@ -1,13 +1,17 @@
 // Command acp-bridge-org is the bridge's companion for the organisation's
 // engines: the embedded Open Policy Agent (orgpolicy) and the
-// OpenTelemetry sink (telemetry). A bridge starts it, from its own
-// directory only, when its managed tier names OPA or its settings enable
-// telemetry (orgproc); every other bridge carries neither SDK (docs/org.md).
+// OpenTelemetry sink (telemetry), and the HTTP requests of AuthZEN hooks
+// (authzen.go: its own http.Client, the proxy from the environment, no
+// redirect followed, http and https only, the answer bounded). A bridge
+// starts it, from its own directory only, when its managed tier names OPA,
+// its settings enable telemetry or name an AuthZEN hook (orgproc); every
+// other bridge carries neither SDK, and no bridge links an HTTP client
+// (docs/org.md).
 //
 // It speaks JSON-RPC 2.0 on stdin/stdout with the bridge through acp's
 // engine (orgproc.NewConn; orgproc's protocol: hello, opa.start,
 // opa.decide, opa.status, telemetry.start, telemetry.record,
-// telemetry.flush, shutdown) and logs
+// telemetry.flush, authzen.evaluate, shutdown) and logs
 // through zap, as JSON, to stderr, which the bridge relays into its own
 // log. It never writes anything else to stdout. A closed stdin (the
 // bridge is gone) flushes the sink and stops OPA, bounded, then exits.

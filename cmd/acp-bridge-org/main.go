@@ -234,6 +234,12 @@ func (s *server) HandleRequest(ctx context.Context, method string, params json.R
 			return nil, fmt.Errorf("telemetry.flush: %w", err)
 		}
 		return orgproc.Empty{}, nil
+	case orgproc.MethodAuthZENEvaluate:
+		var p orgproc.AuthZENEvaluate
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, acp.InvalidParams(method, err)
+		}
+		return authzenEvaluate(ctx, p)
 	case orgproc.MethodShutdown:
 		s.stop()
 		return acp.AfterReply{Result: orgproc.Empty{}, Then: func() { s.shutOnce.Do(func() { close(s.shut) }) }}, nil

@@ -309,10 +309,12 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	stages, stopStages := orgStages(ctx, snap, ws, log)
 	defer stopStages()
+	authzen, stopAuthZEN := authzenHooks(snap, log)
+	defer stopAuthZEN()
 	b := bridge.New(bridge.Options{
 		Settings: store, Logger: log, Version: version, WorkspaceDir: ws, Audit: auditor, TraceWire: c.trace,
 		AuditPath: snap.Config.Audit.Path, AuditError: auditErr, HiddenDirs: hidden, Stages: stages, Telemetry: telemetryStatus,
-		Programs: ownPrograms(), TelemetryDown: telemetryDown,
+		Programs: ownPrograms(), TelemetryDown: telemetryDown, AuthZEN: authzen,
 	})
 	if attachDir != "" {
 		return serveAttachable(ctx, b, log, attach.Options{Dir: filepath.Clean(attachDir), Grace: attachGrace, BufferBytes: attachBuffer, MaxLineBytes: snap.Config.MaxLineBytes, Logger: log}, stdin, stdout, stderr)

@@ -10,15 +10,17 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/acp-bridge/acp-bridge/hooks"
 	"github.com/acp-bridge/acp-bridge/orgpolicy/opastage"
 	"github.com/acp-bridge/acp-bridge/orgproc"
 	"github.com/acp-bridge/acp-bridge/permission"
 	"github.com/acp-bridge/acp-bridge/settings"
 )
 
-// The companion (cmd/acp-bridge-org) runs OPA and the telemetry sink for
-// this bridge: one process for both, started by the first of
-// withTelemetry and orgStages that needs it, closed by the first stop.
+// The companion (cmd/acp-bridge-org) runs OPA, the telemetry sink and the
+// AuthZEN hooks' HTTP requests for this bridge: one process for all,
+// started by the first of withTelemetry, orgStages and authzenHooks that
+// needs it, closed by the first stop.
 var (
 	orgMu     sync.Mutex
 	orgShared *orgproc.Client
@@ -76,6 +78,45 @@ func orgStages(ctx context.Context, snap *settings.Snapshot, ws string, log *zap
 		log.Error("the managed settings' OPA is not running: every call asks until "+orgproc.Name+" runs", zap.Error(err))
 	}
 	return []permission.Stage{opastage.PermissionStage{OPA: cl, Workspace: ws}}, closeCompanion(cl)
+}
+
+// authzenHooks returns the transport of AuthZEN hooks
+// (bridge.Options.AuthZEN): the companion's authzen.evaluate
+// (orgproc.Client.AuthZEN), so that the bridge links no HTTP client
+// (docs/org.md, "The companion"), and its stop. The companion starts now
+// when the settings name a URL hook, even with neither OPA nor telemetry;
+// a URL hook that settings reloaded since bring starts it at its first
+// consultation. A companion that is missing, refused, crashed or past the
+// hook's budget is the hook's no-verdict: the call asks.
+func authzenHooks(snap *settings.Snapshot, log *zap.Logger) (hooks.Post, func()) {
+	var mu sync.Mutex
+	var cl *orgproc.Client
+	get := func() *orgproc.Client {
+		mu.Lock()
+		defer mu.Unlock()
+		if cl == nil {
+			cl = companion(log)
+		}
+		return cl
+	}
+	for _, h := range snap.Config.Hooks {
+		if h.URL != "" {
+			get().Begin()
+			break
+		}
+	}
+	post := func(ctx context.Context, url string, body []byte) (int, []byte, error) {
+		return get().AuthZEN(ctx, url, body)
+	}
+	stop := func() {
+		mu.Lock()
+		c := cl
+		mu.Unlock()
+		if c != nil {
+			closeCompanion(c)()
+		}
+	}
+	return post, stop
 }
 
 // ownPrograms are the bridge's own executable and its companion beside it

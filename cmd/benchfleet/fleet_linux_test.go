@@ -26,6 +26,7 @@ import (
 	"github.com/acp-bridge/acp-bridge/internal/testkit"
 	"github.com/acp-bridge/acp-bridge/orgpolicy"
 	"github.com/acp-bridge/acp-bridge/orgpolicy/opatest"
+	"github.com/acp-bridge/acp-bridge/orgproc"
 	"github.com/acp-bridge/acp-bridge/policy"
 	"github.com/acp-bridge/acp-bridge/telemetry/otelcoltest"
 )
@@ -200,7 +201,7 @@ func (r fleetResult) markdown() string {
 	fmt.Fprintf(&b, "| End to end across the fleet, call denied by OPA (agent's request to its answer, through the editor's prompt) | %s |\n", r.e2eOPA)
 	fmt.Fprintf(&b, "| End to end across the fleet, call denied by a built-in rule (OPA not consulted) | %s |\n", r.e2eBuiltin)
 	fmt.Fprintf(&b, "| Decision hook, command (`sh`, JSON in and out) | %s |\n", r.hookCmd)
-	fmt.Fprintf(&b, "| Decision hook, AuthZEN over HTTP on loopback | %s |\n", r.hookAuthZEN)
+	fmt.Fprintf(&b, "| Decision hook, AuthZEN over HTTP on loopback, through the companion acp-bridge-org | %s |\n", r.hookAuthZEN)
 	fmt.Fprintf(&b, "\nCollector restart: it was stopped, every bridge made %d decisions (%d in all), and it was started again on the same ports: **%d of %d** of those decision events reached it, the last %s after the restart (the exporter's retry backoff); every bridge's JSONL audit log had every record meanwhile: %s.\n\n",
 		r.outage/r.n, r.outage, r.delivered, r.outage, round(r.redelivery), map[bool]string{true: "yes", false: "**no**"}[r.auditKept])
 	b.WriteString("The in-process rows time the same stage the bridges run in their companion process acp-bridge-org (orgpolicy.Stage.Decide against the same bundle server) without the process and pipe noise of the end-to-end rows; the end-to-end rows include the fake agent, two JSON-RPC hops and the prompt turn, on a machine the whole fleet shares.\n")
@@ -340,7 +341,7 @@ func runFleet(b *testing.B, n int) fleetResult {
 
 	res.builtin, res.withOPA, res.opaAdded = opaInProcess(b, hs.URL, pub, *fleetSamples)
 	step("opa in process")
-	res.hookCmd, res.hookAuthZEN = hookLatency(b, *fleetSamples)
+	res.hookCmd, res.hookAuthZEN = hookLatency(b, filepath.Join(filepath.Dir(bin), orgproc.Name), *fleetSamples)
 	step("hooks")
 
 	// The collector goes down; decisions go on; it comes back.
@@ -644,9 +645,23 @@ func opaInProcess(b *testing.B, url, pub string, samples int) (builtin, withOPA,
 	return distOf(tb), distOf(tw), distOf(ta)
 }
 
-// hookLatency times a command hook and an AuthZEN hook on loopback.
-func hookLatency(b *testing.B, samples int) (cmd, authzen dist) {
+// hookLatency times a command hook and an AuthZEN hook on loopback, whose
+// request goes through the companion at companion, as the bridge's does
+// (orgproc.Client.AuthZEN).
+func hookLatency(b *testing.B, companion string, samples int) (cmd, authzen dist) {
 	ctx := context.Background()
+	// The companion's version, which the client must name (a make build
+	// sets it): `acp-bridge-org --version` says "acp-bridge-org <version>".
+	out, err := exec.Command(companion, "--version").CombinedOutput()
+	if err != nil {
+		b.Fatalf("%s --version: %v\n%s", companion, err, out)
+	}
+	cl := orgproc.New(orgproc.Options{Path: companion, Version: strings.TrimPrefix(strings.TrimSpace(string(out)), orgproc.Name+" ")})
+	defer func() {
+		cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		cl.Close(cctx)
+	}()
 	req := hooks.Request{Call: policy.Call{Tool: "Bash", Command: "ls -la"}, Agent: "f", SessionID: "s", Mode: "default", Workspace: "/w"}
 	script := filepath.Join(b.TempDir(), "hook.sh") // a hook runs a script file, never shell code (settings/hookpaths.go)
 	if err := os.WriteFile(script, []byte(`cat >/dev/null; echo '{"decision":"allow","reason":"ok"}'`+"\n"), 0o755); err != nil {
@@ -658,7 +673,7 @@ func hookLatency(b *testing.B, samples int) (cmd, authzen dist) {
 		_, _ = w.Write([]byte(`{"decision": true}`))
 	}))
 	defer az.Close()
-	ha := hooks.Hook{Name: "az", URL: az.URL + "/access/v1/evaluation", Timeout: 10 * time.Second}
+	ha := hooks.Hook{Name: "az", URL: az.URL + "/access/v1/evaluation", Timeout: 10 * time.Second, Post: cl.AuthZEN}
 	var tc, ta []time.Duration
 	for i := 0; i < samples; i++ {
 		if i%3 == 0 { // a command is a fork and exec: a third of the samples suffice

@@ -73,8 +73,27 @@ type progDecl struct {
 	// code the line feeds it (a here-string or here-doc is read as shell;
 	// anything else is uncertain).
 	stdinCode []string
-	// reads / writes: options whose value is a file read / written.
+	// reads / writes: options whose value is a file read / written. A
+	// file read through an option is judged as any read (Read rules, the
+	// workspace) and, outside the workspace, a prefix allow rule covers it
+	// only if it names the option (programs_optreads.go).
 	reads, writes []string
+	// pairs: options that take two values (jq --arg NAME VALUE);
+	// pairReads: of those, the ones whose second value is a file read
+	// (jq --rawfile NAME FILE). Both must also be declared valued.
+	pairs, pairReads []string
+	// atFiles: a plain argument @FILE is a response file the program reads
+	// its arguments from (binutils, gcc): FILE is a read.
+	atFiles bool
+	// plainReads: every plain argument is a file read, with everything
+	// under it (go version -m FILE|DIR).
+	plainReads bool
+	// moves: the plain arguments (and a targetOpts value) are places it
+	// moves, renames or links, each with its tree; with editsAllWith, the
+	// plain arguments are moved too (rsync --remove-source-files). A moved
+	// place that a Read deny rule's match passes through is denied
+	// ("places, not files": programs_optreads.go).
+	moves bool
 	// edits: which plain arguments it changes, with everything under
 	// them ("all", "sources": all but the last, "last", "first"); tree:
 	// it may change any file under the working directory.
@@ -281,6 +300,7 @@ func checkDecl(d *progDecl) error {
 		{"scriptOpts", d.scriptOpts, false}, {"proxies", d.proxies, false}, {"installsTo", d.installsTo, false},
 		{"flags", d.flags, true}, {"gitConfig", d.gitConfig, false}, {"hostOpts", d.hostOpts, false},
 		{"placeOpts", d.placeOpts, false}, {"prefixOpts", d.prefixOpts, false},
+		{"pairs", d.pairs, false}, {"pairReads", d.pairReads, false},
 	}
 	for _, l := range lists {
 		for _, o := range l.list {
@@ -329,7 +349,8 @@ func checkDecl(d *progDecl) error {
 	if len(d.match) == 0 && len(d.forms) == 0 && d.breaker == nil && d.edits == "" && !d.tree && len(d.norm) == 0 && len(d.writes) == 0 && len(d.reads) == 0 && len(d.programs) == 0 &&
 		len(d.targetOpts) == 0 && len(d.editsAllWith) == 0 && d.writesArg == 0 && len(d.nested) == 0 && len(d.uncertainWith) == 0 &&
 		len(d.scriptOpts) == 0 && len(d.proxies) == 0 && len(d.installsTo) == 0 && len(d.uncertainPrefix) == 0 && len(d.gitConfig) == 0 &&
-		len(d.hostOpts) == 0 && d.urlArgs == "" && len(d.placeOpts) == 0 && len(d.prefixOpts) == 0 && d.hook == nil && len(d.stdinNames) == 0 {
+		len(d.hostOpts) == 0 && d.urlArgs == "" && len(d.placeOpts) == 0 && len(d.prefixOpts) == 0 && d.hook == nil && len(d.stdinNames) == 0 &&
+		!d.atFiles && !d.plainReads && !d.moves {
 		return fmt.Errorf("policy: program %q declares nothing to check", d.name)
 	}
 	for o := range d.nested {
@@ -390,6 +411,8 @@ func lookupDecl(base string, args []word) (*progDecl, []word) {
 type declOpt struct {
 	name string
 	val  *word
+	// first: the first value of a pairs option (val is the second).
+	first *word
 }
 
 // scanDecl reads args by d's option declaration: the options (with their
@@ -457,6 +480,13 @@ func (d *progDecl) scanInto(args []word, buf []word) (opts []declOpt, plain []wo
 				continue
 			}
 			if containsStr(d.valued, s) {
+				if containsStr(d.pairs, s) && i+1 < len(args) {
+					// NAME VALUE: the name is the option's first value.
+					v := args[i+1]
+					opts = append(opts, declOpt{name: s, val: &v, first: &args[i]})
+					i += 2
+					continue
+				}
 				if i < len(args) {
 					v := args[i]
 					opts = append(opts, declOpt{name: s, val: &v})
@@ -628,6 +658,7 @@ func (a *analyzer) declEffects(sc *subCmd, base string, args []word, ctx walkCtx
 		}
 	}
 	a.declWith(d, sc, opts)
+	a.declReadsMoves(d, sc, opts, plain) // programs_optreads.go
 	switch {
 	case hasDeclOpt(opts, d.keepsWith):
 	case hasDeclOpt(opts, d.editsAllWith) || d.edits == "sources" && hasDeclOpt(opts, d.targetOpts):
@@ -699,12 +730,8 @@ func (a *analyzer) declOptEffects(d *progDecl, sc *subCmd, opts []declOpt, ctx w
 			// workspace); an allow rule for the command covers it.
 			sc.readOnly = false
 			a.plainWrite(sc, o.val)
-		case containsStr(d.reads, o.name):
-			if o.val != nil && o.val.static {
-				sc.reads = append(sc.reads, a.pathRef(*o.val))
-			} else {
-				optUnknownRead(sc, o.name)
-			}
+		case containsStr(d.reads, o.name), containsStr(d.pairReads, o.name):
+			a.optRead(sc, o.name, o.val) // programs_optreads.go
 		case containsStr(d.programs, o.name):
 			sc.readOnly = false
 			a.optProgram(sc, o.name, o.val, inner)

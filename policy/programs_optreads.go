@@ -1,0 +1,239 @@
+package policy
+
+import (
+	"path"
+	"strings"
+)
+
+// Files a program reads through its options, response files and module
+// paths, and places it moves (red team 16; docs/policy.md, "Files read
+// through options" and "Moving a protected place"). What a program reads
+// or moves is said once, in its declaration: reads (an option's value is
+// a file read), pairReads (the second value of a two-valued option),
+// atFiles (a plain @FILE is a response file), plainReads (every plain
+// argument, with its tree), moves (the plain arguments are moved, renamed
+// or linked, with their trees); jq's hook reads the module paths of its
+// program text.
+
+// optRead is one file read through an option's value.
+type optRead struct {
+	opt string
+	ref pathRef
+}
+
+// optRead records the file an option's value names as a read (one only
+// known at run time is an unknown read: with Read rules, ask).
+func (a *analyzer) optRead(sc *subCmd, opt string, v *word) {
+	if v == nil || !v.static || !v.pathOK || v.glob || v.brace {
+		optUnknownRead(sc, opt)
+		sc.optReads = append(sc.optReads, optRead{opt: opt, ref: pathRef{raw: "(the value of " + opt + ")", unknown: true}})
+		return
+	}
+	if isHarmlessDevice(v.path) {
+		return
+	}
+	ref := a.pathRef(*v)
+	sc.reads = append(sc.reads, ref)
+	sc.optReads = append(sc.optReads, optRead{opt: opt, ref: ref})
+}
+
+// declReadsMoves: the response files, plain reads and moved places a
+// declaration names.
+func (a *analyzer) declReadsMoves(d *progDecl, sc *subCmd, opts []declOpt, plain []word) {
+	if d.atFiles {
+		for _, w := range plain {
+			if !strings.HasPrefix(w.s, "@") || len(w.s) < 2 {
+				continue
+			}
+			f := w
+			f.s, f.path = w.s[1:], strings.TrimPrefix(w.path, "@")
+			if !w.static {
+				f.pathOK = false
+			}
+			a.optRead(sc, "@", &f)
+		}
+	}
+	if d.plainReads {
+		for _, w := range plain {
+			if !w.static || !w.pathOK || w.glob || w.brace {
+				optUnknownRead(sc, d.name)
+				continue
+			}
+			ref := a.pathRef(w)
+			ref.recursive = true
+			sc.reads = append(sc.reads, ref)
+			sc.optReads = append(sc.optReads, optRead{opt: d.name, ref: ref})
+		}
+	}
+	if !d.moves && !hasDeclOpt(opts, d.editsAllWith) {
+		return
+	}
+	for _, w := range plain {
+		a.movedPlace(sc, w)
+	}
+	for _, o := range opts {
+		if containsStr(d.targetOpts, o.name) && o.val != nil {
+			a.movedPlace(sc, *o.val)
+		}
+	}
+}
+
+// movedPlace records w as a place moved with its tree.
+func (a *analyzer) movedPlace(sc *subCmd, w word) {
+	var ref pathRef
+	if !w.static || !w.pathOK || w.glob || w.brace {
+		ref = pathRef{raw: w.s, unknown: true}
+	} else {
+		ref = a.pathRef(w)
+	}
+	ref.recursive = true
+	sc.moved = append(sc.moved, ref)
+}
+
+// movedRule: the first rule of set for tool whose match a move of pi
+// breaks: the place itself, or a file under it, is one the rule names
+// (matchPath, with the tree), or the place is a directory every match of
+// the rule passes through with its name (secrets for secrets/**, ~ and
+// ~/.ssh for ~/.ssh/**, config for config/*.key). A move of a place that
+// is only some ancestor of a match (src for the any-depth .env) keeps the
+// rule's match: the moved file still meets it.
+func (ev *evaluator) movedRule(set *ruleSet, tool string, pi pathInfo) *rule {
+	if r := ev.matchPath(set, tool, pi, true); r != nil {
+		return r
+	}
+	if pi.unknown || pi.abs == "" {
+		return nil
+	}
+	var best *rule
+	for _, r := range set.byTool[tool] {
+		if best != nil && r.idx > best.idx {
+			break
+		}
+		if r.kind != rkPath {
+			continue
+		}
+		if ev.passesThrough(&r.path, pi.abs) || pi.real != pi.abs && ev.passesThrough(&r.path, pi.real) {
+			best = first(best, r)
+		}
+	}
+	return best
+}
+
+// passesThrough: abs is, exactly, a directory that a path the pattern
+// names runs through by name: it matches a leading part of the pattern
+// (as absolute segments) that holds a segment other than **.
+func (ev *evaluator) passesThrough(p *pathPattern, abs string) bool {
+	base := p.base(ev.env)
+	if base == "" || abs == "/" {
+		return false
+	}
+	full := p.glob
+	if p.up || base != "/" {
+		full = path.Join(base, p.glob)
+	}
+	segs := strings.Split(strings.Trim(full, "/"), "/")
+	rel := strings.TrimPrefix(abs, "/")
+	named := false
+	for j := 1; j < len(segs); j++ {
+		if segs[j-1] != "**" {
+			named = true
+		}
+		if !named {
+			continue
+		}
+		if compileGlob(strings.Join(segs[:j], "/")).match(rel, 0, nil) {
+			return true
+		}
+	}
+	return false
+}
+
+// movedDeny: a place a sub-command moves that a rule of set for Read (or
+// Edit) covers this way.
+func (ev *evaluator) movedHit(set *ruleSet, an *shellAnalysis) (*rule, *subCmd, pathInfo) {
+	for i := range an.subs {
+		sc := &an.subs[i]
+		for j := range sc.moved {
+			pi := ev.env.infoRef(&sc.moved[j])
+			if r := ev.movedRule(set, "Read", pi); r != nil {
+				return r, sc, pi
+			}
+		}
+	}
+	return nil, nil, pathInfo{}
+}
+
+// optReadsCovered: an allow rule r covers the files sc reads through its
+// options: each lies in the workspace, an allow Read rule names it, or r
+// names the option (Bash(git blame --contents *)); a prefix rule such as
+// Bash(go test *) does not reach a file outside the workspace.
+func (ev *evaluator) optReadsCovered(r *rule, sc *subCmd) bool {
+	if r == nil || r.kind == rkAny || len(sc.optReads) == 0 {
+		return true
+	}
+	for i := range sc.optReads {
+		o := &sc.optReads[i]
+		pi := ev.env.infoRef(&o.ref)
+		if !pi.unknown && ev.env.inWorkspace(pi) {
+			continue
+		}
+		if !pi.unknown && ev.matchPath(&ev.pol.allow, "Read", pi, false) != nil {
+			continue
+		}
+		if o.opt != "@" && optionMentioned(&r.bash, o.opt) {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+func init() {
+	declare(programsOptReadsDecls[:]...)
+}
+
+// jqFlags: jq's options without a value (jq takes no abbreviations: named
+// so that none reads as a prefix of --slurpfile or --rawfile).
+var jqFlags = []string{"--slurp", "--raw-input", "--null-input", "--compact-output", "--tab", "--join-output", "--raw-output",
+	"--raw-output0", "--ascii-output", "--sort-keys", "--color-output", "--monochrome-output", "--exit-status", "--seq",
+	"--stream", "--stream-errors", "--unbuffered", "--args", "--jsonargs", "--version", "--help", "--build-configuration"}
+
+// binutils: programs that read @FILE response files.
+var binutils = []string{"objdump", "readelf", "nm", "size", "addr2line", "c++filt", "ar", "ranlib", "objcopy", "strip", "elfedit", "gprof"}
+
+// programsOptReadsDecls: the declarations of this file, as data the linker
+// lays out; declared by init, in this order.
+var programsOptReadsDecls = [...]*progDecl{
+	// find -files0-from F: the start points are read from F (GNU find
+	// prints all of F in its error when they are not files).
+	&progDecl{name: "find", valued: []string{"-files0-from"}, reads: []string{"-files0-from"},
+		match: []string{"find -files0-from /etc/shadow"}, noMatch: []string{"find . -name '*.go'"}},
+	&progDecl{name: "git blame", aliases: []string{"git annotate"}, valued: []string{"--contents", "--ignore-revs-file", "-S", "--ignore-rev", "-L", "--since",
+		"--date", "--abbrev"}, reads: []string{"--contents", "--ignore-revs-file", "-S"},
+		flags: []string{"--incremental", "--porcelain", "--line-porcelain", "--show-name", "--show-number", "--show-email", "--show-stats",
+			"--root", "--reverse", "--first-parent", "--progress", "--score-debug", "--color-lines", "--color-by-age", "--minimal"},
+		match:   []string{"git blame --contents /etc/shadow README.md", "git blame --contents=/etc/shadow README.md", "git blame -S /etc/shadow x"},
+		noMatch: []string{"git blame README.md", "git blame -L 1,5 README.md"}},
+	&progDecl{name: "git grep", valued: []string{"-f", "-e", "-m", "--max-count", "-A", "-B", "-C", "--context", "--after-context",
+		"--before-context", "--max-depth", "--threads"}, reads: []string{"-f"},
+		match: []string{"git grep -f /etc/shadow"}, noMatch: []string{"git grep -e TODO", "git grep -n main -- '*.go'"}},
+	&progDecl{name: "git ls-files", valued: []string{"--exclude-from", "-X", "-x", "--exclude", "--exclude-per-directory", "--format",
+		"--with-tree", "--abbrev"}, reads: []string{"--exclude-from", "-X"}, flags: []string{"--exclude-standard"},
+		match:   []string{"git ls-files --exclude-from=/etc/shadow -o", "git ls-files -X /etc/shadow -o"},
+		noMatch: []string{"git ls-files -o --exclude-standard"}},
+	// go version [-m] FILE|DIR reads the binaries it names (a directory's
+	// recursively).
+	&progDecl{name: "go version", plainReads: true, match: []string{"go version -m /etc/shadow", "go version ~/.ssh"}, noMatch: []string{"go version"}},
+	&progDecl{name: "strings", aliases: binutils, valued: []string{"-n", "--bytes", "-t", "--radix", "-e", "--encoding", "-T", "--target",
+		"-s", "--output-separator"}, atFiles: true, match: []string{"strings @/etc/shadow"}, noMatch: []string{"strings -n 8 bin/tool"}},
+	// jq: the module paths of its program text (jqHook).
+	&progDecl{name: "jq", aliases: []string{"gojq"}, valued: []string{"-f", "--from-file", "-L", "--library-path", "--arg", "--argjson",
+		"--slurpfile", "--rawfile", "--indent"}, pairs: []string{"--arg", "--argjson", "--slurpfile", "--rawfile"},
+		pairReads: []string{"--slurpfile", "--rawfile"}, flags: jqFlags, hook: jqHook,
+		match: []string{"jq -n 'import \"config\" as $c {search: \"/home/u/.docker\"}; $c'", "jq -n -L /tmp 'include \"x\"; 1'",
+			"jq -n --rawfile k /etc/shadow '$k'"},
+		noMatch: []string{"jq '.name' package.json", "jq -n --arg x 1 '$x'", "jq --slurp . package.json"}},
+	&progDecl{name: "rename", moves: true, match: []string{"rename .ssh ssh /home/u/.ssh", "rename s/ssh/x/ /home/u"}},
+	&progDecl{name: "ln", valued: []string{"-t", "--target-directory", "-S", "--suffix"}, targetOpts: []string{"-t", "--target-directory"},
+		moves: true, match: []string{"ln -s /home/u/.ssh key"}},
+}

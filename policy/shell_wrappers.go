@@ -756,7 +756,7 @@ func (a *analyzer) findCmd(ws []word, text string, alts []string, ctx walkCtx) {
 			}
 		}
 	}
-	a.findEffects(&sc, args, starts) // shell_reads.go
+	a.findEffects(&sc, args, starts)      // shell_reads.go
 	a.declEffects(&sc, "find", args, ctx) // its declaration: -files0-from F is a read (programs_optreads.go)
 	for _, w := range args {
 		if w.static && w.s == "-files0-from" {

@@ -262,3 +262,60 @@ func TestMovingOtherPlacesIsNotDenied(t *testing.T) {
 		}
 	}
 }
+
+// TestJqModuleDoubts: what the reader of jq's header cannot resolve asks
+// (never allowed, in every mode but bypass); the controls stay allowed.
+func TestJqModuleDoubts(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want Decision
+	}{
+		{`jq -f prog.jq data.json`, Ask},
+		{`jq --from-file prog.jq data.json`, Ask},
+		{`jq -n -L lib 'include "x"; 1'`, Ask},
+		{`jq -n -L lib 'import "x" as x; x::f'`, Ask},
+		{"jq -n -L lib '# c \\\nimport \"x\" as $x; $x'", Ask},
+		{`jq -n -L lib '1 as $a | import "x" as $x; $x'`, Ask},
+		{`jq -n -L lib 'import "x" as $x {search: "\(env.D)"}; $x'`, Ask},
+		{`jq -n -L lib 'import "x" as $x {search: $__prog}; $x'`, Ask},
+		{`jq -n 'import "x" as $x; $x'`, Ask}, // ~/.jq/x.json: outside the workspace
+		{`jq -n -L lib 'import "../../etc/x" as $x; $x'`, Ask},
+		{`jq "$f" x.json`, Ask},
+		{`jq '.a | "import"' f.json`, Ask}, // a word past the header: doubt, never allowed
+		{`jq -n -L lib 'import "x" as $x; $x'`, Allow},
+		{`jq -n -L lib 'module {a: 1}; import "x" as $x {search: ["./data", "lib"], b: true}; $x'`, Allow},
+		{`jq -r .x f.json`, Allow},
+		{`jq -n --arg k v '$k'`, Allow},
+	} {
+		pc := policyCase{Src: "jq", Tool: "Bash", Cmd: c.cmd}
+		if c.want == Allow {
+			if v := Evaluate(pc.input(t)); v.Decision != Allow {
+				t.Errorf("%s: %s (%s), want allow", c.cmd, v.Decision, v.Reason)
+			}
+			continue
+		}
+		if f := judgeEveryMode(t, pc, c.want); f != "" {
+			t.Errorf("%s: %s", c.cmd, f)
+		}
+	}
+}
+
+// TestOptionReadNamedByTheRule: a file read outside the workspace through
+// an option is allowed by a rule that names the option, by Bash, and by
+// an allow Read rule for the file; not by a prefix rule.
+func TestOptionReadNamedByTheRule(t *testing.T) {
+	for _, c := range []struct {
+		allow []string
+		want  Decision
+	}{
+		{[]string{"Bash(go test *)"}, Ask},
+		{[]string{"Bash(go test -overlay=*)"}, Allow},
+		{[]string{"Bash"}, Allow},
+		{[]string{"Bash(go test *)", "Read(//etc/x)"}, Allow},
+	} {
+		pc := policyCase{Src: "go", Tool: "Bash", Cmd: "go test -overlay=/etc/x ./...", Allow: c.allow}
+		if v := Evaluate(pc.input(t)); v.Decision != c.want {
+			t.Errorf("under %v: %s (%s), want %s", c.allow, v.Decision, v.Reason, c.want)
+		}
+	}
+}

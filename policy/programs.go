@@ -730,6 +730,9 @@ func (a *analyzer) declOptEffects(d *progDecl, sc *subCmd, opts []declOpt, ctx w
 			// workspace); an allow rule for the command covers it.
 			sc.readOnly = false
 			a.plainWrite(sc, o.val)
+			if containsStr(d.reads, o.name) {
+				a.optRead(sc, o.name, o.val) // read and written (go test -fuzzcachedir)
+			}
 		case containsStr(d.reads, o.name), containsStr(d.pairReads, o.name):
 			a.optRead(sc, o.name, o.val) // programs_optreads.go
 		case containsStr(d.programs, o.name):

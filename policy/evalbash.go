@@ -363,6 +363,9 @@ func (ev *evaluator) unknownPaths(an *shellAnalysis) string {
 		if s := check("Read", an.subs[i].argReads); s != "" {
 			return s
 		}
+		if s := ev.unknownMoved(an.subs[i].moved, guardRead); s != "" {
+			return s // a moved place known only at run time (mv sec* pub)
+		}
 	}
 	return ""
 }

@@ -80,12 +80,7 @@ func (a *analyzer) declReadsMoves(d *progDecl, sc *subCmd, opts []declOpt, plain
 
 // movedPlace records w as a place moved with its tree.
 func (a *analyzer) movedPlace(sc *subCmd, w word) {
-	var ref pathRef
-	if !w.static || !w.pathOK || w.glob || w.brace {
-		ref = pathRef{raw: w.s, unknown: true}
-	} else {
-		ref = a.pathRef(w)
-	}
+	ref := a.pathRef(w) // a glob keeps its pattern; a variable is unknown
 	ref.recursive = true
 	sc.moved = append(sc.moved, ref)
 }
@@ -247,7 +242,60 @@ var programsOptReadsDecls = [...]*progDecl{
 		"--reedit-message"}, reads: []string{"-F", "--file"}, match: []string{"git notes add -F /etc/shadow"}, noMatch: []string{"git notes add -m x"}},
 	&progDecl{name: "git notes append", valued: []string{"-F", "--file", "-m", "--message", "-C", "--reuse-message", "-c",
 		"--reedit-message"}, reads: []string{"-F", "--file"}, match: []string{"git notes append -F /etc/shadow"}},
-	&progDecl{name: "rename", moves: true, match: []string{"rename .ssh ssh /home/u/.ssh", "rename s/ssh/x/ /home/u"}},
+	&progDecl{name: "git worktree move", moves: true, match: []string{"git worktree move /home/u/.ssh x"}},
+	&progDecl{name: "rename", aliases: []string{"perl-rename", "prename", "file-rename", "rename.ul"}, moves: true, match: []string{"rename .ssh ssh /home/u/.ssh", "rename s/ssh/x/ /home/u"}},
 	&progDecl{name: "ln", valued: []string{"-t", "--target-directory", "-S", "--suffix"}, targetOpts: []string{"-t", "--target-directory"},
 		moves: true, match: []string{"ln -s /home/u/.ssh key"}},
+}
+
+// unknownMoved: a place moved that is known only at run time, while a
+// Read rule could name it: a variable, or a glob whose last segment could
+// be a name some Read deny or ask rule holds (mv sec* pub under
+// Read(secrets/**); mv src/*.go lib stays checkable under it).
+func (ev *evaluator) unknownMoved(refs []pathRef, guardRead bool) string {
+	if !guardRead {
+		return ""
+	}
+	for i := range refs {
+		ref := &refs[i]
+		if !ref.unknown {
+			continue
+		}
+		if ref.pattern != "" && !strings.ContainsAny(ref.pattern, "{}") && !ev.globMayNameRead(path.Base(ref.pattern)) {
+			continue
+		}
+		what := ref.raw
+		if ref.pattern != "" {
+			what = ref.pattern
+		}
+		return "the place " + what + " it moves is only known at run time and a Read rule could name it"
+	}
+	return ""
+}
+
+// globMayNameRead: a name matching glob (one segment) could be a segment
+// of a Read deny or ask rule: a literal segment the glob matches, or any
+// segment with wildcards of its own (the reader does not intersect two
+// globs).
+func (ev *evaluator) globMayNameRead(glob string) bool {
+	for _, set := range [2]*ruleSet{&ev.pol.deny, &ev.pol.ask} {
+		for _, r := range set.byTool["Read"] {
+			if r.kind != rkPath {
+				return true
+			}
+			full := r.path.glob
+			if r.path.up || r.path.anchor != anchorAbs {
+				full = path.Join(r.path.base(ev.env), full)
+			}
+			for _, seg := range strings.Split(strings.Trim(full, "/"), "/") {
+				if seg == "**" || seg == "" {
+					continue
+				}
+				if strings.ContainsAny(seg, "*?[\\") || matchGlob(glob, seg) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

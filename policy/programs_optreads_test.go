@@ -319,3 +319,32 @@ func TestOptionReadNamedByTheRule(t *testing.T) {
 		}
 	}
 }
+
+// TestMovingAPlaceKnownAtRunTime: a moved place named by a glob that could
+// match a name a Read rule holds, a brace or a variable is doubt while the
+// rule exists: never allowed, in every mode, bypass included (or a
+// breaker's ask). A glob that cannot name a place a rule runs through
+// stays allowed under Bash(mv *).
+func TestMovingAPlaceKnownAtRunTime(t *testing.T) {
+	for _, cmd := range []string{"mv sec* pub", "mv se?rets pub", "mv s*/ pub", "mv {secrets,x} pub", `mv "$D" pub`,
+		"git mv sec* pub", "ln -s sec* pub", "rename s/a/b/ sec*", "rsync -a --remove-source-files sec* pub/"} {
+		for _, m := range adversarialModes {
+			prog := strings.Fields(cmd)[0]
+			if prog == "git" {
+				prog = "git mv"
+			}
+			pc := policyCase{Src: "glob", Tool: "Bash", Cmd: cmd, Allow: []string{"Bash(" + prog + " *)"}, Deny: []string{"Read(secrets/**)"}}
+			in := pc.input(t)
+			in.Mode, in.AgentBypass = m.mode, m.agentBypass
+			if v := Evaluate(in); v.Decision == Allow {
+				t.Errorf("%s in %s: allowed (%s)", cmd, m.name, v.Reason)
+			}
+		}
+	}
+	for _, cmd := range []string{"mv src/*.go lib/", "mv docs/*.md manual/"} {
+		pc := policyCase{Src: "glob", Tool: "Bash", Cmd: cmd, Allow: []string{"Bash(mv *)"}, Deny: []string{"Read(secrets/**)"}}
+		if v := Evaluate(pc.input(t)); v.Decision != Allow {
+			t.Errorf("%s: %s (%s), want allow", cmd, v.Decision, v.Reason)
+		}
+	}
+}

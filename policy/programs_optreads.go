@@ -242,6 +242,13 @@ var programsOptReadsDecls = [...]*progDecl{
 		"--reedit-message"}, reads: []string{"-F", "--file"}, match: []string{"git notes add -F /etc/shadow"}, noMatch: []string{"git notes add -m x"}},
 	&progDecl{name: "git notes append", valued: []string{"-F", "--file", "-m", "--message", "-C", "--reuse-message", "-c",
 		"--reedit-message"}, reads: []string{"-F", "--file"}, match: []string{"git notes append -F /etc/shadow"}},
+	&progDecl{name: "git config", valued: []string{"-f", "--file", "--blob", "--type", "--default", "--comment"}, reads: []string{"-f", "--file"},
+		flags: []string{"--list", "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--global", "--system", "--local", "--worktree",
+			"--add", "--unset", "--unset-all", "--replace-all", "--edit", "--show-origin", "--show-scope", "--name-only", "--null",
+			"--bool", "--int", "--bool-or-int", "--path", "--expiry-date", "--includes", "--no-includes", "--get-color",
+			"--get-colorbool", "--rename-section", "--remove-section", "--fixed-value", "--no-type"},
+		match:   []string{"git config -f /home/u/.ssh/config --list", "git config --file=/etc/shadow -l"},
+		noMatch: []string{"git config --get user.name", "git config --list"}},
 	&progDecl{name: "git worktree move", moves: true, match: []string{"git worktree move /home/u/.ssh x"}},
 	&progDecl{name: "rename", aliases: []string{"perl-rename", "prename", "file-rename", "rename.ul"}, moves: true, match: []string{"rename .ssh ssh /home/u/.ssh", "rename s/ssh/x/ /home/u"}},
 	&progDecl{name: "ln", valued: []string{"-t", "--target-directory", "-S", "--suffix"}, targetOpts: []string{"-t", "--target-directory"},
@@ -298,4 +305,36 @@ func (ev *evaluator) globMayNameRead(glob string) bool {
 		}
 	}
 	return false
+}
+
+// gitFileKeys: the last part of git configuration keys whose value is a
+// file git reads (and may print: blame.ignoreRevsFile names its first
+// word in an error, commit.template becomes a commit message,
+// http.cookieFile is sent to the server).
+var gitFileKeys = map[string]bool{"ignorerevsfile": true, "template": true, "excludesfile": true, "attributesfile": true,
+	"file": true, "orderfile": true, "cookiefile": true, "sslcert": true, "sslkey": true, "sslcainfo": true, "proxysslcert": true,
+	"proxysslkey": true, "proxysslcainfo": true, "allowedsignersfile": true, "revocationfile": true, "aliasesfile": true}
+
+// gitConfigReads: `git -c KEY=FILE` for a key whose value is a file git
+// reads is a read of FILE through the option -c (red team 16's option
+// reads in git's configuration spelling).
+func (a *analyzer) gitConfigReads(sc *subCmd, cfg []word) {
+	for _, w := range cfg {
+		key, val, ok := strings.Cut(w.s, "=")
+		if !ok {
+			continue
+		}
+		k := strings.ToLower(key)
+		if i := strings.LastIndexByte(k, '.'); i >= 0 {
+			k = k[i+1:]
+		}
+		if !gitFileKeys[k] || val == "" {
+			continue
+		}
+		v := staticWordPath(val)
+		if !w.static {
+			v.static, v.pathOK = false, false
+		}
+		a.optRead(sc, "-c", &v)
+	}
 }

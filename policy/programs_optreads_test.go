@@ -348,3 +348,35 @@ func TestMovingAPlaceKnownAtRunTime(t *testing.T) {
 		}
 	}
 }
+
+// TestGitConfigFileKeysAreReads: every configuration key whose value is a
+// file git reads, set with -c (in any case, under a section with a
+// subsection), is a read: a Read-denied file is denied in every mode, one
+// outside the workspace is never allowed without asking, under Bash(git
+// *) too.
+func TestGitConfigFileKeysAreReads(t *testing.T) {
+	keys := make([]string, 0, len(gitFileKeys))
+	for k := range gitFileKeys {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		for _, spell := range []string{"x." + k, "X." + strings.ToUpper(k), "http.https://example.com." + k} {
+			for _, allow := range [][]string{nil, {"Bash(git *)"}} {
+				deny := policyCase{Src: "git -c", Tool: "Bash", Cmd: "git -c " + spell + "=secrets/key log", Allow: allow, Deny: []string{"Read(secrets/**)"}}
+				if f := judgeEveryMode(t, deny, Deny); f != "" {
+					t.Errorf("%s under %v: %s", deny.Cmd, allow, f)
+				}
+				ask := policyCase{Src: "git -c", Tool: "Bash", Cmd: "git -c " + spell + "=/home/u/.aws/credentials log", Allow: allow}
+				if f := judgeEveryMode(t, ask, Ask); f != "" {
+					t.Errorf("%s under %v: %s", ask.Cmd, allow, f)
+				}
+			}
+		}
+	}
+	// control: a key that names no file stays allowed under Bash(git *).
+	pc := policyCase{Src: "git -c", Tool: "Bash", Cmd: "git -c user.name=/home/u/x log", Allow: []string{"Bash(git *)"}}
+	if v := Evaluate(pc.input(t)); v.Decision != Allow {
+		t.Errorf("%s: %s (%s), want allow", pc.Cmd, v.Decision, v.Reason)
+	}
+}

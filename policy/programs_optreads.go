@@ -250,7 +250,8 @@ var programsOptReadsDecls = [...]*progDecl{
 		match:   []string{"git config -f /home/u/.ssh/config --list", "git config --file=/etc/shadow -l"},
 		noMatch: []string{"git config --get user.name", "git config --list"}},
 	&progDecl{name: "git worktree move", moves: true, match: []string{"git worktree move /home/u/.ssh x"}},
-	&progDecl{name: "rename", aliases: []string{"perl-rename", "prename", "file-rename", "rename.ul"}, moves: true, match: []string{"rename .ssh ssh /home/u/.ssh", "rename s/ssh/x/ /home/u"}},
+	&progDecl{name: "rename", aliases: []string{"perl-rename", "prename", "file-rename", "rename.ul"}, moves: true, hook: renameHook, match: []string{"rename .ssh ssh /home/u/.ssh", "rename s/ssh/x/ /home/u"}},
+	&progDecl{name: "link", moves: true, match: []string{"link /home/u/.ssh/id_rsa k"}},
 	&progDecl{name: "ln", valued: []string{"-t", "--target-directory", "-S", "--suffix"}, targetOpts: []string{"-t", "--target-directory"},
 		moves: true, match: []string{"ln -s /home/u/.ssh key"}},
 }
@@ -337,4 +338,14 @@ func (a *analyzer) gitConfigReads(sc *subCmd, cfg []word) {
 		}
 		a.optRead(sc, "-c", &v)
 	}
+}
+
+// renameHook: perl's rename runs its first argument (or -e's) as Perl
+// code: its words are probed as an unknown program's are (a command in
+// system("...") meets the deny rules and breakers), as before rename was
+// declared.
+func renameHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkCtx) {
+	ws := make([]word, 0, 1+len(plain))
+	ws = append(ws, staticWord("rename"))
+	a.probe(append(ws, plain...), ctx)
 }

@@ -380,3 +380,23 @@ func TestGitConfigFileKeysAreReads(t *testing.T) {
 		t.Errorf("%s: %s (%s), want allow", pc.Cmd, v.Decision, v.Reason)
 	}
 }
+
+// TestRenameStillProbesItsCode: declaring rename (a move) keeps what the
+// reader did for it as an unknown program: perl's rename runs its
+// expression as code, and a command in it meets the deny rules in every
+// mode, bypass included.
+func TestRenameStillProbesItsCode(t *testing.T) {
+	for _, cmd := range []string{`rename 's/x/y/; system("rm -rf /home/u")' f`, `prename -e 'system("rm -rf x")' f`} {
+		pc := policyCase{Src: "rename", Tool: "Bash", Cmd: cmd, Allow: []string{"Bash(rename *)", "Bash(prename *)"}, Deny: []string{"Bash(rm *)"}}
+		if f := judgeEveryMode(t, pc, Ask); f != "" {
+			t.Errorf("%s: %s", cmd, f)
+		}
+		for _, m := range []Mode{ModeBypass} {
+			in := pc.input(t)
+			in.Mode = m
+			if v := Evaluate(in); v.Decision == Allow {
+				t.Errorf("%s in %s: allowed (%s)", cmd, m, v.Reason)
+			}
+		}
+	}
+}

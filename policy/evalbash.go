@@ -58,6 +58,11 @@ func (ev *evaluator) bashDecide(tool string, an *shellAnalysis) Verdict {
 			}
 		}
 	}
+	if r, sc, pi := ev.movedHit(&pol.deny, an); r != nil {
+		// moving the place moves the files the rule protects to names it
+		// does not (programs_optreads.go).
+		return ev.denyRule(r, " (`"+sc.text+"` moves "+showPath(pi)+", a place the rule protects)")
+	}
 	if r, u, _ := ev.fetchRule(&pol.deny, an); r != nil {
 		return ev.denyRule(r, " (the command connects to "+u+")")
 	}
@@ -119,6 +124,9 @@ func (ev *evaluator) bashDecide(tool string, an *shellAnalysis) Verdict {
 	}
 	if r, pi := ev.pathRule(&pol.ask, an, true); r != nil {
 		return ev.askRule(r, " (path "+showPath(pi)+")", readOnly)
+	}
+	if r, sc, pi := ev.movedHit(&pol.ask, an); r != nil {
+		return ev.askRule(r, " (`"+sc.text+"` moves "+showPath(pi)+", a place the rule protects)", readOnly)
 	}
 	if r, u, _ := ev.fetchRule(&pol.ask, an); r != nil {
 		return ev.askRule(r, " (the command connects to "+u+")", readOnly)
@@ -355,17 +363,20 @@ func (ev *evaluator) unknownPaths(an *shellAnalysis) string {
 		if s := check("Read", an.subs[i].argReads); s != "" {
 			return s
 		}
+		if s := ev.unknownMoved(an.subs[i].moved, guardRead); s != "" {
+			return s // a moved place known only at run time (mv sec* pub)
+		}
 	}
 	return ""
 }
 
 // allowSub says what allows one sub-command ("" if nothing does).
 func (ev *evaluator) allowSub(sc *subCmd) (Source, *rule) {
-	if r := matchBashAllow(&ev.pol.allow, sc); r != nil {
+	if r := matchBashAllow(&ev.pol.allow, sc); r != nil && ev.optReadsCovered(r, sc) {
 		return SourceRule, r
 	}
 	if ev.sess != nil {
-		if r := matchBashAllow(&ev.sess.allow, sc); r != nil {
+		if r := matchBashAllow(&ev.sess.allow, sc); r != nil && ev.optReadsCovered(r, sc) {
 			return SourceSessionGrant, r
 		}
 	}

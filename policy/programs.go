@@ -73,8 +73,27 @@ type progDecl struct {
 	// code the line feeds it (a here-string or here-doc is read as shell;
 	// anything else is uncertain).
 	stdinCode []string
-	// reads / writes: options whose value is a file read / written.
+	// reads / writes: options whose value is a file read / written. A
+	// file read through an option is judged as any read (Read rules, the
+	// workspace) and, outside the workspace, a prefix allow rule covers it
+	// only if it names the option (programs_optreads.go).
 	reads, writes []string
+	// pairs: options that take two values (jq --arg NAME VALUE);
+	// pairReads: of those, the ones whose second value is a file read
+	// (jq --rawfile NAME FILE). Both must also be declared valued.
+	pairs, pairReads []string
+	// atFiles: a plain argument @FILE is a response file the program reads
+	// its arguments from (binutils, gcc): FILE is a read.
+	atFiles bool
+	// plainReads: every plain argument is a file read, with everything
+	// under it (go version -m FILE|DIR).
+	plainReads bool
+	// moves: the plain arguments (and a targetOpts value) are places it
+	// moves, renames or links, each with its tree; with editsAllWith, the
+	// plain arguments are moved too (rsync --remove-source-files). A moved
+	// place that a Read deny rule's match passes through is denied
+	// ("places, not files": programs_optreads.go).
+	moves bool
 	// edits: which plain arguments it changes, with everything under
 	// them ("all", "sources": all but the last, "last", "first"); tree:
 	// it may change any file under the working directory.
@@ -281,6 +300,7 @@ func checkDecl(d *progDecl) error {
 		{"scriptOpts", d.scriptOpts, false}, {"proxies", d.proxies, false}, {"installsTo", d.installsTo, false},
 		{"flags", d.flags, true}, {"gitConfig", d.gitConfig, false}, {"hostOpts", d.hostOpts, false},
 		{"placeOpts", d.placeOpts, false}, {"prefixOpts", d.prefixOpts, false},
+		{"pairs", d.pairs, false}, {"pairReads", d.pairReads, false},
 	}
 	for _, l := range lists {
 		for _, o := range l.list {
@@ -329,7 +349,8 @@ func checkDecl(d *progDecl) error {
 	if len(d.match) == 0 && len(d.forms) == 0 && d.breaker == nil && d.edits == "" && !d.tree && len(d.norm) == 0 && len(d.writes) == 0 && len(d.reads) == 0 && len(d.programs) == 0 &&
 		len(d.targetOpts) == 0 && len(d.editsAllWith) == 0 && d.writesArg == 0 && len(d.nested) == 0 && len(d.uncertainWith) == 0 &&
 		len(d.scriptOpts) == 0 && len(d.proxies) == 0 && len(d.installsTo) == 0 && len(d.uncertainPrefix) == 0 && len(d.gitConfig) == 0 &&
-		len(d.hostOpts) == 0 && d.urlArgs == "" && len(d.placeOpts) == 0 && len(d.prefixOpts) == 0 && d.hook == nil && len(d.stdinNames) == 0 {
+		len(d.hostOpts) == 0 && d.urlArgs == "" && len(d.placeOpts) == 0 && len(d.prefixOpts) == 0 && d.hook == nil && len(d.stdinNames) == 0 &&
+		!d.atFiles && !d.plainReads && !d.moves {
 		return fmt.Errorf("policy: program %q declares nothing to check", d.name)
 	}
 	for o := range d.nested {
@@ -390,6 +411,8 @@ func lookupDecl(base string, args []word) (*progDecl, []word) {
 type declOpt struct {
 	name string
 	val  *word
+	// first: the first value of a pairs option (val is the second).
+	first *word
 }
 
 // scanDecl reads args by d's option declaration: the options (with their
@@ -457,6 +480,13 @@ func (d *progDecl) scanInto(args []word, buf []word) (opts []declOpt, plain []wo
 				continue
 			}
 			if containsStr(d.valued, s) {
+				if containsStr(d.pairs, s) && i+1 < len(args) {
+					// NAME VALUE: the name is the option's first value.
+					v := args[i+1]
+					opts = append(opts, declOpt{name: s, val: &v, first: &args[i]})
+					i += 2
+					continue
+				}
 				if i < len(args) {
 					v := args[i]
 					opts = append(opts, declOpt{name: s, val: &v})
@@ -628,6 +658,7 @@ func (a *analyzer) declEffects(sc *subCmd, base string, args []word, ctx walkCtx
 		}
 	}
 	a.declWith(d, sc, opts)
+	a.declReadsMoves(d, sc, opts, plain) // programs_optreads.go
 	switch {
 	case hasDeclOpt(opts, d.keepsWith):
 	case hasDeclOpt(opts, d.editsAllWith) || d.edits == "sources" && hasDeclOpt(opts, d.targetOpts):
@@ -665,97 +696,6 @@ func (a *analyzer) declEffects(sc *subCmd, base string, args []word, ctx walkCtx
 		}
 	}
 	a.bareDeclEffects(d, sc, base, args, ctx) // programs_rt3.go
-}
-
-// declOptEffects records what the options of a declared program do.
-func (a *analyzer) declOptEffects(d *progDecl, sc *subCmd, opts []declOpt, ctx walkCtx) {
-	inner := ctx
-	inner.gate = true
-	for _, o := range opts {
-		switch {
-		case containsStr(d.code, o.name):
-			sc.readOnly = false
-			sc.optDanger = append(sc.optDanger, o.name)
-			if o.val == nil {
-				a.setUncertain(d.name + " " + o.name + " has no command")
-				continue
-			}
-			a.shellCode(*o.val, d.name+" "+o.name, inner)
-		case containsStr(d.escapeOpts, o.name):
-			if o.val != nil {
-				a.declEscape(d, sc, *o.val, inner)
-			}
-		case d.nested[o.name] != nil:
-			a.nestedOpts(d, sc, o, inner)
-		case containsStr(d.targetOpts, o.name):
-			sc.readOnly = false
-			if o.val != nil {
-				ref := a.pathRef(*o.val)
-				ref.recursive = true
-				sc.writes = append(sc.writes, ref)
-			}
-		case containsStr(d.writes, o.name):
-			// checked like any write (Edit rules, breakers, the
-			// workspace); an allow rule for the command covers it.
-			sc.readOnly = false
-			a.plainWrite(sc, o.val)
-		case containsStr(d.reads, o.name):
-			if o.val != nil && o.val.static {
-				sc.reads = append(sc.reads, a.pathRef(*o.val))
-			} else {
-				optUnknownRead(sc, o.name)
-			}
-		case containsStr(d.programs, o.name):
-			sc.readOnly = false
-			a.optProgram(sc, o.name, o.val, inner)
-		case containsStr(d.gitConfig, o.name) && o.val != nil:
-			if h, ok := gitProxyConfig(*o.val); ok {
-				sc.proxies = append(sc.proxies, h)
-			}
-			a.gitConfigCode("-c", *o.val, inner)
-		case containsStr(d.scriptOpts, o.name):
-			a.scriptOptEffect(d, sc, o) // programs_rt3.go
-		case containsStr(d.proxies, o.name):
-			sc.proxies = append(sc.proxies, proxyValue(o.val))
-		case containsStr(d.installsTo, o.name):
-			sc.readOnly = false
-			a.installTarget(d, sc, o) // programs_rt3.go
-		case containsStr(d.hostOpts, o.name):
-			a.hostOpt(sc, o) // programs_rt4.go
-		case containsStr(d.placeOpts, o.name), containsStr(d.prefixOpts, o.name):
-			sc.readOnly = false
-			a.placeTarget(d, sc, o.name, o.val, containsStr(d.prefixOpts, o.name)) // programs_rt4.go
-		}
-	}
-}
-
-// declEscape reads w through the program's own escape syntax.
-func (a *analyzer) declEscape(d *progDecl, sc *subCmd, w word, ctx walkCtx) {
-	if !w.static {
-		a.setUncertain(d.name + " runs a command known only at run time")
-		return
-	}
-	if code, ok := d.escape(w.s); ok {
-		sc.readOnly = false
-		sc.optDanger = append(sc.optDanger, d.name+" escape")
-		a.shellCode(staticWord(code), d.name, ctx)
-	}
-}
-
-// makeStdin reads a makefile fed on standard input: every recipe line (a
-// line starting with a tab) is shell code.
-func (a *analyzer) makeStdin(src string, ctx walkCtx) {
-	for _, line := range strings.Split(src, "\n") {
-		if strings.HasPrefix(line, "\t") {
-			l := strings.TrimLeft(line, "\t@-+ ")
-			if strings.ContainsAny(l, "$") {
-				a.setUncertain("make runs a recipe with make variables")
-			}
-			a.shellCode(staticWord(l), "make recipe", ctx)
-		} else if strings.Contains(line, "$(shell") || strings.Contains(line, "include") {
-			a.setUncertain("the makefile runs or includes code")
-		}
-	}
 }
 
 // declEdits records what a declared program changes for the Edit rules.

@@ -21,7 +21,7 @@ func init() {
 	for _, sub := range []string{"test", "build", "vet", "install"} {
 		declare(&progDecl{name: "go " + sub, valued: goValued, code: []string{"-exec", "-toolexec"},
 			programs: []string{"-vettool"}, writes: goWrites, breaker: goInstallBreaker(sub),
-			nested: map[string][]string{"-ldflags": {"-extld", "-extldflags"}, "-gcflags": {}, "-asmflags": {}}, reads: []string{"-overlay", "-modfile"},
+			nested: map[string][]string{"-ldflags": {"-extld", "-extldflags"}, "-gcflags": {}, "-asmflags": {}}, reads: []string{"-overlay", "-modfile", "-fuzzcachedir"},
 			forms:   []string{"go " + sub + " -exec '%s' ./...", "go " + sub + " -toolexec='%s' ./..."},
 			match:   []string{"go " + sub + " -exec 'rm -rf build' ./..."},
 			noMatch: goNoMatch(sub)})

@@ -23,7 +23,7 @@ func init() {
 // (no allocation at start-up); declared by init, in this order.
 var programsEditsDecls = [...]*progDecl{
 	&progDecl{name: "mv", valued: []string{"-t", "--target-directory", "-S", "--suffix", "--backup"}, edits: "sources", targetOpts: []string{"-t", "--target-directory"},
-		match: []string{"mv src /tmp/gone"}},
+		moves: true, match: []string{"mv src /tmp/gone"}},
 	&progDecl{name: "rsync", valued: []string{"-e", "--rsh", "--rsync-path", "--exclude", "--include", "--filter", "-f",
 		"--files-from", "--exclude-from", "--include-from", "--backup-dir", "--suffix", "--chmod", "--chown", "-T", "--temp-dir",
 		"--partial-dir", "--log-file", "--password-file", "--compare-dest", "--link-dest", "--copy-dest", "-B", "--block-size"},
@@ -41,7 +41,7 @@ var programsEditsDecls = [...]*progDecl{
 		reads: []string{"--pathspec-from-file"}, match: []string{"git restore src/main.go"}},
 	&progDecl{name: "git switch", valued: []string{"-c", "-C", "--orphan", "--conflict"}, tree: true, match: []string{"git switch main"}},
 	&progDecl{name: "git rm", valued: []string{"--pathspec-from-file"}, edits: "all", match: []string{"git rm -r src"}},
-	&progDecl{name: "git mv", edits: "all", match: []string{"git mv src lib"}},
+	&progDecl{name: "git mv", edits: "all", moves: true, match: []string{"git mv src lib"}},
 	&progDecl{name: "gofmt", editsWith: []string{"-w"}, edits: "all", match: []string{"gofmt -w src/main.go"}, noMatch: []string{"gofmt -l ."}},
 	&progDecl{name: "prettier", editsWith: []string{"--write", "-w"}, edits: "all", match: []string{"prettier --write src/"}},
 }

@@ -132,6 +132,7 @@ func (a *analyzer) gitCmd(ws []word, text string, alts []string, ctx walkCtx) {
 	risky := false
 	var gitDirs []pathRef
 	var proxies []string
+	var cfg []word // -c KEY=VALUE words (gitConfigReads)
 	i := 0
 	for i < len(args) && args[i].static && strings.HasPrefix(args[i].s, "-") {
 		s := args[i].s
@@ -165,6 +166,9 @@ func (a *analyzer) gitCmd(ws []word, text string, alts []string, ctx walkCtx) {
 			if i+1 < len(args) {
 				kept = append(kept, args[i], args[i+1])
 				a.gitConfigCode(s, args[i+1], ctx)
+				if s == "-c" {
+					cfg = append(cfg, args[i+1])
+				}
 			}
 			i += 2
 			continue
@@ -206,5 +210,6 @@ func (a *analyzer) gitCmd(ws []word, text string, alts []string, ctx walkCtx) {
 	}
 	a.gitReads(&sc, rest)
 	a.declEffects(&sc, "git", rest, ctx)
+	a.gitConfigReads(&sc, cfg) // programs_optreads.go
 	a.addSub(sc, ctx)
 }

@@ -83,6 +83,15 @@ type subCmd struct {
 	// checked-out path, the whole working tree of git reset --hard): met
 	// by Edit deny and ask rules only (programs.go).
 	editReach []pathRef
+	// moved: places the command moves, renames or links, each with its
+	// tree (mv, git mv, ln, rsync --remove-source-files): one a Read deny
+	// rule's match passes through is denied (programs_optreads.go).
+	moved []pathRef
+	// optReads: files read through an option's value (git blame
+	// --contents F, find -files0-from F), also in reads: outside the
+	// workspace, an allow rule covers the command only if it names the
+	// option.
+	optReads []optRead
 	// proxies: hosts the command connects through besides its URLs (a
 	// declared proxy option, git -c http.proxy, ssh -J): each meets the
 	// WebFetch domain rules; "$" when one is known only at run time

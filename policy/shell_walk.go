@@ -669,6 +669,7 @@ func (a *analyzer) addSub(sc subCmd, ctx walkCtx) {
 		// a guess at a command: only its text and breaker are judged.
 		sc.kind = skProbe
 		sc.reads, sc.writes, sc.argReads, sc.optDanger, sc.editReach = nil, nil, nil, nil, nil
+		sc.moved, sc.optReads = nil, nil
 	}
 	if len(a.an.subs) >= maxSubCommands {
 		a.setUncertain("the command has too many sub-commands")

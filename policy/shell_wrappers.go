@@ -756,7 +756,18 @@ func (a *analyzer) findCmd(ws []word, text string, alts []string, ctx walkCtx) {
 			}
 		}
 	}
-	a.findEffects(&sc, args, starts) // shell_reads.go
+	a.findEffects(&sc, args, starts)      // shell_reads.go
+	a.declEffects(&sc, "find", args, ctx) // its declaration: -files0-from F is a read (programs_optreads.go)
+	for _, w := range args {
+		if w.static && w.s == "-files0-from" {
+			// the start points are F's lines: what it walks (and deletes,
+			// and hands to -exec) is known only at run time.
+			optUnknownRead(&sc, w.s)
+			if !sc.readOnly || len(execs) > 0 {
+				a.setUncertain("find -files0-from acts on start points known only at run time")
+			}
+		}
+	}
 	if sc.breaker == "" {
 		sc.breaker = a.findExecBreaker(starts, execs, args)
 	}

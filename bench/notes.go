@@ -203,5 +203,18 @@ message in process:
   **Decision hooks** now run in a bubblewrap sandbox of their own wherever agents run in one (docs/sandbox.md): about
   30 ms more per command hook consultation (20 starts of /bin/true through it: 0.88 s against 0.26 s); the Fleet
   section's command-hook row was measured before.
+- **2026-11-27 (session 16), the HTTP client out of the bridge, and where its resident pages are** (` + "`" + `/proc/<pid>/pagemap` + "`" + `
+  of a bridge that has answered ` + "`" + `initialize` + "`" + `, each present page of its binary attributed to the symbol it falls in;
+  ` + "`" + `smaps` + "`" + ` for anonymous against file pages). **The AuthZEN hook's HTTP request** moved into the companion
+  (` + "`" + `authzen.evaluate` + "`" + `, docs/org.md): the bridge no longer links net/http's client, HTTP/2, the TLS handshake or x509
+  verification (` + "`" + `TestBridgeLinksNoHTTPClient` + "`" + `). Binary 17.9 → 15.4 MB; max RSS of ` + "`" + `acp-bridge version` + "`" + ` 10.6 → 9.6 MB (5
+  runs each); VmRSS after ` + "`" + `initialize` + "`" + ` 13.2 → 11.8 MB (anonymous 2.3 → 2.0, file 10.9 → 9.8) against 756c8e8's 9.4 (1.8 and
+  7.6) in the same measurement. **What the rest is:** of the 9.6 MB of the binary's pages present before the move (756c8e8:
+  6.5), the runtime and its tables (pclntab, type descriptors, function data) are 4.5 MB against 3.4 (they grow with the
+  code), and the bridge's own packages 1.3 MB against 0.5: ` + "`" + `policy` + "`" + ` 440 KB, ` + "`" + `bridge` + "`" + ` 364, ` + "`" + `settings` + "`" + ` 276, ` + "`" + `sandbox` + "`" + ` 144,
+  ` + "`" + `permission` + "`" + ` 84 against 756c8e8's ` + "`" + `approvals` + "`" + ` 192 and ` + "`" + `bridge` + "`" + ` 152. The kernel maps up to 64 KiB around each page
+  a fault touches, so a larger binary is more resident even where it runs the same inits (118 packages with an init
+  against 109). What is left of the "initialized" gap is the code the product has gained since (the sandbox, hooks, the
+  audit, the program declarations), not work done at start-up.
 
 `

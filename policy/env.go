@@ -34,15 +34,15 @@ type envx struct {
 	// symlink loop on the way): its relative paths are then unknown.
 	callCwd      string
 	callCwdKnown bool
-	extra           []string
-	fs              FS
-	realRoots       []string // symlink-resolved workspace roots, computed on demand
-	realDone        bool
-	protected       []string // Env.ProtectedPaths, clean and absolute
-	probes          []probe  // protected locations, computed on demand
-	probePaths      []string // their paths alone (probeList sets it)
-	probeKey        string   // what probes depend on (probeList sets it)
-	realProbes      []probe  // where those that are symlinks lead, computed on demand
+	extra        []string
+	fs           FS
+	realRoots    []string // symlink-resolved workspace roots, computed on demand
+	realDone     bool
+	protected    []string // Env.ProtectedPaths, clean and absolute
+	probes       []probe  // protected locations, computed on demand
+	probePaths   []string // their paths alone (probeList sets it)
+	probeKey     string   // what probes depend on (probeList sets it)
+	realProbes   []probe  // where those that are symlinks lead, computed on demand
 	// infos holds the pathInfos infoRef computed, a block at a time.
 	infos []pathInfo
 }

@@ -108,10 +108,17 @@ func newEnvx(env Env) envx {
 // `cd <cwd> && ...` (red team 16). It is never a workspace root: a cwd
 // outside the workspace makes the call's relative paths outside-workspace
 // paths. The directory is the process's: a `..` in it is taken after the
-// links before it (the kernel's chdir), a symlink loop leaves it unknown.
+// links before it (the kernel's chdir); a symlink loop, a variable or
+// ~user leaves it unknown.
 func newEnvxFor(c Call, env Env) envx {
 	e := newEnvx(env)
 	if c.Cwd == "" {
+		return e
+	}
+	if strings.ContainsAny(c.Cwd, "$`") || (strings.HasPrefix(c.Cwd, "~") && c.Cwd != "~" && !strings.HasPrefix(c.Cwd, "~/")) {
+		// a variable or another user's home: what the tool makes of it is
+		// a guess (a doubt asks).
+		e.callCwd, e.callCwdKnown = "", false
 		return e
 	}
 	raw := absPath(c.Cwd, e.cwd, e.home)

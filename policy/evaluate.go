@@ -621,6 +621,14 @@ func (ev *evaluator) pathCheck(tool string, write, vetoOnly bool) Verdict {
 	if r := pick(&ev.pol.deny, true); r != nil {
 		return ev.denyRule(r, "")
 	}
+	for _, pi := range infos {
+		// a relative path of a call whose own directory cannot be known
+		// (Call.Cwd: a variable, a link loop): a rule or a protected file
+		// could be there.
+		if pi.unknown && (write || ev.pol.guards("Read")) {
+			return ev.askDefault(SourceDefault, "cannot check "+tool+": "+pi.raw+" is relative to "+c.Cwd+", a directory that cannot be known", !write)
+		}
+	}
 	if write {
 		for i, pi := range infos {
 			// a delete (or the source of a move) of a directory takes

@@ -64,6 +64,17 @@ func TestCallCwdIsWhereRelativePathsResolve(t *testing.T) {
 			t.Fatal(errs)
 		}
 		for cwd, abs := range cwds {
+			// no path at all: ls, du and tree read the directory itself.
+			for _, prog := range []string{"ls", "du -s", "tree"} {
+				for _, m := range modes {
+					got := Evaluate(Input{Call: Call{Tool: "Bash", Command: prog, Kind: "execute", Cwd: cwd}, Env: env, Mode: m, Policy: pol})
+					want := Evaluate(Input{Call: Call{Tool: "Bash", Command: prog + " " + abs, Kind: "execute"}, Env: env, Mode: m, Policy: pol})
+					checked++
+					if got.Decision != want.Decision {
+						t.Errorf("%s, %s, `%s` in %q: %s (%s); `%s %s`: %s (%s)", rs.name, m, prog, cwd, got.Decision, got.Reason, prog, abs, want.Decision, want.Reason)
+					}
+				}
+			}
 			for _, sh := range shapes {
 				for _, rel := range []string{"f", "d/f", "./f"} {
 					for _, m := range modes {

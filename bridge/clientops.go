@@ -41,6 +41,7 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 	var call policy.Call
 	var title, kind string
 	resolved := ""    // fs/*: the path as resolved before the decision
+	termCwd := ""     // terminal/create: its cwd as resolved before the decision
 	var refused error // fs/*: the path cannot be served (/proc, a link loop): denied, recorded
 	failure := ""     // set when the call could not be read: then it is asked about
 	switch method {
@@ -96,7 +97,7 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 			if err != nil {
 				refused = fmt.Errorf("the terminal's cwd: %w", err)
 			} else {
-				cwd = real
+				cwd, termCwd = real, real
 				t.setCwd(cwd)
 			}
 		}
@@ -122,8 +123,12 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 	if s == nil {
 		return nil, acp.Errorf(CodePermissionDenied, "%s refused: session %q is unknown to acp-bridge", method, childID)
 	}
+	bound := resolved
+	if termCwd != "" {
+		bound = termCwd // held to the agent's sandbox bound too (a read of it)
+	}
 	if err := b.flow.Operation(ctx, s, permission.Operation{
-		Method: method, Call: call, Params: params, Resolved: resolved, Refused: refused, Failure: failure,
+		Method: method, Call: call, Params: params, Resolved: bound, Refused: refused, Failure: failure,
 	}); err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -127,5 +128,71 @@ func TestTerminalCwdIsJudgedAndRunThere(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestTerminalInAMaskedDirNeedsACard (red team 16): a terminal/create whose
+// cwd (resolved) is a directory the agent's sandbox masks (the bridge's
+// hidden attach directory) meets the sandbox bound as an fs/* read of it
+// does: in bypassPermissions under allow rules for Bash and Read, a
+// breaker's card with no grant; in dontAsk, denied. The editor never runs
+// it unless a person allows it once (control: then it runs there).
+func TestTerminalInAMaskedDirNeedsACard(t *testing.T) {
+	cases := []struct {
+		name, mode, answer string
+		runs               bool
+	}{
+		{"bypass, refused", "bypassPermissions", optRejectOnce, false},
+		{"bypass, allowed once", "bypassPermissions", optAllowOnce, true},
+		{"dontAsk", "dontAsk", "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			hidden := t.TempDir()
+			mustWrite(t, filepath.Join(hidden, "token"), "the token")
+			h := startWith(t, "defaultAgent: alpha\napprovals: {timeoutSeconds: 60}\npermissions: {allow: [\"Read\", \"Bash\"]}\nagents:\n"+testkit.FakeAgentYAML("alpha"),
+				func(o *Options) { o.HiddenDirs = []string{hidden} })
+			var mu sync.Mutex
+			var cwds []string
+			h.editor.OnRequest = func(method string, params json.RawMessage) (any, error) {
+				if method == acp.MethodTerminalCreate {
+					var p struct {
+						Cwd string `json:"cwd"`
+					}
+					_ = json.Unmarshal(params, &p)
+					mu.Lock()
+					cwds = append(cwds, p.Cwd)
+					mu.Unlock()
+					return map[string]string{"terminalId": "t1"}, nil
+				}
+				return nil, acp.MethodNotFound(method)
+			}
+			if _, err := h.editor.Initialize(tctx(t), false, true); err != nil {
+				t.Fatal(err)
+			}
+			sid := h.session("")
+			setMode(t, h, sid, c.mode)
+			if h.bridge.agentFor(t, "alpha").Bound == nil {
+				t.Fatal("no sandbox bound computed")
+			}
+			q, _ := json.Marshal(hidden)
+			res := h.promptAsync(sid, `call terminal/create {"sessionId":"$SID","command":"cat","args":["token"],"cwd":`+string(q)+`}`)
+			if c.answer != "" {
+				p, err := h.editor.NextPermission(tctx(t))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(p.Meta.Breaker, "outside this agent's sandbox: "+hidden+" is unreadable") || p.HasOption(optAllowSession) || p.HasOption(optAllowAlways) {
+					t.Errorf("card breaker %q options %+v: want the mask named, no grant", p.Meta.Breaker, p.Options)
+				}
+				p.Answer(acp.Selected(c.answer))
+			}
+			turnEnded(t, res)
+			mu.Lock()
+			defer mu.Unlock()
+			if c.runs != (len(cwds) == 1) || c.runs && cwds[0] != hidden {
+				t.Fatalf("the editor got terminals in %q; want one in %s: %v", cwds, hidden, c.runs)
+			}
+		})
 	}
 }

@@ -31,7 +31,8 @@ type envx struct {
 	// callCwd is where the call's relative paths resolve and its command
 	// starts: the call's own directory (Call.Cwd) when it names one, else
 	// cwd. callCwdKnown is false when that directory cannot be known (a
-	// symlink loop on the way): its relative paths are then unknown.
+	// variable, ~user, a symlink loop on the way): its relative paths are
+	// then unknown.
 	callCwd      string
 	callCwdKnown bool
 	extra        []string

@@ -27,6 +27,10 @@ import (
 // the resolved one (permission.SandboxBoundStage), and the bridge then does the disk I/O on
 // exactly the resolved path, refusing any link that appeared since
 // (serveFS). The editor is asked only about its open documents.
+//
+// terminal/create: its cwd is resolved the same way, judged as the call's
+// own directory (policy.Call.Cwd), and the terminal is forwarded with
+// that resolved directory (confineTerminal runs it there in the sandbox).
 func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params json.RawMessage) (any, error) {
 	caps := b.editorCapabilities()
 	o, err := acp.ParseObject(params)
@@ -37,6 +41,7 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 	var call policy.Call
 	var title, kind string
 	resolved := ""    // fs/*: the path as resolved before the decision
+	termCwd := ""     // terminal/create: its cwd as resolved before the decision
 	var refused error // fs/*: the path cannot be served (/proc, a link loop): denied, recorded
 	failure := ""     // set when the call could not be read: then it is asked about
 	switch method {
@@ -79,8 +84,22 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 		if err != nil {
 			return nil, acp.InvalidParams(method, err)
 		}
-		if _, err := pathParam(method, o, "cwd", false); err != nil {
+		cwd, err := pathParam(method, o, "cwd", false)
+		if err != nil {
 			return nil, err
+		}
+		// The directory it runs in is judged (Call.Cwd: its relative paths
+		// resolve there, and outside the workspace they are outside paths;
+		// red team 16), resolved once like an fs/* path, and the terminal
+		// runs in exactly that resolved directory.
+		if cwd != "" {
+			real, err := safefs.Resolve(cwd)
+			if err != nil {
+				refused = fmt.Errorf("the terminal's cwd: %w", err)
+			} else {
+				cwd, termCwd = real, real
+				t.setCwd(cwd)
+			}
 		}
 		o = t.object()
 		cmd, ok := a.shellJoinSafely(t.Command, t.Args)
@@ -89,11 +108,14 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 		if prefix := t.assignments(); prefix != "" {
 			cmd = prefix + " " + cmd
 		}
-		call = policy.Call{Tool: "Bash", Command: cmd, Kind: "execute"}
+		call = policy.Call{Tool: "Bash", Command: cmd, Kind: "execute", Cwd: cwd}
 		if !ok {
 			failure = "the command could not be quoted"
 		}
 		title, kind = cmd, "execute"
+		if cwd != "" {
+			title = cmd + " (in " + cwd + ")"
+		}
 	}
 	call.Title, call.Kind = title, kind
 	call.Input = params
@@ -101,8 +123,12 @@ func (b *Bridge) clientOp(ctx context.Context, a *agentRT, method string, params
 	if s == nil {
 		return nil, acp.Errorf(CodePermissionDenied, "%s refused: session %q is unknown to acp-bridge", method, childID)
 	}
+	bound := resolved
+	if termCwd != "" {
+		bound = termCwd // held to the agent's sandbox bound too (a read of it)
+	}
 	if err := b.flow.Operation(ctx, s, permission.Operation{
-		Method: method, Call: call, Params: params, Resolved: resolved, Refused: refused, Failure: failure,
+		Method: method, Call: call, Params: params, Resolved: bound, Refused: refused, Failure: failure,
 	}); err != nil {
 		return nil, err
 	}

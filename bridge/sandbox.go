@@ -345,6 +345,14 @@ func (a *agentRT) sandboxNote(call policy.Call, cwd string, viaEditor bool) stri
 	if !plan.Enabled && plan.Reason == "" {
 		return "" // not started yet: nothing known
 	}
+	if call.Cwd != "" && !strings.ContainsAny(call.Cwd, "$`~") {
+		// the call's relative paths are where it runs (policy.Call.Cwd).
+		if filepath.IsAbs(call.Cwd) {
+			cwd = call.Cwd
+		} else if cwd != "" {
+			cwd = filepath.Join(cwd, call.Cwd)
+		}
+	}
 	if viaEditor && plan.Bound != nil {
 		return sandbox.Note(plan.Bound, call.Tool, call.Paths, cwd, true)
 	}

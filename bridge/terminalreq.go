@@ -68,6 +68,13 @@ func readTerminalCreate(o acp.Object) (terminalCreate, error) {
 	return t, nil
 }
 
+// setCwd replaces the cwd member with dir (the resolved directory that was
+// judged).
+func (t terminalCreate) setCwd(dir string) {
+	raw, _ := json.Marshal(dir)
+	t.rest["cwd"] = raw
+}
+
 // assignments renders the environment as shell assignments.
 func (t terminalCreate) assignments() string {
 	parts := make([]string, 0, len(t.Env))

@@ -25,7 +25,9 @@ type Request struct {
 	// Operation is the method of a child's fs/* or terminal/create ("" for
 	// a session/request_permission).
 	Operation string
-	// Resolved is, for fs/*, the path acted on, resolved before the decision.
+	// Resolved is, for fs/*, the path acted on, resolved before the decision;
+	// for terminal/create, the directory the terminal runs in (its cwd,
+	// resolved), "" when it names none.
 	Resolved string
 	// Mode and Env are what the call is judged under (Env set by the policy stage).
 	Mode policy.Mode
@@ -137,7 +139,8 @@ func (p PolicyStage) Decide(_ context.Context, r *Request) (policy.Verdict, bool
 	return v, true
 }
 
-// SandboxBoundStage holds fs/* (Request.Resolved: the path acted on) to what
+// SandboxBoundStage holds fs/* (Request.Resolved: the path acted on) and
+// terminal/create's cwd (read: the directory it runs in; red team 16) to what
 // the agent's own sandbox permits (the same Spec the agent runs in; for an
 // unconfined agent the Spec it would run in): outside it, only a person's
 // answer on a card for this operation lets it through, whatever the mode,
@@ -166,8 +169,12 @@ func (SandboxBoundStage) Decide(_ context.Context, r *Request) (policy.Verdict, 
 		v.Reason += "; also " + breaker
 		return v, true
 	}
+	served := "the file service does it"
+	if r.Operation == acp.MethodTerminalCreate {
+		served = "the terminal runs there"
+	}
 	out := policy.Verdict{Decision: policy.Ask, Source: policy.SourceBreaker, Breaker: breaker, Specifier: v.Specifier,
-		Reason: breaker + "; the file service does it only on a person's answer for this operation"}
+		Reason: breaker + "; " + served + " only on a person's answer for this operation"}
 	if asksNobody {
 		out.Decision = policy.Deny
 		out.Reason = breaker + " (" + string(r.Mode) + " mode asks nobody)"

@@ -163,7 +163,8 @@ type Operation struct {
 	Call   policy.Call // Title and Kind set: they are the card's
 	// Params are the child's params (shown as the card's rawInput).
 	Params json.RawMessage
-	// Resolved (fs/*) is the path acted on, resolved before the decision;
+	// Resolved (fs/*) is the path acted on, resolved before the decision
+	// (terminal/create: its cwd, resolved, which the sandbox bound judges);
 	// Refused why it cannot be served (a /proc path, a link loop): denied.
 	Resolved string
 	Refused  error

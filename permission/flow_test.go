@@ -335,7 +335,8 @@ func TestDecisionAcrossSettingsChange(t *testing.T) {
 }
 
 // The sandbox-bound stage turns an fs/* outside the agent's sandbox into a
-// breaker's card, or a deny where nobody is asked; a deny stays a deny.
+// breaker's card, or a deny where nobody is asked; a deny stays a deny. A
+// terminal/create whose cwd (resolved) is outside it likewise (red team 16).
 func TestSandboxBoundStage(t *testing.T) {
 	cases := []struct {
 		name     string
@@ -344,29 +345,36 @@ func TestSandboxBoundStage(t *testing.T) {
 		resolved string
 		want     policy.Decision
 		breaker  bool
+		terminal bool // a terminal/create whose cwd is resolved
 	}{
-		{"inside: untouched", policy.ModeDefault, policy.Allow, "/work/a", policy.Allow, false},
-		{"outside, allowed: card", policy.ModeBypass, policy.Allow, "/etc/x", policy.Ask, true},
-		{"outside, dontAsk: deny", policy.ModeDontAsk, policy.Allow, "/etc/x", policy.Deny, true},
-		{"outside, plan: deny", policy.ModePlan, policy.Allow, "/etc/x", policy.Deny, true},
-		{"outside, denied: stays", policy.ModeDefault, policy.Deny, "/etc/x", policy.Deny, false},
-		{"no resolved path (terminal): untouched", policy.ModeDefault, policy.Allow, "", policy.Allow, false},
+		{"inside: untouched", policy.ModeDefault, policy.Allow, "/work/a", policy.Allow, false, false},
+		{"outside, allowed: card", policy.ModeBypass, policy.Allow, "/etc/x", policy.Ask, true, false},
+		{"outside, dontAsk: deny", policy.ModeDontAsk, policy.Allow, "/etc/x", policy.Deny, true, false},
+		{"outside, plan: deny", policy.ModePlan, policy.Allow, "/etc/x", policy.Deny, true, false},
+		{"outside, denied: stays", policy.ModeDefault, policy.Deny, "/etc/x", policy.Deny, false, false},
+		{"no resolved path (terminal): untouched", policy.ModeDefault, policy.Allow, "", policy.Allow, false, true},
+		{"terminal cwd inside: untouched", policy.ModeBypass, policy.Allow, "/work/a", policy.Allow, false, true},
+		{"terminal cwd outside, allowed: card", policy.ModeBypass, policy.Allow, "/etc/x", policy.Ask, true, true},
+		{"terminal cwd outside, plan: deny", policy.ModePlan, policy.Allow, "/etc/x", policy.Deny, true, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var trace []string
 			r := newRig([]Stage{stageFunc{"policy", &trace, verdict(c.before)}, SandboxBoundStage{}}, c.mode)
 			r.session.agent.outside = "/etc/x"
-			d := r.flow.decide(context.Background(), &Request{Session: r.session, Call: policy.Call{Tool: "Edit", Paths: []string{c.resolved}},
-				Operation: acp.MethodFSWriteTextFile, Resolved: c.resolved})
+			call, op, note := policy.Call{Tool: "Edit", Paths: []string{c.resolved}}, acp.MethodFSWriteTextFile, "note(Edit,true)"
+			if c.terminal {
+				call, op, note = policy.Call{Tool: "Bash", Command: "cat x", Cwd: c.resolved}, acp.MethodTerminalCreate, "note(Bash,false)"
+			}
+			d := r.flow.decide(context.Background(), &Request{Session: r.session, Call: call, Operation: op, Resolved: c.resolved})
 			if d.Verdict.Decision != c.want {
 				t.Fatalf("verdict %s (%s), want %s", d.Verdict.Decision, d.Verdict.Reason, c.want)
 			}
 			if got := strings.Contains(d.Verdict.Breaker, "outside this agent's sandbox"); got != c.breaker {
 				t.Fatalf("breaker %q, want one: %v", d.Verdict.Breaker, c.breaker)
 			}
-			if d.Sandbox != "note(Edit,true)" {
-				t.Fatalf("fs/* sandbox note %q, want the via-editor note", d.Sandbox)
+			if d.Sandbox != note {
+				t.Fatalf("sandbox note %q, want %q", d.Sandbox, note)
 			}
 		})
 	}

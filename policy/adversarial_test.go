@@ -26,17 +26,20 @@ import (
 // A line is an adversarialCase; unknown fields are an error, so a typo
 // cannot make a case vacuous.
 type adversarialCase struct {
-	Class    string            `json:"class"`
-	Tool     string            `json:"tool"`
-	Cmd      string            `json:"cmd"`
-	Paths    []string          `json:"paths"`
-	URL      string            `json:"url"`
-	Kind     string            `json:"kind"`
-	Allow    []string          `json:"allow"`
-	Ask      []string          `json:"ask"`
-	Deny     []string          `json:"deny"`
-	Session  []string          `json:"session"`
-	Cwd      string            `json:"cwd"`
+	Class   string   `json:"class"`
+	Tool    string   `json:"tool"`
+	Cmd     string   `json:"cmd"`
+	Paths   []string `json:"paths"`
+	URL     string   `json:"url"`
+	Kind    string   `json:"kind"`
+	Allow   []string `json:"allow"`
+	Ask     []string `json:"ask"`
+	Deny    []string `json:"deny"`
+	Session []string `json:"session"`
+	Cwd     string   `json:"cwd"`
+	// CallCwd is the call's own directory (Call.Cwd: codex's {command,
+	// cwd}, terminal/create's cwd); Cwd is the session's (Env.Cwd).
+	CallCwd  string            `json:"callCwd"`
 	Symlinks map[string]string `json:"symlinks"`
 	Want     Decision          `json:"want"`
 	Note     string            `json:"note"`
@@ -102,7 +105,7 @@ func loadAdversarial(t testing.TB) map[string][]adversarialCase {
 
 func (c *adversarialCase) input(t testing.TB, mode Mode, agentBypass bool) Input {
 	pc := policyCase{Src: c.Class, Tool: c.Tool, Cmd: c.Cmd, Paths: c.Paths, URL: c.URL, Kind: c.Kind,
-		Allow: c.Allow, Ask: c.Ask, Deny: c.Deny, Session: c.Session, Cwd: c.Cwd, Symlinks: c.Symlinks, BadRule: c.BadRule}
+		Allow: c.Allow, Ask: c.Ask, Deny: c.Deny, Session: c.Session, Cwd: c.Cwd, CallCwd: c.CallCwd, Symlinks: c.Symlinks, BadRule: c.BadRule}
 	in := pc.input(t)
 	in.Mode, in.AgentBypass = mode, agentBypass
 	return in

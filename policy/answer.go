@@ -66,7 +66,7 @@ func Decide(in Input) (a Answer) {
 	if ev != nil {
 		e, an = ev.env, ev.an
 	} else {
-		x := newEnvx(envFor(in.Call, in.Env))
+		x := newEnvxFor(in.Call, in.Env)
 		e = &x
 	}
 	if an == nil && isShellCall(in.Call) {

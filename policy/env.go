@@ -25,16 +25,25 @@ type Env struct {
 
 // envx is Env cleaned for one evaluation.
 type envx struct {
+	// cwd is the session's working directory: a workspace root, and the
+	// base of the rules' ./ anchor. It is never the call's own directory.
 	cwd, root, home string
-	extra           []string
-	fs              FS
-	realRoots       []string // symlink-resolved workspace roots, computed on demand
-	realDone        bool
-	protected       []string // Env.ProtectedPaths, clean and absolute
-	probes          []probe  // protected locations, computed on demand
-	probePaths      []string // their paths alone (probeList sets it)
-	probeKey        string   // what probes depend on (probeList sets it)
-	realProbes      []probe  // where those that are symlinks lead, computed on demand
+	// callCwd is where the call's relative paths resolve and its command
+	// starts: the call's own directory (Call.Cwd) when it names one, else
+	// cwd. callCwdKnown is false when that directory cannot be known (a
+	// variable, ~user, a symlink loop on the way): its relative paths are
+	// then unknown.
+	callCwd      string
+	callCwdKnown bool
+	extra        []string
+	fs           FS
+	realRoots    []string // symlink-resolved workspace roots, computed on demand
+	realDone     bool
+	protected    []string // Env.ProtectedPaths, clean and absolute
+	probes       []probe  // protected locations, computed on demand
+	probePaths   []string // their paths alone (probeList sets it)
+	probeKey     string   // what probes depend on (probeList sets it)
+	realProbes   []probe  // where those that are symlinks lead, computed on demand
 	// infos holds the pathInfos infoRef computed, a block at a time.
 	infos []pathInfo
 }
@@ -81,6 +90,7 @@ func newEnvx(env Env) envx {
 	if e.root == "" {
 		e.root = e.cwd
 	}
+	e.callCwd, e.callCwdKnown = e.cwd, true
 	e.extra = env.AdditionalDirectories
 	for _, p := range env.ProtectedPaths {
 		if !path.IsAbs(p) && !strings.HasPrefix(p, "~/") {
@@ -93,8 +103,60 @@ func newEnvx(env Env) envx {
 	return e
 }
 
-// inWorkspace: p (absolute, clean) is under Cwd, ProjectRoot or an
-// additional directory.
+// newEnvxFor is newEnvx for call: the call's own directory (Call.Cwd:
+// codex's {command, cwd}, a tool's workdir, terminal/create's cwd) is where
+// its relative paths resolve and its command starts, as if the command were
+// `cd <cwd> && ...` (red team 16). It is never a workspace root: a cwd
+// outside the workspace makes the call's relative paths outside-workspace
+// paths. The directory is the process's: a `..` in it is taken after the
+// links before it (the kernel's chdir); a symlink loop, a variable or
+// ~user leaves it unknown.
+func newEnvxFor(c Call, env Env) envx {
+	e := newEnvx(env)
+	if c.Cwd == "" {
+		return e
+	}
+	if strings.ContainsAny(c.Cwd, "$`") || (strings.HasPrefix(c.Cwd, "~") && c.Cwd != "~" && !strings.HasPrefix(c.Cwd, "~/")) {
+		// a variable or another user's home: what the tool makes of it is
+		// a guess (a doubt asks).
+		e.callCwd, e.callCwdKnown = "", false
+		return e
+	}
+	raw := absPath(c.Cwd, e.cwd, e.home)
+	e.callCwd = canonPath(raw, "/", "")
+	if e.fs != nil && hasDotDot(raw) {
+		real, unsure := realPathAbs(e.fs, raw)
+		if unsure {
+			e.callCwd, e.callCwdKnown = "", false
+			return e
+		}
+		e.callCwd = real
+	}
+	return e
+}
+
+// hasDotDot: the path has a ".." element.
+func hasDotDot(p string) bool {
+	for _, s := range strings.Split(p, "/") {
+		if s == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// callRef is the reference to a path the call names (a Read or Edit path,
+// a path member of another tool): relative to the call's directory.
+func (e *envx) callRef(p string, recursive bool) pathRef {
+	ref := pathRef{raw: p, cwd: e.callCwd, recursive: recursive}
+	if !e.callCwdKnown && !path.IsAbs(p) && p != "~" && !strings.HasPrefix(p, "~/") {
+		ref.unknown, ref.vardep = true, true
+	}
+	return ref
+}
+
+// inWorkspace: p (absolute, clean) is under the session's Cwd, ProjectRoot
+// or an additional directory (never under the call's own directory).
 func (e *envx) inWorkspaceLexical(p string) bool {
 	if within(p, e.cwd) || within(p, e.root) {
 		return true

@@ -213,7 +213,29 @@ func (ev *evaluator) bashDecide(tool string, an *shellAnalysis) Verdict {
 		}
 		agg.add(src, r)
 	}
+	if v, ok := ev.callCwdAsk(agg.src, readOnly); ok {
+		return v
+	}
 	return agg.verdict()
+}
+
+// callCwdAsk: the directory the call names as its own (Call.Cwd) is a
+// place it touches (ls, du, tree and every program that reads "." by
+// default read it). An allow that rests on the workspace (read-only,
+// acceptEdits) holds only when that directory is in the workspace too, or
+// a Read rule or grant allows reading it (red team 16).
+func (ev *evaluator) callCwdAsk(src Source, readOnly bool) (Verdict, bool) {
+	if ev.in.Call.Cwd == "" || (src != SourceReadOnly && src != SourceMode) {
+		return Verdict{}, false
+	}
+	if !ev.env.callCwdKnown {
+		return ev.askDefault(SourceDefault, "cannot check this command: it runs in "+ev.in.Call.Cwd+", a directory that cannot be resolved", false), true
+	}
+	pi := ev.env.info(pathRef{raw: ev.env.callCwd, cwd: ev.env.callCwd})
+	if s, _ := ev.allowRead(pi); s == "" {
+		return ev.askDefault(SourceDefault, "the command runs in "+showPath(pi)+", outside the workspace", readOnly), true
+	}
+	return Verdict{}, false
 }
 
 // showPath renders a path for a reason: the lexical path, and where its

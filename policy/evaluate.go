@@ -112,7 +112,6 @@ func evaluateIn(in Input, prev *evaluator, ar *arena) (v Verdict, evOut *evaluat
 			v, evOut = internalErrorVerdict(in, p), nil
 		}
 	}()
-	in.Env = envFor(in.Call, in.Env)
 	var ev *evaluator
 	if ar != nil && prev == nil {
 		ev = &ar.ev
@@ -123,7 +122,7 @@ func evaluateIn(in Input, prev *evaluator, ar *arena) (v Verdict, evOut *evaluat
 	if prev != nil {
 		ev.env, ev.an = prev.env, prev.an
 	} else {
-		ev.envStore = newEnvx(in.Env)
+		ev.envStore = newEnvxFor(in.Call, in.Env)
 		if ar != nil {
 			ev.envStore.infos = ar.infos[:0] // filled by infoRef, a block at a time
 		}
@@ -246,15 +245,6 @@ func weight(s Source) int {
 		return 1
 	}
 	return 0
-}
-
-// envFor is env with the call's own working directory, if it names one:
-// what the tool does is read where it runs.
-func envFor(c Call, env Env) Env {
-	if c.Cwd != "" {
-		env.Cwd = canonPath(c.Cwd, env.Cwd, env.Home)
-	}
-	return env
 }
 
 // internalErrorVerdict is the verdict on a call whose evaluation panicked:
@@ -413,7 +403,7 @@ func (ev *evaluator) callPathBreaker() string {
 		if p == "" {
 			continue
 		}
-		if b := ev.env.writeBreaker(ev.env.info(pathRef{raw: p, cwd: ev.env.cwd})); b != "" {
+		if b := ev.env.writeBreaker(ev.env.info(ev.env.callRef(p, false))); b != "" {
 			return b
 		}
 	}
@@ -590,7 +580,7 @@ func (ev *evaluator) pathCheck(tool string, write, vetoOnly bool) Verdict {
 		if p == "" {
 			continue
 		}
-		infos = append(infos, ev.env.info(pathRef{raw: p, cwd: ev.env.cwd, recursive: recursive || lists}))
+		infos = append(infos, ev.env.info(ev.env.callRef(p, recursive || lists)))
 	}
 	pick := func(set *ruleSet, either bool) *rule {
 		var best *rule
@@ -630,6 +620,14 @@ func (ev *evaluator) pathCheck(tool string, write, vetoOnly bool) Verdict {
 	}
 	if r := pick(&ev.pol.deny, true); r != nil {
 		return ev.denyRule(r, "")
+	}
+	for _, pi := range infos {
+		// a relative path of a call whose own directory cannot be known
+		// (Call.Cwd: a variable, a link loop): a rule or a protected file
+		// could be there.
+		if pi.unknown && (write || ev.pol.guards("Read")) {
+			return ev.askDefault(SourceDefault, "cannot check "+tool+": "+pi.raw+" is relative to "+c.Cwd+", a directory that cannot be known", !write)
+		}
 	}
 	if write {
 		for i, pi := range infos {

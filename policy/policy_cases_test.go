@@ -27,6 +27,7 @@ type policyCase struct {
 	Deny       []string          `json:"deny"`
 	Session    []string          `json:"session"`
 	Cwd        string            `json:"cwd"`
+	CallCwd    string            `json:"callCwd"` // Call.Cwd: the call's own directory
 	Extra      []string          `json:"additionalDirectories"`
 	Symlinks   map[string]string `json:"symlinks"`
 	AgentBypas bool              `json:"agentBypass"`
@@ -119,7 +120,7 @@ func (c *policyCase) input(t testing.TB) Input {
 	if c.Symlinks != nil {
 		env.FS = MapFS(c.Symlinks)
 	}
-	call := Call{Tool: c.Tool, Command: c.Cmd, Paths: c.Paths, URL: c.URL, URLs: c.URLs, Query: c.Query, Kind: c.Kind, Title: c.Title}
+	call := Call{Tool: c.Tool, Command: c.Cmd, Paths: c.Paths, URL: c.URL, URLs: c.URLs, Query: c.Query, Kind: c.Kind, Title: c.Title, Cwd: c.CallCwd}
 	return Input{Call: call, Mode: mode, Env: env, Policy: pol, Session: sess, AgentBypass: c.AgentBypas}
 }
 

@@ -86,7 +86,32 @@ func (a *analyzer) classify(sc *subCmd, base string, t *progTables, args []word,
 	if ro {
 		a.fileArgs(sc, args, false)
 		a.recursiveFlag(sc, base, args)
+		if dirReaders[base] && !hasOperand(args) && (!a.cwdKnown || a.cwd != a.env.cwd) {
+			// ls, du, tree with no operand read their directory: in
+			// another than the session's (`cd ~/.ssh && ls`, a call whose
+			// own cwd is there) that is a read there, outside the
+			// workspace an outside read (red team 16). In the session's
+			// directory it is the workspace itself.
+			sc.reads = append(sc.reads, pathRef{raw: ".", cwd: a.cwd, unknown: !a.cwdKnown, vardep: !a.cwdKnown})
+		}
 	}
+}
+
+// dirReaders are the read-only commands that, given no operand, read the
+// directory they run in.
+var dirReaders = map[string]bool{"ls": true, "du": true, "tree": true}
+
+// hasOperand: args hold a word that is not an option (or anything after --).
+func hasOperand(args []word) bool {
+	for i, w := range args {
+		if w.static && w.s == "--" {
+			return i+1 < len(args)
+		}
+		if !w.static || !strings.HasPrefix(w.s, "-") || w.s == "-" {
+			return true
+		}
+	}
+	return false
 }
 
 // readOnlyArgs rejects the arguments that make a read-only command write

@@ -226,12 +226,12 @@ func analyzeShellIn(cmd string, e *envx, ar *arena) *shellAnalysis {
 	var a *analyzer
 	if ar != nil && ar.a.an == nil {
 		an, a = &ar.an, &ar.a
-		*a = analyzer{env: e, an: an, cwd: e.cwd, cwdKnown: true, ar: ar,
+		*a = analyzer{env: e, an: an, cwd: e.callCwd, cwdKnown: e.callCwdKnown, ar: ar,
 			subSlab: ar.slab[:0], refSlab: ar.refs[:0]}
 		an.subs = ar.subs[:0]
 	} else {
 		an = &shellAnalysis{}
-		a = &analyzer{env: e, an: an, cwd: e.cwd, cwdKnown: true}
+		a = &analyzer{env: e, an: an, cwd: e.callCwd, cwdKnown: e.callCwdKnown}
 	}
 	if len(cmd) > maxCommandBytes {
 		a.setUncertain("the command is longer than 64 KiB")

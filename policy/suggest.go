@@ -117,7 +117,7 @@ var noBroadening = map[string]bool{
 // Paths are suggested absolute (//), since a rule may be stored in a
 // settings layer whose "/" anchor is another directory.
 func SuggestRules(call Call, env Env) []string {
-	e := newEnvx(envFor(call, env))
+	e := newEnvxFor(call, env)
 	return suggestRules(call, &e, nil)
 }
 
@@ -176,7 +176,10 @@ func suggestRules(call Call, e *envx, an *shellAnalysis) []string {
 		}
 		var dirs []string
 		for _, p := range call.Paths {
-			abs := canonPath(p, e.cwd, e.home)
+			if e.callRef(p, false).unknown {
+				return nil // relative to a directory that cannot be known
+			}
+			abs := canonPath(p, e.callCwd, e.home)
 			add(rt + "(/" + pathLiteral(abs) + ")")
 			dirs = append(dirs, path.Dir(abs))
 		}
@@ -237,7 +240,7 @@ func broaderBash(text string) string {
 // whole call (nil): the person is asked again. Protected files and circuit breakers ask whatever
 // a grant says (the engine checks them first).
 func SessionGrantRules(call Call, env Env) []string {
-	e := newEnvx(envFor(call, env))
+	e := newEnvxFor(call, env)
 	if !isShellCall(call) {
 		return sessionGrantOf(call, &e, nil, suggestRules(call, &e, nil))
 	}

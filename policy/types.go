@@ -49,7 +49,8 @@ type Call struct {
 	Tool string `json:"tool"`
 	// Command is the shell command line of a Bash call.
 	Command string `json:"command,omitempty"`
-	// Paths are the files a Read or Edit call touches, absolute or relative to Env.Cwd.
+	// Paths are the files a Read or Edit call touches, absolute or relative
+	// to the call's directory (Cwd, else Env.Cwd).
 	Paths []string `json:"paths,omitempty"`
 	// URL of a WebFetch call; Query of a WebSearch call.
 	URL   string `json:"url,omitempty"`
@@ -65,8 +66,11 @@ type Call struct {
 	// Input is the agent's rawInput, as sent.
 	Input json.RawMessage `json:"input,omitempty"`
 	// Cwd is the directory the tool runs in when the call names its own
-	// (rawInput cwd, workdir, working_directory): the paths and commands of
-	// the call are read against it instead of Env.Cwd. Relative to Env.Cwd.
+	// (rawInput cwd, workdir, working_directory; terminal/create's cwd):
+	// the relative paths and the command of the call are read against it
+	// instead of Env.Cwd, as `cd Cwd && ...` would be. It is never a
+	// workspace root: outside the workspace, the call's relative paths are
+	// outside paths (red team 16). Relative to Env.Cwd.
 	Cwd string `json:"cwd,omitempty"`
 	// Unread says what of the input the reader could not read (nested too
 	// deep, too many members, not JSON): the call is uncertain, and asks

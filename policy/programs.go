@@ -78,6 +78,18 @@ type progDecl struct {
 	// workspace) and, outside the workspace, a prefix allow rule covers it
 	// only if it names the option (programs_optreads.go).
 	reads, writes []string
+	// argFiles: options whose value is a file holding more of the
+	// program's own arguments or configuration, which can name writes,
+	// hosts or code the reader never sees (curl -K, wget --config): the
+	// file is a read, and the call is a doubt (ask in every mode, dontAsk
+	// denies) unless an allow rule names the option; atReads: options
+	// whose value @F (or NAME=@F, NAME=<F) names a file read (curl -d @F,
+	// -F k=@F): the content is sent to a host (programs_argfiles.go).
+	argFiles, atReads []string
+	// hostFiles: options (also reads) whose file lists URLs or package
+	// indexes the program connects to (wget -i, pip -r): hosts known only
+	// at run time.
+	hostFiles []string
 	// pairs: options that take two values (jq --arg NAME VALUE);
 	// pairReads: of those, the ones whose second value is a file read
 	// (jq --rawfile NAME FILE). Both must also be declared valued.
@@ -301,6 +313,7 @@ func checkDecl(d *progDecl) error {
 		{"flags", d.flags, true}, {"gitConfig", d.gitConfig, false}, {"hostOpts", d.hostOpts, false},
 		{"placeOpts", d.placeOpts, false}, {"prefixOpts", d.prefixOpts, false},
 		{"pairs", d.pairs, false}, {"pairReads", d.pairReads, false},
+		{"argFiles", d.argFiles, false}, {"atReads", d.atReads, false}, {"hostFiles", d.hostFiles, false},
 	}
 	for _, l := range lists {
 		for _, o := range l.list {
@@ -347,6 +360,7 @@ func checkDecl(d *progDecl) error {
 		return fmt.Errorf("policy: program %q: edits %q is not all, sources, last or first", d.name, d.edits)
 	}
 	if len(d.match) == 0 && len(d.forms) == 0 && d.breaker == nil && d.edits == "" && !d.tree && len(d.norm) == 0 && len(d.writes) == 0 && len(d.reads) == 0 && len(d.programs) == 0 &&
+		len(d.argFiles) == 0 && len(d.atReads) == 0 &&
 		len(d.targetOpts) == 0 && len(d.editsAllWith) == 0 && d.writesArg == 0 && len(d.nested) == 0 && len(d.uncertainWith) == 0 &&
 		len(d.scriptOpts) == 0 && len(d.proxies) == 0 && len(d.installsTo) == 0 && len(d.uncertainPrefix) == 0 && len(d.gitConfig) == 0 &&
 		len(d.hostOpts) == 0 && d.urlArgs == "" && len(d.placeOpts) == 0 && len(d.prefixOpts) == 0 && d.hook == nil && len(d.stdinNames) == 0 &&

@@ -177,13 +177,31 @@ func wgetHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkCtx
 			argFileDoubt(sc, o.name)
 			continue
 		}
-		key, _, _ := strings.Cut(o.val.s, "=")
+		key, val, _ := strings.Cut(o.val.s, "=")
 		key = strings.NewReplacer("_", "", "-", "", " ", "", "\t", "").Replace(strings.ToLower(key))
-		if !wgetSafeKeys[key] {
-			argFileDoubt(sc, o.name)
+		if wgetSafeKeys[key] {
+			continue
+		}
+		argFileDoubt(sc, o.name)
+		// a key whose value is a file: read or written as the option's
+		// would be (Read and Edit rules hold whatever rule allows the call).
+		if what := wgetFileKeys[key]; what != "" {
+			v := staticWordPath(strings.TrimSpace(val))
+			switch what {
+			case "read":
+				a.optRead(sc, o.name, &v)
+			case "write":
+				a.plainWrite(sc, &v)
+			}
 		}
 	}
 }
+
+// wgetFileKeys: wgetrc keys (normalized as wgetSafeKeys) whose value is a
+// file wget reads or writes.
+var wgetFileKeys = map[string]string{"input": "read", "postfile": "read", "bodyfile": "read", "loadcookies": "read",
+	"cacertificate": "read", "certificate": "read", "privatekey": "read", "netrcfile": "read",
+	"outputdocument": "write", "logfile": "write", "dirprefix": "write", "savecookies": "write", "hstsfile": "write"}
 
 // curlValued: curl's options that take a value (a long one the policy
 // does not list would read its value as a URL: harmless here, the reads

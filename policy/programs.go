@@ -97,6 +97,11 @@ type progDecl struct {
 	// atFiles: a plain argument @FILE is a response file the program reads
 	// its arguments from (binutils, gcc): FILE is a read.
 	atFiles bool
+	// atArgs: with atFiles, the response file's arguments can name writes
+	// or code (gcc @F may hold -o ~/.bashrc or -wrapper, objcopy and ar
+	// write): a doubt an allow rule must name (Bash(gcc @*);
+	// programs_argfiles.go).
+	atArgs bool
 	// plainReads: every plain argument is a file read, with everything
 	// under it (go version -m FILE|DIR).
 	plainReads bool

@@ -260,6 +260,17 @@ var programsArgFilesDecls = [...]*progDecl{
 		flags:     []string{"--quiet", "--continue", "--recursive", "--mirror", "--no-check-certificate", "--no-config"},
 		match:     []string{"wget --config ./rc http://x", "wget -e output_document=/home/u/.bashrc http://x", "wget -i /etc/shadow"},
 		noMatch:   []string{"wget -q https://example.com/a", "wget -e robots=off -r https://example.com/", "wget -i urls.txt"}},
+	// response files (@F) of programs whose options write or run code:
+	// more arguments the reader does not see.
+	&progDecl{name: "gcc", aliases: []string{"g++", "cc", "c++", "clang", "clang++"}, valued: []string{"-o", "-I", "-L", "-l", "-D", "-U",
+		"-x", "-MF", "-MT", "-MQ", "-B"}, atFiles: true, atArgs: true,
+		match: []string{"gcc @/etc/shadow", "gcc @flags.txt main.c"}, noMatch: []string{"gcc -O2 -o app main.c"}},
+	&progDecl{name: "javac", valued: []string{"-d", "-cp", "-classpath", "--class-path", "-sourcepath", "--source-path", "-processorpath",
+		"--processor-path", "--release", "-source", "-target", "-encoding", "-s", "-h"}, atFiles: true, atArgs: true,
+		match: []string{"javac @argfile"}, noMatch: []string{"javac -d out Main.java"}},
+	&progDecl{name: "objcopy", aliases: []string{"ar", "ranlib", "strip", "elfedit"}, valued: []string{"-I", "-O", "-B", "-j", "-R",
+		"-K", "-N", "-L", "-W", "-o", "-F", "--input-target", "--output-target", "--target"}, atFiles: true, atArgs: true,
+		match: []string{"objcopy @args", "strip @/etc/shadow"}, noMatch: []string{"objcopy -O binary app app.bin"}},
 	&progDecl{name: "docker build", aliases: []string{"podman", "nerdctl"}, valued: []string{"-f", "--file", "-t", "--tag", "--build-arg", "--target",
 		"--platform", "--label", "--network", "--progress", "--secret", "--ssh", "--cache-from", "--cache-to", "--build-context",
 		"--add-host", "--shm-size", "-m", "--memory", "--ulimit"}, reads: []string{"-f", "--file"},

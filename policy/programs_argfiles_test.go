@@ -57,6 +57,10 @@ func argFileForms(t *testing.T) []argFileForm {
 					out = append(out, argFileForm{d.name, o, d.name + " -s" + o[1:] + " %F https://a.example/", true, "Read(secrets/**)"})
 				}
 			}
+			if d.atArgs {
+				out = append(out, argFileForm{d.name, "@", d.name + " @%F", true, "Read(secrets/**)"},
+					argFileForm{d.name, "@", d.name + " -o x.o @%F", true, "Read(secrets/**)"})
+			}
 			for _, o := range d.atReads {
 				vals := []string{"@%F", "k@%F"}
 				if o == "-F" || o == "--form" {
@@ -142,7 +146,7 @@ func TestArgFilesEveryDeclaredSpelling(t *testing.T) {
 		got[f.prog+" "+f.opt] = true
 	}
 	for _, want := range []string{"curl -K", "curl --config", "curl -d", "curl --data-binary", "curl -F", "curl --json",
-		"curl --data-urlencode", "wget --config", "wget -e", "kubectl apply --kubeconfig"} {
+		"curl --data-urlencode", "wget --config", "wget -e", "kubectl apply --kubeconfig", "gcc @", "javac @", "objcopy @"} {
 		if !got[want] {
 			t.Fatalf("no form declared for %s", want)
 		}
@@ -201,6 +205,8 @@ func TestArgFilesPropertyCanFail(t *testing.T) {
 		{"wget --config=cfg/rc https://a.example/", "Bash(wget --config=*)"},
 		{"wget -e output_document=out.html https://a.example/", "Bash(wget -e *)"},
 		{"kubectl apply --kubeconfig cfg/kc -f x.yaml", "Bash(kubectl apply --kubeconfig *)"},
+		{"gcc @cfg/flags main.c", "Bash(gcc @*)"},
+		{"strip @cfg/args", "Bash(strip @*)"},
 	} {
 		for _, m := range adversarialModes {
 			if m.mode == ModePlan {
@@ -218,7 +224,7 @@ func TestArgFilesPropertyCanFail(t *testing.T) {
 		"curl -s https://a.example/", "curl -d user@example.com https://a.example/", "wget -e robots=off -e HTTPS_PROXY=good.example https://a.example/",
 		"wget -i urls.txt", "make -f ci.mk test", "docker build -f Dockerfile.ci .", "kubectl apply -f deploy.yaml",
 		"terraform plan -var-file=prod.tfvars", "eslint -c .eslintrc.ci.json src", "pytest -c ci.ini", "tsc -p tsconfig.build.json",
-		"pip install -r requirements.txt"} {
+		"pip install -r requirements.txt", "gcc -O2 -o app main.c", "objdump -d @cfg/args"} {
 		prog := strings.Fields(cmd)[0]
 		pc := policyCase{Src: "control", Tool: "Bash", Cmd: cmd, Allow: []string{"Bash(" + prog + " *)"}}
 		if v := Evaluate(pc.input(t)); v.Decision != Allow {

@@ -84,6 +84,13 @@ func argFileForms(t *testing.T) []argFileForm {
 			out = append(out, argFileForm{"wget", "-e", "wget " + s + " https://a.example/", true, deny})
 		}
 	}
+	// wget's own spellings of the keys: '_' or '-' between words, any case.
+	for _, s := range []string{"-e output_document=%F", "-e 'output-document = %F'", "--execute=Output_Document=%F", "-e logfile=%F"} {
+		out = append(out, argFileForm{"wget", "-e", "wget " + s + " https://a.example/", true, "Edit(secrets/**)"})
+	}
+	for _, s := range []string{"-e input=%F", "-e post_file=%F", "-e LOAD-COOKIES=%F", "-e 'private_key = %F'"} {
+		out = append(out, argFileForm{"wget", "-e", "wget " + s + " https://a.example/", true, "Read(secrets/**)"})
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].form < out[j].form })
 	return out
 }
@@ -260,6 +267,22 @@ func TestArgFileReadsOutsideTheWorkspace(t *testing.T) {
 			if f := judgeEveryMode(t, ask, Ask); f != "" {
 				t.Errorf("%s under %v: %s", ask.Cmd, allow, f)
 			}
+		}
+	}
+}
+
+// TestWgetInputFileHosts: the URLs of wget -i F are hosts known only at
+// run time: with a WebFetch domain rule, never allowed without asking
+// (Bash included); without one, allowed under Bash(wget *).
+func TestWgetInputFileHosts(t *testing.T) {
+	for _, cmd := range []string{"wget -i urls.txt", "wget --input-file=urls.txt", "wget -qi urls.txt"} {
+		pc := policyCase{Src: "wget -i", Tool: "Bash", Cmd: cmd, Allow: []string{"Bash"}, Deny: []string{"WebFetch(domain:evil.com)"}}
+		if f := judgeEveryMode(t, pc, Ask); f != "" {
+			t.Errorf("%s under a WebFetch deny rule: %s", cmd, f)
+		}
+		ctl := policyCase{Src: "control", Tool: "Bash", Cmd: cmd, Allow: []string{"Bash(wget *)"}}
+		if v := Evaluate(ctl.input(t)); v.Decision != Allow {
+			t.Errorf("%s: %s (%s), want allow", cmd, v.Decision, v.Reason)
 		}
 	}
 }

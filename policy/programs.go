@@ -86,10 +86,6 @@ type progDecl struct {
 	// whose value @F (or NAME=@F, NAME=<F) names a file read (curl -d @F,
 	// -F k=@F): the content is sent to a host (programs_argfiles.go).
 	argFiles, atReads []string
-	// hostFiles: options (also reads) whose file lists URLs or package
-	// indexes the program connects to (wget -i, pip -r): hosts known only
-	// at run time.
-	hostFiles []string
 	// pairs: options that take two values (jq --arg NAME VALUE);
 	// pairReads: of those, the ones whose second value is a file read
 	// (jq --rawfile NAME FILE). Both must also be declared valued.
@@ -318,7 +314,7 @@ func checkDecl(d *progDecl) error {
 		{"flags", d.flags, true}, {"gitConfig", d.gitConfig, false}, {"hostOpts", d.hostOpts, false},
 		{"placeOpts", d.placeOpts, false}, {"prefixOpts", d.prefixOpts, false},
 		{"pairs", d.pairs, false}, {"pairReads", d.pairReads, false},
-		{"argFiles", d.argFiles, false}, {"atReads", d.atReads, false}, {"hostFiles", d.hostFiles, false},
+		{"argFiles", d.argFiles, false}, {"atReads", d.atReads, false},
 	}
 	for _, l := range lists {
 		for _, o := range l.list {

@@ -31,11 +31,11 @@ import (
 //   - atReads: the value @F (NAME=@F and NAME=<F for a form field,
 //     NAME@F for a url-encoded one) names a file read whose content is sent
 //     to a host (curl -d @F, --data-binary @F, -F k=@F, -H @F, --json @F).
-//   - hostFiles: the file lists URLs the program connects to (wget -i):
-//     a read, and hosts known only at run time (with a WebFetch domain
-//     rule, ask). pip -r/-c is a read only
-//     (red team 4's control: pip install -r requirements.txt is allowed
-//     under a WebFetch deny rule).
+//   - wget -i F (the URLs it fetches) and pip -r/-c F (which may name
+//     indexes) are reads only: the hosts such a list names are not
+//     followed (red team 4's and 5's controls: pip install -r
+//     requirements.txt and wget -B https://a.example/ -i list.txt are
+//     allowed under a WebFetch deny rule of another host).
 
 // argFile records an option whose value is a file of the program's own
 // arguments or configuration: a read, and a doubt the allow rule must name.
@@ -255,11 +255,10 @@ var programsArgFilesDecls = [...]*progDecl{
 	// wget --config F: a wgetrc (output_document =, input =); -e KEY=V
 	// one line of one (wgetHook); -i F the URLs it fetches.
 	&progDecl{name: "wget", valued: wgetValued, argFiles: []string{"--config"}, hook: wgetHook,
-		hostFiles: []string{"-i", "--input-file"},
-		reads:     []string{"-i", "--input-file", "--post-file", "--body-file", "--load-cookies", "--ca-certificate", "--certificate", "--private-key"},
-		flags:     []string{"--quiet", "--continue", "--recursive", "--mirror", "--no-check-certificate", "--no-config"},
-		match:     []string{"wget --config ./rc http://x", "wget -e output_document=/home/u/.bashrc http://x", "wget -i /etc/shadow"},
-		noMatch:   []string{"wget -q https://example.com/a", "wget -e robots=off -r https://example.com/", "wget -i urls.txt"}},
+		reads:   []string{"-i", "--input-file", "--post-file", "--body-file", "--load-cookies", "--ca-certificate", "--certificate", "--private-key"},
+		flags:   []string{"--quiet", "--continue", "--recursive", "--mirror", "--no-check-certificate", "--no-config"},
+		match:   []string{"wget --config ./rc http://x", "wget -e output_document=/home/u/.bashrc http://x", "wget -i /etc/shadow"},
+		noMatch: []string{"wget -q https://example.com/a", "wget -e robots=off -r https://example.com/", "wget -i urls.txt"}},
 	// response files (@F) of programs whose options write or run code:
 	// more arguments the reader does not see.
 	&progDecl{name: "gcc", aliases: []string{"g++", "cc", "c++", "clang", "clang++"}, valued: []string{"-o", "-I", "-L", "-l", "-D", "-U",

@@ -270,19 +270,3 @@ func TestArgFileReadsOutsideTheWorkspace(t *testing.T) {
 		}
 	}
 }
-
-// TestWgetInputFileHosts: the URLs of wget -i F are hosts known only at
-// run time: with a WebFetch domain rule, never allowed without asking
-// (Bash included); without one, allowed under Bash(wget *).
-func TestWgetInputFileHosts(t *testing.T) {
-	for _, cmd := range []string{"wget -i urls.txt", "wget --input-file=urls.txt", "wget -qi urls.txt"} {
-		pc := policyCase{Src: "wget -i", Tool: "Bash", Cmd: cmd, Allow: []string{"Bash"}, Deny: []string{"WebFetch(domain:evil.com)"}}
-		if f := judgeEveryMode(t, pc, Ask); f != "" {
-			t.Errorf("%s under a WebFetch deny rule: %s", cmd, f)
-		}
-		ctl := policyCase{Src: "control", Tool: "Bash", Cmd: cmd, Allow: []string{"Bash(wget *)"}}
-		if v := Evaluate(ctl.input(t)); v.Decision != Allow {
-			t.Errorf("%s: %s (%s), want allow", cmd, v.Decision, v.Reason)
-		}
-	}
-}

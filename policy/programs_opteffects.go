@@ -71,9 +71,6 @@ func (a *analyzer) declOptEffects(d *progDecl, sc *subCmd, opts []declOpt, ctx w
 			sc.readOnly = false
 			a.placeTarget(d, sc, o.name, o.val, containsStr(d.prefixOpts, o.name)) // programs_rt4.go
 		}
-		if containsStr(d.hostFiles, o.name) {
-			sc.proxies = append(sc.proxies, "$") // the hosts it lists (programs_argfiles.go)
-		}
 	}
 }
 

@@ -405,8 +405,17 @@ func lookupDecl(base string, args []word) (*progDecl, []word) {
 				}
 				i = first
 			}
-			// later ones may follow options (git submodule --quiet foreach).
+			// later ones may follow options (git submodule --quiet foreach),
+			// with their values when the declaration of the words before
+			// names them valued (docker compose -f F exec: red team 16).
+			var parent *progDecl
+			if k > 0 {
+				parent = parentDecl(ds, d, k)
+			}
 			for k > 0 && i < len(rest) && rest[i].static && strings.HasPrefix(rest[i].s, "-") && rest[i].s != "--" {
+				if parent != nil && !strings.Contains(rest[i].s, "=") && containsStr(parent.valued, rest[i].s) {
+					i++
+				}
 				i++
 			}
 			if i >= len(rest) || !rest[i].static || rest[i].s != s {
@@ -420,6 +429,21 @@ func lookupDecl(base string, args []word) (*progDecl, []word) {
 		}
 	}
 	return nil, nil
+}
+
+// parentDecl: among ds, the declaration of d's program and its first k
+// subcommand words (docker compose for docker compose exec), or nil.
+func parentDecl(ds []*progDecl, d *progDecl, k int) *progDecl {
+	name := d.name
+	for j := len(d.sub); j > k; j-- {
+		name = name[:strings.LastIndexByte(name, ' ')]
+	}
+	for _, o := range ds {
+		if o.name == name {
+			return o
+		}
+	}
+	return nil
 }
 
 // declOpt is one option occurrence of a declared program.

@@ -270,3 +270,88 @@ func TestArgFileReadsOutsideTheWorkspace(t *testing.T) {
 		}
 	}
 }
+
+// subDeclForms: every declaration of a program's subcommand below another
+// declared one (docker compose exec below docker compose) that runs a
+// command, each form with each valued option of the parent between the
+// parent's words and the subcommand, in each spelling (`-f v`, `-fv`,
+// `--file v`, `--file=v`), with %s for the command.
+func subDeclForms(t *testing.T) []string {
+	t.Helper()
+	loadPrograms()
+	var out []string
+	seen := map[*progDecl]bool{}
+	for _, ds := range programs {
+		for _, d := range ds {
+			if seen[d] || len(d.sub) < 2 || len(d.forms) == 0 {
+				continue
+			}
+			seen[d] = true
+			p := parentDecl(ds, d, len(d.sub)-1)
+			if p == nil {
+				continue
+			}
+			for _, f := range d.forms {
+				if !strings.HasPrefix(f, p.name+" ") {
+					continue
+				}
+				for _, o := range p.valued {
+					sp := []string{o + " v.yml"}
+					if strings.HasPrefix(o, "--") {
+						sp = append(sp, o+"=v.yml")
+					} else if len(o) == 2 {
+						sp = append(sp, o+"v.yml")
+					}
+					for _, s := range sp {
+						out = append(out, p.name+" "+s+" "+strings.TrimPrefix(f, p.name+" "))
+					}
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestSubcommandAfterParentOptionsKeepsDenies: a runner subcommand after
+// its parent's options with their values (docker compose -f F exec svc
+// rm -rf x was allowed under Bash(docker *) with Bash(rm *) denied: the
+// value F was taken for the subcommand word) is still read as the runner:
+// the deny holds in every mode. The control: with the parent's valued
+// list taken out, the property fails.
+func TestSubcommandAfterParentOptionsKeepsDenies(t *testing.T) {
+	forms := subDeclForms(t)
+	if len(forms) < 10 {
+		t.Fatalf("only %d forms", len(forms))
+	}
+	check := func() (fails []string) {
+		for _, f := range forms {
+			prog := strings.Fields(f)[0]
+			c := policyCase{Src: "sub", Tool: "Bash", Cmd: strings.ReplaceAll(f, "%s", "rm -rf x"), Allow: []string{"Bash(" + prog + " *)"}, Deny: []string{"Bash(rm *)"}}
+			if s := judgeEveryMode(t, c, Deny); s != "" {
+				fails = append(fails, c.Cmd+": "+s)
+			}
+		}
+		return fails
+	}
+	for _, s := range check() {
+		t.Error(s)
+	}
+	loadPrograms()
+	var compose *progDecl
+	for _, d := range programs["docker"] {
+		if d.name == "docker compose" {
+			compose = d
+		}
+	}
+	if compose == nil {
+		t.Fatal("docker compose is not declared")
+	}
+	saved := compose.valued
+	compose.valued = nil
+	fails := check()
+	compose.valued = saved
+	if len(fails) == 0 {
+		t.Error("the property holds without docker compose's valued options")
+	}
+}

@@ -67,6 +67,12 @@ var programsRunnersDecls = [...]*progDecl{
 		noMatch: []string{"docker exec c ls"}},
 	&progDecl{name: "docker run", aliases: []string{"podman", "nerdctl"}, valued: dockerRunValued, reads: []string{"--env-file"}, run: runAfterOpts, skip: 1,
 		forms: runnerForms("docker run --rm img"), match: []string{"docker run --rm -v /:/h img rm -rf x"}},
+	// docker compose's own options come before its subcommand (lookupDecl
+	// skips their values: docker compose -f F exec svc CMD); -f and
+	// --env-file are files it reads.
+	&progDecl{name: "docker compose", valued: []string{"-f", "--file", "-p", "--project-name", "--project-directory", "--env-file",
+		"--profile", "--ansi", "--progress", "--parallel"}, reads: []string{"-f", "--file", "--env-file"},
+		match: []string{"docker compose -f /etc/shadow up"}, noMatch: []string{"docker compose -f compose.ci.yml up -d"}},
 	&progDecl{name: "docker compose exec", valued: dockerExecValued, run: runAfterOpts, skip: 1,
 		forms: runnerForms("docker compose exec svc"), match: []string{"docker compose exec svc rm -rf x"}},
 	&progDecl{name: "docker compose run", valued: dockerRunValued, run: runAfterOpts, skip: 1,

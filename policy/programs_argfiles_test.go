@@ -272,9 +272,9 @@ func TestArgFileReadsOutsideTheWorkspace(t *testing.T) {
 }
 
 // subDeclForms: every declaration of a program's subcommand below another
-// declared one (docker compose exec below docker compose) that runs a
-// command, each form with each valued option of the parent between the
-// parent's words and the subcommand, in each spelling (`-f v`, `-fv`,
+// declared one (docker compose exec below docker compose and docker) that
+// runs a command, each form with each valued option of each parent
+// between the parent's words and the next subcommand word, in each spelling (`-f v`, `-fv`,
 // `--file v`, `--file=v`), with %s for the command.
 func subDeclForms(t *testing.T) []string {
 	t.Helper()
@@ -283,27 +283,29 @@ func subDeclForms(t *testing.T) []string {
 	seen := map[*progDecl]bool{}
 	for _, ds := range programs {
 		for _, d := range ds {
-			if seen[d] || len(d.sub) < 2 || len(d.forms) == 0 {
+			if seen[d] || len(d.sub) < 1 || len(d.forms) == 0 {
 				continue
 			}
 			seen[d] = true
-			p := parentDecl(ds, d, len(d.sub)-1)
-			if p == nil {
-				continue
-			}
-			for _, f := range d.forms {
-				if !strings.HasPrefix(f, p.name+" ") {
+			for k := 0; k < len(d.sub); k++ {
+				p := parentDecl(ds, d, k)
+				if p == nil || p.run != runNone {
 					continue
 				}
-				for _, o := range p.valued {
-					sp := []string{o + " v.yml"}
-					if strings.HasPrefix(o, "--") {
-						sp = append(sp, o+"=v.yml")
-					} else if len(o) == 2 {
-						sp = append(sp, o+"v.yml")
+				for _, f := range d.forms {
+					if !strings.HasPrefix(f, p.name+" ") {
+						continue
 					}
-					for _, s := range sp {
-						out = append(out, p.name+" "+s+" "+strings.TrimPrefix(f, p.name+" "))
+					for _, o := range p.valued {
+						sp := []string{o + " v.yml"}
+						if strings.HasPrefix(o, "--") {
+							sp = append(sp, o+"=v.yml")
+						} else if len(o) == 2 {
+							sp = append(sp, o+"v.yml")
+						}
+						for _, s := range sp {
+							out = append(out, p.name+" "+s+" "+strings.TrimPrefix(f, p.name+" "))
+						}
 					}
 				}
 			}

@@ -385,16 +385,24 @@ func checkDecl(d *progDecl) error {
 // subcommand is the first plain word after the program's leading options.
 // It returns the declaration and the arguments after the subcommand.
 func lookupDecl(base string, args []word) (*progDecl, []word) {
+	d, rest, _ := lookupDeclGuess(base, args)
+	return d, rest
+}
+
+// lookupDeclGuess is lookupDecl; guessed says a runner's subcommand word
+// was found only past an option the policy does not know (afterUnknownOpts):
+// the reading is a guess, the call a doubt.
+func lookupDeclGuess(base string, args []word) (*progDecl, []word, bool) {
 	loadPrograms()
 	if !declNames.mayHave(base) {
-		return nil, nil
+		return nil, nil, false
 	}
 	ds := programs[base]
 	first := -1 // subcommandAt(base, args), the same for every declaration
 	for _, d := range ds {
 		sub := d.sub
 		rest := args
-		ok := true
+		ok, guessed := true, false
 		for k, s := range sub {
 			i := 0
 			if k == 0 {
@@ -418,6 +426,15 @@ func lookupDecl(base string, args []word) (*progDecl, []word) {
 				}
 				i++
 			}
+			if (i >= len(rest) || !rest[i].static || rest[i].s != s) && d.run != runNone {
+				// a runner's subcommand word after an option the policy
+				// does not know to take a value (docker compose --new-opt
+				// v exec svc CMD): read as the runner, so that what it
+				// runs meets the deny rules (red team 16).
+				if j := afterUnknownOpts(rest, k, first, s); j >= 0 {
+					i, guessed = j, true
+				}
+			}
 			if i >= len(rest) || !rest[i].static || rest[i].s != s {
 				ok = false
 				break
@@ -425,10 +442,38 @@ func lookupDecl(base string, args []word) (*progDecl, []word) {
 			rest = rest[i+1:]
 		}
 		if ok {
-			return d, rest
+			return d, rest, guessed
 		}
 	}
-	return nil, nil
+	return nil, nil, false
+}
+
+// afterUnknownOpts: where the subcommand word s is in rest when only
+// options, each with at most one value, stand before it (from the start
+// for a later subcommand word, from the program's first option for the
+// first); -1 if it is not.
+func afterUnknownOpts(rest []word, k, first int, s string) int {
+	j := 0
+	if k == 0 {
+		j = min(first, len(rest))
+		for j > 0 && rest[j-1].static && strings.HasPrefix(rest[j-1].s, "-") {
+			j-- // back to the option subcommandAt stopped after
+		}
+	}
+	for j < len(rest) && rest[j].static {
+		w := rest[j].s
+		if w == s {
+			return j
+		}
+		if !strings.HasPrefix(w, "-") || w == "--" || w == "-" {
+			return -1
+		}
+		j++
+		if j < len(rest) && rest[j].static && rest[j].s != s && !strings.HasPrefix(rest[j].s, "-") {
+			j++ // its value
+		}
+	}
+	return -1
 }
 
 // parentDecl: among ds, the declaration of d's program and its first k
@@ -642,6 +687,7 @@ type declAnswer struct {
 	base       string
 	args, rest []word
 	d          *progDecl
+	guessed    bool
 }
 
 // lookupDeclOf is lookupDecl, remembered for one question: command asks
@@ -654,8 +700,8 @@ func (a *analyzer) lookupDeclOf(base string, args []word) (*progDecl, []word) {
 	if m.base == base && len(m.args) == len(args) && (len(args) == 0 || &m.args[0] == &args[0]) && m.base != "" {
 		return m.d, m.rest
 	}
-	d, rest := lookupDecl(base, args)
-	*m = declAnswer{base: base, args: args, rest: rest, d: d}
+	d, rest, guessed := lookupDeclGuess(base, args)
+	*m = declAnswer{base: base, args: args, rest: rest, d: d, guessed: guessed}
 	return d, rest
 }
 

@@ -353,7 +353,47 @@ func TestSubcommandAfterParentOptionsKeepsDenies(t *testing.T) {
 	compose.valued = nil
 	fails := check()
 	compose.valued = saved
-	if len(fails) == 0 {
-		t.Error("the property holds without docker compose's valued options")
+	if len(fails) != 0 {
+		t.Errorf("without docker compose's valued options, its runners are still found after an option and its value (afterUnknownOpts): %v", fails[:1])
+	}
+	// the control: a value the reader takes for the subcommand word (an
+	// option it knows to take none, then a plain word) misses the runner.
+	for _, cmd := range []string{"docker compose v exec svc rm -rf x", "docker v exec c rm -rf x"} {
+		c := policyCase{Src: "control", Tool: "Bash", Cmd: cmd, Allow: []string{"Bash(docker *)"}, Deny: []string{"Bash(rm *)"}}
+		if v := Evaluate(c.input(t)); v.Decision == Deny {
+			t.Errorf("%s: denied (%s): the runner found past a plain word", cmd, v.Reason)
+		}
+	}
+}
+
+// TestRunnerAfterUnknownOptions: a runner's subcommand word after options
+// the policy does not know, each with one value, is still the runner (the
+// deny of what it runs holds in every mode), and the call is a doubt (a
+// guess: bun -e x is not bun x with nothing to run); a plain word that is
+// not an option's value ends the search.
+func TestRunnerAfterUnknownOptions(t *testing.T) {
+	for _, c := range []struct{ prog, cmd string }{
+		{"docker", "docker compose --new-opt v exec svc rm -rf x"},
+		{"docker", "docker --new-opt v exec c rm -rf x"},
+		{"docker", "docker -Z v compose -q w exec c rm -rf x"},
+		{"kubectl", "kubectl --new-opt v exec pod -- rm -rf x"},
+		{"npm", "npm --new-opt v explore x -- rm -rf x"},
+		{"uv", "uv --new-opt v run rm -rf x"},
+	} {
+		pc := policyCase{Src: "unknown opts", Tool: "Bash", Cmd: c.cmd, Allow: []string{"Bash(" + c.prog + " *)"}, Deny: []string{"Bash(rm *)"}}
+		if f := judgeEveryMode(t, pc, Deny); f != "" {
+			t.Errorf("%s: %s", c.cmd, f)
+		}
+		pc.Deny = nil
+		if f := judgeDoubt(t, pc); f != "" {
+			t.Errorf("%s without the deny rule: %s", c.cmd, f)
+		}
+	}
+	for _, cmd := range []string{"docker ps exec", "docker images --filter exec", "kubectl get pods exec"} {
+		prog := strings.Fields(cmd)[0]
+		pc := policyCase{Src: "control", Tool: "Bash", Cmd: cmd, Allow: []string{"Bash(" + prog + " *)"}, Deny: []string{"Bash(rm *)"}}
+		if v := Evaluate(pc.input(t)); v.Decision != Allow {
+			t.Errorf("%s: %s (%s), want allow", cmd, v.Decision, v.Reason)
+		}
 	}
 }

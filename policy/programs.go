@@ -448,49 +448,6 @@ func lookupDeclGuess(base string, args []word) (*progDecl, []word, bool) {
 	return nil, nil, false
 }
 
-// afterUnknownOpts: where the subcommand word s is in rest when only
-// options, each with at most one value, stand before it (from the start
-// for a later subcommand word, from the program's first option for the
-// first); -1 if it is not.
-func afterUnknownOpts(rest []word, k, first int, s string) int {
-	j := 0
-	if k == 0 {
-		j = min(first, len(rest))
-		for j > 0 && rest[j-1].static && strings.HasPrefix(rest[j-1].s, "-") {
-			j-- // back to the option subcommandAt stopped after
-		}
-	}
-	for j < len(rest) && rest[j].static {
-		w := rest[j].s
-		if w == s {
-			return j
-		}
-		if !strings.HasPrefix(w, "-") || w == "--" || w == "-" {
-			return -1
-		}
-		j++
-		if j < len(rest) && rest[j].static && rest[j].s != s && !strings.HasPrefix(rest[j].s, "-") {
-			j++ // its value
-		}
-	}
-	return -1
-}
-
-// parentDecl: among ds, the declaration of d's program and its first k
-// subcommand words (docker compose for docker compose exec), or nil.
-func parentDecl(ds []*progDecl, d *progDecl, k int) *progDecl {
-	name := d.name
-	for j := len(d.sub); j > k; j-- {
-		name = name[:strings.LastIndexByte(name, ' ')]
-	}
-	for _, o := range ds {
-		if o.name == name {
-			return o
-		}
-	}
-	return nil
-}
-
 // declOpt is one option occurrence of a declared program.
 type declOpt struct {
 	name string

@@ -117,17 +117,8 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 			return
 		}
 	}
-	if d, rest := a.lookupDeclOf(base, args); d != nil {
-		guessed := a.decl.guessed // before declared reads the command it runs
-		if a.declared(d, base, rest, args, text, alts, ctx) {
-			if guessed {
-				// its subcommand word follows an option the policy does
-				// not know: what it runs meets the deny rules, and the
-				// call asks.
-				a.setUncertain(d.name + ": its subcommand follows an option the reader does not know")
-			}
-			return
-		}
+	if d, rest := a.lookupDeclOf(base, args); d != nil && a.declaredGuess(d, base, rest, args, text, alts, ctx) {
+		return
 	}
 	switch base {
 	case "sudo", "doas", "run0", "pkexec", "sudoedit":

@@ -161,6 +161,9 @@ func (ev *evaluator) bashDecide(tool string, an *shellAnalysis) Verdict {
 		why = ev.unknownPaths(an)
 	}
 	if why == "" {
+		why = ev.argFilesDoubt(an) // programs_argfiles.go
+	}
+	if why == "" {
 		if _, _, u := ev.fetchRule(&pol.deny, an); u != "" {
 			why = "the command connects to " + u + ", whose host a WebFetch domain rule cannot be checked against"
 		} else if _, _, u := ev.fetchRule(&pol.ask, an); u != "" {

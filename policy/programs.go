@@ -78,6 +78,14 @@ type progDecl struct {
 	// workspace) and, outside the workspace, a prefix allow rule covers it
 	// only if it names the option (programs_optreads.go).
 	reads, writes []string
+	// argFiles: options whose value is a file holding more of the
+	// program's own arguments or configuration, which can name writes,
+	// hosts or code the reader never sees (curl -K, wget --config): the
+	// file is a read, and the call is a doubt (ask in every mode, dontAsk
+	// denies) unless an allow rule names the option; atReads: options
+	// whose value @F (or NAME=@F, NAME=<F) names a file read (curl -d @F,
+	// -F k=@F): the content is sent to a host (programs_argfiles.go).
+	argFiles, atReads []string
 	// pairs: options that take two values (jq --arg NAME VALUE);
 	// pairReads: of those, the ones whose second value is a file read
 	// (jq --rawfile NAME FILE). Both must also be declared valued.
@@ -85,6 +93,11 @@ type progDecl struct {
 	// atFiles: a plain argument @FILE is a response file the program reads
 	// its arguments from (binutils, gcc): FILE is a read.
 	atFiles bool
+	// atArgs: with atFiles, the response file's arguments can name writes
+	// or code (gcc @F may hold -o ~/.bashrc or -wrapper, objcopy and ar
+	// write): a doubt an allow rule must name (Bash(gcc @*);
+	// programs_argfiles.go).
+	atArgs bool
 	// plainReads: every plain argument is a file read, with everything
 	// under it (go version -m FILE|DIR).
 	plainReads bool
@@ -301,6 +314,7 @@ func checkDecl(d *progDecl) error {
 		{"flags", d.flags, true}, {"gitConfig", d.gitConfig, false}, {"hostOpts", d.hostOpts, false},
 		{"placeOpts", d.placeOpts, false}, {"prefixOpts", d.prefixOpts, false},
 		{"pairs", d.pairs, false}, {"pairReads", d.pairReads, false},
+		{"argFiles", d.argFiles, false}, {"atReads", d.atReads, false},
 	}
 	for _, l := range lists {
 		for _, o := range l.list {
@@ -347,6 +361,7 @@ func checkDecl(d *progDecl) error {
 		return fmt.Errorf("policy: program %q: edits %q is not all, sources, last or first", d.name, d.edits)
 	}
 	if len(d.match) == 0 && len(d.forms) == 0 && d.breaker == nil && d.edits == "" && !d.tree && len(d.norm) == 0 && len(d.writes) == 0 && len(d.reads) == 0 && len(d.programs) == 0 &&
+		len(d.argFiles) == 0 && len(d.atReads) == 0 &&
 		len(d.targetOpts) == 0 && len(d.editsAllWith) == 0 && d.writesArg == 0 && len(d.nested) == 0 && len(d.uncertainWith) == 0 &&
 		len(d.scriptOpts) == 0 && len(d.proxies) == 0 && len(d.installsTo) == 0 && len(d.uncertainPrefix) == 0 && len(d.gitConfig) == 0 &&
 		len(d.hostOpts) == 0 && d.urlArgs == "" && len(d.placeOpts) == 0 && len(d.prefixOpts) == 0 && d.hook == nil && len(d.stdinNames) == 0 &&
@@ -370,16 +385,24 @@ func checkDecl(d *progDecl) error {
 // subcommand is the first plain word after the program's leading options.
 // It returns the declaration and the arguments after the subcommand.
 func lookupDecl(base string, args []word) (*progDecl, []word) {
+	d, rest, _ := lookupDeclGuess(base, args)
+	return d, rest
+}
+
+// lookupDeclGuess is lookupDecl; guessed says a runner's subcommand word
+// was found only past an option the policy does not know (afterUnknownOpts):
+// the reading is a guess, the call a doubt.
+func lookupDeclGuess(base string, args []word) (*progDecl, []word, bool) {
 	loadPrograms()
 	if !declNames.mayHave(base) {
-		return nil, nil
+		return nil, nil, false
 	}
 	ds := programs[base]
 	first := -1 // subcommandAt(base, args), the same for every declaration
 	for _, d := range ds {
 		sub := d.sub
 		rest := args
-		ok := true
+		ok, guessed := true, false
 		for k, s := range sub {
 			i := 0
 			if k == 0 {
@@ -390,9 +413,27 @@ func lookupDecl(base string, args []word) (*progDecl, []word) {
 				}
 				i = first
 			}
-			// later ones may follow options (git submodule --quiet foreach).
+			// later ones may follow options (git submodule --quiet foreach),
+			// with their values when the declaration of the words before
+			// names them valued (docker compose -f F exec: red team 16).
+			var parent *progDecl
+			if k > 0 {
+				parent = parentDecl(ds, d, k)
+			}
 			for k > 0 && i < len(rest) && rest[i].static && strings.HasPrefix(rest[i].s, "-") && rest[i].s != "--" {
+				if parent != nil && !strings.Contains(rest[i].s, "=") && containsStr(parent.valued, rest[i].s) {
+					i++
+				}
 				i++
+			}
+			if (i >= len(rest) || !rest[i].static || rest[i].s != s) && d.run != runNone {
+				// a runner's subcommand word after an option the policy
+				// does not know to take a value (docker compose --new-opt
+				// v exec svc CMD): read as the runner, so that what it
+				// runs meets the deny rules (red team 16).
+				if j := afterUnknownOpts(rest, k, first, s); j >= 0 {
+					i, guessed = j, true
+				}
 			}
 			if i >= len(rest) || !rest[i].static || rest[i].s != s {
 				ok = false
@@ -401,10 +442,10 @@ func lookupDecl(base string, args []word) (*progDecl, []word) {
 			rest = rest[i+1:]
 		}
 		if ok {
-			return d, rest
+			return d, rest, guessed
 		}
 	}
-	return nil, nil
+	return nil, nil, false
 }
 
 // declOpt is one option occurrence of a declared program.
@@ -603,6 +644,7 @@ type declAnswer struct {
 	base       string
 	args, rest []word
 	d          *progDecl
+	guessed    bool
 }
 
 // lookupDeclOf is lookupDecl, remembered for one question: command asks
@@ -615,8 +657,8 @@ func (a *analyzer) lookupDeclOf(base string, args []word) (*progDecl, []word) {
 	if m.base == base && len(m.args) == len(args) && (len(args) == 0 || &m.args[0] == &args[0]) && m.base != "" {
 		return m.d, m.rest
 	}
-	d, rest := lookupDecl(base, args)
-	*m = declAnswer{base: base, args: args, rest: rest, d: d}
+	d, rest, guessed := lookupDeclGuess(base, args)
+	*m = declAnswer{base: base, args: args, rest: rest, d: d, guessed: guessed}
 	return d, rest
 }
 

@@ -63,7 +63,8 @@ func knownLongs(base string, args []word) ([]string, string) {
 		}
 		for _, d := range ds {
 			for _, l := range [][]string{d.valued, d.code, d.escapeOpts, d.stdinCode, d.reads, d.writes, d.editsWith, d.uncertainWith,
-				d.plainReadsWith, d.programs, d.runOpt, d.targetOpts, d.editsAllWith, d.keepsWith, d.flags, d.scriptOpts, d.proxies, d.installsTo} {
+				d.plainReadsWith, d.programs, d.runOpt, d.targetOpts, d.editsAllWith, d.keepsWith, d.flags, d.scriptOpts, d.proxies, d.installsTo,
+				d.argFiles, d.atReads} {
 				for _, o := range l {
 					add(o)
 				}

@@ -106,6 +106,7 @@ var programsEscapesDecls = [...]*progDecl{
 	&progDecl{name: "make", aliases: []string{"gmake", "bmake"}, valued: []string{"-f", "--file", "--makefile", "-C", "--directory",
 		"-I", "--include-dir", "-j", "--jobs", "-l", "--load-average", "-o", "--old-file", "-W", "--what-if", "--eval"},
 		stdinCode: []string{"-f", "--file", "--makefile"}, code: nil, scriptOpts: []string{"-f", "--file", "--makefile"},
+		reads: []string{"-f", "--file", "--makefile"},
 		match: []string{"make -f - <<< $'all:\\n\\trm -rf x'", "make -f <(printf 'a:\\n\\trm -rf x\\n')"}, noMatch: []string{"make -n", "make -f Makefile.ci test"}},
 	&progDecl{name: "mysql", aliases: []string{"mariadb"}, valued: []string{"-e", "--execute", "-u", "--user", "-h", "--host", "-P", "--port", "-D", "--database"},
 		escape: backslashBang, escapeOpts: []string{"-e", "--execute"}, forms: []string{"mysql -e '\\! %s'"},

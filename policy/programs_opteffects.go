@@ -41,8 +41,15 @@ func (a *analyzer) declOptEffects(d *progDecl, sc *subCmd, opts []declOpt, ctx w
 			if containsStr(d.reads, o.name) {
 				a.optRead(sc, o.name, o.val) // read and written (go test -fuzzcachedir)
 			}
+		case containsStr(d.argFiles, o.name):
+			a.argFile(sc, o.name, o.val) // programs_argfiles.go
+		case containsStr(d.atReads, o.name):
+			a.atRead(sc, o.name, o.val) // programs_argfiles.go
 		case containsStr(d.reads, o.name), containsStr(d.pairReads, o.name):
 			a.optRead(sc, o.name, o.val) // programs_optreads.go
+			if containsStr(d.scriptOpts, o.name) {
+				a.scriptOptEffect(d, sc, o) // a makefile read is code too (make -f)
+			}
 		case containsStr(d.programs, o.name):
 			sc.readOnly = false
 			a.optProgram(sc, o.name, o.val, inner)

@@ -51,6 +51,9 @@ func (a *analyzer) declReadsMoves(d *progDecl, sc *subCmd, opts []declOpt, plain
 				f.pathOK = false
 			}
 			a.optRead(sc, "@", &f)
+			if d.atArgs {
+				argFileDoubt(sc, "@") // programs_argfiles.go
+			}
 		}
 	}
 	if d.plainReads {
@@ -194,7 +197,9 @@ var jqFlags = []string{"--slurp", "--raw-input", "--null-input", "--compact-outp
 	"--stream", "--stream-errors", "--unbuffered", "--args", "--jsonargs", "--version", "--help", "--build-configuration"}
 
 // binutils: programs that read @FILE response files.
-var binutils = []string{"objdump", "readelf", "nm", "size", "addr2line", "c++filt", "ar", "ranlib", "objcopy", "strip", "elfedit", "gprof"}
+// (ar, ranlib, objcopy, strip and elfedit write: binutilsWriters,
+// programs_argfiles.go).
+var binutils = []string{"objdump", "readelf", "nm", "size", "addr2line", "c++filt", "gprof"}
 
 // programsOptReadsDecls: the declarations of this file, as data the linker
 // lays out; declared by init, in this order.

@@ -310,7 +310,7 @@ var npmValued = append([]string{"--location", "--prefix", "--proxy", "--https-pr
 var programsRt3Decls = [...]*progDecl{
 	// npm -C is --prefix (npm's shorthand); its subcommands resolve by
 	// unambiguous prefix (npm lin = npm link).
-	&progDecl{name: "npm", valued: append([]string{"-C"}, npmValued...), uncertainWith: npmCodeOpts, flags: npmFlags, proxies: []string{"--proxy", "--https-proxy"},
+	&progDecl{name: "npm", valued: append([]string{"-C"}, npmValued...), uncertainWith: npmCodeOpts, reads: []string{"--userconfig", "--globalconfig"}, flags: npmFlags, proxies: []string{"--proxy", "--https-proxy"},
 		installsTo: []string{"--prefix", "-C"}, hostOpts: []string{"--registry"}, urlArgs: "url", subAbbrev: npmCommands, subKnown: npmAliases,
 		breaker: globalInstall("npm", npmInstallWords, []string{"link", "ln"}, append([]string{"-C"}, npmValued...), true),
 		match: []string{"npm -g i x", "npm --global install x", "npm i --global=true x", "npm --g i x", "npm i -gy x", "npm link",
@@ -409,6 +409,10 @@ var programsRt3Decls = [...]*progDecl{
 		"--extra-index-url", "-t", "--target", "--prefix", "--root", "-e", "--editable", "-d", "--dest", "-f", "--find-links"},
 		proxies: []string{"--proxy"}, uncertainWith: []string{"--python"},
 		hostOpts: []string{"-i", "--index-url", "--extra-index-url", "-f", "--find-links"}, urlArgs: "url",
+		// a requirements or constraints file is read (its index options
+		// are not followed: red team 4's control allows pip install -r
+		// under a WebFetch deny rule; programs_argfiles.go).
+		reads:   []string{"-r", "--requirement", "-c", "--constraint"},
 		match:   []string{"pip install --target ~/.local/lib x", "pip install --prefix ~/.local x", "pip3 install --root / x"},
 		noMatch: []string{"pip install x", "pip install --target ./vendor x", "pip install -t vendor -r requirements.txt"}},
 }

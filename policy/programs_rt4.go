@@ -417,6 +417,9 @@ func subcommandAt(base string, args []word) int {
 				i++
 			}
 		case b != nil && containsStr(b.flags, name), strings.HasPrefix(w.s, "--"):
+		case b != nil && len(w.s) > 2 && containsStr(b.valued, w.s[:2]):
+			// -Cdir: a short valued option with its value attached
+			// (npm -Cv explore x -- CMD; red team 16).
 		default:
 			return i
 		}

@@ -67,6 +67,26 @@ var programsRunnersDecls = [...]*progDecl{
 		noMatch: []string{"docker exec c ls"}},
 	&progDecl{name: "docker run", aliases: []string{"podman", "nerdctl"}, valued: dockerRunValued, reads: []string{"--env-file"}, run: runAfterOpts, skip: 1,
 		forms: runnerForms("docker run --rm img"), match: []string{"docker run --rm -v /:/h img rm -rf x"}},
+	// docker's and kubectl's global options come before the subcommand:
+	// subcommandAt skips their values (docker -H tcp://h exec c CMD,
+	// kubectl -n ns exec pod -- CMD were missed as runners: red team 16).
+	&progDecl{name: "docker", valued: []string{"--config", "-c", "--context", "-H", "--host", "-l", "--log-level", "--tlscacert",
+		"--tlscert", "--tlskey"}, flags: []string{"-D", "--debug", "--tls", "--tlsverify"},
+		reads: []string{"--tlscacert", "--tlscert", "--tlskey"}, hostOpts: []string{"-H", "--host"},
+		match: []string{"docker -H tcp://h exec c rm -rf x", "docker --context x compose exec c rm -rf x"}, noMatch: []string{"docker ps -a"}},
+	&progDecl{name: "kubectl", aliases: []string{"oc"}, valued: []string{"--as", "--as-group", "--as-uid", "--cache-dir", "--certificate-authority",
+		"--client-certificate", "--client-key", "--cluster", "--context", "--kubeconfig", "-n", "--namespace", "--request-timeout",
+		"-s", "--server", "--tls-server-name", "--token", "--user", "-v", "--v", "--profile", "--profile-output"},
+		flags:    []string{"--insecure-skip-tls-verify", "--match-server-version", "--warnings-as-errors"},
+		reads:    []string{"--certificate-authority", "--client-certificate", "--client-key"},
+		argFiles: []string{"--kubeconfig"}, hostOpts: []string{"-s", "--server"},
+		match: []string{"kubectl -n ns exec pod -- rm -rf x", "kubectl --kubeconfig ./kc get pods"}, noMatch: []string{"kubectl -n ns get pods"}},
+	// docker compose's own options come before its subcommand (lookupDecl
+	// skips their values: docker compose -f F exec svc CMD); -f and
+	// --env-file are files it reads.
+	&progDecl{name: "docker compose", valued: []string{"-f", "--file", "-p", "--project-name", "--project-directory", "--env-file",
+		"--profile", "--ansi", "--progress", "--parallel"}, reads: []string{"-f", "--file", "--env-file"},
+		match: []string{"docker compose -f /etc/shadow up"}, noMatch: []string{"docker compose -f compose.ci.yml up -d"}},
 	&progDecl{name: "docker compose exec", valued: dockerExecValued, run: runAfterOpts, skip: 1,
 		forms: runnerForms("docker compose exec svc"), match: []string{"docker compose exec svc rm -rf x"}},
 	&progDecl{name: "docker compose run", valued: dockerRunValued, run: runAfterOpts, skip: 1,

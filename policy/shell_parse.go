@@ -92,6 +92,11 @@ type subCmd struct {
 	// workspace, an allow rule covers the command only if it names the
 	// option.
 	optReads []optRead
+	// argFiles: options whose value is a file (or text) holding more of
+	// the program's own arguments or configuration (curl -K, wget
+	// --config, wget -e KEY=V): the call is a doubt unless an allow rule
+	// names each (programs_argfiles.go).
+	argFiles []string
 	// proxies: hosts the command connects through besides its URLs (a
 	// declared proxy option, git -c http.proxy, ssh -J): each meets the
 	// WebFetch domain rules; "$" when one is known only at run time

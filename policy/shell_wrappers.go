@@ -117,7 +117,7 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 			return
 		}
 	}
-	if d, rest := a.lookupDeclOf(base, args); d != nil && a.declared(d, base, rest, args, text, alts, ctx) {
+	if d, rest := a.lookupDeclOf(base, args); d != nil && a.declaredGuess(d, base, rest, args, text, alts, ctx) {
 		return
 	}
 	switch base {

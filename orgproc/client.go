@@ -291,6 +291,11 @@ func (c *Client) Begin() { c.once.Do(func() { go c.supervise() }) }
 // crashed, restarting, refuses the request (not http/https, a redirect,
 // an answer over hooks.MaxAnswer, the PDP unreachable) or does not answer
 // within ctx (it is told to stop: $/cancel_request).
+// authzenMargin is how much longer than the caller's budget the companion
+// lets an AuthZEN request run: its bound is a backstop for a bridge that
+// could not cancel, not the budget.
+const authzenMargin = 250 * time.Millisecond
+
 func (c *Client) AuthZEN(ctx context.Context, url string, body []byte) (int, []byte, error) {
 	c.Begin()
 	select {
@@ -310,7 +315,11 @@ func (c *Client) AuthZEN(ctx context.Context, url string, body []byte) (int, []b
 		if left <= 0 {
 			return 0, nil, fmt.Errorf("orgproc: %s: %w", MethodAuthZENEvaluate, context.DeadlineExceeded)
 		}
-		p.TimeoutMs = max(1, left.Milliseconds())
+		// The companion's own bound comes after ours: the caller's budget
+		// ends the wait here (and $/cancel_request ends the request there),
+		// so a PDP past the budget reads as the budget, whichever side's
+		// clock fired first under load.
+		p.TimeoutMs = max(1, (left + authzenMargin).Milliseconds())
 	}
 	var a AuthZENAnswer
 	if err := cn.call(ctx, MethodAuthZENEvaluate, p, &a); err != nil {

@@ -537,7 +537,10 @@ func sqliteHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkC
 			e.doubts = append(e.doubts, "sqlite3 opens a database known only at run time")
 		case strings.HasPrefix(strings.ToLower(db.s), "file:"):
 			e.doubts = append(e.doubts, "sqlite3 opens a URI filename")
-		case !sqliteSpecialFile(db.s):
+		case sqliteSpecialFile(db.s):
+		case hasDeclOpt(opts, []string{"-readonly", "--readonly"}):
+			e.reads = append(e.reads, db.s)
+		default:
 			e.writes = append(e.writes, db.s)
 		}
 	}

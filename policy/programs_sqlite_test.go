@@ -156,6 +156,8 @@ func TestSQLiteFileFormsHoldRules(t *testing.T) {
 	}
 	groups := []group{
 		{"Read-denied", reads(".env"), []string{"Bash"}, []string{"Read(.env)"}, Deny},
+		{"Read-denied database", []string{"sqlite3 -readonly .env 'select 1'", "sqlite3 .env 'select 1'", "sqlite3 --readonly .env"},
+			[]string{"Bash"}, []string{"Read(.env)"}, Deny},
 		{"Read-denied home", reads("/home/u/.ssh/id_rsa"), []string{"Bash(sqlite3 *)"}, []string{"Read(~/.ssh/**)"}, Deny},
 		{"Edit-denied", writes("src/locked.go"), []string{"Bash"}, []string{"Edit(src/locked.go)"}, Deny},
 		{"protected home", writes("/home/u/.bashrc"), []string{"Bash(sqlite3 *)"}, nil, Ask},
@@ -186,7 +188,7 @@ func TestSQLiteFileFormsHoldRules(t *testing.T) {
 	}
 	// The control: the same forms on ordinary workspace files, with the
 	// same rules, are allowed (so the groups above can fail).
-	for _, cmd := range append(reads("data.csv"), writes("out.db")...) {
+	for _, cmd := range append(append(reads("data.csv"), writes("out.db")...), "sqlite3 -readonly data.db 'select 1'") {
 		pc := policyCase{Src: "sqlite", Tool: "Bash", Cmd: cmd, Allow: []string{"Bash(sqlite3 *)"},
 			Deny: []string{"Read(.env)", "Edit(src/locked.go)"}}
 		for _, m := range adversarialModes {

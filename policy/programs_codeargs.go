@@ -11,90 +11,6 @@ import (
 // module loaded from a data: URL (node --import data:...), and an ex
 // command given as `+CMD` wherever the option scan put it.
 
-// sqliteEscapeAll: sqliteEscape, and the dot-commands whose file operand
-// is a command when it starts with a pipe (`.read '|CMD'`, `.import '|CMD'
-// TABLE`), and edit(TEXT, EDITOR), which runs EDITOR as a command (with
-// one argument, $VISUAL or $EDITOR: known only at run time).
-func sqliteEscapeAll(s string) (string, bool) {
-	code, ok := sqliteEscape(s)
-	var more []string
-	if ok {
-		more = append(more, code)
-	}
-	for _, line := range strings.Split(s, "\n") {
-		l := strings.TrimSpace(line)
-		for _, p := range []string{".read", ".import", ".open", ".excel", ".save", ".backup", ".restore", ".load"} {
-			rest, cut := strings.CutPrefix(l, p)
-			if !cut || rest != "" && rest[0] != ' ' && rest[0] != '\t' {
-				continue
-			}
-			r := strings.TrimLeft(strings.TrimSpace(rest), "'\"")
-			if strings.HasPrefix(r, "|") {
-				// the command runs to its closing quote (or the line's end).
-				c := strings.TrimPrefix(r, "|")
-				if i := strings.IndexAny(c, "'\""); i >= 0 {
-					c = c[:i]
-				}
-				more = append(more, c)
-			}
-		}
-	}
-	low := strings.ToLower(s)
-	for i := strings.Index(low, "edit("); i >= 0; {
-		args, _, _ := strings.Cut(s[i+len("edit("):], ")")
-		if ed := sqlArgs(args); len(ed) >= 2 {
-			more = append(more, ed[1]+" /tmp/sqlite-edit")
-		} else {
-			more = append(more, "$VISUAL /tmp/sqlite-edit")
-		}
-		j := strings.Index(low[i+1:], "edit(")
-		if j < 0 {
-			break
-		}
-		i += 1 + j
-	}
-	return strings.Join(more, "\n"), len(more) > 0
-}
-
-// sqlArgs splits the literal arguments of an SQL function call; an
-// argument that is not a string literal is "$UNKNOWN" (a variable command
-// word: uncertain).
-func sqlArgs(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		p = strings.TrimSpace(p)
-		if len(p) >= 2 && p[0] == '\'' && p[len(p)-1] == '\'' {
-			out = append(out, shellQuote(strings.ReplaceAll(p[1:len(p)-1], "''", "'"), false))
-		} else {
-			out = append(out, "$UNKNOWN")
-		}
-	}
-	return out
-}
-
-// sqliteFileReads: the files sqlite3's dot-commands read (`.import FILE
-// TABLE`, `.read FILE`, `.open FILE`, `.restore FILE`, `.load LIB`).
-func sqliteFileReads(s string) []string {
-	var files []string
-	for _, line := range strings.Split(s, "\n") {
-		l := strings.TrimSpace(line)
-		for _, p := range []string{".read", ".import", ".open", ".restore", ".load"} {
-			rest, cut := strings.CutPrefix(l, p)
-			if !cut || rest == "" || rest[0] != ' ' && rest[0] != '\t' {
-				continue
-			}
-			ws := lexWords(strings.TrimSpace(rest))
-			for len(ws) > 0 && strings.HasPrefix(ws[0], "-") {
-				ws = ws[1:] // .import --csv FILE TABLE
-			}
-			if len(ws) > 0 && !strings.HasPrefix(ws[0], "|") {
-				files = append(files, ws[0])
-			}
-		}
-	}
-	return files
-}
-
 // psqlEscape: backslashBang, and the meta-commands that pipe to a command
 // (`\o |CMD`, `\g |CMD`, `\w |CMD`), `\copy ... PROGRAM 'CMD'` and the
 // server-side `COPY ... PROGRAM 'CMD'`.
@@ -132,28 +48,12 @@ func psqlEscape(s string) (string, bool) {
 // declArgCode: the words the option scan read as option values are read
 // through the program's escape too (vim does not group short options:
 // `-es` is one option, so `vim -es +'!CMD'` must not hide +'!CMD' as the
-// value of -s), and sqlite3's dot-commands name the files they read.
+// value of -s). sqlite3's code is read by its hook (programs_sqlite.go).
 func (a *analyzer) declArgCode(d *progDecl, sc *subCmd, opts []declOpt, plain []word, ctx walkCtx) {
 	if d.escape != nil {
 		for _, o := range opts {
 			if o.val != nil && !containsStr(d.escapeOpts, o.name) && o.val.static {
 				a.declEscape(d, sc, *o.val, ctx)
-			}
-		}
-	}
-	if d.name == "sqlite3" {
-		texts := plain
-		for _, o := range opts {
-			if o.name == "-cmd" && o.val != nil {
-				texts = append(texts, *o.val)
-			}
-		}
-		for _, w := range texts {
-			if !w.static {
-				continue
-			}
-			for _, f := range sqliteFileReads(w.s) {
-				sc.reads = append(sc.reads, a.pathRef(staticWordPath(f)))
 			}
 		}
 	}

@@ -9,28 +9,6 @@ func init() {
 	declare(programsEscapesDecls[:]...)
 }
 
-// sqliteEscape: `.shell CMD` and `.system CMD` run CMD; so does a line of
-// a multi-line argument.
-func sqliteEscape(s string) (string, bool) {
-	var code []string
-	for _, line := range strings.Split(s, "\n") {
-		l := strings.TrimSpace(line)
-		for _, p := range []string{".shell", ".system", ".sh", ".once", ".output"} {
-			if rest, ok := strings.CutPrefix(l, p); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
-				if p == ".once" || p == ".output" {
-					// .once |CMD / .output |CMD pipe into a command.
-					if r := strings.TrimSpace(rest); strings.HasPrefix(r, "|") || strings.HasPrefix(r, "'|") {
-						code = append(code, strings.Trim(r, "'|"))
-					}
-					continue
-				}
-				code = append(code, strings.TrimSpace(rest))
-			}
-		}
-	}
-	return strings.Join(code, "\n"), len(code) > 0
-}
-
 // vimEscape: an ex command (after -c, --cmd or +) that runs a shell:
 // `!cmd`, `:silent !cmd`, `r !cmd`, `w !cmd`, call system(...).
 func vimEscape(s string) (string, bool) {
@@ -90,9 +68,13 @@ var vimValued = []string{"-c", "--cmd", "-S", "-u", "-U", "-i", "-T", "-w", "-W"
 // programsEscapesDecls: the declarations of this file, as data the linker lays out
 // (no allocation at start-up); declared by init, in this order.
 var programsEscapesDecls = [...]*progDecl{
-	&progDecl{name: "sqlite3", aliases: []string{"sqlite"}, valued: []string{"-cmd", "-init", "-separator", "-newline", "-nullvalue", "-vfs"},
-		escape: sqliteEscapeAll, escapeOpts: []string{"-cmd"}, reads: []string{"-init"},
-		forms: []string{"sqlite3 x.db '.shell %s'", "sqlite3 x.db '.system %s'", "sqlite3 -cmd '.shell %s' x.db"},
+	&progDecl{name: "sqlite3", aliases: []string{"sqlite"}, valued: []string{"-cmd", "--cmd", "-init", "--init",
+		"-separator", "--separator", "-newline", "--newline", "-nullvalue", "--nullvalue", "-vfs", "--vfs", "-maxsize", "--maxsize",
+		"-mmap", "--mmap", "-nonce", "--nonce"},
+		// programs_sqlite.go: its SQL and dot-commands, in every spelling.
+		escape: sqliteShellCode, escapeOpts: []string{"-cmd", "--cmd"}, reads: []string{"-init", "--init"}, hook: sqliteHook,
+		forms: []string{"sqlite3 x.db '.shell %s'", "sqlite3 x.db '.system %s'", "sqlite3 -cmd '.shell %s' x.db",
+			"sqlite3 x.db '.she %s'", "sqlite3 x.db '.sy %s'", "sqlite3 --cmd '.sys %s' x.db"},
 		match: []string{"sqlite3 x.db '.shell rm -rf x'"}, noMatch: []string{"sqlite3 x.db 'select 1'"}},
 	&progDecl{name: "vim", aliases: []string{"vi", "nvim", "ex", "view", "gvim", "vimdiff", "nvi", "evim", "rvim"}, valued: vimValued,
 		escape: vimEscape, escapeOpts: []string{"-c", "--cmd"},
@@ -108,11 +90,17 @@ var programsEscapesDecls = [...]*progDecl{
 		stdinCode: []string{"-f", "--file", "--makefile"}, code: nil, scriptOpts: []string{"-f", "--file", "--makefile"},
 		reads: []string{"-f", "--file", "--makefile"},
 		match: []string{"make -f - <<< $'all:\\n\\trm -rf x'", "make -f <(printf 'a:\\n\\trm -rf x\\n')"}, noMatch: []string{"make -n", "make -f Makefile.ci test"}},
-	&progDecl{name: "mysql", aliases: []string{"mariadb"}, valued: []string{"-e", "--execute", "-u", "--user", "-h", "--host", "-P", "--port", "-D", "--database"},
-		escape: backslashBang, escapeOpts: []string{"-e", "--execute"}, forms: []string{"mysql -e '\\! %s'"},
+	&progDecl{name: "mysql", aliases: []string{"mariadb"}, valued: []string{"-e", "--execute", "-u", "--user", "-h", "--host", "-P", "--port", "-D", "--database",
+		"--tee", "--pager"},
+		// hook: programs_sqlclients.go (--tee, --pager, tee, pager, source).
+		escape: backslashBang, hook: mysqlHook, escapeOpts: []string{"-e", "--execute"},
+		forms: []string{"mysql -e '\\! %s'", "mysql --pager='%s' -e 'select 1'", "mysql -e 'pager %s'"},
 		match: []string{"mysql -e 'system rm -rf x'"}},
-	&progDecl{name: "psql", valued: []string{"-c", "--command", "-U", "--username", "-h", "--host", "-p", "--port", "-d", "--dbname", "-f", "--file"},
-		escape: psqlEscape, escapeOpts: []string{"-c", "--command"}, forms: []string{"psql -c '\\! %s'", "psql -c '\\o |%s'"},
+	&progDecl{name: "psql", valued: []string{"-c", "--command", "-U", "--username", "-h", "--host", "-p", "--port", "-d", "--dbname", "-f", "--file",
+		"-o", "--output", "-L", "--log-file", "-v", "--set", "--variable", "-P", "--pset"},
+		// hook: programs_sqlclients.go (-o, -L, -f, \o F, \copy, \i, backquotes).
+		escape: psqlEscape, hook: psqlHook, reads: []string{"-f", "--file"}, escapeOpts: []string{"-c", "--command"},
+		forms: []string{"psql -c '\\! %s'", "psql -c '\\o |%s'", "psql -o '|%s' -c 'select 1'"},
 		match: []string{"psql -c '\\! rm -rf x'"}},
 	&progDecl{name: "gdb", valued: []string{"-ex", "--ex", "-iex", "-x", "--command", "-p", "--pid"},
 		escape: gdbEscape, escapeOpts: []string{"-ex", "--ex", "-iex"}, forms: []string{"gdb -ex 'shell %s'"},

@@ -185,6 +185,8 @@ type walkCtx struct {
 	// there is one, stdinStatic that its text is known.
 	stdin                 string
 	stdinSet, stdinStatic bool
+	// stdinFile: standard input is redirected from a file (< F).
+	stdinFile bool
 }
 
 var parserPool = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}

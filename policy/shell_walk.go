@@ -195,7 +195,7 @@ func isNilNode(n syntax.Node) bool {
 // nested visits the statements of a substitution (a subshell).
 func (a *analyzer) nested(stmts []*syntax.Stmt, ctx walkCtx) {
 	cwd, known := a.cwd, a.cwdKnown
-	ctx.inPipe, ctx.bg, ctx.stdinSet = false, false, false
+	ctx.inPipe, ctx.bg, ctx.stdinSet, ctx.stdinFile = false, false, false, false
 	a.visitStmts(stmts, ctx)
 	a.cwd, a.cwdKnown = cwd, known
 }
@@ -206,18 +206,18 @@ func (a *analyzer) stmtStdin(s *syntax.Stmt, ctx *walkCtx) {
 	for _, r := range s.Redirs {
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
-			ctx.stdinSet = true
+			ctx.stdinSet, ctx.stdinFile = true, false
 			w := a.word(r.Hdoc)
 			ctx.stdin, ctx.stdinStatic = w.s, w.static
 			if r.Hdoc == nil {
 				ctx.stdin, ctx.stdinStatic = "", true
 			}
 		case syntax.WordHdoc:
-			ctx.stdinSet = true
+			ctx.stdinSet, ctx.stdinFile = true, false
 			w := a.word(r.Word)
 			ctx.stdin, ctx.stdinStatic = w.s+"\n", w.static
 		case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn:
-			ctx.stdinSet = false
+			ctx.stdinSet, ctx.stdinFile = false, true
 		}
 	}
 }

@@ -52,6 +52,13 @@ var envForms = []string{
 	"set -a; %s=%s; curl https://ok.example/",
 	"set -o allexport; %s=%s; curl https://ok.example/",
 	"x=1 %s=%s git fetch",
+	"sudo %s=%s curl https://ok.example/",
+	"command env %s=%s curl https://ok.example/",
+	"typeset -x %s=%s; curl https://ok.example/",
+	"export -- %s=%s; curl https://ok.example/",
+	"(export %s=%s; curl https://ok.example/)",
+	"f() { export %s=%s; }; f; curl https://ok.example/",
+	"bash -c 'export %s=%s; curl https://ok.example/'",
 	"%s=%s python3 -m pip --version",
 }
 

@@ -170,6 +170,12 @@ var wgetSafeKeys = map[string]bool{"robots": true, "tries": true, "timeout": tru
 // reader does not follow: a doubt the allow rule must name.
 func wgetHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkCtx) {
 	for _, o := range opts {
+		if o.name == "--use-askpass" {
+			// runs a program of the caller's choosing, for every
+			// password: a doubt in every mode (red team 16b).
+			argFileDoubt(sc, o.name)
+			continue
+		}
 		if o.name != "-e" && o.name != "--execute" {
 			continue
 		}
@@ -220,7 +226,7 @@ var wgetValued = []string{"-O", "-o", "-a", "-P", "-U", "-e", "-i", "-t", "-T", 
 	"--output-document", "--output-file", "--append-output", "--directory-prefix", "--user-agent", "--execute", "--input-file",
 	"--tries", "--timeout", "--post-data", "--post-file", "--body-data", "--body-file", "--method", "--header", "--user",
 	"--password", "--http-user", "--http-password", "--load-cookies", "--save-cookies", "--level", "--accept", "--reject",
-	"--base", "--wait", "--quota", "--limit-rate", "--referer", "--ca-certificate", "--certificate", "--private-key", "--config"}
+	"--base", "--wait", "--quota", "--limit-rate", "--referer", "--ca-certificate", "--certificate", "--private-key", "--config", "--use-askpass"}
 
 var kubectlFileValued = []string{"-f", "--filename", "-k", "--kustomize", "-n", "--namespace", "--context", "-o", "--output",
 	"-l", "--selector", "--field-manager", "--kubeconfig", "--cluster", "--user", "--server", "-s", "--token"}
@@ -246,7 +252,9 @@ func init() {
 var programsArgFilesDecls = [...]*progDecl{
 	// curl -K/--config F: more of curl's arguments (output =, url =);
 	// -d @F and the other @-values, -T F: files whose content it sends.
-	&progDecl{name: "curl", valued: curlValued, argFiles: []string{"-K", "--config"},
+	// -w/--write-out '%output{F}' writes F, --expand-* expands variables
+	// into any option (curlHook, programs_runwrite.go).
+	&progDecl{name: "curl", valued: curlValued, argFiles: []string{"-K", "--config"}, hook: curlHook,
 		atReads: []string{"-d", "--data", "--data-binary", "--data-ascii", "--data-urlencode", "--json", "-F", "--form", "-H", "--header", "--variable"},
 		reads:   []string{"-T", "--upload-file", "--cert", "-E", "--key", "--cacert", "--netrc-file"},
 		flags:   []string{"--netrc", "--netrc-optional", "--cert-status", "--insecure", "--silent", "--show-error", "--fail", "--location", "--compressed", "--include", "--verbose", "--head", "--get"},
@@ -254,7 +262,8 @@ var programsArgFilesDecls = [...]*progDecl{
 		noMatch: []string{"curl -s https://example.com", "curl -d a=b http://x", "curl -d @body.json http://x", "curl -F k=@f.txt http://x"}},
 	// wget --config F: a wgetrc (output_document =, input =); -e KEY=V
 	// one line of one (wgetHook); -i F the URLs it fetches.
-	&progDecl{name: "wget", valued: wgetValued, argFiles: []string{"--config"}, hook: wgetHook,
+	// --use-askpass CMD runs CMD.
+	&progDecl{name: "wget", valued: wgetValued, argFiles: []string{"--config"}, hook: wgetHook, programs: []string{"--use-askpass"},
 		reads:   []string{"-i", "--input-file", "--post-file", "--body-file", "--load-cookies", "--ca-certificate", "--certificate", "--private-key"},
 		flags:   []string{"--quiet", "--continue", "--recursive", "--mirror", "--no-check-certificate", "--no-config"},
 		match:   []string{"wget --config ./rc http://x", "wget -e output_document=/home/u/.bashrc http://x", "wget -i /etc/shadow"},

@@ -74,7 +74,7 @@ func envDangerous(name string) bool {
 		return false
 	}
 	u := strings.ToUpper(name)
-	if strings.Contains(u, "CONFIG") {
+	if envNamesConfigOrOutput(u) {
 		return true
 	}
 	for _, s := range dangerousEnvSuffix {

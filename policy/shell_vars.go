@@ -44,6 +44,8 @@ type varTable struct {
 	ints map[string]bool
 	// opaque: the command runs code that may set anything (source FILE).
 	opaque bool
+	// allExport: set -a (set -o allexport) exports every assignment.
+	allExport bool
 }
 
 func (t *varTable) setEnv(name string) {
@@ -407,6 +409,9 @@ func (a *analyzer) collectVars(f *syntax.File) map[string]int {
 			if cmd == "source" || cmd == "." {
 				t.opaque = true
 			}
+			if cmd == "set" && setsAllExport(args[1:]) {
+				t.allExport = true // set -a: every assignment is exported
+			}
 			if declBuiltins[cmd] {
 				// command export PATH=., builtin declare ...: a declaration
 				// the parser saw as a plain call.
@@ -426,6 +431,8 @@ func (a *analyzer) collectVars(f *syntax.File) map[string]int {
 						if exported {
 							t.vars[name].exported = true
 						}
+					} else if exported && isName(s) {
+						t.export(s)
 					}
 				}
 			}
@@ -455,7 +462,12 @@ func (a *analyzer) collectVars(f *syntax.File) map[string]int {
 					t.ints[as.Name.Value] = true
 				}
 				if as.Naked && as.Value == nil && as.Array == nil {
-					// export X, local x: no new value (local x is empty).
+					// export X, local x: no new value (local x is empty);
+					// export X and declare -x X export the value X has or
+					// gets (X=v; export X; curl: red team 16b).
+					if n.Variant.Value == "export" || strings.ContainsRune(flags, 'x') {
+						t.export(as.Name.Value)
+					}
 					if n.Variant.Value == "local" || n.Variant.Value == "declare" || n.Variant.Value == "typeset" {
 						mark(as.Name.Value, int(as.Pos().Offset()), true)
 					}
@@ -854,7 +866,7 @@ func isAllIndex(w *syntax.Word) bool {
 func (a *analyzer) finishVars() {
 	t := &a.vt
 	for _, name := range sortedKeys(t.vars) {
-		if v := t.vars[name]; v.assigned && (shellVarDangerous(name) || v.exported && envDangerous(name)) {
+		if v := t.vars[name]; v.assigned && (shellVarDangerous(name) || (v.exported || t.allExport) && envDangerous(name)) {
 			a.setUncertain("the command sets " + name + ", which changes what programs run or where paths point")
 			return
 		}

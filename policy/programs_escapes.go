@@ -58,7 +58,9 @@ var programsEscapesDecls = [...]*progDecl{
 		escape: vimEscapeCode, exRead: vimExRead, escapeOpts: []string{"-c", "--cmd"},
 		// -S, -u, -U and --cmd's `source` read ex commands from a file
 		// the reader does not judge: a doubt an allow rule must name.
-		argFiles: []string{"-S", "-u", "-U"},
+		// -s (outside Ex mode) feeds Normal-mode keys from a file, which
+		// can type `:!CMD`.
+		argFiles: []string{"-S", "-u", "-U", "-s"},
 		// ex and vim -e/-E read Ex commands from standard input.
 		stdinNames: []string{"ex"}, stdinWith: []string{"-e", "-E"},
 		forms: []string{"vim -c '!%s'", "vim -c ':silent !%s' f", "vim '+!%s' f", "nvim --cmd '!%s'", "vim -es -c 'exe \"!%s\"' -c q",
@@ -83,6 +85,9 @@ var programsEscapesDecls = [...]*progDecl{
 	// -x, -ix, -eix read gdb commands from a file: a doubt.
 	&progDecl{name: "gdb", valued: gdbValued,
 		escape: gdbEscapeCode, exRead: gdbExRead, escapeOpts: []string{"-ex", "-iex", "-eiex"}, argFiles: []string{"-x", "-ix", "-eix"},
+		// gdb reads commands from standard input (unless -batch; read
+		// always: a here-doc is read line by line, a pipe asks).
+		stdinNames: []string{"gdb"},
 		forms: []string{"gdb -ex 'shell %s'", "gdb -batch -eval-comm='shell %s'", "gdb --init-eval-command 'she %s'", "gdb -ex '!%s'",
 			"gdb -ex 'pipe echo | %s'", "gdb -ex '| p 1 | %s'"},
 		match: []string{"gdb -ex 'shell rm -rf x'"}, noMatch: []string{"gdb -batch -ex bt ./a.out core"}},

@@ -111,7 +111,7 @@ func TestVimExDoubts(t *testing.T) {
 			}
 		}
 	}
-	for _, cmd := range []string{"vim -es -S x.vim", "vim -S x.vim f", "vim -es -u x.vim", "vim -u x.vim f", "vim -U x.gvim f",
+	for _, cmd := range []string{"vim -s keys.txt f", "vim -es -S x.vim", "vim -S x.vim f", "vim -es -u x.vim", "vim -u x.vim f", "vim -U x.gvim f",
 		"vim -es -c 'set shell=/w/proj/evil' -c 'r !ls' -c q"} {
 		for mode, d := range exJudge(t, cmd, []string{"Bash(vim *)"}, nil) {
 			if d == Allow {
@@ -205,6 +205,13 @@ func TestGdbSpellings(t *testing.T) {
 		for mode, d := range exJudge(t, cmd, []string{"Bash(gdb *)"}, nil) {
 			if d == Allow {
 				t.Errorf("%s: %s: got allow, want ask", mode, cmd)
+			}
+		}
+	}
+	for _, cmd := range []string{"gdb -q <<'EOF'\nshe rm -rf x\nEOF", "gdb -nx <<< 'pipe echo | rm -rf x'"} {
+		for mode, d := range exJudge(t, cmd, []string{"Bash"}, []string{"Bash(rm *)"}) {
+			if d != Deny {
+				t.Errorf("%s: %s: got %s, want deny (Bash(rm *))", mode, cmd, d)
 			}
 		}
 	}

@@ -194,7 +194,8 @@ func vimOneCmd(r *exReading, s string, depth int) (string, string) {
 	if c, ok := exFind(name, vimOtherLang); ok {
 		r.setDoubt("vim :" + c.full + " runs code in another language")
 		r.code = append(r.code, quotedLiterals(args)...)
-		return "", ""
+		_, after := vimCutBar(args)
+		return "", after
 	}
 	if c, ok := exFind(name, vimWriteCmds); ok {
 		line, after := vimCutBar(args)
@@ -241,7 +242,11 @@ func vimOneCmd(r *exReading, s string, depth int) (string, string) {
 		}
 		r.setDoubt("vim :" + c.full + " may run code the reader cannot see")
 		r.code = append(r.code, quotedLiterals(args)...)
-		return "", ""
+		vimBangCode(r, args)
+		// The reading goes on after a `|` (commands that take `|` as an
+		// argument are over-read: more code for deny rules, never less).
+		_, after := vimCutBar(args)
+		return "", after
 	}
 	if c, ok := exFind(name, vimHarmless); ok {
 		switch c.full {
@@ -276,6 +281,23 @@ func vimOneCmd(r *exReading, s string, depth int) (string, string) {
 	}
 	r.setDoubt("vim ex command " + name + " is not one the reader knows")
 	return "", ""
+}
+
+// vimBangCode: a command the reader cannot follow (autocmd, windo,
+// normal, command) whose text holds `!CMD`: CMD (to the end of the line
+// or a typed <CR>) is read as shell code too, for deny rules.
+func vimBangCode(r *exReading, args string) {
+	_, c, ok := strings.Cut(args, "!")
+	if !ok {
+		return
+	}
+	for _, end := range []string{`\<CR>`, `<CR>`, `\r`, `\n`, `\<NL>`, "\r", "\n"} {
+		c, _, _ = strings.Cut(c, end)
+	}
+	c = strings.TrimRight(c, `"'`)
+	if strings.TrimSpace(c) != "" {
+		r.code = append(r.code, c)
+	}
 }
 
 // vimSkipRange skips an ex range: numbers, . $ % , ; + - marks 'x,

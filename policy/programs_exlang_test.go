@@ -119,6 +119,15 @@ func TestVimExDoubts(t *testing.T) {
 			}
 		}
 	}
+	for _, c := range []string{"let x = 1 | !rm -rf x", "windo !rm -rf x", "bufdo !rm -rf x", "au VimEnter * !rm -rf x",
+		`exe "norm :!rm -rf x\<CR>"`, "norm :!rm -rf x\r", "lua print(1) | !rm -rf x", "cal foo() | sil !rm -rf x"} {
+		cmd := "vim -es -c " + sq(c) + " -c q"
+		for mode, d := range exJudge(t, cmd, []string{"Bash"}, []string{"Bash(rm *)"}) {
+			if d != Deny {
+				t.Errorf("%s: %s: got %s, want deny (Bash(rm *))", mode, cmd, d)
+			}
+		}
+	}
 	for _, w := range []string{"w secret/f", "w! secret/f", "w >> secret/f", "sav secret/f", "saveas secret/f", "up secret/f",
 		"x secret/f", "wq secret/f", "sil w secret/f", "set nu | w secret/f", "1,2w secret/f", "exe 'w secret/f'"} {
 		cmd := fmt.Sprintf("vim -es -c %s -c q f", sq(w))
@@ -209,6 +218,15 @@ func TestGdbSpellings(t *testing.T) {
 		}
 	}
 	for _, cmd := range []string{"gdb -q <<'EOF'\nshe rm -rf x\nEOF", "gdb -nx <<< 'pipe echo | rm -rf x'"} {
+		for mode, d := range exJudge(t, cmd, []string{"Bash"}, []string{"Bash(rm *)"}) {
+			if d != Deny {
+				t.Errorf("%s: %s: got %s, want deny (Bash(rm *))", mode, cmd, d)
+			}
+		}
+	}
+	for _, c := range []string{"thread apply all shell rm -rf x", "with confirm off -- she rm -rf x", "taas !rm -rf x",
+		"frame apply all | bt | rm -rf x"} {
+		cmd := "gdb -batch -ex " + sq(c)
 		for mode, d := range exJudge(t, cmd, []string{"Bash"}, []string{"Bash(rm *)"}) {
 			if d != Deny {
 				t.Errorf("%s: %s: got %s, want deny (Bash(rm *))", mode, cmd, d)

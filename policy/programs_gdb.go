@@ -191,6 +191,7 @@ func gdbReadLine(r *exReading, line string, depth int) {
 			matched = true
 			r.setDoubt("gdb " + c + " may run code the reader cannot see")
 			r.code = append(r.code, quotedLiterals(rest)...)
+			gdbInnerShell(r, rest, depth)
 		}
 	}
 	if strings.HasPrefix("set", w) && len(w) >= 2 || w == "set" {
@@ -207,6 +208,20 @@ func gdbReadLine(r *exReading, line string, depth int) {
 		}
 	}
 	r.setDoubt("gdb command " + w + " is not one the reader knows")
+}
+
+// gdbInnerShell: a command that runs another command (`thread apply all
+// CMD`, `with SETTING -- CMD`, `frame apply`, `define`): every word from
+// which a shell command starts (a prefix of shell or pipe, `!`, `|`) is
+// read from there, for deny rules.
+func gdbInnerShell(r *exReading, rest string, depth int) {
+	f := strings.Fields(rest)
+	for i, w := range f {
+		if strings.HasPrefix(w, "!") || strings.HasPrefix(w, "|") || len(w) >= 2 && (strings.HasPrefix("shell", w) || strings.HasPrefix("pipe", w)) {
+			gdbReadLine(r, strings.Join(f[i:], " "), depth+1)
+			return
+		}
+	}
 }
 
 // gdbPipe: `pipe [-d DELIM] CMD DELIM SHELL_CMD` (and `| ...`): the gdb

@@ -176,7 +176,7 @@ func gdbCanon(long string) string {
 
 // gdbShellSpellings: gdb commands (with %s for a shell command) that run a
 // shell: every prefix of shell gdb reads as shell, !, pipe and |.
-var gdbShellSpellings = []string{"sh %s", "she %s", "shel %s", "shell %s", "!%s", "! %s", "pipe echo | %s", "pip echo | %s",
+var gdbShellSpellings = []string{"SHELL %s", "She %s", "sh %s", "she %s", "shel %s", "shell %s", "!%s", "! %s", "pipe echo | %s", "pip echo | %s",
 	"| echo | %s", "|echo|%s", "pipe -d XX echo XX %s", "  shell %s"}
 
 // TestGdbSpellings: every option spelling x every command spelling meets
@@ -208,7 +208,7 @@ func TestGdbSpellings(t *testing.T) {
 		"gdb -batch -ix cmds.gdb", "gdb -batch -eix cmds.gdb", "gdb -batch -ex 'source cmds.gdb'", "gdb -batch -ex 'so cmds.gdb'",
 		"gdb -batch -ex 'python import os'", "gdb -batch -ex 'py import os'", "gdb -batch -ex 'pi'", "gdb -batch -ex 'gu 1'",
 		"gdb -batch -ex 'compile code 1'", "gdb -batch -ex 'call system(\"y\")'", "gdb -batch -ex 'p system(\"y\")'",
-		"gdb -batch -ex 'print $_shell(\"y\")'", "gdb -batch -ex 'set exec-wrapper ./evil' -ex run ./a.out",
+		"gdb -batch -ex 'print $_shell(\"y\")'", "gdb -batch -ex 'p system (\"y\")'", "gdb -batch -ex 'output execl(\"/bin/sh\")'", "gdb -batch -ex 'set exec-wrapper ./evil' -ex run ./a.out",
 		"gdb -batch -ex 'frobnicate'", "gdb -batch -in=x", "gdb -batch -ex 'define x'",
 		"gdb -batch -ex 'set logging file /home/u/.bashrc' -ex 'set logging on'"} {
 		for mode, d := range exJudge(t, cmd, []string{"Bash(gdb *)"}, nil) {
@@ -242,7 +242,7 @@ func TestGdbSpellings(t *testing.T) {
 			}
 		}
 	}
-	for _, ok := range []string{"gdb -batch -ex bt ./a.out core", "gdb -batch -ex 'info registers' -ex 'x/4x $sp' ./a.out core",
+	for _, ok := range []string{"gdb -batch -ex 'p 1+1'", "gdb -batch -ex 'print sizeof(int)' ./a.out", "gdb -batch -ex 'p (char)x' ./a.out", "gdb -batch -ex bt ./a.out core", "gdb -batch -ex 'info registers' -ex 'x/4x $sp' ./a.out core",
 		"gdb -q -batch -ex 'set pagination off' -ex 'thread apply all bt' -p 1"} {
 		if strings.Contains(ok, "thread apply") {
 			continue // thread apply runs a command: a doubt

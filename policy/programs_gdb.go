@@ -1,6 +1,10 @@
 package policy
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+	"sync"
+)
 
 // gdb's own commands and options, read with gdb's rules (red team 16b;
 // programs_exlang.go says why). gdb accepts any unique prefix of a command
@@ -160,9 +164,22 @@ func gdbReadLine(r *exReading, line string, depth int) {
 		r.setDoubt("gdb command " + strings.Fields(l)[0] + " is not one the reader knows")
 		return
 	}
-	w, rest := l[:n], strings.TrimSpace(l[n:])
+	// gdb retries an unknown command word in lower case.
+	w, rest := strings.ToLower(l[:n]), strings.TrimSpace(l[n:])
 	if containsStr(gdbHarmless, w) {
 		gdbExprDoubt(r, rest)
+		return
+	}
+	// An exact name or alias is that command (`p` is print, `pi` is
+	// python-interactive), whatever longer names it is a prefix of.
+	switch {
+	case containsStr(gdbExpr, w):
+		gdbExprDoubt(r, rest)
+		return
+	case containsStr(gdbDoubt, w):
+		r.setDoubt("gdb " + w + " may run code the reader cannot see")
+		r.code = append(r.code, quotedLiterals(rest)...)
+		gdbInnerShell(r, rest, depth)
 		return
 	}
 	matched := false
@@ -274,10 +291,22 @@ func gdbSet(r *exReading, rest string) {
 	gdbExprDoubt(r, strings.Join(f[1:], " "))
 }
 
+// gdbCallRe: a name followed by `(`: a function call (or sizeof);
+// compiled at first use (no start-up cost).
+var gdbCallRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([A-Za-z_$][A-Za-z0-9_$]*)\s*\(`) })
+
 // gdbExprDoubt: an expression that calls a function (in the inferior, or
 // gdb's $_shell) is a doubt.
 func gdbExprDoubt(r *exReading, expr string) {
-	if strings.Contains(expr, "(") {
+	call := false
+	for _, m := range gdbCallRe().FindAllStringSubmatch(expr, -1) {
+		switch m[1] {
+		case "sizeof", "alignof", "_Alignof", "typeof", "__typeof__", "decltype":
+		default:
+			call = true
+		}
+	}
+	if call {
 		r.setDoubt("gdb evaluates an expression that may call a function")
 		r.code = append(r.code, quotedLiterals(expr)...)
 	}

@@ -131,6 +131,12 @@ func expandOptions(base string, args []word) (out []word, ambiguous string) {
 	if base == "gitsub" {
 		base = "git"
 	}
+	if base == "gdb" {
+		return gdbOptions(args) // getopt_long_only: programs_gdb.go
+	}
+	if vimNames[base] {
+		args = vimOptions(base, args) // grouped flags, -s in Ex mode: programs_exlang.go
+	}
 	if !mayAbbrev(base, args) {
 		return args, ""
 	}

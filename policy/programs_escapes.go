@@ -9,34 +9,6 @@ func init() {
 	declare(programsEscapesDecls[:]...)
 }
 
-// vimEscape: an ex command (after -c, --cmd or +) that runs a shell:
-// `!cmd`, `:silent !cmd`, `r !cmd`, `w !cmd`, call system(...).
-func vimEscape(s string) (string, bool) {
-	s = strings.TrimPrefix(s, "+")
-	if strings.Contains(s, "system(") || strings.Contains(s, "systemlist(") || strings.Contains(s, "jobstart(") ||
-		strings.Contains(s, "term") || strings.Contains(s, "!") && strings.Contains(s, "|") {
-		// a function call: its string argument is shell code; unknown
-		// when not a literal.
-		if i := strings.IndexAny(s, "\"'"); i >= 0 {
-			q := s[i]
-			if j := strings.IndexByte(s[i+1:], q); j >= 0 {
-				return s[i+1 : i+1+j], true
-			}
-		}
-	}
-	l := strings.TrimLeft(s, ": \t")
-	for _, p := range []string{"silent!", "silent", "exe", "execute", "r", "read", "w", "write", ".", "%", "0"} {
-		if rest, ok := strings.CutPrefix(l, p); ok && strings.HasPrefix(strings.TrimLeft(rest, " \t"), "!") {
-			l = strings.TrimLeft(rest, " \t")
-			break
-		}
-	}
-	if strings.HasPrefix(l, "!") {
-		return l[1:], true
-	}
-	return "", false
-}
-
 // backslashBang: mysql's and psql's `\! cmd` and mysql's `system cmd`.
 func backslashBang(s string) (string, bool) {
 	var code []string
@@ -49,18 +21,6 @@ func backslashBang(s string) (string, bool) {
 		}
 	}
 	return strings.Join(code, "\n"), len(code) > 0
-}
-
-// gdbEscape: `shell cmd` and `!cmd`.
-func gdbEscape(s string) (string, bool) {
-	l := strings.TrimSpace(s)
-	if rest, ok := strings.CutPrefix(l, "shell "); ok {
-		return rest, true
-	}
-	if rest, ok := strings.CutPrefix(l, "!"); ok {
-		return rest, true
-	}
-	return "", false
 }
 
 var vimValued = []string{"-c", "--cmd", "-S", "-u", "-U", "-i", "-T", "-w", "-W", "-s", "-t", "-q", "-r", "--servername", "--remote-send"}
@@ -77,10 +37,17 @@ var programsEscapesDecls = [...]*progDecl{
 			"sqlite3 x.db '.she %s'", "sqlite3 x.db '.sy %s'", "sqlite3 --cmd '.sys %s' x.db"},
 		match: []string{"sqlite3 x.db '.shell rm -rf x'"}, noMatch: []string{"sqlite3 x.db 'select 1'"}},
 	&progDecl{name: "vim", aliases: []string{"vi", "nvim", "ex", "view", "gvim", "vimdiff", "nvi", "evim", "rvim"}, valued: vimValued,
-		escape: vimEscape, escapeOpts: []string{"-c", "--cmd"},
+		escape: vimEscapeCode, exRead: vimExRead, escapeOpts: []string{"-c", "--cmd"},
+		// -S, -u, -U and --cmd's `source` read ex commands from a file
+		// the reader does not judge: a doubt an allow rule must name.
+		// -s (outside Ex mode) feeds Normal-mode keys from a file, which
+		// can type `:!CMD`.
+		argFiles: []string{"-S", "-u", "-U", "-s"},
 		// ex and vim -e/-E read Ex commands from standard input.
 		stdinNames: []string{"ex"}, stdinWith: []string{"-e", "-E"},
-		forms: []string{"vim -c '!%s'", "vim -c ':silent !%s' f", "vim '+!%s' f", "nvim --cmd '!%s'"},
+		forms: []string{"vim -c '!%s'", "vim -c ':silent !%s' f", "vim '+!%s' f", "nvim --cmd '!%s'", "vim -es -c 'exe \"!%s\"' -c q",
+			"vim -es -c 'sil! exe \"!%s\"'", "vim -es -c '1,$!%s' f", "vim -es -c 'ter ++close %s'", "vim -es '+term %s'",
+			"vim -es -c 'set nu | r !%s' f", "vim -es -c 'g/x/!%s' f"},
 		match: []string{"vim -c '!rm -rf x'"}, noMatch: []string{"vim -c 'set nu' f"}},
 	&progDecl{name: "mapfile", aliases: []string{"readarray"}, valued: []string{"-C", "-c", "-d", "-n", "-O", "-s", "-u"},
 		code: []string{"-C"}, forms: []string{"mapfile -C '%s' -c 1 arr < f"},
@@ -102,9 +69,16 @@ var programsEscapesDecls = [...]*progDecl{
 		escape: psqlEscape, hook: psqlHook, reads: []string{"-f", "--file"}, escapeOpts: []string{"-c", "--command"},
 		forms: []string{"psql -c '\\! %s'", "psql -c '\\o |%s'", "psql -o '|%s' -c 'select 1'"},
 		match: []string{"psql -c '\\! rm -rf x'"}},
-	&progDecl{name: "gdb", valued: []string{"-ex", "--ex", "-iex", "-x", "--command", "-p", "--pid"},
-		escape: gdbEscape, escapeOpts: []string{"-ex", "--ex", "-iex"}, forms: []string{"gdb -ex 'shell %s'"},
-		match: []string{"gdb -ex 'shell rm -rf x'"}},
+	// gdb's options are canonicalised first (gdbOptions, programs_gdb.go);
+	// -x, -ix, -eix read gdb commands from a file: a doubt.
+	&progDecl{name: "gdb", valued: gdbValued,
+		escape: gdbEscapeCode, exRead: gdbExRead, escapeOpts: []string{"-ex", "-iex", "-eiex"}, argFiles: []string{"-x", "-ix", "-eix"},
+		// gdb reads commands from standard input (unless -batch; read
+		// always: a here-doc is read line by line, a pipe asks).
+		stdinNames: []string{"gdb"},
+		forms: []string{"gdb -ex 'shell %s'", "gdb -batch -eval-comm='shell %s'", "gdb --init-eval-command 'she %s'", "gdb -ex '!%s'",
+			"gdb -ex 'pipe echo | %s'", "gdb -ex '| p 1 | %s'"},
+		match: []string{"gdb -ex 'shell rm -rf x'"}, noMatch: []string{"gdb -batch -ex bt ./a.out core"}},
 	// git subcommands that run shell code.
 	&progDecl{name: "git submodule foreach", codeArgs: true, forms: []string{"git submodule foreach '%s'", "git submodule foreach --recursive '%s'"},
 		match: []string{"git submodule foreach 'rm -rf build'"}, noMatch: []string{"git submodule status"}},

@@ -22,7 +22,7 @@ func (a *analyzer) declOptEffects(d *progDecl, sc *subCmd, opts []declOpt, ctx w
 			a.shellCode(*o.val, d.name+" "+o.name, inner)
 		case containsStr(d.escapeOpts, o.name):
 			if o.val != nil {
-				a.declEscape(d, sc, *o.val, inner)
+				a.declEscape(d, sc, *o.val, false, inner)
 			}
 		case d.nested[o.name] != nil:
 			a.nestedOpts(d, sc, o, inner)
@@ -74,10 +74,15 @@ func (a *analyzer) declOptEffects(d *progDecl, sc *subCmd, opts []declOpt, ctx w
 	}
 }
 
-// declEscape reads w through the program's own escape syntax.
-func (a *analyzer) declEscape(d *progDecl, sc *subCmd, w word, ctx walkCtx) {
+// declEscape reads w through the program's own escape syntax (plain: w
+// is not the value of an escapeOpts option).
+func (a *analyzer) declEscape(d *progDecl, sc *subCmd, w word, plain bool, ctx walkCtx) {
 	if !w.static {
 		a.setUncertain(d.name + " runs a command known only at run time")
+		return
+	}
+	if d.exRead != nil {
+		a.declExRead(d, sc, d.exRead(w.s, plain), ctx) // programs_exlang.go
 		return
 	}
 	if code, ok := d.escape(w.s); ok {

@@ -167,7 +167,7 @@ func (a *analyzer) declPlainRT4(d *progDecl, sc *subCmd, base string, opts []dec
 			return
 		}
 		for _, line := range strings.Split(ctx.stdin, "\n") {
-			a.declEscape(d, sc, staticWord(line), inner)
+			a.declEscape(d, sc, staticWord(line), false, inner)
 		}
 	case ctx.stdinSet || ctx.inPipe:
 		sc.readOnly = false

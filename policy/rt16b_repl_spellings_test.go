@@ -27,6 +27,9 @@ func TestRT16bReplSpellings(t *testing.T) {
 		{"sqlite3", func(m string) []string {
 			return []string{"sh", "-c", "printf '.shell touch " + m + "\\n' > x.sql && sqlite3 -init x.sql db 'select 1'"}
 		}, "sqlite3 -init x.sql db 'select 1'"},
+		{"gdb", func(m string) []string { return []string{"gdb", "-batch", "-init-eval-command=shell touch " + m} }, "gdb -batch -init-eval-command='shell rm -rf x'"},
+		{"gdb", func(m string) []string { return []string{"gdb", "-batch", "-eval-comm=shell touch " + m} }, "gdb -batch -eval-comm='shell rm -rf x'"},
+		{"gdb", func(m string) []string { return []string{"gdb", "-batch", "-ex", "she touch " + m} }, "gdb -batch -ex 'she rm -rf x'"},
 	}
 	for _, c := range cases {
 		t.Run(c.cmd, func(t *testing.T) {

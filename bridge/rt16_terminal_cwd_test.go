@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/internal/testkit"
 )
 
@@ -35,30 +34,14 @@ func TestRT16TerminalCwdIsNotJudged(t *testing.T) {
 	h := start(t, "defaultAgent: alpha\npermissions: {defaultMode: plan}\nagents:\n"+testkit.FakeAgentYAML("alpha"))
 	var mu sync.Mutex
 	var ran []string
-	h.editor.OnRequest = func(method string, params json.RawMessage) (any, error) {
-		switch method {
-		case acp.MethodTerminalCreate:
-			var p struct {
-				Command string   `json:"command"`
-				Args    []string `json:"args"`
-				Cwd     string   `json:"cwd"`
-			}
-			_ = json.Unmarshal(params, &p)
-			cmd := exec.Command(p.Command, p.Args...)
-			cmd.Dir = p.Cwd
-			out, _ := cmd.CombinedOutput()
-			mu.Lock()
-			ran = append(ran, string(out))
-			mu.Unlock()
-			return map[string]string{"terminalId": "t1"}, nil
-		case acp.MethodTerminalOutput:
-			return map[string]any{"output": "", "truncated": false}, nil
-		}
-		return nil, acp.MethodNotFound(method)
-	}
-	if _, err := h.editor.Initialize(tctx(t), false, true); err != nil {
-		t.Fatal(err)
-	}
+	serveTerminals(t, h, func(p termCreate) {
+		cmd := exec.Command(p.Command, p.Args...)
+		cmd.Dir = p.Cwd
+		out, _ := cmd.CombinedOutput()
+		mu.Lock()
+		ran = append(ran, string(out))
+		mu.Unlock()
+	})
 	sid := h.session("")
 	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
 	// Control: the file named by its path is not read in plan mode (waited

@@ -1,12 +1,10 @@
 package bridge
 
 import (
-	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/acp-bridge/acp-bridge/acp"
 	"github.com/acp-bridge/acp-bridge/internal/testkit"
 )
 
@@ -21,36 +19,20 @@ func TestRT16bTerminalEnvNamesConfig(t *testing.T) {
 	h := start(t, "defaultAgent: alpha\npermissions: {defaultMode: dontAsk, allow: [\"Bash\"]}\nagents:\n"+testkit.FakeAgentYAML("alpha"))
 	var mu sync.Mutex
 	var got []string
-	h.editor.OnRequest = func(method string, params json.RawMessage) (any, error) {
-		switch method {
-		case acp.MethodTerminalCreate:
-			// the env as sent, or moved into the sandboxed command's
-			// arguments (env -- NAME=VALUE, sandbox.go).
-			var p struct {
-				Command string
-				Args    []string
-				Env     []struct{ Name, Value string }
-			}
-			_ = json.Unmarshal(params, &p)
-			mu.Lock()
-			for _, e := range p.Env {
-				got = append(got, e.Name)
-			}
-			for _, a := range append(p.Args, p.Command) {
-				if n, _, ok := strings.Cut(a, "="); ok {
-					got = append(got, n)
-				}
-			}
-			mu.Unlock()
-			return map[string]string{"terminalId": "t1"}, nil
-		case acp.MethodTerminalOutput:
-			return map[string]any{"output": "", "truncated": false}, nil
+	serveTerminals(t, h, func(p termCreate) {
+		// the env as sent, or moved into the sandboxed command's
+		// arguments (env -- NAME=VALUE, sandbox.go).
+		mu.Lock()
+		for _, e := range p.Env {
+			got = append(got, e.Name)
 		}
-		return nil, acp.MethodNotFound(method)
-	}
-	if _, err := h.editor.Initialize(tctx(t), false, true); err != nil {
-		t.Fatal(err)
-	}
+		for _, a := range p.argv() {
+			if n, _, ok := strings.Cut(a, "="); ok {
+				got = append(got, n)
+			}
+		}
+		mu.Unlock()
+	})
 	sid := h.session("")
 	reached := func(name string) bool {
 		t.Helper()

@@ -55,24 +55,11 @@ func TestTerminalCwdIsJudgedAndRunThere(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var ran []got
-	h.editor.OnRequest = func(method string, params json.RawMessage) (any, error) {
-		if method == acp.MethodTerminalCreate {
-			var p struct {
-				Command string   `json:"command"`
-				Args    []string `json:"args"`
-				Cwd     string   `json:"cwd"`
-			}
-			_ = json.Unmarshal(params, &p)
-			mu.Lock()
-			ran = append(ran, got{cwd: p.Cwd, argv: append([]string{p.Command}, p.Args...)})
-			mu.Unlock()
-			return map[string]string{"terminalId": "t1"}, nil
-		}
-		return nil, acp.MethodNotFound(method)
-	}
-	if _, err := h.editor.Initialize(tctx(t), false, true); err != nil {
-		t.Fatal(err)
-	}
+	serveTerminals(t, h, func(p termCreate) {
+		mu.Lock()
+		ran = append(ran, got{cwd: p.Cwd, argv: p.argv()})
+		mu.Unlock()
+	})
 	sid := h.session("")
 	confined := sandbox.Probe().Available
 	for _, c := range []struct {
@@ -154,22 +141,11 @@ func TestTerminalInAMaskedDirNeedsACard(t *testing.T) {
 				func(o *Options) { o.HiddenDirs = []string{hidden} })
 			var mu sync.Mutex
 			var cwds []string
-			h.editor.OnRequest = func(method string, params json.RawMessage) (any, error) {
-				if method == acp.MethodTerminalCreate {
-					var p struct {
-						Cwd string `json:"cwd"`
-					}
-					_ = json.Unmarshal(params, &p)
-					mu.Lock()
-					cwds = append(cwds, p.Cwd)
-					mu.Unlock()
-					return map[string]string{"terminalId": "t1"}, nil
-				}
-				return nil, acp.MethodNotFound(method)
-			}
-			if _, err := h.editor.Initialize(tctx(t), false, true); err != nil {
-				t.Fatal(err)
-			}
+			serveTerminals(t, h, func(p termCreate) {
+				mu.Lock()
+				cwds = append(cwds, p.Cwd)
+				mu.Unlock()
+			})
 			sid := h.session("")
 			setMode(t, h, sid, c.mode)
 			if h.bridge.agentFor(t, "alpha").Bound == nil {

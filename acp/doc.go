@@ -10,7 +10,12 @@
 // read loop. The dispatcher NewConn installs keeps that loop moving:
 // notifications run inline, in arrival order, and must never wait on a
 // response; requests each run in their own goroutine with a context that is
-// cancelled by $/cancel_request or by the connection closing. Stream reads
+// cancelled by $/cancel_request or by the connection closing; a handler
+// that takes its request's Reply (Defer) and returns Later answers after it
+// returned, from any goroutine, with no goroutine left waiting (later.go;
+// the request stays in flight until then). Our own calls' answers can run
+// a function once delivered (Pending.OnDone, on the read loop: it must not
+// block). Stream reads
 // happen only on the jsonrpc2 read goroutine. Writes are whole lines, one
 // atomic QueueWriter.WriteParts (or one Write under the stream's write mutex).
 // A QueueWriter's bytes are written by its own goroutine, or by a caller's

@@ -80,6 +80,21 @@ type outCall struct {
 	result json.RawMessage
 	errObj json.RawMessage // the peer's error object
 	err    error           // the connection ended first (or jsonrpc2's error, off our stream)
+	// fin and then are guarded by the Conn's mu: fin is set when the call
+	// is taken to be finished (done is then closed at once), then runs
+	// after done is closed (Pending.OnDone).
+	fin  bool
+	then func()
+}
+
+// finish closes call.done after its result is set, then runs what
+// Pending.OnDone left, if anything. Only the one who set call.fin (under
+// c.mu) calls it.
+func (call *outCall) finish(then func()) {
+	close(call.done)
+	if then != nil {
+		then()
+	}
 }
 
 // ConnOptions configures NewConn.
@@ -313,7 +328,11 @@ func (c *Conn) Start(ctx context.Context, method string, params any) (*Pending, 
 		} else {
 			call.result = raw
 		}
-		close(call.done)
+		c.mu.Lock()
+		call.fin = true
+		then := call.then
+		c.mu.Unlock()
+		call.finish(then)
 	}()
 	return &Pending{c: c, method: method, id: id, call: call}, nil
 }
@@ -365,6 +384,11 @@ func (c *Conn) deliver(m *plainMsg, onRecv func(*jsonrpc2.Request, *jsonrpc2.Res
 	c.mu.Lock()
 	call := c.calls[m.id.Num]
 	delete(c.calls, m.id.Num)
+	var then func()
+	if call != nil {
+		call.fin = true
+		then = call.then
+	}
 	c.mu.Unlock()
 	if call == nil {
 		return false
@@ -380,7 +404,7 @@ func (c *Conn) deliver(m *plainMsg, onRecv func(*jsonrpc2.Request, *jsonrpc2.Res
 		onRecv(nil, resp)
 	}
 	call.result, call.errObj = m.result, m.errObj
-	close(call.done)
+	call.finish(then)
 	return true
 }
 
@@ -397,10 +421,15 @@ func (c *Conn) failCalls() {
 	c.gone = true
 	calls := c.calls
 	c.calls = map[uint64]*outCall{}
+	thens := make(map[*outCall]func(), len(calls))
+	for _, call := range calls {
+		call.fin = true
+		thens[call] = call.then
+	}
 	c.mu.Unlock()
 	for _, call := range calls {
 		call.err = jsonrpc2.ErrClosed
-		close(call.done)
+		call.finish(thens[call])
 	}
 }
 
@@ -414,6 +443,25 @@ func decodeRPCError(raw json.RawMessage) *jsonrpc2.Error {
 
 // Done is closed once the answer is in (or the connection ended).
 func (p *Pending) Done() <-chan struct{} { return p.call.done }
+
+// OnDone arranges for f to run once Done is closed, without a goroutine
+// waiting for it: on the goroutine that delivers the answer (the
+// connection's read loop, so f must not block: hand anything longer to
+// another goroutine), or at once on the caller's if the answer is in. A
+// second OnDone replaces the first. f never runs for a call Wait gave up on
+// (its ctx ended first).
+func (p *Pending) OnDone(f func()) {
+	c, call := p.c, p.call
+	c.mu.Lock()
+	if !call.fin {
+		call.then = f
+		c.mu.Unlock()
+		return
+	}
+	c.mu.Unlock()
+	<-call.done // closed right after fin was set
+	f()
+}
 
 // Wait waits for the answer; see Conn.Call. If ctx ends first, the peer is
 // sent $/cancel_request and ctx.Err() is returned.
@@ -612,29 +660,51 @@ func (d *dispatcher) Handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrp
 		cancel()
 		return
 	}
-	go func() {
+	// The answer goes out once: when the handler returns, or, if it
+	// returned Later, through the Reply it took (later.go).
+	dfr := &deferral{}
+	var answered atomic.Bool
+	dfr.send = func(res any, err error) {
+		if !answered.CompareAndSwap(false, true) {
+			return
+		}
 		defer func() {
 			c.end(req.ID)
 			cancel()
 		}()
+		c.answer(rctx, rpc, req.ID, res, err)
+	}
+	rctx = context.WithValue(rctx, deferKey{}, dfr)
+	go func() {
 		res, err := d.safeHandle(rctx, req)
-		// Replies go out on a context that outlives the request's.
-		rep := context.WithoutCancel(rctx)
-		if err != nil {
-			c.replyError(rep, rpc, req.ID, ToRPCError(err))
-			return
-		}
-		if ar, ok := res.(AfterReply); ok {
-			if ar.Then != nil {
-				defer ar.Then()
+		if err == nil && res == Later {
+			if dfr.taken.Load() {
+				return // answered through the Reply, now or later
 			}
-			res = ar.Result
+			err = Errorf(CodeInternalError, "internal error: the handler of %s answered later without taking its reply", req.Method)
 		}
-		if res == nil {
-			res = json.RawMessage("{}")
-		}
-		c.reply(rep, rpc, req.ID, res)
+		dfr.send(res, err)
 	}()
+}
+
+// answer sends a handler's result or error as the answer to request id.
+func (c *Conn) answer(ctx context.Context, rpc *jsonrpc2.Conn, id jsonrpc2.ID, res any, err error) {
+	// Replies go out on a context that outlives the request's.
+	rep := context.WithoutCancel(ctx)
+	if err != nil {
+		c.replyError(rep, rpc, id, ToRPCError(err))
+		return
+	}
+	if ar, ok := res.(AfterReply); ok {
+		if ar.Then != nil {
+			defer ar.Then()
+		}
+		res = ar.Result
+	}
+	if res == nil {
+		res = json.RawMessage("{}")
+	}
+	c.reply(rep, rpc, id, res)
 }
 
 // reply answers request id with res: on the fast path when the stream is

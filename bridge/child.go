@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"sync"
 
 	"go.uber.org/zap"
 
@@ -58,6 +59,26 @@ func (h *childHandler) HandleRequest(ctx context.Context, method string, params 
 		}
 		return nil, tooMany(method, kind)
 	}
+	if method == acp.MethodRequestPermission {
+		if reply := acp.Defer(ctx); reply != nil {
+			// Answered by whoever resolves the card, after this returns:
+			// no goroutine waits for the person (acp.Later). The slot is
+			// freed with the answer.
+			var once sync.Once
+			free := func() { once.Do(release) }
+			defer func() {
+				if p := recover(); p != nil {
+					free()
+					panic(p) // answered as an internal error by acp
+				}
+			}()
+			h.a.b.requestPermission(ctx, h.a, params, func(res any, err error) {
+				free()
+				reply(res, err)
+			})
+			return acp.Later, nil
+		}
+	}
 	defer release()
 	return h.handleRequest(ctx, method, params)
 }
@@ -66,7 +87,14 @@ func (h *childHandler) handleRequest(ctx context.Context, method string, params 
 	b := h.a.b
 	switch method {
 	case acp.MethodRequestPermission:
-		return b.requestPermission(ctx, h.a, params)
+		type answer struct {
+			res any
+			err error
+		}
+		ch := make(chan answer, 1)
+		b.requestPermission(ctx, h.a, params, func(res any, err error) { ch <- answer{res, err} })
+		a := <-ch
+		return a.res, a.err
 	case acp.MethodFSReadTextFile, acp.MethodFSWriteTextFile, acp.MethodTerminalCreate:
 		return b.clientOp(ctx, h.a, method, params)
 	case acp.MethodTerminalOutput, acp.MethodTerminalWaitForExit, acp.MethodTerminalKill, acp.MethodTerminalRelease:
@@ -84,13 +112,17 @@ func (h *childHandler) handleRequest(ctx context.Context, method string, params 
 // requestPermission serves a child's session/request_permission: the
 // bridge finds the session it names (bridge sessions, routing), and the
 // permission flow decides, asks, applies and records (package permission).
-func (b *Bridge) requestPermission(ctx context.Context, a *agentRT, params json.RawMessage) (any, error) {
+// answer is called exactly once: before this returns, or once the card is
+// resolved (permission.Flow.RequestPermissionThen).
+func (b *Bridge) requestPermission(ctx context.Context, a *agentRT, params json.RawMessage, answer func(any, error)) {
 	var req acp.RequestPermissionRequest
 	if err := json.Unmarshal(params, &req); err != nil {
-		return nil, acp.InvalidParams(acp.MethodRequestPermission, err)
+		answer(nil, acp.InvalidParams(acp.MethodRequestPermission, err))
+		return
 	}
 	if err := req.Validate(); err != nil {
-		return nil, acp.InvalidParams(acp.MethodRequestPermission, err)
+		answer(nil, acp.InvalidParams(acp.MethodRequestPermission, err))
+		return
 	}
 	s, known := a.sessionFor(req.SessionID)
 	if !known {
@@ -102,11 +134,12 @@ func (b *Bridge) requestPermission(ctx context.Context, a *agentRT, params json.
 		// Nowhere to show it and no session policy to apply: never allow.
 		a.log.Warn("permission request for an unknown session, and the agent has no session to show it on: answered cancelled",
 			zap.String("childSession", req.SessionID))
-		return acp.Cancelled(), nil
+		answer(acp.Cancelled(), nil)
+		return
 	}
 	if !known {
 		a.log.Info("permission request from an unknown child session (sub-agent?) shown on the agent's active session",
 			zap.String("childSession", req.SessionID), zap.String("session", s.id))
 	}
-	return b.flow.RequestPermission(ctx, s, req)
+	b.flow.RequestPermissionThen(ctx, s, req, answer)
 }

@@ -44,36 +44,10 @@ type createdWatch struct {
 }
 
 func newCreatedWatch(roots ...string) *createdWatch {
-	return &createdWatch{missing: internMissing(sandbox.MissingProtected(roots...))}
-}
-
-// missingLists are the lists of missing places sessions hold, shared: a
-// thousand sessions in one workspace hold one list, not a thousand (a
-// session that changes its list makes its own: appeared builds a new one,
-// forget clones first).
-var missingLists = struct {
-	sync.Mutex
-	m map[string][]string
-}{m: map[string][]string{}}
-
-// maxMissingLists bounds missingLists; past it, the table starts again.
-const maxMissingLists = 256
-
-func internMissing(list []string) []string {
-	if len(list) == 0 {
-		return nil
-	}
-	k := strings.Join(list, "\x00")
-	missingLists.Lock()
-	defer missingLists.Unlock()
-	if l, ok := missingLists.m[k]; ok {
-		return l
-	}
-	if len(missingLists.m) >= maxMissingLists {
-		clear(missingLists.m)
-	}
-	missingLists.m[k] = list
-	return list
+	// Shared between sessions (sandbox.MissingProtected): a session that
+	// changes its list makes its own (appeared builds a new one, forget
+	// clones first).
+	return &createdWatch{missing: sandbox.MissingProtected(roots...)}
 }
 
 // appeared returns the watched paths that exist now and stops watching them.
@@ -116,7 +90,7 @@ func (w *createdWatch) appeared(skip func(string) bool) []string {
 		w.kept = 0 // the list changed, or holds a place that exists
 	}
 	if len(now) > 0 {
-		w.missing, w.key = still, "" // a new list: the old one may be shared (internMissing)
+		w.missing, w.key = still, "" // a new list: the old one may be shared (sandbox.MissingProtected)
 	}
 	return now
 }
@@ -267,7 +241,7 @@ func (w *createdWatch) forget(p string) {
 	defer w.mu.Unlock()
 	w.kept, w.key = 0, ""
 	if slices.Contains(w.missing, p) {
-		w.missing = slices.DeleteFunc(slices.Clone(w.missing), func(m string) bool { return m == p }) // shared: internMissing
+		w.missing = slices.DeleteFunc(slices.Clone(w.missing), func(m string) bool { return m == p }) // shared: sandbox.MissingProtected
 	}
 }
 

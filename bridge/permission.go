@@ -98,6 +98,7 @@ type shownRequest struct {
 
 func (r shownRequest) Done() <-chan struct{} { return r.p.Done() }
 func (r shownRequest) Withdraw()             { r.b.editor.CancelRequest(r.p.ID()) }
+func (r shownRequest) OnDone(f func())       { r.p.OnDone(f) }
 
 func (r shownRequest) Answer() (permission.EditorAnswer, error) {
 	var resp struct {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -155,6 +156,40 @@ func (f *Flow) show(ctx context.Context, s Session, call policy.Call, d Decision
 		_ = f.Broker.Resolve(id, Resolution{Outcome: acp.OutcomeCancelled, By: policy.SourceEditorGone})
 	}
 	return &waiting{id: id, appr: appr, shown: shown, shownOK: err == nil, fwd: fwd}, Resolution{}, fwd, nil
+}
+
+// then calls k, on a deep worker, with the approval's one resolution: the
+// editor's answer, any other surface's, the timeout, or the child
+// withdrawing the request (ctx ends). No goroutine waits meanwhile: the
+// approval's resolution (Broker.Then), the editor's answer (Asked.OnDone)
+// and ctx's end (context.AfterFunc) each run a callback that resolves the
+// approval or hands the rest to a deep worker (deepGo). This is await
+// without its goroutine; what a pending card holds is w, the approval and
+// these callbacks.
+func (w *waiting) then(ctx context.Context, f *Flow, s Session, k func(Resolution)) {
+	var editorAnswered atomic.Bool
+	stop := context.AfterFunc(ctx, func() {
+		// The child withdrew the request ($/cancel_request) or went away.
+		_ = f.Broker.Resolve(w.id, Resolution{Outcome: acp.OutcomeCancelled, By: s.WithdrawnBy()})
+	})
+	if w.shownOK {
+		w.shown.OnDone(func() {
+			editorAnswered.Store(true)
+			deepGo(func() { f.takeEditorAnswer(w.id, w.shown) })
+		})
+	}
+	f.Broker.Then(w.appr, func() {
+		stop()
+		deepGo(func() {
+			res := w.appr.Resolution()
+			if w.shown != nil && !editorAnswered.Load() {
+				// Resolved elsewhere (another surface, timeout, cancel,
+				// exit): the editor's request is moot; withdraw it.
+				w.shown.Withdraw()
+			}
+			k(res)
+		})
+	})
 }
 
 // await waits for the approval's one resolution: the editor's answer, any

@@ -57,6 +57,7 @@ type Approval struct {
 	done  chan struct{} // closed once res is set
 	res   Resolution
 	timer *time.Timer
+	then  func() // Broker.Then's, run once resolved
 }
 
 // Done is closed when the approval is resolved.
@@ -155,12 +156,34 @@ func (b *Broker) Resolve(id string, r Resolution) error {
 	}
 	a.res = r
 	close(a.done)
-	timer := a.timer
+	timer, then := a.timer, a.then
+	a.then = nil
 	b.mu.Unlock()
 	if timer != nil {
 		timer.Stop()
 	}
+	if then != nil {
+		then()
+	}
 	return nil
+}
+
+// Then arranges for f to run once a is resolved, with no goroutine waiting
+// for it: on the goroutine that resolves it (an answer's, the timeout's
+// timer, a cancel's), after the broker's mutex is released, or at once on
+// the caller's if a is already resolved. f must be quick (hand the work to
+// another goroutine): Resolve returns after it. A second Then replaces the
+// first.
+func (b *Broker) Then(a *Approval, f func()) {
+	b.mu.Lock()
+	if p, ok := b.pending[a.ID]; ok && p == a {
+		a.then = f
+		b.mu.Unlock()
+		return
+	}
+	b.mu.Unlock()
+	<-a.done // closed under b.mu before a left pending
+	f()
 }
 
 func optSuffix(opt string) string {

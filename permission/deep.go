@@ -33,6 +33,19 @@ func shallow(fn func()) {
 	}
 }
 
+// deepGo runs fn, a deep part, on a worker and returns without waiting for
+// it: the completion of a request whose card was resolved, started by a
+// callback that must not block. A panic in fn is fn's to recover (nobody
+// waits to receive it; it is dropped).
+func deepGo(fn func()) {
+	j := deepJob{fn: fn}
+	select {
+	case deepJobs <- j:
+	default:
+		go deepWorker(j)
+	}
+}
+
 // deepIdle is how long a worker waits for its next deep part; at most
 // maxIdleDeep workers wait at once: a burst of a thousand cards starts a
 // thousand workers, and each that found maxIdleDeep already waiting ends
@@ -48,7 +61,7 @@ var idleDeep atomic.Int32
 
 type deepJob struct {
 	fn   func()
-	done chan any // the panic, or nil
+	done chan any // the panic, or nil (nil for deepGo: nobody waits)
 }
 
 // deepJobs hands a deep part to an idle worker (unbuffered: only one
@@ -59,7 +72,9 @@ func deepWorker(j deepJob) {
 	idle := time.NewTimer(deepIdle)
 	defer idle.Stop()
 	for {
-		j.done <- runDeep(j.fn)
+		if p := runDeep(j.fn); j.done != nil {
+			j.done <- p
+		}
 		if idleDeep.Add(1) > maxIdleDeep {
 			idleDeep.Add(-1)
 			return

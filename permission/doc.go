@@ -46,20 +46,25 @@
 // agent lifecycle. It is unit-testable without an editor or an agent.
 //
 // Goroutines and what they touch: each entry point runs on the caller's
-// goroutine (the bridge runs every child request in a goroutine of its
-// own, and Unasked off the child's read loop) and blocks, when it asks, on
-// its Approval until exactly one resolution arrives. RequestPermission
-// reads, decides and shows the card, then decodes the editor's answer, then
-// applies and records it, each on a deep worker it waits for (shallow,
-// deep.go): a pool of goroutines that keep their grown stacks between
-// requests (at most 8 wait when idle; a busy pool starts another, so no
-// deep part ever queues behind another), so that the goroutine left
-// waiting for the person keeps a small stack (thousands of cards may be
-// open) and no deep part grows a stack from the smallest size. The
-// Broker's mutex guards the pending map; each Approval's done channel is
-// closed once, under it; a timeout fires on the runtime's timer goroutine
-// and resolves through the same path. Stages run on the request's
-// goroutine (or a deep worker) and must not block on a person. A Flow's
-// fields are set before
-// the first request and only read afterwards.
+// goroutine. RequestPermissionThen reads, decides and shows the card on a
+// deep worker it waits for (shallow, deep.go: a pool of goroutines that
+// keep their grown stacks between requests; at most 8 wait when idle; a
+// busy pool starts another, so no deep part ever queues behind another),
+// then returns: while the card is open no goroutine waits for it
+// (waiting.then). The approval's resolution (Broker.Then, run by whoever
+// resolves it: the editor's answer, Respond, the timeout's timer, the
+// request's ctx ending through context.AfterFunc, a session's cancel, an
+// agent's exit) hands the rest to a deep worker without waiting (deepGo),
+// which applies and records the answer and calls the caller's answer
+// function; the editor's answer (Asked.OnDone, on the editor connection's
+// read loop) is decoded on a deep worker the same way. The bridge answers
+// the child through acp.Defer / acp.Later, so thousands of open cards hold
+// no goroutine and no stack. Operation still waits for its card on the
+// caller's goroutine (await), and RequestPermission is the waiting form of
+// RequestPermissionThen. The Broker's mutex guards the pending map and each
+// approval's Then; each Approval's done channel is closed once, under it;
+// a timeout fires on the runtime's timer goroutine and resolves through
+// the same path. Stages run on the request's goroutine (or a deep worker)
+// and must not block on a person. A Flow's fields are set before the first
+// request and only read afterwards.
 package permission

@@ -83,6 +83,10 @@ type Asked interface {
 	Answer() (EditorAnswer, error)
 	// Withdraw takes the request back ($/cancel_request): it was resolved elsewhere.
 	Withdraw()
+	// OnDone arranges for f to run once Done is closed, with no goroutine
+	// waiting for it (at once if it is closed). f is quick: it may run on
+	// the editor connection's read loop.
+	OnDone(f func())
 }
 
 // EditorAnswer is the editor's answer to a shown request.

@@ -54,15 +54,33 @@ func (f *Flow) config() Config {
 	return f.Config()
 }
 
-// RequestPermission decides a child's session/request_permission in s. It
-// answers exactly once: by the stages at once, or after the person (or a
-// timeout, a cancel, an exit) resolves the approval.
+// RequestPermission decides a child's session/request_permission in s and
+// waits for its answer (RequestPermissionThen, for a caller that can wait).
 func (f *Flow) RequestPermission(ctx context.Context, s Session, req acp.RequestPermissionRequest) (any, error) {
-	if s.Cancelled() {
-		return acp.Cancelled(), nil
+	type answer struct {
+		out any
+		err error
 	}
-	// Everything up to the card on the editor runs on a goroutine that
-	// ends (shallow): this one keeps a small stack while the card is open.
+	ch := make(chan answer, 1)
+	f.RequestPermissionThen(ctx, s, req, func(out any, err error) { ch <- answer{out, err} })
+	a := <-ch
+	return a.out, a.err
+}
+
+// RequestPermissionThen decides a child's session/request_permission in s
+// and calls answer exactly once with the child's answer: before it returns
+// when no card is shown (the stages decided, or the card could not be
+// shown), else once the approval is resolved (the person, a timeout, a
+// cancel, the child's withdrawal, an exit), on a deep worker. While the
+// card is open no goroutine waits for it (waiting.then): ctx is the
+// request's, whose end withdraws it.
+func (f *Flow) RequestPermissionThen(ctx context.Context, s Session, req acp.RequestPermissionRequest, answer func(any, error)) {
+	if s.Cancelled() {
+		answer(acp.Cancelled(), nil)
+		return
+	}
+	// Reading, deciding and showing run on a deep worker (shallow): the
+	// caller's goroutine grows no stack for them.
 	var (
 		w    *waiting
 		st   *requestState
@@ -72,18 +90,22 @@ func (f *Flow) RequestPermission(ctx context.Context, s Session, req acp.Request
 	)
 	shallow(func() { w, st, out, done, err = f.openRequest(ctx, s, req) })
 	if done {
-		return out, err
+		answer(out, err)
+		return
 	}
-	res := w.await(ctx, f, s)
-	shallow(func() { out, err = f.answerRequest(s, st, w, res, req.Options) })
-	return out, err
+	w.then(ctx, f, s, func(res Resolution) {
+		defer func() {
+			if p := recover(); p != nil {
+				f.log().Error("applying a permission request's answer panicked; the agent is told of an internal error",
+					zap.String("approval", w.id), zap.Any("panic", p))
+				answer(nil, acp.Errorf(acp.CodeInternalError, "internal error applying the answer to a permission request: %v", p))
+			}
+		}()
+		answer(f.answerRequest(s, st, w, res, req.Options))
+	})
 }
 
-// answerRequest applies the resolution of a request's card. It is a call
-// of its own (never inlined) so that RequestPermission's frame, under the
-// wait, holds no copy of the call and the decision.
-//
-//go:noinline
+// answerRequest applies the resolution of a request's card.
 func (f *Flow) answerRequest(s Session, st *requestState, w *waiting, res Resolution, opts []acp.PermissionOption) (any, error) {
 	return f.applyResolution(s, st.call, st.d, w.fwd, res, opts)
 }

@@ -152,12 +152,39 @@ type fakeAsked struct {
 	err       error
 	withdrawn chan struct{}
 	once      sync.Once
+	mu        sync.Mutex
+	answered  bool
+	then      func()
 }
 
 func (a *fakeAsked) Done() <-chan struct{}         { return a.done }
 func (a *fakeAsked) Answer() (EditorAnswer, error) { return a.ans, a.err }
 func (a *fakeAsked) Withdraw()                     { a.once.Do(func() { close(a.withdrawn) }) }
-func (a *fakeAsked) answer(ans EditorAnswer)       { a.ans = ans; close(a.done) }
+
+// answer delivers the editor's answer as the editor's connection does:
+// Done closes, then what OnDone left runs on this goroutine.
+func (a *fakeAsked) answer(ans EditorAnswer) {
+	a.mu.Lock()
+	a.ans, a.answered = ans, true
+	then := a.then
+	a.mu.Unlock()
+	close(a.done)
+	if then != nil {
+		then()
+	}
+}
+
+func (a *fakeAsked) OnDone(f func()) {
+	a.mu.Lock()
+	if !a.answered {
+		a.then = f
+		a.mu.Unlock()
+		return
+	}
+	a.mu.Unlock()
+	<-a.done
+	f()
+}
 func (a *fakeAsked) meta(t *testing.T) Meta {
 	t.Helper()
 	var p struct {

@@ -44,7 +44,7 @@ var programsEscapesDecls = [...]*progDecl{
 		// can type `:!CMD`.
 		argFiles: []string{"-S", "-u", "-U", "-s"},
 		// ex and vim -e/-E read Ex commands from standard input.
-		stdinNames: []string{"ex"}, stdinWith: []string{"-e", "-E"},
+		stdinNames: []string{"ex"}, stdinWith: []string{"-e", "-E", "-es", "-Es"},
 		forms: []string{"vim -c '!%s'", "vim -c ':silent !%s' f", "vim '+!%s' f", "nvim --cmd '!%s'", "vim -es -c 'exe \"!%s\"' -c q",
 			"vim -es -c 'sil! exe \"!%s\"'", "vim -es -c '1,$!%s' f", "vim -es -c 'ter ++close %s'", "vim -es '+term %s'",
 			"vim -es -c 'set nu | r !%s' f", "vim -es -c 'g/x/!%s' f"},
@@ -61,12 +61,18 @@ var programsEscapesDecls = [...]*progDecl{
 		"--tee", "--pager"},
 		// hook: programs_sqlclients.go (--tee, --pager, tee, pager, source).
 		escape: backslashBang, hook: mysqlHook, escapeOpts: []string{"-e", "--execute"},
+		// mysql reads statements from standard input (a here-doc is read
+		// line by line; a pipe or a file asks).
+		stdinNames: []string{"mysql", "mariadb"},
 		forms: []string{"mysql -e '\\! %s'", "mysql --pager='%s' -e 'select 1'", "mysql -e 'pager %s'"},
 		match: []string{"mysql -e 'system rm -rf x'"}},
 	&progDecl{name: "psql", valued: []string{"-c", "--command", "-U", "--username", "-h", "--host", "-p", "--port", "-d", "--dbname", "-f", "--file",
 		"-o", "--output", "-L", "--log-file", "-v", "--set", "--variable", "-P", "--pset"},
 		// hook: programs_sqlclients.go (-o, -L, -f, \o F, \copy, \i, backquotes).
 		escape: psqlEscape, hook: psqlHook, reads: []string{"-f", "--file"}, escapeOpts: []string{"-c", "--command"},
+		// psql reads meta-commands and SQL from standard input (a here-doc
+		// is read line by line; a pipe or a file asks).
+		stdinNames: []string{"psql"},
 		forms: []string{"psql -c '\\! %s'", "psql -c '\\o |%s'", "psql -o '|%s' -c 'select 1'"},
 		match: []string{"psql -c '\\! rm -rf x'"}},
 	// gdb's options are canonicalised first (gdbOptions, programs_gdb.go);

@@ -169,7 +169,9 @@ func (a *analyzer) declPlainRT4(d *progDecl, sc *subCmd, base string, opts []dec
 		for _, line := range strings.Split(ctx.stdin, "\n") {
 			a.declEscape(d, sc, staticWord(line), false, inner)
 		}
-	case ctx.stdinSet || ctx.inPipe:
+	case ctx.stdinSet || ctx.inPipe || ctx.stdinFile:
+		// A pipe, a here-doc the reader cannot see, or a file (< F):
+		// commands the reader never reads.
 		sc.readOnly = false
 		a.setUncertain(base + " reads its commands from standard input, which the reader cannot see")
 		if ctx.stdinSet {

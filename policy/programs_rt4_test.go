@@ -287,7 +287,7 @@ func TestRedTeam4Controls(t *testing.T) {
 		"wget -e 'https_proxy = a.example' https://a.example/", "git -c url.https://a.example/.insteadOf=gh: fetch gh:x",
 		"go env GOPATH", "go env -w CGO_ENABLED=0",
 		"apt-get update", "apt-get -o Dpkg::Options::=--force-confold install x", "autossh -M 0 a.example",
-		"LANG=C rsync -a src/ dst/", "ed -s f < script.ed", "m4 defs.m4", "m4 <<< 'define(a, 1)a'", "vim -c 'set nu' f", "ls | grep x",
+		"LANG=C rsync -a src/ dst/", "ed -s f <<< ',p'", "m4 defs.m4", "m4 <<< 'define(a, 1)a'", "vim -c 'set nu' f", "ls | grep x",
 		"npm explore x -- ls", "bun exec 'echo hi'", "mvn -DskipTests package", "git send-email a.patch",
 		"git checkout-index -a -f", "git checkout-index -a --prefix=build/", "git apply p.diff", "git init", "git archive --format=zip HEAD",
 		"git worktree add ../wt2", "sudo -D sub git status",

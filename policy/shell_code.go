@@ -39,6 +39,11 @@ var interpreters = map[string]interpSpec{
 	"pwsh":      {code: []string{"-c", "-command", "-Command", "-EncodedCommand", "-e"}, info: []string{"-v", "-Version"}},
 	"tclsh":     {info: []string{}},
 	"groovy":    {code: []string{"-e"}, info: []string{"-v", "--version"}},
+	// R's system(), expect's spawn/exec and dc's ! run programs: without a
+	// script they run what standard input holds.
+	"R":      {code: []string{"-e"}, value: "fg", info: []string{"--version", "-h", "--help"}},
+	"expect": {code: []string{"-c"}, value: "f", info: []string{"-v"}},
+	"dc":     {code: []string{"-e", "--expression"}, value: "f", long: []string{"file"}, info: []string{"-V", "--version", "-h", "--help"}},
 }
 
 // interpName returns the interpreters key for a program name (python3.12 is

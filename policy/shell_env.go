@@ -97,6 +97,13 @@ func shellVarDangerous(name string) bool {
 	if dangerousEnv[u] {
 		return true
 	}
+	// The configuration files named exactly (shell_env_files.go) are
+	// commonly exported by a person's environment already: a plain
+	// assignment (OPENSSL_CONF=x; curl URL) changes what the next program
+	// loads whenever it is, which the reader cannot know.
+	if envFileExact[u] {
+		return true
+	}
 	for _, p := range dangerousEnvPrefix {
 		if strings.HasPrefix(u, p) {
 			return true

@@ -34,7 +34,9 @@ var envFileExact = map[string]bool{
 	"LOCALDOMAIN": true, "RES_OPTIONS": true, "KRB5CCNAME": true, "KRB5_KTNAME": true, "GCONV_PATH": true,
 	"MALLOC_TRACE": true, "SSL_CERT_FILE": true, "OPENSSL_CONF": true, "OPENSSL_MODULES": true,
 	"OPENSSL_ENGINES": true, "WGETRC": true, "PSQLRC": true, "GNUPGHOME": true, "HOSTALIASES": true,
-	"SSLKEYLOGFILE": true, "CURL_HOME": true, "HISTFILE": true,
+	"SSLKEYLOGFILE": true, "CURL_HOME": true, "HISTFILE": true, "NETRC": true, "SSL_CERT_DIR": true,
+	"AWS_CONFIG_FILE": true, "AWS_SHARED_CREDENTIALS_FILE": true, "GOOGLE_APPLICATION_CREDENTIALS": true,
+	"REQUESTS_CA_BUNDLE": true, "CURL_CA_BUNDLE": true, "CLOUDSDK_CONFIG": true, "AZURE_CONFIG_DIR": true,
 }
 
 // envFileHarmless: names with such an ending that name nothing a program

@@ -9,13 +9,21 @@ t0=$(date +%s)
 stamp() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
 
 # The OS sandbox (docs/sandbox.md) needs bubblewrap: install it, and make
-# the sandbox tests fail rather than skip if it still cannot be used.
+# the sandbox tests fail rather than skip if it still cannot be used. The
+# real sqlite3, gdb and vim run the unsandboxed controls of the policy's
+# readers of their languages (policy/rt16b_repl_spellings_test.go, ...):
+# without them those controls skip.
 if [ "$(uname -s)" = Linux ]; then
-  if ! command -v bwrap >/dev/null 2>&1; then
-    stamp "apt-get install bubblewrap"
+  pkgs=()
+  command -v bwrap >/dev/null 2>&1 || pkgs+=(bubblewrap)
+  command -v sqlite3 >/dev/null 2>&1 || pkgs+=(sqlite3)
+  command -v gdb >/dev/null 2>&1 || pkgs+=(gdb)
+  command -v vim >/dev/null 2>&1 || pkgs+=(vim)
+  if [ ${#pkgs[@]} -gt 0 ]; then
+    stamp "apt-get install ${pkgs[*]}"
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    $sudo apt-get update -q && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q bubblewrap
+    $sudo apt-get update -q && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${pkgs[@]}"
   fi
   export ACP_BRIDGE_REQUIRE_SANDBOX=1
 fi

@@ -144,6 +144,22 @@ func BenchmarkInProcessApproval(b *testing.B) {
 	}
 }
 
+// BenchmarkInProcessPrompt is one session/prompt round trip through a
+// bridge in the test process whose agent ends the turn at once: the
+// forwarding path both ways and the turn's bookkeeping, with no decision.
+//
+//	go test -run '^$' -bench InProcessPrompt -cpuprofile cpu.out ./bench/
+func BenchmarkInProcessPrompt(b *testing.B) {
+	agent := buildAgent(b)
+	c, sid := inProcessBridge(b, agent, nil)
+	ctx := context.Background()
+	for b.Loop() {
+		if stop, err := c.Prompt(ctx, sid, "noop"); err != nil || stop != "end_turn" {
+			b.Fatalf("stop %q err %v", stop, err)
+		}
+	}
+}
+
 // BenchmarkInProcessPending holds 60 approvals pending at once in a bridge
 // in the test process (within the 64 one agent may have in flight) and
 // reports what each costs: heap in use and goroutine stacks after a GC,

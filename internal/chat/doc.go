@@ -14,6 +14,12 @@
 // clear the screen, set the title or clipboard, or draw a fake card. The
 // only escape sequences Out gets are the printer's own styles.
 //
+// Files: chat.go (Run, the session's setup, the acp.Handler and the card
+// queue), updates.go (rendering session/update and approval/resolved),
+// loop.go (Run's goroutine: prompts, cards, turns, and picking an option
+// from the person's answer), render.go (the printer), visible.go (escaping
+// the agent's strings).
+//
 // # Goroutines
 //
 //   - Run's goroutine owns the interaction: the prompt loop, the card being

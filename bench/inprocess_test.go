@@ -170,36 +170,47 @@ func BenchmarkInProcessPending(b *testing.B) {
 	const pending = 60
 	agent := buildAgent(b)
 	for range b.N {
-		var arrived atomic.Int64
-		all := make(chan struct{})
-		release := make(chan struct{})
-		c, sid := inProcessBridge(b, agent, func(c *Client) {
-			c.OnRequest = func(method string, params json.RawMessage) (any, *RPCError) {
-				if arrived.Add(1) == pending {
-					close(all)
-				}
-				<-release
-				return AllowOnce(params)
-			}
-		})
-		idle := memNow()
-		done := make(chan error, 1)
-		go func() {
-			_, err := c.Prompt(context.Background(), sid, fmt.Sprintf("permc %d", pending))
-			done <- err
-		}()
-		select {
-		case <-all:
-		case err := <-done:
-			b.Fatalf("the prompt ended with %d of %d approvals pending: %v", arrived.Load(), pending, err)
-		}
-		held := memNow()
-		close(release)
-		if err := <-done; err != nil {
-			b.Fatal(err)
-		}
+		var idle, held runtime.MemStats
+		holdPending(b, agent, pending, func() { idle = memNow() }, func() { held = memNow() })
 		b.ReportMetric(float64(held.HeapInuse-idle.HeapInuse)/pending, "heap-B/pending")
 		b.ReportMetric(float64(held.StackInuse-idle.StackInuse)/pending, "stack-B/pending")
+	}
+}
+
+// holdPending runs a bridge in the test process whose agent asks n
+// permission requests at once (within the 64 one agent may have in flight),
+// holds every card open in its client, calls whileHeld once all n are
+// pending (before: once the bridge and its agent are up, before the
+// prompt), then answers them all and waits for the turn to end.
+func holdPending(tb testing.TB, agent string, n int, before, whileHeld func()) {
+	tb.Helper()
+	var arrived atomic.Int64
+	all := make(chan struct{})
+	release := make(chan struct{})
+	c, sid := inProcessBridge(tb, agent, func(c *Client) {
+		c.OnRequest = func(method string, params json.RawMessage) (any, *RPCError) {
+			if arrived.Add(1) == int64(n) {
+				close(all)
+			}
+			<-release
+			return AllowOnce(params)
+		}
+	})
+	before()
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Prompt(context.Background(), sid, fmt.Sprintf("permc %d", n))
+		done <- err
+	}()
+	select {
+	case <-all:
+	case err := <-done:
+		tb.Fatalf("the prompt ended with %d of %d approvals pending: %v", arrived.Load(), n, err)
+	}
+	whileHeld()
+	close(release)
+	if err := <-done; err != nil {
+		tb.Fatal(err)
 	}
 }
 

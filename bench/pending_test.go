@@ -2,11 +2,7 @@ package bench
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
-	"fmt"
 	"runtime"
-	"sync/atomic"
 	"testing"
 )
 
@@ -18,35 +14,11 @@ import (
 // client's own 60 waiting goroutines, so the count can see goroutines.
 func TestPendingApprovalsHoldNoGoroutine(t *testing.T) {
 	const pending = 60
-	agent := buildAgent(t)
-	var arrived atomic.Int64
-	all := make(chan struct{})
-	release := make(chan struct{})
-	c, sid := inProcessBridge(t, agent, func(c *Client) {
-		c.OnRequest = func(method string, params json.RawMessage) (any, *RPCError) {
-			if arrived.Add(1) == pending {
-				close(all)
-			}
-			<-release
-			return AllowOnce(params)
-		}
+	var waiting, clients int
+	holdPending(t, buildAgent(t), pending, func() {}, func() {
+		waiting = goroutinesIn("acp-bridge/bridge.(*childHandler)", "acp-bridge/permission.(*Flow)", "acp-bridge/permission.(*waiting)")
+		clients = goroutinesIn("acp-bridge/bench.holdPending.func1")
 	})
-	done := make(chan error, 1)
-	go func() {
-		_, err := c.Prompt(context.Background(), sid, fmt.Sprintf("permc %d", pending))
-		done <- err
-	}()
-	select {
-	case <-all:
-	case err := <-done:
-		t.Fatalf("the prompt ended with %d of %d approvals pending: %v", arrived.Load(), pending, err)
-	}
-	waiting := goroutinesIn("acp-bridge/bridge.(*childHandler)", "acp-bridge/permission.(*Flow)", "acp-bridge/permission.(*waiting)")
-	clients := goroutinesIn("acp-bridge/bench.TestPendingApprovalsHoldNoGoroutine.func1")
-	close(release)
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
 	if clients < pending {
 		t.Fatalf("control: the count saw %d of the client's %d waiting goroutines", clients, pending)
 	}

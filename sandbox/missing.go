@@ -43,23 +43,16 @@ func MissingProtected(roots ...string) []string {
 		return nil
 	}
 	key := missingKey(pl.key, bits)
-	missingLists.Lock()
-	l, ok := missingLists.m[key]
-	missingLists.Unlock()
-	if ok {
+	if l, ok := missingLists.get(key); ok {
 		return l
 	}
+	var l []string
 	for i, p := range pl.paths {
 		if bits[i/64]&(1<<(i%64)) != 0 {
 			l = append(l, p)
 		}
 	}
-	missingLists.Lock()
-	if len(missingLists.m) >= maxJoined {
-		clear(missingLists.m)
-	}
-	missingLists.m[key] = l
-	missingLists.Unlock()
+	missingLists.put(key, l)
 	return l
 }
 
@@ -74,11 +67,31 @@ func missingKey(rootsKey string, bits []uint64) string {
 	return string(b)
 }
 
-// missingLists holds MissingProtected's shared lists, read-only once stored.
-var missingLists = struct {
-	sync.Mutex
-	m map[string][]string
-}{m: map[string][]string{}}
+// missingLists holds MissingProtected's shared lists.
+var missingLists = sharedLists{m: map[string][]string{}}
+
+// sharedLists is a table of lists, read-only once stored, bounded: past
+// maxShared entries it starts again.
+type sharedLists struct {
+	mu sync.Mutex
+	m  map[string][]string
+}
+
+func (t *sharedLists) get(key string) ([]string, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	l, ok := t.m[key]
+	return l, ok
+}
+
+func (t *sharedLists) put(key string, l []string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.m) >= maxShared {
+		clear(t.m)
+	}
+	t.m[key] = l
+}
 
 // places is the in-root places joined to a list of roots.
 type places struct {
@@ -92,12 +105,10 @@ type places struct {
 // workspace join and deduplicate the paths once, not a thousand times.
 func placesUnder(roots []string) places {
 	key := strings.Join(roots, "\x00")
-	joined.Lock()
-	l, ok := joined.m[key]
-	joined.Unlock()
-	if ok {
+	if l, ok := joined.get(key); ok {
 		return places{key, l}
 	}
+	var l []string
 	seen := map[string]bool{}
 	for _, r := range roots {
 		if r == "" {
@@ -111,23 +122,15 @@ func placesUnder(roots []string) places {
 			}
 		}
 	}
-	joined.Lock()
-	if len(joined.m) >= maxJoined {
-		clear(joined.m)
-	}
-	joined.m[key] = l
-	joined.Unlock()
+	joined.put(key, l)
 	return places{key, l}
 }
 
-// joined holds placesUnder's lists, read-only once stored.
-var joined = struct {
-	sync.Mutex
-	m map[string][]string
-}{m: map[string][]string{}}
+// joined holds placesUnder's lists.
+var joined = sharedLists{m: map[string][]string{}}
 
-// maxJoined bounds joined and missingLists; past it, a table starts again.
-const maxJoined = 64
+// maxShared bounds joined and missingLists.
+const maxShared = 64
 
 // inRootPlaces are the places under a root that name one path (no
 // wildcard), as relative paths: read once (policy.Places copies the list

@@ -200,6 +200,9 @@ func ParseObject(raw json.RawMessage) (Object, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return Object{}, nil
 	}
+	if o, ok := parseObjectFast(raw); ok {
+		return o, nil
+	}
 	var o Object
 	if err := json.Unmarshal(raw, &o); err != nil {
 		return nil, fmt.Errorf("params must be a JSON object: %w", err)
@@ -225,6 +228,9 @@ func (o Object) String(key string) string {
 
 // Marshal encodes the object.
 func (o Object) Marshal() json.RawMessage {
+	if b, ok := o.marshalFast(); ok {
+		return b
+	}
 	b, _ := json.Marshal(map[string]json.RawMessage(o))
 	return b
 }

@@ -177,6 +177,12 @@ func NewConn(ctx context.Context, stream jsonrpc2.ObjectStream, h Handler, opts 
 		onRecv := recvJ
 		var nctx context.Context
 		nctx, endNotif = context.WithCancel(ctx)
+		// The connection's end (either side) ends the handlers' ctx and
+		// fails our calls still waiting.
+		s.onClose = func() {
+			endNotif()
+			c.failCalls()
+		}
 		s.onLongAnswer = func(id jsonrpc2.ID, msg string) {
 			// The answer to one of our calls was too long to read: fail
 			// the call instead of leaving it waiting forever.
@@ -216,19 +222,27 @@ func NewConn(ctx context.Context, stream jsonrpc2.ObjectStream, h Handler, opts 
 		}
 	}
 	c.rpc = jsonrpc2.NewConn(ctx, stream, d, copts...)
-	if endNotif != nil {
-		go func() {
-			<-c.rpc.DisconnectNotify()
-			endNotif()
-			c.failCalls()
-		}()
-	}
 	close(c.ready)
 	return c
 }
 
 // Done is closed when the connection is closed, by either side.
 func (c *Conn) Done() <-chan struct{} { return c.rpc.DisconnectNotify() }
+
+// OnClose arranges for f to run once the connection is closed, by either
+// side: with no goroutine waiting for it on the bridge's own streams (on
+// the goroutine that closes it, often the read loop: f must not block),
+// else on a goroutine waiting for Done. At once if it is closed.
+func (c *Conn) OnClose(f func()) {
+	if c.fast != nil {
+		c.fast.then(f)
+		return
+	}
+	go func() {
+		<-c.Done()
+		f()
+	}()
+}
 
 // Close closes the connection. Pending calls fail with jsonrpc2.ErrClosed,
 // running handlers see their ctx end, and a request the read loop had

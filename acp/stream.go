@@ -136,6 +136,16 @@ type ndjsonStream struct {
 	// not know, so jsonrpc2 reports it). m is passed by value so that it
 	// lives on the read loop's stack: no allocation, no write barriers.
 	onMsg func(m plainMsg) bool
+
+	// onClose, set by NewConn before the first read, runs once, after the
+	// stream is closed: jsonrpc2 closes its stream exactly once when the
+	// connection ends, by either side (conn.close), so the end is known
+	// without a goroutine waiting on DisconnectNotify.
+	onClose   func()
+	closeOnce sync.Once
+	closeMu   sync.Mutex
+	closed    bool     // the stream was closed (under closeMu)
+	thens     []func() // Conn.OnClose's, run after onClose
 }
 
 // maxRetainedLine bounds the line buffer kept between reads.
@@ -656,8 +666,34 @@ var lineEnd = []byte("\n")
 
 // Close implements jsonrpc2.ObjectStream.
 func (s *ndjsonStream) Close() error {
-	if s.c == nil {
-		return nil
+	var err error
+	if s.c != nil {
+		err = s.c.Close()
 	}
-	return s.c.Close()
+	s.closeOnce.Do(func() {
+		if s.onClose != nil {
+			s.onClose()
+		}
+		s.closeMu.Lock()
+		s.closed = true
+		thens := s.thens
+		s.thens = nil
+		s.closeMu.Unlock()
+		for _, f := range thens {
+			f()
+		}
+	})
+	return err
+}
+
+// then arranges for f to run once the stream is closed (at once if it is).
+func (s *ndjsonStream) then(f func()) {
+	s.closeMu.Lock()
+	if !s.closed {
+		s.thens = append(s.thens, f)
+		s.closeMu.Unlock()
+		return
+	}
+	s.closeMu.Unlock()
+	f()
 }

@@ -20,9 +20,11 @@
 //     until it exits, SIGKILLs the rest of the group while the zombie still
 //     pins the group id, marks the process reaped (under sigMu, so no signal
 //     is sent after that), calls cmd.Wait, waits for stderrDone (at most 1 s,
-//     then closes the pipe), writes exitErr, and closes done.
-//   - lifetime watcher: waits for the ctx given to Start or done; if ctx
-//     ends first it calls Stop.
+//     then closes the pipe), writes exitErr, closes done, and ends the
+//     lifetime watch.
+//   - lifetime watch (no goroutine while it waits: context.AfterFunc on the
+//     ctx given to Start): if ctx ends before done, it calls Stop, on the
+//     goroutine the runtime starts for it.
 //   - stopper: started by the first Stop; closes stdin, then after
 //     StopGrace sends SIGTERM and after KillGrace SIGKILL to the group,
 //     returning as soon as done closes. Later Stop calls only wait (and

@@ -84,6 +84,13 @@ type Process struct {
 	stderr *os.File       // read by the stderr goroutine; closed by the waiter
 
 	stderrDone chan struct{} // closed by the stderr goroutine when it returns
+	// unwatch ends watch's tie to Start's ctx; set before the waiter
+	// goroutine starts, called by it once the process is done.
+	unwatch func() bool
+
+	thenMu sync.Mutex
+	exited bool     // done is closed (under thenMu)
+	thens  []func() // OnDone's, run by the waiter after done is closed
 	tail       *lineRing     // last stderr lines; has its own lock
 
 	sigMu  sync.Mutex // held while signalling the group and when marking it reaped
@@ -171,8 +178,8 @@ func Start(ctx context.Context, spec Spec, log *zap.Logger) (*Process, error) {
 	p.log.Info("agent started", zap.Int("pid", p.pid), zap.String("command", spec.Command), zap.Strings("args", spec.Args))
 
 	go p.readStderr()
+	p.unwatch = p.watch(ctx)
 	go p.wait()
-	go p.watch(ctx)
 	return p, nil
 }
 
@@ -192,6 +199,20 @@ func (p *Process) Pid() int { return p.pid }
 // Done is closed when the child has exited, has been reaped, and its stderr
 // has been drained.
 func (p *Process) Done() <-chan struct{} { return p.done }
+
+// OnDone arranges for f to run once Done is closed, with no goroutine
+// waiting for it: on the waiter goroutine, after ExitErr is set, or at once
+// on the caller's if the process is done. f must not block.
+func (p *Process) OnDone(f func()) {
+	p.thenMu.Lock()
+	if !p.exited {
+		p.thens = append(p.thens, f)
+		p.thenMu.Unlock()
+		return
+	}
+	p.thenMu.Unlock()
+	f()
+}
 
 // ExitErr reports how the child ended: nil for exit status 0, else an
 // *ExitError. It returns nil until Done is closed.
@@ -278,14 +299,19 @@ func (p *Process) signalGroup(sig syscall.Signal) {
 	}
 }
 
-// watch ties the process to the ctx given to Start.
-func (p *Process) watch(ctx context.Context) {
-	select {
-	case <-p.done:
-	case <-ctx.Done():
+// watch ties the process to the ctx given to Start: its end stops the
+// process, with no goroutine waiting for it (context.AfterFunc); wait
+// calls the returned function once the process is done.
+func (p *Process) watch(ctx context.Context) (unwatch func() bool) {
+	return context.AfterFunc(ctx, func() {
+		select {
+		case <-p.done:
+			return
+		default:
+		}
 		p.log.Info("agent lifetime ended; stopping it", zap.Error(context.Cause(ctx)))
 		_ = p.Stop(context.WithoutCancel(ctx))
-	}
+	})
 }
 
 // wait is the only goroutine that waits for the child. While the exited child
@@ -325,6 +351,15 @@ func (p *Process) wait() {
 		p.log.Info("agent exited", zap.Int("pid", p.pid), zap.Int("code", 0))
 	}
 	close(p.done)
+	p.unwatch()
+	p.thenMu.Lock()
+	p.exited = true
+	thens := p.thens
+	p.thens = nil
+	p.thenMu.Unlock()
+	for _, f := range thens {
+		f()
+	}
 }
 
 func (p *Process) exitError(werr error) error {

@@ -50,3 +50,20 @@ func goroutinesIn(names ...string) int {
 	}
 	return count
 }
+
+// An idle agent holds no goroutine that only waits for its end: the
+// lifetime watch, the crash watcher and the connection's end are
+// callbacks (agents.Process.OnDone, acp.Conn.OnClose, context.AfterFunc).
+// The control: the one goroutine that must wait, the process's waiter, is
+// seen by the same count.
+func TestIdleAgentHoldsNoWatcher(t *testing.T) {
+	inProcessBridge(t, buildAgent(t), nil)
+	waiters := goroutinesIn("acp-bridge/agents.(*Process).wait")
+	watchers := goroutinesIn("acp-bridge/agents.(*Process).watch", "acp-bridge/bridge.(*agentRT).watch", "acp-bridge/acp.NewConn.func")
+	if waiters < 1 {
+		t.Fatalf("control: the count saw %d of the agent's process waiter", waiters)
+	}
+	if watchers != 0 {
+		t.Fatalf("%d goroutines wait for an idle agent's end; want none", watchers)
+	}
+}

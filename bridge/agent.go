@@ -481,7 +481,13 @@ func (a *agentRT) startOnce(ctx context.Context, gen int) error {
 	a.terminals = map[string]string{}
 	a.active = nil
 	a.mu.Unlock()
-	go a.watch(proc, conn, gen)
+	// The process's exit or its stdout's end, whichever comes first, starts
+	// watch; no goroutine waits for either meanwhile (an idle agent holds
+	// none for it).
+	var watching sync.Once
+	watchOn := func(byConn bool) { watching.Do(func() { go a.watch(proc, conn, gen, byConn) }) }
+	proc.OnDone(func() { watchOn(false) })
+	conn.OnClose(func() { watchOn(true) })
 
 	caps := a.b.editorCapabilities()
 	initParams := acp.InitializeRequest{
@@ -537,11 +543,10 @@ func (a *agentRT) kill(proc *agents.Process, stdin *acp.QueueWriter) {
 }
 
 // watch turns a process exit into a crash report: approvals resolved as
-// cancelled, prompts failed (their conn closes), status crashed.
-func (a *agentRT) watch(proc *agents.Process, conn *acp.Conn, gen int) {
-	select {
-	case <-proc.Done():
-	case <-conn.Done():
+// cancelled, prompts failed (their conn closes), status crashed. It starts
+// when the process exits or, byConn, when its connection ends first.
+func (a *agentRT) watch(proc *agents.Process, conn *acp.Conn, gen int, byConn bool) {
+	if byConn {
 		// stdout closed: usually the process is exiting; give it a moment
 		// so its own exit status is what gets reported.
 		if !waitDone(proc.Done(), 2*time.Second) {

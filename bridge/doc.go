@@ -35,7 +35,9 @@
 //     per kind and agent process run at once (inflight.go); past that a
 //     request is answered at once with CodeTooManyRequests, so the read loop
 //     never waits and every request still gets one answer.
-//   - One watcher goroutine per agent process turns its exit into a crash
+//   - A watcher goroutine per agent process, started when the process
+//     exits or its stdout ends (agents.Process.OnDone, acp.Conn.OnClose:
+//     none waits while the agent runs), turns the exit into a crash
 //     report, cancelled approvals and failed prompts.
 //
 // Locks, always taken in this order and never the other way: agentRT.fwdMu

@@ -89,9 +89,9 @@ type Process struct {
 	unwatch func() bool
 
 	thenMu sync.Mutex
-	exited bool     // done is closed (under thenMu)
-	thens  []func() // OnDone's, run by the waiter after done is closed
-	tail       *lineRing     // last stderr lines; has its own lock
+	exited bool      // done is closed (under thenMu)
+	thens  []func()  // OnDone's, run by the waiter after done is closed
+	tail   *lineRing // last stderr lines; has its own lock
 
 	sigMu  sync.Mutex // held while signalling the group and when marking it reaped
 	reaped bool       // the leader was reaped: its pid may be reused, never signal it again

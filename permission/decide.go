@@ -258,8 +258,17 @@ func (f *Flow) decideOnce(ctx context.Context, r *Request) Decision {
 		Sandbox: r.Session.Agent().SandboxNote(r.Call, r.Env.Cwd, strings.HasPrefix(r.Operation, "fs/"))}
 }
 
-// runStage runs one stage; a panic or a broken verdict becomes an engine-error ask.
-func (f *Flow) runStage(ctx context.Context, st Stage, r *Request) (v policy.Verdict, ok bool) {
+// runStage runs one stage; a panic, a broken verdict or, for a large call,
+// a stage past its time budget (bound.go) becomes an engine-error ask.
+func (f *Flow) runStage(ctx context.Context, st Stage, r *Request) (policy.Verdict, bool) {
+	if callBytes(r.Call) > inlineCallBytes {
+		return f.runStageBounded(ctx, st, r)
+	}
+	return f.runStageInline(ctx, st, r)
+}
+
+// runStageInline runs one stage on this goroutine.
+func (f *Flow) runStageInline(ctx context.Context, st Stage, r *Request) (v policy.Verdict, ok bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			v, ok = f.engineFailed(r, fmt.Sprintf("panic: %v", p), debug.Stack()), true

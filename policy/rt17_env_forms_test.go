@@ -106,8 +106,11 @@ func TestKeywordArgsAreNotAssignmentsWithoutK(t *testing.T) {
 	}
 }
 
-// TestEnvFormsRT17Deny: a deny rule still names the command of env -S and
-// coproc NAME=V CMD.
+// TestEnvFormsRT17Deny: a deny rule still names the command of env -S,
+// coproc NAME=V CMD, and under set -k the command without its NAME=V
+// arguments. Control: without set -k, git push X=1 origin main is not
+// denied by Bash(git push origin main) (the text without NAME=V arguments
+// exists only under keyword).
 func TestEnvFormsRT17Deny(t *testing.T) {
 	for _, cmd := range []string{
 		"env -S 'rm -rf /w/proj/x'",
@@ -115,13 +118,31 @@ func TestEnvFormsRT17Deny(t *testing.T) {
 		"env -S '-i rm -rf /w/proj/x'",
 		"coproc FOO=1 rm -rf /w/proj/x",
 		"coproc LD_PRELOAD=x rm -rf /w/proj/x",
+		"set -k; rm X=1 -rf /w/proj/x",
+		"set -k; rm X=1 Y=2 -rf /w/proj/x",
+		"set -k; /bin/rm X=1 -rf /w/proj/x",
+		"set -o keyword; rm LANG=C -rf /w/proj/x",
 	} {
-		pol, errs := Compile([]RuleText{{List: "allow", Text: "Bash"}, {List: "deny", Text: "Bash(rm *)"}})
+		pol, errs := Compile([]RuleText{{List: "allow", Text: "Bash"}, {List: "deny", Text: "Bash(rm -rf *)"}})
 		if len(errs) > 0 {
 			t.Fatal(errs)
 		}
 		if v := Evaluate(Input{Call: Call{Tool: "Bash", Command: cmd}, Mode: ModeDefault, Env: rt16bEnv, Policy: pol}); v.Decision != Deny {
 			t.Errorf("%q: %s (%s), want deny", cmd, v.Decision, v.Reason)
+		}
+	}
+	// an exact deny rule: under set -k the command it names is what runs.
+	pol, _ := Compile([]RuleText{{List: "allow", Text: "Bash"}, {List: "deny", Text: "Bash(git push origin main)"}})
+	for _, tc := range []struct {
+		cmd  string
+		want Decision
+	}{
+		{"set -k; git push X=1 origin main", Deny},
+		{"set -k; git push origin X=1 main", Deny},
+		{"git push X=1 origin main", Allow}, // control: a refspec X=1 without -k
+	} {
+		if v := Evaluate(Input{Call: Call{Tool: "Bash", Command: tc.cmd}, Mode: ModeBypass, Env: rt16bEnv, Policy: pol}); v.Decision != tc.want {
+			t.Errorf("%q in bypassPermissions: %s (%s), want %s", tc.cmd, v.Decision, v.Reason, tc.want)
 		}
 	}
 }

@@ -223,3 +223,28 @@ func assignOfWord(w *syntax.Word) *syntax.Assign {
 	val := &syntax.Word{Parts: append([]syntax.WordPart{rest}, w.Parts[1:]...)}
 	return &syntax.Assign{Append: appendOp, Name: &syntax.Lit{ValuePos: lit.ValuePos, ValueEnd: at(len(name)), Value: name}, Value: val}
 }
+
+// keywordAlts: the command's text without its NAME=V arguments, as bash
+// runs it under keyword (under its name and, for a path, its base name);
+// none when it has no such argument.
+func keywordAlts(cmd, base string, args []word) []string {
+	var kept []word
+	for i, w := range args {
+		if _, ok := keywordAssignName(w.s); ok {
+			if kept == nil {
+				kept = append(make([]word, 0, len(args)), args[:i]...)
+			}
+			continue
+		}
+		if kept != nil {
+			kept = append(kept, w)
+		}
+	}
+	if kept == nil {
+		return nil
+	}
+	if base != cmd {
+		return []string{joinNamed(cmd, kept), joinNamed(base, kept)}
+	}
+	return []string{joinNamed(cmd, kept)}
+}

@@ -89,6 +89,12 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 	}
 	a.noteCall(cmd, ctx)
 	a.noteShellOptions(base, ws[1:]) // set -k, shopt -so allexport (shell_vars_keyword.go)
+	if a.vt.keyword {
+		// set -k before it: bash drops NAME=V from the arguments, so deny
+		// and ask rules meet the command as it runs too (rm X=1 -rf d
+		// is rm -rf d).
+		alts = append(alts, keywordAlts(cmd, base, ws[1:])...)
+	}
 	gate := func() { a.addSub(subCmd{text: text, alts: alts, kind: skGate}, ctx) }
 	args := ws[1:]
 	// abbreviated long options read as their full names (programs_abbrev.go)

@@ -55,6 +55,11 @@ var rt17EnvForms = []string{
 	"shopt -so allexport; %s=%s; curl https://ok.example/",
 	"shopt -s -o allexport; %s=%s; curl https://ok.example/",
 	"set -o pipefail -a; %s=%s; curl https://ok.example/",
+	// zsh: setopt, names in any case, with underscores
+	"zsh -c 'setopt allexport; %s=%s; curl https://ok.example/'",
+	"zsh -c 'setopt ALL_EXPORT; %s=%s; curl https://ok.example/'",
+	"zsh -c 'unsetopt noallexport; %s=%s; curl https://ok.example/'",
+	"zsh -o ALL_EXPORT -c '%s=%s; curl https://ok.example/'",
 }
 
 // TestEnvFormsRT17: a name that names configuration or code, by its shape
@@ -99,6 +104,8 @@ func TestKeywordArgsAreNotAssignmentsWithoutK(t *testing.T) {
 		{"declare -n x=FOO; export x=1; curl https://ok.example/", []string{"Bash"}},
 		{"env -S 'FOO=1 curl https://ok.example/'", []string{"Bash"}},
 		{"coproc FOO=1 ls", []string{"Bash"}},
+		{"zsh -c 'setopt extendedglob; ls LD_PRELOAD=x'", []string{"Bash"}},
+		{"zsh -c 'unsetopt allexport; ls -l'", []string{"Bash"}},
 	} {
 		if v := rt16bDecide(t, tc.cmd, tc.allow, ModeDefault); v.Decision != Allow {
 			t.Errorf("%q under %q: %s (%s), want allow", tc.cmd, tc.allow, v.Decision, v.Reason)
@@ -193,6 +200,7 @@ func TestSetOptions(t *testing.T) {
 		{"-so pipefail", true, false, false},
 		{"-so $x", true, true, true},
 		{"-o -s -- keyword", true, true, false},
+		{"-o ALL_EXPORT", false, false, true},
 	} {
 		var got shellOptsOn
 		if tc.shopt {

@@ -63,8 +63,8 @@ func setOptions(args []word) shellOptsOn {
 				if !o.static {
 					return shellOptsOn{true, true}
 				}
-				on.keyword = on.keyword || turnsOn && o.s == "keyword"
-				on.allExport = on.allExport || turnsOn && o.s == "allexport"
+				on.keyword = on.keyword || turnsOn && optName(o.s) == "keyword"
+				on.allExport = on.allExport || turnsOn && optName(o.s) == "allexport"
 			}
 		}
 	}
@@ -105,6 +105,31 @@ func shoptOptions(args []word) shellOptsOn {
 	return on
 }
 
+// optName: an option's name as zsh compares it (ALL_EXPORT, AllExport and
+// allexport are one); bash's names are lower case already.
+func optName(s string) string {
+	return strings.ToLower(strings.ReplaceAll(s, "_", ""))
+}
+
+// zshSetopt reads zsh's setopt NAME... (unsetopt: unset is true): a name
+// with "no" in front turns the option off, and so on the other way.
+func zshSetopt(unset bool, args []word) shellOptsOn {
+	var on shellOptsOn
+	for _, w := range args {
+		if !w.static {
+			return shellOptsOn{true, true}
+		}
+		n := optName(w.s)
+		if unset {
+			n = "no" + n
+		}
+		n = strings.TrimPrefix(n, "nono")
+		on.allExport = on.allExport || n == "allexport"
+		on.keyword = on.keyword || n == "keyword"
+	}
+	return on
+}
+
 // turnOn records options a command may turn on.
 func (t *varTable) turnOn(on shellOptsOn) {
 	t.keyword = t.keyword || on.keyword
@@ -120,6 +145,8 @@ func (a *analyzer) noteShellOptions(base string, args []word) {
 		a.vt.turnOn(setOptions(args))
 	case "shopt":
 		a.vt.turnOn(shoptOptions(args))
+	case "setopt", "unsetopt":
+		a.vt.turnOn(zshSetopt(base == "unsetopt", args))
 	}
 	for _, w := range args {
 		// the word's source text: an assignment is recognised before

@@ -1,6 +1,9 @@
 package policy
 
-import "strings"
+import (
+	"path"
+	"strings"
+)
 
 // Options that run a program, write a file, or load configuration or code
 // (red team 16b; docs/policy.md, "Files that hold a program's arguments,
@@ -165,6 +168,87 @@ func gpgHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkCtx)
 			argFileDoubt(sc, o.name)
 		}
 	}
+	a.gpgDerivedWrites(sc, opts, plain)
+}
+
+// gpgReadsOnly: gpg's commands that write no file named after their
+// operands (to standard output, the keyring, or nothing).
+var gpgReadsOnly = []string{"--verify", "--import", "-k", "--list-keys", "-K", "--list-secret-keys", "--list-sigs",
+	"--check-sigs", "--fingerprint", "--export", "--export-secret-keys", "--export-secret-subkeys", "--export-ssh-key",
+	"--recv-keys", "--search-keys", "--send-keys", "--refresh-keys", "--print-md", "--print-mds", "--version", "--help", "-h",
+	"--list-packets", "--show-keys", "--import-ownertrust", "--export-ownertrust", "--gen-key", "--full-gen-key",
+	"--generate-key", "--full-generate-key", "--quick-gen-key", "--quick-generate-key", "--edit-key", "--delete-keys",
+	"--delete-secret-keys", "--sign-key", "--lsign-key", "--quick-sign-key", "--quick-lsign-key", "--gen-revoke",
+	"--generate-revocation", "--card-status", "--card-edit", "--change-pin", "--list-config", "--update-trustdb",
+	"--check-trustdb", "--fix-trustdb", "--dump-options", "--gen-random", "--locate-keys", "--locate-external-keys",
+	"--passwd", "--tofu-policy", "--quick-add-uid", "--quick-add-key", "--quick-set-expire", "--quick-revoke-uid",
+	"--list-public-keys", "--check-signatures", "--list-signatures", "--fetch-keys", "--verify-files", "--with-colons"}
+
+// gpgEncodes: gpg's commands that write each operand F to F.gpg, F.asc or
+// F.sig (no -o); gpgDecodes: those that write it to F without its
+// .gpg/.pgp/.asc/.sig, as a bare `gpg F` does.
+var (
+	gpgEncodes = []string{"-e", "--encrypt", "--encrypt-files", "-s", "--sign", "-c", "--symmetric", "--clearsign",
+		"--clear-sign", "-b", "--detach-sign", "--detach-sig", "--enarmor", "--dearmor", "--store"}
+	gpgDecodes = []string{"--decrypt-files", "--multifile"}
+)
+
+// gpgDerivedWrites: without -o, gpg writes a file named after each
+// operand: F.gpg/.asc/.sig when it encrypts, signs or armors, F without
+// its extension when it decrypts a file (gpg --decrypt-files
+// ~/.bashrc.gpg writes ~/.bashrc: red team 17). The names are judged as
+// writes, for every operand, unless the command only reads; a decrypted
+// name the reader cannot derive (no known extension) is uncertain.
+func (a *analyzer) gpgDerivedWrites(sc *subCmd, opts []declOpt, plain []word) {
+	encode, decode, readsOnly := false, false, false
+	for _, o := range opts {
+		switch {
+		case o.name == "-o" || o.name == "--output":
+			return // written there (declared)
+		case containsStr(gpgEncodes, o.name):
+			encode = true
+		case containsStr(gpgDecodes, o.name):
+			decode = true
+		case containsStr(gpgReadsOnly, o.name), o.name == "-d", o.name == "--decrypt":
+			readsOnly = true
+		case len(o.name) > 2 && o.name[0] == '-' && o.name[1] != '-':
+			// a cluster (-se, -sear KEY): its letters up to a valued one.
+			for _, c := range o.name[1:] {
+				if strings.ContainsRune("rRuoz", c) {
+					break
+				}
+				encode = encode || strings.ContainsRune("escb", c)
+				readsOnly = readsOnly || c == 'd' || c == 'k' || c == 'K'
+			}
+		}
+	}
+	if !encode && !decode && readsOnly {
+		return // gpg -d F, gpg --verify F: standard output or nothing
+	}
+	for _, f := range plain {
+		if f.s == "-" {
+			continue
+		}
+		names := []string{f.s + ".gpg", f.s + ".asc", f.s + ".sig"}
+		if decode || !encode {
+			switch ext := path.Ext(f.s); ext {
+			case ".gpg", ".pgp", ".asc", ".sig":
+				names = append(names, strings.TrimSuffix(f.s, ext))
+			default:
+				if decode {
+					a.setUncertain("gpg decrypts " + f.s + " into a file whose name the reader cannot derive")
+				}
+			}
+		}
+		sc.readOnly = false
+		for _, n := range names {
+			v := staticWordPath(n)
+			if !f.static {
+				v.static, v.pathOK = false, false
+			}
+			a.plainWrite(sc, &v)
+		}
+	}
 }
 
 // opensslBuiltinProviders: providers OpenSSL carries (no module of the
@@ -267,8 +351,10 @@ var programsRunWriteDecls = [...]*progDecl{
 		flags: []string{"--list-keys", "--batch", "--yes", "--armor", "--verify", "--decrypt", "--encrypt", "--sign", "--import", "--export",
 			"--use-embedded-filename"},
 		match: []string{"gpg --options ./o --list-keys", "gpg --homedir ./g --list-keys", "gpg --photo-viewer ./v --list-keys",
-			"gpg --log-file /home/u/.bashrc --list-keys", "gpg --log-f=/home/u/.bashrc --list-keys"},
-		noMatch: []string{"gpg --list-keys", "gpg --armor --export ABCD"}},
+			"gpg --log-file /home/u/.bashrc --list-keys", "gpg --log-f=/home/u/.bashrc --list-keys",
+			"gpg --batch --decrypt-files /home/u/.bashrc.gpg", "gpg --batch /home/u/.profile.asc"},
+		noMatch: []string{"gpg --list-keys", "gpg --armor --export ABCD", "gpg -d /home/u/.bashrc.gpg",
+			"gpg --verify /home/u/.bashrc.sig"}},
 	&progDecl{name: "openssl", valued: opensslValued, hook: opensslHook, breaker: opensslBreaker,
 		argFiles: dashBoth("-config", "-engine", "-provider-path"),
 		writes:   opensslWrites,

@@ -91,9 +91,16 @@ func TestGpgWritesEverySpelling(t *testing.T) {
 			doubts = append(doubts, "gpg --batch "+sp+" --list-keys")
 		}
 	}
-	doubts = append(doubts, "gpg2 --log-file .git/hooks/pre-commit --list-keys", "gpg --batch -o /home/u/.profile --export")
+	doubts = append(doubts, "gpg2 --log-file .git/hooks/pre-commit --list-keys", "gpg --batch -o /home/u/.profile --export",
+		// the file named after the operand, without -o
+		"gpg --batch --decrypt-files /home/u/.bashrc.gpg", "gpg --batch /home/u/.bashrc.gpg", "gpg /home/u/.profile.asc",
+		"gpg --batch --multifile --decrypt /home/u/.bashrc.pgp", "gpg --batch --decrypt-files ./x $F",
+		"gpg --batch -c .git/hooks/pre-commit", "gpg -e -r bob .git/hooks/pre-push", "gpg --batch --dearmor .git/hooks/x",
+		"gpg -sea -r bob .git/hooks/x", "gpg --clearsign .git/hooks/x", "gpg --batch --decrypt-files /w/proj/.git/hooks/pre-commit.gpg")
 	rt17Check(t, "Bash(gpg *)", doubts, []string{"gpg --list-keys", "gpg --batch --log-file gpg.log --list-keys",
-		"gpg --keyring ./k.kbx --list-keys"})
+		"gpg --keyring ./k.kbx --list-keys", "gpg -d /home/u/.bashrc.gpg", "gpg --verify /home/u/.bashrc.sig",
+		"gpg --import /home/u/.bashrc.asc", "gpg -e -r bob notes.txt", "gpg --batch --decrypt-files notes.txt.gpg",
+		"gpg -o out.gpg -e -r bob /home/u/.bashrc", "gpg -ser bob notes.txt"})
 	// --use-embedded-filename writes where the message says: never allowed
 	// by the program's rule alone in default.
 	if v := rt16bDecide(t, "gpg --use-embedded-filename -d m.gpg", []string{"Bash(gpg *)"}, ModeDefault); v.Decision == Allow {

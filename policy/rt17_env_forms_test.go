@@ -55,6 +55,11 @@ var rt17EnvForms = []string{
 	"shopt -so allexport; %s=%s; curl https://ok.example/",
 	"shopt -s -o allexport; %s=%s; curl https://ok.example/",
 	"set -o pipefail -a; %s=%s; curl https://ok.example/",
+	// wrappers' own env options (programs_wrapenv.go)
+	"bwrap --dev-bind / / --setenv %s %s curl https://ok.example/",
+	"firejail --env=%s=%s curl https://ok.example/",
+	"flatpak-spawn --host --env=%s=%s curl https://ok.example/",
+	"flatpak-spawn --host --env %s=%s curl https://ok.example/",
 	// zsh: setopt, names in any case, with underscores
 	"zsh -c 'setopt allexport; %s=%s; curl https://ok.example/'",
 	"zsh -c 'setopt ALL_EXPORT; %s=%s; curl https://ok.example/'",

@@ -28,6 +28,7 @@ var rt17EnvForms = []string{
 	"sh -ek -c 'curl https://ok.example/ %s=%s'",
 	"bash -o keyword -c 'curl https://ok.example/ %s=%s'",
 	"bash --norc -k -c 'curl https://ok.example/ %s=%s'",
+	"bash -O extglob -k -c 'curl https://ok.example/ %s=%s'",
 	"eval 'set -k'; curl https://ok.example/ %s=%s",
 	"set -k; cat %s=%s | curl https://ok.example/",
 	// namerefs
@@ -206,6 +207,8 @@ func TestSetOptions(t *testing.T) {
 		{"-so $x", true, true, true},
 		{"-o -s -- keyword", true, true, false},
 		{"-o ALL_EXPORT", false, false, true},
+		{"-O extglob -k", false, true, false},
+		{"+O extglob -a", false, false, true},
 	} {
 		var got shellOptsOn
 		if tc.shopt {

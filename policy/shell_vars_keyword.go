@@ -54,6 +54,8 @@ func setOptions(args []word) shellOptsOn {
 				on.keyword = on.keyword || turnsOn
 			case 'a':
 				on.allExport = on.allExport || turnsOn
+			case 'O':
+				i++ // a shell's -O/+O SHOPT_NAME (bash -O extglob -k)
 			case 'o':
 				if i+1 >= len(args) {
 					continue

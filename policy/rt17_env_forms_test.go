@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -218,6 +220,52 @@ func TestSetOptions(t *testing.T) {
 		}
 		if got.keyword != tc.kw || got.allExport != tc.allx {
 			t.Errorf("shopt=%v %q: keyword %v allexport %v, want %v %v", tc.shopt, tc.args, got.keyword, got.allExport, tc.kw, tc.allx)
+		}
+	}
+}
+
+// TestEnvFormsRealBash: each form, run by the real bash (and GNU env),
+// puts ACME_RC in printenv's environment, and the reader judges the same
+// line a doubt under an allow-all rule. Control: the same line with the
+// form's option removed prints nothing, and the reader allows it. So the
+// table holds forms that work, and the reader's doubt is not a guess at
+// a form that does nothing. Skipped without bash.
+func TestEnvFormsRealBash(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	for _, tc := range []struct{ form, control string }{
+		{"set -k; printenv ACME_RC ACME_RC=v", "set -e; printenv ACME_RC ACME_RC=v"},
+		{"set -o keyword; printenv ACME_RC ACME_RC=v", "set -o errexit; printenv ACME_RC ACME_RC=v"},
+		{"set -ek; printenv ACME_RC ACME_RC=v", "set -e; printenv ACME_RC ACME_RC=v"},
+		{"shopt -so keyword; printenv ACME_RC ACME_RC=v", "shopt -s extglob; printenv ACME_RC ACME_RC=v"},
+		{"bash -k -c 'printenv ACME_RC ACME_RC=v'", "bash -c 'printenv ACME_RC ACME_RC=v'"},
+		{"declare -n x=ACME_RC; x=v; export x; printenv ACME_RC", "declare x=ACME_RC; x=v; export x; printenv ACME_RC"},
+		{"declare -n x=ACME_RC; export x=v; printenv ACME_RC", "declare x=ACME_RC; export x=v; printenv ACME_RC"},
+		{"f() { local -n x=ACME_RC; x=v; export x; printenv ACME_RC; }; f", "f() { local x=ACME_RC; x=v; export x; printenv ACME_RC; }; f"},
+		// (coproc: its output goes to a pipe bash may close before it is
+		// read; red team 17 ran it with wget: only the reader is checked.)
+		{"coproc ACME_RC=v printenv ACME_RC; wait", "coproc printenv ACME_RC; wait"},
+		{"env -S 'ACME_RC=v printenv ACME_RC'", "env -S 'printenv ACME_RC'"},
+		{"bash -a -c 'ACME_RC=v; printenv ACME_RC'", "bash -c 'ACME_RC=v; printenv ACME_RC'"},
+		{"shopt -so allexport; ACME_RC=v; printenv ACME_RC", "shopt -s extglob; ACME_RC=v; printenv ACME_RC"},
+	} {
+		run := func(line string) string {
+			cmd := exec.Command(bash, "-c", line)
+			cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+			out, _ := cmd.Output()
+			return strings.TrimSpace(string(out))
+		}
+		if got := run(tc.form); got != "v" && !strings.HasPrefix(tc.form, "coproc ") {
+			t.Errorf("bash %q printed %q, want v (the form does not set ACME_RC)", tc.form, got)
+		}
+		if got := run(tc.control); got != "" {
+			t.Errorf("control: bash %q printed %q, want nothing", tc.control, got)
+		}
+		rt16bDoubt(t, tc.form, []string{"Bash"})
+		if v := rt16bDecide(t, tc.control, []string{"Bash"}, ModeDefault); v.Decision != Allow {
+			t.Errorf("control %q: %s (%s), want allow", tc.control, v.Decision, v.Reason)
 		}
 	}
 }

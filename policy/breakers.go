@@ -183,7 +183,7 @@ func (a *analyzer) commandBreaker(sc *subCmd, base string, args []word) {
 		if pos := positionals(args); len(pos) >= 2 {
 			sc.writes = append(sc.writes, a.pathRef(pos[1]))
 		}
-	case "openssl", "gpg", "gpg2", "ssh-keygen":
+	case "gpg", "gpg2", "ssh-keygen":
 		a.outputOptionWrites(sc, base, args)
 	case "gunzip", "gzip", "bunzip2", "bzip2", "xz", "unxz", "zstd", "unzstd", "lzma", "unlzma", "brotli":
 		a.decompressWrites(sc, base, args)
@@ -916,21 +916,21 @@ func (a *analyzer) findExecBreaker(starts []word, execs [][]word, args []word) s
 	return ""
 }
 
-// outputOptionWrites: the output file options of openssl (-out), gpg
+// outputOptionWrites: the output file options of gpg
 // (-o, --output), ssh-keygen (-f) and git (--output=, format-patch -o).
 func (a *analyzer) outputOptionWrites(sc *subCmd, base string, args []word) {
 	for i, w := range args {
 		s := w.s
 		var v word
 		switch {
-		case base == "openssl" && s == "-out", base == "ssh-keygen" && s == "-f",
+		case base == "ssh-keygen" && s == "-f",
 			(base == "gpg" || base == "gpg2") && (s == "-o" || s == "--output"),
 			base == "git" && (s == "--output" || s == "-o" && i > 0 && args[0].s == "format-patch"):
 			if i+1 >= len(args) {
 				continue
 			}
 			v = args[i+1]
-		case strings.HasPrefix(s, "--output=") && base != "openssl":
+		case strings.HasPrefix(s, "--output="):
 			v = w
 			v.s, v.path = s[len("--output="):], strings.TrimPrefix(w.path, "--output=")
 		default:

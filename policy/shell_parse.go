@@ -299,6 +299,9 @@ func (a *analyzer) parseAndVisitLenient(src string, ctx walkCtx) {
 	if why := unreliableReading(f, src); why != "" {
 		a.setUncertain(why)
 	}
+	if strings.Contains(src, "coproc") {
+		coprocAssigns(f) // coproc NAME=V CMD (shell_vars_keyword.go)
+	}
 	saved := a.line
 	a.line = src
 	a.checkRuntimeCode(f, a.collectVars(f))
@@ -332,6 +335,9 @@ func (a *analyzer) parseAndVisit(src string, ctx walkCtx) {
 		// deny rule that names one still denies.
 		a.setUncertain(why)
 		a.naiveSplit(src)
+	}
+	if strings.Contains(src, "coproc") {
+		coprocAssigns(f) // coproc NAME=V CMD (shell_vars_keyword.go)
 	}
 	saved := a.line
 	a.line = src

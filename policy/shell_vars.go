@@ -46,6 +46,14 @@ type varTable struct {
 	opaque bool
 	// allExport: set -a (set -o allexport) exports every assignment.
 	allExport bool
+	// keyword: set -k may be on, and keywordWords are the names of the
+	// NAME=V arguments it would put in a command's environment
+	// (shell_vars_keyword.go).
+	keyword      bool
+	keywordWords []string
+	// refs: namerefs (declare -n REF=TARGET) and their targets: a value
+	// given to REF, or its export, is TARGET's (finishVars).
+	refs map[string][]string
 }
 
 func (t *varTable) setEnv(name string) {
@@ -415,7 +423,7 @@ func (a *analyzer) collectVars(f *syntax.File) map[string]int {
 			if declBuiltins[cmd] {
 				// command export PATH=., builtin declare ...: a declaration
 				// the parser saw as a plain call.
-				exported := cmd == "export"
+				exported, ref := cmd == "export", false
 				for _, w := range args[1:] {
 					s, ok := staticLit(w)
 					if !ok {
@@ -425,14 +433,25 @@ func (a *analyzer) collectVars(f *syntax.File) map[string]int {
 					if strings.HasPrefix(s, "-") && strings.ContainsRune(s, 'x') {
 						exported = true
 					}
+					if strings.HasPrefix(s, "-") && strings.ContainsRune(s, 'n') {
+						ref = true
+					}
 					if i := strings.IndexByte(s, '='); i > 0 {
 						name := strings.TrimSuffix(s[:i], "+")
 						mark(name, int(w.Pos().Offset()), false)
 						if exported {
 							t.vars[name].exported = true
 						}
+						if target, _, _ := strings.Cut(s[i+1:], "["); ref && isName(target) {
+							mark(target, int(w.Pos().Offset()), false)
+							t.nameref(name, target)
+						} else if ref {
+							a.setUncertain(cmd + " -n makes a reference to a name the reader cannot see")
+						}
 					} else if exported && isName(s) {
 						t.export(s)
+					} else if ref && isName(s) {
+						a.setUncertain(cmd + " -n " + s + " makes a reference whose target the reader cannot see")
 					}
 				}
 			}
@@ -462,6 +481,11 @@ func (a *analyzer) collectVars(f *syntax.File) map[string]int {
 					t.ints[as.Name.Value] = true
 				}
 				if as.Naked && as.Value == nil && as.Array == nil {
+					if strings.ContainsRune(flags, 'n') {
+						// declare -n x: x's value, or the first value
+						// given to it, names the target (shell_vars_export.go).
+						a.setUncertain(n.Variant.Value + " -n " + as.Name.Value + " makes a reference whose target the reader cannot see")
+					}
 					// export X, local x: no new value (local x is empty);
 					// export X and declare -x X export the value X has or
 					// gets (X=v; export X; curl: red team 16b).
@@ -481,6 +505,7 @@ func (a *analyzer) collectVars(f *syntax.File) map[string]int {
 						target, _, _ = strings.Cut(target, "[")
 						if isName(target) {
 							mark(target, int(as.Pos().Offset()), false)
+							t.nameref(as.Name.Value, target)
 						}
 					}
 				}
@@ -865,6 +890,8 @@ func isAllIndex(w *syntax.Word) bool {
 // time (a map's order would change it from one call to the next).
 func (a *analyzer) finishVars() {
 	t := &a.vt
+	a.finishKeyword()
+	t.followRefs()
 	for _, name := range sortedKeys(t.vars) {
 		if v := t.vars[name]; v.assigned && (shellVarDangerous(name) || (v.exported || t.allExport) && envDangerous(name)) {
 			a.setUncertain("the command sets " + name + ", which changes what programs run or where paths point")

@@ -44,3 +44,41 @@ func setsAllExport(args []*syntax.Word) bool {
 	}
 	return false
 }
+
+// nameref records declare -n REF=TARGET (typeset -n, local -n): bash
+// assigns and exports TARGET when the command assigns or exports REF (red
+// team 17: declare -n x=WGETRC; x=rc; export x; wget URL).
+func (t *varTable) nameref(ref, target string) {
+	if t.refs == nil {
+		t.refs = map[string][]string{}
+	}
+	t.refs[ref] = append(t.refs[ref], target)
+}
+
+// followRefs gives every nameref's target what the command does to the
+// reference (assigned, exported), through chains of references, before
+// finishVars judges the names.
+func (t *varTable) followRefs() {
+	for changed := len(t.refs) > 0; changed; {
+		changed = false
+		for _, ref := range sortedKeys(t.refs) {
+			v := t.vars[ref]
+			if v == nil {
+				continue
+			}
+			for _, target := range t.refs[ref] {
+				tv := t.vars[target]
+				if tv == nil {
+					tv = &varState{}
+					t.vars[target] = tv
+				}
+				if v.assigned && !tv.assigned || v.unsafe && !tv.unsafe || v.exported && !tv.exported {
+					tv.assigned = tv.assigned || v.assigned
+					tv.unsafe = tv.unsafe || v.unsafe
+					tv.exported = tv.exported || v.exported
+					changed = true
+				}
+			}
+		}
+	}
+}

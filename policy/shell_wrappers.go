@@ -88,6 +88,13 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 		}
 	}
 	a.noteCall(cmd, ctx)
+	a.noteShellOptions(base, ws[1:]) // set -k, shopt -so allexport (shell_vars_keyword.go)
+	if a.vt.keyword {
+		// set -k before it: bash drops NAME=V from the arguments, so deny
+		// and ask rules meet the command as it runs too (rm X=1 -rf d
+		// is rm -rf d).
+		alts = append(alts, keywordAlts(cmd, base, ws[1:])...)
+	}
 	gate := func() { a.addSub(subCmd{text: text, alts: alts, kind: skGate}, ctx) }
 	args := ws[1:]
 	// abbreviated long options read as their full names (programs_abbrev.go)
@@ -479,6 +486,14 @@ func (a *analyzer) envCmd(ws []word, text string, alts []string, ctx walkCtx) {
 				a.setUncertain("env has an option the reader does not know: " + o.name)
 			}
 		}
+		if len(split) > 0 {
+			// GNU env reads the words of -S in its place, as options,
+			// assignments and the command (env -S 'WGETRC=rc wget URL':
+			// red team 17), then the words after it.
+			rest = append(split, rest...)
+			split = nil
+			continue
+		}
 		// NAME=value words, then maybe more options? No: env stops at the
 		// first assignment or command.
 		for len(rest) > 0 && rest[0].static && isAssignWord(rest[0].s) {
@@ -492,11 +507,10 @@ func (a *analyzer) envCmd(ws []word, text string, alts []string, ctx walkCtx) {
 		}
 		break
 	}
-	if len(rest) > 0 && !rest[0].static && len(split) == 0 {
+	if len(rest) > 0 && !rest[0].static {
 		// env "$X" cmd: an assignment or the command, unknown.
 		a.setUncertain("env runs a command or sets a variable known only at run time")
 	}
-	rest = append(split, rest...)
 	if len(rest) == 0 {
 		a.addSub(subCmd{text: text, alts: alts, readOnly: kind == skGate}, ctx) // prints the environment
 		return
@@ -578,6 +592,9 @@ func (a *analyzer) shellC(ws []word, text string, alts []string, ctx walkCtx) bo
 			return true
 		}
 	}
+	// bash -k, sh -ac, bash -o allexport: the options of the new shell
+	// (shell_vars_keyword.go).
+	a.vt.turnOn(setOptions(args))
 	hasC := false
 	i := 0
 	for i < len(args) {

@@ -30,7 +30,11 @@ var vimValued = []string{"-c", "--cmd", "-S", "-u", "-U", "-i", "-T", "-w", "-W"
 var programsEscapesDecls = [...]*progDecl{
 	&progDecl{name: "sqlite3", aliases: []string{"sqlite"}, valued: []string{"-cmd", "--cmd", "-init", "--init",
 		"-separator", "--separator", "-newline", "--newline", "-nullvalue", "--nullvalue", "-vfs", "--vfs", "-maxsize", "--maxsize",
-		"-mmap", "--mmap", "-nonce", "--nonce"},
+		"-mmap", "--mmap", "-nonce", "--nonce", "-heap", "--heap", "-threadsafe", "--threadsafe", "-sorterref", "--sorterref",
+		"-lookaside", "--lookaside", "-pagecache", "--pagecache", "-escape", "--escape"},
+		// -lookaside SIZE N and -pagecache SIZE N take two values (red
+		// team 17: read as one, the database operand was the second).
+		pairs: []string{"-lookaside", "--lookaside", "-pagecache", "--pagecache"},
 		// programs_sqlite.go: its SQL and dot-commands, in every spelling.
 		escape: sqliteShellCode, escapeOpts: []string{"-cmd", "--cmd"}, reads: []string{"-init", "--init"}, hook: sqliteHook,
 		forms: []string{"sqlite3 x.db '.shell %s'", "sqlite3 x.db '.system %s'", "sqlite3 -cmd '.shell %s' x.db",

@@ -43,6 +43,7 @@ const (
 	sqlDotReadCode // .read F: F's commands run (|CMD run)
 	sqlDotOpen     // .open F: F written
 	sqlDotDoubt    // loads code, changes directory, extracts files...
+	sqlDotParam    // .parameter set NAME VALUE: VALUE is an SQL expression
 )
 
 // sqliteDotCmds: sqlite3's dot-commands (3.40 and later) and what they do.
@@ -62,7 +63,7 @@ var sqliteDotCmds = map[string]int{
 	"dbtotxt": sqlDotHarmless, "dump": sqlDotHarmless, "echo": sqlDotHarmless, "exit": sqlDotHarmless,
 	"explain": sqlDotHarmless, "fullschema": sqlDotHarmless, "headers": sqlDotHarmless, "help": sqlDotHarmless,
 	"indexes": sqlDotHarmless, "indices": sqlDotHarmless, "limit": sqlDotHarmless, "lint": sqlDotHarmless,
-	"mode": sqlDotHarmless, "nonce": sqlDotHarmless, "nullvalue": sqlDotHarmless, "parameter": sqlDotHarmless,
+	"mode": sqlDotHarmless, "nonce": sqlDotHarmless, "nullvalue": sqlDotHarmless, "parameter": sqlDotParam,
 	"print": sqlDotHarmless, "progress": sqlDotHarmless, "prompt": sqlDotHarmless, "quit": sqlDotHarmless,
 	"recover": sqlDotHarmless, "scanstats": sqlDotHarmless, "schema": sqlDotHarmless, "separator": sqlDotHarmless,
 	"sha3sum": sqlDotHarmless, "show": sqlDotHarmless, "stats": sqlDotHarmless, "tables": sqlDotHarmless,
@@ -130,16 +131,25 @@ func sqliteDotArgs(s string) []string {
 			if d == '"' {
 				a = sqliteBackslashes(a)
 			}
-			args = append(args, a)
+			args = append(args, cString(a))
 			continue
 		}
 		start := h
 		for h < len(s) && !isSQLSpace(s[h]) {
 			h++
 		}
-		args = append(args, sqliteBackslashes(s[start:h]))
+		args = append(args, cString(sqliteBackslashes(s[start:h])))
 	}
 	return args
+}
+
+// cString: the C string a byte string is: up to its first NUL (an escaped
+// "\000" or "\0" ends the file name sqlite opens: red team 17).
+func cString(s string) string {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 func isSQLSpace(c byte) bool {
@@ -247,6 +257,16 @@ func sqliteDotKind(k int, name string, rest []string, e *sqliteEffects) {
 		e.code = append(e.code, strings.Join(cmd, " "))
 	case sqlDotDoubt:
 		e.doubts = append(e.doubts, "sqlite3 ."+name+" loads code, changes directory or touches files the reader does not follow")
+	case sqlDotParam:
+		// shell.c: REPLACE INTO temp.sqlite_parameters(key,value)
+		// VALUES(%Q,%s): the value is evaluated as SQL (readfile(),
+		// writefile(), edit(), load_extension() run). Every operand after
+		// the subcommand is read so (list, clear and init take none).
+		if len(rest) > 2 {
+			for _, v := range rest[2:] {
+				sqliteSQL(v, e)
+			}
+		}
 	default:
 		for _, a := range rest {
 			if strings.HasPrefix(a, "-") && (strings.Contains(a, "x") || strings.Contains(a, "e")) && k == sqlDotOut {
@@ -521,7 +541,9 @@ func sqliteHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkC
 			// its commands run first: the reader does not read the file.
 			argFileDoubt(sc, o.name) // programs_argfiles.go
 		}
-		if strings.HasPrefix(o.name, "-A") || o.name == "--archive" || o.name == "-archive" {
+		// shell.c reads --X as -X, and any option starting with -A
+		// (-Ax, -AxC DIR, --AxC DIR) as the archive mode.
+		if n := strings.TrimPrefix(o.name, "-"); strings.HasPrefix(n, "-A") || strings.HasPrefix(o.name, "-A") || n == "-archive" {
 			a.setUncertain("sqlite3 -A creates or extracts archive files")
 		}
 	}

@@ -30,6 +30,9 @@ type sqliteEffects struct {
 	code          []string // shell commands it runs
 	reads, writes []string // literal files
 	doubts        []string // why the reader cannot tell what it does
+	// hidden: text that may hold commands the reader cannot place
+	// (dynamic SQL): searched for denied commands (psql).
+	hidden []string
 }
 
 // sqliteDot kinds: what a dot-command does with its arguments.

@@ -62,8 +62,10 @@ var programsEscapesDecls = [...]*progDecl{
 		reads: []string{"-f", "--file", "--makefile"},
 		match: []string{"make -f - <<< $'all:\\n\\trm -rf x'", "make -f <(printf 'a:\\n\\trm -rf x\\n')"}, noMatch: []string{"make -n", "make -f Makefile.ci test"}},
 	&progDecl{name: "mysql", aliases: []string{"mariadb"}, valued: []string{"-e", "--execute", "-u", "--user", "-h", "--host", "-P", "--port", "-D", "--database",
-		"--tee", "--pager"},
-		// hook: programs_sqlclients.go (--tee, --pager, tee, pager, source).
+		"--tee", "--pager", "--init-command", "--defaults-file", "--defaults-extra-file", "--defaults-group-suffix", "--login-path",
+		"-S", "--socket"},
+		// hook: programs_sqlclients.go (--tee, --pager, option files) and
+		// programs_mysql.go (client commands, the server's files).
 		escape: backslashBang, hook: mysqlHook, escapeOpts: []string{"-e", "--execute"},
 		// mysql reads statements from standard input (a here-doc is read
 		// line by line; a pipe or a file asks).

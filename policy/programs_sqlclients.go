@@ -110,8 +110,11 @@ func (a *analyzer) sqlEffects(sc *subCmd, prog string, e *sqliteEffects, ctx wal
 	}
 }
 
-// mysqlHook: mysql's files, command files and pagers.
+// mysqlHook: mysql's files, command files and pagers; its -e values,
+// --init-command and a here-doc or here-string on standard input are
+// read by mysqlText (programs_mysql.go).
 func mysqlHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkCtx) {
+	var texts []string
 	for _, o := range opts {
 		switch o.name {
 		case "--tee":
@@ -123,42 +126,26 @@ func mysqlHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkCt
 			if o.val != nil {
 				a.shellCode(*o.val, "mysql --pager", ctx)
 			}
-		case "-e", "--execute":
-			if o.val == nil || !o.val.static {
-				continue
-			}
-			for _, stmt := range strings.FieldsFunc(o.val.s, func(c rune) bool { return c == '\n' || c == ';' }) {
-				l := strings.TrimSpace(stmt)
-				name, rest, _ := strings.Cut(l, " ")
-				if strings.HasPrefix(l, `\`) && len(l) >= 2 {
-					name, rest = l[:2], l[2:]
-				}
-				ws := append([]string{name}, lexWords(rest)...)
-				if name != `\P` && name != `\T` {
-					name = strings.ToLower(name)
-				}
-				switch name {
-				case "tee", `\T`:
-					if len(ws) > 1 {
-						sc.readOnly = false
-						w := staticWordPath(ws[1])
-						a.plainWrite(sc, &w)
-					}
-				case "pager", `\P`:
-					sc.readOnly = false
-					sc.optDanger = append(sc.optDanger, "mysql pager")
-					if len(ws) > 1 {
-						a.shellCode(staticWord(strings.Join(ws[1:], " ")), "mysql pager", ctx)
-					}
-				case "source", `\.`:
-					sc.readOnly = false
-					if len(ws) > 1 {
-						w := staticWordPath(ws[1])
-						a.optRead(sc, "mysql", &w)
-					}
-					a.setUncertain("mysql source runs the commands of a file the reader does not read")
-				}
+		case "--defaults-file", "--defaults-extra-file":
+			// an option file may set pager, tee, init-command...
+			argFileDoubt(sc, o.name) // programs_argfiles.go
+		case "-e", "--execute", "--init-command":
+			switch {
+			case o.val == nil:
+			case !o.val.static:
+				sc.readOnly = false
+				a.setUncertain("mysql " + o.name + " runs SQL known only at run time")
+			default:
+				texts = append(texts, o.val.s)
 			}
 		}
 	}
+	if ctx.stdinSet && ctx.stdinStatic {
+		texts = append(texts, ctx.stdin)
+	}
+	var e sqliteEffects
+	for _, t := range texts {
+		mysqlText(t, &e)
+	}
+	a.sqlEffects(sc, "mysql", &e, ctx)
 }

@@ -17,6 +17,11 @@ type pgTok struct {
 	s    string
 }
 
+// pgStringPrefix: the letters that make a string that follows them
+// another kind (E'..' escapes, B'..' and X'..' bits, N'..' national);
+// another word before a quote is a word (COPY t TO'/x').
+var pgStringPrefix = map[string]bool{"e": true, "b": true, "x": true, "n": true}
+
 // pgTokens splits SQL as PostgreSQL's lexer does, for what the reader
 // needs.
 func pgTokens(s string) []pgTok {
@@ -50,7 +55,7 @@ func pgTokens(s string) []pgTok {
 				}
 			}
 		case c == '\'' || c == '"':
-			esc := c == '\'' && len(out) > 0 && i > 0 && identByte(s[i-1])
+			esc := c == '\'' && len(out) > 0 && i > 0 && identByte(s[i-1]) && pgStringPrefix[out[len(out)-1].s]
 			var b strings.Builder
 			j := i + 1
 			for j < len(s) {

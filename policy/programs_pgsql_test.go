@@ -30,7 +30,7 @@ func psqlRT17Writes(f string) []string {
 	}
 	if strings.HasPrefix(f, "/") {
 		out = append(out, `psql -c "COPY (select 'x') TO '`+f+`'"`, `psql -c "copy t to '`+f+`' with (format csv)"`,
-			`psql -c "select lo_export(1, '`+f+`')"`, `psql <<< "COPY t TO '`+f+`';"`)
+			`psql -c "select lo_export(1, '`+f+`')"`, `psql <<< "COPY t TO '`+f+`';"`, `psql -c "COPY t TO'`+f+`'"`)
 	}
 	return out
 }
@@ -85,7 +85,9 @@ func TestPsqlRT17FormsHoldRules(t *testing.T) {
 			`psql -c "LOAD 'evil'"`, `psql -c "ALTER SYSTEM SET archive_command = 'x'"`, `psql -c "SET session_preload_libraries = 'x'"`,
 			`psql -c "COPY (select 1) TO PROGRAM 'touch '||'pwn'"`, `psql -c "COPY t TO 'rel.csv'"`, `psql -c "select pg_read_file('pg_hba.conf')"`,
 			`psql -c "COPY t TO E'/home/u/.bash\\x72c'"`, "psql -c \"COPY t TO '/home/u/.bash'\n'rc'\"", `psql -c "COPY t TO '/home/u/.bash' || 'rc'"`,
-			`psql -c "select pg_read_file(name) from t"`, `psql -c "SET standard_conforming_strings = off"`},
+			`psql -c "select pg_read_file(name) from t"`, `psql -c "SET standard_conforming_strings = off"`,
+			`psql -c '\o ~root/.bashrc'`, `psql -o '~root/.bashrc' -c 'select 1'`, `psql -c "\copy t to '~root/x'"`,
+			`psql -c "COPY t TO \$\$/home/u/.bashrc\$\$"`, `psql -c "COPY t TO U&'/home/u/.bash\0072c'"`},
 			[]string{"Bash(psql *)"}, nil, Ask},
 	}
 	for _, g := range groups {

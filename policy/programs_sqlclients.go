@@ -25,6 +25,10 @@ import (
 func psqlHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkCtx) {
 	write := func(f string) {
 		sc.readOnly = false
+		if tildeUser(f) {
+			a.setUncertain("psql writes " + f + ", in a home directory the reader does not resolve")
+			return
+		}
 		w := staticWordPath(f)
 		a.plainWrite(sc, &w)
 	}
@@ -93,11 +97,19 @@ func (a *analyzer) sqlEffects(sc *subCmd, prog string, e *sqliteEffects, ctx wal
 		a.shellCode(staticWord(c), prog, ctx)
 	}
 	for _, f := range e.reads {
+		if tildeUser(f) {
+			e.doubts = append(e.doubts, prog+" reads "+f+", in a home directory the reader does not resolve")
+			continue
+		}
 		w := staticWordPath(f)
 		a.optRead(sc, prog, &w) // programs_optreads.go
 	}
 	for _, f := range e.writes {
 		sc.readOnly = false
+		if tildeUser(f) {
+			e.doubts = append(e.doubts, prog+" writes "+f+", in a home directory the reader does not resolve")
+			continue
+		}
 		w := staticWordPath(f)
 		a.plainWrite(sc, &w)
 	}
@@ -148,4 +160,10 @@ func mysqlHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkCt
 		mysqlText(t, &e)
 	}
 	a.sqlEffects(sc, "mysql", &e, ctx)
+}
+
+// tildeUser: f starts with ~USER (psql expands it as the shell does; the
+// reader resolves only ~ and ~/).
+func tildeUser(f string) bool {
+	return strings.HasPrefix(f, "~") && f != "~" && !strings.HasPrefix(f, "~/")
 }

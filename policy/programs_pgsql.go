@@ -62,7 +62,23 @@ var psqlFilePipe = map[string]bool{"o": true, "out": true, "g": true, "gx": true
 
 // psqlLex splits psql text into its SQL (joined by newlines) and its
 // meta-commands.
+//
+// psql lexes '..' as the server does: with standard_conforming_strings
+// off (an old server, PGOPTIONS, set_config) a backslash escapes in it.
+// Text with both is lexed both ways and the two readings joined, so
+// neither setting hides a meta-command.
 func psqlLex(s string) (string, []psqlMetaCmd) {
+	sql, metas := psqlLexMode(s, false)
+	if strings.Contains(s, "'") && strings.Contains(s, `\`) {
+		if sql2, metas2 := psqlLexMode(s, true); sql2 != sql || len(metas2) != len(metas) {
+			return sql + ";\n" + sql2, append(metas, metas2...)
+		}
+	}
+	return sql, metas
+}
+
+// psqlLexMode: psqlLex with '..' read with backslash escapes or without.
+func psqlLexMode(s string, backslashStrings bool) (string, []psqlMetaCmd) {
 	var sql strings.Builder
 	var metas []psqlMetaCmd
 	identByte := func(c byte) bool {
@@ -98,7 +114,7 @@ func psqlLex(s string) (string, []psqlMetaCmd) {
 			sql.WriteString(s[i:j])
 			i = j
 		case c == '\'' || c == '"':
-			esc := c == '\'' && i > 0 && (s[i-1] == 'e' || s[i-1] == 'E') && (i < 2 || !identByte(s[i-2]))
+			esc := c == '\'' && (backslashStrings || i > 0 && (s[i-1] == 'e' || s[i-1] == 'E') && (i < 2 || !identByte(s[i-2])))
 			j := i + 1
 			for j < len(s) {
 				if esc && s[j] == '\\' {

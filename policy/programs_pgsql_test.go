@@ -144,6 +144,8 @@ func TestPsqlMetaArgsAsPsql(t *testing.T) {
 		{`\o a \w b`, []string{"a", "b"}},
 		{`select E'\\o x', 'y\' \w z`, []string{"z"}},
 		{`select $$ \o x $$; \w z`, []string{"z"}},
+		{`select '\'' \w z '`, []string{"z"}}, // standard_conforming_strings off: '\'' is one string
+		{`select 'a\b', 1`, nil},
 	} {
 		var e sqliteEffects
 		psqlText(c.in, vars, &e)

@@ -63,7 +63,7 @@ var programsEscapesDecls = [...]*progDecl{
 		match: []string{"make -f - <<< $'all:\\n\\trm -rf x'", "make -f <(printf 'a:\\n\\trm -rf x\\n')"}, noMatch: []string{"make -n", "make -f Makefile.ci test"}},
 	&progDecl{name: "mysql", aliases: []string{"mariadb"}, valued: []string{"-e", "--execute", "-u", "--user", "-h", "--host", "-P", "--port", "-D", "--database",
 		"--tee", "--pager", "--init-command", "--defaults-file", "--defaults-extra-file", "--defaults-group-suffix", "--login-path",
-		"-S", "--socket"},
+		"-S", "--socket", "--plugin-dir", "--default-auth"},
 		// hook: programs_sqlclients.go (--tee, --pager, option files) and
 		// programs_mysql.go (client commands, the server's files).
 		escape: backslashBang, hook: mysqlHook, escapeOpts: []string{"-e", "--execute"},

@@ -64,7 +64,8 @@ func TestMysqlRT17FormsHoldRules(t *testing.T) {
 		{"doubts", []string{"mysql -e \"select 1 into outfile 'rel.csv'\"", "mysql -e \"select load_file(concat('/etc/','passwd'))\"",
 			"mysql -e \"prepare s from @q\"", "mysql -e \"CREATE FUNCTION sys_exec RETURNS int SONAME 'lib.so'\"",
 			"mysql -e \"INSTALL PLUGIN x SONAME 'x.so'\"", "mysql -e \"SET GLOBAL general_log_file = '/home/u/.bashrc'\"",
-			"mysql -e \"select 1 into outfile '/home/u/.bash\\\\x72c'\"", "mysql --defaults-extra-file=my.cnf -e 'select 1'",
+			"mysql -e \"select 1 into outfile '/home/u/.bash\\\\x72c'\"", "mysql --defaults-extra-file=my.cnf -e 'select 1'", "mysql --plugin-dir=. --default-auth=evil -e 'select 1'",
+			"mariadb --default-auth evil",
 			"mysql -e 'edit'", "mysql < s.sql", "echo 'select 1' | mysql", "mysql -e \"select sys_eval(x) from t\""},
 			[]string{"Bash(mysql *)", "Bash(echo *)"}, nil, Ask},
 	}

@@ -141,6 +141,11 @@ func mysqlHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkCt
 		case "--defaults-file", "--defaults-extra-file":
 			// an option file may set pager, tee, init-command...
 			argFileDoubt(sc, o.name) // programs_argfiles.go
+		case "--plugin-dir", "--default-auth":
+			// the client loads an authentication plugin (a shared
+			// library) from the directory or by the name given.
+			sc.readOnly = false
+			a.setUncertain("mysql " + o.name + " loads a client plugin the reader does not judge")
 		case "-e", "--execute", "--init-command":
 			switch {
 			case o.val == nil:

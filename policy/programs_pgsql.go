@@ -11,7 +11,7 @@ import (
 // continue to the end of the line or the next unquoted backslash. In an
 // argument:
 //   - '..' resolves backslash escapes (\n \t \b \r \f, octal \NNN, hex
-//     \xHH; '' is '), ".." is kept as its text, `..` is a shell command;
+//     \xHH; '' is '), ".." is kept with its quotes, `..` is a shell command;
 //   - :NAME, :'NAME' and :"NAME" interpolate the variable NAME (set by
 //     -v/--set/--variable NAME=VALUE or \set NAME VALUE; \gset, \getenv
 //     and \prompt set variables at run time);
@@ -45,6 +45,7 @@ func (v *psqlVars) set(name, val string) {
 type psqlArgPiece struct {
 	text string
 	vr   string // the variable interpolated (text empty)
+	q    byte   // :'vr' or :"vr": psql quotes the value ('v', "v")
 }
 
 // psqlMetaCmd: one meta-command: its name and arguments; pipe: the
@@ -213,11 +214,13 @@ func psqlMetaAt(s string, i int) (psqlMetaCmd, int) {
 			case c == '\'':
 				j = psqlSingleQuoted(s, j+1, eol, &b)
 			case c == '"':
+				// kept with its quotes, and no variable in it (the
+				// control: `\o "x:f"` wrote a file named "x:f").
 				k := j + 1
 				for k < eol && s[k] != '"' {
-					b.WriteByte(s[k])
 					k++
 				}
+				b.WriteString(s[j:min(k+1, eol)])
 				j = min(k+1, eol)
 			case c == '`':
 				m.backquote = true
@@ -236,7 +239,7 @@ func psqlMetaAt(s string, i int) (psqlMetaCmd, int) {
 					continue
 				}
 				flush()
-				arg = append(arg, psqlArgPiece{vr: s[j+2 : j+2+k]})
+				arg = append(arg, psqlArgPiece{vr: s[j+2 : j+2+k], q: q})
 				j += k + 3
 			case c == ':' && j+1 < eol && isPsqlVarByte(s[j+1]):
 				k := j + 1
@@ -360,8 +363,20 @@ func psqlArgValues(arg []psqlArgPiece, vars *psqlVars) ([]string, string) {
 		var next []string
 		for _, v := range vals {
 			for _, x := range vs {
-				if len(next) < 16 {
-					next = append(next, v+x)
+				// :'f' is f as an SQL literal, :"f" as an identifier:
+				// a file named with the quotes; the bare value is judged
+				// too (the reader's superset).
+				alts := []string{x}
+				switch p.q {
+				case '\'':
+					alts = append(alts, "'"+strings.ReplaceAll(x, "'", "''")+"'")
+				case '"':
+					alts = append(alts, `"`+strings.ReplaceAll(x, `"`, `""`)+`"`)
+				}
+				for _, x := range alts {
+					if len(next) < 16 {
+						next = append(next, v+x)
+					}
 				}
 			}
 		}

@@ -139,13 +139,19 @@ func TestPsqlMetaArgsAsPsql(t *testing.T) {
 		{`\o 'a''b'`, []string{"a'b"}},
 		{`\o 'a\000b'`, []string{"a"}},
 		{`\o :f`, []string{"/x/y"}},
-		{`\o pre:'f'post`, []string{"pre/x/ypost"}},
+		{`\o pre:'f'post`, []string{"pre/x/ypost", "pre'/x/y'post"}},
 		{`select 1 \g (format=csv tuples_only) out.csv`, []string{"out.csv"}},
 		{`\o a \w b`, []string{"a", "b"}},
 		{`select E'\\o x', 'y\' \w z`, []string{"z"}},
 		{`select $$ \o x $$; \w z`, []string{"z"}},
 		{`select '\'' \w z '`, []string{"z"}}, // standard_conforming_strings off: '\'' is one string
 		{`select 'a\b', 1`, nil},
+		// the controls (psql 15, a local server): \o "dq" wrote "dq"
+		// with its quotes, \o :'f' wrote 'qf', \o "x:f" wrote "x:f".
+		{`\o "dq"`, []string{`"dq"`}},
+		{`\o :'f'`, []string{"/x/y", "'/x/y'"}},
+		{`\o :"f"`, []string{"/x/y", `"/x/y"`}},
+		{`\o "x:f"`, []string{`"x:f"`}},
 	} {
 		var e sqliteEffects
 		psqlText(c.in, vars, &e)

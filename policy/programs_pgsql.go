@@ -464,9 +464,14 @@ func psqlMetaEffects(m psqlMetaCmd, vars *psqlVars, e *sqliteEffects) {
 			return
 		}
 		for _, v := range vals {
-			if write {
+			switch {
+			case psqlFilePipe[m.name] && strings.HasPrefix(v, "|"):
+				// openQueryOutputFile pipes to a name starting with '|'
+				// however it was spelled ('|CMD', :f holding |CMD).
+				e.code = append(e.code, v[1:])
+			case write:
 				e.writes = append(e.writes, v)
-			} else {
+			default:
 				e.reads = append(e.reads, v)
 			}
 		}

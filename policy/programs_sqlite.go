@@ -461,7 +461,14 @@ func sqliteSQL(s string, e *sqliteEffects) {
 		}
 		name := strings.ToLower(t.s)
 		stmtStart := i == 0 || toks[i-1].kind == 'p' && toks[i-1].s == ";"
-		if i+1 < len(toks) && toks[i+1].kind == 'p' && toks[i+1].s == "(" {
+		call := i+1 < len(toks) && toks[i+1].kind == 'p' && toks[i+1].s == "("
+		if !call && (name == "fsdir" || name == "zipfile") {
+			// a table-valued function's argument may be a constraint
+			// (SELECT data FROM fsdir WHERE path='.env' read .env:
+			// red team 17's class, the real sqlite3 3.40 as control).
+			e.doubts = append(e.doubts, "sqlite3 "+name+" names its file in a constraint the reader does not follow")
+		}
+		if call {
 			args := sqlCallArgs(toks, i+1)
 			first := func() []sqlTok {
 				if len(args) > 0 {

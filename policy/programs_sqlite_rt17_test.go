@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,6 +60,16 @@ func TestSQLiteRT17FormsHoldRules(t *testing.T) {
 				t.Errorf("control: sqlite3 did not write w.out with %q (%s)", cmd, out)
 			}
 		}
+		// fsdir's file given as a constraint is read.
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "r.txt"), []byte("MARK"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c := exec.Command("sqlite3", ":memory:", "select data from fsdir where path='r.txt'")
+		c.Dir = dir
+		if out, _ := c.CombinedOutput(); !bytes.Contains(out, []byte("MARK")) {
+			t.Errorf("control: fsdir with a path constraint did not read r.txt (%s)", out)
+		}
 	}
 	type group struct {
 		name        string
@@ -76,7 +87,8 @@ func TestSQLiteRT17FormsHoldRules(t *testing.T) {
 			[]string{"Bash"}, []string{"Bash(rm *)"}, Deny},
 		{"doubts", []string{`sqlite3 db ".para set @x \"load_extension('./evil')\""`, `sqlite3 db ".parameter set @x \"readfile(name)\""`,
 			"sqlite3 a.sqlar --Ax", "sqlite3 a.sqlar --AxC /home/u", "sqlite3 a.sqlar -AxC /home/u", "sqlite3 a.sqlar --A -x",
-			"sqlite3 a.sqlar --Axv", "sqlite3 -Ax a.sqlar"},
+			"sqlite3 a.sqlar --Axv", "sqlite3 -Ax a.sqlar", `sqlite3 db "select name, data from fsdir where path='.env'"`,
+			`sqlite3 db "SELECT * FROM FSDIR WHERE path = '/home/u/.ssh'"`, `sqlite3 db "select * from zipfile where file='x.zip'"`},
 			[]string{"Bash(sqlite3 *)"}, nil, Ask},
 	}
 	for _, g := range groups {

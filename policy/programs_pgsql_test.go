@@ -88,7 +88,7 @@ func TestPsqlRT17FormsHoldRules(t *testing.T) {
 			`psql -c "COPY t TO E'/home/u/.bash\\x72c'"`, "psql -c \"COPY t TO '/home/u/.bash'\n'rc'\"", `psql -c "COPY t TO '/home/u/.bash' || 'rc'"`,
 			`psql -c "select pg_read_file(name) from t"`, `psql -c "SET standard_conforming_strings = off"`,
 			`psql -c '\o ~root/.bashrc'`, `psql -o '~root/.bashrc' -c 'select 1'`, `psql -c "\copy t to '~root/x'"`,
-			`psql -c "COPY t TO \$\$/home/u/.bashrc\$\$"`, `psql -c "COPY t TO U&'/home/u/.bash\0072c'"`},
+			`psql -c "COPY t TO \$\$/home/u/.bashrc\$\$"`, `PGOPTIONS='-c session_preload_libraries=x' psql -c 'select 1'`, `psql -c "COPY t TO U&'/home/u/.bash\0072c'"`},
 			[]string{"Bash(psql *)"}, nil, Ask},
 	}
 	for _, g := range groups {

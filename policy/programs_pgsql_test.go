@@ -88,7 +88,9 @@ func TestPsqlRT17FormsHoldRules(t *testing.T) {
 			`psql -c "COPY t TO E'/home/u/.bash\\x72c'"`, "psql -c \"COPY t TO '/home/u/.bash'\n'rc'\"", `psql -c "COPY t TO '/home/u/.bash' || 'rc'"`,
 			`psql -c "select pg_read_file(name) from t"`, `psql -c "SET standard_conforming_strings = off"`,
 			`psql -c '\o ~root/.bashrc'`, `psql -o '~root/.bashrc' -c 'select 1'`, `psql -c "\copy t to '~root/x'"`,
-			`psql -c "COPY t TO \$\$/home/u/.bashrc\$\$"`, `PGOPTIONS='-c session_preload_libraries=x' psql -c 'select 1'`, `psql -c "COPY t TO U&'/home/u/.bash\0072c'"`},
+			`psql -c "COPY t TO \$\$/home/u/.bashrc\$\$"`, `PGOPTIONS='-c session_preload_libraries=x' psql -c 'select 1'`,
+			`psql "dbname=x options='-c session_preload_libraries=y'" -c 'select 1'`,
+			`psql -d 'postgresql:///x?options=-c%20session_preload_libraries%3Dy'`, `psql -c "COPY t TO U&'/home/u/.bash\0072c'"`},
 			[]string{"Bash(psql *)"}, nil, Ask},
 	}
 	for _, g := range groups {
@@ -108,7 +110,7 @@ func TestPsqlRT17FormsHoldRules(t *testing.T) {
 	controls = append(controls, `psql <<< 'select 1'`, `psql -c "select pg_size_pretty(1::bigint)"`, `psql -c "COPY t TO STDOUT"`,
 		`psql -c "copy t from stdin"`, `psql -c "select 'hello; world \o x'"`, `psql -c "select copy from t"`,
 		`psql -c "insert into t values ('do it')"`, `psql -c "select 1 -- \o /home/u/.bashrc"`, `psql -c "select \$\$ \o /home/u/.bashrc \$\$"`,
-		`psql -c "create table t(x int)"`, `psql -c "alter table t add column y int"`, `psql -c '\dt'`)
+		`psql -c "create table t(x int)"`, `psql -d 'postgresql:///app' -c 'select 1'`, `psql "dbname=app host=db" -c 'select 1'`, `psql -c "alter table t add column y int"`, `psql -c '\dt'`)
 	for _, cmd := range controls {
 		pc := policyCase{Src: "psql-rt17", Tool: "Bash", Cmd: cmd, Allow: []string{"Bash(psql *)"},
 			Deny: []string{"Read(.env)", "Edit(src/locked.go)"}}

@@ -71,6 +71,20 @@ func psqlHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkCtx
 			}
 		}
 	}
+	// a connection string's options= are the server's settings, as
+	// PGOPTIONS's (session_preload_libraries loads code there).
+	conn := append([]word(nil), plain...)
+	for _, o := range opts {
+		if (o.name == "-d" || o.name == "--dbname") && o.val != nil {
+			conn = append(conn, *o.val)
+		}
+	}
+	for _, w := range conn {
+		if strings.Contains(strings.ToLower(w.s), "options") {
+			sc.readOnly = false
+			a.setUncertain("psql's connection string sets server options")
+		}
+	}
 	if ctx.stdinSet && ctx.stdinStatic {
 		texts = append(texts, ctx.stdin)
 	}

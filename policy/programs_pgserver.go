@@ -183,6 +183,11 @@ func pgServerSQL(s string, e *sqliteEffects) {
 				}
 			}
 		}
+		if t.s == "u" && i+1 < len(toks) && toks[i+1].kind == 'p' && toks[i+1].s == "&" {
+			// U&"pg_read_fil\0065" and U&'..' spell a name or a string
+			// with Unicode escapes the reader does not resolve.
+			e.doubts = append(e.doubts, "the SQL spells a name or string with Unicode escapes (U&)")
+		}
 		if w, ok := pgDynamic[t.s]; ok && (w == "w" || i+1 < len(toks) && toks[i+1].kind == 'p' && toks[i+1].s == "(") && dynamic == "" {
 			dynamic = "the database server runs " + t.s + ", which the reader does not follow"
 		}

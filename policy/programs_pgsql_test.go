@@ -90,7 +90,8 @@ func TestPsqlRT17FormsHoldRules(t *testing.T) {
 			`psql -c '\o ~root/.bashrc'`, `psql -o '~root/.bashrc' -c 'select 1'`, `psql -c "\copy t to '~root/x'"`,
 			`psql -c "COPY t TO \$\$/home/u/.bashrc\$\$"`, `PGOPTIONS='-c session_preload_libraries=x' psql -c 'select 1'`,
 			`psql "dbname=x options='-c session_preload_libraries=y'" -c 'select 1'`,
-			`psql -d 'postgresql:///x?options=-c%20session_preload_libraries%3Dy'`, `psql -c "COPY t TO U&'/home/u/.bash\0072c'"`},
+			`psql -d 'postgresql:///x?options=-c%20session_preload_libraries%3Dy'`,
+			`psql -c "select U&\"pg_read_fil\\0065\"('/etc/shadow')"`, `psql -c "select u&'\\0041'"`, `psql -c "COPY t TO U&'/home/u/.bash\0072c'"`},
 			[]string{"Bash(psql *)"}, nil, Ask},
 	}
 	for _, g := range groups {

@@ -11,38 +11,17 @@ import (
 // module loaded from a data: URL (node --import data:...), and an ex
 // command given as `+CMD` wherever the option scan put it.
 
-// psqlEscape: backslashBang, and the meta-commands that pipe to a command
+// psqlEscape: the commands psql text runs (psqlText, programs_pgsql.go):
+// `\! CMD`, the meta-commands that pipe to a command
 // (`\o |CMD`, `\g |CMD`, `\w |CMD`), `\copy ... PROGRAM 'CMD'` and the
 // server-side `COPY ... PROGRAM 'CMD'`.
 func psqlEscape(s string) (string, bool) {
-	code, ok := backslashBang(s)
-	var more []string
-	if ok {
-		more = append(more, code)
-	}
-	for _, stmt := range strings.FieldsFunc(s, func(c rune) bool { return c == '\n' }) {
-		l := strings.TrimSpace(stmt)
-		for _, p := range []string{`\o`, `\out`, `\g`, `\gx`, `\w`, `\write`} {
-			rest, cut := strings.CutPrefix(l, p)
-			if cut && (rest == "" || rest[0] == ' ' || rest[0] == '|') {
-				if r := strings.TrimSpace(rest); strings.HasPrefix(r, "|") {
-					more = append(more, r[1:])
-				}
-			}
-		}
-		low := strings.ToLower(l)
-		if i := strings.Index(low, "program"); i >= 0 && strings.Contains(low, "copy") {
-			r := strings.TrimSpace(l[i+len("program"):])
-			if len(r) >= 2 && r[0] == '\'' {
-				if j := strings.IndexByte(r[1:], '\''); j >= 0 {
-					more = append(more, r[1:1+j])
-					continue
-				}
-			}
-			more = append(more, "$UNKNOWN")
-		}
-	}
-	return strings.Join(more, "\n"), len(more) > 0
+	vars := &psqlVars{}
+	_, metas := psqlLex(s)
+	psqlSetVars(metas, vars)
+	var e sqliteEffects
+	psqlText(s, vars, &e) // programs_pgsql.go
+	return strings.Join(e.code, "\n"), len(e.code) > 0
 }
 
 // declArgCode: the words the option scan read as option values are read

@@ -30,7 +30,11 @@ var vimValued = []string{"-c", "--cmd", "-S", "-u", "-U", "-i", "-T", "-w", "-W"
 var programsEscapesDecls = [...]*progDecl{
 	&progDecl{name: "sqlite3", aliases: []string{"sqlite"}, valued: []string{"-cmd", "--cmd", "-init", "--init",
 		"-separator", "--separator", "-newline", "--newline", "-nullvalue", "--nullvalue", "-vfs", "--vfs", "-maxsize", "--maxsize",
-		"-mmap", "--mmap", "-nonce", "--nonce"},
+		"-mmap", "--mmap", "-nonce", "--nonce", "-heap", "--heap", "-threadsafe", "--threadsafe", "-sorterref", "--sorterref",
+		"-lookaside", "--lookaside", "-pagecache", "--pagecache", "-escape", "--escape"},
+		// -lookaside SIZE N and -pagecache SIZE N take two values (red
+		// team 17: read as one, the database operand was the second).
+		pairs: []string{"-lookaside", "--lookaside", "-pagecache", "--pagecache"},
 		// programs_sqlite.go: its SQL and dot-commands, in every spelling.
 		escape: sqliteShellCode, escapeOpts: []string{"-cmd", "--cmd"}, reads: []string{"-init", "--init"}, hook: sqliteHook,
 		forms: []string{"sqlite3 x.db '.shell %s'", "sqlite3 x.db '.system %s'", "sqlite3 -cmd '.shell %s' x.db",
@@ -58,23 +62,26 @@ var programsEscapesDecls = [...]*progDecl{
 		reads: []string{"-f", "--file", "--makefile"},
 		match: []string{"make -f - <<< $'all:\\n\\trm -rf x'", "make -f <(printf 'a:\\n\\trm -rf x\\n')"}, noMatch: []string{"make -n", "make -f Makefile.ci test"}},
 	&progDecl{name: "mysql", aliases: []string{"mariadb"}, valued: []string{"-e", "--execute", "-u", "--user", "-h", "--host", "-P", "--port", "-D", "--database",
-		"--tee", "--pager"},
-		// hook: programs_sqlclients.go (--tee, --pager, tee, pager, source).
+		"--tee", "--pager", "--init-command", "--defaults-file", "--defaults-extra-file", "--defaults-group-suffix", "--login-path",
+		"-S", "--socket", "--plugin-dir", "--default-auth"},
+		// hook: programs_sqlclients.go (--tee, --pager, option files) and
+		// programs_mysql.go (client commands, the server's files).
 		escape: backslashBang, hook: mysqlHook, escapeOpts: []string{"-e", "--execute"},
 		// mysql reads statements from standard input (a here-doc is read
 		// line by line; a pipe or a file asks).
 		stdinNames: []string{"mysql", "mariadb"},
-		forms: []string{"mysql -e '\\! %s'", "mysql --pager='%s' -e 'select 1'", "mysql -e 'pager %s'"},
-		match: []string{"mysql -e 'system rm -rf x'"}},
+		forms:      []string{"mysql -e '\\! %s'", "mysql --pager='%s' -e 'select 1'", "mysql -e 'pager %s'"},
+		match:      []string{"mysql -e 'system rm -rf x'"}},
 	&progDecl{name: "psql", valued: []string{"-c", "--command", "-U", "--username", "-h", "--host", "-p", "--port", "-d", "--dbname", "-f", "--file",
 		"-o", "--output", "-L", "--log-file", "-v", "--set", "--variable", "-P", "--pset"},
-		// hook: programs_sqlclients.go (-o, -L, -f, \o F, \copy, \i, backquotes).
+		// hook: programs_sqlclients.go (-o, -L, -f, -v) and programs_pgsql.go
+		// (meta-commands, variables, the server's SQL: programs_pgserver.go).
 		escape: psqlEscape, hook: psqlHook, reads: []string{"-f", "--file"}, escapeOpts: []string{"-c", "--command"},
 		// psql reads meta-commands and SQL from standard input (a here-doc
 		// is read line by line; a pipe or a file asks).
 		stdinNames: []string{"psql"},
-		forms: []string{"psql -c '\\! %s'", "psql -c '\\o |%s'", "psql -o '|%s' -c 'select 1'"},
-		match: []string{"psql -c '\\! rm -rf x'"}},
+		forms:      []string{"psql -c '\\! %s'", "psql -c '\\o |%s'", "psql -o '|%s' -c 'select 1'"},
+		match:      []string{"psql -c '\\! rm -rf x'"}},
 	// gdb's options are canonicalised first (gdbOptions, programs_gdb.go);
 	// -x, -ix, -eix read gdb commands from a file: a doubt.
 	&progDecl{name: "gdb", valued: gdbValued,

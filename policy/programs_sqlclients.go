@@ -19,31 +19,21 @@ import (
 // mysql: --tee=F and `tee F` / `\T F` write F; `source F` / `\. F` run
 // F's commands (a doubt); --pager=CMD and `pager CMD` / `\P CMD` run CMD.
 
-// psqlMeta: the meta-commands of psql text, each as its words (name
-// first, without the backslash).
-func psqlMeta(s string) [][]string {
-	var out [][]string
-	for _, line := range strings.Split(s, "\n") {
-		for _, seg := range strings.Split(line, `\`)[1:] {
-			if ws := lexWords(seg); len(ws) > 0 {
-				out = append(out, ws)
-			}
-		}
-	}
-	return out
-}
-
-// psqlHook: psql's files, command files and doubts.
+// psqlHook: psql's files, command files and doubts; the -c values and a
+// here-doc or here-string on standard input are read by psqlText
+// (programs_pgsql.go), with the variables -v/--set/--variable and \set give.
 func psqlHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkCtx) {
 	write := func(f string) {
 		sc.readOnly = false
+		if tildeUser(f) {
+			a.setUncertain("psql writes " + f + ", in a home directory the reader does not resolve")
+			return
+		}
 		w := staticWordPath(f)
 		a.plainWrite(sc, &w)
 	}
-	read := func(f string) {
-		w := staticWordPath(f)
-		a.optRead(sc, "psql", &w)
-	}
+	vars := &psqlVars{}
+	var texts []string
 	for _, o := range opts {
 		switch o.name {
 		case "-o", "--output", "-L", "--log-file":
@@ -65,66 +55,92 @@ func psqlHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkCtx
 				continue
 			}
 			argFileDoubt(sc, o.name) // programs_argfiles.go
-		case "-c", "--command":
-			if o.val == nil || !o.val.static {
-				continue
-			}
-			if strings.Contains(o.val.s, "`") {
-				a.setUncertain("psql runs a backquoted shell command")
-			}
-			for _, m := range psqlMeta(o.val.s) {
-				name, args := m[0], m[1:]
-				switch name {
-				case "o", "out", "g", "gx", "w", "write", "s":
-					if len(args) > 0 && !strings.HasPrefix(args[0], "|") {
-						write(args[0])
-					}
-				case "lo_export":
-					if len(args) > 1 {
-						write(args[1])
-					}
-				case "lo_import":
-					if len(args) > 0 {
-						read(args[0])
-					}
-				case "i", "include", "ir", "include_relative":
-					if len(args) > 0 {
-						read(args[0])
-					}
-					sc.readOnly = false
-					a.setUncertain("psql \\" + name + " runs the commands of a file the reader does not read")
-				case "e", "edit", "ef", "ev", "cd", "setenv":
-					sc.readOnly = false
-					a.setUncertain("psql \\" + name + " runs an editor or changes what later commands do")
-				case "copy":
-					psqlCopyFiles(args, write, read)
+		case "-v", "--set", "--variable":
+			switch {
+			case o.val == nil:
+			case !o.val.static:
+				vars.dynamic = "psql " + o.name + " sets a variable known only at run time"
+			default:
+				if n, v, ok := strings.Cut(o.val.s, "="); ok {
+					vars.set(n, v)
 				}
 			}
-		}
-	}
-}
-
-// psqlCopyFiles: \copy TABLE to|from 'F' (or F): the client's file.
-func psqlCopyFiles(args []string, write, read func(string)) {
-	for i, w := range args {
-		lw := strings.ToLower(w)
-		if (lw == "to" || lw == "from") && i+1 < len(args) {
-			f := args[i+1]
-			switch lf := strings.ToLower(f); lf {
-			case "program", "stdin", "stdout", "pstdin", "pstdout":
-				continue
-			}
-			if lw == "to" {
-				write(f)
-			} else {
-				read(f)
+		case "-c", "--command":
+			if o.val != nil && o.val.static {
+				texts = append(texts, o.val.s)
 			}
 		}
 	}
+	// a connection string's options= are the server's settings, as
+	// PGOPTIONS's (session_preload_libraries loads code there).
+	conn := append([]word(nil), plain...)
+	for _, o := range opts {
+		if (o.name == "-d" || o.name == "--dbname") && o.val != nil {
+			conn = append(conn, *o.val)
+		}
+	}
+	for _, w := range conn {
+		if strings.Contains(strings.ToLower(w.s), "options") {
+			sc.readOnly = false
+			a.setUncertain("psql's connection string sets server options")
+		}
+	}
+	if ctx.stdinSet && ctx.stdinStatic {
+		texts = append(texts, ctx.stdin)
+	}
+	// every text's variables first: a \set in one -c names the file of a
+	// meta-command in the next.
+	for _, t := range texts {
+		_, metas := psqlLex(t)
+		psqlSetVars(metas, vars)
+	}
+	var e sqliteEffects
+	for _, t := range texts {
+		psqlText(t, vars, &e)
+	}
+	a.sqlEffects(sc, "psql", &e, ctx)
 }
 
-// mysqlHook: mysql's files, command files and pagers.
+// sqlEffects judges what an SQL client's text does: its commands as
+// shell code, its files as reads and writes, its doubts, and the text
+// where commands hide searched for denied ones.
+func (a *analyzer) sqlEffects(sc *subCmd, prog string, e *sqliteEffects, ctx walkCtx) {
+	if c := strings.Join(e.code, "\n"); c != "" {
+		sc.readOnly = false
+		sc.optDanger = append(sc.optDanger, prog+" escape")
+		a.shellCode(staticWord(c), prog, ctx)
+	}
+	for _, f := range e.reads {
+		if tildeUser(f) {
+			e.doubts = append(e.doubts, prog+" reads "+f+", in a home directory the reader does not resolve")
+			continue
+		}
+		w := staticWordPath(f)
+		a.optRead(sc, prog, &w) // programs_optreads.go
+	}
+	for _, f := range e.writes {
+		sc.readOnly = false
+		if tildeUser(f) {
+			e.doubts = append(e.doubts, prog+" writes "+f+", in a home directory the reader does not resolve")
+			continue
+		}
+		w := staticWordPath(f)
+		a.plainWrite(sc, &w)
+	}
+	if len(e.doubts) > 0 {
+		sc.readOnly = false
+		a.setUncertain(e.doubts[0])
+	}
+	for _, h := range e.hidden {
+		a.naiveSplit(h)
+	}
+}
+
+// mysqlHook: mysql's files, command files and pagers; its -e values,
+// --init-command and a here-doc or here-string on standard input are
+// read by mysqlText (programs_mysql.go).
 func mysqlHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkCtx) {
+	var texts []string
 	for _, o := range opts {
 		switch o.name {
 		case "--tee":
@@ -136,42 +152,37 @@ func mysqlHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkCt
 			if o.val != nil {
 				a.shellCode(*o.val, "mysql --pager", ctx)
 			}
-		case "-e", "--execute":
-			if o.val == nil || !o.val.static {
-				continue
-			}
-			for _, stmt := range strings.FieldsFunc(o.val.s, func(c rune) bool { return c == '\n' || c == ';' }) {
-				l := strings.TrimSpace(stmt)
-				name, rest, _ := strings.Cut(l, " ")
-				if strings.HasPrefix(l, `\`) && len(l) >= 2 {
-					name, rest = l[:2], l[2:]
-				}
-				ws := append([]string{name}, lexWords(rest)...)
-				if name != `\P` && name != `\T` {
-					name = strings.ToLower(name)
-				}
-				switch name {
-				case "tee", `\T`:
-					if len(ws) > 1 {
-						sc.readOnly = false
-						w := staticWordPath(ws[1])
-						a.plainWrite(sc, &w)
-					}
-				case "pager", `\P`:
-					sc.readOnly = false
-					sc.optDanger = append(sc.optDanger, "mysql pager")
-					if len(ws) > 1 {
-						a.shellCode(staticWord(strings.Join(ws[1:], " ")), "mysql pager", ctx)
-					}
-				case "source", `\.`:
-					sc.readOnly = false
-					if len(ws) > 1 {
-						w := staticWordPath(ws[1])
-						a.optRead(sc, "mysql", &w)
-					}
-					a.setUncertain("mysql source runs the commands of a file the reader does not read")
-				}
+		case "--defaults-file", "--defaults-extra-file":
+			// an option file may set pager, tee, init-command...
+			argFileDoubt(sc, o.name) // programs_argfiles.go
+		case "--plugin-dir", "--default-auth":
+			// the client loads an authentication plugin (a shared
+			// library) from the directory or by the name given.
+			sc.readOnly = false
+			a.setUncertain("mysql " + o.name + " loads a client plugin the reader does not judge")
+		case "-e", "--execute", "--init-command":
+			switch {
+			case o.val == nil:
+			case !o.val.static:
+				sc.readOnly = false
+				a.setUncertain("mysql " + o.name + " runs SQL known only at run time")
+			default:
+				texts = append(texts, o.val.s)
 			}
 		}
 	}
+	if ctx.stdinSet && ctx.stdinStatic {
+		texts = append(texts, ctx.stdin)
+	}
+	var e sqliteEffects
+	for _, t := range texts {
+		mysqlText(t, &e)
+	}
+	a.sqlEffects(sc, "mysql", &e, ctx)
+}
+
+// tildeUser: f starts with ~USER (psql expands it as the shell does; the
+// reader resolves only ~ and ~/).
+func tildeUser(f string) bool {
+	return strings.HasPrefix(f, "~") && f != "~" && !strings.HasPrefix(f, "~/")
 }

@@ -30,6 +30,9 @@ type sqliteEffects struct {
 	code          []string // shell commands it runs
 	reads, writes []string // literal files
 	doubts        []string // why the reader cannot tell what it does
+	// hidden: text that may hold commands the reader cannot place
+	// (dynamic SQL): searched for denied commands (psql).
+	hidden []string
 }
 
 // sqliteDot kinds: what a dot-command does with its arguments.
@@ -43,6 +46,7 @@ const (
 	sqlDotReadCode // .read F: F's commands run (|CMD run)
 	sqlDotOpen     // .open F: F written
 	sqlDotDoubt    // loads code, changes directory, extracts files...
+	sqlDotParam    // .parameter set NAME VALUE: VALUE is an SQL expression
 )
 
 // sqliteDotCmds: sqlite3's dot-commands (3.40 and later) and what they do.
@@ -62,7 +66,7 @@ var sqliteDotCmds = map[string]int{
 	"dbtotxt": sqlDotHarmless, "dump": sqlDotHarmless, "echo": sqlDotHarmless, "exit": sqlDotHarmless,
 	"explain": sqlDotHarmless, "fullschema": sqlDotHarmless, "headers": sqlDotHarmless, "help": sqlDotHarmless,
 	"indexes": sqlDotHarmless, "indices": sqlDotHarmless, "limit": sqlDotHarmless, "lint": sqlDotHarmless,
-	"mode": sqlDotHarmless, "nonce": sqlDotHarmless, "nullvalue": sqlDotHarmless, "parameter": sqlDotHarmless,
+	"mode": sqlDotHarmless, "nonce": sqlDotHarmless, "nullvalue": sqlDotHarmless, "parameter": sqlDotParam,
 	"print": sqlDotHarmless, "progress": sqlDotHarmless, "prompt": sqlDotHarmless, "quit": sqlDotHarmless,
 	"recover": sqlDotHarmless, "scanstats": sqlDotHarmless, "schema": sqlDotHarmless, "separator": sqlDotHarmless,
 	"sha3sum": sqlDotHarmless, "show": sqlDotHarmless, "stats": sqlDotHarmless, "tables": sqlDotHarmless,
@@ -130,16 +134,25 @@ func sqliteDotArgs(s string) []string {
 			if d == '"' {
 				a = sqliteBackslashes(a)
 			}
-			args = append(args, a)
+			args = append(args, cString(a))
 			continue
 		}
 		start := h
 		for h < len(s) && !isSQLSpace(s[h]) {
 			h++
 		}
-		args = append(args, sqliteBackslashes(s[start:h]))
+		args = append(args, cString(sqliteBackslashes(s[start:h])))
 	}
 	return args
+}
+
+// cString: the C string a byte string is: up to its first NUL (an escaped
+// "\000" or "\0" ends the file name sqlite opens: red team 17).
+func cString(s string) string {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 func isSQLSpace(c byte) bool {
@@ -247,6 +260,16 @@ func sqliteDotKind(k int, name string, rest []string, e *sqliteEffects) {
 		e.code = append(e.code, strings.Join(cmd, " "))
 	case sqlDotDoubt:
 		e.doubts = append(e.doubts, "sqlite3 ."+name+" loads code, changes directory or touches files the reader does not follow")
+	case sqlDotParam:
+		// shell.c: REPLACE INTO temp.sqlite_parameters(key,value)
+		// VALUES(%Q,%s): the value is evaluated as SQL (readfile(),
+		// writefile(), edit(), load_extension() run). Every operand after
+		// the subcommand is read so (list, clear and init take none).
+		if len(rest) > 2 {
+			for _, v := range rest[2:] {
+				sqliteSQL(v, e)
+			}
+		}
 	default:
 		for _, a := range rest {
 			if strings.HasPrefix(a, "-") && (strings.Contains(a, "x") || strings.Contains(a, "e")) && k == sqlDotOut {
@@ -438,7 +461,14 @@ func sqliteSQL(s string, e *sqliteEffects) {
 		}
 		name := strings.ToLower(t.s)
 		stmtStart := i == 0 || toks[i-1].kind == 'p' && toks[i-1].s == ";"
-		if i+1 < len(toks) && toks[i+1].kind == 'p' && toks[i+1].s == "(" {
+		call := i+1 < len(toks) && toks[i+1].kind == 'p' && toks[i+1].s == "("
+		if !call && (name == "fsdir" || name == "zipfile") {
+			// a table-valued function's argument may be a constraint
+			// (SELECT data FROM fsdir WHERE path='.env' read .env:
+			// red team 17's class, the real sqlite3 3.40 as control).
+			e.doubts = append(e.doubts, "sqlite3 "+name+" names its file in a constraint the reader does not follow")
+		}
+		if call {
 			args := sqlCallArgs(toks, i+1)
 			first := func() []sqlTok {
 				if len(args) > 0 {
@@ -521,7 +551,9 @@ func sqliteHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkC
 			// its commands run first: the reader does not read the file.
 			argFileDoubt(sc, o.name) // programs_argfiles.go
 		}
-		if strings.HasPrefix(o.name, "-A") || o.name == "--archive" || o.name == "-archive" {
+		// shell.c reads --X as -X, and any option starting with -A
+		// (-Ax, -AxC DIR, --AxC DIR) as the archive mode.
+		if n := strings.TrimPrefix(o.name, "-"); strings.HasPrefix(n, "-A") || strings.HasPrefix(o.name, "-A") || n == "-archive" {
 			a.setUncertain("sqlite3 -A creates or extracts archive files")
 		}
 	}

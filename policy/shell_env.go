@@ -48,6 +48,10 @@ var dangerousEnv = map[string]bool{
 	"RUSTFLAGS": true, "RUSTDOCFLAGS": true, "CLASSPATH": true, "TMPDIR": true, "TERMINFO": true,
 	"HISTFILE": true, "INPUTRC": true, "BUNDLE_GEMFILE": true, "GEM_HOME": true, "GEM_PATH": true,
 	"CFLAGS": true, "CXXFLAGS": true, "LDFLAGS": true, "CPPFLAGS": true, "PKG_CONFIG": true,
+	// red team 17: libpq sends PGOPTIONS to the server as settings
+	// (session_preload_libraries loads code there; standard_conforming_strings
+	// changes how psql reads its text).
+	"PGOPTIONS": true,
 }
 
 // dangerousEnvPrefix and dangerousEnvSuffix catch the families.

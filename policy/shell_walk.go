@@ -207,11 +207,7 @@ func (a *analyzer) stmtStdin(s *syntax.Stmt, ctx *walkCtx) {
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
 			ctx.stdinSet, ctx.stdinFile = true, false
-			w := a.word(r.Hdoc)
-			ctx.stdin, ctx.stdinStatic = w.s, w.static
-			if r.Hdoc == nil {
-				ctx.stdin, ctx.stdinStatic = "", true
-			}
+			ctx.stdin, ctx.stdinStatic = a.hdocText(r)
 		case syntax.WordHdoc:
 			ctx.stdinSet, ctx.stdinFile = true, false
 			w := a.word(r.Word)
@@ -220,6 +216,47 @@ func (a *analyzer) stmtStdin(s *syntax.Stmt, ctx *walkCtx) {
 			ctx.stdinSet, ctx.stdinFile = false, true
 		}
 	}
+}
+
+// hdocText: the text a here-doc feeds, as bash does: with a quoted
+// delimiter the body as written; unquoted, a backslash escapes only $, `,
+// \ and a newline (`\!` stays `\!`: psql's shell escape). A body with
+// expansions is not static.
+func (a *analyzer) hdocText(r *syntax.Redirect) (string, bool) {
+	if r.Hdoc == nil {
+		return "", true
+	}
+	quoted := false
+	if r.Word != nil {
+		for _, p := range r.Word.Parts {
+			if l, ok := p.(*syntax.Lit); !ok || strings.ContainsAny(l.Value, `\'"`) {
+				quoted = true
+			}
+		}
+	}
+	var b strings.Builder
+	for _, p := range r.Hdoc.Parts {
+		l, ok := p.(*syntax.Lit)
+		if !ok {
+			w := a.word(r.Hdoc)
+			return w.s, w.static
+		}
+		if quoted {
+			b.WriteString(l.Value)
+			continue
+		}
+		v := l.Value
+		for i := 0; i < len(v); i++ {
+			if v[i] == '\\' && i+1 < len(v) && strings.IndexByte("$`\\\n", v[i+1]) >= 0 {
+				i++
+				if v[i] == '\n' {
+					continue
+				}
+			}
+			b.WriteByte(v[i])
+		}
+	}
+	return b.String(), true
 }
 
 // declClause: export NAME=value (or declare -x) passes NAME to every later

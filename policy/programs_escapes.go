@@ -23,7 +23,8 @@ func backslashBang(s string) (string, bool) {
 	return strings.Join(code, "\n"), len(code) > 0
 }
 
-var vimValued = []string{"-c", "--cmd", "-S", "-u", "-U", "-i", "-T", "-w", "-W", "-s", "-t", "-q", "-r", "--servername", "--remote-send"}
+var vimValued = []string{"-c", "--cmd", "-S", "-u", "-U", "-i", "-T", "-w", "-W", "-s", "-t", "-q", "-r", "--servername", "--remote-send",
+	"--remote-expr", "--server", "--listen"}
 
 // programsEscapesDecls: the declarations of this file, as data the linker lays out
 // (no allocation at start-up); declared by init, in this order.
@@ -37,7 +38,13 @@ var programsEscapesDecls = [...]*progDecl{
 			"sqlite3 x.db '.she %s'", "sqlite3 x.db '.sy %s'", "sqlite3 --cmd '.sys %s' x.db"},
 		match: []string{"sqlite3 x.db '.shell rm -rf x'"}, noMatch: []string{"sqlite3 x.db 'select 1'"}},
 	&progDecl{name: "vim", aliases: []string{"vi", "nvim", "ex", "view", "gvim", "vimdiff", "nvi", "evim", "rvim"}, valued: vimValued,
-		escape: vimEscapeCode, exRead: vimExRead, escapeOpts: []string{"-c", "--cmd"},
+		escape: vimEscapeCode, exRead: vimExRead, escapeOpts: []string{"-c", "--cmd", "--remote-send", "--remote-expr"},
+		// --remote-send, --remote-expr, --remote FILES (+CMD), the other
+		// --remote-* and --servername/--server drive another running vim
+		// (the person's own editor, outside the agent's sandbox): a doubt
+		// in every spelling (vimOptions lowercases them, as vim compares
+		// them without case); the keys' and expression's code is read too.
+		uncertainPrefix: []string{"--remote", "--server"},
 		// -S, -u, -U and --cmd's `source` read ex commands from a file
 		// the reader does not judge: a doubt an allow rule must name.
 		// -s (outside Ex mode) feeds Normal-mode keys from a file, which

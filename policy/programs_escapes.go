@@ -71,8 +71,8 @@ var programsEscapesDecls = [...]*progDecl{
 		// mysql reads statements from standard input (a here-doc is read
 		// line by line; a pipe or a file asks).
 		stdinNames: []string{"mysql", "mariadb"},
-		forms: []string{"mysql -e '\\! %s'", "mysql --pager='%s' -e 'select 1'", "mysql -e 'pager %s'"},
-		match: []string{"mysql -e 'system rm -rf x'"}},
+		forms:      []string{"mysql -e '\\! %s'", "mysql --pager='%s' -e 'select 1'", "mysql -e 'pager %s'"},
+		match:      []string{"mysql -e 'system rm -rf x'"}},
 	&progDecl{name: "psql", valued: []string{"-c", "--command", "-U", "--username", "-h", "--host", "-p", "--port", "-d", "--dbname", "-f", "--file",
 		"-o", "--output", "-L", "--log-file", "-v", "--set", "--variable", "-P", "--pset"},
 		// hook: programs_sqlclients.go (-o, -L, -f, \o F, \copy, \i, backquotes).
@@ -80,8 +80,8 @@ var programsEscapesDecls = [...]*progDecl{
 		// psql reads meta-commands and SQL from standard input (a here-doc
 		// is read line by line; a pipe or a file asks).
 		stdinNames: []string{"psql"},
-		forms: []string{"psql -c '\\! %s'", "psql -c '\\o |%s'", "psql -o '|%s' -c 'select 1'"},
-		match: []string{"psql -c '\\! rm -rf x'"}},
+		forms:      []string{"psql -c '\\! %s'", "psql -c '\\o |%s'", "psql -o '|%s' -c 'select 1'"},
+		match:      []string{"psql -c '\\! rm -rf x'"}},
 	// gdb's options are canonicalised first (gdbOptions, programs_gdb.go);
 	// -x, -ix, -eix read gdb commands from a file: a doubt.
 	&progDecl{name: "gdb", valued: gdbValued,

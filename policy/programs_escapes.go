@@ -83,8 +83,12 @@ var programsEscapesDecls = [...]*progDecl{
 		forms:      []string{"psql -c '\\! %s'", "psql -c '\\o |%s'", "psql -o '|%s' -c 'select 1'"},
 		match:      []string{"psql -c '\\! rm -rf x'"}},
 	// gdb's options are canonicalised first (gdbOptions, programs_gdb.go);
-	// -x, -ix, -eix read gdb commands from a file: a doubt.
-	&progDecl{name: "gdb", valued: gdbValued,
+	// -x, -ix, -eix read gdb commands from a file: a doubt. -D
+	// (--data-directory, any prefix) names the directory gdb loads its
+	// Python package, system-gdbinit and auto-load scripts from at
+	// start-up; -cd runs gdb elsewhere (its .gdbinit, and the files its
+	// commands name relative to the reader's directory): doubts (red team 17).
+	&progDecl{name: "gdb", valued: gdbValued, uncertainWith: []string{"-D", "-cd"},
 		escape: gdbEscapeCode, exRead: gdbExRead, escapeOpts: []string{"-ex", "-iex", "-eiex"}, argFiles: []string{"-x", "-ix", "-eix"},
 		// gdb reads commands from standard input (unless -batch; read
 		// always: a here-doc is read line by line, a pipe asks).

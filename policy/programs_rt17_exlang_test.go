@@ -1,0 +1,294 @@
+package policy
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Red team 17's classes in the readers of vim's ex commands and gdb's
+// commands (programs_vimsafe.go, programs_exlang.go, programs_gdb.go).
+
+// vimAbbrevs: every spelling of a command vim accepts from min to full.
+func vimAbbrevs(c exCmd) []string {
+	var out []string
+	for k := len(c.min); k <= len(c.full); k++ {
+		out = append(out, c.full[:k])
+	}
+	return out
+}
+
+// vimModes: deliveries of ex commands to vim (%s: the quoted command).
+var vimDeliveries = []string{"vim -u NONE -es -c %s -c 'q!' f", "vim -es +%s f", "nvim --headless -c %s f g", "ex -s -c %s f",
+	"vim -es -c 'set nu' -c %s f"}
+
+// TestVimHarmlessShapes: a harmless command is harmless only with
+// arguments of its shape. Every spelling of :put with `=EXPR`, :syntax
+// include, :file NAME, and the buffer commands with +CMD (in every
+// delivery, with modifiers and ranges) is never allowed by Bash(vim *),
+// Bash(nvim *), Bash(ex *); the shell code they carry meets a deny rule,
+// a file :file names meets an Edit deny rule, a file an expression names
+// meets a Read deny rule. Controls: the same commands with arguments of
+// their shape are allowed.
+func TestVimHarmlessShapes(t *testing.T) {
+	type tc struct {
+		cmd   string // ex command, @N@ the command's spelling
+		allow []string
+		deny  []string
+		want  Decision // in every mode (Ask: never allowed, deny in dontAsk)
+	}
+	allowVim := []string{"Bash(vim *)", "Bash(nvim *)", "Bash(ex *)"}
+	var cases []tc
+	for _, n := range vimAbbrevs(exCmd{"pu", "put"}) {
+		for _, p := range []string{"", "0", "$", "sil! ", "2,3"} {
+			cases = append(cases,
+				tc{p + n + ` =system("rm -rf x")`, []string{"Bash"}, []string{"Bash(rm *)"}, Deny},
+				tc{p + n + `! =system('rm -rf x')`, []string{"Bash"}, []string{"Bash(rm *)"}, Deny},
+				tc{p + n + `=system("touch y")`, allowVim, nil, Ask},
+				tc{p + n + ` =readfile("secret/id")`, []string{"Bash"}, []string{"Read(/secret/**)"}, Deny},
+				tc{p + n + " =x", allowVim, nil, Ask},
+				tc{p + n + " a", allowVim, nil, Allow}, tc{p + n, allowVim, nil, Allow})
+		}
+	}
+	for _, n := range vimAbbrevs(exCmd{"sy", "syntax"}) {
+		cases = append(cases, tc{n + " include @X x.vim", allowVim, nil, Ask}, tc{"sil " + n + " include x.vim", allowVim, nil, Ask},
+			tc{n + " frobnicate", allowVim, nil, Ask},
+			tc{n + " on", allowVim, nil, Allow}, tc{n + " clear", allowVim, nil, Allow}, tc{n + " keyword Todo TODO", allowVim, nil, Allow})
+	}
+	for _, n := range vimAbbrevs(exCmd{"f", "file"}) {
+		cases = append(cases, tc{n + " secret/x", []string{"Bash"}, []string{"Edit(/secret/**)"}, Deny},
+			tc{n + "! secret/x", []string{"Bash"}, []string{"Edit(/secret/**)"}, Deny},
+			tc{"keepalt " + n + " secret/x | w", []string{"Bash"}, []string{"Edit(/secret/**)"}, Deny},
+			tc{n + " .git/hooks/pre-commit", allowVim, nil, Ask}, tc{n + " ~/.profile", allowVim, nil, Ask},
+			tc{n + " $HOME/.profile", allowVim, nil, Ask}, tc{n, allowVim, nil, Allow})
+		// :file NAME is judged as :w NAME (a write of NAME) in every mode.
+		f, w := exJudge(t, "vim -es -c "+sq(n+" other.txt")+" f", allowVim, nil), exJudge(t, "vim -es -c 'w other.txt' f", allowVim, nil)
+		if fmt.Sprint(f) != fmt.Sprint(w) {
+			t.Errorf(":%s other.txt judged %v, :w other.txt %v", n, f, w)
+		}
+	}
+	for _, c := range []exCmd{{"b", "buffer"}, {"bn", "bnext"}, {"bp", "bprevious"}, {"bN", "bNext"}, {"bf", "bfirst"},
+		{"br", "brewind"}, {"bl", "blast"}} {
+		for _, n := range vimAbbrevs(c) {
+			cases = append(cases, tc{n + ` +!rm\ -rf\ x 1`, []string{"Bash"}, []string{"Bash(rm *)"}, Deny},
+				tc{n + `! +sil\ !rm\ -rf\ x`, []string{"Bash"}, []string{"Bash(rm *)"}, Deny},
+				tc{n + ` +!touch\ y`, allowVim, nil, Ask}, tc{n + ` +call\ system("y") 2`, allowVim, nil, Ask},
+				tc{n + ` +w\ secret/x`, []string{"Bash"}, []string{"Edit(/secret/**)"}, Deny},
+				tc{n + " ++ff=dos", allowVim, nil, Ask},
+				tc{n, allowVim, nil, Allow}, tc{n + " 2", allowVim, nil, Allow})
+		}
+	}
+	n := 0
+	for _, c := range cases {
+		for _, n0 := range []int{0, 1} {
+			dl := vimDeliveries[n0+len(c.cmd)%(len(vimDeliveries)-1)]
+			cmd := fmt.Sprintf(dl, sq(c.cmd))
+			n++
+			for mode, d := range exJudge(t, cmd, c.allow, c.deny) {
+				switch {
+				case c.want == Allow:
+					if mode == "default" && d != Allow {
+						t.Errorf("control: %s: %s: got %s, want allow", mode, cmd, d)
+					}
+				case d == Allow, c.want == Deny && d != Deny, mode == "dontAsk" && d != Deny:
+					t.Errorf("%s: %s: got %s, want %s", mode, cmd, d, c.want)
+				}
+			}
+		}
+	}
+	if n < 400 {
+		t.Fatalf("only %d calls judged", n)
+	}
+}
+
+// TestVimRemoteOptions: --remote-send and --remote-expr (vim compares
+// option names without case) carry keys or an expression for another
+// running vim: never allowed, their shell code meets deny rules; every
+// other --remote* and --server* option is a doubt. Control: nvim and vim
+// without them are allowed by the same rule.
+func TestVimRemoteOptions(t *testing.T) {
+	for _, prog := range []string{"vim", "nvim", "gvim"} {
+		allow := []string{"Bash(" + prog + " *)"}
+		for _, o := range []string{"--remote-send", "--REMOTE-SEND", "--Remote-Send"} {
+			for _, keys := range []string{":!rm -rf x<CR>", "<Esc>:sil !rm -rf x<CR>", `:call system("rm -rf x")<CR>`} {
+				for _, pre := range []string{"", "--servername G ", "--server /tmp/s ", "f "} {
+					cmd := prog + " " + pre + o + " " + sq(keys)
+					for mode, d := range exJudge(t, cmd, []string{"Bash"}, []string{"Bash(rm *)"}) {
+						if d != Deny {
+							t.Errorf("%s: %s: got %s, want deny (Bash(rm *))", mode, cmd, d)
+						}
+					}
+				}
+			}
+		}
+		for _, o := range []string{"--remote-expr 'system(\"rm -rf x\")'", "--REMOTE-EXPR 'execute(\"!rm -rf x\")'"} {
+			cmd := prog + " --servername G " + o
+			for mode, d := range exJudge(t, cmd, []string{"Bash"}, []string{"Bash(rm *)"}) {
+				if d != Deny {
+					t.Errorf("%s: %s: got %s, want deny (Bash(rm *))", mode, cmd, d)
+				}
+			}
+		}
+		for _, o := range []string{"--remote f", "--remote-silent f", "--remote-wait f", "--remote-wait-silent f", "--remote-tab f",
+			"--remote-tab-silent f", "--remote-tab-wait f", "--remote-tab-wait-silent f", "--remote '+!touch y' f", "--remote-ui",
+			"--servername G f", "--server /tmp/s f", "--server \"$NVIM\" --remote-send ':q<CR>'", "--SERVERNAME G", "--remote-expr 1+1",
+			"--remote-send 'ihello<Esc>'", "--serverlist"} {
+			cmd := prog + " " + o
+			for mode, d := range exJudge(t, cmd, allow, nil) {
+				if d == Allow || mode == "dontAsk" && d != Deny {
+					t.Errorf("%s: %s: got %s, want ask (deny in dontAsk)", mode, cmd, d)
+				}
+			}
+		}
+		for _, ok := range []string{prog + " --headless -c q f", prog + " -es -c 'set nu' -c q f", prog + " -- --remote-send"} {
+			if d := exJudge(t, ok, allow, nil)["default"]; d != Allow {
+				t.Errorf("control: %s: got %s, want allow", ok, d)
+			}
+		}
+	}
+}
+
+// vimResolutions: the real vim's reading of every abbreviation of every
+// ex command it has (fullcommand()), or nil when vim is not installed.
+func vimResolutions(t *testing.T) map[string]string {
+	t.Helper()
+	if _, err := exec.LookPath("vim"); err != nil {
+		return nil
+	}
+	dir := t.TempDir()
+	script := `let out = []
+for c in getcompletion('', 'command')
+  for k in range(1, len(c))
+    if fullcommand(c[: k - 1]) ==# c
+      call add(out, c[: k - 1] . "	" . c)
+    endif
+  endfor
+endfor
+for c in ['#', 'k', 't', 'z', 'a', 'i', 'c']
+  call add(out, c . "	" . fullcommand(c))
+endfor
+call writefile(out, 'cmds.txt')
+qa!
+`
+	if err := os.WriteFile(filepath.Join(dir, "r.vim"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("vim", "-u", "NONE", "-N", "-es", "-S", "r.vim")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("vim: %v: %s", err, out)
+	}
+	f, err := os.Open(filepath.Join(dir, "cmds.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if p, full, ok := strings.Cut(sc.Text(), "\t"); ok {
+			m[p] = full
+		}
+	}
+	if len(m) < 1000 {
+		t.Fatalf("vim gave only %d abbreviations", len(m))
+	}
+	return m
+}
+
+// vimReaderTable: the table vimOneCmd reads w by (in its order) and the
+// command it takes w for.
+func vimReaderTable(w string) (string, string) {
+	for _, tb := range []struct {
+		name string
+		cmds []exCmd
+	}{{"modifier", vimModifiers}, {"shell", vimShellCmds}, {"other language", vimOtherLang}, {"write", vimWriteCmds},
+		{"doubt", vimDoubtCmds}} {
+		if c, ok := exFind(w, tb.cmds); ok {
+			return tb.name, c.full
+		}
+	}
+	if c, ok := vimFindHarmless(w); ok {
+		return "harmless", c.full
+	}
+	return "", ""
+}
+
+// TestVimTablesResolve: every word the reader takes for a harmless
+// command, a write or a modifier is that command for the real vim
+// (fullcommand() over every abbreviation of all its ex commands): a word
+// the reader lets through is never another command. Control: a wrong
+// entry (`bu` read as :bunload; vim reads :buffer) is caught by the same check.
+func TestVimTablesResolve(t *testing.T) {
+	vim := vimResolutions(t)
+	if vim == nil {
+		t.Skip("vim not installed")
+	}
+	check := func(w, table, full string) string {
+		switch table {
+		case "harmless", "write", "modifier":
+			if got := vim[w]; got != full {
+				return fmt.Sprintf("the reader takes %q for %s :%s, vim for :%s", w, table, full, got)
+			}
+		}
+		return ""
+	}
+	if msg := check("bu", "harmless", "bunload"); msg == "" {
+		t.Errorf("control: a wrong entry (bu for :bunload) passes the check")
+	}
+	n := 0
+	for w := range vim {
+		table, full := vimReaderTable(w)
+		if msg := check(w, table, full); msg != "" {
+			t.Error(msg)
+		}
+		n++
+	}
+	for _, c := range vimHarmless {
+		for _, w := range vimAbbrevs(c.exCmd) {
+			if table, full := vimReaderTable(w); table == "harmless" {
+				if msg := check(w, table, full); msg != "" {
+					t.Error(msg)
+				}
+			}
+		}
+	}
+	t.Logf("%d abbreviations of vim's ex commands checked", n)
+}
+
+// TestVimHarmlessShapesRunControl: the real vim runs the code of the
+// commands the reader now doubts (so the tests above can fail for a real
+// reason): :put =system(), :syntax include, :b +CMD, :bn +CMD, and
+// :file NAME then :w writes NAME.
+func TestVimHarmlessShapesRunControl(t *testing.T) {
+	if _, err := exec.LookPath("vim"); err != nil {
+		t.Skip("vim not installed")
+	}
+	// (In vim 9.0 a `"` in :put's arguments starts a comment: the
+	// literal is single-quoted here; the reader doubts both.)
+	for _, c := range [][]string{{`pu =system('touch MARK')`}, {"syntax include @X @DIR@/x.vim"}, {`b +!touch\ MARK 1`},
+		{`bn +!touch\ MARK`}, {`bp +call\ system("touch\ MARK")`}, {"f MARK", "w"}} {
+		dir := t.TempDir()
+		for name, text := range map[string]string{"f": "a\n", "g": "b\n", "x.vim": "!touch MARK\n"} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		args := []string{"-u", "NONE", "-es"}
+		for _, x := range c {
+			args = append(args, "-c", strings.ReplaceAll(x, "@DIR@", dir))
+		}
+		cmd := exec.Command("vim", append(args, "-c", "qa!", "f", "g")...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "HOME="+dir)
+		out, _ := cmd.CombinedOutput()
+		if _, err := os.Stat(filepath.Join(dir, "MARK")); err != nil {
+			t.Errorf("run control: vim %q did not create MARK (%s)", c, out)
+		}
+	}
+}

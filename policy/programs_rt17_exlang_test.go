@@ -292,3 +292,131 @@ func TestVimHarmlessShapesRunControl(t *testing.T) {
 		}
 	}
 }
+
+// gdbSpellingsOf: every spelling gdb's getopt_long_only accepts for the
+// canonical option canon, with %s for the value.
+func gdbSpellingsOf(canon string) []string {
+	var out []string
+	for long := range gdbLongOptions {
+		if gdbCanon(long) != canon {
+			continue
+		}
+		for k := 1; k <= len(long); k++ {
+			if full, ok := gdbResolve(long[:k]); ok && full == canon {
+				for _, dash := range []string{"-", "--"} {
+					out = append(out, dash+long[:k]+"=%s", dash+long[:k]+" %s")
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestGdbMaintenance: `maintenance` in every spelling (mt, mai...,
+// any case) with any subcommand but info and show is never allowed by
+// Bash(gdb *); `maint with SETTING -- CMD` meets the deny rule for the
+// shell command CMD runs, `maint print ... FILE` the Edit deny rule for
+// FILE. Controls: maint info and maint show are allowed.
+func TestGdbMaintenance(t *testing.T) {
+	var names []string
+	for k := 3; k <= len("maintenance"); k++ {
+		names = append(names, "maintenance"[:k])
+	}
+	names = append(names, "mt", "MT", "Maint", "MAINTENANCE")
+	for _, m := range names {
+		for _, with := range []string{"w", "wi", "wit", "with", "WITH"} {
+			for _, inner := range []string{"shell rm -rf x", "she rm -rf x", "SHELL rm -rf x", "!rm -rf x", "pipe p 1 | rm -rf x",
+				"| p 1 | rm -rf x", "with confirm off -- she rm -rf x"} {
+				cmd := "gdb -batch -ex " + sq(m+" "+with+" dwarf max-cache-age 5 -- "+inner)
+				for mode, d := range exJudge(t, cmd, []string{"Bash"}, []string{"Bash(rm *)"}) {
+					if d != Deny {
+						t.Errorf("%s: %s: got %s, want deny (Bash(rm *))", mode, cmd, d)
+					}
+				}
+			}
+		}
+		for _, sub := range []string{"print msymbols @F@", "p symbols @F@", "pr registers @F@", "print raw-registers @F@",
+			"print user-registers @F@", "print psymbols @F@", "print reggroups @F@"} {
+			for _, f := range []string{"secret/x", "/w/proj/secret/x"} {
+				cmd := "gdb -batch -ex " + sq(m+" "+strings.ReplaceAll(sub, "@F@", f)) + " /bin/true"
+				for mode, d := range exJudge(t, cmd, []string{"Bash"}, []string{"Edit(/secret/**)"}) {
+					if d != Deny {
+						t.Errorf("%s: %s: got %s, want deny (Edit(/secret/**))", mode, cmd, d)
+					}
+				}
+			}
+		}
+		for _, sub := range []string{"with dwarf max-cache-age 5 -- python import os", "print msymbols out.txt", "set dwarf max-cache-age 5",
+			"packet qfoo", "internal-error x", "flush symbol-cache", "selftest", "time 1", "agent 1", "in x", "frobnicate"} {
+			cmd := "gdb -batch -ex " + sq(m+" "+sub) + " /bin/true"
+			for mode, d := range exJudge(t, cmd, []string{"Bash(gdb *)"}, nil) {
+				if d == Allow || mode == "dontAsk" && d != Deny {
+					t.Errorf("%s: %s: got %s, want ask (deny in dontAsk)", mode, cmd, d)
+				}
+			}
+		}
+		for _, sub := range []string{"info sections", "i sections", "inf line-table", "show dwarf max-cache-age", "sho", ""} {
+			cmd := "gdb -batch -ex " + sq(strings.TrimSpace(m+" "+sub)) + " /bin/true"
+			if d := exJudge(t, cmd, []string{"Bash(gdb *)"}, nil)["default"]; d != Allow {
+				t.Errorf("control: %s: got %s, want allow", cmd, d)
+			}
+		}
+	}
+	for _, c := range []string{"ma with x -- shell rm -rf x", "m with x -- she rm -rf x", "with confirm off -- SHELL rm -rf x",
+		"thread apply all -- SHELL rm -rf x"} {
+		cmd := "gdb -batch -ex " + sq(c)
+		for mode, d := range exJudge(t, cmd, []string{"Bash"}, []string{"Bash(rm *)"}) {
+			if d != Deny {
+				t.Errorf("%s: %s: got %s, want deny (Bash(rm *))", mode, cmd, d)
+			}
+		}
+	}
+}
+
+// TestGdbCodeDirectories: --data-directory (-D, every prefix, one or two
+// dashes, =V or the next word) names the directory gdb imports its Python
+// package and reads system-gdbinit from; -cd runs gdb in another
+// directory: never allowed by Bash(gdb *). Control: -d (source
+// directories) and plain calls are allowed; the real gdb runs a Python
+// package from --data-directory.
+func TestGdbCodeDirectories(t *testing.T) {
+	spellings := append(gdbSpellingsOf("-D"), gdbSpellingsOf("-cd")...)
+	if len(spellings) < 20 {
+		t.Fatalf("only %d spellings: %q", len(spellings), spellings)
+	}
+	for _, o := range spellings {
+		for _, v := range []string{"./evil", "/w/proj/evil", "/usr/share/gdb"} {
+			cmd := "gdb -batch " + fmt.Sprintf(o, v) + " -ex 'info line' ./prog"
+			for mode, d := range exJudge(t, cmd, []string{"Bash(gdb *)"}, nil) {
+				if d == Allow || mode == "dontAsk" && d != Deny {
+					t.Errorf("%s: %s: got %s, want ask (deny in dontAsk)", mode, cmd, d)
+				}
+			}
+		}
+	}
+	for _, ok := range []string{"gdb -batch -ex 'info line' ./prog", "gdb -batch -d src -ex bt ./prog core", "gdb -batch --directory=src ./prog"} {
+		if d := exJudge(t, ok, []string{"Bash(gdb *)"}, nil)["default"]; d != Allow {
+			t.Errorf("control: %s: got %s, want allow", ok, d)
+		}
+	}
+	if _, err := exec.LookPath("gdb"); err != nil {
+		t.Log("gdb not installed: no run control")
+		return
+	}
+	for _, sample := range [][]string{{"--data-dir=ev"}, {"-D", "ev"}, {"-data-directory", "ev"}, {"-ex", "maint with dwarf max-cache-age 5 -- shell touch MARK"},
+		{"-ex", "mt print msymbols MARK", "/bin/true"}} {
+		dir := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(dir, "ev", "python", "gdb"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "ev", "python", "gdb", "__init__.py"), []byte("import os; os.system('touch MARK')\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("gdb", append([]string{"-nx", "-batch"}, sample...)...)
+		cmd.Dir = dir
+		out, _ := cmd.CombinedOutput()
+		if _, err := os.Stat(filepath.Join(dir, "MARK")); err != nil {
+			t.Errorf("run control: gdb %q did not create MARK (%s)", sample, out)
+		}
+	}
+}

@@ -24,7 +24,7 @@ func backslashBang(s string) (string, bool) {
 }
 
 var vimValued = []string{"-c", "--cmd", "-S", "-u", "-U", "-i", "-T", "-w", "-W", "-s", "-t", "-q", "-r", "--servername", "--remote-send",
-	"--remote-expr", "--server", "--listen"}
+	"--remote-expr", "--server", "--listen", "--startuptime", "--log", "-V"}
 
 // programsEscapesDecls: the declarations of this file, as data the linker lays out
 // (no allocation at start-up); declared by init, in this order.
@@ -45,6 +45,11 @@ var programsEscapesDecls = [...]*progDecl{
 		// in every spelling (vimOptions lowercases them, as vim compares
 		// them without case); the keys' and expression's code is read too.
 		uncertainPrefix: []string{"--remote", "--server"},
+		// -i FILE (viminfo, nvim's shada: registers written at exit),
+		// -w/-W FILE (typed keys), -V[N]FILE (verbose messages, vimOptions
+		// splits it), --startuptime FILE, --log FILE: files vim writes,
+		// judged as any write (red team 17).
+		writes: []string{"-i", "-w", "-W", "-V", "--startuptime", "--log"},
 		// -S, -u, -U and --cmd's `source` read ex commands from a file
 		// the reader does not judge: a doubt an allow rule must name.
 		// -s (outside Ex mode) feeds Normal-mode keys from a file, which

@@ -472,7 +472,9 @@ var vimNames = map[string]bool{"vim": true, "vi": true, "nvim": true, "ex": true
 // scan: vim groups single-letter options (-eR) and in Ex mode (after -e or
 // -E, or as ex) -s is silent mode, which takes no value (`vim -es -c CMD`
 // must not read -c as -s's script file): that -s is dropped; --remote*
-// and --server* are lowercased (vim compares them without case). `-u NONE`,
+// and --server* are lowercased (vim compares them without case);
+// -V[N]FILE (verbose messages written to FILE) becomes `-V FILE` and a
+// -V[N] without a file is dropped. `-u NONE`,
 // `-u NORC`, `-u DEFAULTS` and `-U NONE` load no file: dropped too.
 func vimOptions(base string, args []word) []word {
 	ex := base == "ex"
@@ -498,8 +500,13 @@ func vimOptions(base string, args []word) []word {
 				continue
 			}
 		}
+		if s == "-V" {
+			changed = true
+			continue // verbose, no file: takes no value
+		}
 		if len(s) >= 2 && s[0] == '-' && s[1] != '-' && !containsStr(vimValued, s) {
 			var b strings.Builder
+			var verboseFile string
 			b.WriteByte('-')
 			for j := 1; j < len(s); j++ {
 				c := s[j]
@@ -510,14 +517,34 @@ func vimOptions(base string, args []word) []word {
 					changed = true
 					continue
 				}
+				if c == 'V' {
+					// -V[N][FILE]: the rest after the level is the
+					// 'verbosefile' vim writes (red team 17).
+					verboseFile = strings.TrimLeft(s[j+1:], "0123456789")
+					changed = true
+					break
+				}
 				b.WriteByte(c)
 				if strings.IndexByte("cSuUiTwWstqr", c) >= 0 {
 					b.WriteString(s[j+1:]) // a valued option: the rest is its value
 					break
 				}
 			}
+			if verboseFile != "" {
+				vf := w
+				vf.s, vf.path = verboseFile, verboseFile
+				if b.Len() > 1 {
+					g := w
+					g.s, g.path = b.String(), b.String()
+					out = append(out, g)
+				}
+				v := w
+				v.s, v.path = "-V", "-V"
+				out = append(out, v, vf)
+				continue
+			}
 			if b.Len() == 1 {
-				continue // -s alone, in Ex mode
+				continue // -s alone or -V[N], in Ex mode
 			}
 			if b.String() != s {
 				nw := w

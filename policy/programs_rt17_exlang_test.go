@@ -420,3 +420,40 @@ func TestGdbCodeDirectories(t *testing.T) {
 		}
 	}
 }
+
+// TestVimWriteOptions: the files vim writes because of an option (-i
+// viminfo/shada with the registers' text, -w/-W typed keys, -V[N]FILE
+// verbose messages, alone or in a group, --startuptime, --log) meet an
+// Edit deny rule in every mode. Control: -V and -V9 without a file are
+// allowed; the real vim writes the -V and -i files.
+func TestVimWriteOptions(t *testing.T) {
+	for _, prog := range []string{"vim", "nvim", "ex", "gvim"} {
+		for _, o := range []string{"-i secret/x", "-w secret/x", "-W secret/x", "-Vsecret/x", "-V9secret/x", "-V12secret/x",
+			"-esV1secret/x", "-NV9secret/x", "--startuptime secret/x", "--log secret/x", "-V9 -i secret/x"} {
+			cmd := prog + " -u NONE " + o + " -es -c 'set nu' -c q f"
+			for mode, d := range exJudge(t, cmd, []string{"Bash"}, []string{"Edit(/secret/**)"}) {
+				if d != Deny {
+					t.Errorf("%s: %s: got %s, want deny (Edit(/secret/**))", mode, cmd, d)
+				}
+			}
+		}
+		for _, ok := range []string{prog + " -V f", prog + " -V9 f", prog + " -es -V15 -c q f", prog + " -i NONE -es -c q f"} {
+			if d := exJudge(t, ok, []string{"Bash(" + prog + " *)"}, nil)["default"]; d != Allow {
+				t.Errorf("control: %s: got %s, want allow", ok, d)
+			}
+		}
+	}
+	if _, err := exec.LookPath("vim"); err != nil {
+		t.Skip("vim not installed: no run control")
+	}
+	for _, opts := range [][]string{{"-V9MARK"}, {"-esV1MARK"}, {"-N", "-i", "MARK"}} {
+		dir := t.TempDir()
+		cmd := exec.Command("vim", append(append([]string{"-u", "NONE"}, opts...), "-es", "-c", "let @a='x'", "-c", "q!")...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "HOME="+dir)
+		out, _ := cmd.CombinedOutput()
+		if _, err := os.Stat(filepath.Join(dir, "MARK")); err != nil {
+			t.Errorf("run control: vim %q did not write MARK (%s)", opts, out)
+		}
+	}
+}

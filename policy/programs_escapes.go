@@ -93,7 +93,9 @@ var programsEscapesDecls = [...]*progDecl{
 	// Python package, system-gdbinit and auto-load scripts from at
 	// start-up; -cd runs gdb elsewhere (its .gdbinit, and the files its
 	// commands name relative to the reader's directory): doubts (red team 17).
-	&progDecl{name: "gdb", valued: gdbValued, uncertainWith: []string{"-D", "-cd"},
+	// -p/--pid (and a process id as a plain argument or -c's value,
+	// gdbExRead) attach to another process: doubts (red team 17).
+	&progDecl{name: "gdb", valued: gdbValued, uncertainWith: []string{"-D", "-cd", "-p"},
 		escape: gdbEscapeCode, exRead: gdbExRead, escapeOpts: []string{"-ex", "-iex", "-eiex"}, argFiles: []string{"-x", "-ix", "-eix"},
 		// gdb reads commands from standard input (unless -batch; read
 		// always: a here-doc is read line by line, a pipe asks).

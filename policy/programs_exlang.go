@@ -211,10 +211,10 @@ func vimOneCmd(r *exReading, s string, depth int) (string, string) {
 			line = strings.TrimSpace(line[2:])
 		}
 		if f := strings.TrimSpace(line); f != "" {
-			if strings.ContainsAny(f, "%#<`$*?[{~") || c.full == "wall" || c.full == "wqall" || c.full == "xall" {
+			if c.full == "wall" || c.full == "wqall" || c.full == "xall" {
 				r.setDoubt("vim :" + c.full + " writes a file the reader cannot name")
 			} else {
-				r.writes = append(r.writes, f)
+				vimFileName(r, c.full, f)
 			}
 		}
 		return "", after
@@ -458,6 +458,12 @@ func vimExRead(opt, s string) exReading {
 // a core, a process id).
 func gdbExRead(opt, s string) exReading {
 	if opt == "" {
+		// A process id (`gdb PROG PID`, `-c PID`, `-p PID`): gdb attaches
+		// to that process, whose memory it then reads or kills (red
+		// team 17): a doubt.
+		if s != "" && strings.Trim(s, "0123456789") == "" {
+			return exReading{doubt: "gdb attaches to process " + s}
+		}
 		return exReading{}
 	}
 	return gdbRead(s)

@@ -103,7 +103,7 @@ var gdbHarmless = []string{"backtrace", "bt", "where", "info", "i", "list", "l",
 	"break", "b", "br", "tbreak", "continue", "c", "cont", "next", "n", "step", "s", "stepi", "si", "nexti", "ni", "finish", "fin",
 	"disassemble", "ptype", "whatis", "up", "down", "display", "undisplay", "delete", "d", "disable", "enable", "detach", "kill",
 	"k", "file", "core-file", "core", "symbol-file", "directory", "dir", "watch", "rwatch", "awatch", "until", "u", "advance",
-	"pwd", "version", "apropos", "complete", "layout", "focus", "refresh", "handle", "attach", "exec-file", "sharedlibrary",
+	"pwd", "version", "apropos", "complete", "layout", "focus", "refresh", "handle", "exec-file", "sharedlibrary",
 	"add-symbol-file", "info", "disas", "tui"}
 
 // gdbDangerous: commands that run a shell, code in another language or a
@@ -114,7 +114,10 @@ var gdbDoubt = []string{"source", "python", "python-interactive", "pi", "py", "g
 	"eval", "interpreter-exec", "with", "if", "while", "commands", "alias", "frame", "thread", "taas", "faas", "tfaas", "save",
 	"generate-core-file", "gcore", "jit-reader-load", "add-auto-load-safe-path", "add-auto-load-scripts-directory", "explore",
 	"target", "remote", "signal", "queue-signal", "jump", "return", "demangle", "tee", "record", "checkpoint", "dprintf",
-	"condition", "ignore", "tstart", "actions", "agent-printf"}
+	"condition", "ignore", "tstart", "actions", "agent-printf",
+	// attach PID: another process's memory, read (x, info registers)
+	// or killed (red team 17).
+	"attach"}
 
 // gdbExpr: commands that evaluate an expression (a function call in it
 // is a doubt: print system("..."), call $_shell("...")).

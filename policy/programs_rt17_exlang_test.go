@@ -457,3 +457,108 @@ func TestVimWriteOptions(t *testing.T) {
 		}
 	}
 }
+
+// backslashed: name with a backslash put before each character in turn,
+// and before all of them (vim removes a backslash before any character).
+func backslashed(name string) []string {
+	var out []string
+	all := ""
+	for i := range name {
+		out = append(out, name[:i]+`\`+name[i:])
+		all += `\` + name[i:i+1]
+	}
+	return append(out, all)
+}
+
+// TestVimFileNameEscapes: vim removes a backslash in the file name of a
+// write (`:w s\ecret/x` writes secret/x): every write command and :file,
+// with a backslash before any character of the name, meets the Edit deny
+// rule for the name vim writes, in every mode. Control: a doubled
+// backslash keeps one (`sec\\ret/x` is the file `sec\ret/x`, not under
+// secret/), and the real vim writes secret/x for `w s\ecret/\x`.
+func TestVimFileNameEscapes(t *testing.T) {
+	var cmds []string
+	for _, c := range []string{"w %s", "w! %s", "write %s", "sav %s", "saveas! %s", "up %s", "x %s", "wq %s", "w >> %s",
+		"f %s | w", "file %s | w!", `b +w\ %s`} {
+		for _, n := range backslashed("secret/x") {
+			if strings.HasPrefix(c, "b +") {
+				n = strings.ReplaceAll(n, `\`, `\\`) // +CMD removes one level
+			}
+			cmds = append(cmds, fmt.Sprintf(c, n))
+		}
+	}
+	for _, c := range cmds {
+		cmd := "vim -u NONE -es -c " + sq(c) + " -c 'q!' f g"
+		for mode, d := range exJudge(t, cmd, []string{"Bash"}, []string{"Edit(/secret/**)"}) {
+			if d != Deny {
+				t.Errorf("%s: %s: got %s, want deny (Edit(/secret/**))", mode, cmd, d)
+			}
+		}
+	}
+	for _, c := range []string{`w sec\\ret/x`, `w secret\\/x`} {
+		cmd := "vim -u NONE -es -c " + sq(c) + " -c 'q!' f"
+		if d := exJudge(t, cmd, []string{"Bash"}, []string{"Edit(/secret/**)"})["default"]; d == Deny {
+			t.Errorf("control: %s: got deny, but vim writes outside secret/", cmd)
+		}
+	}
+	if _, err := exec.LookPath("vim"); err != nil {
+		t.Skip("vim not installed: no run control")
+	}
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "secret"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "f"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("vim", "-u", "NONE", "-es", "-c", `w s\ecret/\x`, "-c", "q!", "f")
+	cmd.Dir = dir
+	out, _ := cmd.CombinedOutput()
+	if _, err := os.Stat(filepath.Join(dir, "secret", "x")); err != nil {
+		t.Errorf("run control: vim :w s\\ecret/\\x did not write secret/x (%s)", out)
+	}
+}
+
+// TestGdbAttach: attaching to another process (-p/--pid in every
+// spelling, the attach command in every case and prefix, a process id as
+// gdb's second plain argument or -c's value) is never allowed by
+// Bash(gdb *): gdb reads that process's memory or kills it. Controls:
+// a program and its core file, numbers inside commands; the real gdb
+// attaches to a child process and reads its registers.
+func TestGdbAttach(t *testing.T) {
+	var cmds []string
+	for _, o := range gdbSpellingsOf("-p") {
+		cmds = append(cmds, "gdb -batch "+fmt.Sprintf(o, "1234")+" -ex 'x/s 0x7ffc78ff2aac'", "gdb -batch "+fmt.Sprintf(o, "1234")+" -ex k")
+	}
+	for _, a := range []string{"attach", "atta", "at", "ATTACH", "Attach"} {
+		cmds = append(cmds, "gdb -batch -ex "+sq(a+" 1234")+" -ex 'info registers'")
+	}
+	cmds = append(cmds, "gdb -batch -p \"$PID\" -ex 'info registers'", "gdb -batch --pid=$(pgrep -n code) -ex k",
+		"gdb -batch -ex 'info registers' ./prog 1234", "gdb -batch -c 1234 -ex bt", "gdb -batch --core=1234 ./prog",
+		"gdb -batch -ex bt ./prog 01234")
+	for _, cmd := range cmds {
+		for mode, d := range exJudge(t, cmd, []string{"Bash(gdb *)"}, nil) {
+			if d == Allow || mode == "dontAsk" && d != Deny {
+				t.Errorf("%s: %s: got %s, want ask (deny in dontAsk)", mode, cmd, d)
+			}
+		}
+	}
+	for _, ok := range []string{"gdb -batch -ex bt ./prog core", "gdb -batch -ex 'list 10' ./prog", "gdb -batch -ex 'x/4x $sp' -ex 'info registers' ./prog core.1234",
+		"gdb -batch -ex 'detach' ./prog"} {
+		if d := exJudge(t, ok, []string{"Bash(gdb *)"}, nil)["default"]; d != Allow {
+			t.Errorf("control: %s: got %s, want allow", ok, d)
+		}
+	}
+	if _, err := exec.LookPath("gdb"); err != nil {
+		t.Skip("gdb not installed: no run control")
+	}
+	child := exec.Command("sleep", "60")
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = child.Process.Kill(); _ = child.Wait() }()
+	out, _ := exec.Command("gdb", "-nx", "-batch", "-p", fmt.Sprint(child.Process.Pid), "-ex", "info registers rip").CombinedOutput()
+	if !strings.Contains(string(out), "rip") {
+		t.Logf("run control: gdb could not attach here (ptrace restricted?): %s", out)
+	}
+}

@@ -123,11 +123,7 @@ func vimHarmlessArgs(r *exReading, c vimSafeCmd, args string, depth int) (string
 		}
 	case vimArgsFile:
 		if f := strings.TrimSpace(line); f != "" {
-			if strings.ContainsAny(f, "%#<`$*?[{~\\") {
-				r.setDoubt("vim :file names the buffer with a name the reader cannot tell")
-			} else {
-				r.writes = append(r.writes, f) // a later :w writes it
-			}
+			vimFileName(r, c.full, f) // a later :w writes it
 		}
 	case vimArgsSyntax:
 		if f := strings.Fields(line); len(f) > 0 && !vimSyntaxSubs[f[0]] {
@@ -196,4 +192,18 @@ func vimUnescape(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// vimFileName: the file a write command (or :file) names, as vim reads
+// it: a name with vim's special characters (%, #, <cword>, `=expr`, $VAR,
+// wildcards, ~) is a doubt; otherwise a backslash takes the next
+// character as it is (vim's backslash_halve: `:w ~/.bash\rc` writes
+// ~/.bashrc, `a\ b` is "a b"; red team 17) and the unescaped name is a
+// write.
+func vimFileName(r *exReading, cmd, f string) {
+	if strings.ContainsAny(f, "%#<`$*?[{~") {
+		r.setDoubt("vim :" + cmd + " names a file the reader cannot tell")
+		return
+	}
+	r.writes = append(r.writes, vimUnescape(f))
 }

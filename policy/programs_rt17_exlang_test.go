@@ -82,6 +82,16 @@ func TestVimHarmlessShapes(t *testing.T) {
 				tc{n, allowVim, nil, Allow}, tc{n + " 2", allowVim, nil, Allow})
 		}
 	}
+	for _, c := range []exCmd{{"a", "append"}, {"i", "insert"}, {"c", "change"}} {
+		for _, n := range vimAbbrevs(c) {
+			for _, text := range []string{"\n", "\nfoo\n", "\nfoo\nbar\n", "!\n  foo\n"} {
+				cases = append(cases, tc{n + text + ".\n!rm -rf x", []string{"Bash"}, []string{"Bash(rm *)"}, Deny},
+					tc{n + text + " .\nset shell=./evil", allowVim, nil, Ask},
+					tc{n + text + ".", allowVim, nil, Allow}, tc{n + text + ".\nset nu", allowVim, nil, Allow})
+			}
+			cases = append(cases, tc{n + "\n!rm -rf x", allowVim, nil, Allow}, tc{n + "|!rm -rf x", allowVim, nil, Allow}) // text, not commands
+		}
+	}
 	n := 0
 	for _, c := range cases {
 		for _, n0 := range []int{0, 1} {
@@ -272,7 +282,7 @@ func TestVimHarmlessShapesRunControl(t *testing.T) {
 	// (In vim 9.0 a `"` in :put's arguments starts a comment: the
 	// literal is single-quoted here; the reader doubts both.)
 	for _, c := range [][]string{{`pu =system('touch MARK')`}, {"syntax include @X @DIR@/x.vim"}, {`b +!touch\ MARK 1`},
-		{`bn +!touch\ MARK`}, {`bp +call\ system("touch\ MARK")`}, {"f MARK", "w"}} {
+		{`bn +!touch\ MARK`}, {`bp +call\ system("touch\ MARK")`}, {"f MARK", "w"}, {"i\nfoo\n.\n!touch MARK"}} {
 		dir := t.TempDir()
 		for name, text := range map[string]string{"f": "a\n", "g": "b\n", "x.vim": "!touch MARK\n"} {
 			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {

@@ -24,7 +24,8 @@ const (
 	vimArgsGlobal
 	// vimArgsSet: options, each in vimSafeOptions.
 	vimArgsSet
-	// vimArgsText: :a, :i, :c: the text follows on the next lines.
+	// vimArgsText: :a, :i, :c: the text follows on the next lines, to a
+	// line holding only `.`; the lines after it are commands.
 	vimArgsText
 	// vimArgsPut: an optional register; `=` (the expression register,
 	// `:pu =system(..)`) is a doubt.
@@ -110,7 +111,19 @@ func vimHarmlessArgs(r *exReading, c vimSafeCmd, args string, depth int) (string
 		}
 		return "", ""
 	case vimArgsText:
-		return "", "" // the text to insert follows
+		// The text follows on the next lines, to a line holding only
+		// `.`; the commands after it run (`-c $'i\nx\n.\n!CMD'` runs
+		// CMD). Any line that is `.` once trimmed ends it here: never
+		// later than vim, so nothing after the text is left unread.
+		_, text, _ := strings.Cut(args, "\n")
+		for text != "" {
+			var line string
+			line, text, _ = strings.Cut(text, "\n")
+			if strings.TrimSpace(line) == "." {
+				return "", text
+			}
+		}
+		return "", ""
 	}
 	line, after := vimCutBar(args)
 	switch c.args {

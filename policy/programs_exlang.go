@@ -159,7 +159,12 @@ func vimOneCmd(r *exReading, s string, depth int) (string, string) {
 	if n == 0 {
 		switch s[0] {
 		case '&', '~', '<', '>', '=', '#':
-			_, after := vimCutBar(s[1:])
+			line, after := vimCutBar(s[1:])
+			if s[0] == '=' && strings.TrimSpace(line) != "" {
+				// `:= EXPR` is :echo in later vims (9.0 refuses it).
+				r.setDoubt("vim := with an expression")
+				r.doubtLiterals(line)
+			}
 			return "", after
 		}
 		r.setDoubt("vim ex command " + strings.Fields(s)[0] + " is not one the reader knows")

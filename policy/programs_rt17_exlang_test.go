@@ -92,6 +92,8 @@ func TestVimHarmlessShapes(t *testing.T) {
 			cases = append(cases, tc{n + "\n!rm -rf x", allowVim, nil, Allow}, tc{n + "|!rm -rf x", allowVim, nil, Allow}) // text, not commands
 		}
 	}
+	cases = append(cases, tc{`= system("rm -rf x")`, []string{"Bash"}, []string{"Bash(rm *)"}, Deny},
+		tc{"1=x", allowVim, nil, Ask}, tc{"=", allowVim, nil, Allow}, tc{"$=", allowVim, nil, Allow})
 	n := 0
 	for _, c := range cases {
 		for _, n0 := range []int{0, 1} {

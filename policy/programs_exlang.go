@@ -485,7 +485,8 @@ var vimNames = map[string]bool{"vim": true, "vi": true, "nvim": true, "ex": true
 // must not read -c as -s's script file): that -s is dropped; --remote*
 // and --server* are lowercased (vim compares them without case);
 // -V[N]FILE (verbose messages written to FILE) becomes `-V FILE` and a
-// -V[N] without a file is dropped. `-u NONE`,
+// -V[N] without a file is dropped; -l is lisp mode for vim (dropped),
+// but runs a Lua script for nvim (-ll too: kept as -l, an argument file). `-u NONE`,
 // `-u NORC`, `-u DEFAULTS` and `-U NONE` load no file: dropped too.
 func vimOptions(base string, args []word) []word {
 	ex := base == "ex"
@@ -514,6 +515,15 @@ func vimOptions(base string, args []word) []word {
 		if s == "-V" {
 			changed = true
 			continue // verbose, no file: takes no value
+		}
+		if (s == "-l" || s == "-ll") && base != "nvim" {
+			changed = true
+			continue // vim's lisp mode; nvim's -l runs a Lua script (an argument file)
+		}
+		if s == "-ll" {
+			nw := w
+			nw.s, nw.path = "-l", "-l"
+			w, s, changed = nw, "-l", true
 		}
 		if len(s) >= 2 && s[0] == '-' && s[1] != '-' && !containsStr(vimValued, s) {
 			var b strings.Builder

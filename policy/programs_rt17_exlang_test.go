@@ -574,3 +574,21 @@ func TestGdbAttach(t *testing.T) {
 		t.Logf("run control: gdb could not attach here (ptrace restricted?): %s", out)
 	}
 }
+
+// TestNvimLuaScript: nvim's -l (and -ll) runs a Lua script: never allowed
+// by Bash(nvim *) alone; vim's -l (lisp mode) takes no value. Control:
+// `vim -l f` and `nvim f` are allowed.
+func TestNvimLuaScript(t *testing.T) {
+	for _, cmd := range []string{"nvim -l evil.lua", "nvim -ll evil.lua a b", "nvim --headless -l evil.lua", "nvim -l /tmp/x.lua -c q"} {
+		for mode, d := range exJudge(t, cmd, []string{"Bash(nvim *)"}, nil) {
+			if d == Allow || mode == "dontAsk" && d != Deny {
+				t.Errorf("%s: %s: got %s, want ask (deny in dontAsk)", mode, cmd, d)
+			}
+		}
+	}
+	for _, ok := range []string{"vim -l f", "vim -l -es -c 'set nu' -c q f", "nvim f", "ex -l f"} {
+		if d := exJudge(t, ok, []string{"Bash(vim *)", "Bash(nvim *)", "Bash(ex *)"}, nil)["default"]; d != Allow {
+			t.Errorf("control: %s: got %s, want allow", ok, d)
+		}
+	}
+}

@@ -24,7 +24,7 @@ func backslashBang(s string) (string, bool) {
 }
 
 var vimValued = []string{"-c", "--cmd", "-S", "-u", "-U", "-i", "-T", "-w", "-W", "-s", "-t", "-q", "-r", "--servername", "--remote-send",
-	"--remote-expr", "--server", "--listen", "--startuptime", "--log", "-V", "-l"}
+	"--remote-expr", "--server", "--listen", "--startuptime", "--log", "-V"}
 
 // programsEscapesDecls: the declarations of this file, as data the linker lays out
 // (no allocation at start-up); declared by init, in this order.
@@ -54,8 +54,9 @@ var programsEscapesDecls = [...]*progDecl{
 		// the reader does not judge: a doubt an allow rule must name.
 		// -s (outside Ex mode) feeds Normal-mode keys from a file, which
 		// can type `:!CMD`.
-		// nvim's -l runs a Lua script (vimOptions drops vim's -l, lisp mode).
-		argFiles: []string{"-S", "-u", "-U", "-s", "-l"},
+		// nvim's -l/-ll run a Lua script: vimOptions reads them as -S
+		// (and drops vim's -l, lisp mode).
+		argFiles: []string{"-S", "-u", "-U", "-s"},
 		// ex and vim -e/-E read Ex commands from standard input.
 		stdinNames: []string{"ex"}, stdinWith: []string{"-e", "-E", "-es", "-Es"},
 		forms: []string{"vim -c '!%s'", "vim -c ':silent !%s' f", "vim '+!%s' f", "nvim --cmd '!%s'", "vim -es -c 'exe \"!%s\"' -c q",

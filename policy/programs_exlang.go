@@ -486,7 +486,7 @@ var vimNames = map[string]bool{"vim": true, "vi": true, "nvim": true, "ex": true
 // and --server* are lowercased (vim compares them without case);
 // -V[N]FILE (verbose messages written to FILE) becomes `-V FILE` and a
 // -V[N] without a file is dropped; -l is lisp mode for vim (dropped),
-// but runs a Lua script for nvim (-ll too: kept as -l, an argument file). `-u NONE`,
+// but runs a Lua script for nvim (-ll too): read as -S, an argument file. `-u NONE`,
 // `-u NORC`, `-u DEFAULTS` and `-U NONE` load no file: dropped too.
 func vimOptions(base string, args []word) []word {
 	ex := base == "ex"
@@ -520,10 +520,10 @@ func vimOptions(base string, args []word) []word {
 			changed = true
 			continue // vim's lisp mode; nvim's -l runs a Lua script (an argument file)
 		}
-		if s == "-ll" {
+		if s == "-l" || s == "-ll" {
 			nw := w
-			nw.s, nw.path = "-l", "-l"
-			w, s, changed = nw, "-l", true
+			nw.s, nw.path = "-S", "-S"
+			w, s, changed = nw, "-S", true // nvim runs the script as -S sources one
 		}
 		if len(s) >= 2 && s[0] == '-' && s[1] != '-' && !containsStr(vimValued, s) {
 			var b strings.Builder

@@ -246,6 +246,7 @@ func vimOneCmd(r *exReading, s string, depth int) (string, string) {
 		r.setDoubt("vim :" + c.full + " may run code the reader cannot see")
 		r.doubtLiterals(args)
 		vimBangCode(r, args)
+		vimPlusCmds(r, args, depth)
 		// The reading goes on after a `|` (commands that take `|` as an
 		// argument are over-read: more code for deny rules, never less).
 		_, after := vimCutBar(args)
@@ -255,7 +256,25 @@ func vimOneCmd(r *exReading, s string, depth int) (string, string) {
 		return vimHarmlessArgs(r, c, args, depth) // programs_vimsafe.go
 	}
 	r.setDoubt("vim ex command " + name + " is not one the reader knows")
-	return "", ""
+	// Read on for deny rules, as for the doubts above (red team 17:
+	// `:tabe +!CMD f`, `:sb +CMD`, `:frob | !CMD`).
+	r.doubtLiterals(args)
+	vimBangCode(r, args)
+	vimPlusCmds(r, args, depth)
+	_, after := vimCutBar(args)
+	return "", after
+}
+
+// vimPlusCmds: the `+CMD` words of a command the reader doubts (:e, :sp,
+// :new, :tabe, :n ... run CMD after loading the file) read as ex
+// commands too, for deny rules.
+func vimPlusCmds(r *exReading, args string, depth int) {
+	line, _ := vimCutBar(args)
+	for _, w := range vimArgWords(line) {
+		if strings.HasPrefix(w, "+") && !strings.HasPrefix(w, "++") {
+			vimReadInto(r, vimUnescape(w[1:]), depth+1)
+		}
+	}
 }
 
 // vimBangCode: a command the reader cannot follow (autocmd, windo,

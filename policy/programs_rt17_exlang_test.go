@@ -592,3 +592,41 @@ func TestNvimLuaScript(t *testing.T) {
 		}
 	}
 }
+
+// TestVimPlusCmdInDoubts: the +CMD of any command that takes one (known
+// as a doubt, or unknown to the reader: :e, :sp, :new, :vs, :tabe,
+// :tabnew, :sb, :sbn, :n, :argu, :badd, :drop, :find, :view) and the
+// commands after a `|` that follows an unknown command meet deny rules.
+// Control: the same calls running `echo hi` are not denied.
+func TestVimPlusCmdInDoubts(t *testing.T) {
+	for _, c := range []string{"e", "edit", "sp", "new", "vs", "tabe", "tabnew", "sb", "sbn", "n", "argu", "badd", "drop", "find", "view",
+		"sview", "tabf", "vne", "frobnicate"} {
+		for _, form := range []string{c + ` +!@C@ f`, c + `! +sil\ !@C@ f`, c + " f | !@C@", c + ` +exe\ '!@C@' f`} {
+			for _, inner := range []string{`rm\ -rf\ x`, `echo\ hi`} {
+				arg := strings.ReplaceAll(form, "@C@", inner)
+				if strings.Contains(form, "| !") {
+					arg = strings.ReplaceAll(form, "@C@", strings.ReplaceAll(inner, `\ `, " ")) // no +CMD escaping
+				}
+				cmd := "vim -u NONE -es -c " + sq(arg) + " -c 'q!' f g"
+				got := exJudge(t, cmd, []string{"Bash"}, []string{"Bash(rm *)"})
+				for mode, d := range got {
+					if strings.HasPrefix(inner, "rm") && d != Deny {
+						t.Errorf("%s: %s: got %s, want deny (Bash(rm *))", mode, cmd, d)
+					}
+					if strings.HasPrefix(inner, "echo") && d == Deny && mode != "dontAsk" && mode != "plan" {
+						t.Errorf("control: %s: %s: got deny", mode, cmd)
+					}
+				}
+			}
+		}
+		// Writes: only reading the +CMD, or reading on after the `|`, names them.
+		for _, form := range []string{c + ` +w\ secret/x f`, c + " f | w secret/x"} {
+			cmd := "vim -u NONE -es -c " + sq(form) + " -c 'q!' f g"
+			for mode, d := range exJudge(t, cmd, []string{"Bash"}, []string{"Edit(/secret/**)"}) {
+				if d != Deny {
+					t.Errorf("%s: %s: got %s, want deny (Edit(/secret/**))", mode, cmd, d)
+				}
+			}
+		}
+	}
+}

@@ -71,9 +71,10 @@ type progDecl struct {
 	escapeOpts []string
 	// exRead: the program's command language read with its own rules
 	// (programs_exlang.go: vim, gdb); when set, declEscape uses it instead
-	// of escape: shell code, files written, doubt. plain: the word is a
-	// plain argument or another option's value, not an escapeOpts value.
-	exRead func(s string, plain bool) exReading
+	// of escape: shell code, files written, doubt. opt: the escapeOpts
+	// option whose value s is; "" when s is a plain argument or another
+	// option's value.
+	exRead func(opt, s string) exReading
 	// stdinCode: reading its program from standard input (`make -f -`) runs
 	// code the line feeds it (a here-string or here-doc is read as shell;
 	// anything else is uncertain).
@@ -723,7 +724,7 @@ func (a *analyzer) declEffects(sc *subCmd, base string, args []word, ctx walkCtx
 	}
 	if d.escape != nil {
 		for _, w := range plain {
-			a.declEscape(d, sc, w, true, inner)
+			a.declEscape(d, sc, "", w, inner)
 		}
 	}
 	for _, o := range opts {

@@ -32,7 +32,7 @@ func (a *analyzer) declArgCode(d *progDecl, sc *subCmd, opts []declOpt, plain []
 	if d.escape != nil {
 		for _, o := range opts {
 			if o.val != nil && !containsStr(d.escapeOpts, o.name) && o.val.static {
-				a.declEscape(d, sc, *o.val, true, ctx)
+				a.declEscape(d, sc, "", *o.val, ctx)
 			}
 		}
 	}

@@ -23,7 +23,8 @@ func backslashBang(s string) (string, bool) {
 	return strings.Join(code, "\n"), len(code) > 0
 }
 
-var vimValued = []string{"-c", "--cmd", "-S", "-u", "-U", "-i", "-T", "-w", "-W", "-s", "-t", "-q", "-r", "--servername", "--remote-send"}
+var vimValued = []string{"-c", "--cmd", "-S", "-u", "-U", "-i", "-T", "-w", "-W", "-s", "-t", "-q", "-r", "--servername", "--remote-send",
+	"--remote-expr", "--server", "--listen", "--startuptime", "--log", "-V"}
 
 // programsEscapesDecls: the declarations of this file, as data the linker lays out
 // (no allocation at start-up); declared by init, in this order.
@@ -41,11 +42,24 @@ var programsEscapesDecls = [...]*progDecl{
 			"sqlite3 x.db '.she %s'", "sqlite3 x.db '.sy %s'", "sqlite3 --cmd '.sys %s' x.db"},
 		match: []string{"sqlite3 x.db '.shell rm -rf x'"}, noMatch: []string{"sqlite3 x.db 'select 1'"}},
 	&progDecl{name: "vim", aliases: []string{"vi", "nvim", "ex", "view", "gvim", "vimdiff", "nvi", "evim", "rvim"}, valued: vimValued,
-		escape: vimEscapeCode, exRead: vimExRead, escapeOpts: []string{"-c", "--cmd"},
+		escape: vimEscapeCode, exRead: vimExRead, escapeOpts: []string{"-c", "--cmd", "--remote-send", "--remote-expr"},
+		// --remote-send, --remote-expr, --remote FILES (+CMD), the other
+		// --remote-* and --servername/--server drive another running vim
+		// (the person's own editor, outside the agent's sandbox): a doubt
+		// in every spelling (vimOptions lowercases them, as vim compares
+		// them without case); the keys' and expression's code is read too.
+		uncertainPrefix: []string{"--remote", "--server"},
+		// -i FILE (viminfo, nvim's shada: registers written at exit),
+		// -w/-W FILE (typed keys), -V[N]FILE (verbose messages, vimOptions
+		// splits it), --startuptime FILE, --log FILE: files vim writes,
+		// judged as any write (red team 17).
+		writes: []string{"-i", "-w", "-W", "-V", "--startuptime", "--log"},
 		// -S, -u, -U and --cmd's `source` read ex commands from a file
 		// the reader does not judge: a doubt an allow rule must name.
 		// -s (outside Ex mode) feeds Normal-mode keys from a file, which
 		// can type `:!CMD`.
+		// nvim's -l/-ll run a Lua script: vimOptions reads them as -S
+		// (and drops vim's -l, lisp mode).
 		argFiles: []string{"-S", "-u", "-U", "-s"},
 		// ex and vim -e/-E read Ex commands from standard input.
 		stdinNames: []string{"ex"}, stdinWith: []string{"-e", "-E", "-es", "-Es"},
@@ -83,8 +97,14 @@ var programsEscapesDecls = [...]*progDecl{
 		forms:      []string{"psql -c '\\! %s'", "psql -c '\\o |%s'", "psql -o '|%s' -c 'select 1'"},
 		match:      []string{"psql -c '\\! rm -rf x'"}},
 	// gdb's options are canonicalised first (gdbOptions, programs_gdb.go);
-	// -x, -ix, -eix read gdb commands from a file: a doubt.
-	&progDecl{name: "gdb", valued: gdbValued,
+	// -x, -ix, -eix read gdb commands from a file: a doubt. -D
+	// (--data-directory, any prefix) names the directory gdb loads its
+	// Python package, system-gdbinit and auto-load scripts from at
+	// start-up; -cd runs gdb elsewhere (its .gdbinit, and the files its
+	// commands name relative to the reader's directory): doubts (red team 17).
+	// -p/--pid (and a process id as a plain argument or -c's value,
+	// gdbExRead) attach to another process: doubts (red team 17).
+	&progDecl{name: "gdb", valued: gdbValued, uncertainWith: []string{"-D", "-cd", "-p"},
 		escape: gdbEscapeCode, exRead: gdbExRead, escapeOpts: []string{"-ex", "-iex", "-eiex"}, argFiles: []string{"-x", "-ix", "-eix"},
 		// gdb reads commands from standard input (unless -batch; read
 		// always: a here-doc is read line by line, a pipe asks).

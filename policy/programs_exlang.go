@@ -17,7 +17,18 @@ import "strings"
 type exReading struct {
 	code   []string // shell code it runs
 	writes []string // files it writes
+	reads  []string // files it may read (string literals of code it doubts)
 	doubt  string   // why it may do more than the reader can tell
+}
+
+// doubtLiterals: the string literals of code the reader does not follow
+// (a call, an expression, another language) are read as shell code and
+// as files read, for deny rules (`:pu =readfile("~/.ssh/id_rsa")`,
+// `:cal system("rm -rf x")`): more candidates, never fewer.
+func (r *exReading) doubtLiterals(s string) {
+	lits := quotedLiterals(s)
+	r.code = append(r.code, lits...)
+	r.reads = append(r.reads, lits...)
 }
 
 func (r *exReading) setDoubt(why string) {
@@ -78,19 +89,6 @@ var vimDoubtCmds = []exCmd{{"so", "source"}, {"ru", "runtime"}, {"pa", "packadd"
 // file being edited.
 var vimWriteCmds = []exCmd{{"w", "write"}, {"sav", "saveas"}, {"up", "update"}, {"x", "xit"}, {"exi", "exit"}, {"wq", "wq"},
 	{"wn", "wnext"}, {"wN", "wNext"}, {"wp", "wprevious"}, {"wa", "wall"}, {"wqa", "wqall"}, {"xa", "xall"}}
-
-// vimHarmless: commands that run nothing, write nothing but the buffer
-// and read no file.
-var vimHarmless = []exCmd{{"q", "quit"}, {"qa", "qall"}, {"quita", "quitall"}, {"cq", "cquit"}, {"p", "print"},
-	{"nu", "number"}, {"#", "#"}, {"d", "delete"}, {"y", "yank"}, {"pu", "put"}, {"m", "move"}, {"t", "t"}, {"co", "copy"},
-	{"j", "join"}, {"s", "substitute"}, {"sor", "sort"}, {"ret", "retab"}, {"u", "undo"}, {"red", "redo"},
-	{"noh", "nohlsearch"}, {"le", "left"}, {"ri", "right"}, {"ce", "center"}, {"k", "k"}, {"ma", "mark"}, {"l", "list"},
-	{"z", "z"}, {"g", "global"}, {"v", "vglobal"}, {"syntax", "syntax"}, {"sy", "syntax"}, {"filet", "filetype"},
-	{"ene", "enew"}, {"f", "file"}, {"bn", "bnext"}, {"bp", "bprevious"}, {"b", "buffer"}, {"bd", "bdelete"},
-	{"se", "set"}, {"setl", "setlocal"}, {"setg", "setglobal"}, {"nohl", "nohlsearch"}, {"dig", "digraphs"},
-	{"reg", "registers"}, {"di", "display"}, {"marks", "marks"}, {"ju", "jumps"}, {"changes", "changes"},
-	{"sm", "smagic"}, {"sno", "snomagic"}, {"a", "append"}, {"i", "insert"}, {"c", "change"}, {"undoj", "undojoin"},
-	{"endf", "endfunction"}, {"en", "endif"}, {"el", "else"}, {"ver", "version"}, {"h", "help"}, {"st", "stop"}}
 
 // vimSafeOptions: options `set` may change without running or naming a
 // program, file or expression (with no/inv/! and =VALUE). Any other
@@ -161,7 +159,12 @@ func vimOneCmd(r *exReading, s string, depth int) (string, string) {
 	if n == 0 {
 		switch s[0] {
 		case '&', '~', '<', '>', '=', '#':
-			_, after := vimCutBar(s[1:])
+			line, after := vimCutBar(s[1:])
+			if s[0] == '=' && strings.TrimSpace(line) != "" {
+				// `:= EXPR` is :echo in later vims (9.0 refuses it).
+				r.setDoubt("vim := with an expression")
+				r.doubtLiterals(line)
+			}
 			return "", after
 		}
 		r.setDoubt("vim ex command " + strings.Fields(s)[0] + " is not one the reader knows")
@@ -193,7 +196,7 @@ func vimOneCmd(r *exReading, s string, depth int) (string, string) {
 	}
 	if c, ok := exFind(name, vimOtherLang); ok {
 		r.setDoubt("vim :" + c.full + " runs code in another language")
-		r.code = append(r.code, quotedLiterals(args)...)
+		r.doubtLiterals(args)
 		_, after := vimCutBar(args)
 		return "", after
 	}
@@ -213,10 +216,10 @@ func vimOneCmd(r *exReading, s string, depth int) (string, string) {
 			line = strings.TrimSpace(line[2:])
 		}
 		if f := strings.TrimSpace(line); f != "" {
-			if strings.ContainsAny(f, "%#<`$*?[{~") || c.full == "wall" || c.full == "wqall" || c.full == "xall" {
+			if c.full == "wall" || c.full == "wqall" || c.full == "xall" {
 				r.setDoubt("vim :" + c.full + " writes a file the reader cannot name")
 			} else {
-				r.writes = append(r.writes, f)
+				vimFileName(r, c.full, f)
 			}
 		}
 		return "", after
@@ -241,46 +244,37 @@ func vimOneCmd(r *exReading, s string, depth int) (string, string) {
 			return "", after // an expression without calls, options, variables of the environment or registers
 		}
 		r.setDoubt("vim :" + c.full + " may run code the reader cannot see")
-		r.code = append(r.code, quotedLiterals(args)...)
+		r.doubtLiterals(args)
 		vimBangCode(r, args)
+		vimPlusCmds(r, args, depth)
 		// The reading goes on after a `|` (commands that take `|` as an
 		// argument are over-read: more code for deny rules, never less).
 		_, after := vimCutBar(args)
 		return "", after
 	}
-	if c, ok := exFind(name, vimHarmless); ok {
-		switch c.full {
-		case "global", "vglobal":
-			// :g/pat/CMD runs CMD on each matching line.
-			if a := strings.TrimLeft(args, " \t"); a != "" {
-				d := a[0]
-				i := 1
-				for i < len(a) && a[i] != d {
-					if a[i] == '\\' {
-						i++
-					}
-					i++
-				}
-				if i < len(a) {
-					vimReadInto(r, a[i+1:], depth+1)
-				}
-			}
-			return "", ""
-		case "set", "setlocal", "setglobal":
-			line, after := vimCutBar(args)
-			vimSetOptions(r, line)
-			return "", after
-		case "append", "insert", "change":
-			return "", "" // the text to insert follows
-		}
-		line, after := vimCutBar(args)
-		if strings.Contains(line, `\=`) {
-			r.setDoubt("vim :" + c.full + " with an expression") // :s/x/\=system(...)/
-		}
-		return "", after
+	if c, ok := vimFindHarmless(name); ok {
+		return vimHarmlessArgs(r, c, args, depth) // programs_vimsafe.go
 	}
 	r.setDoubt("vim ex command " + name + " is not one the reader knows")
-	return "", ""
+	// Read on for deny rules, as for the doubts above (red team 17:
+	// `:tabe +!CMD f`, `:sb +CMD`, `:frob | !CMD`).
+	r.doubtLiterals(args)
+	vimBangCode(r, args)
+	vimPlusCmds(r, args, depth)
+	_, after := vimCutBar(args)
+	return "", after
+}
+
+// vimPlusCmds: the `+CMD` words of a command the reader doubts (:e, :sp,
+// :new, :tabe, :n ... run CMD after loading the file) read as ex
+// commands too, for deny rules.
+func vimPlusCmds(r *exReading, args string, depth int) {
+	line, _ := vimCutBar(args)
+	for _, w := range vimArgWords(line) {
+		if strings.HasPrefix(w, "+") && !strings.HasPrefix(w, "++") {
+			vimReadInto(r, vimUnescape(w[1:]), depth+1)
+		}
+	}
 }
 
 // vimBangCode: a command the reader cannot follow (autocmd, windo,
@@ -447,7 +441,7 @@ func vimEscapeCode(s string) (string, bool) {
 // does: its shell code is read as shell code, its files written are
 // writes, its doubt asks.
 func (a *analyzer) declExRead(d *progDecl, sc *subCmd, r exReading, ctx walkCtx) {
-	if len(r.code) > 0 || len(r.writes) > 0 || r.doubt != "" {
+	if len(r.code) > 0 || len(r.writes) > 0 || len(r.reads) > 0 || r.doubt != "" {
 		sc.readOnly = false
 		sc.optDanger = append(sc.optDanger, d.name+" escape")
 	}
@@ -458,24 +452,42 @@ func (a *analyzer) declExRead(d *progDecl, sc *subCmd, r exReading, ctx walkCtx)
 		w := staticWordPath(f)
 		a.plainWrite(sc, &w)
 	}
+	for _, f := range r.reads {
+		w := staticWordPath(f)
+		a.optRead(sc, d.name, &w) // programs_optreads.go
+	}
 	if r.doubt != "" {
 		a.setUncertain(r.doubt)
 	}
 }
 
-// vimExRead: vim's exRead (an escapeOpts value is ex commands; a plain
-// word only when it is +CMD).
-func vimExRead(s string, plain bool) exReading {
-	if plain {
+// vimExRead: vim's exRead (-c and --cmd values are ex commands; a plain
+// word only when it is +CMD; --remote-send KEYS and --remote-expr EXPR
+// are typed into, or evaluated by, another running vim: a doubt, their
+// `!CMD` and string literals read as shell code for deny rules).
+func vimExRead(opt, s string) exReading {
+	switch opt {
+	case "":
 		return vimPlainRead(s)
+	case "--remote-send", "--remote-expr":
+		r := exReading{doubt: "vim " + opt + " sends keys or an expression to another running vim"}
+		vimBangCode(&r, s)
+		r.doubtLiterals(s)
+		return r
 	}
 	return vimRead(s)
 }
 
 // gdbExRead: gdb's exRead (its plain arguments are files: the program,
 // a core, a process id).
-func gdbExRead(s string, plain bool) exReading {
-	if plain {
+func gdbExRead(opt, s string) exReading {
+	if opt == "" {
+		// A process id (`gdb PROG PID`, `-c PID`, `-p PID`): gdb attaches
+		// to that process, whose memory it then reads or kills (red
+		// team 17): a doubt.
+		if s != "" && strings.Trim(s, "0123456789") == "" {
+			return exReading{doubt: "gdb attaches to process " + s}
+		}
 		return exReading{}
 	}
 	return gdbRead(s)
@@ -489,7 +501,11 @@ var vimNames = map[string]bool{"vim": true, "vi": true, "nvim": true, "ex": true
 // vimOptions rewrites vim's options as vim reads them, for the option
 // scan: vim groups single-letter options (-eR) and in Ex mode (after -e or
 // -E, or as ex) -s is silent mode, which takes no value (`vim -es -c CMD`
-// must not read -c as -s's script file): that -s is dropped. `-u NONE`,
+// must not read -c as -s's script file): that -s is dropped; --remote*
+// and --server* are lowercased (vim compares them without case);
+// -V[N]FILE (verbose messages written to FILE) becomes `-V FILE` and a
+// -V[N] without a file is dropped; -l is lisp mode for vim (dropped),
+// but runs a Lua script for nvim (-ll too): read as -S, an argument file. `-u NONE`,
 // `-u NORC`, `-u DEFAULTS` and `-U NONE` load no file: dropped too.
 func vimOptions(base string, args []word) []word {
 	ex := base == "ex"
@@ -502,6 +518,11 @@ func vimOptions(base string, args []word) []word {
 			break
 		}
 		s := w.s
+		if l := strings.ToLower(s); l != s && (strings.HasPrefix(l, "--remote") || strings.HasPrefix(l, "--server")) {
+			nw := w
+			nw.s, nw.path = l, l
+			w, s, changed = nw, l, true
+		}
 		if (s == "-u" || s == "-U") && i+1 < len(args) && args[i+1].static {
 			switch args[i+1].s {
 			case "NONE", "NORC", "DEFAULTS":
@@ -510,8 +531,22 @@ func vimOptions(base string, args []word) []word {
 				continue
 			}
 		}
+		if s == "-V" {
+			changed = true
+			continue // verbose, no file: takes no value
+		}
+		if (s == "-l" || s == "-ll") && base != "nvim" {
+			changed = true
+			continue // vim's lisp mode; nvim's -l runs a Lua script (an argument file)
+		}
+		if s == "-l" || s == "-ll" {
+			nw := w
+			nw.s, nw.path = "-S", "-S"
+			w, s, changed = nw, "-S", true // nvim runs the script as -S sources one
+		}
 		if len(s) >= 2 && s[0] == '-' && s[1] != '-' && !containsStr(vimValued, s) {
 			var b strings.Builder
+			var verboseFile string
 			b.WriteByte('-')
 			for j := 1; j < len(s); j++ {
 				c := s[j]
@@ -522,14 +557,34 @@ func vimOptions(base string, args []word) []word {
 					changed = true
 					continue
 				}
+				if c == 'V' {
+					// -V[N][FILE]: the rest after the level is the
+					// 'verbosefile' vim writes (red team 17).
+					verboseFile = strings.TrimLeft(s[j+1:], "0123456789")
+					changed = true
+					break
+				}
 				b.WriteByte(c)
 				if strings.IndexByte("cSuUiTwWstqr", c) >= 0 {
 					b.WriteString(s[j+1:]) // a valued option: the rest is its value
 					break
 				}
 			}
+			if verboseFile != "" {
+				vf := w
+				vf.s, vf.path = verboseFile, verboseFile
+				if b.Len() > 1 {
+					g := w
+					g.s, g.path = b.String(), b.String()
+					out = append(out, g)
+				}
+				v := w
+				v.s, v.path = "-V", "-V"
+				out = append(out, v, vf)
+				continue
+			}
 			if b.Len() == 1 {
-				continue // -s alone, in Ex mode
+				continue // -s alone or -V[N], in Ex mode
 			}
 			if b.String() != s {
 				nw := w

@@ -103,8 +103,8 @@ var gdbHarmless = []string{"backtrace", "bt", "where", "info", "i", "list", "l",
 	"break", "b", "br", "tbreak", "continue", "c", "cont", "next", "n", "step", "s", "stepi", "si", "nexti", "ni", "finish", "fin",
 	"disassemble", "ptype", "whatis", "up", "down", "display", "undisplay", "delete", "d", "disable", "enable", "detach", "kill",
 	"k", "file", "core-file", "core", "symbol-file", "directory", "dir", "watch", "rwatch", "awatch", "until", "u", "advance",
-	"pwd", "version", "apropos", "complete", "layout", "focus", "refresh", "handle", "attach", "exec-file", "sharedlibrary",
-	"add-symbol-file", "info", "maintenance", "mt", "disas", "tui"}
+	"pwd", "version", "apropos", "complete", "layout", "focus", "refresh", "handle", "exec-file", "sharedlibrary",
+	"add-symbol-file", "info", "disas", "tui"}
 
 // gdbDangerous: commands that run a shell, code in another language or a
 // command file, or evaluate expressions that can call functions.
@@ -114,7 +114,10 @@ var gdbDoubt = []string{"source", "python", "python-interactive", "pi", "py", "g
 	"eval", "interpreter-exec", "with", "if", "while", "commands", "alias", "frame", "thread", "taas", "faas", "tfaas", "save",
 	"generate-core-file", "gcore", "jit-reader-load", "add-auto-load-safe-path", "add-auto-load-scripts-directory", "explore",
 	"target", "remote", "signal", "queue-signal", "jump", "return", "demangle", "tee", "record", "checkpoint", "dprintf",
-	"condition", "ignore", "tstart", "actions", "agent-printf"}
+	"condition", "ignore", "tstart", "actions", "agent-printf",
+	// attach PID: another process's memory, read (x, info registers)
+	// or killed (red team 17).
+	"attach"}
 
 // gdbExpr: commands that evaluate an expression (a function call in it
 // is a doubt: print system("..."), call $_shell("...")).
@@ -166,6 +169,12 @@ func gdbReadLine(r *exReading, line string, depth int) {
 	}
 	// gdb retries an unknown command word in lower case.
 	w, rest := strings.ToLower(l[:n]), strings.TrimSpace(l[n:])
+	if w == "mt" || strings.HasPrefix("maintenance", w) {
+		gdbMaint(r, rest, depth)
+		if w == "mt" || len(w) >= 3 {
+			return // `ma` and `m` are ambiguous: read as every command below too
+		}
+	}
 	if containsStr(gdbHarmless, w) {
 		gdbExprDoubt(r, rest)
 		return
@@ -232,6 +241,9 @@ func gdbReadLine(r *exReading, line string, depth int) {
 // which a shell command starts (a prefix of shell or pipe, `!`, `|`) is
 // read from there, for deny rules.
 func gdbInnerShell(r *exReading, rest string, depth int) {
+	if _, cmd, ok := strings.Cut(" "+rest+" ", " -- "); ok {
+		gdbReadLine(r, cmd, depth+1) // with SETTING -- CMD, thread apply all -- CMD
+	}
 	f := strings.Fields(rest)
 	for i, w := range f {
 		if strings.HasPrefix(w, "!") || strings.HasPrefix(w, "|") || len(w) >= 2 && (strings.HasPrefix("shell", w) || strings.HasPrefix("pipe", w)) {
@@ -239,6 +251,31 @@ func gdbInnerShell(r *exReading, rest string, depth int) {
 			return
 		}
 	}
+}
+
+// gdbMaint: `maintenance` (`mt`, any prefix from `mai`): its `info`
+// (`i`) and `show` subcommands print; any other is a doubt (red team 17:
+// `maint with SETTING -- CMD` runs CMD, read for deny rules as `with`'s;
+// `maint print msymbols|symbols|registers... FILE` writes FILE, each word
+// after the subcommand a candidate write).
+func gdbMaint(r *exReading, rest string, depth int) {
+	f := strings.Fields(rest)
+	if len(f) == 0 {
+		return // lists the maintenance commands
+	}
+	sub := strings.ToLower(f[0])
+	switch {
+	case sub == "i" || len(sub) >= 3 && strings.HasPrefix("info", sub), len(sub) >= 3 && strings.HasPrefix("show", sub):
+		gdbExprDoubt(r, strings.Join(f[1:], " "))
+		return
+	case strings.HasPrefix("print", sub):
+		if len(f) > 2 {
+			r.writes = append(r.writes, f[2:]...)
+		}
+	}
+	r.setDoubt("gdb maintenance " + sub + " may run code or write a file the reader cannot see")
+	r.code = append(r.code, quotedLiterals(rest)...)
+	gdbInnerShell(r, rest, depth)
 }
 
 // gdbPipe: `pipe [-d DELIM] CMD DELIM SHELL_CMD` (and `| ...`): the gdb

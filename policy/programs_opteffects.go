@@ -22,7 +22,7 @@ func (a *analyzer) declOptEffects(d *progDecl, sc *subCmd, opts []declOpt, ctx w
 			a.shellCode(*o.val, d.name+" "+o.name, inner)
 		case containsStr(d.escapeOpts, o.name):
 			if o.val != nil {
-				a.declEscape(d, sc, *o.val, false, inner)
+				a.declEscape(d, sc, o.name, *o.val, inner)
 			}
 		case d.nested[o.name] != nil:
 			a.nestedOpts(d, sc, o, inner)
@@ -74,15 +74,16 @@ func (a *analyzer) declOptEffects(d *progDecl, sc *subCmd, opts []declOpt, ctx w
 	}
 }
 
-// declEscape reads w through the program's own escape syntax (plain: w
-// is not the value of an escapeOpts option).
-func (a *analyzer) declEscape(d *progDecl, sc *subCmd, w word, plain bool, ctx walkCtx) {
+// declEscape reads w through the program's own escape syntax (opt: the
+// escapeOpts option whose value w is; "" when w is a plain argument or
+// another option's value).
+func (a *analyzer) declEscape(d *progDecl, sc *subCmd, opt string, w word, ctx walkCtx) {
 	if !w.static {
 		a.setUncertain(d.name + " runs a command known only at run time")
 		return
 	}
 	if d.exRead != nil {
-		a.declExRead(d, sc, d.exRead(w.s, plain), ctx) // programs_exlang.go
+		a.declExRead(d, sc, d.exRead(opt, w.s), ctx) // programs_exlang.go
 		return
 	}
 	if code, ok := d.escape(w.s); ok {

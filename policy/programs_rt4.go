@@ -167,7 +167,7 @@ func (a *analyzer) declPlainRT4(d *progDecl, sc *subCmd, base string, opts []dec
 			return
 		}
 		for _, line := range strings.Split(ctx.stdin, "\n") {
-			a.declEscape(d, sc, staticWord(line), false, inner)
+			a.declEscape(d, sc, "<stdin>", staticWord(line), inner) // commands, as an escapeOpts value
 		}
 	case ctx.stdinSet || ctx.inPipe || ctx.stdinFile:
 		// A pipe, a here-doc the reader cannot see, or a file (< F):

@@ -176,6 +176,10 @@ func wgetHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkCtx
 			argFileDoubt(sc, o.name)
 			continue
 		}
+		if o.name == "--warc-file" || o.name == "--warc-tempdir" {
+			a.wgetWarc(sc, o)
+			continue
+		}
 		if o.name != "-e" && o.name != "--execute" {
 			continue
 		}
@@ -203,6 +207,27 @@ func wgetHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkCtx
 	}
 }
 
+// wgetWarc: --warc-file F writes F.warc.gz, F-meta.warc.gz,
+// F-00000.warc.gz and F.cdx; --warc-tempdir D writes temporary files in D.
+func (a *analyzer) wgetWarc(sc *subCmd, o declOpt) {
+	sc.readOnly = false
+	if o.val == nil || !o.val.static {
+		a.plainWrite(sc, o.val)
+		argFileDoubt(sc, o.name)
+		return
+	}
+	if o.name == "--warc-tempdir" {
+		ref := a.pathRef(*o.val)
+		ref.recursive = true
+		sc.writes = append(sc.writes, ref)
+		return
+	}
+	for _, suffix := range []string{".warc.gz", "-meta.warc.gz", "-00000.warc.gz", ".cdx", ".warc"} {
+		v := staticWordPath(o.val.s + suffix)
+		a.plainWrite(sc, &v)
+	}
+}
+
 // wgetFileKeys: wgetrc keys (normalized as wgetSafeKeys) whose value is a
 // file wget reads or writes.
 var wgetFileKeys = map[string]string{"input": "read", "postfile": "read", "bodyfile": "read", "loadcookies": "read",
@@ -226,7 +251,16 @@ var wgetValued = []string{"-O", "-o", "-a", "-P", "-U", "-e", "-i", "-t", "-T", 
 	"--output-document", "--output-file", "--append-output", "--directory-prefix", "--user-agent", "--execute", "--input-file",
 	"--tries", "--timeout", "--post-data", "--post-file", "--body-data", "--body-file", "--method", "--header", "--user",
 	"--password", "--http-user", "--http-password", "--load-cookies", "--save-cookies", "--level", "--accept", "--reject",
-	"--base", "--wait", "--quota", "--limit-rate", "--referer", "--ca-certificate", "--certificate", "--private-key", "--config", "--use-askpass"}
+	"--base", "--wait", "--quota", "--limit-rate", "--referer", "--ca-certificate", "--certificate", "--private-key", "--config", "--use-askpass",
+	"--save-cookies", "--warc-file", "--rejected-log", "--hsts-file", "--crl-file", "--ca-directory", "--input-metalink", "--warc-tempdir"}
+
+// wgetWriteOpts: wget options whose value is a file it writes (red team
+// 17: --save-cookies F writes a cookie file, --rejected-log F a CSV,
+// --hsts-file F its HSTS database); -O, -o, -a and -P are read by
+// wgetWrites (breakers.go). --warc-file F writes F.warc.gz (F.cdx with
+// --warc-cdx, F-meta.warc.gz and F-NNNNN.warc.gz with --warc-max-size):
+// wgetHook records those.
+var wgetWriteOpts = []string{"--save-cookies", "--rejected-log", "--hsts-file"}
 
 var kubectlFileValued = []string{"-f", "--filename", "-k", "--kustomize", "-n", "--namespace", "--context", "-o", "--output",
 	"-l", "--selector", "--field-manager", "--kubeconfig", "--cluster", "--user", "--server", "-s", "--token"}
@@ -264,21 +298,17 @@ var programsArgFilesDecls = [...]*progDecl{
 	// one line of one (wgetHook); -i F the URLs it fetches.
 	// --use-askpass CMD runs CMD.
 	&progDecl{name: "wget", valued: wgetValued, argFiles: []string{"--config"}, hook: wgetHook, programs: []string{"--use-askpass"},
-		reads:   []string{"-i", "--input-file", "--post-file", "--body-file", "--load-cookies", "--ca-certificate", "--certificate", "--private-key"},
+		writes: wgetWriteOpts,
+		reads: []string{"-i", "--input-file", "--post-file", "--body-file", "--load-cookies", "--ca-certificate", "--certificate", "--private-key",
+			"--crl-file", "--ca-directory", "--input-metalink"},
 		flags:   []string{"--quiet", "--continue", "--recursive", "--mirror", "--no-check-certificate", "--no-config"},
 		match:   []string{"wget --config ./rc http://x", "wget -e output_document=/home/u/.bashrc http://x", "wget -i /etc/shadow"},
 		noMatch: []string{"wget -q https://example.com/a", "wget -e robots=off -r https://example.com/", "wget -i urls.txt"}},
 	// response files (@F) of programs whose options write or run code:
 	// more arguments the reader does not see.
-	&progDecl{name: "gcc", aliases: []string{"g++", "cc", "c++", "clang", "clang++"}, valued: []string{"-o", "-I", "-L", "-l", "-D", "-U",
-		"-x", "-MF", "-MT", "-MQ", "-B"}, atFiles: true, atArgs: true,
-		match: []string{"gcc @/etc/shadow", "gcc @flags.txt main.c"}, noMatch: []string{"gcc -O2 -o app main.c"}},
 	&progDecl{name: "javac", valued: []string{"-d", "-cp", "-classpath", "--class-path", "-sourcepath", "--source-path", "-processorpath",
 		"--processor-path", "--release", "-source", "-target", "-encoding", "-s", "-h"}, atFiles: true, atArgs: true,
 		match: []string{"javac @argfile"}, noMatch: []string{"javac -d out Main.java"}},
-	&progDecl{name: "objcopy", aliases: []string{"ar", "ranlib", "strip", "elfedit"}, valued: []string{"-I", "-O", "-B", "-j", "-R",
-		"-K", "-N", "-L", "-W", "-o", "-F", "--input-target", "--output-target", "--target"}, atFiles: true, atArgs: true,
-		match: []string{"objcopy @args", "strip @/etc/shadow"}, noMatch: []string{"objcopy -O binary app app.bin"}},
 	&progDecl{name: "docker build", aliases: []string{"podman", "nerdctl"}, valued: []string{"-f", "--file", "-t", "--tag", "--build-arg", "--target",
 		"--platform", "--label", "--network", "--progress", "--secret", "--ssh", "--cache-from", "--cache-to", "--build-context",
 		"--add-host", "--shm-size", "-m", "--memory", "--ulimit"}, reads: []string{"-f", "--file"},

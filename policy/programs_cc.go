@@ -1,0 +1,470 @@
+package policy
+
+import "strings"
+
+// The C compiler drivers, the linker and the assembler (red team 17;
+// docs/policy.md, "Options that run programs or write files"). Their
+// option sets are large and keep growing, so their declarations name the
+// options known harmless and read every other one as a doubt (ask in
+// every mode unless an allow rule names it), rather than listing the
+// dangerous ones:
+//
+//   - a written file is judged as any write (Edit rules, protected places,
+//     breakers, the workspace): gcc -o F (-oF, --output=F, --output F),
+//     -MF F, -aux-info F, -fdump-...=F, -fopt-info...=F, --output-pch F; the
+//     linker's -o/--output, -Map/--Map, --dependency-file, --out-implib
+//     given through -Wl,A,B / -Xlinker A / --for-linker A or to ld itself;
+//     the assembler's -o, -a...=F and --MD F;
+//   - an option that runs a program or loads code is a doubt: -wrapper
+//     CMD,ARGS (CMD ARGS is also read as a command, so a deny rule holds),
+//     -B DIR / --prefix (gcc runs DIR/as, DIR/ld, DIR/cc1), -specs=F,
+//     -fplugin=, -fplugin-arg-, clang's -fpass-plugin=, -Xclang, -mllvm,
+//     -fuse-ld= other than a linker name, --ld-path=, -fmodule-mapper=,
+//     --gcc-toolchain=, --config, -T SCRIPT, -dumpdir, the linker's
+//     -plugin and @F, and every option not known harmless.
+//   - gcc @F (a response file) stays the doubt it was (atArgs).
+
+// ccExact: gcc/clang options, whole words, known harmless.
+var ccExact = set("-c", "-S", "-E", "-v", "-w", "-s", "-p", "-pg", "-P", "-C", "-CC", "-H", "-Q", "-M", "-MM", "-MD", "-MMD", "-MG",
+	"-MP", "-###", "-pipe", "-pthread", "-pthreads", "-pie", "-no-pie", "-static-pie", "-shared", "-static", "-static-libgcc",
+	"-static-libstdc++", "-static-libasan", "-shared-libgcc", "-rdynamic", "-r", "-ansi", "-pedantic", "-pedantic-errors",
+	"-nostdlib", "-nostdlib++", "-nostartfiles", "-nodefaultlibs", "-nolibc", "-nostdinc", "-nostdinc++", "-undef", "-trigraphs",
+	"-traditional", "-traditional-cpp", "-time", "-save-temps", "-save-temps=cwd", "-save-temps=obj", "-dumpversion",
+	"-dumpfullversion", "-dumpmachine", "-dumpspecs", "-emit-llvm", "-integrated-as", "-no-integrated-as", "-print-search-dirs",
+	"-print-libgcc-file-name", "-print-multiarch", "-print-multi-directory", "-print-multi-lib", "-print-multi-os-directory",
+	"-print-sysroot", "-print-sysroot-headers-suffix", "-print-resource-dir", "-print-target-triple", "-coverage", "-g",
+	"--compile", "--assemble", "--preprocess", "--debug", "--optimize", "--verbose", "--version", "--help", "--target-help",
+	"--pipe", "--save-temps", "--trace-includes", "--comments", "--comments-in-macros", "--dependencies", "--user-dependencies",
+	"--write-dependencies", "--write-user-dependencies", "--no-standard-libraries", "--no-standard-includes", "--no-line-commands",
+	"--pedantic", "--pedantic-errors", "--ansi", "--all-warnings", "--extra-warnings", "--no-warnings", "--static", "--shared",
+	"--symbolic", "--profile", "--coverage", "--no-integrated-cpp", "--print-missing-file-dependencies", "--include-barrier",
+	"--print-search-dirs", "--print-libgcc-file-name", "--print-multi-directory", "--print-multi-lib", "--print-sysroot",
+	"--undefined", "--include-directory", "--include-directory-after", "--library-directory", "--define-macro",
+	"--undefine-macro", "--language", "--include", "--imacros", "--include-prefix", "--include-with-prefix",
+	"--include-with-prefix-before", "--entry", "--force-link", "--param", "--sysroot", "--std", "--target", "--rtlib",
+	"--unwindlib", "--stdlib", "-target", "-arch", "-x", "-I", "-L", "-l", "-D", "-U", "-u", "-e", "-z", "-A", "-MT", "-MQ",
+	"-include", "-imacros", "-iquote", "-isystem", "-idirafter", "-iprefix", "-iwithprefix", "-iwithprefixbefore", "-isysroot",
+	"-imultilib", "-imultiarch", "--param")
+
+// ccJoined: gcc/clang options known harmless with their value attached
+// (-DX=1, -I./inc, -std=c11, -march=native); checked after ccExact.
+var ccJoined = []string{"-D", "-U", "-I", "-L", "-l", "-x", "-A", "-MT", "-MQ", "-O", "-g", "-std=", "-iquote", "-isystem",
+	"-idirafter", "-isysroot", "-iprefix", "-iwithprefix", "-imultilib", "-include", "-imacros", "--sysroot=", "--std=",
+	"--target=", "--rtlib=", "--unwindlib=", "--stdlib=", "--param=", "--define-macro=", "--undefine-macro=", "--language=",
+	"--include-directory=", "--include-directory-after=", "--library-directory=", "--include=", "--imacros=",
+	"--entry=", "--force-link=", "-print-prog-name=", "-print-file-name=", "--print-prog-name=", "--print-file-name=",
+	"-mtune=", "-march=", "-mcpu=", "-mfpu=", "-mabi=", "-mfloat-abi="}
+
+// ccFEqual: -fNAME=VALUE options known harmless (NAME=).
+var ccFEqual = []string{"visibility=", "sanitize=", "no-sanitize=", "sanitize-recover=", "no-sanitize-recover=",
+	"sanitize-trap=", "sanitize-coverage=", "diagnostics-color=", "color-diagnostics=", "message-length=", "max-errors=",
+	"template-depth=", "constexpr-depth=", "constexpr-steps=", "stack-protector=", "cf-protection=", "lto=", "lto-partition=",
+	"fp-contract=", "excess-precision=", "abi-version=", "debug-prefix-map=", "file-prefix-map=",
+	"macro-prefix-map=", "profile-prefix-map=", "strong-eval-order=", "tls-model=", "permitted-flt-eval-methods=",
+	"input-charset=", "exec-charset=", "wide-exec-charset=", "trivial-auto-var-init=", "zero-call-used-regs=",
+	"profile-update=", "align-functions=", "align-loops=", "align-jumps=", "align-labels=", "stack-check=", "stack-limit-symbol=",
+	"stack-clash-protection=", "inline-limit=", "pack-struct=", "ms-compatibility-version=", "diagnostics-format=",
+	"diagnostics-show-location=", "diagnostics-column-unit=", "diagnostics-minimum-margin-width=", "tabstop=",
+	"embed-bitcode=", "debug-default-version=", "openmp=", "sanitize-memory-track-origins=", "sanitize-address-use-after-scope=",
+	"hardened=", "strict-flex-arrays=", "ident=", "last-diagnostic=", "ira-algorithm=", "ira-region=", "vect-cost-model=",
+	"simd-cost-model=", "sched-stalled-insns=", "sched-stalled-insns-dep=", "strict-overflow=", "lto-compression-level=",
+	"fat-lto-objects=", "cx-limited-range=", "complex-arithmetic=", "float-store=", "pic=", "pie=", "PIC=", "PIE="}
+
+// ccLinkers: -fuse-ld= values naming a linker (found by the driver's own
+// search, not a path of the caller's choosing).
+var ccLinkers = set("bfd", "gold", "lld", "mold", "lld-link")
+
+// ccValued: gcc/clang options that take their value in the next word.
+var ccValued = []string{"-o", "--output", "-I", "-L", "-l", "-D", "-U", "-x", "-MF", "-MT", "-MQ", "-B", "--prefix", "-wrapper",
+	"-specs", "--specs", "-Xlinker", "--for-linker", "-Xassembler", "--for-assembler", "-Xpreprocessor", "-Xclang", "-mllvm",
+	"-aux-info", "-dumpdir", "--dumpdir", "-dumpbase", "--dumpbase", "-dumpbase-ext", "-include", "-imacros", "-iquote",
+	"-isystem", "-idirafter", "-iprefix", "-iwithprefix", "-iwithprefixbefore", "-isysroot", "-imultilib", "-T", "-u", "-z",
+	"-e", "-A", "--param", "-target", "-arch", "--language", "--include-directory", "--include-directory-after",
+	"--library-directory", "--define-macro", "--undefine-macro", "--sysroot", "--include", "--imacros", "--entry",
+	"--force-link", "--include-prefix", "--include-with-prefix", "--include-with-prefix-before", "--output-pch", "--config",
+	"--gcc-toolchain", "--ld-path"}
+
+// ccHook reads every option of a C compiler driver (the scan gives each
+// as its whole word, wordOpts): writes, programs, and doubts.
+func ccHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkCtx) {
+	for _, o := range opts {
+		a.ccOpt(sc, o, ctx)
+	}
+}
+
+// ccOpt reads one option of a C compiler driver.
+func (a *analyzer) ccOpt(sc *subCmd, o declOpt, ctx walkCtx) {
+	s := o.name
+	write := func(v *word) {
+		sc.readOnly = false
+		if v == nil || v.s == "" {
+			argFileDoubt(sc, s)
+			return
+		}
+		a.plainWrite(sc, v)
+	}
+	joined := func(prefix string) *word {
+		if o.val != nil {
+			return o.val // --output=F (split by the scan) or -o F
+		}
+		w := staticWordPath(s[len(prefix):])
+		return &w
+	}
+	switch {
+	case s == "-o" || s == "--output" || s == "-MF" || s == "-aux-info" || s == "--output-pch":
+		write(o.val)
+	case s == "-wrapper":
+		a.ccWrapper(sc, o.val, ctx)
+	case s == "-Xlinker" || s == "--for-linker":
+		if o.val == nil {
+			argFileDoubt(sc, s)
+			return
+		}
+		a.linkerArgs(sc, s, []word{*o.val}, ctx)
+	case strings.HasPrefix(s, "-Wl,"):
+		a.linkerArgs(sc, "-Wl", commaWords(s[len("-Wl,"):]), ctx)
+	case strings.HasPrefix(s, "-Wa,"):
+		a.asArgs(sc, "-Wa", commaWords(s[len("-Wa,"):]))
+	case s == "-Xassembler" || s == "--for-assembler":
+		if o.val == nil {
+			argFileDoubt(sc, s)
+			return
+		}
+		a.asArgs(sc, s, []word{*o.val})
+	case strings.HasPrefix(s, "-Wp,"):
+		a.cppArgs(sc, "-Wp", commaWords(s[len("-Wp,"):]))
+	case s == "-Xpreprocessor":
+		if o.val == nil {
+			argFileDoubt(sc, s)
+			return
+		}
+		a.cppArgs(sc, s, []word{*o.val})
+	case ccExact[s]:
+		// known harmless (a valued one's value, if any, was taken by the scan)
+	case strings.HasPrefix(s, "-o"):
+		write(joined("-o"))
+	case strings.HasPrefix(s, "-MF"):
+		write(joined("-MF"))
+	case strings.HasPrefix(s, "--output="):
+		write(joined("--output="))
+	case strings.HasPrefix(s, "-fdump-") || strings.HasPrefix(s, "-fopt-info"):
+		// -fdump-tree-all, -fopt-info-vec: files beside the output;
+		// with =F, F itself.
+		if _, f, has := strings.Cut(s, "="); has {
+			w := staticWordPath(f)
+			write(&w)
+		}
+	case strings.HasPrefix(s, "-W") && !strings.Contains(s, ","):
+		// a warning (-Wall, -Wno-unused, -Wframe-larger-than=N)
+	case strings.HasPrefix(s, "-f") && ccFlagHarmless(s[2:]):
+	case strings.HasPrefix(s, "-m") && !strings.HasPrefix(s, "-mllvm"):
+		// machine options (-m64, -mavx2, -march=native)
+	case ccDumpLetters(s):
+		// -dM, -dD, -dN, -dI, -dU: what the preprocessor prints
+	case hasAnyPrefix(s, ccJoined):
+	default:
+		// -B, --prefix, -specs, -fplugin, -fpass-plugin, -Xclang, -mllvm,
+		// -fuse-ld=PATH, --ld-path, -T, -dumpdir, --config, and every
+		// option the reader does not know.
+		name := s
+		if i := strings.IndexByte(name, '='); i > 0 {
+			name = name[:i]
+		}
+		sc.readOnly = false
+		sc.optDanger = append(sc.optDanger, name)
+		argFileDoubt(sc, name)
+	}
+}
+
+// ccFlagHarmless: -fNAME (after "-f") is known harmless: no "=" (but not
+// a plugin, a module mapper or a pass plugin), or a NAME= of ccFEqual, or
+// -fuse-ld= a linker's name.
+func ccFlagHarmless(f string) bool {
+	if strings.HasPrefix(f, "plugin") || strings.HasPrefix(f, "pass-plugin") || strings.HasPrefix(f, "module-mapper") ||
+		strings.HasPrefix(f, "no-plugin") {
+		return false
+	}
+	name, val, has := strings.Cut(f, "=")
+	if !has {
+		return true
+	}
+	if name == "use-ld" {
+		return ccLinkers[val]
+	}
+	return hasAnyPrefix(f, ccFEqual)
+}
+
+// ccDumpLetters: -dLETTERS (-dM, -dD, -dA): dumps the driver prints or
+// writes beside its output.
+func ccDumpLetters(s string) bool {
+	if len(s) < 3 || len(s) > 6 || !strings.HasPrefix(s, "-d") {
+		return false
+	}
+	for _, c := range s[2:] {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return !strings.HasPrefix(s, "-dump")
+}
+
+// commaWords: the words of a comma list (-Wl,-o,F), each a static path.
+func commaWords(s string) []word {
+	parts := strings.Split(s, ",")
+	out := make([]word, len(parts))
+	for i, p := range parts {
+		out[i] = staticWordPath(p)
+	}
+	return out
+}
+
+// ccWrapper: -wrapper CMD,ARGS runs CMD ARGS before every tool the driver
+// runs: the command is read (its deny rules hold) and the call is a doubt.
+func (a *analyzer) ccWrapper(sc *subCmd, v *word, ctx walkCtx) {
+	sc.readOnly = false
+	sc.optDanger = append(sc.optDanger, "-wrapper")
+	argFileDoubt(sc, "-wrapper")
+	if v == nil {
+		return
+	}
+	if !v.static {
+		a.setUncertain("gcc -wrapper runs a program known only at run time")
+		return
+	}
+	inner := ctx
+	inner.gate = true
+	a.command(commaWords(v.s), inner)
+}
+
+// ldExact: linker options (one or two dashes) known harmless, without a
+// value; ldValued: harmless ones taking a value (next word, or after "=",
+// or, for one letter, attached).
+var ldExact = set("as-needed", "no-as-needed", "gc-sections", "no-gc-sections", "start-group", "end-group", "(", ")",
+	"whole-archive", "no-whole-archive", "Bstatic", "Bdynamic", "Bsymbolic", "Bsymbolic-functions", "export-dynamic",
+	"no-export-dynamic", "E", "s", "S", "strip-all", "strip-debug", "no-undefined", "allow-shlib-undefined",
+	"no-allow-shlib-undefined", "allow-multiple-definition", "warn-common", "fatal-warnings", "no-fatal-warnings",
+	"enable-new-dtags", "disable-new-dtags", "O0", "O1", "O2", "O3", "eh-frame-hdr", "no-eh-frame-hdr", "relax", "no-relax",
+	"pie", "no-pie", "shared", "static", "r", "x", "X", "t", "v", "V", "verbose", "version", "sort-common", "build-id",
+	"no-copy-dt-needed-entries", "copy-dt-needed-entries", "gdb-index", "no-keep-memory", "reduce-memory-overheads", "warn-once",
+	"error-unresolved-symbols", "warn-unresolved-symbols", "no-warn-rwx-segments", "no-warn-execstack", "discard-all",
+	"discard-locals", "demangle", "no-demangle", "stats", "trace", "print-gc-sections", "nostdlib", "push-state", "pop-state",
+	"color-diagnostics", "no-color-diagnostics", "call_shared", "dy", "dn", "non_shared", "icf=all", "icf=none", "icf=safe",
+	"pic-executable", "no-dynamic-linker", "undefined-version", "no-undefined-version", "no-warn-mismatch", "M", "print-map",
+	"cref", "no-define-common", "dc", "dp", "N", "n", "omagic", "nmagic", "no-omagic", "q", "emit-relocs", "g", "Qy", "d",
+	"export-dynamic-symbol-list", "rosegment", "no-rosegment", "threads", "no-threads", "lto-O0", "lto-O1", "lto-O2", "lto-O3")
+
+var ldValued = set("l", "library", "L", "library-path", "e", "entry", "u", "undefined", "z", "m", "soname", "h", "rpath",
+	"R", "rpath-link", "dynamic-linker", "I", "y", "trace-symbol", "defsym", "wrap", "version-script", "dynamic-list",
+	"exclude-libs", "hash-style", "build-id", "section-start", "Ttext", "Tdata", "Tbss", "Ttext-segment", "Trodata-segment",
+	"Tldata-segment", "sysroot", "init", "fini", "hash-size", "compress-debug-sections", "unresolved-symbols", "icf",
+	"export-dynamic-symbol", "just-symbols", "retain-symbols-file", "threads", "image-base", "sort-section", "max-page-size",
+	"common-page-size", "z", "a", "A", "architecture", "b", "format", "Y", "G", "gpsize", "undefined-glob", "require-defined",
+	"thread-count", "package-metadata", "error-handling-script", "orphan-handling", "sort-section", "target2")
+
+// ldWrites: linker options whose value is a file it writes.
+var ldWrites = set("o", "output", "Map", "dependency-file", "out-implib")
+
+// ldArgs reads a linker's arguments (ld itself, or what gcc -Wl,/
+// -Xlinker hands it): writes, and a doubt for -plugin, -T SCRIPT, @F and
+// every option not known harmless. via names where they came from.
+func (a *analyzer) linkerArgs(sc *subCmd, via string, args []word, ctx walkCtx) {
+	doubt := func(opt string) {
+		sc.readOnly = false
+		sc.optDanger = append(sc.optDanger, via+" "+opt)
+		argFileDoubt(sc, via)
+	}
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		if !w.static {
+			a.setUncertain("a linker option known only at run time")
+			continue
+		}
+		s := w.s
+		if strings.HasPrefix(s, "@") {
+			doubt(s) // a response file of more linker options
+			continue
+		}
+		if !strings.HasPrefix(s, "-") || s == "-" {
+			continue // an input file
+		}
+		name := strings.TrimPrefix(strings.TrimPrefix(s, "-"), "-")
+		val, has := "", false
+		if n, v, ok := strings.Cut(name, "="); ok {
+			name, val, has = n, v, true
+		}
+		next := func() (word, bool) {
+			if has {
+				return staticWordPath(val), true
+			}
+			if i+1 < len(args) {
+				i++
+				return args[i], true
+			}
+			return word{}, false
+		}
+		switch {
+		case ldExact[name] || ldExact[name+"="+val] && has:
+		case ldWrites[name]:
+			v, ok := next()
+			sc.readOnly = false
+			if !ok {
+				doubt(s)
+				continue
+			}
+			a.plainWrite(sc, &v)
+		case ldValued[name]:
+			next()
+		case len(name) > 1 && name[0] == 'o' && !strings.HasPrefix(s, "--") && !has:
+			// -oFILE
+			v := staticWordPath(name[1:])
+			sc.readOnly = false
+			a.plainWrite(sc, &v)
+		case len(name) > 1 && strings.ContainsRune("lLuezyRIm", rune(name[0])) && !strings.HasPrefix(s, "--"):
+			// -lm, -L./lib, -znow: a one-letter option with its value
+		default:
+			doubt(strings.SplitN(s, "=", 2)[0])
+		}
+	}
+}
+
+// asExact: assembler options known harmless (as, gcc -Wa,).
+var asExact = set("--64", "--32", "--x32", "-g", "--gen-debug", "--noexecstack", "--execstack", "--fatal-warnings", "-W",
+	"--no-warn", "--warn", "-K", "-L", "--keep-locals", "-Q", "-v", "-V", "--version", "-R", "--statistics", "--strip-local-absolute",
+	"--compress-debug-sections", "--nocompress-debug-sections", "-mrelax-relocations=yes", "-mrelax-relocations=no", "--gstabs",
+	"--gstabs+", "--gdwarf-2", "--gdwarf-3", "--gdwarf-4", "--gdwarf-5", "--gdwarf-sections", "-mthumb", "-EL", "-EB", "-J",
+	"-w", "-x", "-Z", "--reduce-memory-overheads", "--no-pad-sections", "--elf-stt-common=yes", "--elf-stt-common=no")
+
+// asJoined: assembler options known harmless with a value attached.
+var asJoined = []string{"-march=", "-mtune=", "-mcpu=", "-mfpu=", "-mabi=", "-mfloat-abi=", "-mx86-used-note=", "-I",
+	"--defsym=", "--gdwarf-", "--compress-debug-sections=", "-mrelax-relocations=", "--debug-prefix-map=", "-m"}
+
+// asArgs reads an assembler's options: -o F, -a...=F (a listing) and
+// --MD F write; -I DIR and --defsym take a value; every other option not
+// known harmless is a doubt.
+func (a *analyzer) asArgs(sc *subCmd, via string, args []word) {
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		if !w.static {
+			a.setUncertain("an assembler option known only at run time")
+			continue
+		}
+		s := w.s
+		write := func(f string) {
+			v := staticWordPath(f)
+			sc.readOnly = false
+			a.plainWrite(sc, &v)
+		}
+		switch {
+		case !strings.HasPrefix(s, "-") || s == "-":
+		case s == "-o" || s == "--MD":
+			if i+1 < len(args) {
+				i++
+				sc.readOnly = false
+				a.plainWrite(sc, &args[i])
+			} else {
+				argFileDoubt(sc, via)
+			}
+		case strings.HasPrefix(s, "-o"):
+			write(s[2:])
+		case strings.HasPrefix(s, "-a"):
+			// -a[cdghlmns][=FILE]: a listing, to FILE or standard output
+			if _, f, has := strings.Cut(s, "="); has {
+				write(f)
+			}
+		case s == "-I" || s == "--defsym":
+			i++
+		case asExact[s] || hasAnyPrefix(s, asJoined) && !strings.HasPrefix(s, "-mllvm"):
+		default:
+			sc.readOnly = false
+			sc.optDanger = append(sc.optDanger, via+" "+s)
+			argFileDoubt(sc, via)
+		}
+	}
+}
+
+// cppArgs reads preprocessor options (gcc -Wp, and -Xpreprocessor): -D,
+// -U, -I are harmless; -MD F, -MMD F, -MF F and -o F write; every other
+// option is a doubt.
+func (a *analyzer) cppArgs(sc *subCmd, via string, args []word) {
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		if !w.static {
+			a.setUncertain("a preprocessor option known only at run time")
+			continue
+		}
+		s := w.s
+		switch {
+		case !strings.HasPrefix(s, "-"):
+		case s == "-D" || s == "-U" || s == "-I":
+			i++
+		case s == "-MD" || s == "-MMD" || s == "-MF" || s == "-o":
+			if i+1 < len(args) {
+				i++
+				sc.readOnly = false
+				a.plainWrite(sc, &args[i])
+			} else {
+				argFileDoubt(sc, via)
+			}
+		case len(s) > 2 && strings.ContainsRune("DUI", rune(s[1])):
+		case s == "-P" || s == "-C" || s == "-M" || s == "-MM" || s == "-MP" || s == "-MG" || s == "-dM" || s == "-dD":
+		default:
+			sc.readOnly = false
+			sc.optDanger = append(sc.optDanger, via+" "+s)
+			argFileDoubt(sc, via)
+		}
+	}
+}
+
+// ldHook: ld (and lld, gold, mold) read by linkerArgs; its plain
+// arguments are inputs. With no -o it writes a.out in the working
+// directory.
+func ldHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkCtx) {
+	a.linkerArgs(sc, "ld", flattenOpts(opts), ctx)
+}
+
+// asHook: as reads by asArgs.
+func asHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkCtx) {
+	a.asArgs(sc, "as", flattenOpts(opts))
+}
+
+// flattenOpts: the options of a wordOpts scan as words again (an option,
+// then its separate value).
+func flattenOpts(opts []declOpt) []word {
+	out := make([]word, 0, 2*len(opts))
+	for _, o := range opts {
+		out = append(out, staticWordPath(o.name))
+		if o.val != nil {
+			out = append(out, *o.val)
+		}
+	}
+	return out
+}
+
+var ldScanValued = []string{"-o", "--output", "-Map", "--Map", "-T", "--script", "-l", "-L", "-e", "--entry", "-u", "--undefined",
+	"-z", "-m", "-soname", "--soname", "-h", "-rpath", "--rpath", "-rpath-link", "--rpath-link", "-dynamic-linker",
+	"--dynamic-linker", "-plugin", "--plugin", "-plugin-opt", "--plugin-opt", "--dependency-file", "-y", "--trace-symbol",
+	"--defsym", "--wrap", "--version-script", "--dynamic-list", "--exclude-libs", "-R", "--just-symbols", "--sysroot",
+	"--out-implib", "-a", "-A", "-b", "-Y", "-G"}
+
+var programsCCDecls = [...]*progDecl{
+	&progDecl{name: "gcc", aliases: []string{"g++", "cc", "c++", "clang", "clang++", "gcc-12", "g++-12", "gcc-13", "g++-13",
+		"gcc-14", "g++-14", "x86_64-linux-gnu-gcc", "x86_64-linux-gnu-g++", "aarch64-linux-gnu-gcc", "tcc", "c89", "c99"},
+		valued: ccValued, wordOpts: true, atFiles: true, atArgs: true, hook: ccHook,
+		match: []string{"gcc @/etc/shadow", "gcc @flags.txt main.c", "gcc -wrapper ./w -c x.c", "gcc -B./evil/ -c x.c",
+			"gcc -fplugin=./p.so x.c", "gcc -specs=./s x.c", "clang -Xclang -load -Xclang ./p.so x.c", "gcc -Wl,-plugin,./p.so x.c",
+			"gcc --new-unknown-option x.c"},
+		noMatch: []string{"gcc -O2 -o app main.c", "gcc -Wall -Wextra -std=c11 -g -c -o x.o x.c", "cc -DNDEBUG=1 -I./inc -L. -lm -o app x.c",
+			"gcc -fPIC -shared -Wl,-soname,libx.so.1 -Wl,--as-needed -o libx.so x.c", "clang -fsanitize=address -fuse-ld=lld -march=native x.c"}},
+	&progDecl{name: "ld", aliases: []string{"ld.bfd", "ld.gold", "ld.lld", "lld", "mold", "ld64.lld"}, valued: ldScanValued,
+		wordOpts: true, atFiles: true, atArgs: true, hook: ldHook,
+		match:   []string{"ld -plugin ./p.so x.o", "ld -T evil.ld x.o", "ld @args"},
+		noMatch: []string{"ld -o app x.o -lc", "ld --gc-sections -o app x.o"}},
+	&progDecl{name: "as", aliases: []string{"x86_64-linux-gnu-as"}, valued: []string{"-o", "--MD", "-I", "--defsym"},
+		wordOpts: true, atFiles: true, atArgs: true, hook: asHook,
+		match:   []string{"as @args", "as --unknown-opt x.s"},
+		noMatch: []string{"as --64 -o x.o x.s"}},
+}
+
+func init() {
+	declare(programsCCDecls[:]...)
+}

@@ -87,13 +87,39 @@ var ccValued = []string{"-o", "--output", "-I", "-L", "-l", "-D", "-U", "-x", "-
 // ccHook reads every option of a C compiler driver (the scan gives each
 // as its whole word, wordOpts): writes, programs, and doubts.
 func ccHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkCtx) {
+	var tools ccTools
 	for _, o := range opts {
-		a.ccOpt(sc, o, ctx)
+		a.ccOpt(sc, o, &tools, ctx)
 	}
+	// gcc hands each tool its words in order, all -Wl, and -Xlinker
+	// together (-Xlinker -o -Xlinker F is -o F).
+	a.linkerArgs(sc, tools.ld, ctx)
+	a.asArgs(sc, tools.as)
+	a.cppArgs(sc, tools.cpp)
+}
+
+// toolWord is one word the driver hands a tool, and the option it came
+// through (-Wl, -Xlinker, ...: what a doubt is named by).
+type toolWord struct {
+	w   word
+	via string
+}
+
+// ccTools: the words the driver hands the linker, the assembler and the
+// preprocessor.
+type ccTools struct{ ld, as, cpp []toolWord }
+
+// toolWords: ws, each through via.
+func toolWords(via string, ws []word) []toolWord {
+	out := make([]toolWord, len(ws))
+	for i, w := range ws {
+		out[i] = toolWord{w, via}
+	}
+	return out
 }
 
 // ccOpt reads one option of a C compiler driver.
-func (a *analyzer) ccOpt(sc *subCmd, o declOpt, ctx walkCtx) {
+func (a *analyzer) ccOpt(sc *subCmd, o declOpt, t *ccTools, ctx walkCtx) {
 	s := o.name
 	write := func(v *word) {
 		sc.readOnly = false
@@ -115,30 +141,26 @@ func (a *analyzer) ccOpt(sc *subCmd, o declOpt, ctx walkCtx) {
 		write(o.val)
 	case s == "-wrapper":
 		a.ccWrapper(sc, o.val, ctx)
-	case s == "-Xlinker" || s == "--for-linker":
+	case s == "-Xlinker" || s == "--for-linker" || s == "-Xassembler" || s == "--for-assembler" || s == "-Xpreprocessor":
 		if o.val == nil {
 			argFileDoubt(sc, s)
 			return
 		}
-		a.linkerArgs(sc, s, []word{*o.val}, ctx)
+		tw := toolWord{*o.val, s}
+		switch s {
+		case "-Xlinker", "--for-linker":
+			t.ld = append(t.ld, tw)
+		case "-Xpreprocessor":
+			t.cpp = append(t.cpp, tw)
+		default:
+			t.as = append(t.as, tw)
+		}
 	case strings.HasPrefix(s, "-Wl,"):
-		a.linkerArgs(sc, "-Wl", commaWords(s[len("-Wl,"):]), ctx)
+		t.ld = append(t.ld, toolWords("-Wl", commaWords(s[len("-Wl,"):]))...)
 	case strings.HasPrefix(s, "-Wa,"):
-		a.asArgs(sc, "-Wa", commaWords(s[len("-Wa,"):]))
-	case s == "-Xassembler" || s == "--for-assembler":
-		if o.val == nil {
-			argFileDoubt(sc, s)
-			return
-		}
-		a.asArgs(sc, s, []word{*o.val})
+		t.as = append(t.as, toolWords("-Wa", commaWords(s[len("-Wa,"):]))...)
 	case strings.HasPrefix(s, "-Wp,"):
-		a.cppArgs(sc, "-Wp", commaWords(s[len("-Wp,"):]))
-	case s == "-Xpreprocessor":
-		if o.val == nil {
-			argFileDoubt(sc, s)
-			return
-		}
-		a.cppArgs(sc, s, []word{*o.val})
+		t.cpp = append(t.cpp, toolWords("-Wp", commaWords(s[len("-Wp,"):]))...)
 	case ccExact[s]:
 		// known harmless (a valued one's value, if any, was taken by the scan)
 	case strings.HasPrefix(s, "-o"):
@@ -166,14 +188,28 @@ func (a *analyzer) ccOpt(sc *subCmd, o declOpt, ctx walkCtx) {
 		// -B, --prefix, -specs, -fplugin, -fpass-plugin, -Xclang, -mllvm,
 		// -fuse-ld=PATH, --ld-path, -T, -dumpdir, --config, and every
 		// option the reader does not know.
-		name := s
-		if i := strings.IndexByte(name, '='); i > 0 {
-			name = name[:i]
-		}
-		sc.readOnly = false
-		sc.optDanger = append(sc.optDanger, name)
-		argFileDoubt(sc, name)
+		argFileDoubt(sc, ccDoubtName(s))
 	}
+}
+
+// ccDoubtPrefixes: the options a doubt names by their name alone (the
+// value attached: -B./evil/, -fplugin=F, -Tscript.ld), so that an allow
+// rule naming the option (Bash(gcc -B*)) covers every value.
+var ccDoubtPrefixes = []string{"-fplugin-arg-", "-fplugin", "-fpass-plugin", "-fmodule-mapper", "-fuse-ld", "-specs", "--specs",
+	"--prefix", "--ld-path", "--gcc-toolchain", "--config", "-dumpdir", "-dumpbase", "-B", "-T"}
+
+// ccDoubtName: the name a doubtful option is known by: its prefix of
+// ccDoubtPrefixes, else the word up to "=".
+func ccDoubtName(s string) string {
+	for _, p := range ccDoubtPrefixes {
+		if strings.HasPrefix(s, p) {
+			return p
+		}
+	}
+	if i := strings.IndexByte(s, '='); i > 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // ccFlagHarmless: -fNAME (after "-f") is known harmless: no "=" (but not
@@ -221,8 +257,6 @@ func commaWords(s string) []word {
 // ccWrapper: -wrapper CMD,ARGS runs CMD ARGS before every tool the driver
 // runs: the command is read (its deny rules hold) and the call is a doubt.
 func (a *analyzer) ccWrapper(sc *subCmd, v *word, ctx walkCtx) {
-	sc.readOnly = false
-	sc.optDanger = append(sc.optDanger, "-wrapper")
 	argFileDoubt(sc, "-wrapper")
 	if v == nil {
 		return
@@ -234,6 +268,20 @@ func (a *analyzer) ccWrapper(sc *subCmd, v *word, ctx walkCtx) {
 	inner := ctx
 	inner.gate = true
 	a.command(commaWords(v.s), inner)
+}
+
+// subOptName: the name a doubtful option of a tool the driver runs is
+// known by (what an allow rule must name): -Wl,-plugin for -Wl, the
+// option itself for -Xlinker and for ld or as run directly.
+func subOptName(via, opt string) string {
+	opt = strings.SplitN(opt, "=", 2)[0]
+	if via == "ld" || via == "as" {
+		return opt
+	}
+	if strings.HasPrefix(via, "-W") {
+		return via + "," + opt
+	}
+	return via + " " + opt
 }
 
 // ldExact: linker options (one or two dashes) known harmless, without a
@@ -267,14 +315,10 @@ var ldWrites = set("o", "output", "Map", "dependency-file", "out-implib")
 // ldArgs reads a linker's arguments (ld itself, or what gcc -Wl,/
 // -Xlinker hands it): writes, and a doubt for -plugin, -T SCRIPT, @F and
 // every option not known harmless. via names where they came from.
-func (a *analyzer) linkerArgs(sc *subCmd, via string, args []word, ctx walkCtx) {
-	doubt := func(opt string) {
-		sc.readOnly = false
-		sc.optDanger = append(sc.optDanger, via+" "+opt)
-		argFileDoubt(sc, via)
-	}
+func (a *analyzer) linkerArgs(sc *subCmd, args []toolWord, ctx walkCtx) {
 	for i := 0; i < len(args); i++ {
-		w := args[i]
+		w, via := args[i].w, args[i].via
+		doubt := func(opt string) { argFileDoubt(sc, subOptName(via, opt)) }
 		if !w.static {
 			a.setUncertain("a linker option known only at run time")
 			continue
@@ -298,7 +342,7 @@ func (a *analyzer) linkerArgs(sc *subCmd, via string, args []word, ctx walkCtx) 
 			}
 			if i+1 < len(args) {
 				i++
-				return args[i], true
+				return args[i].w, true
 			}
 			return word{}, false
 		}
@@ -341,9 +385,9 @@ var asJoined = []string{"-march=", "-mtune=", "-mcpu=", "-mfpu=", "-mabi=", "-mf
 // asArgs reads an assembler's options: -o F, -a...=F (a listing) and
 // --MD F write; -I DIR and --defsym take a value; every other option not
 // known harmless is a doubt.
-func (a *analyzer) asArgs(sc *subCmd, via string, args []word) {
+func (a *analyzer) asArgs(sc *subCmd, args []toolWord) {
 	for i := 0; i < len(args); i++ {
-		w := args[i]
+		w, via := args[i].w, args[i].via
 		if !w.static {
 			a.setUncertain("an assembler option known only at run time")
 			continue
@@ -360,7 +404,7 @@ func (a *analyzer) asArgs(sc *subCmd, via string, args []word) {
 			if i+1 < len(args) {
 				i++
 				sc.readOnly = false
-				a.plainWrite(sc, &args[i])
+				a.plainWrite(sc, &args[i].w)
 			} else {
 				argFileDoubt(sc, via)
 			}
@@ -375,9 +419,7 @@ func (a *analyzer) asArgs(sc *subCmd, via string, args []word) {
 			i++
 		case asExact[s] || hasAnyPrefix(s, asJoined) && !strings.HasPrefix(s, "-mllvm"):
 		default:
-			sc.readOnly = false
-			sc.optDanger = append(sc.optDanger, via+" "+s)
-			argFileDoubt(sc, via)
+			argFileDoubt(sc, subOptName(via, s))
 		}
 	}
 }
@@ -385,9 +427,9 @@ func (a *analyzer) asArgs(sc *subCmd, via string, args []word) {
 // cppArgs reads preprocessor options (gcc -Wp, and -Xpreprocessor): -D,
 // -U, -I are harmless; -MD F, -MMD F, -MF F and -o F write; every other
 // option is a doubt.
-func (a *analyzer) cppArgs(sc *subCmd, via string, args []word) {
+func (a *analyzer) cppArgs(sc *subCmd, args []toolWord) {
 	for i := 0; i < len(args); i++ {
-		w := args[i]
+		w, via := args[i].w, args[i].via
 		if !w.static {
 			a.setUncertain("a preprocessor option known only at run time")
 			continue
@@ -401,16 +443,14 @@ func (a *analyzer) cppArgs(sc *subCmd, via string, args []word) {
 			if i+1 < len(args) {
 				i++
 				sc.readOnly = false
-				a.plainWrite(sc, &args[i])
+				a.plainWrite(sc, &args[i].w)
 			} else {
 				argFileDoubt(sc, via)
 			}
 		case len(s) > 2 && strings.ContainsRune("DUI", rune(s[1])):
 		case s == "-P" || s == "-C" || s == "-M" || s == "-MM" || s == "-MP" || s == "-MG" || s == "-dM" || s == "-dD":
 		default:
-			sc.readOnly = false
-			sc.optDanger = append(sc.optDanger, via+" "+s)
-			argFileDoubt(sc, via)
+			argFileDoubt(sc, subOptName(via, s))
 		}
 	}
 }
@@ -419,12 +459,12 @@ func (a *analyzer) cppArgs(sc *subCmd, via string, args []word) {
 // arguments are inputs. With no -o it writes a.out in the working
 // directory.
 func ldHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkCtx) {
-	a.linkerArgs(sc, "ld", flattenOpts(opts), ctx)
+	a.linkerArgs(sc, toolWords("ld", flattenOpts(opts)), ctx)
 }
 
 // asHook: as reads by asArgs.
 func asHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkCtx) {
-	a.asArgs(sc, "as", flattenOpts(opts))
+	a.asArgs(sc, toolWords("as", flattenOpts(opts)))
 }
 
 // flattenOpts: the options of a wordOpts scan as words again (an option,

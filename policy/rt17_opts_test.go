@@ -1,0 +1,206 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// Red team 17: options that write files or run programs, in the
+// declarations of the C compiler drivers, ld, as, the binutils and wget
+// (programs_cc.go, programs_binutils.go, programs_argfiles.go).
+
+// rt17Decide evaluates cmd as Bash under the allow and deny rules in mode.
+func rt17Decide(t *testing.T, cmd string, allow, deny []string, mode Mode) Verdict {
+	t.Helper()
+	var rules []RuleText
+	for _, r := range allow {
+		rules = append(rules, RuleText{List: "allow", Text: r})
+	}
+	for _, r := range deny {
+		rules = append(rules, RuleText{List: "deny", Text: r})
+	}
+	pol, errs := Compile(rules)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	return Evaluate(Input{Call: Call{Tool: "Bash", Command: cmd}, Mode: mode, Env: rt16bEnv, Policy: pol})
+}
+
+// rt17Writes: per program (its names), the spellings of an option or
+// operand that writes the file %s.
+var rt17Writes = []struct {
+	progs []string
+	forms []string
+}{
+	{[]string{"gcc", "cc", "clang", "g++", "c++", "clang++"}, []string{
+		"-o %s x.c", "x.c -o %s", "-o%s x.c", "--output=%s x.c", "--output %s x.c", "-O2 -Wall -o%s x.c",
+		"-c -MD -MF %s x.c", "-c -MD -MF%s x.c", "-c -aux-info %s x.c", "-c -fdump-tree-original=%s x.c",
+		"-Wl,-o,%s x.c", "-Wl,--output=%s x.c", "-Wl,-o%s x.c", "-Wl,-Map=%s x.c", "-Wl,-Map,%s x.c", "-Wl,--Map=%s x.c",
+		"-Wl,--as-needed,-Map=%s x.c", "-Xlinker -Map=%s x.c", "-Xlinker -o -Xlinker %s x.c", "--for-linker=-Map=%s x.c",
+		"-Wl,--dependency-file=%s x.c", "-c -Wa,-al=%s x.c", "-c -Wa,-adhln=%s x.c", "-c -Wa,--MD,%s x.c", "-c -Wa,-o,%s x.c",
+		"-c -Wp,-MD,%s x.c", "-c -Xpreprocessor -MF -Xpreprocessor %s x.c"}},
+	{[]string{"ld", "ld.bfd", "ld.lld", "mold"}, []string{"-o %s x.o", "-o%s x.o", "--output=%s x.o", "--output %s x.o",
+		"-Map=%s -o app x.o", "-Map %s -o app x.o", "--Map=%s -o app x.o", "--dependency-file=%s x.o"}},
+	{[]string{"as"}, []string{"-o %s x.s", "-o%s x.s", "-al=%s -o x.o x.s", "--MD %s -o x.o x.s"}},
+	{[]string{"objcopy"}, []string{"a.out %s", "-O binary a.out %s", "-S -g a.out %s", "%s", "-g %s",
+		"--dump-section .text=%s a.out b.out", "--dump-sec .text=%s a.out b.out"}},
+	{[]string{"strip"}, []string{"-o %s a.out", "-o%s a.out", "--output-file=%s a.out", "--output-file %s a.out",
+		"-s -o %s a.out", "-so%s a.out", "%s", "-g %s", "--strip-all %s"}},
+	{[]string{"ranlib"}, []string{"%s", "-D %s"}},
+	{[]string{"elfedit"}, []string{"--output-osabi Linux %s"}},
+	{[]string{"ar"}, []string{"rcs %s x.o", "-rcs %s x.o", "q %s x.o", "rb m.o %s x.o", "d %s m.o"}},
+	{[]string{"wget"}, []string{"--save-cookies %s https://ok.example/", "--save-cookies=%s https://ok.example/",
+		"--save-c=%s https://ok.example/", "--save-cook %s https://ok.example/", "--rejected-log=%s https://ok.example/",
+		"--rejected-log %s https://ok.example/", "--hsts-file %s https://ok.example/", "--hsts-f=%s https://ok.example/",
+		"-O %s https://ok.example/", "-O%s https://ok.example/", "-qO %s https://ok.example/", "--output-document=%s https://ok.example/",
+		"-o %s https://ok.example/", "-a %s https://ok.example/", "--output-file=%s https://ok.example/", "--append-output %s https://ok.example/"}},
+}
+
+var rt17Modes = []Mode{ModeDefault, ModeAcceptEdits, ModeDontAsk, ModeBypass}
+
+// TestRT17WritingOptionsEverySpelling is the property: every spelling of
+// a declared option (or operand) that writes, under an allow rule for the
+// program, meets the protected-place breaker (never allowed, in any mode)
+// and an Edit deny rule (denied in every mode). The control: the same
+// spelling writing a file of the workspace is allowed in default mode
+// (so the property is about the path, and could fail).
+func TestRT17WritingOptionsEverySpelling(t *testing.T) {
+	protected := []string{"/home/u/.bashrc", ".git/hooks/pre-commit", "/home/u/.local/bin/ls", "~/.profile"}
+	n := 0
+	for _, w := range rt17Writes {
+		for _, prog := range w.progs {
+			for _, form := range w.forms {
+				allow := []string{"Bash(" + prog + " *)"}
+				for _, p := range protected {
+					cmd := prog + " " + fmt.Sprintf(form, p)
+					for _, m := range rt17Modes {
+						n++
+						if v := rt17Decide(t, cmd, allow, nil, m); v.Decision == Allow {
+							t.Errorf("%q under %q in %s: allowed (%s)", cmd, allow, m, v.Reason)
+						}
+					}
+				}
+				cmd := prog + " " + fmt.Sprintf(form, ".env")
+				for _, m := range rt17Modes {
+					if v := rt17Decide(t, cmd, []string{"Bash"}, []string{"Edit(.env)"}, m); v.Decision != Deny {
+						t.Errorf("%q under Edit(.env) deny in %s: %s (%s), want deny", cmd, m, v.Decision, v.Reason)
+					}
+				}
+				ctl := prog + " " + fmt.Sprintf(form, "build/out")
+				if v := rt17Decide(t, ctl, allow, nil, ModeDefault); v.Decision != Allow {
+					t.Errorf("control %q under %q: %s (%s), want allow", ctl, allow, v.Decision, v.Reason)
+				}
+			}
+		}
+	}
+	if n < 1000 {
+		t.Fatalf("only %d cases ran", n)
+	}
+}
+
+// rt17Doubts: options that run a program, load code, or are not known
+// harmless: a doubt under an allow rule for the program.
+var rt17Doubts = []struct {
+	progs []string
+	cmds  []string
+}{
+	{[]string{"gcc", "cc", "clang", "g++", "c++", "clang++"}, []string{
+		"-wrapper ./w.sh -c x.c", "-wrapper echo,-n -c x.c", "-B./evil/ -c x.c", "-B ./evil/ -c x.c", "--prefix=./evil/ x.c",
+		"--prefix ./evil/ x.c", "-specs=./s x.c", "-specs ./s x.c", "--specs=./s x.c", "--specs ./s x.c",
+		"-fplugin=./p.so -c x.c", "-fplugin-arg-p-k=v -c x.c", "-fpass-plugin=./p.so x.c", "-Xclang -load -Xclang ./p.so x.c",
+		"-mllvm -x x.c", "-fuse-ld=./evil x.c", "-fuse-ld=/tmp/ld x.c", "--ld-path=./evil x.c", "-Tevil.ld x.c", "-T evil.ld x.c",
+		"-Wl,-plugin,./p.so x.c", "-Wl,--plugin=./p.so x.c", "-Xlinker -plugin -Xlinker ./p.so x.c", "-Wl,-T,evil.ld x.c",
+		"-Wl,--script=evil.ld x.c", "-Wl,@args x.c", "-fmodule-mapper=./m x.c", "--gcc-toolchain=./tc x.c", "--config ./c.cfg x.c",
+		"-dumpdir d/ -save-temps x.c", "-Wa,--new-option x.c", "-Wp,-new x.c", "--totally-new-option x.c", "-fnew-thing=./x x.c",
+		"-Xassembler --new x.c", "@flags.txt x.c", "-Wl,--new-linker-opt x.c"}},
+	{[]string{"ld", "ld.lld", "mold"}, []string{"-plugin ./p.so x.o", "--plugin=./p.so x.o", "-T evil.ld x.o", "--script=evil.ld x.o",
+		"@args", "--new-opt x.o"}},
+	{[]string{"as"}, []string{"--new-opt x.s", "@args"}},
+	{[]string{"objcopy"}, []string{"--new-opt a b", "@args", "--plugin ./p.so a b"}},
+	{[]string{"strip"}, []string{"--plugin ./p.so a.out", "--new-opt a.out"}},
+	{[]string{"ar"}, []string{"--plugin ./p.so rcs l.a x.o", "x l.a", "xP l.a", "-x l.a", "--output d x l.a"}},
+	{[]string{"ranlib"}, []string{"--plugin ./p.so l.a", "--new l.a"}},
+}
+
+// TestRT17RunningOptionsAreDoubts: each such option asks in default and
+// bypassPermissions and is denied in dontAsk under Bash(PROG *).
+func TestRT17RunningOptionsAreDoubts(t *testing.T) {
+	for _, d := range rt17Doubts {
+		for _, prog := range d.progs {
+			for _, c := range d.cmds {
+				rt16bDoubt(t, prog+" "+c, []string{"Bash(" + prog + " *)"})
+			}
+		}
+	}
+}
+
+// TestRT17DoubtNamedByRuleAllowed: an allow rule naming the doubtful
+// option covers it (the doubt is about the rule, not a refusal); the
+// same call under the program's prefix rule asks (the control).
+func TestRT17DoubtNamedByRuleAllowed(t *testing.T) {
+	for _, c := range []struct{ cmd, rule string }{
+		{"gcc -B./evil/ -c x.c", "Bash(gcc -B./evil/ *)"},
+		{"gcc -specs=./s.specs x.c", "Bash(gcc -specs=./s.specs *)"},
+		{"gcc -fplugin=./p.so -c x.c", "Bash(gcc -fplugin=./p.so *)"},
+		{"gcc -Wl,-plugin,./p.so x.c", "Bash(gcc -Wl,-plugin,./p.so *)"},
+		{"ld -T link.ld -o app x.o", "Bash(ld -T link.ld *)"},
+	} {
+		if v := rt17Decide(t, c.cmd, []string{c.rule}, nil, ModeDefault); v.Decision != Allow {
+			t.Errorf("%q under %q: %s (%s), want allow", c.cmd, c.rule, v.Decision, v.Reason)
+		}
+		prefix := "Bash(" + strings.Fields(c.cmd)[0] + " *)"
+		if v := rt17Decide(t, c.cmd, []string{prefix}, nil, ModeDefault); v.Decision == Allow {
+			t.Errorf("control %q under %q: allowed (%s)", c.cmd, prefix, v.Reason)
+		}
+	}
+}
+
+// TestRT17HarmlessOptionsAllowed: the options of ordinary builds are
+// known harmless (an allow-list that named too few would ask for them).
+func TestRT17HarmlessOptionsAllowed(t *testing.T) {
+	for _, cmd := range []string{
+		"gcc -O2 -Wall -Wextra -std=c11 -g -c -o build/x.o x.c",
+		"gcc -fPIC -shared -Wl,-soname,libx.so.1 -Wl,--as-needed -Wl,-z,relro,-z,now -o build/libx.so x.c",
+		"clang -fsanitize=address,undefined -fno-omit-frame-pointer -fuse-ld=lld -o app x.c",
+		"gcc -MMD -MP -MF build/x.d -c x.c -o build/x.o",
+		"g++ -std=c++20 -pthread -I./include -Iinclude -isystem third_party -DNDEBUG -DX=1 -L./lib -lfoo -o app main.cpp",
+		"gcc -Wl,-rpath,/opt/lib x.c -o app", "gcc -Wa,--noexecstack -c x.c", "gcc -march=native -mtune=native -O3 -flto=auto -o app x.c",
+		"gcc --version", "gcc -print-file-name=libc.so", "cc -dM -E x.c", "gcc -Wno-unused-parameter -Werror=format -c x.c",
+		"gcc -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fvisibility=hidden -c x.c", "gcc -x c -c x.h",
+		"objcopy -O binary app app.bin", "objcopy --only-keep-debug app app.debug", "objcopy --add-gnu-debuglink=app.debug app",
+		"objcopy --strip-debug app", "strip app", "strip -s -o app.stripped app", "ar rcs libx.a a.o b.o", "ar t libx.a",
+		"ranlib libx.a", "ld -o app x.o -lc", "ld --gc-sections -L. -lm -o app x.o", "as --64 -o x.o x.s",
+		"wget -q https://ok.example/x", "wget -O out.html https://ok.example/", "wget --save-cookies cookies.txt https://ok.example/",
+		"wget --warc-file=archive https://ok.example/",
+	} {
+		prog := strings.Fields(cmd)[0]
+		allow := []string{"Bash(" + prog + " *)"}
+		if v := rt17Decide(t, cmd, allow, nil, ModeDefault); v.Decision != Allow {
+			t.Errorf("%q under %q: %s (%s), want allow", cmd, allow, v.Decision, v.Reason)
+		}
+	}
+}
+
+// TestRT17WarcFile: wget --warc-file F writes F.warc.gz (and F.cdx,
+// F-meta.warc.gz): into a protected directory it is never allowed, and an
+// Edit deny rule of those names holds; the control, F in the workspace,
+// is allowed.
+func TestRT17WarcFile(t *testing.T) {
+	for _, f := range []string{"--warc-file=%s", "--warc-file %s", "--warc-f=%s"} {
+		for _, p := range []string{".git/hooks/x", "/home/u/.config/autostart/x", "/home/u/.local/bin/x"} {
+			cmd := "wget " + fmt.Sprintf(f, p) + " https://ok.example/"
+			for _, m := range rt17Modes {
+				if v := rt17Decide(t, cmd, []string{"Bash(wget *)"}, nil, m); v.Decision == Allow {
+					t.Errorf("%q in %s: allowed (%s)", cmd, m, v.Reason)
+				}
+			}
+		}
+		for _, deny := range []string{"Edit(*.warc.gz)", "Edit(*.cdx)", "Edit(out/**)"} {
+			cmd := "wget " + fmt.Sprintf(f, "out/a") + " https://ok.example/"
+			if v := rt17Decide(t, cmd, []string{"Bash"}, []string{deny}, ModeDefault); v.Decision != Deny {
+				t.Errorf("%q under %s deny: %s (%s), want deny", cmd, deny, v.Decision, v.Reason)
+			}
+		}
+	}
+}

@@ -121,6 +121,8 @@ var rt17Doubts = []struct {
 	{[]string{"strip"}, []string{"--plugin ./p.so a.out", "--new-opt a.out"}},
 	{[]string{"ar"}, []string{"--plugin ./p.so rcs l.a x.o", "x l.a", "xP l.a", "-x l.a", "--output d x l.a"}},
 	{[]string{"ranlib"}, []string{"--plugin ./p.so l.a", "--new l.a"}},
+	{[]string{"wget"}, []string{"--new-option https://ok.example/", "--default-page=x https://ok.example/",
+		"--config ./rc https://ok.example/", "--use-askpass=./a https://ok.example/", "--use-ask ./a https://ok.example/"}},
 }
 
 // TestRT17RunningOptionsAreDoubts: each such option asks in default and
@@ -172,7 +174,10 @@ func TestRT17HarmlessOptionsAllowed(t *testing.T) {
 		"objcopy --strip-debug app", "strip app", "strip -s -o app.stripped app", "ar rcs libx.a a.o b.o", "ar t libx.a",
 		"ranlib libx.a", "ld -o app x.o -lc", "ld --gc-sections -L. -lm -o app x.o", "as --64 -o x.o x.s",
 		"wget -q https://ok.example/x", "wget -O out.html https://ok.example/", "wget --save-cookies cookies.txt https://ok.example/",
-		"wget --warc-file=archive https://ok.example/",
+		"wget --warc-file=archive https://ok.example/", "wget -nv -nc -np -r -l 2 -A '*.pdf' https://ok.example/",
+		"wget --no-verbose --tries=3 --timeout=10 -c https://ok.example/x", "wget --progress=dot:mega --show-progress https://ok.example/x",
+		"wget --mirror --convert-links --adjust-extension --page-requisites --no-parent https://ok.example/",
+		"wget --header 'Accept: text/html' --user-agent x -P dl https://ok.example/", "wget --no-check-cert https://ok.example/",
 	} {
 		prog := strings.Fields(cmd)[0]
 		allow := []string{"Bash(" + prog + " *)"}

@@ -1,9 +1,16 @@
 package policy
 
 import (
+	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Red team 17: options that write files or run programs, in the
@@ -207,5 +214,111 @@ func TestRT17WarcFile(t *testing.T) {
 				t.Errorf("%q under %s deny: %s (%s), want deny", cmd, deny, v.Decision, v.Reason)
 			}
 		}
+	}
+}
+
+// rt17Confirmed: write spellings the real tool was seen to write (the
+// file %s appears), run unsandboxed in a temporary directory by
+// TestRT17RealToolsWrite; each is also a form of rt17Writes, so the
+// property above covers it.
+var rt17Confirmed = []struct{ prog, form string }{
+	{"gcc", "-o %s x.c"}, {"gcc", "x.c -o %s"}, {"gcc", "-o%s x.c"}, {"gcc", "--output=%s x.c"}, {"gcc", "--output %s x.c"},
+	{"gcc", "-O2 -Wall -o%s x.c"}, {"gcc", "-c -MD -MF %s x.c"}, {"gcc", "-c -MD -MF%s x.c"}, {"gcc", "-c -aux-info %s x.c"},
+	{"gcc", "-c -fdump-tree-original=%s x.c"}, {"gcc", "-Wl,-o,%s x.c"}, {"gcc", "-Wl,--output=%s x.c"}, {"gcc", "-Wl,-Map=%s x.c"},
+	{"gcc", "-Wl,-Map,%s x.c"}, {"gcc", "-Wl,--Map=%s x.c"}, {"gcc", "-Wl,--as-needed,-Map=%s x.c"}, {"gcc", "-Xlinker -Map=%s x.c"},
+	{"gcc", "-Xlinker -o -Xlinker %s x.c"}, {"gcc", "--for-linker=-Map=%s x.c"}, {"gcc", "-Wl,--dependency-file=%s x.c"},
+	{"gcc", "-c -Wa,-al=%s x.c"}, {"gcc", "-c -Wa,-adhln=%s x.c"}, {"gcc", "-c -Wa,--MD,%s x.c"}, {"gcc", "-c -Wp,-MD,%s x.c"},
+	{"ld", "-o %s x.o"}, {"ld", "-o%s x.o"}, {"ld", "--output=%s x.o"}, {"ld", "--output %s x.o"}, {"ld", "-Map=%s -o app x.o"},
+	{"ld", "-Map %s -o app x.o"}, {"ld", "--Map=%s -o app x.o"}, {"ld", "--dependency-file=%s x.o"},
+	{"as", "-o %s x.s"}, {"as", "-o%s x.s"}, {"as", "-al=%s -o x.o x.s"}, {"as", "--MD %s -o x.o x.s"},
+	{"objcopy", "a.out %s"}, {"objcopy", "-O binary a.out %s"}, {"objcopy", "-S -g a.out %s"},
+	{"objcopy", "--dump-section .text=%s a.out b.out"}, {"objcopy", "--dump-sec .text=%s a.out b.out"},
+	{"strip", "-o %s a.out"}, {"strip", "-o%s a.out"}, {"strip", "--output-file=%s a.out"}, {"strip", "--output-file %s a.out"},
+	{"strip", "-s -o %s a.out"}, {"strip", "-so%s a.out"},
+	{"ar", "rcs %s x.o"}, {"ar", "-rcs %s x.o"}, {"ar", "q %s x.o"},
+	{"wget", "--save-cookies %s https://ok.example/"}, {"wget", "--save-cookies=%s https://ok.example/"},
+	{"wget", "--save-c=%s https://ok.example/"}, {"wget", "--save-cook %s https://ok.example/"},
+	{"wget", "-O %s https://ok.example/"}, {"wget", "-O%s https://ok.example/"}, {"wget", "-qO %s https://ok.example/"},
+	{"wget", "--output-document=%s https://ok.example/"}, {"wget", "-o %s https://ok.example/"}, {"wget", "-a %s https://ok.example/"},
+	{"wget", "--output-file=%s https://ok.example/"}, {"wget", "--append-output %s https://ok.example/"},
+}
+
+// TestRT17RealToolsWrite runs each confirmed spelling with the real tool
+// (skipped where it is not installed) in a temporary directory and checks
+// that it writes the file; the control, the same tool's harmless call,
+// writes nothing there.
+func TestRT17RealToolsWrite(t *testing.T) {
+	forms := map[string]bool{}
+	for _, w := range rt17Writes {
+		for _, p := range w.progs {
+			for _, f := range w.forms {
+				forms[p+" "+f] = true
+			}
+		}
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.SetCookie(w, &http.Cookie{Name: "a", Value: "b", MaxAge: 3600})
+		fmt.Fprintln(w, "hi")
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	run := func(args ...string) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "HOME="+dir, "WGETRC="+filepath.Join(dir, "wgetrc"))
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%q: %w: %s", args, err, out)
+		}
+		return nil
+	}
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc is not installed")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "wgetrc"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "x.c"), []byte("int main(void){return 0;}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, setup := range [][]string{{"gcc", "-c", "x.c", "-o", "x.o"}, {"gcc", "-S", "x.c", "-o", "x.s"}, {"gcc", "x.c", "-o", "a.out"}} {
+		if err := run(setup...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, c := range rt17Confirmed {
+		if !forms[c.prog+" "+c.form] {
+			t.Errorf("%s %q is not a form of rt17Writes", c.prog, c.form)
+		}
+		if _, err := exec.LookPath(c.prog); err != nil {
+			t.Logf("%s is not installed: %q not run", c.prog, c.form)
+			continue
+		}
+		out := fmt.Sprintf("out%d/f", i)
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(out)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		line := strings.ReplaceAll(fmt.Sprintf(c.form, out), "https://ok.example/", srv.URL+"/x")
+		args := append([]string{c.prog}, strings.Fields(line)...)
+		if err := run(args...); err != nil {
+			t.Logf("%v (the file may still be written)", err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, out)); err != nil {
+			t.Errorf("%s: no file %s: %v", strings.Join(args, " "), out, err)
+		}
+	}
+	// control: ordinary calls write no file in a fresh directory of their
+	// own beyond the named output.
+	ctl := filepath.Join(dir, "ctl")
+	if err := os.MkdirAll(ctl, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := run("gcc", "-O2", "-Wall", "-c", "x.c", "-o", "ctl/y.o"); err != nil {
+		t.Fatal(err)
+	}
+	if es, _ := os.ReadDir(ctl); len(es) != 1 {
+		t.Errorf("control: gcc -c -o ctl/y.o wrote %d files in ctl, want 1", len(es))
 	}
 }

@@ -487,6 +487,15 @@ var ldScanValued = []string{"-o", "--output", "-Map", "--Map", "-T", "--script",
 	"--out-implib", "-a", "-A", "-b", "-Y", "-G"}
 
 var programsCCDecls = [...]*progDecl{
+	// compiler caches and distributors: `ccache gcc ARGS` runs `gcc ARGS`
+	// (read as a command of its own, its writes and doubts included);
+	// ccache -o/--set-config KEY=VALUE sets a key of its configuration
+	// (compiler, prefix_command: programs it runs): uncertain.
+	&progDecl{name: "ccache", aliases: []string{"sccache", "distcc", "icecc", "buildcache"}, valued: []string{"-M", "--max-size", "-F",
+		"--max-files", "-d", "--dir", "-k", "--get-config", "--evict-older-than", "--evict-namespace", "-X", "--recompress", "-o",
+		"--set-config"}, uncertainWith: []string{"-o", "--set-config"}, run: runAfterOpts, forms: runnerForms("ccache"),
+		match:   []string{"ccache rm -rf x", "ccache gcc -o /home/u/.bashrc x.c", "distcc gcc -wrapper ./w -c x.c", "ccache -o prefix_command=./p"},
+		noMatch: []string{"ccache gcc -O2 -o app x.c", "ccache -s", "sccache --show-stats"}},
 	&progDecl{name: "gcc", aliases: []string{"g++", "cc", "c++", "clang", "clang++", "gcc-12", "g++-12", "gcc-13", "g++-13",
 		"gcc-14", "g++-14", "x86_64-linux-gnu-gcc", "x86_64-linux-gnu-g++", "aarch64-linux-gnu-gcc", "tcc", "c89", "c99"},
 		valued: ccValued, wordOpts: true, atFiles: true, atArgs: true, hook: ccHook,
@@ -495,7 +504,7 @@ var programsCCDecls = [...]*progDecl{
 			"gcc --new-unknown-option x.c"},
 		noMatch: []string{"gcc -O2 -o app main.c", "gcc -Wall -Wextra -std=c11 -g -c -o x.o x.c", "cc -DNDEBUG=1 -I./inc -L. -lm -o app x.c",
 			"gcc -fPIC -shared -Wl,-soname,libx.so.1 -Wl,--as-needed -o libx.so x.c", "clang -fsanitize=address -fuse-ld=lld -march=native x.c"}},
-	&progDecl{name: "ld", aliases: []string{"ld.bfd", "ld.gold", "ld.lld", "lld", "mold", "ld64.lld"}, valued: ldScanValued,
+	&progDecl{name: "ld", aliases: []string{"ld.bfd", "ld.gold", "gold", "ld.lld", "lld", "mold", "ld.mold", "ld64.lld", "x86_64-linux-gnu-ld"}, valued: ldScanValued,
 		wordOpts: true, atFiles: true, atArgs: true, hook: ldHook,
 		match:   []string{"ld -plugin ./p.so x.o", "ld -T evil.ld x.o", "ld @args"},
 		noMatch: []string{"ld -o app x.o -lc", "ld --gc-sections -o app x.o"}},

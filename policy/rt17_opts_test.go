@@ -322,3 +322,35 @@ func TestRT17RealToolsWrite(t *testing.T) {
 		t.Errorf("control: gcc -c -o ctl/y.o wrote %d files in ctl, want 1", len(es))
 	}
 }
+
+// TestRT17CompilerRunners: a compiler cache or distributor (ccache,
+// sccache, distcc, icecc) runs the compiler command that follows it: the
+// compiler's writes and doubts hold through it, under allow rules for
+// both; the control, an ordinary build through it, is allowed.
+func TestRT17CompilerRunners(t *testing.T) {
+	for _, r := range []string{"ccache", "sccache", "distcc", "icecc"} {
+		allow := []string{"Bash(" + r + " *)", "Bash(gcc *)"}
+		for _, form := range []string{"-o %s x.c", "-o%s x.c", "--output=%s x.c", "-Wl,-Map=%s x.c", "-c -MD -MF %s x.c"} {
+			cmd := r + " gcc " + fmt.Sprintf(form, "/home/u/.bashrc")
+			for _, m := range rt17Modes {
+				if v := rt17Decide(t, cmd, allow, nil, m); v.Decision == Allow {
+					t.Errorf("%q under %q in %s: allowed (%s)", cmd, allow, m, v.Reason)
+				}
+			}
+			ctl := r + " gcc " + fmt.Sprintf(form, "build/out")
+			if v := rt17Decide(t, ctl, allow, nil, ModeDefault); v.Decision != Allow {
+				t.Errorf("control %q under %q: %s (%s), want allow", ctl, allow, v.Decision, v.Reason)
+			}
+		}
+		for _, c := range []string{"gcc -wrapper ./w -c x.c", "gcc -B./evil/ -c x.c", "gcc -fplugin=./p.so -c x.c"} {
+			rt16bDoubt(t, r+" "+c, allow)
+		}
+		// what it runs meets the deny rules (the runner's allow rule is
+		// the grant for what it runs, as for every runner)
+		for _, c := range []string{"rm -rf src", "gcc -wrapper rm,-rf,src -c x.c"} {
+			if v := rt17Decide(t, r+" "+c, allow, []string{"Bash(rm *)"}, ModeBypass); v.Decision != Deny {
+				t.Errorf("%q under deny Bash(rm *): %s (%s), want deny", r+" "+c, v.Decision, v.Reason)
+			}
+		}
+	}
+}

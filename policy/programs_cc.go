@@ -48,7 +48,11 @@ var ccExact = set("-c", "-S", "-E", "-v", "-w", "-s", "-p", "-pg", "-P", "-C", "
 
 // ccJoined: gcc/clang options known harmless with their value attached
 // (-DX=1, -I./inc, -std=c11, -march=native); checked after ccExact.
-var ccJoined = []string{"-D", "-U", "-I", "-L", "-l", "-x", "-A", "-MT", "-MQ", "-O", "-g", "-std=", "-iquote", "-isystem",
+var ccJoined = []string{"-D", "-U", "-I", "-L", "-l", "-x", "-A", "-MT", "-MQ", "-O", "-std=",
+	"-g0", "-g1", "-g2", "-g3", "-ggdb", "-gdwarf", "-gsplit-dwarf", "-gz", "-gstabs", "-gline-", "-gcolumn-info", "-gno-",
+	"-gbtf", "-gctf", "-gcodeview", "-gembed-source", "-gstrict-dwarf", "-gpubnames", "-ggnu-pubnames", "-gfull", "-gused",
+	"-gmlt", "-gsimple-template-names", "-grecord-", "-gvariable-location-views", "-gstatement-frontiers", "-ginline-points",
+	"-gdescribe-dies", "-gas-loc", "-gtoggle", "-gmodules", "-gsce", "-glldb", "-gcoff", "-gxcoff", "-gvms", "-iquote", "-isystem",
 	"-idirafter", "-isysroot", "-iprefix", "-iwithprefix", "-imultilib", "-include", "-imacros", "--sysroot=", "--std=",
 	"--target=", "--rtlib=", "--unwindlib=", "--stdlib=", "--param=", "--define-macro=", "--undefine-macro=", "--language=",
 	"--include-directory=", "--include-directory-after=", "--library-directory=", "--include=", "--imacros=",
@@ -179,8 +183,9 @@ func (a *analyzer) ccOpt(sc *subCmd, o declOpt, t *ccTools, ctx walkCtx) {
 	case strings.HasPrefix(s, "-W") && !strings.Contains(s, ","):
 		// a warning (-Wall, -Wno-unused, -Wframe-larger-than=N)
 	case strings.HasPrefix(s, "-f") && ccFlagHarmless(s[2:]):
-	case strings.HasPrefix(s, "-m") && !strings.HasPrefix(s, "-mllvm"):
-		// machine options (-m64, -mavx2, -march=native)
+	case strings.HasPrefix(s, "-m") && !hasAnyPrefix(s, []string{"-mllvm", "-module", "-mlink"}):
+		// machine options (-m64, -mavx2, -march=native); not clang's
+		// -mllvm, -module-dependency-dir (writes), -mlink-bitcode-file
 	case ccDumpLetters(s):
 		// -dM, -dD, -dN, -dI, -dU: what the preprocessor prints
 	case hasAnyPrefix(s, ccJoined):

@@ -215,7 +215,7 @@ var programsBinutilsDecls = [...]*progDecl{
 		atFiles: true, atArgs: true, hook: stripHook,
 		match:   []string{"strip @/etc/shadow", "strip -o /home/u/.bashrc a.out", "strip --plugin ./p.so a.out"},
 		noMatch: []string{"strip app", "strip -s -o app.stripped app"}},
-	&progDecl{name: "ranlib", aliases: []string{"llvm-ranlib"}, atFiles: true, atArgs: true, hook: rewriteHook(ranlibBin),
+	&progDecl{name: "ranlib", aliases: []string{"llvm-ranlib", "gcc-ranlib"}, atFiles: true, atArgs: true, hook: rewriteHook(ranlibBin),
 		valued:  []string{"--plugin"},
 		match:   []string{"ranlib --plugin ./p.so lib.a", "ranlib /home/u/.bashrc"},
 		noMatch: []string{"ranlib libx.a"}},

@@ -460,6 +460,19 @@ func (a *analyzer) cppArgs(sc *subCmd, args []toolWord) {
 	}
 }
 
+// cppHook: cpp reads its options as gcc does; a second operand is the
+// file it writes.
+func cppHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkCtx) {
+	ccHook(a, sc, opts, plain, ctx)
+	if len(plain) >= 2 {
+		sc.readOnly = false
+		a.plainWrite(sc, &plain[1])
+	}
+	if len(plain) > 2 {
+		argFileDoubt(sc, "cpp") // more operands than cpp takes
+	}
+}
+
 // ldHook: ld (and lld, gold, mold) read by linkerArgs; its plain
 // arguments are inputs. With no -o it writes a.out in the working
 // directory.
@@ -509,6 +522,11 @@ var programsCCDecls = [...]*progDecl{
 			"gcc --new-unknown-option x.c"},
 		noMatch: []string{"gcc -O2 -o app main.c", "gcc -Wall -Wextra -std=c11 -g -c -o x.o x.c", "cc -DNDEBUG=1 -I./inc -L. -lm -o app x.c",
 			"gcc -fPIC -shared -Wl,-soname,libx.so.1 -Wl,--as-needed -o libx.so x.c", "clang -fsanitize=address -fuse-ld=lld -march=native x.c"}},
+	// cpp IN OUT writes OUT; its options are gcc's.
+	&progDecl{name: "cpp", aliases: []string{"cpp-12", "cpp-13", "cpp-14", "x86_64-linux-gnu-cpp"}, valued: ccValued, wordOpts: true,
+		atFiles: true, atArgs: true, hook: cppHook,
+		match:   []string{"cpp x.c /home/u/.bashrc", "cpp -o /home/u/.bashrc x.c", "cpp -fplugin=./p.so x.c"},
+		noMatch: []string{"cpp -P -DX=1 x.c build/x.i", "cpp -dM x.c"}},
 	&progDecl{name: "ld", aliases: []string{"ld.bfd", "ld.gold", "gold", "ld.lld", "lld", "mold", "ld.mold", "ld64.lld", "x86_64-linux-gnu-ld"}, valued: ldScanValued,
 		wordOpts: true, atFiles: true, atArgs: true, hook: ldHook,
 		match:   []string{"ld -plugin ./p.so x.o", "ld -T evil.ld x.o", "ld @args"},

@@ -41,7 +41,16 @@ func (a *analyzer) optRead(sc *subCmd, opt string, v *word) {
 // declaration names.
 func (a *analyzer) declReadsMoves(d *progDecl, sc *subCmd, opts []declOpt, plain []word) {
 	if d.atFiles {
-		for _, w := range plain {
+		// libiberty's expandargv reads every argument @F as a response
+		// file before the options are parsed: an option's value too
+		// (ld -a @F, gcc -o @F; red team 17).
+		ws := plain
+		for _, o := range opts {
+			if o.val != nil && strings.HasPrefix(o.val.s, "@") {
+				ws = append(ws[:len(ws):len(ws)], *o.val)
+			}
+		}
+		for _, w := range ws {
 			if !strings.HasPrefix(w.s, "@") || len(w.s) < 2 {
 				continue
 			}

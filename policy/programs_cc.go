@@ -72,7 +72,14 @@ var ccFEqual = []string{"visibility=", "sanitize=", "no-sanitize=", "sanitize-re
 	"embed-bitcode=", "debug-default-version=", "openmp=", "sanitize-memory-track-origins=", "sanitize-address-use-after-scope=",
 	"hardened=", "strict-flex-arrays=", "ident=", "last-diagnostic=", "ira-algorithm=", "ira-region=", "vect-cost-model=",
 	"simd-cost-model=", "sched-stalled-insns=", "sched-stalled-insns-dep=", "strict-overflow=", "lto-compression-level=",
-	"fat-lto-objects=", "cx-limited-range=", "complex-arithmetic=", "float-store=", "pic=", "pie=", "PIC=", "PIE="}
+	"fat-lto-objects=", "cx-limited-range=", "complex-arithmetic=", "template-backtrace-limit=", "macro-backtrace-limit=",
+	"constexpr-ops-limit=", "constexpr-loop-limit=", "bracket-depth=", "debug-compilation-dir=", "coverage-compilation-dir=",
+	"msc-version=", "gnuc-version=", "function-alignment=", "patchable-function-entry=", "sanitize-address-use-after-return=",
+	"max-type-align=", "diagnostics-path-format=", "diagnostics-urls=", "diagnostics-text-art-charset=",
+	"diagnostics-escape-format=", "stack-reuse=", "vtable-verify=", "sso-struct=", "module-header=", "lto-jobs=",
+	"sanitize-trap=", "sanitize-coverage-allowlist=", "sanitize-coverage-ignorelist=", "sanitize-ignorelist=",
+	"sanitize-blacklist=", "profile-reproducible=", "profile-partial-training=", "stack-protector-guard=",
+	"stack-protector-guard-reg=", "stack-protector-guard-offset=", "stack-protector-guard-symbol="}
 
 // ccLinkers: -fuse-ld= values naming a linker (found by the driver's own
 // search, not a path of the caller's choosing).

@@ -183,6 +183,8 @@ func TestRT17HarmlessOptionsAllowed(t *testing.T) {
 		"gcc --version", "gcc -print-file-name=libc.so", "cc -dM -E x.c", "gcc -Wno-unused-parameter -Werror=format -c x.c",
 		"gcc -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fvisibility=hidden -c x.c", "gcc -x c -c x.h",
 		"gcc -g3 -ggdb -gdwarf-4 -gsplit-dwarf -gz -c x.c", "gcc -m64 -mavx2 -mno-red-zone -c x.c",
+		"clang++ -ftemplate-backtrace-limit=0 -fconstexpr-steps=1000000 -fdebug-compilation-dir=. -fno-exceptions -c x.cpp",
+		"clang -fsanitize=fuzzer -fsanitize-ignorelist=ign.txt -c x.c",
 		"objcopy -O binary app app.bin", "objcopy --only-keep-debug app app.debug", "objcopy --add-gnu-debuglink=app.debug app",
 		"objcopy --strip-debug app", "strip app", "strip -s -o app.stripped app", "ar rcs libx.a a.o b.o", "ar t libx.a",
 		"ranlib libx.a", "ld -o app x.o -lc", "ld --gc-sections -L. -lm -o app x.o", "as --64 -o x.o x.s",

@@ -193,6 +193,33 @@ func arHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkCtx) 
 	}
 }
 
+var dwpBin = &binOpts{harmless: set("-e", "--exec", "-v", "--verbose", "--verify-only", "-h", "--help", "-V", "--version"),
+	writes: set("-o", "--output")}
+
+// dwpHook: dwp -o F writes F; without it, -e EXE writes EXE.dwp (its
+// --help; the dwp of binutils 2.40 crashed here, so no control ran).
+func dwpHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkCtx) {
+	var exe *word
+	out := false
+	for _, o := range opts {
+		a.binOpt(sc, dwpBin, o)
+		out = out || dwpBin.writes[o.name]
+		if o.name == "-e" || o.name == "--exec" {
+			exe = o.val
+		}
+	}
+	if out || exe == nil {
+		return
+	}
+	sc.readOnly = false
+	if !exe.static {
+		a.plainWrite(sc, exe)
+		return
+	}
+	v := staticWordPath(exe.s + ".dwp")
+	a.plainWrite(sc, &v)
+}
+
 // arOpLetters: s is an operation with its modifiers (rcs, xv, tP).
 func arOpLetters(s string) bool {
 	if s == "" || !strings.ContainsAny(s[:1], "dmpqrstx") {
@@ -223,6 +250,9 @@ var programsBinutilsDecls = [...]*progDecl{
 		valued:  []string{"--input-mach", "--output-mach", "--input-type", "--output-type", "--input-osabi", "--output-osabi", "--input-abiversion", "--output-abiversion", "--enable-x86-feature", "--disable-x86-feature"},
 		match:   []string{"elfedit --output-osabi Linux /home/u/.local/bin/ls"},
 		noMatch: []string{"elfedit --output-osabi Linux app"}},
+	&progDecl{name: "dwp", aliases: []string{"x86_64-linux-gnu-dwp", "llvm-dwp"}, valued: []string{"-o", "--output", "-e", "--exec"},
+		hook: dwpHook, match: []string{"dwp -e /home/u/.local/bin/x", "dwp -o /home/u/.bashrc x.dwo", "dwp --new x.dwo"},
+		noMatch: []string{"dwp -e app", "dwp -o app.dwp x.dwo"}},
 	&progDecl{name: "ar", aliases: []string{"llvm-ar", "gcc-ar"}, valued: []string{"--plugin", "--output", "--target", "-X"},
 		wordOpts: true, atFiles: true, atArgs: true, hook: arHook,
 		match:   []string{"ar @args", "ar rcs /home/u/.bashrc x.o", "ar --plugin ./p.so rcs lib.a x.o", "ar x lib.a"},

@@ -57,6 +57,7 @@ var rt17Writes = []struct {
 	{[]string{"ranlib", "gcc-ranlib"}, []string{"%s", "-D %s"}},
 	{[]string{"cpp"}, []string{"x.c %s", "-P x.c %s", "-o %s x.c", "-o%s x.c", "-MD -MF %s x.c"}},
 	{[]string{"elfedit"}, []string{"--output-osabi Linux %s"}},
+	{[]string{"dwp"}, []string{"-o %s x.dwo", "-o%s x.dwo", "--output=%s x.dwo", "--output %s x.dwo", "-e app -o %s"}},
 	{[]string{"ar"}, []string{"rcs %s x.o", "-rcs %s x.o", "q %s x.o", "rb m.o %s x.o", "d %s m.o"}},
 	{[]string{"wget"}, []string{"--save-cookies %s https://ok.example/", "--save-cookies=%s https://ok.example/",
 		"--save-c=%s https://ok.example/", "--save-cook %s https://ok.example/", "--rejected-log=%s https://ok.example/",

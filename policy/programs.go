@@ -52,10 +52,8 @@ type progDecl struct {
 	// valued: options that take a value in the next word (or attached:
 	// -n5, --name=v). Other options take none.
 	valued []string
-	// wordOpts: an option is its whole word (gcc -wrapper, -fplugin=F,
-	// -Wl,-o,F, -oF): no short-option clusters, no value split at "="
-	// but for a "--" option; a valued option takes the next word. The
-	// hook reads each word (programs_cc.go).
+	// wordOpts: an option is its whole word (gcc -wrapper, -Wl,-o,F, -oF),
+	// read by the hook (scanWordOpt, programs_cc.go).
 	wordOpts bool
 	// run: where the command it runs starts; skip: plain words before it
 	// (timeout's duration, docker exec's container, ssh's host).
@@ -524,17 +522,7 @@ func (d *progDecl) scanInto(args []word, buf []word) (opts []declOpt, plain []wo
 			continue
 		}
 		if d.wordOpts && !dashdash && len(s) > 1 && s[0] == '-' {
-			i++
-			if name, v, has := strings.Cut(s, "="); has && strings.HasPrefix(s, "--") {
-				vw := staticWordPath(v)
-				opts = append(opts, declOpt{name: name, val: &vw})
-			} else if containsStr(d.valued, s) && i < len(args) {
-				v := args[i]
-				opts = append(opts, declOpt{name: s, val: &v})
-				i++
-			} else {
-				opts = append(opts, declOpt{name: s})
-			}
+			opts, i = d.scanWordOpt(opts, args, i) // programs_cc.go
 			continue
 		}
 		if !dashdash && len(s) > 1 && s[0] == '-' {

@@ -95,6 +95,24 @@ var ccValued = []string{"-o", "--output", "-I", "-L", "-l", "-D", "-U", "-x", "-
 	"--force-link", "--include-prefix", "--include-with-prefix", "--include-with-prefix-before", "--output-pch", "--config",
 	"--gcc-toolchain", "--ld-path"}
 
+// scanWordOpt reads the option args[i] of a wordOpts declaration: the
+// whole word is its name (no short-option clusters, no value split at
+// "=" but for a "--" option: --output=F); a valued option takes the next
+// word. It returns opts with the option and the index after it.
+func (d *progDecl) scanWordOpt(opts []declOpt, args []word, i int) ([]declOpt, int) {
+	s := args[i].s
+	i++
+	if name, v, has := strings.Cut(s, "="); has && strings.HasPrefix(s, "--") {
+		vw := staticWordPath(v)
+		return append(opts, declOpt{name: name, val: &vw}), i
+	}
+	if containsStr(d.valued, s) && i < len(args) {
+		v := args[i]
+		return append(opts, declOpt{name: s, val: &v}), i + 1
+	}
+	return append(opts, declOpt{name: s}), i
+}
+
 // ccHook reads every option of a C compiler driver (the scan gives each
 // as its whole word, wordOpts): writes, programs, and doubts.
 func ccHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkCtx) {

@@ -14,7 +14,7 @@ type ctxStage struct {
 	fn func(ctx context.Context, r *Request) (policy.Verdict, bool)
 }
 
-func (ctxStage) Name() string { return "slow" }
+func (ctxStage) Name() string                                                    { return "slow" }
 func (s ctxStage) Decide(ctx context.Context, r *Request) (policy.Verdict, bool) { return s.fn(ctx, r) }
 
 // Every decision is bounded in time: a stage past its budget on a large

@@ -52,6 +52,9 @@ type progDecl struct {
 	// valued: options that take a value in the next word (or attached:
 	// -n5, --name=v). Other options take none.
 	valued []string
+	// wordOpts: an option is its whole word (gcc -wrapper, -Wl,-o,F, -oF),
+	// read by the hook (scanWordOpt, programs_cc.go).
+	wordOpts bool
 	// run: where the command it runs starts; skip: plain words before it
 	// (timeout's duration, docker exec's container, ssh's host).
 	run    runKind
@@ -517,6 +520,10 @@ func (d *progDecl) scanInto(args []word, buf []word) (opts []declOpt, plain []wo
 					return
 				}
 			}
+			continue
+		}
+		if d.wordOpts && !dashdash && len(s) > 1 && s[0] == '-' {
+			opts, i = d.scanWordOpt(opts, args, i) // programs_cc.go
 			continue
 		}
 		if !dashdash && len(s) > 1 && s[0] == '-' {

@@ -176,7 +176,15 @@ func wgetHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkCtx
 			argFileDoubt(sc, o.name)
 			continue
 		}
+		if o.name == "--warc-file" || o.name == "--warc-tempdir" {
+			a.wgetWarc(sc, o)
+			continue
+		}
 		if o.name != "-e" && o.name != "--execute" {
+			if d := bareDecl("wget"); !wgetHarmless[o.name] && !containsStr(d.reads, o.name) && !containsStr(d.writes, o.name) &&
+				!containsStr(d.argFiles, o.name) {
+				argFileDoubt(sc, o.name) // an option the reader does not know (red team 17)
+			}
 			continue
 		}
 		if o.val == nil || !o.val.static {
@@ -203,6 +211,27 @@ func wgetHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkCtx
 	}
 }
 
+// wgetWarc: --warc-file F writes F.warc.gz, F-meta.warc.gz,
+// F-00000.warc.gz and F.cdx; --warc-tempdir D writes temporary files in D.
+func (a *analyzer) wgetWarc(sc *subCmd, o declOpt) {
+	sc.readOnly = false
+	if o.val == nil || !o.val.static {
+		a.plainWrite(sc, o.val)
+		argFileDoubt(sc, o.name)
+		return
+	}
+	if o.name == "--warc-tempdir" {
+		ref := a.pathRef(*o.val)
+		ref.recursive = true
+		sc.writes = append(sc.writes, ref)
+		return
+	}
+	for _, suffix := range []string{".warc.gz", "-meta.warc.gz", "-00000.warc.gz", ".cdx", ".warc"} {
+		v := staticWordPath(o.val.s + suffix)
+		a.plainWrite(sc, &v)
+	}
+}
+
 // wgetFileKeys: wgetrc keys (normalized as wgetSafeKeys) whose value is a
 // file wget reads or writes.
 var wgetFileKeys = map[string]string{"input": "read", "postfile": "read", "bodyfile": "read", "loadcookies": "read",
@@ -221,12 +250,66 @@ var curlValued = []string{"-A", "-b", "-c", "-C", "-d", "-D", "-e", "-E", "-F", 
 	"--oauth2-bearer", "--aws-sigv4", "--unix-socket", "--abstract-unix-socket", "--trace", "--trace-ascii", "--stderr",
 	"--netrc-file", "--ciphers", "--proxy-user", "--preproxy", "--socks5", "--socks5-hostname", "--expect100-timeout"}
 
-// wgetValued: wget's options that take a value.
-var wgetValued = []string{"-O", "-o", "-a", "-P", "-U", "-e", "-i", "-t", "-T", "-w", "-Q", "-B", "-l", "-A", "-R",
+// wgetValued: wget's options that take a value (wget 1.21's --help, and
+// the long names of its short options).
+var wgetValued = []string{"-O", "-o", "-a", "-P", "-U", "-e", "-i", "-t", "-T", "-w", "-Q", "-B", "-l", "-A", "-R", "-D", "-I", "-X",
 	"--output-document", "--output-file", "--append-output", "--directory-prefix", "--user-agent", "--execute", "--input-file",
 	"--tries", "--timeout", "--post-data", "--post-file", "--body-data", "--body-file", "--method", "--header", "--user",
 	"--password", "--http-user", "--http-password", "--load-cookies", "--save-cookies", "--level", "--accept", "--reject",
-	"--base", "--wait", "--quota", "--limit-rate", "--referer", "--ca-certificate", "--certificate", "--private-key", "--config", "--use-askpass"}
+	"--base", "--wait", "--quota", "--limit-rate", "--referer", "--ca-certificate", "--certificate", "--private-key", "--config", "--use-askpass",
+	"--save-cookies", "--warc-file", "--rejected-log", "--hsts-file", "--crl-file", "--ca-directory", "--input-metalink", "--warc-tempdir",
+	"--report-speed", "--retry-on-http-error", "--start-pos", "--progress", "--dns-timeout", "--connect-timeout", "--read-timeout",
+	"--waitretry", "--bind-address", "--restrict-file-names", "--prefer-family", "--local-encoding", "--remote-encoding",
+	"--cut-dirs", "--default-page", "--compression", "--max-redirect", "--proxy-user", "--proxy-password", "--secure-protocol",
+	"--certificate-type", "--private-key-type", "--pinnedpubkey", "--ciphers", "--ftp-user", "--ftp-password", "--warc-header",
+	"--warc-max-size", "--warc-dedup", "--backups", "--accept-regex", "--reject-regex", "--regex-type", "--domains",
+	"--exclude-domains", "--follow-tags", "--ignore-tags", "--include-directories", "--exclude-directories", "--egd-file",
+	"--random-file", "--preferred-location", "--metalink-index"}
+
+// wgetFlags: wget's options without a value (named so that an
+// abbreviation resolves to them, programs_abbrev.go).
+var wgetFlags = []string{"--version", "--help", "--background", "--debug", "--quiet", "--verbose", "--no-verbose", "--force-html",
+	"--no-config", "--retry-connrefused", "--no-clobber", "--no-netrc", "--continue", "--show-progress", "--timestamping",
+	"--no-if-modified-since", "--no-use-server-timestamps", "--server-response", "--spider", "--random-wait", "--no-proxy",
+	"--no-dns-cache", "--ignore-case", "--inet4-only", "--inet6-only", "--ask-password", "--no-iri", "--unlink", "--xattr",
+	"--no-directories", "--force-directories", "--no-host-directories", "--protocol-directories", "--adjust-extension",
+	"--html-extension", "--no-cache", "--ignore-length", "--save-headers", "--no-http-keep-alive", "--no-cookies",
+	"--keep-session-cookies", "--content-disposition", "--content-on-error", "--auth-no-challenge", "--https-only",
+	"--no-check-certificate", "--check-certificate", "--no-hsts", "--no-remove-listing", "--no-glob", "--no-passive-ftp",
+	"--preserve-permissions", "--retr-symlinks", "--ftps-implicit", "--ftps-resume-ssl", "--ftps-clear-data-connection",
+	"--ftps-fallback-to-ftp", "--warc-cdx", "--no-warc-compression", "--no-warc-digests", "--no-warc-keep-log",
+	"--recursive", "--delete-after", "--convert-links", "--convert-file-only", "--backup-converted", "--mirror",
+	"--page-requisites", "--strict-comments", "--follow-ftp", "--span-hosts", "--relative", "--no-parent",
+	"--trust-server-names", "--metalink-over-http", "--keep-badhash", "--retry-on-host-error", "--passive-ftp"}
+
+// wgetHarmless: wget's options that name no file, program or
+// configuration the declaration does not read elsewhere: -O, -o, -a, -P
+// and the options that shape the files a download writes (-r, -x, -nH,
+// --cut-dirs, --content-disposition, ...) are read by wgetWrites
+// (breakers.go); -B and --header and the URL hosts by the WebFetch
+// reading. Any other option is a doubt (red team 17): wget's option set
+// is large, and an option the reader does not know is not taken as
+// harmless.
+var wgetHarmless = set(append([]string{"-O", "-o", "-a", "-P", "-U", "-t", "-T", "-w", "-Q", "-B", "-l", "-A", "-R", "-D", "-I",
+	"-X", "-V", "-h", "-b", "-d", "-q", "-v", "-n", "-F", "-c", "-N", "-S", "-4", "-6", "-x", "-E", "-r", "-k", "-K", "-m", "-p",
+	"-H", "-L", "-nv", "-nc", "-nd", "-nH", "-np",
+	"--output-document", "--output-file", "--append-output", "--directory-prefix", "--user-agent", "--tries", "--timeout",
+	"--post-data", "--body-data", "--method", "--header", "--user", "--password", "--http-user", "--http-password", "--level",
+	"--accept", "--reject", "--base", "--wait", "--quota", "--limit-rate", "--referer", "--report-speed",
+	"--retry-on-http-error", "--start-pos", "--progress", "--dns-timeout", "--connect-timeout", "--read-timeout", "--waitretry",
+	"--bind-address", "--restrict-file-names", "--prefer-family", "--local-encoding", "--remote-encoding", "--cut-dirs",
+	"--compression", "--max-redirect", "--proxy-user", "--proxy-password", "--secure-protocol", "--certificate-type",
+	"--private-key-type", "--ciphers", "--ftp-user", "--ftp-password", "--warc-header", "--warc-max-size", "--backups",
+	"--accept-regex", "--reject-regex", "--regex-type", "--domains", "--exclude-domains", "--follow-tags", "--ignore-tags",
+	"--include-directories", "--exclude-directories", "--preferred-location", "--metalink-index"}, wgetFlags...)...)
+
+// wgetWriteOpts: wget options whose value is a file it writes (red team
+// 17: --save-cookies F writes a cookie file, --rejected-log F a CSV,
+// --hsts-file F its HSTS database); -O, -o, -a and -P are read by
+// wgetWrites (breakers.go). --warc-file F writes F.warc.gz (F.cdx with
+// --warc-cdx, F-meta.warc.gz and F-NNNNN.warc.gz with --warc-max-size):
+// wgetHook records those.
+var wgetWriteOpts = []string{"--save-cookies", "--rejected-log", "--hsts-file"}
 
 var kubectlFileValued = []string{"-f", "--filename", "-k", "--kustomize", "-n", "--namespace", "--context", "-o", "--output",
 	"-l", "--selector", "--field-manager", "--kubeconfig", "--cluster", "--user", "--server", "-s", "--token"}
@@ -264,21 +347,17 @@ var programsArgFilesDecls = [...]*progDecl{
 	// one line of one (wgetHook); -i F the URLs it fetches.
 	// --use-askpass CMD runs CMD.
 	&progDecl{name: "wget", valued: wgetValued, argFiles: []string{"--config"}, hook: wgetHook, programs: []string{"--use-askpass"},
-		reads:   []string{"-i", "--input-file", "--post-file", "--body-file", "--load-cookies", "--ca-certificate", "--certificate", "--private-key"},
-		flags:   []string{"--quiet", "--continue", "--recursive", "--mirror", "--no-check-certificate", "--no-config"},
+		writes: wgetWriteOpts,
+		reads: []string{"-i", "--input-file", "--post-file", "--body-file", "--load-cookies", "--ca-certificate", "--certificate", "--private-key",
+			"--crl-file", "--ca-directory", "--input-metalink", "--pinnedpubkey", "--warc-dedup", "--egd-file", "--random-file"},
+		flags:   wgetFlags,
 		match:   []string{"wget --config ./rc http://x", "wget -e output_document=/home/u/.bashrc http://x", "wget -i /etc/shadow"},
 		noMatch: []string{"wget -q https://example.com/a", "wget -e robots=off -r https://example.com/", "wget -i urls.txt"}},
 	// response files (@F) of programs whose options write or run code:
 	// more arguments the reader does not see.
-	&progDecl{name: "gcc", aliases: []string{"g++", "cc", "c++", "clang", "clang++"}, valued: []string{"-o", "-I", "-L", "-l", "-D", "-U",
-		"-x", "-MF", "-MT", "-MQ", "-B"}, atFiles: true, atArgs: true,
-		match: []string{"gcc @/etc/shadow", "gcc @flags.txt main.c"}, noMatch: []string{"gcc -O2 -o app main.c"}},
 	&progDecl{name: "javac", valued: []string{"-d", "-cp", "-classpath", "--class-path", "-sourcepath", "--source-path", "-processorpath",
 		"--processor-path", "--release", "-source", "-target", "-encoding", "-s", "-h"}, atFiles: true, atArgs: true,
 		match: []string{"javac @argfile"}, noMatch: []string{"javac -d out Main.java"}},
-	&progDecl{name: "objcopy", aliases: []string{"ar", "ranlib", "strip", "elfedit"}, valued: []string{"-I", "-O", "-B", "-j", "-R",
-		"-K", "-N", "-L", "-W", "-o", "-F", "--input-target", "--output-target", "--target"}, atFiles: true, atArgs: true,
-		match: []string{"objcopy @args", "strip @/etc/shadow"}, noMatch: []string{"objcopy -O binary app app.bin"}},
 	&progDecl{name: "docker build", aliases: []string{"podman", "nerdctl"}, valued: []string{"-f", "--file", "-t", "--tag", "--build-arg", "--target",
 		"--platform", "--label", "--network", "--progress", "--secret", "--ssh", "--cache-from", "--cache-to", "--build-context",
 		"--add-host", "--shm-size", "-m", "--memory", "--ulimit"}, reads: []string{"-f", "--file"},

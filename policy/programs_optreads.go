@@ -41,7 +41,16 @@ func (a *analyzer) optRead(sc *subCmd, opt string, v *word) {
 // declaration names.
 func (a *analyzer) declReadsMoves(d *progDecl, sc *subCmd, opts []declOpt, plain []word) {
 	if d.atFiles {
-		for _, w := range plain {
+		// libiberty's expandargv reads every argument @F as a response
+		// file before the options are parsed: an option's value too
+		// (ld -a @F, gcc -o @F; red team 17).
+		ws := plain
+		for _, o := range opts {
+			if o.val != nil && strings.HasPrefix(o.val.s, "@") {
+				ws = append(ws[:len(ws):len(ws)], *o.val)
+			}
+		}
+		for _, w := range ws {
 			if !strings.HasPrefix(w.s, "@") || len(w.s) < 2 {
 				continue
 			}
@@ -196,10 +205,10 @@ var jqFlags = []string{"--slurp", "--raw-input", "--null-input", "--compact-outp
 	"--raw-output0", "--ascii-output", "--sort-keys", "--color-output", "--monochrome-output", "--exit-status", "--seq",
 	"--stream", "--stream-errors", "--unbuffered", "--args", "--jsonargs", "--version", "--help", "--build-configuration"}
 
-// binutils: programs that read @FILE response files.
-// (ar, ranlib, objcopy, strip and elfedit write: binutilsWriters,
-// programs_argfiles.go).
-var binutils = []string{"objdump", "readelf", "nm", "size", "addr2line", "c++filt", "gprof"}
+// binutils: programs that read @FILE response files; nm's --plugin NAME
+// (ar's and ranlib's too) loads code: a doubt (red team 17). (ar,
+// ranlib, objcopy, strip and elfedit write: programs_binutils.go.)
+var binutils = []string{"objdump", "readelf", "nm", "gcc-nm", "size", "addr2line", "c++filt", "gprof"}
 
 // programsOptReadsDecls: the declarations of this file, as data the linker
 // lays out; declared by init, in this order.
@@ -225,7 +234,8 @@ var programsOptReadsDecls = [...]*progDecl{
 	// recursively).
 	&progDecl{name: "go version", plainReads: true, match: []string{"go version -m /etc/shadow", "go version ~/.ssh"}, noMatch: []string{"go version"}},
 	&progDecl{name: "strings", aliases: binutils, valued: []string{"-n", "--bytes", "-t", "--radix", "-e", "--encoding", "-T", "--target",
-		"-s", "--output-separator"}, atFiles: true, match: []string{"strings @/etc/shadow"}, noMatch: []string{"strings -n 8 bin/tool"}},
+		"-s", "--output-separator", "--plugin"}, atFiles: true, argFiles: []string{"--plugin"},
+		match: []string{"strings @/etc/shadow", "nm --plugin ./p.so x.o"}, noMatch: []string{"strings -n 8 bin/tool", "nm -C x.o"}},
 	// jq: the module paths of its program text (jqHook).
 	&progDecl{name: "jq", aliases: []string{"gojq"}, valued: []string{"-f", "--from-file", "-L", "--library-path", "--arg", "--argjson",
 		"--slurpfile", "--rawfile", "--indent"}, pairs: []string{"--arg", "--argjson", "--slurpfile", "--rawfile"},

@@ -217,4 +217,31 @@ message in process:
   against 109). What is left of the "initialized" gap is the code the product has gained since (the sandbox, hooks, the
   audit, the program declarations), not work done at start-up.
 
+- **2026-11-27 (session 17), a pending approval without a goroutine, and what an idle agent holds** (in-process
+  goroutine counts and heap profiles of ` + "`" + `TestPendingApprovalsHoldNoGoroutine` + "`" + `, ` + "`" + `BenchmarkInProcessPending` + "`" + ` and 20 agents x 50
+  sessions; ` + "`" + `runtime.MemStats` + "`" + ` and ` + "`" + `smaps` + "`" + ` of the real binary beside 756c8e8's; the same-run tables below, load average
+  1.7 at the start). **Pending approvals:** a child's permission request is answered after its handler returned
+  (` + "`" + `acp.Defer` + "`" + `/` + "`" + `acp.Later` + "`" + `): while the card is open no goroutine waits for it; the approval's resolution
+  (` + "`" + `Broker.Then` + "`" + `), the editor's answer (` + "`" + `acp.Pending.OnDone` + "`" + `) and the request's end (` + "`" + `context.AfterFunc` + "`" + `) are
+  callbacks that hand the rest to a deep worker. Stack per pending approval in process 9.3 → 4.4 KiB (what is left is
+  the benchmark client's own goroutines); per pending approval of the real binary 14.4 KiB against 756c8e8's 22.8,
+  1,200 pending 63.5 against 63.4 MiB. **Idle agents:** 3 of an agent's 8 goroutines only waited for its end (the
+  lifetime watch, the crash watcher, the connection's end): now callbacks (` + "`" + `agents.Process.OnDone` + "`" + `,
+  ` + "`" + `acp.Conn.OnClose` + "`" + `, ` + "`" + `context.AfterFunc` + "`" + `). A session's start computed its missing protected places by joining and
+  deduplicating every place again (about 10 KB of garbage per ` + "`" + `session/new` + "`" + `): joined once per roots, shared.
+  **Why "1,000 sessions, idle" is still above 756c8e8's:** the real binary's live heap with 1,000 idle sessions is
+  about 3 MB (after a GC: ` + "`" + `HeapAlloc` + "`" + ` 5.2 MB before it, next GC at 6.5 MB), and the resident heap follows the GC's goal
+  (twice the live heap); 756c8e8's live heap was 9.8 MB, most of it 256 KiB read buffers per agent it never touched
+  (resident only where written), so its goal was far and it collected 4 times against 13 while the sessions opened.
+  The rest is the binary's pages (9.7 MB against 6.6: the code the product gained, session 16's attribution).
+  **Routed requests** (` + "`" + `session/prompt` + "`" + ` and the others the bridge re-addresses) read and write their params without
+  encoding/json's reflection when they are plain (` + "`" + `acp/object_fast.go` + "`" + `, byte for byte encoding/json's output: a
+  differential fuzz target): about 10 → 4 µs a request under load; the prompt round trip added 133 µs against
+  756c8e8's 144 in the same run. **Not back:** the approval round trip (+71 µs p50, p99 1.9 against 1.1 ms) and
+  bridge CPU per approval (550 against 490 µs): profiles of ` + "`" + `BenchmarkInProcessApproval` + "`" + ` spread it over the reading
+  of the tool call through the agent's profile (about 35 µs), the policy's path resolution (lstat calls, about 27
+  µs), the card's marshal (about 17 µs) and the audit's two writes of a person-answered record (about 30 µs), each
+  a feature 756c8e8 did not have. The policy benchmarks' wall-clock figures in the same-run table below were taken under
+  load (the red team's and helpers' runs had just ended); the CPU-time comparison below ("Policy evaluation, same
+  run") is the one to read for them.
 `

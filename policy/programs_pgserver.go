@@ -12,10 +12,10 @@ import (
 // backslashes), 'x' another string (E'..', U&'..', $$..$$, one with a
 // backslash), 'i' an identifier or keyword (lower case unless quoted), 'p'
 // punctuation, 'o' anything else.
-type pgTok struct {
-	kind byte
-	s    string
-}
+// pgTok is a token of SQL as the database servers read it: the same shape
+// as sqlite's, so that calls are read by the one linear reading
+// (sqlMatches, sqlCallArgs).
+type pgTok = sqlTok
 
 // pgStringPrefix: the letters that make a string that follows them
 // another kind (E'..' escapes, B'..' and X'..' bits, N'..' national);
@@ -159,6 +159,7 @@ func pgServerSQL(s string, e *sqliteEffects) {
 		}
 	}
 	stmtStart := true
+	match := sqlMatches(toks)
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		start := stmtStart
@@ -167,7 +168,7 @@ func pgServerSQL(s string, e *sqliteEffects) {
 			continue
 		}
 		if i+1 < len(toks) && toks[i+1].kind == 'p' && toks[i+1].s == "(" {
-			args := pgCallArgs(toks, i+1)
+			args := sqlCallArgs(toks, i+1, match)
 			if k, ok := pgServerReads[t.s]; ok {
 				if k < len(args) {
 					file(t.s+"()", args[k], false)
@@ -256,37 +257,6 @@ func pgCopy(stmt []pgTok, file func(string, []pgTok, bool), e *sqliteEffects) {
 	}
 }
 
-// pgCallArgs: the arguments of the call whose '(' is toks[i].
-func pgCallArgs(toks []pgTok, i int) [][]pgTok {
-	var args [][]pgTok
-	var cur []pgTok
-	depth := 0
-	for j := i + 1; j < len(toks); j++ {
-		t := toks[j]
-		if t.kind == 'p' {
-			switch t.s {
-			case "(":
-				depth++
-			case ")":
-				if depth == 0 {
-					if len(cur) > 0 || len(args) > 0 {
-						args = append(args, cur)
-					}
-					return args
-				}
-				depth--
-			case ",":
-				if depth == 0 {
-					args = append(args, cur)
-					cur = nil
-					continue
-				}
-			}
-		}
-		cur = append(cur, t)
-	}
-	return append(args, cur)
-}
 
 // pgLiterals: the text of every string in the tokens, and of the strings
 // inside them (dynamic SQL quotes its SQL again), to a depth of 4.

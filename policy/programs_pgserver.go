@@ -257,7 +257,6 @@ func pgCopy(stmt []pgTok, file func(string, []pgTok, bool), e *sqliteEffects) {
 	}
 }
 
-
 // pgLiterals: the text of every string in the tokens, and of the strings
 // inside them (dynamic SQL quotes its SQL again), to a depth of 4.
 func pgLiterals(toks []pgTok, depth int) []string {

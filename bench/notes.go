@@ -241,7 +241,10 @@ message in process:
   bridge CPU per approval (550 against 490 µs): profiles of ` + "`" + `BenchmarkInProcessApproval` + "`" + ` spread it over the reading
   of the tool call through the agent's profile (about 35 µs), the policy's path resolution (lstat calls, about 27
   µs), the card's marshal (about 17 µs) and the audit's two writes of a person-answered record (about 30 µs), each
-  a feature 756c8e8 did not have. The policy benchmarks' wall-clock figures in the same-run table below were taken under
-  load (the red team's and helpers' runs had just ended); the CPU-time comparison below ("Policy evaluation, same
-  run") is the one to read for them.
+  a feature 756c8e8 did not have. **The ten-part decision** (` + "`" + `BenchmarkEvaluateCompound10` + "`" + `) is not back either:
+  CPU time per call (user + system of the test binary, N = 40,000 less N = 1, 5 rounds alternating the two
+  builds, the red team running beside) 30.5–34.5 µs against 756c8e8's 16.0–25.5, and 23.5–32.5 against
+  this session's start (f6ccea5) 26.5–33.0: the cost came with sessions 15–16's readers (session 14 measured 13.0
+  against 12.5); a profile spreads it over the analysis (the declarations' lookups and effects, about 19 µs) and
+  the paths each part names (about 7 µs).
 `

@@ -314,6 +314,16 @@ func (e *envx) info(ref pathRef) pathInfo {
 		return pi
 	}
 	raw := absPath(ref.raw, cwd, e.home) // once for both (canonPath, realPath)
+	if strings.Contains(raw, "proc/") || strings.Contains(raw, "/fd") {
+		var procUnsure bool
+		raw, procUnsure = procPath(raw, cwd) // paths_proc.go
+		if procUnsure {
+			pi.unsure = true
+			pi.abs = path.Clean(raw)
+			pi.real = pi.abs
+			return pi
+		}
+	}
 	if pi.abs = raw; !isCleanAbs(raw) {
 		pi.abs = path.Clean(raw)
 	}

@@ -232,7 +232,8 @@ func (c *Conn) Done() <-chan struct{} { return c.rpc.DisconnectNotify() }
 // OnClose arranges for f to run once the connection is closed, by either
 // side: with no goroutine waiting for it on the bridge's own streams (on
 // the goroutine that closes it, often the read loop: f must not block),
-// else on a goroutine waiting for Done. At once if it is closed.
+// before the running handlers' ctx ends; else on a goroutine waiting for
+// Done. At once if it is closed.
 func (c *Conn) OnClose(f func()) {
 	if c.fast != nil {
 		c.fast.then(f)

@@ -671,9 +671,10 @@ func (s *ndjsonStream) Close() error {
 		err = s.c.Close()
 	}
 	s.closeOnce.Do(func() {
-		if s.onClose != nil {
-			s.onClose()
-		}
+		// Conn.OnClose's callbacks first, then the handlers' ctx ends:
+		// an owner that settles its own state at the end (the bridge
+		// resolves its cards as the editor's going) does so before the
+		// handlers see their ctx end and settle it their way.
 		s.closeMu.Lock()
 		s.closed = true
 		thens := s.thens
@@ -681,6 +682,9 @@ func (s *ndjsonStream) Close() error {
 		s.closeMu.Unlock()
 		for _, f := range thens {
 			f()
+		}
+		if s.onClose != nil {
+			s.onClose()
 		}
 	})
 	return err

@@ -200,6 +200,12 @@ func (b *Bridge) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	opts := b.connOptions("editor")
 	opts.Gate = gate
 	b.editor = acp.NewConn(life, stream, &editorHandler{b: b}, opts)
+	// The editor's end resolves every card as the editor's going, before
+	// the editor's requests see their ctx end (a prompt's end would cancel
+	// its turn's cards otherwise): shutdown below finds them resolved.
+	b.editor.OnClose(func() {
+		b.broker.ResolveAll(permission.Resolution{Outcome: acp.OutcomeCancelled, By: policy.SourceEditorGone})
+	})
 	close(gate) // handlers may use b.editor from here on
 	b.reportRuleProblems(true, false)
 	b.reportTrust(false)

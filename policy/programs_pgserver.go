@@ -193,9 +193,11 @@ func pgServerToks(toks []pgTok, e *sqliteEffects) {
 		t := toks[i]
 		start := stmtStart
 		stmtStart = t.kind == 'p' && t.s == ";"
-		if (t.kind == 's' || t.kind == 'x') && pgDynamic[strings.ToLower(strings.TrimSpace(t.s))] == "w" && dynamic == "" {
+		readsIt := i >= 2 && toks[i-1].kind == 'p' && toks[i-1].s == "(" && toks[i-2].kind == 'i' && toks[i-2].s == "current_setting"
+		if (t.kind == 's' || t.kind == 'x') && !readsIt && pgDynamic[strings.ToLower(strings.TrimSpace(t.s))] == "w" && dynamic == "" {
 			// set_config('standard_conforming_strings', 'off', false):
-			// the setting named in a string (red team 17b).
+			// the setting named in a string (red team 17b);
+			// current_setting('..') only reads it.
 			dynamic = "the database server's session sets " + strings.ToLower(strings.TrimSpace(t.s)) + ", which changes how it reads what follows"
 		}
 		if t.kind != 'i' {

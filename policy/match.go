@@ -249,6 +249,27 @@ func (ev *evaluator) mayMatchUnder(set *ruleSet, tool string, pi pathInfo) *rule
 // the root). skipHidden: the operation skips hidden entries below pi (rg,
 // ag, the Grep tool), so a rule whose every match has a hidden path
 // component cannot reach anything there unless pi itself is hidden.
+// ruleLiteralPrefix: the directory (or file) every path the path rule r
+// (with base) matches lies in: its pattern up to the first wildcard.
+func (ev *evaluator) ruleLiteralPrefix(r *rule, base string) string {
+	lit := r.path.glob
+	if r.path.up {
+		lit = path.Join(base, lit)
+	}
+	if i := strings.IndexAny(lit, "*?[\\"); i >= 0 {
+		lit = lit[:i]
+		if j := strings.LastIndexByte(lit, '/'); j >= 0 {
+			lit = lit[:j]
+		} else {
+			lit = ""
+		}
+	}
+	if lit == "" {
+		return base
+	}
+	return canonPath(lit, base, ev.env.home)
+}
+
 func (ev *evaluator) mayReachUnder(set *ruleSet, tool string, pi pathInfo, skipHidden bool) *rule {
 	if !pi.recursive || pi.unknown || pi.abs == "" {
 		return nil
@@ -267,22 +288,7 @@ func (ev *evaluator) mayReachUnder(set *ruleSet, tool string, pi pathInfo, skipH
 		if skipHidden && hiddenOnly(r.path.glob) && !hasHiddenPart(pi.abs) && !hasHiddenPart(pi.real) {
 			continue
 		}
-		lit := r.path.glob
-		if r.path.up {
-			lit = path.Join(base, lit)
-		}
-		if i := strings.IndexAny(lit, "*?[\\"); i >= 0 {
-			lit = lit[:i]
-			if j := strings.LastIndexByte(lit, '/'); j >= 0 {
-				lit = lit[:j]
-			} else {
-				lit = ""
-			}
-		}
-		prefix := base
-		if lit != "" {
-			prefix = canonPath(lit, base, ev.env.home)
-		}
+		prefix := ev.ruleLiteralPrefix(r, base)
 		if within(prefix, pi.abs) || within(prefix, pi.real) || within(pi.abs, prefix) || within(pi.real, prefix) {
 			return r
 		}

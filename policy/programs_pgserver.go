@@ -9,8 +9,8 @@ import (
 // psql's text is read in programs_pgsql.go).
 
 // pgTok: a PostgreSQL token: 's' a plain string literal ('..' without
-// backslashes), 'x' another string (E'..', U&'..', $$..$$, one with a
-// backslash), 'i' an identifier or keyword (lower case unless quoted), 'p'
+// backslashes, or $tag$..$tag$ without them), 'x' another string (E'..',
+// U&'..', one with a backslash), 'i' an identifier or keyword (lower case unless quoted), 'p'
 // punctuation, 'o' anything else.
 // pgTok is a token of SQL as the database servers read it: the same shape
 // as sqlite's, so that calls are read by the one linear reading
@@ -25,6 +25,13 @@ var pgStringPrefix = map[string]bool{"e": true, "b": true, "x": true, "n": true}
 // pgTokens splits SQL as PostgreSQL's lexer does, for what the reader
 // needs.
 func pgTokens(s string) []pgTok {
+	return pgTokensMode(s, false)
+}
+
+// pgTokensMode: pgTokens with '..' read with backslash escapes
+// (standard_conforming_strings off: an old server, PGOPTIONS, set_config,
+// SET) or without.
+func pgTokensMode(s string, backslashStrings bool) []pgTok {
 	var out []pgTok
 	identByte := func(c byte) bool {
 		return c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
@@ -55,7 +62,8 @@ func pgTokens(s string) []pgTok {
 				}
 			}
 		case c == '\'' || c == '"':
-			esc := c == '\'' && len(out) > 0 && i > 0 && identByte(s[i-1]) && pgStringPrefix[out[len(out)-1].s]
+			prefixed := c == '\'' && len(out) > 0 && i > 0 && identByte(s[i-1]) && pgStringPrefix[out[len(out)-1].s]
+			esc := prefixed || c == '\'' && backslashStrings
 			var b strings.Builder
 			j := i + 1
 			for j < len(s) {
@@ -80,10 +88,12 @@ func pgTokens(s string) []pgTok {
 			switch {
 			case c == '"':
 				out = append(out, pgTok{'i', b.String()})
-			case esc:
+			case prefixed:
 				// E'..', U&'..', B'..', X'..': the prefix was read as an
 				// identifier just before.
 				out[len(out)-1] = pgTok{'x', b.String()}
+			case esc && strings.Contains(b.String(), `\`):
+				out = append(out, pgTok{'x', b.String()})
 			case strings.Contains(b.String(), `\`):
 				out = append(out, pgTok{'x', b.String()})
 			default:
@@ -103,7 +113,13 @@ func pgTokens(s string) []pgTok {
 					body = s[j+1 : j+1+end]
 					k = j + 1 + end + len(tag)
 				}
-				out = append(out, pgTok{'x', body})
+				// a dollar-quoted body is its text, no escapes: plain when
+				// it holds no backslash (COPY ... PROGRAM $q$CMD$q$ is CMD).
+				kind := byte('s')
+				if strings.Contains(body, `\`) {
+					kind = 'x'
+				}
+				out = append(out, pgTok{kind, body})
 				i = k
 				continue
 			}
@@ -137,8 +153,21 @@ var pgDynamic = map[string]string{"query_to_xml": "f", "query_to_xmlschema": "f"
 	"standard_conforming_strings": "w"}
 
 // pgServerSQL reads the server-side effects of SQL text into e.
+//
+// The server lexes '..' with backslash escapes when
+// standard_conforming_strings is off, which the session may have set
+// (set_config, SET, PGOPTIONS, an old server): text whose strings hold a
+// backslash is read both ways (red team 17b), so neither setting hides a
+// statement.
 func pgServerSQL(s string, e *sqliteEffects) {
-	toks := pgTokens(s)
+	pgServerToks(pgTokens(s), e)
+	if strings.Contains(s, "'") && strings.Contains(s, `\`) {
+		pgServerToks(pgTokensMode(s, true), e)
+	}
+}
+
+// pgServerToks: pgServerSQL over one reading's tokens.
+func pgServerToks(toks []pgTok, e *sqliteEffects) {
 	dynamic := ""
 	file := func(what string, t []pgTok, write bool) {
 		// one plain literal naming an absolute path: the server's file
@@ -164,6 +193,13 @@ func pgServerSQL(s string, e *sqliteEffects) {
 		t := toks[i]
 		start := stmtStart
 		stmtStart = t.kind == 'p' && t.s == ";"
+		readsIt := i >= 2 && toks[i-1].kind == 'p' && toks[i-1].s == "(" && toks[i-2].kind == 'i' && toks[i-2].s == "current_setting"
+		if (t.kind == 's' || t.kind == 'x') && !readsIt && pgDynamic[strings.ToLower(strings.TrimSpace(t.s))] == "w" && dynamic == "" {
+			// set_config('standard_conforming_strings', 'off', false):
+			// the setting named in a string (red team 17b);
+			// current_setting('..') only reads it.
+			dynamic = "the database server's session sets " + strings.ToLower(strings.TrimSpace(t.s)) + ", which changes how it reads what follows"
+		}
 		if t.kind != 'i' {
 			continue
 		}

@@ -152,6 +152,37 @@ func psqlLexMode(s string, backslashStrings bool) (string, []psqlMetaCmd) {
 			}
 			sql.WriteByte(c)
 			i++
+		case c == '\\' && i+1 < len(s) && (s[i+1] == ';' || s[i+1] == ':'):
+			// \; and \: put a literal ; or : into the query buffer
+			// (psqlscan.l): `select 1 \; copy ...` sends two statements
+			// (red team 17b).
+			sql.WriteByte(s[i+1])
+			i += 2
+		case c == ':' && i+1 < len(s) && s[i+1] == ':':
+			sql.WriteString("::") // a typecast, not a variable
+			i += 2
+		case c == ':' && i+1 < len(s) && isPsqlVarByte(s[i+1]):
+			// :NAME in SQL is replaced by the variable's value, which
+			// psql lexes as SQL (red team 17b): a marker psqlExpandSQL
+			// replaces.
+			k := i + 1
+			for k < len(s) && isPsqlVarByte(s[k]) {
+				k++
+			}
+			sql.WriteString(psqlVarMarker(':', s[i+1:k]))
+			i = k
+		case c == ':' && i+2 < len(s) && (s[i+1] == '\'' || s[i+1] == '"') && isPsqlVarByte(s[i+2]):
+			k := i + 2
+			for k < len(s) && isPsqlVarByte(s[k]) {
+				k++
+			}
+			if k < len(s) && s[k] == s[i+1] {
+				sql.WriteString(psqlVarMarker(s[i+1], s[i+2:k]))
+				i = k + 1
+				continue
+			}
+			sql.WriteByte(c)
+			i++
 		case c == '\\':
 			m, j := psqlMetaAt(s, i+1)
 			metas = append(metas, m)
@@ -374,9 +405,12 @@ func psqlArgValues(arg []psqlArgPiece, vars *psqlVars) ([]string, string) {
 					alts = append(alts, `"`+strings.ReplaceAll(x, `"`, `""`)+`"`)
 				}
 				for _, x := range alts {
-					if len(next) < 16 {
-						next = append(next, v+x)
+					if len(next) >= psqlMaxValues {
+						// psql uses the value set last: dropping one would
+						// read an argument as what it is not (red team 17b).
+						return nil, "psql variable " + p.vr + " may hold more values than the reader follows"
 					}
+					next = append(next, v+x)
 				}
 			}
 		}
@@ -426,7 +460,127 @@ func psqlText(s string, vars *psqlVars, e *sqliteEffects) {
 	for _, m := range metas {
 		psqlMetaEffects(m, vars, e)
 	}
-	pgServerSQL(sql, e)
+	if !strings.Contains(sql, "\x00") {
+		pgServerSQL(sql, e)
+		return
+	}
+	texts, why := psqlExpandSQL(sql, vars)
+	psqlVarMarks(sql, func(_, _ int, q byte, name string) {
+		for _, v := range vars.vals[name] {
+			if q == ':' && strings.TrimLeft(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != "" && why == "" {
+				// a value, a number or a name, is ordinary; SQL built
+				// from a variable is read and still a doubt.
+				e.doubts = append(e.doubts, "psql interpolates variable "+name+" as SQL")
+				return
+			}
+		}
+	})
+	if why != "" {
+		e.doubts = append(e.doubts, why)
+		texts = []string{psqlVarsRestored(sql)}
+	}
+	for _, t := range texts {
+		// the values are lexed as psql text where they stand: read the
+		// result again (its meta-commands too: the reader's superset).
+		sql2, metas2 := psqlLex(t)
+		for _, m := range metas2 {
+			psqlMetaEffects(m, vars, e)
+		}
+		pgServerSQL(psqlVarsRestored(sql2), e)
+	}
+}
+
+// psqlMaxValues: the combinations of variable values the reader follows
+// in one argument or one text; past it, a doubt.
+const psqlMaxValues = 16
+
+// psqlVarMarker: the mark psqlLexMode leaves in SQL for :NAME (q ':'),
+// :'NAME' or :"NAME".
+func psqlVarMarker(q byte, name string) string {
+	return "\x00" + string(q) + name + "\x00"
+}
+
+// psqlVarMarks: the marks of sql, in order: the quote and the name.
+func psqlVarMarks(sql string, each func(start, end int, q byte, name string)) {
+	for i := 0; i < len(sql); {
+		j := strings.IndexByte(sql[i:], 0)
+		if j < 0 {
+			return
+		}
+		start := i + j
+		k := strings.IndexByte(sql[start+1:], 0)
+		if k < 0 || k < 1 {
+			return
+		}
+		end := start + 1 + k + 1
+		each(start, end, sql[start+1], sql[start+2:end-1])
+		i = end
+	}
+}
+
+// psqlVarsRestored: sql with its marks written back as psql read them (a
+// variable psql does not know is sent as it is).
+func psqlVarsRestored(sql string) string {
+	var b strings.Builder
+	last := 0
+	psqlVarMarks(sql, func(start, end int, q byte, name string) {
+		b.WriteString(sql[last:start])
+		if q == ':' {
+			b.WriteString(":" + name)
+		} else {
+			b.WriteString(":" + string(q) + name + string(q))
+		}
+		last = end
+	})
+	b.WriteString(sql[last:])
+	return b.String()
+}
+
+// psqlExpandSQL: sql with every combination of the values of the
+// variables it interpolates (:'v' as a literal, :"v" as an identifier), or
+// why the reader cannot know them.
+func psqlExpandSQL(sql string, vars *psqlVars) ([]string, string) {
+	outs := []string{""}
+	last := 0
+	why := ""
+	psqlVarMarks(sql, func(start, end int, q byte, name string) {
+		if why != "" {
+			return
+		}
+		vs := vars.vals[name]
+		if vars.dynamic != "" {
+			why = vars.dynamic
+			return
+		}
+		if len(vs) == 0 {
+			vs = []string{psqlVarsRestored(sql[start:end])}
+			q = ':'
+		}
+		var next []string
+		for _, o := range outs {
+			for _, v := range vs {
+				switch q {
+				case '\'':
+					v = "'" + strings.ReplaceAll(v, "'", "''") + "'"
+				case '"':
+					v = `"` + strings.ReplaceAll(v, `"`, `""`) + `"`
+				}
+				if len(next) >= psqlMaxValues {
+					why = "psql variable " + name + " may hold more values than the reader follows"
+					return
+				}
+				next = append(next, o+sql[last:start]+v)
+			}
+		}
+		outs, last = next, end
+	})
+	if why != "" {
+		return nil, why
+	}
+	for i := range outs {
+		outs[i] += sql[last:]
+	}
+	return outs, ""
 }
 
 // psqlMetaEffects: what one meta-command does.

@@ -29,6 +29,7 @@ import (
 type sqliteEffects struct {
 	code          []string // shell commands it runs
 	reads, writes []string // literal files
+	trees         []string // literal directories every file under which is read (fsdir)
 	doubts        []string // why the reader cannot tell what it does
 	// hidden: text that may hold commands the reader cannot place
 	// (dynamic SQL): searched for denied commands (psql).
@@ -503,8 +504,17 @@ func sqliteSQL(s string, e *sqliteEffects) {
 				return nil
 			}
 			switch name {
-			case "readfile", "fsdir":
+			case "readfile":
 				fileArg(name+"()", first(), false)
+			case "fsdir":
+				// fsdir(DIR) walks DIR and returns every file's content
+				// (column data), hidden ones included: a read of the tree.
+				n := len(e.reads)
+				fileArg(name+"()", first(), false)
+				if len(e.reads) > n {
+					e.trees = append(e.trees, e.reads[n:]...)
+					e.reads = e.reads[:n]
+				}
 			case "writefile":
 				fileArg(name+"()", first(), true)
 			case "zipfile":
@@ -619,6 +629,14 @@ func sqliteHook(a *analyzer, sc *subCmd, opts []declOpt, plain []word, ctx walkC
 	for _, f := range e.reads {
 		w := staticWordPath(f)
 		a.optRead(sc, "sqlite3", &w) // programs_optreads.go
+	}
+	for _, f := range e.trees {
+		w := staticWordPath(f)
+		n := len(sc.reads)
+		a.optRead(sc, "sqlite3 fsdir()", &w)
+		for i := n; i < len(sc.reads); i++ {
+			sc.reads[i].recursive, sc.reads[i].tree = true, true
+		}
 	}
 	for _, f := range e.writes {
 		sc.readOnly = false

@@ -181,3 +181,28 @@ func TestCurlOutputFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestCompilerEnvEveryForm (red team 17b): the compiler drivers'
+// environment that picks the programs they run, compiles again with other
+// options or writes a dependency file is a doubt in every form, also as a
+// plain shell assignment (the name may be exported already). Control: an
+// ordinary compile, with a harmless name in front, is allowed.
+func TestCompilerEnvEveryForm(t *testing.T) {
+	names := []string{"GCC_EXEC_PREFIX", "GCC_COMPARE_DEBUG", "SUNPRO_DEPENDENCIES", "DEPENDENCIES_OUTPUT",
+		"COMPILER_PATH", "LIBRARY_PATH", "CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "OBJC_INCLUDE_PATH",
+		"COLLECT_GCC", "COLLECT_LTO_WRAPPER", "COLLECT_GCC_OPTIONS", "CCC_OVERRIDE_OPTIONS", "GCC_ANY_NEW_NAME"}
+	forms := append([]string{"%s=%s; gcc -c x.c", "%s=%s cc -c x.c", "env %s=%s clang -c x.c"}, envForms...)
+	for _, n := range names {
+		if !shellVarDangerous(n) || !envDangerous(n) {
+			t.Errorf("%s: want dangerous in every form (shellVarDangerous %v, envDangerous %v)", n, shellVarDangerous(n), envDangerous(n))
+		}
+		for _, f := range forms {
+			rt16bDoubt(t, envFormCmd(f, n, "'./evil/ -wrapper ./w.sh'"), []string{"Bash"})
+		}
+	}
+	for _, cmd := range []string{"gcc -c x.c", "LANG=C gcc -O2 -o x x.c", "cc -c x.c", "clang -c x.c", "FOO=1; gcc -c x.c"} {
+		if v := rt16bDecide(t, cmd, []string{"Bash"}, ModeDefault); v.Decision != Allow {
+			t.Errorf("control %q: %s (%s), want allow", cmd, v.Decision, v.Reason)
+		}
+	}
+}

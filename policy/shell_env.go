@@ -52,6 +52,14 @@ var dangerousEnv = map[string]bool{
 	// (session_preload_libraries loads code there; standard_conforming_strings
 	// changes how psql reads its text).
 	"PGOPTIONS": true,
+	// red team 17b: the compiler drivers' environment (gcc, cc, clang):
+	// where they find the programs they run (GCC_EXEC_PREFIX, COMPILER_PATH),
+	// a second compilation with other options (GCC_COMPARE_DEBUG, so
+	// -wrapper CMD), where they write a dependency file (SUNPRO_DEPENDENCIES,
+	// DEPENDENCIES_OUTPUT), the libraries and headers they use.
+	"GCC_EXEC_PREFIX": true, "GCC_COMPARE_DEBUG": true, "COMPILER_PATH": true, "LIBRARY_PATH": true,
+	"SUNPRO_DEPENDENCIES": true, "DEPENDENCIES_OUTPUT": true, "CPATH": true, "C_INCLUDE_PATH": true,
+	"CPLUS_INCLUDE_PATH": true, "OBJC_INCLUDE_PATH": true, "CCC_OVERRIDE_OPTIONS": true,
 }
 
 // dangerousEnvPrefix and dangerousEnvSuffix catch the families.
@@ -63,7 +71,11 @@ var (
 		// red team 4: programs that run a variable's value (rsync's remote
 		// shell and connect program, Mercurial's merge tool and editor,
 		// vim's and ex's startup commands, svn's and cvs's ssh).
-		"RSYNC_", "HG", "VIM", "GVIM", "EXINIT", "NEXINIT", "MYVIMRC", "MYGVIMRC", "SVN_", "CVS_", "EMACS"}
+		"RSYNC_", "HG", "VIM", "GVIM", "EXINIT", "NEXINIT", "MYVIMRC", "MYGVIMRC", "SVN_", "CVS_", "EMACS",
+		// red team 17b: gcc's and clang's drivers and collect2 (GCC_EXEC_PREFIX,
+		// GCC_COMPARE_DEBUG, COLLECT_GCC, COLLECT_LTO_WRAPPER,
+		// CCC_OVERRIDE_OPTIONS, SUNPRO_DEPENDENCIES).
+		"GCC_", "COLLECT_", "CCC_", "SUNPRO_"}
 	dangerousEnvSuffix = []string{"PATH", "_OPTIONS", "_OPTS", "OPT", "_COMMAND", "_CMD", "EDITOR", "PAGER",
 		"ASKPASS", "_PROGRAM", "_PRELOAD", "_WRAPPER", "_HOME", "ROOT", "_DIR", "_HOOK", "_HOOKS", "_SHELL",
 		"_EXEC", "INIT", "FLAGS", "RSH", "_PROG", "MERGE", "EDIT", "RCFILE", "_SSH"}

@@ -44,6 +44,10 @@ type pathRef struct {
 	// recursive: the command acts on everything below the path too
 	// (rm -r, find -delete).
 	recursive bool
+	// tree: a recursive read that reads every file below the path, hidden
+	// ones included, with no way to leave one out (sqlite3's fsdir()): a
+	// Read deny rule that may reach under it denies (red team 17b).
+	tree bool
 	// under: for a glob, raw is the directory every match lies in (the
 	// path itself stays unknown).
 	under bool

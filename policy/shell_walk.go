@@ -652,6 +652,9 @@ func joinNamed(name string, args []word) string {
 }
 
 func joinWords(ws []word, line string) string {
+	if n := len(ws); n > 1 && ws[n-1].off < 0 && ws[n-1].s == "" {
+		ws = ws[:n-1] // xargsInput: the words xargs appends are not text
+	}
 	if len(ws) == 0 {
 		return ""
 	}

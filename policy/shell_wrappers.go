@@ -149,7 +149,7 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 		// from the input, at run time.
 		ctx.runtimeArgs = "xargs"
 		n := len(a.an.subs)
-		a.command(markRuntime(rest, xargsReplace(args[:len(args)-len(rest)])), ctx)
+		a.command(xargsRuns(rest, xargsReplace(args[:len(args)-len(rest)])), ctx)
 		a.stdinArgs(n, args) // its arguments come from standard input (shell_reads.go)
 		a.xargsWrites(n, rest)
 		return
@@ -278,6 +278,22 @@ func xargsReplace(opts []word) string {
 		}
 	}
 	return ""
+}
+
+// xargsInput stands for the words xargs appends to the command it runs,
+// read from standard input or from -a FILE: known only at run time.
+var xargsInput = word{s: "", off: -1}
+
+// xargsRuns is the command xargs runs: with a replace string (-I R), its
+// words holding R are unknown; without one, xargs appends the words it
+// reads to the command, so the command is read with one unknown word at
+// its end (in the place of `psql -c`'s, `gdb -ex`'s or `sqlite3 DB`'s code:
+// red team 17b, corpus 166), as `psql -c "$X"` is.
+func xargsRuns(ws []word, repl string) []word {
+	if repl != "" {
+		return markRuntime(ws, repl)
+	}
+	return append(ws[:len(ws):len(ws)], xargsInput)
 }
 
 // markRuntime returns ws with every word holding repl (replaced at run

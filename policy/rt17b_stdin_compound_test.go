@@ -54,6 +54,8 @@ var stdinForms = []string{
 	"g() { CMD; }; f() { g; }; f R",
 	"f() { true; CMD; }; f R",
 	"exec R; CMD",
+	"builtin exec R; CMD",
+	"command exec R; CMD",
 	"exec R; { CMD; }",
 	"exec R; f() { CMD; }; f",
 	"{ exec R; CMD; }",
@@ -174,5 +176,33 @@ func TestStdinFunctionCallsBounded(t *testing.T) {
 	v := rt17bDecide(t, b.String(), []string{"Bash"}, nil, ModeDefault)
 	if v.Decision != Ask {
 		t.Errorf("nested function calls: %s (%s), want ask (bounded)", v.Decision, v.Reason)
+	}
+}
+
+// nestedStdinForms: code read from a word (eval, sh -c) shares the
+// standard input R of the command that runs it.
+var nestedStdinForms = []string{
+	"eval 'CMD' R",
+	"eval 'true; CMD' R",
+	"sh -c 'CMD' R",
+	"bash -c 'true && CMD' R",
+	"{ eval 'CMD'; } R",
+}
+
+// TestStdinNestedCode: a file or a here-doc's text given to eval or sh -c
+// around a program that reads its commands from standard input is a doubt
+// (the text is not followed into the nested code: ask, never allow).
+// Control: the same forms with cat are allowed.
+func TestStdinNestedCode(t *testing.T) {
+	for _, f := range nestedStdinForms {
+		for _, p := range stdinPrograms {
+			for _, r := range []string{"< cmds", "<<< '" + strings.ReplaceAll(p.line, "'", "") + "'"} {
+				rt16bDoubt(t, stdinCmd(f, p.cmd, r, ""), []string{"Bash"})
+			}
+		}
+		cmd := stdinCmd(f, "cat", "< cmds", "")
+		if v := rt17bDecide(t, cmd, []string{"Bash"}, nil, ModeDefault); v.Decision != Allow {
+			t.Errorf("control %q: %s (%s), want allow", cmd, v.Decision, v.Reason)
+		}
 	}
 }

@@ -314,7 +314,7 @@ func (a *analyzer) parseAndVisitLenient(src string, ctx walkCtx) {
 	saved := a.line
 	a.line = src
 	a.checkRuntimeCode(f, a.collectVars(f))
-	ctx.stdinSet = false
+	nestedStdin(&ctx)
 	a.visitStmts(f.Stmts, ctx)
 	a.line = saved
 }
@@ -351,7 +351,7 @@ func (a *analyzer) parseAndVisit(src string, ctx walkCtx) {
 	saved := a.line
 	a.line = src
 	a.checkRuntimeCode(f, a.collectVars(f))
-	ctx.stdinSet = false
+	nestedStdin(&ctx)
 	a.visitStmts(f.Stmts, ctx)
 	a.line = saved
 }

@@ -55,7 +55,8 @@ func (a *analyzer) stmtStdin(s *syntax.Stmt, ctx *walkCtx) {
 // `exec <<< TEXT`). Kept for the rest of the command, wherever the exec
 // was (a subshell's ends with it: more doubts, never fewer).
 func (a *analyzer) execStdinSet(s *syntax.Stmt, c *syntax.CallExpr, ctx walkCtx) {
-	if len(c.Args) != 1 || c.Args[0].Lit() != "exec" {
+	args := unwrapBuiltin(c.Args) // builtin exec, command exec
+	if len(args) != 1 || args[0].Lit() != "exec" {
 		return
 	}
 	for _, r := range s.Redirs {
@@ -121,4 +122,17 @@ func (a *analyzer) callFunction(c *syntax.CallExpr, ctx walkCtx) {
 	a.cwd, a.cwdKnown = cwd, known
 	a.fnCalls = a.fnCalls[:len(a.fnCalls)-1]
 	a.fn = fns
+}
+
+// nestedStdin: the commands of code read from a word or a here-doc (eval
+// CODE, sh -c CODE, a shell reading its script from standard input, gdb's
+// `shell CMD`) share the standard input of the program that runs them; a
+// here-doc's text given to it (or the rest of a script read from it) is not
+// followed into them, so a program there that reads its commands from
+// standard input is a doubt (`eval gdb <<< 'shell rm ...'`,
+// `bash <<'EOF'` with `gdb` and then gdb's commands).
+func nestedStdin(ctx *walkCtx) {
+	if ctx.stdinSet {
+		ctx.stdinSet, ctx.stdinFile = false, true
+	}
 }

@@ -147,6 +147,8 @@ func TestStdinCompoundFile(t *testing.T) {
 		"f() { gdb; }; cat cmds | { f; }",
 		"exec 3<cmds; exec 0<&3; gdb",
 		"exec <cmds; exec 3<x; gdb",
+		"if x; then f() { gdb; }; else f() { cat; }; fi; f < cmds",
+		"f() { gdb; }; f() { cat; }; true || f < cmds",
 	} {
 		rt16bDoubt(t, cmd, []string{"Bash"})
 	}

@@ -167,7 +167,7 @@ type analyzer struct {
 	// fnBodies: the functions defined so far, by name, re-read at a call
 	// that gives them standard input (shell_stdin.go); fnRewalks counts
 	// those re-readings.
-	fnBodies  map[string]*syntax.Stmt
+	fnBodies  map[string][]*syntax.Stmt
 	fnRewalks int
 	fnCalls   []string // the functions being re-read, outermost first
 	// execIn: standard input as `exec < F` (or a here-doc, or 0<&N) left

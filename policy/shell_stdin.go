@@ -82,9 +82,11 @@ func (a *analyzer) defineFunction(name string, body *syntax.Stmt) {
 		return
 	}
 	if a.fnBodies == nil {
-		a.fnBodies = map[string]*syntax.Stmt{}
+		a.fnBodies = map[string][]*syntax.Stmt{}
 	}
-	a.fnBodies[name] = body
+	// every definition is kept: which one a call runs may depend on a
+	// branch (if ...; then f() { gdb; }; else f() { cat; }; fi; f < F).
+	a.fnBodies[name] = append(a.fnBodies[name], body)
 }
 
 // callFunction: a call of a defined function that gives it standard input
@@ -96,8 +98,8 @@ func (a *analyzer) callFunction(c *syntax.CallExpr, ctx walkCtx) {
 		return
 	}
 	name := c.Args[0].Lit()
-	body, ok := a.fnBodies[name]
-	if !ok {
+	bodies := a.fnBodies[name]
+	if len(bodies) == 0 {
 		return
 	}
 	if containsStr(a.fnCalls, name) {
@@ -106,7 +108,7 @@ func (a *analyzer) callFunction(c *syntax.CallExpr, ctx walkCtx) {
 		a.setUncertain("function " + name + " calls itself with standard input")
 		return
 	}
-	a.fnRewalks++
+	a.fnRewalks += len(bodies)
 	if a.fnRewalks > maxFnRewalks {
 		a.setUncertain("the command calls functions with standard input too many times to read")
 		return
@@ -118,8 +120,10 @@ func (a *analyzer) callFunction(c *syntax.CallExpr, ctx walkCtx) {
 	a.fn = []string{name}
 	a.fnCalls = append(a.fnCalls, name)
 	cwd, known := a.cwd, a.cwdKnown
-	a.visitStmt(body, ctx)
-	a.cwd, a.cwdKnown = cwd, known
+	for _, body := range bodies {
+		a.visitStmt(body, ctx)
+		a.cwd, a.cwdKnown = cwd, known
+	}
 	a.fnCalls = a.fnCalls[:len(a.fnCalls)-1]
 	a.fn = fns
 }

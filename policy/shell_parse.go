@@ -168,7 +168,16 @@ type analyzer struct {
 	fn       []string // names of the functions being defined (fork bombs)
 	vt       varTable // variables the command sets (shell_vars.go)
 	fnEdges  []fnEdge // calls made from function bodies (fork bombs by mutual recursion)
-	probes   int      // probes read (programs_probe.go)
+	// fnBodies: the functions defined so far, by name, re-read at a call
+	// that gives them standard input (shell_stdin.go); fnRewalks counts
+	// those re-readings.
+	fnBodies  map[string][]*syntax.Stmt
+	fnRewalks int
+	fnCalls   []string // the functions being re-read, outermost first
+	// execIn: standard input as `exec < F` (or a here-doc, or 0<&N) left
+	// it for every later command (shell_stdin.go).
+	execIn stdinState
+	probes int // probes read (programs_probe.go)
 	// cur: the words of the command being read (grant_words.go).
 	cur curWords
 	// ar: where the blocks come from when the caller pooled them (arena.go).
@@ -309,7 +318,7 @@ func (a *analyzer) parseAndVisitLenient(src string, ctx walkCtx) {
 	saved := a.line
 	a.line = src
 	a.checkRuntimeCode(f, a.collectVars(f))
-	ctx.stdinSet = false
+	nestedStdin(&ctx)
 	a.visitStmts(f.Stmts, ctx)
 	a.line = saved
 }
@@ -346,7 +355,7 @@ func (a *analyzer) parseAndVisit(src string, ctx walkCtx) {
 	saved := a.line
 	a.line = src
 	a.checkRuntimeCode(f, a.collectVars(f))
-	ctx.stdinSet = false
+	nestedStdin(&ctx)
 	a.visitStmts(f.Stmts, ctx)
 	a.line = saved
 }

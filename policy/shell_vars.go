@@ -388,11 +388,10 @@ func (a *analyzer) collectVars(f *syntax.File) map[string]int {
 		}
 		switch n := n.(type) {
 		case *syntax.CallExpr:
-			if prefixHarmless(n) {
-				break
-			}
 			for _, as := range n.Assigns {
-				if as.Name != nil {
+				// IFS= read -r X: the prefix is only for the builtin, but
+				// its names are set like plain read's (red team 17b).
+				if as.Name != nil && !prefixHarmless(n) {
 					safe := as.Index == nil && as.Array == nil && numericWord(as.Value)
 					mark(as.Name.Value, int(as.Pos().Offset()), safe)
 					if len(n.Args) == 0 {
@@ -526,6 +525,16 @@ func (a *analyzer) collectVars(f *syntax.File) map[string]int {
 					safe = false // for x; do: the positional parameters
 				}
 				mark(wi.Name.Value, int(wi.Name.Pos().Offset()), safe)
+			}
+		case *syntax.ParamExp:
+			// ${X:=V} and ${X=V}, in any word (`: ${X:=V}`, "${X=V}"):
+			// an assignment of X (red team 17b).
+			if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) && n.Param != nil {
+				if n.Excl {
+					a.setUncertain("${!" + n.Param.Value + ":=...} assigns a variable whose name the reader cannot see")
+				} else if isName(n.Param.Value) {
+					mark(n.Param.Value, int(n.Pos().Offset()), n.Index == nil && numericWord(n.Exp.Word))
+				}
 			}
 		case *syntax.BinaryArithm:
 			switch n.Op {

@@ -40,10 +40,14 @@ func (a *analyzer) visitStmt(s *syntax.Stmt, ctx walkCtx) {
 	if s.Cmd == nil {
 		return
 	}
-	ctx.stdinSet = false
+	// Standard input flows into every command inside a compound one, a
+	// function body and what follows `exec < F` (shell_stdin.go).
+	a.execStdinInto(&ctx)
+	a.stmtStdin(s, &ctx)
 	switch c := s.Cmd.(type) {
 	case *syntax.CallExpr:
-		a.stmtStdin(s, &ctx)
+		a.execStdinSet(s, c, ctx)
+		a.callFunction(c, ctx)
 		a.callExpr(c, ctx)
 	case *syntax.BinaryCmd:
 		sub := ctx
@@ -99,9 +103,11 @@ func (a *analyzer) visitStmt(s *syntax.Stmt, ctx walkCtx) {
 			name = c.Name.Value
 		}
 		a.fn = append(a.fn, name)
+		a.defineFunction(name, c.Body)
 		cwd, known := a.cwd, a.cwdKnown
 		fctx := ctx
-		fctx.inPipe, fctx.bg = false, false
+		// defined, not run: the input it gets is its call's (callFunction).
+		fctx.inPipe, fctx.bg, fctx.stdinSet, fctx.stdinFile = false, false, false, false
 		a.visitStmt(c.Body, fctx)
 		a.cwd, a.cwdKnown = cwd, known
 		a.fn = a.fn[:len(a.fn)-1]
@@ -198,24 +204,6 @@ func (a *analyzer) nested(stmts []*syntax.Stmt, ctx walkCtx) {
 	ctx.inPipe, ctx.bg, ctx.stdinSet, ctx.stdinFile = false, false, false, false
 	a.visitStmts(stmts, ctx)
 	a.cwd, a.cwdKnown = cwd, known
-}
-
-// stmtStdin records in ctx what a here-doc or here-string of s feeds the
-// command (the last one wins, as in the shell).
-func (a *analyzer) stmtStdin(s *syntax.Stmt, ctx *walkCtx) {
-	for _, r := range s.Redirs {
-		switch r.Op {
-		case syntax.Hdoc, syntax.DashHdoc:
-			ctx.stdinSet, ctx.stdinFile = true, false
-			ctx.stdin, ctx.stdinStatic = a.hdocText(r)
-		case syntax.WordHdoc:
-			ctx.stdinSet, ctx.stdinFile = true, false
-			w := a.word(r.Word)
-			ctx.stdin, ctx.stdinStatic = w.s+"\n", w.static
-		case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn:
-			ctx.stdinSet, ctx.stdinFile = false, true
-		}
-	}
 }
 
 // hdocText: the text a here-doc feeds, as bash does: with a quoted
@@ -664,6 +652,9 @@ func joinNamed(name string, args []word) string {
 }
 
 func joinWords(ws []word, line string) string {
+	if n := len(ws); n > 1 && ws[n-1].off < 0 && ws[n-1].s == "" {
+		ws = ws[:n-1] // xargsInput: the words xargs appends are not text
+	}
 	if len(ws) == 0 {
 		return ""
 	}

@@ -149,7 +149,7 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 		// from the input, at run time.
 		ctx.runtimeArgs = "xargs"
 		n := len(a.an.subs)
-		a.command(markRuntime(rest, xargsReplace(args[:len(args)-len(rest)])), ctx)
+		a.command(xargsRuns(rest, xargsReplace(args[:len(args)-len(rest)])), ctx)
 		a.stdinArgs(n, args) // its arguments come from standard input (shell_reads.go)
 		a.xargsWrites(n, rest)
 		return
@@ -257,43 +257,6 @@ func (a *analyzer) command(ws []word, ctx walkCtx) {
 var destructiveCmds = map[string]bool{
 	"rm": true, "rmdir": true, "unlink": true, "shred": true, "wipe": true, "srm": true, "truncate": true,
 	"mv": true, "dd": true, "chmod": true, "chown": true, "chgrp": true, "chattr": true, "setfacl": true,
-}
-
-// xargsReplace returns the replace string of xargs -I R / -i[R] /
-// --replace[=R], or "".
-func xargsReplace(opts []word) string {
-	for i, w := range opts {
-		s := w.s
-		switch {
-		case s == "-I" && i+1 < len(opts):
-			return opts[i+1].s
-		case strings.HasPrefix(s, "-I") && len(s) > 2:
-			return s[2:]
-		case s == "-i" || s == "--replace":
-			return "{}"
-		case strings.HasPrefix(s, "-i"):
-			return s[2:]
-		case strings.HasPrefix(s, "--replace="):
-			return s[len("--replace="):]
-		}
-	}
-	return ""
-}
-
-// markRuntime returns ws with every word holding repl (replaced at run
-// time by xargs -I or find's {}) made unknown.
-func markRuntime(ws []word, repl string) []word {
-	if repl == "" {
-		return ws
-	}
-	out := make([]word, len(ws))
-	for i, w := range ws {
-		if strings.Contains(w.s, repl) {
-			w.static, w.pathOK = false, false
-		}
-		out[i] = w
-	}
-	return out
 }
 
 // skipOpts skips leading options of a wrapper. valued lists the options

@@ -84,14 +84,15 @@ type Process struct {
 	stderr *os.File       // read by the stderr goroutine; closed by the waiter
 
 	stderrDone chan struct{} // closed by the stderr goroutine when it returns
+	tail       *lineRing     // last stderr lines; has its own lock
+
 	// unwatch ends watch's tie to Start's ctx; set before the waiter
 	// goroutine starts, called by it once the process is done.
 	unwatch func() bool
 
 	thenMu sync.Mutex
-	exited bool      // done is closed (under thenMu)
-	thens  []func()  // OnDone's, run by the waiter after done is closed
-	tail   *lineRing // last stderr lines; has its own lock
+	exited bool     // done is closed (under thenMu)
+	thens  []func() // OnDone's, run by the waiter after done is closed
 
 	sigMu  sync.Mutex // held while signalling the group and when marking it reaped
 	reaped bool       // the leader was reaped: its pid may be reused, never signal it again

@@ -84,12 +84,15 @@ func (f *Flow) ask(ctx context.Context, s Session, call policy.Call, d Decision,
 	if w == nil {
 		return res, fwd, err
 	}
-	return w.await(ctx, f, s), w.fwd, nil
+	// The caller (an fs/* or terminal/create request) waits for the
+	// resolution that then delivers (one path for every card).
+	done := make(chan Resolution, 1)
+	w.then(ctx, f, s, func(r Resolution) { done <- r })
+	return <-done, w.fwd, nil
 }
 
-// waiting is an approval shown to the editor, waiting for its resolution.
-// It is all a pending approval's goroutine holds while it waits (await's
-// frame is small: see shallow).
+// waiting is an approval shown to the editor, waiting for its resolution:
+// with then's callbacks, all a pending approval holds.
 type waiting struct {
 	id    string
 	appr  *Approval
@@ -163,9 +166,8 @@ func (f *Flow) show(ctx context.Context, s Session, call policy.Call, d Decision
 // withdrawing the request (ctx ends). No goroutine waits meanwhile: the
 // approval's resolution (Broker.Then), the editor's answer (Asked.OnDone)
 // and ctx's end (context.AfterFunc) each run a callback that resolves the
-// approval or hands the rest to a deep worker (deepGo). This is await
-// without its goroutine; what a pending card holds is w, the approval and
-// these callbacks.
+// approval or hands the rest to a deep worker (deepGo). What a pending card holds is w, the approval and these
+// callbacks.
 func (w *waiting) then(ctx context.Context, f *Flow, s Session, k func(Resolution)) {
 	var editorAnswered atomic.Bool
 	stop := context.AfterFunc(ctx, func() {
@@ -190,39 +192,6 @@ func (w *waiting) then(ctx context.Context, f *Flow, s Session, k func(Resolutio
 			k(res)
 		})
 	})
-}
-
-// await waits for the approval's one resolution: the editor's answer, any
-// other surface's, the timeout, or the child withdrawing the request.
-func (w *waiting) await(ctx context.Context, f *Flow, s Session) Resolution {
-	editorAnswered := false
-	var editorDone <-chan struct{} // the editor's answer (or its end) is in
-	if w.shownOK {
-		editorDone = w.shown.Done()
-	}
-	for waiting := true; waiting; {
-		select {
-		case <-w.appr.Done():
-			waiting = false
-		case <-editorDone:
-			// Taken here, not by a goroutine per pending approval (and its
-			// stack); decoded on a deep worker (shallow), whose stack is
-			// already grown.
-			editorDone, editorAnswered = nil, true
-			shallow(func() { f.takeEditorAnswer(w.id, w.shown) })
-		case <-ctx.Done():
-			// The child withdrew the request ($/cancel_request) or went away.
-			_ = f.Broker.Resolve(w.id, Resolution{Outcome: acp.OutcomeCancelled, By: s.WithdrawnBy()})
-			waiting = false
-		}
-	}
-	res := w.appr.Resolution()
-	if w.shown != nil && !editorAnswered {
-		// Resolved elsewhere (another surface, timeout, cancel, exit): the
-		// editor's request is moot; withdraw it.
-		w.shown.Withdraw()
-	}
-	return res
 }
 
 // takeEditorAnswer reads the editor's answer (its Done is closed) and

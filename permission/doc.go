@@ -60,7 +60,7 @@
 // read loop) is decoded on a deep worker the same way. The bridge answers
 // the child through acp.Defer / acp.Later, so thousands of open cards hold
 // no goroutine and no stack. Operation still waits for its card on the
-// caller's goroutine (await), and RequestPermission is the waiting form of
+// caller's goroutine (on a channel then fills), and RequestPermission is the waiting form of
 // RequestPermissionThen. The Broker's mutex guards the pending map and each
 // approval's Then; each Approval's done channel is closed once, under it;
 // a timeout fires on the runtime's timer goroutine and resolves through
